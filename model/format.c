@@ -1,0 +1,109 @@
+#include "config.h"
+
+#include "model/format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+char *format_bytes(int64_t bytes, char *buffer, size_t size)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    /* Magnitude as unsigned so INT64_MIN does not overflow. */
+    uint64_t magnitude = bytes < 0 ? 0 - (uint64_t)bytes : (uint64_t)bytes;
+    const char *sign = bytes < 0 ? "-" : "";
+    if (magnitude < 1024) {
+        snprintf(buffer, size, "%s%llu B", sign, (unsigned long long)magnitude);
+        return buffer;
+    }
+    double value = (double)magnitude;
+    size_t unit = 0;
+    while (value >= 1024.0 && unit + 1 < sizeof units / sizeof *units) {
+        value /= 1024.0;
+        unit++;
+    }
+    /* 1023.999 KiB would print as "1024.00 KiB": carry into the next unit. */
+    if (value >= 1023.995 && unit + 1 < sizeof units / sizeof *units) {
+        value /= 1024.0;
+        unit++;
+    }
+    snprintf(buffer, size, "%s%.2f %s", sign, value, units[unit]);
+    return buffer;
+}
+
+char *format_milliseconds(int64_t time_ps, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "%.3f ms", (double)time_ps / 1e9);
+    return buffer;
+}
+
+char *format_percent(double fraction, char *buffer, size_t size)
+{
+    if (isfinite(fraction))
+        snprintf(buffer, size, "%.2f %%", fraction * 100.0);
+    else
+        snprintf(buffer, size, "%f", fraction);
+    return buffer;
+}
+
+size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
+{
+    const unsigned char *text = (const unsigned char *)bytes;
+    unsigned char lead = text[0];
+    size_t length;
+    uint32_t value, minimum;
+    if (lead < 0x80) {
+        *code_point = lead;
+        return 1;
+    } else if ((lead & 0xe0) == 0xc0) {
+        length = 2, value = lead & 0x1f, minimum = 0x80;
+    } else if ((lead & 0xf0) == 0xe0) {
+        length = 3, value = lead & 0x0f, minimum = 0x800;
+    } else if ((lead & 0xf8) == 0xf0) {
+        length = 4, value = lead & 0x07, minimum = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < length; i++) {
+        if ((text[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        value = value << 6 | (text[i] & 0x3f);
+    }
+    if (value < minimum || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff))
+        return 0;
+    *code_point = value;
+    return length;
+}
+
+size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
+{
+    if (size == 0)
+        return 0;
+    const unsigned char *in = (const unsigned char *)text;
+    size_t used = 0;
+    while (*in) {
+        char piece[16];
+        size_t piece_length;
+        uint32_t code_point;
+        size_t length = format_utf8_decode((const char *)in, &code_point);
+        if (length == 0) {
+            piece_length = (size_t)snprintf(piece, sizeof piece, "%s", ascii ? "?" : "\xef\xbf\xbd");
+            length = 1;
+        } else if (code_point < 0x20 || code_point == 0x7f ||
+                   (code_point >= 0x80 && code_point < 0xa0)) {
+            piece_length = (size_t)snprintf(piece, sizeof piece, "\\x%02x", (unsigned)code_point);
+        } else if (ascii && code_point >= 0x80) {
+            piece_length = (size_t)snprintf(piece, sizeof piece, "\\u{%x}", (unsigned)code_point);
+        } else {
+            memcpy(piece, in, length);
+            piece_length = length;
+        }
+        if (used + piece_length >= size)
+            break;
+        memcpy(buffer + used, piece, piece_length);
+        used += piece_length;
+        in += length;
+    }
+    buffer[used] = '\0';
+    return used;
+}

@@ -1,0 +1,32 @@
+/* format: numbers as people read them, shared by every view and report.
+ * Sizes are 1024-based with two decimals ("13.75 GiB"), plain bytes below
+ * 1 KiB ("512 B"); times are picoseconds shown in milliseconds. */
+#ifndef MEMTOP_FORMAT_H
+#define MEMTOP_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FORMAT_BYTES_SIZE 32
+
+/* Writes into buffer (FORMAT_BYTES_SIZE is always enough); returns buffer. */
+char *format_bytes(int64_t bytes, char *buffer, size_t size);
+/* "1685.890 ms"-style: milliseconds with three decimals. */
+char *format_milliseconds(int64_t time_ps, char *buffer, size_t size);
+/* Fragmentation 0..1 as a percentage, "12.34 %"; other values as-is. */
+char *format_percent(double fraction, char *buffer, size_t size);
+
+/* Text from a profile made safe to show: C0 and C1 controls, ESC and DEL
+ * become "\x1b"-style escapes, invalid UTF-8 becomes U+FFFD (or '?' when
+ * ascii is set, which also escapes every non-ASCII character as "\u{e9}").
+ * Always NUL-terminates; cuts on a character boundary when short of room.
+ * Returns the number of bytes written. */
+size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size);
+
+/* Decodes the UTF-8 character at bytes (NUL-terminated); returns its
+ * length, or 0 when the bytes there are not valid UTF-8 (overlong,
+ * surrogate, past U+10FFFF, cut short). */
+size_t format_utf8_decode(const char *bytes, uint32_t *code_point);
+
+#endif

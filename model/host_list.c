@@ -1,0 +1,163 @@
+#include "config.h"
+
+#include "model/host_list.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+char *host_name_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t length = strcspn(base, ".");
+    /* A name that starts with a dot would be empty: keep the whole name. */
+    if (length == 0)
+        length = strlen(base);
+    return strndup(base, length);
+}
+
+static bool host_list_append(struct host_list *list, const char *path)
+{
+    struct host *hosts = realloc(list->hosts, (list->count + 1) * sizeof *hosts);
+    if (!hosts)
+        return false;
+    list->hosts = hosts;
+    struct host *host = &hosts[list->count];
+    memset(host, 0, sizeof *host);
+    host->path = strdup(path);
+    host->name = host_name_from_path(path);
+    if (!host->path || !host->name) {
+        free(host->path);
+        free(host->name);
+        return false;
+    }
+    list->count++;
+    return true;
+}
+
+static bool name_ends_with(const char *name, const char *suffix)
+{
+    size_t name_length = strlen(name), suffix_length = strlen(suffix);
+    return name_length > suffix_length &&
+           strcmp(name + name_length - suffix_length, suffix) == 0;
+}
+
+/* Profile files by name: what TensorFlow, XProf and memtop's own tools
+ * write. XSpace files (*.xplane.pb) hold raw events, not a MemoryProfile. */
+static bool name_is_profile(const char *name)
+{
+    if (name[0] == '.' || strstr(name, ".xplane."))
+        return false;
+    static const char *const suffixes[] = {".pb", ".json", ".pb.gz", ".json.gz"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
+        if (name_ends_with(name, suffixes[i]))
+            return true;
+    return false;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static enum load_status host_list_add_directory(struct host_list *list, const char *directory,
+                                                struct load_error *error)
+{
+    DIR *stream = opendir(directory);
+    if (!stream) {
+        load_error_set(error, "%s", strerror(errno));
+        return LOAD_BAD_INPUT;
+    }
+    char **names = NULL;
+    size_t count = 0;
+    enum load_status status = LOAD_OK;
+    struct dirent *entry;
+    while (status == LOAD_OK && (entry = readdir(stream))) {
+        if (!name_is_profile(entry->d_name))
+            continue;
+        char **grown = realloc(names, (count + 1) * sizeof *names);
+        if (!grown) {
+            status = LOAD_NO_MEMORY;
+            break;
+        }
+        names = grown;
+        size_t length = strlen(directory) + strlen(entry->d_name) + 2;
+        char *path = malloc(length);
+        if (!path) {
+            status = LOAD_NO_MEMORY;
+            break;
+        }
+        snprintf(path, length, "%s/%s", directory, entry->d_name);
+        struct stat file_status;
+        if (stat(path, &file_status) == 0 && S_ISREG(file_status.st_mode))
+            names[count++] = path;
+        else
+            free(path);
+    }
+    closedir(stream);
+    qsort(names, count, sizeof *names, compare_names);
+    if (status == LOAD_OK && count == 0) {
+        load_error_set(error, "no memory profile files in this directory "
+                              "(*.pb, *.json, *.pb.gz, *.json.gz)");
+        status = LOAD_BAD_INPUT;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (status == LOAD_OK && !host_list_append(list, names[i]))
+            status = LOAD_NO_MEMORY;
+        free(names[i]);
+    }
+    free(names);
+    if (status == LOAD_NO_MEMORY)
+        load_error_set(error, "out of memory");
+    return status;
+}
+
+enum load_status host_list_open(struct host_list *list, char *const *paths, size_t path_count,
+                                const char **bad_path, struct load_error *error)
+{
+    memset(list, 0, sizeof *list);
+    for (size_t i = 0; i < path_count; i++) {
+        struct stat file_status;
+        enum load_status status = LOAD_OK;
+        if (stat(paths[i], &file_status) == 0 && S_ISDIR(file_status.st_mode))
+            status = host_list_add_directory(list, paths[i], error);
+        else if (!host_list_append(list, paths[i])) {
+            load_error_set(error, "out of memory");
+            status = LOAD_NO_MEMORY;
+        }
+        if (status != LOAD_OK) {
+            *bad_path = paths[i];
+            host_list_free(list);
+            return status;
+        }
+    }
+    return LOAD_OK;
+}
+
+struct profile *host_list_load(struct host_list *list, size_t index,
+                               const struct load_options *options)
+{
+    if (index >= list->count)
+        return NULL;
+    struct host *host = &list->hosts[index];
+    if (!host->attempted) {
+        host->attempted = true;
+        host->status = profile_load(host->path, options, &host->profile, &host->error);
+    }
+    return host->profile;
+}
+
+void host_list_free(struct host_list *list)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        free(list->hosts[i].name);
+        free(list->hosts[i].path);
+        profile_free(list->hosts[i].profile);
+    }
+    free(list->hosts);
+    memset(list, 0, sizeof *list);
+}

@@ -1,0 +1,485 @@
+#include "config.h"
+
+#include "model/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- activities ---- */
+
+const char *memory_activity_name(int activity)
+{
+    switch (activity) {
+    case MEMORY_ACTIVITY_ALLOCATION: return "ALLOCATION";
+    case MEMORY_ACTIVITY_DEALLOCATION: return "DEALLOCATION";
+    case MEMORY_ACTIVITY_RESERVATION: return "RESERVATION";
+    case MEMORY_ACTIVITY_EXPANSION: return "EXPANSION";
+    default: return "UNKNOWN_ACTIVITY";
+    }
+}
+
+const char *memory_activity_label(int activity)
+{
+    switch (activity) {
+    case MEMORY_ACTIVITY_ALLOCATION: return "allocation";
+    case MEMORY_ACTIVITY_DEALLOCATION: return "deallocation";
+    case MEMORY_ACTIVITY_RESERVATION: return "reservation";
+    case MEMORY_ACTIVITY_EXPANSION: return "expansion";
+    default: return "unknown";
+    }
+}
+
+/* Profiles come from other machines: sums of their numbers must not be
+ * undefined behaviour when a hostile file puts INT64_MAX in two fields. */
+static int64_t add_saturating(int64_t a, int64_t b)
+{
+    int64_t sum;
+    if (__builtin_add_overflow(a, b, &sum))
+        return a > 0 ? INT64_MAX : INT64_MIN;
+    return sum;
+}
+
+/* ---- columns ---- */
+
+#define FOR_EACH_COLUMN(X)                                                     \
+    X(time_ps) X(stack_bytes) X(heap_bytes) X(free_bytes) X(fragmentation)     \
+    X(peak_bytes_in_use) X(activity) X(requested_bytes) X(allocation_bytes)    \
+    X(address) X(step_id) X(op_name) X(region_type) X(data_type) X(tensor_shape)
+
+static bool column_resize(void **column, size_t element_size, size_t capacity)
+{
+    if (capacity > SIZE_MAX / element_size)
+        return false;
+    void *grown = realloc(*column, capacity * element_size);
+    if (!grown)
+        return false;
+    *column = grown;
+    return true;
+}
+
+bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
+{
+    if (capacity <= columns->capacity)
+        return true;
+#define RESIZE(name)                                                             \
+    if (!column_resize((void **)&columns->name, sizeof *columns->name, capacity)) \
+        return false;
+    FOR_EACH_COLUMN(RESIZE)
+#undef RESIZE
+    columns->capacity = capacity;
+    return true;
+}
+
+bool snapshot_columns_append(struct snapshot_columns *columns, const struct snapshot *snapshot)
+{
+    if (columns->count == columns->capacity) {
+        size_t capacity = columns->capacity < 16 ? 16 : columns->capacity + columns->capacity / 2;
+        if (!snapshot_columns_reserve(columns, capacity))
+            return false;
+    }
+    size_t i = columns->count++;
+    columns->time_ps[i] = snapshot->time_ps;
+    columns->stack_bytes[i] = snapshot->stack_bytes;
+    columns->heap_bytes[i] = snapshot->heap_bytes;
+    columns->free_bytes[i] = snapshot->free_bytes;
+    columns->fragmentation[i] = snapshot->fragmentation;
+    columns->peak_bytes_in_use[i] = snapshot->peak_bytes_in_use;
+    /* Activities beyond int8 are unknown values anyway; keep them unknown. */
+    columns->activity[i] = (snapshot->activity >= INT8_MIN && snapshot->activity <= INT8_MAX)
+                               ? (int8_t)snapshot->activity
+                               : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
+    columns->requested_bytes[i] = snapshot->requested_bytes;
+    columns->allocation_bytes[i] = snapshot->allocation_bytes;
+    columns->address[i] = snapshot->address;
+    columns->step_id[i] = snapshot->step_id;
+    columns->op_name[i] = snapshot->op_name;
+    columns->region_type[i] = snapshot->region_type;
+    columns->data_type[i] = snapshot->data_type;
+    columns->tensor_shape[i] = snapshot->tensor_shape;
+    return true;
+}
+
+void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
+                          struct snapshot *out)
+{
+    *out = (struct snapshot){
+        .time_ps = columns->time_ps[index],
+        .stack_bytes = columns->stack_bytes[index],
+        .heap_bytes = columns->heap_bytes[index],
+        .free_bytes = columns->free_bytes[index],
+        .fragmentation = columns->fragmentation[index],
+        .peak_bytes_in_use = columns->peak_bytes_in_use[index],
+        .activity = columns->activity[index],
+        .requested_bytes = columns->requested_bytes[index],
+        .allocation_bytes = columns->allocation_bytes[index],
+        .address = columns->address[index],
+        .step_id = columns->step_id[index],
+        .op_name = columns->op_name[index],
+        .region_type = columns->region_type[index],
+        .data_type = columns->data_type[index],
+        .tensor_shape = columns->tensor_shape[index],
+    };
+}
+
+void snapshot_columns_free(struct snapshot_columns *columns)
+{
+#define FREE(name) free(columns->name);
+    FOR_EACH_COLUMN(FREE)
+#undef FREE
+    memset(columns, 0, sizeof *columns);
+}
+
+int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t index)
+{
+    return add_saturating(columns->stack_bytes[index], columns->heap_bytes[index]);
+}
+
+/* ---- the profile ---- */
+
+const char *profile_text(const struct profile *profile, uint32_t string_id)
+{
+    return string_table_text(profile->strings, string_id);
+}
+
+const char *profile_format_name(enum profile_format format)
+{
+    return format == PROFILE_FORMAT_JSON ? "json" : "pb";
+}
+
+long profile_find_allocator(const struct profile *profile, const char *id)
+{
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        if (strcmp(profile_text(profile, profile->allocators[i].id), id) == 0)
+            return (long)i;
+    return -1;
+}
+
+static void allocator_free_raw(struct allocator *allocator)
+{
+    snapshot_columns_free(&allocator->raw_snapshots);
+    snapshot_columns_free(&allocator->raw_sampled);
+    snapshot_columns_free(&allocator->raw_specials);
+    free(allocator->raw_active);
+    allocator->raw_active = NULL;
+    allocator->raw_active_count = allocator->raw_active_capacity = 0;
+}
+
+void profile_free(struct profile *profile)
+{
+    if (!profile)
+        return;
+    for (size_t i = 0; i < profile->allocator_count; i++) {
+        struct allocator *allocator = &profile->allocators[i];
+        snapshot_columns_free(&allocator->timeline);
+        free(allocator->rows);
+        allocator_free_raw(allocator);
+    }
+    free(profile->allocators);
+    free(profile->hlo_modules);
+    free(profile->raw_memory_ids);
+    string_table_free(profile->strings);
+    free(profile->path);
+    free(profile);
+}
+
+struct profile *profile_new(void)
+{
+    struct profile *profile = calloc(1, sizeof *profile);
+    if (!profile)
+        return NULL;
+    profile->strings = string_table_new();
+    if (!profile->strings) {
+        free(profile);
+        return NULL;
+    }
+    return profile;
+}
+
+/* Doubles *capacity (from `first`) until it exceeds count; false on
+ * overflow or when memory runs out. */
+static bool array_grow(void **array, size_t *capacity, size_t count, size_t element_size,
+                       size_t first)
+{
+    if (count < *capacity)
+        return true;
+    size_t grown = *capacity ? *capacity * 2 : first;
+    if (grown <= count)
+        return false;
+    if (!column_resize(array, element_size, grown))
+        return false;
+    *capacity = grown;
+    return true;
+}
+
+struct allocator *profile_add_allocator(struct profile *profile, const char *id, size_t id_length)
+{
+    uint32_t string_id = string_table_intern(profile->strings, id, id_length);
+    if (string_id == STRING_ID_NONE)
+        return NULL;
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        if (profile->allocators[i].id == string_id)
+            return &profile->allocators[i];
+    if (!array_grow((void **)&profile->allocators, &profile->allocator_capacity,
+                    profile->allocator_count, sizeof *profile->allocators, 4))
+        return NULL;
+    struct allocator *allocator = &profile->allocators[profile->allocator_count++];
+    memset(allocator, 0, sizeof *allocator);
+    allocator->id = string_id;
+    return allocator;
+}
+
+bool profile_add_memory_id(struct profile *profile, const char *id, size_t id_length)
+{
+    uint32_t string_id = string_table_intern(profile->strings, id, id_length);
+    if (string_id == STRING_ID_NONE)
+        return false;
+    if (!array_grow((void **)&profile->raw_memory_ids, &profile->raw_memory_id_capacity,
+                    profile->raw_memory_id_count, sizeof *profile->raw_memory_ids, 4))
+        return false;
+    profile->raw_memory_ids[profile->raw_memory_id_count++] = string_id;
+    return true;
+}
+
+bool profile_add_hlo_module(struct profile *profile, const struct hlo_module *module)
+{
+    if (!array_grow((void **)&profile->hlo_modules, &profile->hlo_module_capacity,
+                    profile->hlo_module_count, sizeof *profile->hlo_modules, 16))
+        return false;
+    profile->hlo_modules[profile->hlo_module_count++] = *module;
+    return true;
+}
+
+bool allocator_add_active(struct allocator *allocator, const struct active_allocation *active)
+{
+    if (!array_grow((void **)&allocator->raw_active, &allocator->raw_active_capacity,
+                    allocator->raw_active_count, sizeof *allocator->raw_active, 16))
+        return false;
+    allocator->raw_active[allocator->raw_active_count++] = *active;
+    return true;
+}
+
+void allocator_set_summary(struct allocator *allocator, int64_t capacity_bytes,
+                           int64_t lifetime_peak_bytes, const struct memory_stats *peak,
+                           int64_t peak_time_ps)
+{
+    struct allocator_summary *summary = &allocator->summary;
+    summary->capacity_bytes = capacity_bytes;
+    summary->lifetime_peak_bytes = lifetime_peak_bytes;
+    summary->peak = *peak;
+    summary->peak_time_ps = peak_time_ps;
+    summary->peak_bytes = add_saturating(peak->stack_bytes, peak->heap_bytes);
+}
+
+/* ---- profile_finish ---- */
+
+static void row_fill_from(struct allocation_row *row, const struct snapshot *source)
+{
+    row->allocation_bytes = source->allocation_bytes;
+    row->requested_bytes = source->requested_bytes;
+    row->op_name = source->op_name;
+    row->region_type = source->region_type;
+    row->data_type = source->data_type;
+    row->tensor_shape = source->tensor_shape;
+    row->step_id = source->step_id;
+    row->address = source->address;
+    row->activity = source->activity;
+}
+
+/* XProf's rows: a non-negative snapshot_index names a snapshot of
+ * memory_profile_snapshots; a negative one means "special", and then
+ * special_index names a special allocation. Anything else stays as an
+ * unresolved row: a view must still show that the file listed it. */
+static struct allocation_row row_resolve(const struct active_allocation *active,
+                                         const struct snapshot_columns *targets,
+                                         const struct snapshot_columns *specials)
+{
+    struct allocation_row row = {
+        .origin = ROW_UNRESOLVED,
+        .snapshot_index = active->snapshot_index,
+        .special_index = active->special_index,
+        .occurrences = active->occurrences,
+    };
+    struct snapshot source;
+    if (active->snapshot_index >= 0 && (uint64_t)active->snapshot_index < targets->count) {
+        snapshot_columns_get(targets, (size_t)active->snapshot_index, &source);
+        row_fill_from(&row, &source);
+        row.origin = ROW_FROM_SNAPSHOT;
+        row.has_time = true;
+        row.time_ps = source.time_ps;
+    } else if (active->snapshot_index < 0 && active->special_index >= 0 &&
+               (uint64_t)active->special_index < specials->count) {
+        snapshot_columns_get(specials, (size_t)active->special_index, &source);
+        row_fill_from(&row, &source);
+        row.origin = ROW_FROM_SPECIAL;
+    }
+    return row;
+}
+
+static bool allocator_resolve_rows(struct allocator *allocator,
+                                   const struct snapshot_columns *targets)
+{
+    if (allocator->raw_active_count == 0)
+        return true;
+    allocator->rows = calloc(allocator->raw_active_count, sizeof *allocator->rows);
+    if (!allocator->rows)
+        return false;
+    for (size_t i = 0; i < allocator->raw_active_count; i++)
+        allocator->rows[i] =
+            row_resolve(&allocator->raw_active[i], targets, &allocator->raw_specials);
+    allocator->row_count = allocator->raw_active_count;
+    return true;
+}
+
+static bool timeline_is_sorted(const struct snapshot_columns *timeline)
+{
+    for (size_t i = 1; i < timeline->count; i++)
+        if (timeline->time_ps[i] < timeline->time_ps[i - 1])
+            return false;
+    return true;
+}
+
+/* Stable merge sort of snapshot indices by time. */
+static void order_merge_sort(size_t *order, size_t *scratch, size_t count, const int64_t *time)
+{
+    for (size_t width = 1; width < count; width *= 2) {
+        for (size_t left = 0; left < count; left += 2 * width) {
+            size_t middle = left + width < count ? left + width : count;
+            size_t right = middle + width < count ? middle + width : count;
+            size_t a = left, b = middle, out = left;
+            while (a < middle && b < right)
+                scratch[out++] = time[order[b]] < time[order[a]] ? order[b++] : order[a++];
+            while (a < middle)
+                scratch[out++] = order[a++];
+            while (b < right)
+                scratch[out++] = order[b++];
+        }
+        memcpy(order, scratch, count * sizeof *order);
+    }
+}
+
+static bool timeline_sort(struct snapshot_columns *timeline)
+{
+    size_t count = timeline->count;
+    size_t *order = malloc(count * sizeof *order);
+    size_t *scratch = malloc(count * sizeof *scratch);
+    struct snapshot_columns sorted = {0};
+    bool ok = order && scratch && snapshot_columns_reserve(&sorted, count);
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        order_merge_sort(order, scratch, count, timeline->time_ps);
+        struct snapshot snapshot;
+        for (size_t i = 0; i < count; i++) {
+            snapshot_columns_get(timeline, order[i], &snapshot);
+            snapshot_columns_append(&sorted, &snapshot);
+        }
+        snapshot_columns_free(timeline);
+        *timeline = sorted;
+    } else {
+        snapshot_columns_free(&sorted);
+    }
+    free(order);
+    free(scratch);
+    return ok;
+}
+
+static void allocator_count_activities(struct allocator *allocator)
+{
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    for (size_t i = 0; i < timeline->count; i++) {
+        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
+            allocator->summary.allocations++;
+        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
+            allocator->summary.deallocations++;
+    }
+}
+
+/* The summary XProf would have written, for files that carry none. */
+static void allocator_derive_summary(struct allocator *allocator)
+{
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    if (timeline->count == 0)
+        return;
+    size_t peak = 0;
+    for (size_t i = 1; i < timeline->count; i++)
+        if (snapshot_columns_in_use(timeline, i) >= snapshot_columns_in_use(timeline, peak))
+            peak = i; /* a later snapshot wins ties, as in XProf */
+    struct memory_stats stats = {
+        .stack_bytes = timeline->stack_bytes[peak],
+        .heap_bytes = timeline->heap_bytes[peak],
+        .free_bytes = timeline->free_bytes[peak],
+        .fragmentation = timeline->fragmentation[peak],
+        .peak_bytes_in_use = snapshot_columns_in_use(timeline, peak),
+    };
+    allocator_set_summary(allocator, add_saturating(stats.peak_bytes_in_use, stats.free_bytes),
+                          timeline->peak_bytes_in_use[timeline->count - 1], &stats,
+                          timeline->time_ps[peak]);
+    allocator->summary.derived = true;
+}
+
+static bool allocator_finish(struct allocator *allocator)
+{
+    /* Version 1 keeps the timeline in sampled_timeline_snapshots and only
+     * the rows' targets in memory_profile_snapshots; version 0 has the
+     * whole timeline in memory_profile_snapshots and rows point into it. */
+    if (!allocator_resolve_rows(allocator, &allocator->raw_snapshots))
+        return false;
+    struct snapshot_columns *source = allocator->raw_sampled.count > 0
+                                          ? &allocator->raw_sampled
+                                          : &allocator->raw_snapshots;
+    allocator->timeline = *source;
+    memset(source, 0, sizeof *source);
+    if (!timeline_is_sorted(&allocator->timeline) && !timeline_sort(&allocator->timeline))
+        return false;
+    allocator_count_activities(allocator);
+    if (!allocator->raw_has_summary)
+        allocator_derive_summary(allocator);
+    allocator_free_raw(allocator);
+    return true;
+}
+
+/* Allocators in memory_ids order, then those it does not name. */
+static bool profile_order_allocators(struct profile *profile)
+{
+    size_t count = profile->allocator_count;
+    if (count == 0)
+        return true;
+    struct allocator *ordered = malloc(count * sizeof *ordered);
+    bool *placed = calloc(count, sizeof *placed);
+    if (!ordered || !placed) {
+        free(ordered);
+        free(placed);
+        return false;
+    }
+    size_t next = 0;
+    for (size_t m = 0; m < profile->raw_memory_id_count; m++) {
+        for (size_t i = 0; i < count; i++) {
+            if (!placed[i] && profile->allocators[i].id == profile->raw_memory_ids[m]) {
+                ordered[next++] = profile->allocators[i];
+                placed[i] = true;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < count; i++)
+        if (!placed[i])
+            ordered[next++] = profile->allocators[i];
+    free(placed);
+    free(profile->allocators);
+    profile->allocators = ordered;
+    profile->allocator_capacity = count;
+    return true;
+}
+
+bool profile_finish(struct profile *profile)
+{
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        if (!allocator_finish(&profile->allocators[i]))
+            return false;
+    if (!profile_order_allocators(profile))
+        return false;
+    free(profile->raw_memory_ids);
+    profile->raw_memory_ids = NULL;
+    profile->raw_memory_id_count = profile->raw_memory_id_capacity = 0;
+    return true;
+}

@@ -1,0 +1,36 @@
+/* string_table: owns every string read from a profile (op names, regions,
+ * data types, shapes, allocator ids, HLO names), stored once each.
+ *
+ * Columns hold 32-bit ids instead of pointers: a 1M-snapshot timeline has a
+ * few hundred distinct op names, so interning saves most of the memory and
+ * lets views compare strings by id. Id 0 is always the empty string.
+ * Strings are kept byte for byte as the file had them (they may hold any
+ * bytes, including NUL-free control characters); making them safe to draw
+ * is the views' job. */
+#ifndef MEMTOP_STRING_TABLE_H
+#define MEMTOP_STRING_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STRING_ID_EMPTY 0u
+#define STRING_ID_NONE UINT32_MAX /* returned when memory runs out */
+
+struct string_table;
+
+struct string_table *string_table_new(void);
+void string_table_free(struct string_table *table);
+
+/* The id of the bytes [text, text+length); adds them if new.
+ * Returns STRING_ID_NONE only when memory runs out. */
+uint32_t string_table_intern(struct string_table *table, const char *text, size_t length);
+
+/* NUL-terminated text of an id; "" for an id the table never gave out. */
+const char *string_table_text(const struct string_table *table, uint32_t id);
+size_t string_table_length(const struct string_table *table, uint32_t id);
+
+/* Number of distinct strings, the empty one included. */
+size_t string_table_count(const struct string_table *table);
+
+#endif

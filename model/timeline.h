@@ -1,0 +1,27 @@
+/* timeline: binary searches over a time-sorted snapshot_columns, the only
+ * way views find snapshots by time (never by scanning). */
+#ifndef MEMTOP_TIMELINE_H
+#define MEMTOP_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+/* Index of the first snapshot with time >= time_ps; count when none. */
+size_t timeline_find_time(const struct snapshot_columns *timeline, int64_t time_ps);
+
+/* Index of the snapshot whose time is nearest time_ps (the earlier one on
+ * ties, the first of equal times); SIZE_MAX when the timeline is empty. */
+size_t timeline_nearest(const struct snapshot_columns *timeline, int64_t time_ps);
+
+/* The snapshots with from_ps <= time <= to_ps, as the half-open index range
+ * [*first, *end). Empty (first == end) when none or from_ps > to_ps. */
+void timeline_range(const struct snapshot_columns *timeline, int64_t from_ps, int64_t to_ps,
+                    size_t *first, size_t *end);
+
+/* Index of the snapshot with the largest stack+heap in [first, end), the
+ * first on ties; SIZE_MAX when the range is empty. */
+size_t timeline_max_in_use(const struct snapshot_columns *timeline, size_t first, size_t end);
+
+#endif

@@ -1,0 +1,22 @@
+/* test_support: helpers shared by the unit tests: building small profiles
+ * in memory and finding the test data. */
+#ifndef MEMTOP_TEST_SUPPORT_H
+#define MEMTOP_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+/* $MEMTOP_SRCDIR/relative (or ./relative); malloc'd. */
+char *test_source_path(const char *relative);
+/* The shared folder beside the source tree, or NULL when it is absent. */
+char *test_shared_path(const char *relative);
+
+/* A snapshot at time_ps with this heap, stack 0, the rest zero/empty. */
+struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes);
+
+/* Reads a whole file; NULL when it cannot. */
+uint8_t *test_read_file(const char *path, size_t *size);
+
+#endif

@@ -1,0 +1,20 @@
+/* ui: the full-screen viewer. Owns the terminal from ui_run() until it
+ * returns; reads the profiles through the model and never changes them. */
+#ifndef MEMTOP_UI_H
+#define MEMTOP_UI_H
+
+#include <stdbool.h>
+
+#include "model/host_list.h"
+
+struct ui_options {
+    bool ascii;    /* ASCII drawing even in a UTF-8 locale */
+    bool no_color;
+    bool mouse;    /* opt-in mouse reporting */
+};
+
+/* Runs the viewer over the hosts until the user quits. Returns the exit
+ * status for main: 0 on a normal quit, 1 when the terminal failed. */
+int ui_run(struct host_list *hosts, const struct ui_options *options);
+
+#endif
