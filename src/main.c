@@ -51,12 +51,18 @@ static int run_summary(struct host_list *hosts, bool json)
     for (size_t i = 0; i < hosts->count; i++) {
         struct host *host = &hosts->hosts[i];
         const struct profile *profile = host_list_load(hosts, i, NULL);
+        const char *host_name = several ? host->name : NULL;
         if (!profile) {
             print_load_error(host->path, &host->error);
             status = exit_status_worst(status, exit_status_for(host->status));
+            if (json && several) {
+                if (!first)
+                    fputc(',', stdout);
+                summary_report_json_error(stdout, host->path, host_name, host->error.message);
+                first = false;
+            }
             continue;
         }
-        const char *host_name = several ? host->name : NULL;
         if (json) {
             if (!first)
                 fputc(',', stdout);

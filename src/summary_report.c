@@ -11,9 +11,11 @@
 
 /* ---- text ---- */
 
+/* Safe to print; "-" for an empty field so columns stay readable. */
 static const char *safe(const struct profile *profile, uint32_t id, char *buffer, size_t size)
 {
-    format_safe_text(profile_text(profile, id), false, buffer, size);
+    const char *text = profile_text(profile, id);
+    format_safe_text(text[0] ? text : "-", false, buffer, size);
     return buffer;
 }
 
@@ -139,12 +141,21 @@ void summary_report_json_string(FILE *out, const char *text)
     fputc('"', out);
 }
 
+/* The shortest decimal that reads back as the same double, so 0.1 prints
+ * as 0.1 and not 0.10000000000000001; NaN and infinities are not JSON. */
 static void json_double(FILE *out, double value)
 {
-    if (isfinite(value))
-        fprintf(out, "%.17g", value);
-    else
+    if (!isfinite(value)) {
         fputs("null", out);
+        return;
+    }
+    char text[32];
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(text, sizeof text, "%.*g", precision, value);
+        if (strtod(text, NULL) == value)
+            break;
+    }
+    fputs(text, out);
 }
 
 static void json_allocator(FILE *out, const struct profile *profile,
@@ -167,7 +178,7 @@ static void json_allocator(FILE *out, const struct profile *profile,
             summary->derived ? "true" : "false");
 }
 
-void summary_report_json(FILE *out, const struct profile *profile, const char *host)
+static void json_host_and_file(FILE *out, const char *host, const char *path)
 {
     fputs("{", out);
     if (host) {
@@ -176,7 +187,20 @@ void summary_report_json(FILE *out, const struct profile *profile, const char *h
         fputc(',', out);
     }
     fputs("\"file\":", out);
-    summary_report_json_string(out, profile->path);
+    summary_report_json_string(out, path);
+}
+
+void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error)
+{
+    json_host_and_file(out, host, path);
+    fputs(",\"error\":", out);
+    summary_report_json_string(out, error);
+    fputs("}", out);
+}
+
+void summary_report_json(FILE *out, const struct profile *profile, const char *host)
+{
+    json_host_and_file(out, host, profile->path);
     fprintf(out, ",\"format\":\"%s\",\"gzip\":%s,\"version\":%d,\"hosts\":%d,\"hlo_modules\":%zu",
             profile_format_name(profile->format), profile->gzipped ? "true" : "false",
             profile->version, profile->num_hosts, profile->hlo_module_count);

@@ -1,3 +1,105 @@
 #!/bin/sh
-echo "1..1"
-echo "ok 1 - placeholder"
+# The command line as scripts and CI use it: exit codes, error lines,
+# --summary in text and JSON, several hosts. Prints TAP.
+set -u
+memtop="${MEMTOP_BUILDDIR:-.}/memtop"
+source_dir="${MEMTOP_SRCDIR:-.}"
+shared="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
+work=$(mktemp -d /tmp/memtop-cli-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+count=0
+failed=0
+ok() { count=$((count + 1)); echo "ok $count - $1"; }
+not_ok() {
+    count=$((count + 1)); failed=$((failed + 1))
+    echo "not ok $count - $1"
+    sed 's/^/# /' "$work/out" "$work/err" 2>/dev/null | head -40
+}
+skip() { count=$((count + 1)); echo "ok $count # SKIP $1"; }
+# run CMD...: runs memtop, keeping stdout, stderr and the status.
+run() { "$memtop" "$@" >"$work/out" 2>"$work/err"; status=$?; }
+expect() { # expect NAME STATUS [grep -q args on out|err]...
+    name=$1 want=$2; shift 2
+    if [ "$status" -ne "$want" ]; then
+        echo "# status $status, expected $want" >>"$work/err"; not_ok "$name"; return
+    fi
+    while [ $# -gt 0 ]; do
+        stream=$1 pattern=$2; shift 2
+        if ! grep -q -e "$pattern" "$work/$stream"; then
+            echo "# $stream lacks: $pattern" >>"$work/err"; not_ok "$name"; return
+        fi
+    done
+    ok "$name"
+}
+
+run --help
+expect "--help prints usage, status 0" 0 out "^Usage: memtop" out "--summary"
+run --version
+expect "--version" 0 out "^memtop [0-9]"
+run
+expect "no profile: status 2" 2 err "^memtop: no profile given"
+run --frobnicate x.pb
+expect "unknown option: status 2" 2 err "unknown option '--frobnicate'"
+run --json x.pb
+expect "--json alone: status 2" 2 err "--json goes with --summary"
+run --summary /nonexistent/x.pb
+expect "missing file: one line, status 2" 2 err "^memtop: /nonexistent/x.pb: No such file or directory$"
+: >"$work/empty.pb"
+run --summary "$work/empty.pb"
+expect "empty file: status 2" 2 err "^memtop: $work/empty.pb: empty file$"
+printf 'this is not a memory profile\n' >"$work/text.pb"
+run --summary "$work/text.pb"
+expect "not a profile: status 2" 2 err "^memtop: $work/text.pb: "
+printf '{"memoryProfilePerAllocator": 5}' >"$work/wrong.json"
+run --summary "$work/wrong.json"
+expect "JSON with a wrong type: status 2" 2 err "^memtop: $work/wrong.json: .*memoryProfilePerAllocator"
+mkdir "$work/nothing"
+run --summary "$work/nothing"
+expect "directory without profiles: status 2" 2 err "no memory profile files"
+run "$work/empty.pb"
+expect "viewer on a bad file: error in the shell, status 2" 2 err "^memtop: $work/empty.pb: empty file$"
+
+if [ -r "$shared" ]; then
+    run --summary "$shared"
+    expect "text summary of the XProf file" 0 \
+        out "JSON, version 1, 4 allocators, 40 HLO modules" \
+        out "Peak memory usage  *291.83 MiB" out "Memory capacity  *30.75 GiB" \
+        out "unused preallocated device memory"
+    run --summary --json "$shared"
+    expect "JSON summary of the XProf file" 0 \
+        out '"format":"json","gzip":false,"version":1,"hosts":1' \
+        out '{"id":"0","snapshots":10,"allocations":5,"deallocations":5,"capacity_bytes":33014413312,"lifetime_peak_bytes":305938944,"peak":{"bytes":306004480,"time_ps":1685890000,"heap_bytes":305938944,"stack_bytes":65536,"free_bytes":32708408832,"fragmentation":0.000401934},"active_allocations":3'
+    mkdir "$work/run"
+    cp "$shared" "$work/run/worker-0.memory_profile.json"
+    gzip -c "$shared" >"$work/run/worker-1.memory_profile.json.gz"
+    cp "$work/text.pb" "$work/run/broken.pb"
+    : >"$work/run/notes.txt"
+    run --summary --json "$work/run"
+    expect "a directory of hosts: a JSON array, the bad host reported, status 2" 2 \
+        out '^\[{"host":"broken","file":"[^"]*broken.pb","error":"offset 0: ' out '{"host":"worker-0","file":' \
+        out '"host":"worker-1","file":"[^"]*worker-1.memory_profile.json.gz","format":"json","gzip":true' \
+        err "^memtop: $work/run/broken.pb: "
+    if grep -q notes "$work/out"; then not_ok "non-profile files are not hosts"; else ok "non-profile files are not hosts"; fi
+    run --summary --json "$shared" "$work/run/worker-1.memory_profile.json.gz"
+    expect "two files: two hosts" 0 out '^\[{"host":"xprof-tpu-v4-8-demo"' out '},{"host":"worker-1"'
+    if [ -w /dev/full ]; then
+        "$memtop" --summary "$shared" >/dev/full 2>"$work/err"; status=$?
+        : >"$work/out"
+        expect "a full disk on stdout: status 1" 1 err "memtop: writing the summary"
+    else
+        skip "/dev/full not available"
+    fi
+else
+    for name in text json directory non-profile two-files full-disk; do
+        skip "../shared/data is absent ($name)"
+    done
+fi
+
+for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
+    run --summary --json "$source_dir/data/$demo"
+    expect "demo profile $demo loads" 0 out '"allocators":\[{"id":"GPU_0_bfc"'
+done
+
+echo "1..$count"
+[ "$failed" -eq 0 ]

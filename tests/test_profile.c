@@ -1,12 +1,295 @@
 #include "config.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-static void placeholder(void **state) { (void)state; assert_true(1); }
+
+#include <string.h>
+
+#include "model/profile.h"
+#include "tests/test_support.h"
+
+static struct allocator *add_allocator(struct profile *profile, const char *id)
+{
+    struct allocator *allocator = profile_add_allocator(profile, id, strlen(id));
+    assert_non_null(allocator);
+    return allocator;
+}
+
+static void append(struct snapshot_columns *columns, struct snapshot snapshot)
+{
+    assert_true(snapshot_columns_append(columns, &snapshot));
+}
+
+static struct snapshot event(struct profile *profile, int64_t time_ps, int64_t heap, int activity,
+                             const char *op)
+{
+    struct snapshot snapshot = test_snapshot(time_ps, heap);
+    snapshot.activity = activity;
+    snapshot.stack_bytes = 100;
+    snapshot.free_bytes = 1000 - heap;
+    snapshot.allocation_bytes = heap;
+    snapshot.op_name = string_table_intern(profile->strings, op, strlen(op));
+    return snapshot;
+}
+
+static void add_active(struct allocator *allocator, int64_t snapshot_index, int64_t special_index,
+                       int64_t occurrences)
+{
+    struct active_allocation active = {snapshot_index, special_index, occurrences};
+    assert_true(allocator_add_active(allocator, &active));
+}
+
+static void test_version0_timeline_and_rows(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = add_allocator(profile, "GPU_0_bfc");
+    append(&allocator->raw_snapshots, event(profile, 10, 100, MEMORY_ACTIVITY_ALLOCATION, "a"));
+    append(&allocator->raw_snapshots, event(profile, 20, 300, MEMORY_ACTIVITY_ALLOCATION, "b"));
+    append(&allocator->raw_snapshots, event(profile, 30, 200, MEMORY_ACTIVITY_DEALLOCATION, "a"));
+    add_active(allocator, 1, -1, 2);
+    assert_true(profile_finish(profile));
+    const struct allocator *done = &profile->allocators[0];
+    assert_int_equal(done->timeline.count, 3);
+    assert_int_equal(done->summary.allocations, 2);
+    assert_int_equal(done->summary.deallocations, 1);
+    assert_int_equal(done->row_count, 1);
+    assert_int_equal(done->rows[0].origin, ROW_FROM_SNAPSHOT);
+    assert_string_equal(profile_text(profile, done->rows[0].op_name), "b");
+    assert_int_equal(done->rows[0].occurrences, 2);
+    assert_true(done->rows[0].has_time);
+    assert_int_equal(done->rows[0].time_ps, 20);
+    /* Raw pieces are gone once finished. */
+    assert_int_equal(done->raw_snapshots.count, 0);
+    assert_null(done->raw_active);
+    profile_free(profile);
+}
+
+static void test_version1_rows_point_into_targets(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    profile->version = 1;
+    struct allocator *allocator = add_allocator(profile, "0");
+    for (int i = 0; i < 5; i++)
+        append(&allocator->raw_sampled,
+               event(profile, 100 * i, 10 * i, MEMORY_ACTIVITY_ALLOCATION, "sampled"));
+    append(&allocator->raw_snapshots, event(profile, 250, 999, MEMORY_ACTIVITY_ALLOCATION, "target"));
+    struct snapshot special = event(profile, 0, 0, MEMORY_ACTIVITY_ALLOCATION,
+                                    "unused preallocated device memory");
+    special.allocation_bytes = 4096;
+    append(&allocator->raw_specials, special);
+    add_active(allocator, -1, 0, 1);
+    add_active(allocator, 0, -1, 1);
+    assert_true(profile_finish(profile));
+    const struct allocator *done = &profile->allocators[0];
+    assert_int_equal(done->timeline.count, 5);
+    assert_int_equal(done->rows[0].origin, ROW_FROM_SPECIAL);
+    assert_false(done->rows[0].has_time);
+    assert_int_equal(done->rows[0].allocation_bytes, 4096);
+    assert_string_equal(profile_text(profile, done->rows[0].op_name),
+                        "unused preallocated device memory");
+    assert_int_equal(done->rows[1].origin, ROW_FROM_SNAPSHOT);
+    assert_string_equal(profile_text(profile, done->rows[1].op_name), "target");
+    assert_int_equal(done->rows[1].time_ps, 250);
+    profile_free(profile);
+}
+
+static void test_rows_that_point_nowhere_stay_unresolved(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = add_allocator(profile, "0");
+    append(&allocator->raw_sampled, event(profile, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    add_active(allocator, 0, -1, 1);       /* no memory_profile_snapshots at all */
+    add_active(allocator, -1, 5, 1);       /* special past the end */
+    add_active(allocator, -2, -1, 1);      /* negative both ways */
+    add_active(allocator, INT64_MAX, 0, 3);
+    assert_true(profile_finish(profile));
+    const struct allocator *done = &profile->allocators[0];
+    assert_int_equal(done->row_count, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(done->rows[i].origin, ROW_UNRESOLVED);
+    assert_int_equal(done->rows[3].snapshot_index, INT64_MAX);
+    assert_int_equal(done->rows[3].occurrences, 3);
+    profile_free(profile);
+}
+
+static void test_unsorted_timeline_sorted_stably(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = add_allocator(profile, "0");
+    const int64_t times[] = {30, 10, 20, 10, 5};
+    const char *ops[] = {"d", "a", "c", "b", "first"};
+    for (int i = 0; i < 5; i++)
+        append(&allocator->raw_snapshots,
+               event(profile, times[i], i, MEMORY_ACTIVITY_ALLOCATION, ops[i]));
+    add_active(allocator, 0, -1, 1); /* resolved before sorting: "d" */
+    assert_true(profile_finish(profile));
+    const struct allocator *done = &profile->allocators[0];
+    const char *expected[] = {"first", "a", "b", "c", "d"};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(profile_text(profile, done->timeline.op_name[i]), expected[i]);
+    assert_int_equal(done->timeline.time_ps[4], 30);
+    assert_string_equal(profile_text(profile, done->rows[0].op_name), "d");
+    assert_int_equal(done->rows[0].time_ps, 30);
+    profile_free(profile);
+}
+
+static void test_memory_ids_order_allocators(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    const char *file_order[] = {"cpu", "GPU_1_bfc", "GPU_0_bfc", "extra"};
+    for (int i = 0; i < 4; i++) {
+        struct allocator *allocator = add_allocator(profile, file_order[i]);
+        append(&allocator->raw_snapshots, event(profile, 1, i, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    }
+    const char *memory_ids[] = {"GPU_0_bfc", "missing", "GPU_1_bfc", "GPU_0_bfc", "cpu"};
+    for (int i = 0; i < 5; i++)
+        assert_true(profile_add_memory_id(profile, memory_ids[i], strlen(memory_ids[i])));
+    assert_true(profile_finish(profile));
+    const char *expected[] = {"GPU_0_bfc", "GPU_1_bfc", "cpu", "extra"};
+    assert_int_equal(profile->allocator_count, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(profile_text(profile, profile->allocators[i].id), expected[i]);
+    assert_int_equal(profile_find_allocator(profile, "cpu"), 2);
+    assert_int_equal(profile_find_allocator(profile, "nope"), -1);
+    profile_free(profile);
+}
+
+static void test_repeated_key_merges(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *first = add_allocator(profile, "GPU_0_bfc");
+    append(&first->raw_snapshots, event(profile, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    struct allocator *again = add_allocator(profile, "GPU_0_bfc");
+    assert_ptr_equal(first, again);
+    append(&again->raw_snapshots, event(profile, 2, 2, MEMORY_ACTIVITY_ALLOCATION, "y"));
+    assert_true(profile_finish(profile));
+    assert_int_equal(profile->allocator_count, 1);
+    assert_int_equal(profile->allocators[0].timeline.count, 2);
+    profile_free(profile);
+}
+
+static void test_summary_from_file_kept(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = add_allocator(profile, "0");
+    append(&allocator->raw_snapshots, event(profile, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    struct memory_stats peak = {.stack_bytes = 65536, .heap_bytes = 305938944,
+                                .free_bytes = 32708408832, .fragmentation = 0.000401934};
+    allocator_set_summary(allocator, 33014413312, 305938944, &peak, 1685890000);
+    allocator->raw_has_summary = true;
+    assert_true(profile_finish(profile));
+    const struct allocator_summary *summary = &profile->allocators[0].summary;
+    assert_false(summary->derived);
+    assert_int_equal(summary->peak_bytes, 306004480);
+    assert_int_equal(summary->capacity_bytes, 33014413312);
+    assert_int_equal(summary->peak_time_ps, 1685890000);
+    assert_int_equal(summary->lifetime_peak_bytes, 305938944);
+    profile_free(profile);
+}
+
+static void test_missing_summary_derived_like_xprof(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = add_allocator(profile, "0");
+    const int64_t heaps[] = {100, 500, 200, 500, 50};
+    for (int i = 0; i < 5; i++) {
+        struct snapshot snapshot = event(profile, 10 * i, heaps[i], MEMORY_ACTIVITY_ALLOCATION, "x");
+        snapshot.peak_bytes_in_use = 600 + i;
+        append(&allocator->raw_snapshots, snapshot);
+    }
+    assert_true(profile_finish(profile));
+    const struct allocator_summary *summary = &profile->allocators[0].summary;
+    assert_true(summary->derived);
+    /* The later of two equal peaks wins. */
+    assert_int_equal(summary->peak_time_ps, 30);
+    assert_int_equal(summary->peak_bytes, 600);
+    assert_int_equal(summary->peak.heap_bytes, 500);
+    assert_int_equal(summary->peak.peak_bytes_in_use, 600);
+    assert_int_equal(summary->capacity_bytes, 600 + 500);
+    assert_int_equal(summary->lifetime_peak_bytes, 604);
+    profile_free(profile);
+}
+
+static void test_hostile_sums_do_not_overflow(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = add_allocator(profile, "0");
+    struct snapshot snapshot = test_snapshot(0, INT64_MAX);
+    snapshot.stack_bytes = INT64_MAX;
+    snapshot.free_bytes = INT64_MAX;
+    append(&allocator->raw_snapshots, snapshot);
+    assert_true(profile_finish(profile));
+    assert_true(profile->allocators[0].summary.peak_bytes == INT64_MAX);
+    assert_true(profile->allocators[0].summary.capacity_bytes == INT64_MAX);
+    profile_free(profile);
+}
+
+static void test_columns_round_trip_every_field(void **state)
+{
+    (void)state;
+    struct snapshot_columns columns = {0};
+    struct snapshot in = {
+        .time_ps = INT64_MIN, .stack_bytes = -1, .heap_bytes = INT64_MAX, .free_bytes = 7,
+        .fragmentation = 0.25, .peak_bytes_in_use = 9, .activity = MEMORY_ACTIVITY_EXPANSION,
+        .requested_bytes = 11, .allocation_bytes = 12, .address = UINT64_MAX, .step_id = -3,
+        .op_name = 1, .region_type = 2, .data_type = 3, .tensor_shape = 4,
+    };
+    assert_true(snapshot_columns_append(&columns, &in));
+    struct snapshot out;
+    snapshot_columns_get(&columns, 0, &out);
+    assert_true(out.time_ps == in.time_ps && out.stack_bytes == in.stack_bytes &&
+                out.heap_bytes == in.heap_bytes && out.free_bytes == in.free_bytes &&
+                out.fragmentation == in.fragmentation &&
+                out.peak_bytes_in_use == in.peak_bytes_in_use && out.activity == in.activity &&
+                out.requested_bytes == in.requested_bytes &&
+                out.allocation_bytes == in.allocation_bytes && out.address == in.address &&
+                out.step_id == in.step_id && out.op_name == in.op_name &&
+                out.region_type == in.region_type && out.data_type == in.data_type &&
+                out.tensor_shape == in.tensor_shape);
+    /* An activity the enum does not know stays unknown, never wraps. */
+    in.activity = 1000;
+    assert_true(snapshot_columns_append(&columns, &in));
+    snapshot_columns_get(&columns, 1, &out);
+    assert_int_equal(out.activity, MEMORY_ACTIVITY_UNKNOWN);
+    snapshot_columns_free(&columns);
+}
+
+static void test_activity_names(void **state)
+{
+    (void)state;
+    assert_string_equal(memory_activity_name(MEMORY_ACTIVITY_ALLOCATION), "ALLOCATION");
+    assert_string_equal(memory_activity_name(MEMORY_ACTIVITY_DEALLOCATION), "DEALLOCATION");
+    assert_string_equal(memory_activity_name(77), "UNKNOWN_ACTIVITY");
+    assert_string_equal(memory_activity_label(MEMORY_ACTIVITY_RESERVATION), "reservation");
+    assert_string_equal(memory_activity_label(-5), "unknown");
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(placeholder)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version0_timeline_and_rows),
+        cmocka_unit_test(test_version1_rows_point_into_targets),
+        cmocka_unit_test(test_rows_that_point_nowhere_stay_unresolved),
+        cmocka_unit_test(test_unsorted_timeline_sorted_stably),
+        cmocka_unit_test(test_memory_ids_order_allocators),
+        cmocka_unit_test(test_repeated_key_merges),
+        cmocka_unit_test(test_summary_from_file_kept),
+        cmocka_unit_test(test_missing_summary_derived_like_xprof),
+        cmocka_unit_test(test_hostile_sums_do_not_overflow),
+        cmocka_unit_test(test_columns_round_trip_every_field),
+        cmocka_unit_test(test_activity_names),
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

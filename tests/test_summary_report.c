@@ -1,12 +1,192 @@
 #include "config.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-static void placeholder(void **state) { (void)state; assert_true(1); }
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/profile.h"
+#include "src/summary_report.h"
+#include "tests/test_support.h"
+
+/* Runs a writer into memory; the caller frees the text. */
+static char *capture(void (*write)(FILE *, const struct profile *, const char *),
+                     const struct profile *profile, const char *host)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    write(out, profile, host);
+    fclose(out);
+    return text;
+}
+
+static uint32_t intern(struct profile *profile, const char *text)
+{
+    return string_table_intern(profile->strings, text, strlen(text));
+}
+
+static struct profile *sample_profile(void)
+{
+    struct profile *profile = profile_new();
+    profile->path = strdup("run/host-7.memory_profile.json.gz");
+    profile->format = PROFILE_FORMAT_JSON;
+    profile->version = 1;
+    profile->num_hosts = 1;
+    struct allocator *gpu = profile_add_allocator(profile, "GPU_0_bfc", 9);
+    for (int i = 0; i < 4; i++) {
+        struct snapshot snapshot = test_snapshot(1000 * i, 1 << 20);
+        snapshot.activity = i == 3 ? MEMORY_ACTIVITY_DEALLOCATION : MEMORY_ACTIVITY_ALLOCATION;
+        snapshot.op_name = intern(profile, i == 1 ? "evil\x1b[2J\"op\"" : "dense/MatMul");
+        snapshot.allocation_bytes = 4096 * (i + 1);
+        assert_true(snapshot_columns_append(&gpu->raw_sampled, &snapshot));
+        assert_true(snapshot_columns_append(&gpu->raw_snapshots, &snapshot));
+    }
+    struct memory_stats peak = {.stack_bytes = 65536, .heap_bytes = 14763884544,
+                                .free_bytes = 2147483648, .fragmentation = 0.125};
+    allocator_set_summary(gpu, 17179869184, 14763950080, &peak, 9007199254740993);
+    gpu->raw_has_summary = true;
+    struct active_allocation rows[] = {{1, -1, 2}, {0, -1, 1}, {7, -1, 1}};
+    for (size_t i = 0; i < 3; i++)
+        assert_true(allocator_add_active(gpu, &rows[i]));
+    struct allocator *cpu = profile_add_allocator(profile, "cpu", 3);
+    struct snapshot snapshot = test_snapshot(5, 100);
+    snapshot.fragmentation = 0.0 / 0.0; /* NaN: not valid JSON, printed as null */
+    assert_true(snapshot_columns_append(&cpu->raw_snapshots, &snapshot));
+    assert_true(profile_finish(profile));
+    return profile;
+}
+
+static void test_json_shape_and_exact_numbers(void **state)
+{
+    (void)state;
+    struct profile *profile = sample_profile();
+    char *text = capture(summary_report_json, profile, NULL);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    assert_string_equal(cJSON_GetObjectItem(root, "file")->valuestring,
+                        "run/host-7.memory_profile.json.gz");
+    assert_string_equal(cJSON_GetObjectItem(root, "format")->valuestring, "json");
+    assert_int_equal(cJSON_GetObjectItem(root, "version")->valueint, 1);
+    assert_int_equal(cJSON_GetObjectItem(root, "hosts")->valueint, 1);
+    assert_null(cJSON_GetObjectItem(root, "host"));
+    cJSON *allocators = cJSON_GetObjectItem(root, "allocators");
+    assert_int_equal(cJSON_GetArraySize(allocators), 2);
+    cJSON *gpu = cJSON_GetArrayItem(allocators, 0);
+    assert_string_equal(cJSON_GetObjectItem(gpu, "id")->valuestring, "GPU_0_bfc");
+    assert_int_equal(cJSON_GetObjectItem(gpu, "snapshots")->valueint, 4);
+    assert_int_equal(cJSON_GetObjectItem(gpu, "allocations")->valueint, 3);
+    assert_int_equal(cJSON_GetObjectItem(gpu, "deallocations")->valueint, 1);
+    assert_int_equal(cJSON_GetObjectItem(gpu, "active_allocations")->valueint, 3);
+    cJSON *peak = cJSON_GetObjectItem(gpu, "peak");
+    assert_true(cJSON_GetObjectItem(peak, "fragmentation")->valuedouble == 0.125);
+    /* Integers are written exactly, also past 2^53 where doubles round:
+     * check the text itself. */
+    assert_non_null(strstr(text, "\"capacity_bytes\":17179869184,"));
+    assert_non_null(strstr(text, "\"lifetime_peak_bytes\":14763950080,"));
+    assert_non_null(strstr(text, "\"peak\":{\"bytes\":14763950080,\"time_ps\":9007199254740993,"
+                                 "\"heap_bytes\":14763884544,\"stack_bytes\":65536,"
+                                 "\"free_bytes\":2147483648,\"fragmentation\":0.125}"));
+    cJSON *cpu = cJSON_GetArrayItem(allocators, 1);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(cpu, "peak"),
+                                                 "fragmentation")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cpu, "summary_computed")));
+    cJSON_Delete(root);
+    free(text);
+    profile_free(profile);
+}
+
+static void test_json_with_host(void **state)
+{
+    (void)state;
+    struct profile *profile = sample_profile();
+    char *text = capture(summary_report_json, profile, "worker-3");
+    assert_true(strncmp(text, "{\"host\":\"worker-3\",\"file\":", 26) == 0);
+    free(text);
+    profile_free(profile);
+}
+
+static char *json_string(const char *input)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    summary_report_json_string(out, input);
+    fclose(out);
+    return text;
+}
+
+static void test_json_strings_always_valid(void **state)
+{
+    (void)state;
+    const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain", "\"plain\""},
+        {"quote\" back\\slash", "\"quote\\\" back\\\\slash\""},
+        {"esc\x1b[2J\n", "\"esc\\u001b[2J\\u000a\""},
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},
+        {"bad\xff\xc0", "\"bad\\ufffd\\ufffd\""},
+        {"c1\xc2\x9b", "\"c1\\u009b\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = json_string(cases[i].in);
+        assert_string_equal(text, cases[i].out);
+        cJSON *parsed = cJSON_Parse(text);
+        assert_non_null(parsed);
+        cJSON_Delete(parsed);
+        free(text);
+    }
+}
+
+/* The value printed after a label, blanks skipped. */
+static void assert_field(const char *text, const char *label, const char *value)
+{
+    const char *at = strstr(text, label);
+    assert_non_null(at);
+    at += strlen(label);
+    while (*at == ' ')
+        at++;
+    assert_true(strncmp(at, value, strlen(value)) == 0);
+}
+
+static void test_text_report_for_people(void **state)
+{
+    (void)state;
+    struct profile *profile = sample_profile();
+    char *text = capture(summary_report_text, profile, NULL);
+    assert_non_null(strstr(text, "run/host-7.memory_profile.json.gz: JSON, version 1, 2 allocators"));
+    assert_non_null(strstr(text, "\nGPU_0_bfc\n"));
+    assert_field(text, "Memory capacity", "16.00 GiB\n");
+    assert_field(text, "Peak memory usage", "13.75 GiB\n");
+    assert_field(text, "Stack reservation", "64.00 KiB\n");
+    assert_field(text, "Fragmentation", "12.50 %\n");
+    assert_field(text, "Allocations", "3\n");
+    assert_field(text, "Deallocations", "1\n");
+    assert_non_null(strstr(text, "Active allocations at peak: 3 rows"));
+    assert_non_null(strstr(text, "(unresolved: snapshot 7"));
+    /* No raw escape reaches the terminal. */
+    assert_null(strchr(text, '\x1b'));
+    assert_non_null(strstr(text, "evil\\x1b[2J\"op\""));
+    assert_non_null(strstr(text, "(computed: the file has no summary)"));
+    free(text);
+    profile_free(profile);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(placeholder)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_shape_and_exact_numbers),
+        cmocka_unit_test(test_json_with_host),
+        cmocka_unit_test(test_json_strings_always_valid),
+        cmocka_unit_test(test_text_report_for_people),
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

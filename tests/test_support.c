@@ -66,3 +66,104 @@ uint8_t *test_read_file(const char *path, size_t *size)
     *size = used;
     return bytes;
 }
+
+#include <stdarg.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+static void assert_same_text(const struct profile *a, uint32_t id_a, const struct profile *b,
+                             uint32_t id_b)
+{
+    assert_string_equal(profile_text(a, id_a), profile_text(b, id_b));
+}
+
+/* Doubles compare by bits so NaN equals NaN and -0 differs from 0. */
+static void assert_same_double(double a, double b)
+{
+    assert_memory_equal(&a, &b, sizeof a);
+}
+
+static void assert_columns_equal(const struct profile *a, const struct snapshot_columns *x,
+                                 const struct profile *b, const struct snapshot_columns *y)
+{
+    assert_int_equal(x->count, y->count);
+    for (size_t i = 0; i < x->count; i++) {
+        assert_true(x->time_ps[i] == y->time_ps[i]);
+        assert_true(x->stack_bytes[i] == y->stack_bytes[i]);
+        assert_true(x->heap_bytes[i] == y->heap_bytes[i]);
+        assert_true(x->free_bytes[i] == y->free_bytes[i]);
+        assert_same_double(x->fragmentation[i], y->fragmentation[i]);
+        assert_true(x->peak_bytes_in_use[i] == y->peak_bytes_in_use[i]);
+        assert_int_equal(x->activity[i], y->activity[i]);
+        assert_true(x->requested_bytes[i] == y->requested_bytes[i]);
+        assert_true(x->allocation_bytes[i] == y->allocation_bytes[i]);
+        assert_true(x->address[i] == y->address[i]);
+        assert_true(x->step_id[i] == y->step_id[i]);
+        assert_same_text(a, x->op_name[i], b, y->op_name[i]);
+        assert_same_text(a, x->region_type[i], b, y->region_type[i]);
+        assert_same_text(a, x->data_type[i], b, y->data_type[i]);
+        assert_same_text(a, x->tensor_shape[i], b, y->tensor_shape[i]);
+    }
+}
+
+static void assert_rows_equal(const struct profile *a, const struct allocation_row *x,
+                              const struct profile *b, const struct allocation_row *y)
+{
+    assert_int_equal(x->origin, y->origin);
+    assert_true(x->snapshot_index == y->snapshot_index);
+    assert_true(x->special_index == y->special_index);
+    assert_true(x->occurrences == y->occurrences);
+    assert_true(x->allocation_bytes == y->allocation_bytes);
+    assert_true(x->requested_bytes == y->requested_bytes);
+    assert_same_text(a, x->op_name, b, y->op_name);
+    assert_same_text(a, x->region_type, b, y->region_type);
+    assert_same_text(a, x->data_type, b, y->data_type);
+    assert_same_text(a, x->tensor_shape, b, y->tensor_shape);
+    assert_true(x->step_id == y->step_id);
+    assert_true(x->address == y->address);
+    assert_int_equal(x->activity, y->activity);
+    assert_int_equal(x->has_time, y->has_time);
+    assert_true(x->time_ps == y->time_ps);
+}
+
+static void assert_summaries_equal(const struct allocator_summary *x,
+                                   const struct allocator_summary *y)
+{
+    assert_true(x->capacity_bytes == y->capacity_bytes);
+    assert_true(x->lifetime_peak_bytes == y->lifetime_peak_bytes);
+    assert_true(x->peak.stack_bytes == y->peak.stack_bytes);
+    assert_true(x->peak.heap_bytes == y->peak.heap_bytes);
+    assert_true(x->peak.free_bytes == y->peak.free_bytes);
+    assert_same_double(x->peak.fragmentation, y->peak.fragmentation);
+    assert_true(x->peak.peak_bytes_in_use == y->peak.peak_bytes_in_use);
+    assert_true(x->peak_time_ps == y->peak_time_ps);
+    assert_true(x->peak_bytes == y->peak_bytes);
+    assert_int_equal(x->allocations, y->allocations);
+    assert_int_equal(x->deallocations, y->deallocations);
+    assert_int_equal(x->derived, y->derived);
+}
+
+void test_assert_profiles_equal(const struct profile *a, const struct profile *b)
+{
+    assert_int_equal(a->version, b->version);
+    assert_int_equal(a->num_hosts, b->num_hosts);
+    assert_int_equal(a->allocator_count, b->allocator_count);
+    for (size_t i = 0; i < a->allocator_count; i++) {
+        const struct allocator *x = &a->allocators[i], *y = &b->allocators[i];
+        assert_same_text(a, x->id, b, y->id);
+        assert_columns_equal(a, &x->timeline, b, &y->timeline);
+        assert_summaries_equal(&x->summary, &y->summary);
+        assert_int_equal(x->row_count, y->row_count);
+        for (size_t r = 0; r < x->row_count; r++)
+            assert_rows_equal(a, &x->rows[r], b, &y->rows[r]);
+    }
+    assert_int_equal(a->hlo_module_count, b->hlo_module_count);
+    for (size_t i = 0; i < a->hlo_module_count; i++) {
+        const struct hlo_module *x = &a->hlo_modules[i], *y = &b->hlo_modules[i];
+        assert_true(x->id == y->id);
+        assert_true(x->start_time_ps == y->start_time_ps);
+        assert_true(x->end_time_ps == y->end_time_ps);
+        assert_same_text(a, x->name, b, y->name);
+        assert_same_text(a, x->plane_name, b, y->plane_name);
+    }
+}

@@ -19,4 +19,11 @@ struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes);
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *test_read_file(const char *path, size_t *size);
 
+
+
+/* Asserts (cmocka) that two finished profiles describe the same data:
+ * every allocator, timeline column, row, summary, HLO module, with
+ * strings compared by text (the two string tables differ). Format, path
+ * and file size are not compared. */
+void test_assert_profiles_equal(const struct profile *a, const struct profile *b);
 #endif

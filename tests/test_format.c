@@ -1,0 +1,108 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "model/format.h"
+
+static const char *bytes(int64_t value)
+{
+    static char buffer[FORMAT_BYTES_SIZE];
+    return format_bytes(value, buffer, sizeof buffer);
+}
+
+static void test_bytes_units(void **state)
+{
+    (void)state;
+    assert_string_equal(bytes(0), "0 B");
+    assert_string_equal(bytes(512), "512 B");
+    assert_string_equal(bytes(1023), "1023 B");
+    assert_string_equal(bytes(1024), "1.00 KiB");
+    assert_string_equal(bytes(1536), "1.50 KiB");
+    assert_string_equal(bytes(65536), "64.00 KiB");
+    assert_string_equal(bytes(14763950080), "13.75 GiB");
+    assert_string_equal(bytes(33014413312), "30.75 GiB");
+    assert_string_equal(bytes(-1536), "-1.50 KiB");
+    assert_string_equal(bytes(INT64_MAX), "8.00 EiB");
+    assert_string_equal(bytes(INT64_MIN), "-8.00 EiB");
+}
+
+static void test_bytes_never_prints_1024_of_a_unit(void **state)
+{
+    (void)state;
+    assert_string_equal(bytes(1048575), "1.00 MiB");
+    assert_string_equal(bytes(1024 * 1024 - 10), "1023.99 KiB");
+}
+
+static void test_milliseconds_and_percent(void **state)
+{
+    (void)state;
+    char buffer[32];
+    assert_string_equal(format_milliseconds(1685890000, buffer, sizeof buffer), "1.686 ms");
+    assert_string_equal(format_milliseconds(0, buffer, sizeof buffer), "0.000 ms");
+    assert_string_equal(format_milliseconds(-2000000000, buffer, sizeof buffer), "-2.000 ms");
+    assert_string_equal(format_percent(0.1234, buffer, sizeof buffer), "12.34 %");
+    assert_string_equal(format_percent(NAN, buffer, sizeof buffer), "nan");
+}
+
+static const char *safe(const char *text, bool ascii)
+{
+    static char buffer[256];
+    format_safe_text(text, ascii, buffer, sizeof buffer);
+    return buffer;
+}
+
+static void test_safe_text_escapes_controls(void **state)
+{
+    (void)state;
+    assert_string_equal(safe("plain/op_name:0", false), "plain/op_name:0");
+    assert_string_equal(safe("a\x1b[2Jb", false), "a\\x1b[2Jb");
+    assert_string_equal(safe("tab\there\nline\r", false), "tab\\x09here\\x0aline\\x0d");
+    assert_string_equal(safe("del\x7f", false), "del\\x7f");
+    /* C1 controls (U+0080..U+009F), e.g. the 8-bit CSI U+009B. */
+    assert_string_equal(safe("x\xc2\x9b" "31m", false), "x\\x9b31m");
+}
+
+static void test_safe_text_utf8(void **state)
+{
+    (void)state;
+    assert_string_equal(safe("caf\xc3\xa9 \xe2\x96\x88", false), "caf\xc3\xa9 \xe2\x96\x88");
+    assert_string_equal(safe("caf\xc3\xa9", true), "caf\\u{e9}");
+    /* Invalid: a lone continuation byte, an overlong '/', a surrogate, a cut sequence. */
+    assert_string_equal(safe("a\x80z", false), "a\xef\xbf\xbdz");
+    assert_string_equal(safe("\xc0\xaf", false), "\xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(safe("\xed\xa0\x80", false), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(safe("end\xe2\x96", true), "end??");
+}
+
+static void test_safe_text_cuts_on_character_boundary(void **state)
+{
+    (void)state;
+    char buffer[6];
+    size_t used = format_safe_text("ab\xe2\x96\x88\xe2\x96\x88", false, buffer, sizeof buffer);
+    assert_int_equal(used, 5);
+    assert_string_equal(buffer, "ab\xe2\x96\x88");
+    used = format_safe_text("\x1b\x1b", false, buffer, sizeof buffer);
+    assert_string_equal(buffer, "\\x1b"); /* the second escape does not fit whole */
+    assert_int_equal(used, 4);
+    assert_int_equal(format_safe_text("x", false, buffer, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_units),
+        cmocka_unit_test(test_bytes_never_prints_1024_of_a_unit),
+        cmocka_unit_test(test_milliseconds_and_percent),
+        cmocka_unit_test(test_safe_text_escapes_controls),
+        cmocka_unit_test(test_safe_text_utf8),
+        cmocka_unit_test(test_safe_text_cuts_on_character_boundary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
