@@ -1,10 +1,12 @@
 /* load_protobuf: the binary MemoryProfile loader.
  *
  * The outer messages (MemoryProfile, its map entries, PerAllocatorMemoryProfile)
- * and the snapshots are walked straight from the input bytes: a 1 GB file is
- * almost all snapshots, and decoding them through generated code would cost a
- * malloc per message and a copy per string. The small, rare submessages
- * (summary, active allocation, HLO module) go through protobuf-c.
+ * and every message inside them are walked straight from the input bytes: a
+ * 1 GB file is almost all snapshots, and decoding them through generated code
+ * would cost a malloc per message and a copy per string. Inner messages are
+ * decoded by small tables (field number -> member of a flat C struct).
+ * protobuf-c is not used here: 1.4 replaces a repeated singular submessage
+ * instead of merging it, and cuts strings at NUL; it is the tests' reference.
  *
  * Protobuf rules honoured: unknown fields are skipped, a later scalar wins,
  * a repeated submessage is merged, a known field with the wrong wire type is
@@ -19,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_profile.pb-c.h"
 #include "model/load.h"
 #include "model/profile.h"
 #include "model/string_table.h"
@@ -207,20 +208,9 @@ static double wire_double(uint64_t bits)
 
 /* ---- the loader's state ---- */
 
-/* Every profile_summary seen for one allocator, concatenated: parsing the
- * concatenation is exactly protobuf's merge of repeated submessages. */
-struct summary_bytes {
-    uint8_t *bytes;
-    size_t size;
-};
-
 struct protobuf_loader {
     struct wire wire;
     struct profile *profile;
-    struct summary_bytes *summaries; /* indexed like profile->allocators */
-    size_t summary_capacity;
-    ProtobufCAllocator unpack_allocator;
-    bool unpack_out_of_memory; /* tells protobuf-c's NULL apart: memory, not input */
 };
 
 static enum load_status protobuf_fail_memory(struct protobuf_loader *loader, size_t offset)
@@ -229,116 +219,103 @@ static enum load_status protobuf_fail_memory(struct protobuf_loader *loader, siz
     return LOAD_NO_MEMORY;
 }
 
-static void *protobuf_unpack_alloc(void *context, size_t size)
-{
-    struct protobuf_loader *loader = context;
-    void *memory = malloc(size ? size : 1);
-    if (memory == NULL)
-        loader->unpack_out_of_memory = true;
-    return memory;
-}
+/* ---- messages decoded by table straight into a flat C struct ---- */
 
-static void protobuf_unpack_free(void *context, void *memory)
-{
-    (void)context;
-    free(memory);
-}
-
-static void protobuf_loader_init(struct protobuf_loader *loader, const uint8_t *bytes,
-                                 size_t size, struct profile *profile, struct load_error *error)
-{
-    memset(loader, 0, sizeof *loader);
-    loader->wire = (struct wire){ .bytes = bytes, .size = size, .error = error };
-    loader->profile = profile;
-    loader->unpack_allocator.alloc = protobuf_unpack_alloc;
-    loader->unpack_allocator.free = protobuf_unpack_free;
-    loader->unpack_allocator.allocator_data = loader;
-}
-
-static void protobuf_loader_free(struct protobuf_loader *loader)
-{
-    for (size_t index = 0; index < loader->summary_capacity; index++)
-        free(loader->summaries[index].bytes);
-    free(loader->summaries);
-}
-
-/* A protobuf-c unpack returned NULL: say whether memory or the input failed. */
-static enum load_status protobuf_fail_unpack(struct protobuf_loader *loader,
-                                             const struct wire_field *field, const char *type)
-{
-    if (loader->unpack_out_of_memory)
-        return protobuf_fail_memory(loader, field->offset);
-    load_error_set(loader->wire.error, "offset %zu: %s (%zu bytes) is not a valid message",
-                   field->start, type, field->end - field->start);
-    return LOAD_BAD_INPUT;
-}
-
-/* ---- snapshots, decoded by table straight into a struct snapshot ---- */
-
-enum snapshot_kind {
+enum field_kind {
     KIND_NONE, /* not a field of this message: skipped */
     KIND_INT64,
     KIND_UINT64,
     KIND_DOUBLE,
     KIND_ENUM,
-    KIND_STRING,
+    KIND_STRING, /* interned; the member is a uint32_t string id */
     KIND_MESSAGE,
 };
 
-struct snapshot_message;
+struct message_spec;
 
-struct snapshot_field {
-    enum snapshot_kind kind;
+struct field_spec {
+    enum field_kind kind;
     const char *name;
-    size_t member; /* offsetof(struct snapshot, ...) */
-    const struct snapshot_message *message; /* KIND_MESSAGE: its fields */
+    size_t member; /* offset of the member in the target struct */
+    const struct message_spec *message; /* KIND_MESSAGE: its fields */
 };
 
-struct snapshot_message {
+struct message_spec {
     size_t field_count; /* fields[] is indexed by field number */
-    const struct snapshot_field *fields;
+    const struct field_spec *fields;
 };
 
-#define SNAPSHOT_FIELD(kind, name, member) { kind, name, offsetof(struct snapshot, member), NULL }
+#define FIELD(kind, name, type, member) { kind, name, offsetof(type, member), NULL }
+#define SUBMESSAGE(name, spec) { KIND_MESSAGE, name, 0, &spec }
+#define MESSAGE_SPEC(fields) { sizeof fields / sizeof fields[0], fields }
 
-static const struct snapshot_field stats_fields[] = {
-    [1] = SNAPSHOT_FIELD(KIND_INT64, "stack_reserved_bytes", stack_bytes),
-    [2] = SNAPSHOT_FIELD(KIND_INT64, "heap_allocated_bytes", heap_bytes),
-    [3] = SNAPSHOT_FIELD(KIND_INT64, "free_memory_bytes", free_bytes),
-    [4] = SNAPSHOT_FIELD(KIND_DOUBLE, "fragmentation", fragmentation),
-    [5] = SNAPSHOT_FIELD(KIND_INT64, "peak_bytes_in_use", peak_bytes_in_use),
+/* MemoryProfileSnapshot and its submessages, into struct snapshot. */
+static const struct field_spec stats_fields[] = {
+    [1] = FIELD(KIND_INT64, "stack_reserved_bytes", struct snapshot, stack_bytes),
+    [2] = FIELD(KIND_INT64, "heap_allocated_bytes", struct snapshot, heap_bytes),
+    [3] = FIELD(KIND_INT64, "free_memory_bytes", struct snapshot, free_bytes),
+    [4] = FIELD(KIND_DOUBLE, "fragmentation", struct snapshot, fragmentation),
+    [5] = FIELD(KIND_INT64, "peak_bytes_in_use", struct snapshot, peak_bytes_in_use),
 };
+static const struct message_spec stats_message = MESSAGE_SPEC(stats_fields);
 
-static const struct snapshot_field metadata_fields[] = {
-    [1] = SNAPSHOT_FIELD(KIND_ENUM, "memory_activity", activity),
-    [2] = SNAPSHOT_FIELD(KIND_INT64, "requested_bytes", requested_bytes),
-    [3] = SNAPSHOT_FIELD(KIND_INT64, "allocation_bytes", allocation_bytes),
-    [4] = SNAPSHOT_FIELD(KIND_UINT64, "address", address),
-    [5] = SNAPSHOT_FIELD(KIND_STRING, "tf_op_name", op_name),
-    [6] = SNAPSHOT_FIELD(KIND_INT64, "step_id", step_id),
-    [7] = SNAPSHOT_FIELD(KIND_STRING, "region_type", region_type),
-    [8] = SNAPSHOT_FIELD(KIND_STRING, "data_type", data_type),
-    [9] = SNAPSHOT_FIELD(KIND_STRING, "tensor_shape", tensor_shape),
+static const struct field_spec metadata_fields[] = {
+    [1] = FIELD(KIND_ENUM, "memory_activity", struct snapshot, activity),
+    [2] = FIELD(KIND_INT64, "requested_bytes", struct snapshot, requested_bytes),
+    [3] = FIELD(KIND_INT64, "allocation_bytes", struct snapshot, allocation_bytes),
+    [4] = FIELD(KIND_UINT64, "address", struct snapshot, address),
+    [5] = FIELD(KIND_STRING, "tf_op_name", struct snapshot, op_name),
+    [6] = FIELD(KIND_INT64, "step_id", struct snapshot, step_id),
+    [7] = FIELD(KIND_STRING, "region_type", struct snapshot, region_type),
+    [8] = FIELD(KIND_STRING, "data_type", struct snapshot, data_type),
+    [9] = FIELD(KIND_STRING, "tensor_shape", struct snapshot, tensor_shape),
 };
+static const struct message_spec metadata_message = MESSAGE_SPEC(metadata_fields);
 
-static const struct snapshot_message stats_message = {
-    sizeof stats_fields / sizeof stats_fields[0], stats_fields
+static const struct field_spec snapshot_fields[] = {
+    [1] = FIELD(KIND_INT64, "time_offset_ps", struct snapshot, time_ps),
+    [2] = SUBMESSAGE("aggregation_stats", stats_message),
+    [3] = SUBMESSAGE("activity_metadata", metadata_message),
 };
-static const struct snapshot_message metadata_message = {
-    sizeof metadata_fields / sizeof metadata_fields[0], metadata_fields
-};
+static const struct message_spec snapshot_message = MESSAGE_SPEC(snapshot_fields);
 
-static const struct snapshot_field snapshot_fields[] = {
-    [1] = SNAPSHOT_FIELD(KIND_INT64, "time_offset_ps", time_ps),
-    [2] = { KIND_MESSAGE, "aggregation_stats", 0, &stats_message },
-    [3] = { KIND_MESSAGE, "activity_metadata", 0, &metadata_message },
+/* MemoryProfileSummary, into struct allocator_summary. */
+static const struct field_spec peak_stats_fields[] = {
+    [1] = FIELD(KIND_INT64, "stack_reserved_bytes", struct allocator_summary, peak.stack_bytes),
+    [2] = FIELD(KIND_INT64, "heap_allocated_bytes", struct allocator_summary, peak.heap_bytes),
+    [3] = FIELD(KIND_INT64, "free_memory_bytes", struct allocator_summary, peak.free_bytes),
+    [4] = FIELD(KIND_DOUBLE, "fragmentation", struct allocator_summary, peak.fragmentation),
+    [5] = FIELD(KIND_INT64, "peak_bytes_in_use", struct allocator_summary,
+                peak.peak_bytes_in_use),
 };
+static const struct message_spec peak_stats_message = MESSAGE_SPEC(peak_stats_fields);
 
-static const struct snapshot_message snapshot_message = {
-    sizeof snapshot_fields / sizeof snapshot_fields[0], snapshot_fields
+static const struct field_spec summary_fields[] = {
+    [1] = FIELD(KIND_INT64, "peak_bytes_usage_lifetime", struct allocator_summary,
+                lifetime_peak_bytes),
+    [2] = SUBMESSAGE("peak_stats", peak_stats_message),
+    [3] = FIELD(KIND_INT64, "peak_stats_time_ps", struct allocator_summary, peak_time_ps),
+    [4] = FIELD(KIND_INT64, "memory_capacity", struct allocator_summary, capacity_bytes),
 };
+static const struct message_spec summary_message = MESSAGE_SPEC(summary_fields);
 
-static unsigned snapshot_kind_wire_type(enum snapshot_kind kind)
+static const struct field_spec active_fields[] = {
+    [1] = FIELD(KIND_INT64, "snapshot_index", struct active_allocation, snapshot_index),
+    [2] = FIELD(KIND_INT64, "special_index", struct active_allocation, special_index),
+    [3] = FIELD(KIND_INT64, "num_occurrences", struct active_allocation, occurrences),
+};
+static const struct message_spec active_message = MESSAGE_SPEC(active_fields);
+
+static const struct field_spec hlo_module_fields[] = {
+    [1] = FIELD(KIND_STRING, "name", struct hlo_module, name),
+    [2] = FIELD(KIND_INT64, "start_time_ps", struct hlo_module, start_time_ps),
+    [3] = FIELD(KIND_INT64, "end_time_ps", struct hlo_module, end_time_ps),
+    [4] = FIELD(KIND_INT64, "id", struct hlo_module, id),
+    [5] = FIELD(KIND_STRING, "plane_name", struct hlo_module, plane_name),
+};
+static const struct message_spec hlo_module_message = MESSAGE_SPEC(hlo_module_fields);
+
+static unsigned field_kind_wire_type(enum field_kind kind)
 {
     switch (kind) {
     case KIND_DOUBLE:
@@ -351,21 +328,30 @@ static unsigned snapshot_kind_wire_type(enum snapshot_kind kind)
     }
 }
 
-static enum load_status protobuf_read_snapshot_fields(struct protobuf_loader *loader,
-                                                      size_t position, size_t end,
-                                                      const struct snapshot_message *message,
-                                                      struct snapshot *snapshot);
+static enum load_status protobuf_read_fields(struct protobuf_loader *loader, size_t position,
+                                             size_t end, const struct message_spec *message,
+                                             void *target);
 
-static enum load_status protobuf_store_snapshot_field(struct protobuf_loader *loader,
-                                                      const struct snapshot_field *spec,
-                                                      const struct wire_field *field,
-                                                      struct snapshot *snapshot)
+static enum load_status protobuf_store_string(struct protobuf_loader *loader,
+                                              const struct wire_field *field, char *member)
 {
-    char *member = (char *)snapshot + spec->member;
+    uint32_t string_id = string_table_intern(loader->profile->strings,
+                                             (const char *)loader->wire.bytes + field->start,
+                                             field->end - field->start);
+    if (string_id == STRING_ID_NONE)
+        return protobuf_fail_memory(loader, field->offset);
+    memcpy(member, &string_id, sizeof string_id);
+    return LOAD_OK;
+}
+
+static enum load_status protobuf_store_field(struct protobuf_loader *loader,
+                                             const struct field_spec *spec,
+                                             const struct wire_field *field, void *target)
+{
+    char *member = (char *)target + spec->member;
     int64_t int64_value = wire_int64(field->value);
     int enum_value = wire_int32(field->value);
     double double_value = wire_double(field->value);
-    uint32_t string_id;
     switch (spec->kind) {
     case KIND_INT64:
         memcpy(member, &int64_value, sizeof int64_value);
@@ -380,27 +366,21 @@ static enum load_status protobuf_store_snapshot_field(struct protobuf_loader *lo
         memcpy(member, &enum_value, sizeof enum_value);
         return LOAD_OK;
     case KIND_STRING:
-        string_id = string_table_intern(loader->profile->strings,
-                                        (const char *)loader->wire.bytes + field->start,
-                                        field->end - field->start);
-        if (string_id == STRING_ID_NONE)
-            return protobuf_fail_memory(loader, field->offset);
-        memcpy(member, &string_id, sizeof string_id);
-        return LOAD_OK;
+        return protobuf_store_string(loader, field, member);
     case KIND_MESSAGE:
-        /* The submessage's fields land in the same flat snapshot, so a
+        /* The submessage's fields land in the same flat struct, so a
          * repeated submessage merges the way protobuf merges it. */
-        return protobuf_read_snapshot_fields(loader, field->start, field->end, spec->message,
-                                             snapshot);
+        return protobuf_read_fields(loader, field->start, field->end, spec->message, target);
     default:
         return LOAD_OK;
     }
 }
 
-static enum load_status protobuf_read_snapshot_fields(struct protobuf_loader *loader,
-                                                      size_t position, size_t end,
-                                                      const struct snapshot_message *message,
-                                                      struct snapshot *snapshot)
+/* Decodes one message onto `target`: fields it does not carry keep their
+ * values, which is protobuf's merge when `target` already holds some. */
+static enum load_status protobuf_read_fields(struct protobuf_loader *loader, size_t position,
+                                             size_t end, const struct message_spec *message,
+                                             void *target)
 {
     struct wire_field field;
     while (position < end) {
@@ -409,29 +389,31 @@ static enum load_status protobuf_read_snapshot_fields(struct protobuf_loader *lo
             return status;
         if (field.number >= message->field_count)
             continue;
-        const struct snapshot_field *spec = &message->fields[field.number];
+        const struct field_spec *spec = &message->fields[field.number];
         if (spec->kind == KIND_NONE)
             continue;
-        status = wire_expect(&loader->wire, &field, snapshot_kind_wire_type(spec->kind),
+        status = wire_expect(&loader->wire, &field, field_kind_wire_type(spec->kind),
                              spec->name);
         if (status == LOAD_OK)
-            status = protobuf_store_snapshot_field(loader, spec, &field, snapshot);
+            status = protobuf_store_field(loader, spec, &field, target);
         if (status != LOAD_OK)
             return status;
     }
     return LOAD_OK;
 }
 
+/* ---- the PerAllocatorMemoryProfile fields ---- */
+
 /* Appends one MemoryProfileSnapshot (message = snapshot_message) or one
  * MemoryActivityMetadata (message = metadata_message, time and stats 0). */
 static enum load_status protobuf_append_snapshot(struct protobuf_loader *loader,
                                                  const struct wire_field *field,
-                                                 const struct snapshot_message *message,
+                                                 const struct message_spec *message,
                                                  struct snapshot_columns *columns)
 {
     struct snapshot snapshot = { 0 };
     enum load_status status =
-        protobuf_read_snapshot_fields(loader, field->start, field->end, message, &snapshot);
+        protobuf_read_fields(loader, field->start, field->end, message, &snapshot);
     if (status != LOAD_OK)
         return status;
     if (!snapshot_columns_append(columns, &snapshot))
@@ -439,78 +421,22 @@ static enum load_status protobuf_append_snapshot(struct protobuf_loader *loader,
     return LOAD_OK;
 }
 
-/* ---- the small submessages, through protobuf-c ---- */
-
-static struct memory_stats protobuf_memory_stats(const Tensorflow__Profiler__MemoryAggregationStats *stats)
-{
-    struct memory_stats result = { 0 };
-    if (stats != NULL) {
-        result.stack_bytes = stats->stack_reserved_bytes;
-        result.heap_bytes = stats->heap_allocated_bytes;
-        result.free_bytes = stats->free_memory_bytes;
-        result.fragmentation = stats->fragmentation;
-        result.peak_bytes_in_use = stats->peak_bytes_in_use;
-    }
-    return result;
-}
-
-static bool protobuf_reserve_summaries(struct protobuf_loader *loader, size_t index)
-{
-    if (index < loader->summary_capacity)
-        return true;
-    size_t capacity = loader->summary_capacity ? loader->summary_capacity : 4;
-    while (capacity <= index)
-        capacity *= 2;
-    struct summary_bytes *grown = realloc(loader->summaries, capacity * sizeof *grown);
-    if (grown == NULL)
-        return false;
-    memset(grown + loader->summary_capacity, 0,
-           (capacity - loader->summary_capacity) * sizeof *grown);
-    loader->summaries = grown;
-    loader->summary_capacity = capacity;
-    return true;
-}
-
-static bool protobuf_append_summary_bytes(struct protobuf_loader *loader, size_t index,
-                                          const struct wire_field *field)
-{
-    size_t length = field->end - field->start;
-    if (!protobuf_reserve_summaries(loader, index))
-        return false;
-    struct summary_bytes *summary = &loader->summaries[index];
-    if (length == 0)
-        return true;
-    uint8_t *grown = realloc(summary->bytes, summary->size + length);
-    if (grown == NULL)
-        return false;
-    memcpy(grown + summary->size, loader->wire.bytes + field->start, length);
-    summary->bytes = grown;
-    summary->size += length;
-    return true;
-}
-
-/* Each profile_summary seen so far for this allocator is parsed again as one
- * message: cheap (summaries are tiny, rarely repeated) and exact. */
-static enum load_status protobuf_read_summary(struct protobuf_loader *loader, size_t index,
+/* A profile_summary seen again (in the same value or under a repeated key)
+ * merges into the one before, as protobuf merges a repeated submessage. */
+static enum load_status protobuf_read_summary(struct protobuf_loader *loader,
+                                              struct allocator *allocator,
                                               const struct wire_field *field)
 {
-    static const uint8_t no_bytes[1];
-    if (!protobuf_append_summary_bytes(loader, index, field))
-        return protobuf_fail_memory(loader, field->offset);
-    const struct summary_bytes *bytes = &loader->summaries[index];
-    loader->unpack_out_of_memory = false;
-    Tensorflow__Profiler__MemoryProfileSummary *summary =
-        tensorflow__profiler__memory_profile_summary__unpack(
-            &loader->unpack_allocator, bytes->size, bytes->bytes ? bytes->bytes : no_bytes);
-    if (summary == NULL)
-        return protobuf_fail_unpack(loader, field, "MemoryProfileSummary");
-    struct memory_stats peak = protobuf_memory_stats(summary->peak_stats);
-    struct allocator *allocator = &loader->profile->allocators[index];
-    allocator_set_summary(allocator, summary->memory_capacity, summary->peak_bytes_usage_lifetime,
-                          &peak, summary->peak_stats_time_ps);
+    struct allocator_summary summary = { 0 };
+    if (allocator->raw_has_summary)
+        summary = allocator->summary;
+    enum load_status status =
+        protobuf_read_fields(loader, field->start, field->end, &summary_message, &summary);
+    if (status != LOAD_OK)
+        return status;
+    allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
+                          &summary.peak, summary.peak_time_ps);
     allocator->raw_has_summary = true;
-    tensorflow__profiler__memory_profile_summary__free_unpacked(summary,
-                                                                &loader->unpack_allocator);
     return LOAD_OK;
 }
 
@@ -518,54 +444,27 @@ static enum load_status protobuf_read_active(struct protobuf_loader *loader,
                                              struct allocator *allocator,
                                              const struct wire_field *field)
 {
-    loader->unpack_out_of_memory = false;
-    Tensorflow__Profiler__ActiveAllocation *message =
-        tensorflow__profiler__active_allocation__unpack(&loader->unpack_allocator,
-                                                        field->end - field->start,
-                                                        loader->wire.bytes + field->start);
-    if (message == NULL)
-        return protobuf_fail_unpack(loader, field, "ActiveAllocation");
-    struct active_allocation active = {
-        .snapshot_index = message->snapshot_index,
-        .special_index = message->special_index,
-        .occurrences = message->num_occurrences,
-    };
-    tensorflow__profiler__active_allocation__free_unpacked(message, &loader->unpack_allocator);
+    struct active_allocation active = { 0 };
+    enum load_status status =
+        protobuf_read_fields(loader, field->start, field->end, &active_message, &active);
+    if (status != LOAD_OK)
+        return status;
     if (!allocator_add_active(allocator, &active))
         return protobuf_fail_memory(loader, field->offset);
     return LOAD_OK;
 }
 
-static bool protobuf_add_hlo_module(struct protobuf_loader *loader,
-                                    const Tensorflow__Profiler__HloModule *message)
-{
-    struct string_table *strings = loader->profile->strings;
-    struct hlo_module module = {
-        .id = message->id,
-        .name = string_table_intern(strings, message->name, strlen(message->name)),
-        .plane_name = string_table_intern(strings, message->plane_name,
-                                          strlen(message->plane_name)),
-        .start_time_ps = message->start_time_ps,
-        .end_time_ps = message->end_time_ps,
-    };
-    if (module.name == STRING_ID_NONE || module.plane_name == STRING_ID_NONE)
-        return false;
-    return profile_add_hlo_module(loader->profile, &module);
-}
-
 static enum load_status protobuf_read_hlo_module(struct protobuf_loader *loader,
                                                  const struct wire_field *field)
 {
-    loader->unpack_out_of_memory = false;
-    Tensorflow__Profiler__HloModule *message =
-        tensorflow__profiler__hlo_module__unpack(&loader->unpack_allocator,
-                                                 field->end - field->start,
-                                                 loader->wire.bytes + field->start);
-    if (message == NULL)
-        return protobuf_fail_unpack(loader, field, "HloModule");
-    bool added = protobuf_add_hlo_module(loader, message);
-    tensorflow__profiler__hlo_module__free_unpacked(message, &loader->unpack_allocator);
-    return added ? LOAD_OK : protobuf_fail_memory(loader, field->offset);
+    struct hlo_module module = { 0 };
+    enum load_status status =
+        protobuf_read_fields(loader, field->start, field->end, &hlo_module_message, &module);
+    if (status != LOAD_OK)
+        return status;
+    if (!profile_add_hlo_module(loader->profile, &module))
+        return protobuf_fail_memory(loader, field->offset);
+    return LOAD_OK;
 }
 
 /* ---- PerAllocatorMemoryProfile ---- */
@@ -632,7 +531,7 @@ static enum load_status protobuf_read_allocator_field(struct protobuf_loader *lo
         return protobuf_append_snapshot(loader, field, &snapshot_message,
                                         &allocator->raw_snapshots);
     case 2:
-        return protobuf_read_summary(loader, index, field);
+        return protobuf_read_summary(loader, allocator, field);
     case 3:
         return protobuf_read_active(loader, allocator, field);
     case 4:
@@ -779,9 +678,9 @@ static enum load_status protobuf_read_profile(struct protobuf_loader *loader)
 enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile *profile,
                                struct load_error *error)
 {
-    struct protobuf_loader loader;
-    protobuf_loader_init(&loader, bytes, size, profile, error);
-    enum load_status status = protobuf_read_profile(&loader);
-    protobuf_loader_free(&loader);
-    return status;
+    struct protobuf_loader loader = {
+        .wire = { .bytes = bytes, .size = size, .error = error },
+        .profile = profile,
+    };
+    return protobuf_read_profile(&loader);
 }

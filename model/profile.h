@@ -60,7 +60,7 @@ struct snapshot_columns {
     int64_t *free_bytes;
     double *fragmentation;
     int64_t *peak_bytes_in_use;
-    int8_t *activity;
+    int8_t *activity; /* enum memory_activity; values past int8 read as unknown */
     int64_t *requested_bytes;
     int64_t *allocation_bytes;
     uint64_t *address;
@@ -201,8 +201,9 @@ void profile_free(struct profile *profile);
 /* A new, empty profile; NULL when memory runs out. */
 struct profile *profile_new(void);
 /* The allocator with this memory id, created (at the end) if new; NULL
- * when memory runs out. A map may name the same key twice: like protobuf,
- * the later entry's fields are merged into the same allocator. */
+ * when memory runs out. A map may name the same key twice; protobuf would
+ * keep only the last entry, memtop merges the entries' fields into one
+ * allocator so that no snapshot in the file is silently dropped. */
 struct allocator *profile_add_allocator(struct profile *profile, const char *id, size_t id_length);
 bool profile_add_memory_id(struct profile *profile, const char *id, size_t id_length);
 bool profile_add_hlo_module(struct profile *profile, const struct hlo_module *module);

@@ -1,0 +1,1241 @@
+/* Tests for load_protobuf: random messages packed by protobuf-c must load to
+ * exactly what protobuf-c itself unpacks, and hand-made wire bytes check the
+ * protobuf rules and the error messages one by one. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_profile.pb-c.h"
+#include "model/load.h"
+#include "model/profile.h"
+#include "model/string_table.h"
+
+typedef Tensorflow__Profiler__MemoryAggregationStats Stats;
+typedef Tensorflow__Profiler__MemoryActivityMetadata Metadata;
+typedef Tensorflow__Profiler__MemoryProfileSnapshot Snapshot;
+typedef Tensorflow__Profiler__MemoryProfileSummary Summary;
+typedef Tensorflow__Profiler__ActiveAllocation Active;
+typedef Tensorflow__Profiler__PerAllocatorMemoryProfile PerAllocator;
+typedef Tensorflow__Profiler__HloModule HloModule;
+typedef Tensorflow__Profiler__MemoryProfile MemoryProfile;
+typedef Tensorflow__Profiler__MemoryProfile__MemoryProfilePerAllocatorEntry Entry;
+
+#define RANDOM_MESSAGES 300
+
+/* ---- a deterministic generator (splitmix64) ---- */
+
+struct random {
+    uint64_t state;
+};
+
+static uint64_t random_next(struct random *random)
+{
+    uint64_t z = (random->state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static size_t random_below(struct random *random, size_t limit)
+{
+    return (size_t)(random_next(random) % limit);
+}
+
+/* Mostly small counts, now and then up to 50. */
+static size_t random_count(struct random *random)
+{
+    return random_below(random, 8) == 0 ? random_below(random, 51) : random_below(random, 5);
+}
+
+static int64_t random_int64(struct random *random)
+{
+    static const int64_t edges[] = { 0, -1, 1, INT64_MIN, INT64_MAX, 127, 128, 1 << 20 };
+    size_t pick = random_below(random, 10);
+    if (pick < sizeof edges / sizeof edges[0])
+        return edges[pick];
+    uint64_t bits = random_next(random);
+    int64_t value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+static int32_t random_int32(struct random *random)
+{
+    static const int32_t edges[] = { 0, -1, 1, INT32_MIN, INT32_MAX, 2 };
+    size_t pick = random_below(random, 8);
+    return pick < 6 ? edges[pick] : (int32_t)random_below(random, 100000) - 50000;
+}
+
+static uint64_t random_address(struct random *random)
+{
+    size_t pick = random_below(random, 4);
+    return pick == 0 ? 0 : pick == 1 ? UINT64_MAX : random_next(random);
+}
+
+static double random_fragmentation(struct random *random)
+{
+    switch (random_below(random, 9)) {
+    case 0: return 0.0;
+    case 1: return NAN;
+    case 2: return INFINITY;
+    case 3: return -INFINITY;
+    case 4: return -0.25;
+    case 5: return -0.0;
+    case 6: return 1e308;
+    default: return (double)random_below(random, 1000001) / 1e6;
+    }
+}
+
+/* In range, negative, and unknown activities; the columns keep only int8. */
+static int random_activity(struct random *random)
+{
+    static const int values[] = { 0, 1, 2, 3, 4, -1, 7, 127, -128, 1000, INT32_MIN };
+    return values[random_below(random, sizeof values / sizeof values[0])];
+}
+
+/* ---- building messages; every block is freed at once at the end ---- */
+
+struct arena {
+    void **blocks;
+    size_t count;
+    size_t capacity;
+};
+
+static void *arena_alloc(struct arena *arena, size_t size)
+{
+    if (arena->count == arena->capacity) {
+        arena->capacity = arena->capacity ? arena->capacity * 2 : 256;
+        arena->blocks = realloc(arena->blocks, arena->capacity * sizeof *arena->blocks);
+        assert_non_null(arena->blocks);
+    }
+    void *block = calloc(1, size ? size : 1);
+    assert_non_null(block);
+    arena->blocks[arena->count++] = block;
+    return block;
+}
+
+static void arena_free(struct arena *arena)
+{
+    for (size_t index = 0; index < arena->count; index++)
+        free(arena->blocks[index]);
+    free(arena->blocks);
+    memset(arena, 0, sizeof *arena);
+}
+
+/* protobuf-c strings end at NUL, so generated strings never hold one. */
+static char *random_string(struct arena *arena, struct random *random)
+{
+    static const char *const samples[] = {
+        "", "", "float", "persist/dynamic", "[3,3,512,512]", "\x01\x02\x1f\x7f ctl",
+        "na\xc3\xafve \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", "\xff\xfe not utf-8",
+        "jit_train_step/while/body/dot_general",
+    };
+    size_t pick = random_below(random, sizeof samples / sizeof samples[0] + 1);
+    if (pick < sizeof samples / sizeof samples[0]) {
+        char *copy = arena_alloc(arena, strlen(samples[pick]) + 1);
+        strcpy(copy, samples[pick]);
+        return copy;
+    }
+    /* Long enough to need a two-byte length. */
+    size_t length = 100 + random_below(random, 300);
+    char *text = arena_alloc(arena, length + 1);
+    for (size_t index = 0; index < length; index++)
+        text[index] = (char)(1 + random_below(random, 255));
+    return text;
+}
+
+static Stats *random_stats(struct arena *arena, struct random *random)
+{
+    if (random_below(random, 5) == 0)
+        return NULL;
+    Stats *stats = arena_alloc(arena, sizeof *stats);
+    tensorflow__profiler__memory_aggregation_stats__init(stats);
+    stats->stack_reserved_bytes = random_int64(random);
+    stats->heap_allocated_bytes = random_int64(random);
+    stats->free_memory_bytes = random_int64(random);
+    stats->fragmentation = random_fragmentation(random);
+    stats->peak_bytes_in_use = random_int64(random);
+    return stats;
+}
+
+static Metadata *random_metadata(struct arena *arena, struct random *random)
+{
+    Metadata *metadata = arena_alloc(arena, sizeof *metadata);
+    tensorflow__profiler__memory_activity_metadata__init(metadata);
+    metadata->memory_activity = (Tensorflow__Profiler__MemoryActivity)random_activity(random);
+    metadata->requested_bytes = random_int64(random);
+    metadata->allocation_bytes = random_int64(random);
+    metadata->address = random_address(random);
+    metadata->tf_op_name = random_string(arena, random);
+    metadata->step_id = random_int64(random);
+    metadata->region_type = random_string(arena, random);
+    metadata->data_type = random_string(arena, random);
+    metadata->tensor_shape = random_string(arena, random);
+    return metadata;
+}
+
+static Snapshot **random_snapshots(struct arena *arena, struct random *random, size_t *count)
+{
+    *count = random_count(random);
+    Snapshot **snapshots = arena_alloc(arena, *count * sizeof *snapshots);
+    for (size_t index = 0; index < *count; index++) {
+        Snapshot *snapshot = arena_alloc(arena, sizeof *snapshot);
+        tensorflow__profiler__memory_profile_snapshot__init(snapshot);
+        snapshot->time_offset_ps = random_int64(random);
+        snapshot->aggregation_stats = random_stats(arena, random);
+        if (random_below(random, 5) != 0)
+            snapshot->activity_metadata = random_metadata(arena, random);
+        snapshots[index] = snapshot;
+    }
+    return snapshots;
+}
+
+static Summary *random_summary(struct arena *arena, struct random *random)
+{
+    if (random_below(random, 3) == 0)
+        return NULL;
+    Summary *summary = arena_alloc(arena, sizeof *summary);
+    tensorflow__profiler__memory_profile_summary__init(summary);
+    summary->peak_bytes_usage_lifetime = random_int64(random);
+    summary->peak_stats = random_stats(arena, random);
+    summary->peak_stats_time_ps = random_int64(random);
+    summary->memory_capacity = random_int64(random);
+    return summary;
+}
+
+static Active **random_actives(struct arena *arena, struct random *random, size_t *count)
+{
+    *count = random_count(random);
+    Active **actives = arena_alloc(arena, *count * sizeof *actives);
+    for (size_t index = 0; index < *count; index++) {
+        Active *active = arena_alloc(arena, sizeof *active);
+        tensorflow__profiler__active_allocation__init(active);
+        active->snapshot_index = random_int64(random);
+        active->special_index = random_int64(random);
+        active->num_occurrences = random_int64(random);
+        actives[index] = active;
+    }
+    return actives;
+}
+
+static Metadata **random_specials(struct arena *arena, struct random *random, size_t *count)
+{
+    *count = random_count(random);
+    Metadata **specials = arena_alloc(arena, *count * sizeof *specials);
+    for (size_t index = 0; index < *count; index++)
+        specials[index] = random_metadata(arena, random);
+    return specials;
+}
+
+static PerAllocator *random_per_allocator(struct arena *arena, struct random *random)
+{
+    if (random_below(random, 8) == 0)
+        return NULL;
+    PerAllocator *value = arena_alloc(arena, sizeof *value);
+    tensorflow__profiler__per_allocator_memory_profile__init(value);
+    value->memory_profile_snapshots =
+        random_snapshots(arena, random, &value->n_memory_profile_snapshots);
+    value->profile_summary = random_summary(arena, random);
+    value->active_allocations = random_actives(arena, random, &value->n_active_allocations);
+    value->special_allocations = random_specials(arena, random, &value->n_special_allocations);
+    value->sampled_timeline_snapshots =
+        random_snapshots(arena, random, &value->n_sampled_timeline_snapshots);
+    return value;
+}
+
+/* Keys from a small pool, so that a key often repeats across entries. */
+static Entry **random_entries(struct arena *arena, struct random *random, size_t *count)
+{
+    static const char *const keys[] = { "GPU_0_bfc", "", "TPU:0", "\x01key\x1f",
+                                        "\xe6\x97\xa5", "cpu" };
+    *count = random_below(random, 4) == 0 ? random_below(random, 51) : random_below(random, 5);
+    Entry **entries = arena_alloc(arena, *count * sizeof *entries);
+    for (size_t index = 0; index < *count; index++) {
+        Entry *entry = arena_alloc(arena, sizeof *entry);
+        tensorflow__profiler__memory_profile__memory_profile_per_allocator_entry__init(entry);
+        entry->key = (char *)keys[random_below(random, sizeof keys / sizeof keys[0])];
+        entry->value = random_per_allocator(arena, random);
+        entries[index] = entry;
+    }
+    return entries;
+}
+
+static HloModule **random_hlo_modules(struct arena *arena, struct random *random, size_t *count)
+{
+    *count = random_count(random);
+    HloModule **modules = arena_alloc(arena, *count * sizeof *modules);
+    for (size_t index = 0; index < *count; index++) {
+        HloModule *module = arena_alloc(arena, sizeof *module);
+        tensorflow__profiler__hlo_module__init(module);
+        module->name = random_string(arena, random);
+        module->start_time_ps = random_int64(random);
+        module->end_time_ps = random_int64(random);
+        module->id = random_int64(random);
+        module->plane_name = random_string(arena, random);
+        modules[index] = module;
+    }
+    return modules;
+}
+
+static MemoryProfile *random_memory_profile(struct arena *arena, struct random *random)
+{
+    MemoryProfile *message = arena_alloc(arena, sizeof *message);
+    tensorflow__profiler__memory_profile__init(message);
+    message->memory_profile_per_allocator =
+        random_entries(arena, random, &message->n_memory_profile_per_allocator);
+    message->num_hosts = random_int32(random);
+    message->n_memory_ids = random_count(random);
+    message->memory_ids = arena_alloc(arena, message->n_memory_ids * sizeof(char *));
+    for (size_t index = 0; index < message->n_memory_ids; index++)
+        message->memory_ids[index] = random_string(arena, random);
+    message->version = random_int32(random);
+    message->hlo_modules = random_hlo_modules(arena, random, &message->n_hlo_modules);
+    return message;
+}
+
+/* ---- comparing what load_protobuf built with protobuf-c's unpack ---- */
+
+static void expect_text(const struct profile *profile, uint32_t id, const char *text)
+{
+    assert_string_equal(string_table_text(profile->strings, id), text);
+    assert_int_equal(string_table_length(profile->strings, id), strlen(text));
+}
+
+static void expect_double(double actual, double expected)
+{
+    /* Bit for bit: NaN, -0.0 and infinities included. */
+    assert_memory_equal(&actual, &expected, sizeof actual);
+}
+
+static void expect_stats(const struct snapshot *actual, const Stats *stats)
+{
+    static const Stats zero = TENSORFLOW__PROFILER__MEMORY_AGGREGATION_STATS__INIT;
+    if (stats == NULL)
+        stats = &zero;
+    assert_int_equal(actual->stack_bytes, stats->stack_reserved_bytes);
+    assert_int_equal(actual->heap_bytes, stats->heap_allocated_bytes);
+    assert_int_equal(actual->free_bytes, stats->free_memory_bytes);
+    expect_double(actual->fragmentation, stats->fragmentation);
+    assert_int_equal(actual->peak_bytes_in_use, stats->peak_bytes_in_use);
+}
+
+static int expected_activity(int activity)
+{
+    return activity >= INT8_MIN && activity <= INT8_MAX ? activity : MEMORY_ACTIVITY_UNKNOWN;
+}
+
+static void expect_metadata(const struct profile *profile, const struct snapshot *actual,
+                            const Metadata *metadata)
+{
+    static const Metadata zero = TENSORFLOW__PROFILER__MEMORY_ACTIVITY_METADATA__INIT;
+    if (metadata == NULL)
+        metadata = &zero;
+    assert_int_equal(actual->activity, expected_activity((int)metadata->memory_activity));
+    assert_int_equal(actual->requested_bytes, metadata->requested_bytes);
+    assert_int_equal(actual->allocation_bytes, metadata->allocation_bytes);
+    assert_true(actual->address == metadata->address);
+    assert_int_equal(actual->step_id, metadata->step_id);
+    expect_text(profile, actual->op_name, metadata->tf_op_name);
+    expect_text(profile, actual->region_type, metadata->region_type);
+    expect_text(profile, actual->data_type, metadata->data_type);
+    expect_text(profile, actual->tensor_shape, metadata->tensor_shape);
+}
+
+static void expect_snapshots(const struct profile *profile, const struct snapshot_columns *columns,
+                             size_t *cursor, Snapshot *const *snapshots, size_t count)
+{
+    for (size_t index = 0; index < count; index++) {
+        struct snapshot actual;
+        assert_true(*cursor < columns->count);
+        snapshot_columns_get(columns, (*cursor)++, &actual);
+        assert_int_equal(actual.time_ps, snapshots[index]->time_offset_ps);
+        expect_stats(&actual, snapshots[index]->aggregation_stats);
+        expect_metadata(profile, &actual, snapshots[index]->activity_metadata);
+    }
+}
+
+static void expect_specials(const struct profile *profile, const struct snapshot_columns *columns,
+                            size_t *cursor, Metadata *const *specials, size_t count)
+{
+    for (size_t index = 0; index < count; index++) {
+        struct snapshot actual;
+        assert_true(*cursor < columns->count);
+        snapshot_columns_get(columns, (*cursor)++, &actual);
+        assert_int_equal(actual.time_ps, 0);
+        expect_stats(&actual, NULL);
+        expect_metadata(profile, &actual, specials[index]);
+    }
+}
+
+static void expect_actives(const struct allocator *allocator, size_t *cursor,
+                           Active *const *actives, size_t count)
+{
+    for (size_t index = 0; index < count; index++) {
+        assert_true(*cursor < allocator->raw_active_count);
+        const struct active_allocation *actual = &allocator->raw_active[(*cursor)++];
+        assert_int_equal(actual->snapshot_index, actives[index]->snapshot_index);
+        assert_int_equal(actual->special_index, actives[index]->special_index);
+        assert_int_equal(actual->occurrences, actives[index]->num_occurrences);
+    }
+}
+
+struct cursors {
+    size_t snapshots, sampled, specials, actives;
+};
+
+static void expect_allocator_value(const struct profile *profile,
+                                   const struct allocator *allocator, struct cursors *cursors,
+                                   const PerAllocator *value)
+{
+    if (value == NULL)
+        return;
+    expect_snapshots(profile, &allocator->raw_snapshots, &cursors->snapshots,
+                     value->memory_profile_snapshots, value->n_memory_profile_snapshots);
+    expect_snapshots(profile, &allocator->raw_sampled, &cursors->sampled,
+                     value->sampled_timeline_snapshots, value->n_sampled_timeline_snapshots);
+    expect_specials(profile, &allocator->raw_specials, &cursors->specials,
+                    value->special_allocations, value->n_special_allocations);
+    expect_actives(allocator, &cursors->actives, value->active_allocations,
+                   value->n_active_allocations);
+}
+
+/* protobuf-c leaves zero proto3 scalars off the wire (-0.0 included), so a
+ * non-zero value is exactly one that was sent. */
+static void merge_int64(int64_t *into, int64_t from)
+{
+    if (from != 0)
+        *into = from;
+}
+
+static void merge_stats(Stats *into, const Stats *from)
+{
+    merge_int64(&into->stack_reserved_bytes, from->stack_reserved_bytes);
+    merge_int64(&into->heap_allocated_bytes, from->heap_allocated_bytes);
+    merge_int64(&into->free_memory_bytes, from->free_memory_bytes);
+    if (from->fragmentation != 0.0 || isnan(from->fragmentation))
+        into->fragmentation = from->fragmentation;
+    merge_int64(&into->peak_bytes_in_use, from->peak_bytes_in_use);
+}
+
+static void merge_summary(Summary *into, const Summary *from)
+{
+    merge_int64(&into->peak_bytes_usage_lifetime, from->peak_bytes_usage_lifetime);
+    if (from->peak_stats != NULL)
+        merge_stats(into->peak_stats, from->peak_stats);
+    merge_int64(&into->peak_stats_time_ps, from->peak_stats_time_ps);
+    merge_int64(&into->memory_capacity, from->memory_capacity);
+}
+
+static void expect_summary_values(const struct allocator_summary *actual, const Summary *expected)
+{
+    assert_int_equal(actual->capacity_bytes, expected->memory_capacity);
+    assert_int_equal(actual->lifetime_peak_bytes, expected->peak_bytes_usage_lifetime);
+    assert_int_equal(actual->peak_time_ps, expected->peak_stats_time_ps);
+    struct snapshot peak = { .stack_bytes = actual->peak.stack_bytes,
+                             .heap_bytes = actual->peak.heap_bytes,
+                             .free_bytes = actual->peak.free_bytes,
+                             .fragmentation = actual->peak.fragmentation,
+                             .peak_bytes_in_use = actual->peak.peak_bytes_in_use };
+    expect_stats(&peak, expected->peak_stats);
+}
+
+/* A key repeated across map entries merges the way protobuf merges a
+ * repeated submessage: later fields that were sent win, the rest stay. */
+static void expect_summary(const struct allocator *allocator, const MemoryProfile *message,
+                           const char *key)
+{
+    Stats peak = TENSORFLOW__PROFILER__MEMORY_AGGREGATION_STATS__INIT;
+    Summary merged = TENSORFLOW__PROFILER__MEMORY_PROFILE_SUMMARY__INIT;
+    merged.peak_stats = &peak;
+    bool found = false;
+    for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
+        const Entry *entry = message->memory_profile_per_allocator[index];
+        if (strcmp(entry->key, key) != 0 || !entry->value || !entry->value->profile_summary)
+            continue;
+        merge_summary(&merged, entry->value->profile_summary);
+        found = true;
+    }
+    assert_int_equal(allocator->raw_has_summary, found);
+    if (found)
+        expect_summary_values(&allocator->summary, &merged);
+}
+
+static void expect_allocator(const struct profile *profile, const struct allocator *allocator,
+                             const MemoryProfile *message)
+{
+    const char *key = string_table_text(profile->strings, allocator->id);
+    struct cursors cursors = { 0 };
+    for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
+        const Entry *entry = message->memory_profile_per_allocator[index];
+        if (strcmp(entry->key, key) == 0)
+            expect_allocator_value(profile, allocator, &cursors, entry->value);
+    }
+    assert_int_equal(cursors.snapshots, allocator->raw_snapshots.count);
+    assert_int_equal(cursors.sampled, allocator->raw_sampled.count);
+    assert_int_equal(cursors.specials, allocator->raw_specials.count);
+    assert_int_equal(cursors.actives, allocator->raw_active_count);
+    expect_summary(allocator, message, key);
+}
+
+/* Allocators come in the order their key first appears. */
+static void expect_allocator_order(const struct profile *profile, const MemoryProfile *message)
+{
+    size_t next = 0;
+    for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
+        const char *key = message->memory_profile_per_allocator[index]->key;
+        long found = profile_find_allocator(profile, key);
+        assert_true(found >= 0);
+        if ((size_t)found == next)
+            next++;
+        else
+            assert_true((size_t)found < next);
+    }
+    assert_int_equal(next, profile->allocator_count);
+}
+
+static void expect_hlo_modules(const struct profile *profile, const MemoryProfile *message)
+{
+    assert_int_equal(profile->hlo_module_count, message->n_hlo_modules);
+    for (size_t index = 0; index < message->n_hlo_modules; index++) {
+        const struct hlo_module *actual = &profile->hlo_modules[index];
+        const HloModule *expected = message->hlo_modules[index];
+        assert_int_equal(actual->id, expected->id);
+        expect_text(profile, actual->name, expected->name);
+        expect_text(profile, actual->plane_name, expected->plane_name);
+        assert_int_equal(actual->start_time_ps, expected->start_time_ps);
+        assert_int_equal(actual->end_time_ps, expected->end_time_ps);
+    }
+}
+
+static void expect_profile(const struct profile *profile, const MemoryProfile *message)
+{
+    assert_int_equal(profile->version, message->version);
+    assert_int_equal(profile->num_hosts, message->num_hosts);
+    assert_int_equal(profile->raw_memory_id_count, message->n_memory_ids);
+    for (size_t index = 0; index < message->n_memory_ids; index++)
+        expect_text(profile, profile->raw_memory_ids[index], message->memory_ids[index]);
+    expect_hlo_modules(profile, message);
+    expect_allocator_order(profile, message);
+    for (size_t index = 0; index < profile->allocator_count; index++)
+        expect_allocator(profile, &profile->allocators[index], message);
+}
+
+static void check_random_message(struct random *random)
+{
+    struct arena arena = { 0 };
+    MemoryProfile *built = random_memory_profile(&arena, random);
+    size_t size = tensorflow__profiler__memory_profile__get_packed_size(built);
+    uint8_t *bytes = malloc(size + 1);
+    assert_non_null(bytes);
+    assert_int_equal(tensorflow__profiler__memory_profile__pack(built, bytes), size);
+    arena_free(&arena);
+
+    MemoryProfile *unpacked = tensorflow__profiler__memory_profile__unpack(NULL, size, bytes);
+    assert_non_null(unpacked);
+    struct profile *profile = profile_new();
+    assert_non_null(profile);
+    struct load_error error = { "" };
+    enum load_status status = load_protobuf(bytes, size, profile, &error);
+    if (status != LOAD_OK)
+        fail_msg("load_protobuf: %s", error.message);
+    expect_profile(profile, unpacked);
+    profile_free(profile);
+    tensorflow__profiler__memory_profile__free_unpacked(unpacked, NULL);
+    free(bytes);
+}
+
+static void test_random_messages_match_protobuf_c(void **state)
+{
+    (void)state;
+    struct random random = { 20240611 };
+    for (int message = 0; message < RANDOM_MESSAGES; message++)
+        check_random_message(&random);
+}
+
+/* ---- hand-made wire bytes ---- */
+
+struct wire_buffer {
+    uint8_t bytes[4096];
+    size_t size;
+};
+
+static void put_byte(struct wire_buffer *buffer, uint8_t byte)
+{
+    assert_true(buffer->size < sizeof buffer->bytes);
+    buffer->bytes[buffer->size++] = byte;
+}
+
+static void put_varint(struct wire_buffer *buffer, uint64_t value)
+{
+    while (value >= 0x80) {
+        put_byte(buffer, (uint8_t)(value | 0x80));
+        value >>= 7;
+    }
+    put_byte(buffer, (uint8_t)value);
+}
+
+static void put_tag(struct wire_buffer *buffer, uint32_t field, unsigned type)
+{
+    put_varint(buffer, (uint64_t)field << 3 | type);
+}
+
+static void put_varint_field(struct wire_buffer *buffer, uint32_t field, uint64_t value)
+{
+    put_tag(buffer, field, 0);
+    put_varint(buffer, value);
+}
+
+static void put_fixed(struct wire_buffer *buffer, uint64_t value, unsigned width)
+{
+    for (unsigned index = 0; index < width; index++)
+        put_byte(buffer, (uint8_t)(value >> (8 * index)));
+}
+
+static void put_double_field(struct wire_buffer *buffer, uint32_t field, double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    put_tag(buffer, field, 1);
+    put_fixed(buffer, bits, 8);
+}
+
+static void put_bytes_field(struct wire_buffer *buffer, uint32_t field, const void *data,
+                            size_t size)
+{
+    put_tag(buffer, field, 2);
+    put_varint(buffer, size);
+    assert_true(buffer->size + size <= sizeof buffer->bytes);
+    memcpy(buffer->bytes + buffer->size, data, size);
+    buffer->size += size;
+}
+
+static void put_string_field(struct wire_buffer *buffer, uint32_t field, const char *text)
+{
+    put_bytes_field(buffer, field, text, strlen(text));
+}
+
+static void put_message_field(struct wire_buffer *buffer, uint32_t field,
+                              const struct wire_buffer *message)
+{
+    put_bytes_field(buffer, field, message->bytes, message->size);
+}
+
+/* One unknown field of each wire type the loader must skip. */
+static void put_unknown_fields(struct wire_buffer *buffer)
+{
+    put_varint_field(buffer, 99, UINT64_MAX);
+    put_tag(buffer, 100, 1);
+    put_fixed(buffer, 0x0123456789abcdefu, 8);
+    put_string_field(buffer, 101, "skip me");
+    put_tag(buffer, 102, 5);
+    put_fixed(buffer, 0xdeadbeef, 4);
+}
+
+/* A map entry { key, value } with the value given as bytes. */
+static void put_entry(struct wire_buffer *profile, const char *key,
+                      const struct wire_buffer *value)
+{
+    struct wire_buffer entry = { .size = 0 };
+    if (key)
+        put_string_field(&entry, 1, key);
+    if (value)
+        put_message_field(&entry, 2, value);
+    put_message_field(profile, 1, &entry);
+}
+
+static struct wire_buffer snapshot_bytes(int64_t time_ps, int64_t heap_bytes, const char *op)
+{
+    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 }, snapshot = { .size = 0 };
+    put_varint_field(&stats, 2, (uint64_t)heap_bytes);
+    put_varint_field(&metadata, 1, MEMORY_ACTIVITY_ALLOCATION);
+    put_string_field(&metadata, 5, op);
+    put_varint_field(&snapshot, 1, (uint64_t)time_ps);
+    put_message_field(&snapshot, 2, &stats);
+    put_message_field(&snapshot, 3, &metadata);
+    return snapshot;
+}
+
+static enum load_status load_buffer(const struct wire_buffer *buffer, struct profile **profile,
+                                    struct load_error *error)
+{
+    *profile = profile_new();
+    assert_non_null(*profile);
+    memset(error, 0, sizeof *error);
+    return load_protobuf(buffer->bytes, buffer->size, *profile, error);
+}
+
+static struct profile *load_ok(const struct wire_buffer *buffer)
+{
+    struct profile *profile;
+    struct load_error error;
+    enum load_status status = load_buffer(buffer, &profile, &error);
+    if (status != LOAD_OK)
+        fail_msg("load_protobuf: %s", error.message);
+    return profile;
+}
+
+/* Loads bytes that must be refused and checks the error's exact text. */
+static void expect_bad_input(const struct wire_buffer *buffer, const char *message)
+{
+    struct profile *profile;
+    struct load_error error;
+    assert_int_equal(load_buffer(buffer, &profile, &error), LOAD_BAD_INPUT);
+    assert_string_equal(error.message, message);
+    profile_free(profile);
+}
+
+static const struct allocator *find_allocator(const struct profile *profile, const char *id)
+{
+    long index = profile_find_allocator(profile, id);
+    assert_true(index >= 0);
+    return &profile->allocators[index];
+}
+
+static void test_empty_buffer_is_an_empty_profile(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    assert_non_null(profile);
+    struct load_error error = { "" };
+    assert_int_equal(load_protobuf(NULL, 0, profile, &error), LOAD_OK);
+    assert_int_equal(profile->allocator_count, 0);
+    assert_int_equal(profile->raw_memory_id_count, 0);
+    assert_int_equal(profile->hlo_module_count, 0);
+    assert_int_equal(profile->version, 0);
+    profile_free(profile);
+}
+
+static void test_unknown_fields_are_skipped(void **state)
+{
+    (void)state;
+    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 };
+    struct wire_buffer snapshot = { .size = 0 }, value = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    put_unknown_fields(&stats);
+    put_varint_field(&stats, 1, 11);
+    put_unknown_fields(&metadata);
+    put_string_field(&metadata, 9, "[2,2]");
+    put_unknown_fields(&snapshot);
+    put_message_field(&snapshot, 2, &stats);
+    put_message_field(&snapshot, 3, &metadata);
+    put_varint_field(&snapshot, 1, 42);
+    put_unknown_fields(&value);
+    put_message_field(&value, 1, &snapshot);
+    put_unknown_fields(&value);
+    put_unknown_fields(&profile_bytes);
+    put_varint_field(&profile_bytes, 4, 5); /* reserved */
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    put_varint_field(&profile_bytes, 5, 1);
+    put_unknown_fields(&profile_bytes);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->version, 1);
+    const struct allocator *allocator = find_allocator(profile, "GPU_0_bfc");
+    assert_int_equal(allocator->raw_snapshots.count, 1);
+    struct snapshot loaded;
+    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    assert_int_equal(loaded.time_ps, 42);
+    assert_int_equal(loaded.stack_bytes, 11);
+    assert_string_equal(profile_text(profile, loaded.tensor_shape), "[2,2]");
+    profile_free(profile);
+}
+
+static void test_repeated_scalar_last_wins(void **state)
+{
+    (void)state;
+    struct wire_buffer metadata = { .size = 0 }, snapshot = { .size = 0 };
+    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    put_string_field(&metadata, 5, "first");
+    put_varint_field(&metadata, 2, 100);
+    put_string_field(&metadata, 5, "second");
+    put_varint_field(&snapshot, 1, 7);
+    put_message_field(&snapshot, 3, &metadata);
+    put_varint_field(&snapshot, 1, 8);
+    put_message_field(&value, 5, &snapshot);
+    put_varint_field(&profile_bytes, 5, 3);
+    put_varint_field(&profile_bytes, 2, 9);
+    put_entry(&profile_bytes, "a", &value);
+    put_varint_field(&profile_bytes, 5, 1);
+    put_varint_field(&profile_bytes, 2, 4);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->version, 1);
+    assert_int_equal(profile->num_hosts, 4);
+    const struct allocator *allocator = find_allocator(profile, "a");
+    struct snapshot loaded;
+    snapshot_columns_get(&allocator->raw_sampled, 0, &loaded);
+    assert_int_equal(loaded.time_ps, 8);
+    assert_int_equal(loaded.requested_bytes, 100);
+    assert_string_equal(profile_text(profile, loaded.op_name), "second");
+    profile_free(profile);
+}
+
+/* A repeated submessage merges: its later fields win, the others stay. */
+static void test_repeated_submessage_merges(void **state)
+{
+    (void)state;
+    struct wire_buffer stats_one = { .size = 0 }, stats_two = { .size = 0 };
+    struct wire_buffer snapshot = { .size = 0 }, summary_one = { .size = 0 };
+    struct wire_buffer summary_two = { .size = 0 }, value = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    put_varint_field(&stats_one, 1, 5);
+    put_varint_field(&stats_one, 2, 6);
+    put_varint_field(&stats_two, 2, 60);
+    put_double_field(&stats_two, 4, 0.5);
+    put_message_field(&snapshot, 2, &stats_one);
+    put_message_field(&snapshot, 2, &stats_two);
+    put_varint_field(&summary_one, 4, 1000);
+    put_varint_field(&summary_one, 1, 10);
+    put_message_field(&summary_one, 2, &stats_one);
+    put_varint_field(&summary_two, 1, 20);
+    put_message_field(&summary_two, 2, &stats_two);
+    put_message_field(&value, 1, &snapshot);
+    put_message_field(&value, 2, &summary_one);
+    put_message_field(&value, 2, &summary_two);
+    put_entry(&profile_bytes, "a", &value);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    const struct allocator *allocator = find_allocator(profile, "a");
+    struct snapshot loaded;
+    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    assert_int_equal(loaded.stack_bytes, 5);
+    assert_int_equal(loaded.heap_bytes, 60);
+    assert_true(loaded.fragmentation == 0.5);
+    assert_true(allocator->raw_has_summary);
+    assert_int_equal(allocator->summary.capacity_bytes, 1000);
+    assert_int_equal(allocator->summary.lifetime_peak_bytes, 20);
+    assert_int_equal(allocator->summary.peak.stack_bytes, 5);
+    assert_int_equal(allocator->summary.peak.heap_bytes, 60);
+    assert_true(allocator->summary.peak.fragmentation == 0.5);
+    profile_free(profile);
+}
+
+static void test_map_value_before_key(void **state)
+{
+    (void)state;
+    struct wire_buffer value = { .size = 0 }, entry = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    struct wire_buffer snapshot = snapshot_bytes(5, 64, "op");
+    put_message_field(&value, 1, &snapshot);
+    put_message_field(&entry, 2, &value);
+    put_string_field(&entry, 1, "ignored: a later key wins");
+    put_string_field(&entry, 1, "GPU_1_bfc");
+    put_message_field(&profile_bytes, 1, &entry);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->allocator_count, 1);
+    const struct allocator *allocator = find_allocator(profile, "GPU_1_bfc");
+    assert_int_equal(allocator->raw_snapshots.count, 1);
+    struct snapshot loaded;
+    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    assert_int_equal(loaded.heap_bytes, 64);
+    assert_int_equal(loaded.activity, MEMORY_ACTIVITY_ALLOCATION);
+    assert_string_equal(profile_text(profile, loaded.op_name), "op");
+    profile_free(profile);
+}
+
+static void test_map_entry_without_key_or_value(void **state)
+{
+    (void)state;
+    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    struct wire_buffer snapshot = snapshot_bytes(1, 2, "x");
+    put_message_field(&value, 5, &snapshot);
+    put_entry(&profile_bytes, NULL, &value);
+    put_entry(&profile_bytes, "only a key", NULL);
+    put_entry(&profile_bytes, NULL, NULL);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->allocator_count, 2);
+    const struct allocator *unnamed = find_allocator(profile, "");
+    assert_int_equal(unnamed->raw_sampled.count, 1);
+    const struct allocator *empty = find_allocator(profile, "only a key");
+    assert_int_equal(empty->raw_snapshots.count, 0);
+    assert_int_equal(empty->raw_sampled.count, 0);
+    assert_false(empty->raw_has_summary);
+    profile_free(profile);
+}
+
+static void test_duplicate_allocator_key_merges(void **state)
+{
+    (void)state;
+    struct wire_buffer first = { .size = 0 }, second = { .size = 0 }, other = { .size = 0 };
+    struct wire_buffer summary_one = { .size = 0 }, summary_two = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    struct wire_buffer early = snapshot_bytes(1, 10, "early");
+    struct wire_buffer late = snapshot_bytes(2, 20, "late");
+    put_varint_field(&summary_one, 4, 4096);
+    put_varint_field(&summary_two, 3, 77);
+    put_message_field(&first, 1, &early);
+    put_message_field(&first, 2, &summary_one);
+    put_message_field(&second, 1, &late);
+    put_message_field(&second, 2, &summary_two);
+    put_message_field(&other, 1, &early);
+    put_entry(&profile_bytes, "GPU_0_bfc", &first);
+    put_entry(&profile_bytes, "cpu", &other);
+    put_entry(&profile_bytes, "GPU_0_bfc", &second);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->allocator_count, 2);
+    assert_string_equal(profile_text(profile, profile->allocators[0].id), "GPU_0_bfc");
+    const struct allocator *merged = &profile->allocators[0];
+    assert_int_equal(merged->raw_snapshots.count, 2);
+    struct snapshot loaded;
+    snapshot_columns_get(&merged->raw_snapshots, 1, &loaded);
+    assert_string_equal(profile_text(profile, loaded.op_name), "late");
+    assert_int_equal(merged->summary.capacity_bytes, 4096);
+    assert_int_equal(merged->summary.peak_time_ps, 77);
+    assert_int_equal(profile->allocators[1].raw_snapshots.count, 1);
+    profile_free(profile);
+}
+
+/* The pre-pass counts the snapshots, so the columns hold no spare room. */
+static void test_snapshot_columns_reserved_exactly(void **state)
+{
+    (void)state;
+    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    struct wire_buffer snapshot = snapshot_bytes(1, 2, "op");
+    for (int index = 0; index < 3; index++)
+        put_message_field(&value, 1, &snapshot);
+    for (int index = 0; index < 21; index++)
+        put_message_field(&value, 5, &snapshot);
+    put_entry(&profile_bytes, "a", &value);
+    put_entry(&profile_bytes, "a", &value);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    const struct allocator *allocator = find_allocator(profile, "a");
+    assert_int_equal(allocator->raw_snapshots.count, 6);
+    assert_int_equal(allocator->raw_snapshots.capacity, 6);
+    assert_int_equal(allocator->raw_sampled.count, 42);
+    assert_int_equal(allocator->raw_sampled.capacity, 42);
+    profile_free(profile);
+}
+
+static void test_special_allocation_has_only_metadata(void **state)
+{
+    (void)state;
+    struct wire_buffer metadata = { .size = 0 }, value = { .size = 0 };
+    struct wire_buffer active = { .size = 0 }, profile_bytes = { .size = 0 };
+    struct wire_buffer summary = { .size = 0 };
+    put_varint_field(&metadata, 3, 1 << 20);
+    put_string_field(&metadata, 5, "stack");
+    put_string_field(&metadata, 7, "stack");
+    put_varint_field(&metadata, 1, (uint64_t)-1); /* a negative enum: 10 bytes */
+    put_varint_field(&active, 1, (uint64_t)-1);
+    put_varint_field(&active, 2, 0);
+    put_varint_field(&active, 3, 2);
+    put_message_field(&value, 4, &metadata);
+    put_message_field(&value, 3, &active);
+    put_message_field(&value, 2, &summary); /* present but empty */
+    put_entry(&profile_bytes, "a", &value);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    const struct allocator *allocator = find_allocator(profile, "a");
+    assert_int_equal(allocator->raw_specials.count, 1);
+    struct snapshot special;
+    snapshot_columns_get(&allocator->raw_specials, 0, &special);
+    assert_int_equal(special.time_ps, 0);
+    assert_int_equal(special.heap_bytes, 0);
+    assert_int_equal(special.allocation_bytes, 1 << 20);
+    assert_int_equal(special.activity, -1);
+    assert_string_equal(profile_text(profile, special.region_type), "stack");
+    assert_int_equal(allocator->raw_active_count, 1);
+    assert_int_equal(allocator->raw_active[0].snapshot_index, -1);
+    assert_int_equal(allocator->raw_active[0].occurrences, 2);
+    assert_true(allocator->raw_has_summary);
+    assert_int_equal(allocator->summary.capacity_bytes, 0);
+    profile_free(profile);
+}
+
+/* Strings are kept byte for byte, even past a NUL (protobuf-c cuts there). */
+static void test_strings_are_kept_byte_for_byte(void **state)
+{
+    (void)state;
+    static const char op[] = { 'a', '\0', 'b', '\x1b' };
+    static const char key[] = { 'k', '\0' };
+    struct wire_buffer metadata = { .size = 0 }, snapshot = { .size = 0 };
+    struct wire_buffer value = { .size = 0 }, entry = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    put_bytes_field(&metadata, 5, op, sizeof op);
+    put_message_field(&snapshot, 3, &metadata);
+    put_message_field(&value, 1, &snapshot);
+    put_bytes_field(&entry, 1, key, sizeof key);
+    put_message_field(&entry, 2, &value);
+    put_message_field(&profile_bytes, 1, &entry);
+    put_bytes_field(&profile_bytes, 3, key, sizeof key);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->allocator_count, 1);
+    const struct allocator *allocator = &profile->allocators[0];
+    assert_int_equal(string_table_length(profile->strings, allocator->id), sizeof key);
+    assert_int_equal(profile->raw_memory_ids[0], allocator->id);
+    struct snapshot loaded;
+    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    assert_int_equal(string_table_length(profile->strings, loaded.op_name), sizeof op);
+    assert_memory_equal(string_table_text(profile->strings, loaded.op_name), op, sizeof op);
+    profile_free(profile);
+}
+
+/* int32 fields arrive as sign-extended 64-bit varints. */
+static void test_negative_int32_is_a_ten_byte_varint(void **state)
+{
+    (void)state;
+    struct wire_buffer profile_bytes = { .size = 0 };
+    put_varint_field(&profile_bytes, 5, (uint64_t)(int64_t)INT32_MIN);
+    put_varint_field(&profile_bytes, 2, (uint64_t)-1);
+    assert_int_equal(profile_bytes.size, 22);
+
+    struct profile *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->version, INT32_MIN);
+    assert_int_equal(profile->num_hosts, -1);
+    profile_free(profile);
+}
+
+static void test_wrong_wire_type_names_the_offset(void **state)
+{
+    (void)state;
+    struct wire_buffer top = { .size = 0 };
+    put_varint_field(&top, 5, 300); /* 3 bytes */
+    put_varint_field(&top, 2, 1);   /* 2 bytes */
+    put_string_field(&top, 3, "a"); /* 3 bytes */
+    put_varint_field(&top, 3, 0);
+    expect_bad_input(&top, "offset 8: field 3 (memory_ids) has wire type 0, expected 2");
+
+    /* Deep inside: fragmentation sent as a varint. Offsets are absolute. */
+    struct wire_buffer stats = { .size = 0 }, snapshot = { .size = 0 };
+    struct wire_buffer value = { .size = 0 }, nested = { .size = 0 };
+    put_varint_field(&stats, 4, 1);
+    put_message_field(&snapshot, 2, &stats);
+    put_message_field(&value, 1, &snapshot);
+    put_entry(&nested, "k", &value);
+    /* entry tag+length 2, key 3, value tag+length 2, snapshot 2, stats 2 */
+    expect_bad_input(&nested, "offset 11: field 4 (fragmentation) has wire type 0, expected 1");
+
+    struct wire_buffer key = { .size = 0 }, entry = { .size = 0 };
+    put_varint_field(&entry, 1, 3);
+    put_message_field(&key, 1, &entry);
+    expect_bad_input(&key, "offset 2: field 1 (key) has wire type 0, expected 2");
+
+    struct wire_buffer summary = { .size = 0 }, bad_summary = { .size = 0 };
+    struct wire_buffer with_summary = { .size = 0 };
+    put_string_field(&summary, 1, "not a varint");
+    put_message_field(&bad_summary, 2, &summary);
+    put_entry(&with_summary, "k", &bad_summary);
+    expect_bad_input(&with_summary,
+                     "offset 9: field 1 (peak_bytes_usage_lifetime) has wire type 2, expected 0");
+}
+
+static void test_overlong_varint(void **state)
+{
+    (void)state;
+    struct wire_buffer buffer = { .size = 0 };
+    put_tag(&buffer, 5, 0);
+    for (int index = 0; index < 10; index++)
+        put_byte(&buffer, 0x80);
+    put_byte(&buffer, 0x01);
+    expect_bad_input(&buffer, "offset 1: varint longer than 10 bytes");
+
+    /* Ten bytes with the high bits of the last one set are still fine. */
+    struct wire_buffer ten = { .size = 0 };
+    put_tag(&ten, 5, 0);
+    for (int index = 0; index < 9; index++)
+        put_byte(&ten, 0xff);
+    put_byte(&ten, 0x7f);
+    struct profile *profile = load_ok(&ten);
+    assert_int_equal(profile->version, -1);
+    profile_free(profile);
+}
+
+static void test_truncated_varint(void **state)
+{
+    (void)state;
+    struct wire_buffer buffer = { .size = 0 };
+    put_tag(&buffer, 2, 0);
+    put_byte(&buffer, 0x80);
+    put_byte(&buffer, 0x80);
+    expect_bad_input(&buffer, "offset 1: varint runs past the end of the data (3 bytes)");
+}
+
+static void test_length_past_end(void **state)
+{
+    (void)state;
+    struct wire_buffer buffer = { .size = 0 };
+    put_tag(&buffer, 3, 2);
+    put_varint(&buffer, 900000);
+    put_byte(&buffer, 'a');
+    expect_bad_input(&buffer, "offset 1: length 900000 runs past the end of the data (5 bytes)");
+
+    /* A length that fits the file but not its enclosing message. */
+    struct wire_buffer nested = { .size = 0 };
+    put_tag(&nested, 1, 2);
+    put_varint(&nested, 3);
+    put_tag(&nested, 1, 2);
+    put_varint(&nested, 5);
+    put_byte(&nested, 'x');
+    for (int index = 0; index < 8; index++)
+        put_varint_field(&nested, 99, 0);
+    expect_bad_input(&nested, "offset 3: length 5 runs past the end of its message (at offset 5)");
+
+    /* The largest lengths must not wrap around. */
+    struct wire_buffer huge = { .size = 0 };
+    put_tag(&huge, 3, 2);
+    put_varint(&huge, UINT64_MAX);
+    expect_bad_input(&huge, "offset 1: length 18446744073709551615 runs past the end of the "
+                            "data (11 bytes)");
+}
+
+static void test_truncated_fixed64(void **state)
+{
+    (void)state;
+    struct wire_buffer buffer = { .size = 0 };
+    put_tag(&buffer, 100, 1);
+    put_fixed(&buffer, 0x010203, 3);
+    expect_bad_input(&buffer, "offset 2: fixed64 value runs past the end of the data (5 bytes)");
+
+    struct wire_buffer fixed32 = { .size = 0 };
+    put_tag(&fixed32, 7, 5);
+    put_fixed(&fixed32, 1, 2);
+    expect_bad_input(&fixed32, "offset 1: fixed32 value runs past the end of the data (3 bytes)");
+}
+
+static void test_group_and_invalid_wire_types(void **state)
+{
+    (void)state;
+    struct wire_buffer start = { .size = 0 };
+    put_varint_field(&start, 5, 1);
+    put_tag(&start, 9, 3);
+    put_tag(&start, 9, 4);
+    expect_bad_input(&start, "offset 2: field 9 has group wire type 3, not supported");
+
+    struct wire_buffer end = { .size = 0 };
+    put_tag(&end, 9, 4);
+    expect_bad_input(&end, "offset 0: field 9 has group wire type 4, not supported");
+
+    struct wire_buffer six = { .size = 0 };
+    put_tag(&six, 1, 6);
+    expect_bad_input(&six, "offset 0: field 1 has invalid wire type 6");
+
+    struct wire_buffer zero = { .size = 0 };
+    put_varint_field(&zero, 0, 1);
+    expect_bad_input(&zero, "offset 0: invalid field number 0");
+
+    struct wire_buffer wide = { .size = 0 };
+    put_varint(&wide, (uint64_t)1 << 35);
+    put_byte(&wide, 0);
+    expect_bad_input(&wide, "offset 0: invalid field number 4294967296");
+}
+
+/* A small message with every kind of field, for the damage tests. */
+static struct wire_buffer full_message(void)
+{
+    struct wire_buffer summary = { .size = 0 }, active = { .size = 0 }, special = { .size = 0 };
+    struct wire_buffer value = { .size = 0 }, module = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    struct wire_buffer snapshot = snapshot_bytes(123456, 1 << 20, "jit/dot");
+    put_varint_field(&summary, 1, 1 << 21);
+    put_varint_field(&summary, 4, (uint64_t)1 << 34);
+    put_varint_field(&active, 1, 0);
+    put_varint_field(&active, 3, 1);
+    put_string_field(&special, 7, "persist/dynamic");
+    put_message_field(&value, 1, &snapshot);
+    put_message_field(&value, 2, &summary);
+    put_message_field(&value, 3, &active);
+    put_message_field(&value, 4, &special);
+    put_message_field(&value, 5, &snapshot);
+    put_string_field(&module, 1, "jit_step");
+    put_varint_field(&module, 4, 7);
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    put_varint_field(&profile_bytes, 2, 1);
+    put_string_field(&profile_bytes, 3, "GPU_0_bfc");
+    put_varint_field(&profile_bytes, 5, 1);
+    put_message_field(&profile_bytes, 6, &module);
+    return profile_bytes;
+}
+
+/* Damaged input loads or is refused with an offset; it never crashes. */
+static enum load_status expect_ok_or_refused(const uint8_t *bytes, size_t size)
+{
+    struct profile *profile = profile_new();
+    assert_non_null(profile);
+    struct load_error error = { "" };
+    enum load_status status = load_protobuf(bytes, size, profile, &error);
+    assert_true(status == LOAD_OK || status == LOAD_BAD_INPUT);
+    if (status == LOAD_BAD_INPUT)
+        assert_memory_equal(error.message, "offset ", 7);
+    profile_free(profile);
+    return status;
+}
+
+static void test_every_prefix_loads_or_is_refused(void **state)
+{
+    (void)state;
+    struct wire_buffer message = full_message();
+    struct profile *whole = load_ok(&message);
+    assert_int_equal(whole->allocator_count, 1);
+    assert_int_equal(whole->hlo_module_count, 1);
+    profile_free(whole);
+    size_t refused = 0;
+    for (size_t size = 0; size < message.size; size++) {
+        /* A copy of just the prefix, so reading past it is caught. */
+        uint8_t *prefix = malloc(size ? size : 1);
+        assert_non_null(prefix);
+        memcpy(prefix, message.bytes, size);
+        refused += expect_ok_or_refused(prefix, size) == LOAD_BAD_INPUT;
+        free(prefix);
+    }
+    /* Most cuts land inside a field. */
+    assert_true(refused > message.size / 2);
+}
+
+static void test_every_damaged_byte_loads_or_is_refused(void **state)
+{
+    (void)state;
+    static const uint8_t replacements[] = { 0x00, 0x01, 0x7f, 0x80, 0xff, 0x0a, 0x0b, 0x0f };
+    struct wire_buffer message = full_message();
+    for (size_t position = 0; position < message.size; position++) {
+        for (size_t pick = 0; pick < sizeof replacements; pick++) {
+            uint8_t *damaged = malloc(message.size);
+            assert_non_null(damaged);
+            memcpy(damaged, message.bytes, message.size);
+            damaged[position] = replacements[pick];
+            expect_ok_or_refused(damaged, message.size);
+            free(damaged);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_messages_match_protobuf_c),
+        cmocka_unit_test(test_empty_buffer_is_an_empty_profile),
+        cmocka_unit_test(test_unknown_fields_are_skipped),
+        cmocka_unit_test(test_repeated_scalar_last_wins),
+        cmocka_unit_test(test_repeated_submessage_merges),
+        cmocka_unit_test(test_map_value_before_key),
+        cmocka_unit_test(test_map_entry_without_key_or_value),
+        cmocka_unit_test(test_duplicate_allocator_key_merges),
+        cmocka_unit_test(test_snapshot_columns_reserved_exactly),
+        cmocka_unit_test(test_special_allocation_has_only_metadata),
+        cmocka_unit_test(test_strings_are_kept_byte_for_byte),
+        cmocka_unit_test(test_negative_int32_is_a_ten_byte_varint),
+        cmocka_unit_test(test_wrong_wire_type_names_the_offset),
+        cmocka_unit_test(test_overlong_varint),
+        cmocka_unit_test(test_truncated_varint),
+        cmocka_unit_test(test_length_past_end),
+        cmocka_unit_test(test_truncated_fixed64),
+        cmocka_unit_test(test_group_and_invalid_wire_types),
+        cmocka_unit_test(test_every_prefix_loads_or_is_refused),
+        cmocka_unit_test(test_every_damaged_byte_loads_or_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
