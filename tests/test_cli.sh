@@ -101,5 +101,26 @@ for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
     expect "demo profile $demo loads" 0 out '"allocators":\[{"id":"GPU_0_bfc"'
 done
 
+# Profiles memtop has never seen: fresh ones from the generator, whose own
+# simulation computed the peaks the XProf way (--stats), in every form.
+generator="${MEMTOP_BUILDDIR:-.}/tests/generate_profile"
+for case in "0 pb 101" "0 json 202" "1 pb 303" "1 json 404"; do
+    set -- $case
+    version=$1 format=$2 seed=$3
+    "$generator" --version "$version" --format "$format" --seed "$seed" --snapshots 4000 \
+        --hlo 3 --stats -o "$work/fresh.$format" 2>"$work/stats"
+    run --summary --json "$work/fresh.$format"
+    set -- out "\"version\":$version,"
+    sed -n 's/^\([^:]*\): \([0-9]*\) snapshots.* peak \([0-9]*\) bytes.* at \([0-9]*\) ps.* capacity \([0-9]*\), lifetime peak \([0-9]*\), \([0-9]*\) rows.*/\1 \2 \3 \4 \5 \6 \7/p' \
+        "$work/stats" >"$work/expected"
+    [ -s "$work/expected" ] || echo "# the generator printed no stats" >>"$work/err"
+    while read -r id snapshots peak time capacity lifetime rows; do
+        [ "$version" = 1 ] && [ "$snapshots" -gt 1000 ] && snapshots=1000
+        set -- "$@" out "{\"id\":\"$id\",\"snapshots\":$snapshots,\"allocations\":[0-9]*,\"deallocations\":[0-9]*,\"capacity_bytes\":$capacity,\"lifetime_peak_bytes\":$lifetime,\"peak\":{\"bytes\":$peak,\"time_ps\":$time,"
+        set -- "$@" out "\"id\":\"$id\"[^]]*\"active_allocations\":$rows,"
+    done <"$work/expected"
+    expect "fresh v$version $format profile (seed $seed): summary as XProf computes it" 0 "$@"
+done
+
 echo "1..$count"
 [ "$failed" -eq 0 ]
