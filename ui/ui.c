@@ -3,12 +3,236 @@
 #include "ui/ui.h"
 
 #include <stdio.h>
+#include <string.h>
 
-/* placeholder until the viewer lands */
+#include <curses.h>
+
+#include "ui/header_pane.h"
+#include "ui/help_overlay.h"
+#include "ui/layout.h"
+#include "ui/list_pane.h"
+#include "ui/status_line.h"
+#include "ui/summary_pane.h"
+#include "ui/terminal.h"
+#include "ui/viewer.h"
+
+static void draw_too_small(struct viewer *viewer, WINDOW *window)
+{
+    const struct ui_style *style = &viewer->style;
+    char need[64], have[64];
+    snprintf(need, sizeof need, "terminal too small (need %dx%d)", LAYOUT_MIN_COLS,
+             LAYOUT_MIN_ROWS);
+    snprintf(have, sizeof have, "now %dx%d; q quits", COLS, LINES);
+    int y = LINES / 2 - 1;
+    if (y < 0)
+        y = 0;
+    const char *lines[] = {need, have};
+    for (int i = 0; i < 2 && y + i < LINES; i++) {
+        int width = draw_text_width(lines[i], style);
+        int x = width < COLS ? (COLS - width) / 2 : 0;
+        wattrset(window, i == 0 ? style->error : style->normal);
+        draw_text(window, y + i, x, COLS - x, lines[i], style);
+    }
+    wattrset(window, style->normal);
+}
+
+static bool row_is_title(const struct rect *const *rects, size_t count, int y)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!rect_is_empty(rects[i]) && rects[i]->y == y)
+            return true;
+    return false;
+}
+
+/* The rule between the columns, joined to the pane titles it meets. */
+static void draw_separator(struct viewer *viewer, WINDOW *window)
+{
+    const struct layout *layout = &viewer->layout;
+    const struct ui_style *style = &viewer->style;
+    const struct rect *left[] = {&layout->hosts, &layout->allocators, &layout->summary};
+    const struct rect *right[] = {&layout->chart, &layout->table, &layout->hlo};
+    /* Without data only the chart's place has a title. */
+    size_t right_count = viewer->allocator ? 3 : 1;
+    wattrset(window, style->dim);
+    for (int row = 0; row < layout->separator.height; row++) {
+        int y = layout->separator.y + row;
+        bool joins_left = row_is_title(left, 3, y), joins_right = row_is_title(right, right_count, y);
+        const char *glyph;
+        if (!style->utf8)
+            glyph = joins_left || joins_right ? "+" : "|";
+        else if (joins_left && joins_right)
+            glyph = "\xe2\x94\xbc"; /* ┼ */
+        else if (joins_left)
+            glyph = "\xe2\x94\xa4"; /* ┤ */
+        else if (joins_right)
+            glyph = "\xe2\x94\x9c"; /* ├ */
+        else
+            glyph = "\xe2\x94\x82"; /* │ */
+        mvwaddstr(window, y, layout->separator.x, glyph);
+    }
+    wattrset(window, style->normal);
+}
+
+/* Draws text over several rows, broken at spaces; returns the rows used. */
+static int draw_wrapped(WINDOW *window, int y, int x, int width, int max_rows, const char *text,
+                        const struct ui_style *style)
+{
+    char line[LOAD_ERROR_SIZE + 64];
+    int rows = 0;
+    while (*text && rows < max_rows && width > 0) {
+        size_t length = strlen(text), cut = length;
+        snprintf(line, sizeof line, "%.*s", (int)cut, text);
+        /* The longest run of whole words that fits (a last row is cut). */
+        while (rows + 1 < max_rows && draw_text_width(line, style) > width) {
+            char *space = strrchr(line, ' ');
+            if (!space || space == line)
+                break;
+            *space = '\0';
+            cut = (size_t)(space - line);
+        }
+        draw_text(window, y + rows, x, width, line, style);
+        rows++;
+        text += cut;
+        while (*text == ' ')
+            text++;
+    }
+    return rows;
+}
+
+/* Where the chart and table would be, when there is nothing to chart. */
+static void draw_no_data(struct viewer *viewer, WINDOW *window, const struct rect *area)
+{
+    const struct ui_style *style = &viewer->style;
+    const struct host *host = &viewer->hosts->hosts[viewer->host_index];
+    draw_pane_title(window, area->y, area->x, area->width, "Memory", false, style);
+    int y = area->y + 2, x = area->x + 2, width = area->width - 4;
+    if (viewer->profile) {
+        draw_text(window, y, x, width, "This profile has no allocators.", style);
+        return;
+    }
+    wattrset(window, style->error);
+    draw_text(window, y, x, width, "Could not load this host:", style);
+    wattrset(window, style->normal);
+    y += 1 + draw_wrapped(window, y + 1, x, width, 3, host->path, style);
+    y += draw_wrapped(window, y, x, width, 4, host->error.message, style);
+    if (viewer->hosts->count > 1) {
+        wattrset(window, style->dim);
+        draw_wrapped(window, y + 1, x, width, 2,
+                     "Pick another host in the Hosts list (j/k, Enter).", style);
+        wattrset(window, style->normal);
+    }
+}
+
+static void draw_right_column(struct viewer *viewer, WINDOW *window)
+{
+    const struct layout *layout = &viewer->layout;
+    if (!viewer->allocator) {
+        struct rect area = layout->chart;
+        area.height = layout->status.y - area.y;
+        draw_no_data(viewer, window, &area);
+        return;
+    }
+    const struct rect *chart = &layout->chart;
+    chart_pane_draw(viewer, window, chart->y, chart->x, chart->height, chart->width,
+                    viewer->focus == PANE_CHART);
+    const struct rect *table = &layout->table;
+    bool hlo_in_front = layout->hlo_tabbed && viewer->table_tab == PANE_HLO;
+    if (!hlo_in_front)
+        table_pane_draw(viewer, window, table->y, table->x, table->height, table->width,
+                        viewer->focus == PANE_TABLE);
+    const struct rect *hlo = &layout->hlo;
+    if (!rect_is_empty(hlo) && (hlo_in_front || !layout->hlo_tabbed))
+        hlo_pane_draw(viewer, window, hlo->y, hlo->x, hlo->height, hlo->width,
+                      viewer->focus == PANE_HLO);
+}
+
+static void draw_panes(struct viewer *viewer, WINDOW *window)
+{
+    const struct layout *layout = &viewer->layout;
+    header_pane_draw(viewer, window, layout->header.y, layout->header.x, layout->header.width);
+    const struct rect *hosts = &layout->hosts;
+    if (!rect_is_empty(hosts))
+        list_pane_draw_hosts(viewer, window, hosts->y, hosts->x, hosts->height, hosts->width,
+                             viewer->focus == PANE_HOSTS);
+    const struct rect *allocators = &layout->allocators;
+    list_pane_draw_allocators(viewer, window, allocators->y, allocators->x, allocators->height,
+                              allocators->width, viewer->focus == PANE_ALLOCATORS);
+    const struct rect *summary = &layout->summary;
+    summary_pane_draw(viewer, window, summary->y, summary->x, summary->height, summary->width);
+    draw_right_column(viewer, window);
+    draw_separator(viewer, window);
+}
+
+static void show_cursor(bool visible)
+{
+    static int shown = -1;
+    if (shown != (int)visible)
+        curs_set(visible ? 1 : 0);
+    shown = visible;
+}
+
+/* One frame: everything is drawn into stdscr and curses sends only the
+ * cells that changed, so moving a cursor costs a few bytes, not a screen. */
+static void draw_frame(struct viewer *viewer)
+{
+    WINDOW *window = stdscr;
+    if (viewer->redraw_all) {
+        clearok(curscr, TRUE);
+        viewer->redraw_all = false;
+    }
+    werase(window);
+    size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
+    layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
+                   viewer_pane_available(viewer, PANE_HLO));
+    bool prompt_cursor = false;
+    int cursor_x = 0;
+    if (viewer->layout.too_small) {
+        draw_too_small(viewer, window);
+    } else {
+        draw_panes(viewer, window);
+        if (viewer->overlay == OVERLAY_HELP)
+            help_overlay_draw(viewer, window, LINES, COLS);
+        else if (viewer->overlay == OVERLAY_ROW_DETAIL && viewer->allocator)
+            table_pane_draw_detail(viewer, window, LINES, COLS);
+        const struct rect *status = &viewer->layout.status;
+        prompt_cursor = status_line_draw(viewer, window, status->y, status->x, status->width,
+                                         &cursor_x);
+        if (prompt_cursor)
+            wmove(window, status->y, cursor_x);
+    }
+    show_cursor(prompt_cursor);
+    wnoutrefresh(window);
+    doupdate();
+}
+
 int ui_run(struct host_list *hosts, const struct ui_options *options)
 {
-    (void)hosts;
-    (void)options;
-    fputs("memtop: the viewer is not built yet; use --summary\n", stderr);
-    return 1;
+    struct ui_style style;
+    char error[256];
+    if (hosts->count == 0)
+        return 0;
+    if (!terminal_start(options, &style, error, sizeof error)) {
+        fprintf(stderr, "memtop: %s\n", error);
+        return 1;
+    }
+    struct viewer viewer;
+    viewer_init(&viewer, hosts, options, &style);
+    viewer.terminal_ready = true;
+    viewer_select_host(&viewer, 0);
+    int status = 0;
+    while (!viewer.quit) {
+        draw_frame(&viewer);
+        int key = terminal_read_key();
+        if (key == TERMINAL_KEY_SIGNAL)
+            break;
+        if (key == TERMINAL_KEY_CLOSED) {
+            status = 1; /* the terminal went away under us */
+            break;
+        }
+        viewer_handle_key(&viewer, key);
+    }
+    viewer_free(&viewer);
+    terminal_stop();
+    terminal_reraise(terminal_pending_signal());
+    return status;
 }

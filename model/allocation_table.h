@@ -1,0 +1,85 @@
+/* allocation_table: the rows of the active-allocations table as a view
+ * sees them: filtered by op name and sorted. No drawing, so the viewer
+ * and the CSV exporter share it and the tests check it without a screen.
+ *
+ * Sorts are stable: rows that compare equal keep the file's order (XProf
+ * writes them largest first), in both directions. */
+#ifndef MEMTOP_ALLOCATION_TABLE_H
+#define MEMTOP_ALLOCATION_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+enum table_column {
+    TABLE_COLUMN_FILE_ORDER = -1, /* no sort: XProf's order, as in the file */
+    TABLE_COLUMN_OP_NAME = 0,
+    TABLE_COLUMN_ALLOCATION_BYTES,
+    TABLE_COLUMN_REQUESTED_BYTES,
+    TABLE_COLUMN_OCCURRENCES,
+    TABLE_COLUMN_REGION_TYPE,
+    TABLE_COLUMN_DATA_TYPE,
+    TABLE_COLUMN_TENSOR_SHAPE,
+    TABLE_COLUMN_COUNT
+};
+
+#define ALLOCATION_TABLE_FILTER_SIZE 256
+/* Enough for allocation_table_op_name's "(unresolved: snapshot N)". */
+#define ALLOCATION_TABLE_LABEL_SIZE 64
+
+struct allocation_table {
+    const struct profile *profile;
+    const struct allocator *allocator;
+    size_t *order;   /* indices into allocator->rows, in display order */
+    size_t count;    /* rows shown (after the filter) */
+    enum table_column sort_column;
+    bool descending;
+    char filter[ALLOCATION_TABLE_FILTER_SIZE]; /* case-insensitive op-name
+                                                  substring; "" = all */
+    size_t *sorted;  /* every row, in sort order (the filter picks from it) */
+    size_t *scratch; /* for the merge sort */
+};
+
+/* The column's name for people ("Allocation", "Op name"), as the status line
+ * names the sort. The CSV column names are the exporter's (src/export.h). */
+const char *allocation_table_column_name(enum table_column column);
+/* The sort after `column` in the order the table's sort key cycles
+ * through: file order, allocation, requested, occurrences, op, region,
+ * data type, shape, then file order again. */
+enum table_column allocation_table_next_column(enum table_column column);
+/* The direction a column sorts in first: sizes and counts largest first,
+ * text A to Z, file order as in the file. */
+bool allocation_table_default_descending(enum table_column column);
+
+/* A table of every row of `allocator` (may be NULL: no rows) in file
+ * order; false when memory runs out (the table is then empty but valid). */
+bool allocation_table_init(struct allocation_table *table, const struct profile *profile,
+                           const struct allocator *allocator);
+void allocation_table_free(struct allocation_table *table);
+/* Re-filter (live, on every keystroke); false when memory runs out. */
+bool allocation_table_set_filter(struct allocation_table *table, const char *filter);
+void allocation_table_set_sort(struct allocation_table *table, enum table_column column,
+                               bool descending);
+/* The row at display position `position` (NULL past the end). */
+const struct allocation_row *allocation_table_row(const struct allocation_table *table,
+                                                  size_t position);
+/* Whether an op name matches a filter the way the table filters. */
+bool allocation_table_matches(const char *op_name, const char *filter);
+/* Whether the table's filter keeps this row (unresolved rows have no op
+ * name and match only the empty filter). */
+bool allocation_table_row_matches(const struct allocation_table *table,
+                                  const struct allocation_row *row);
+/* The op name to show for a row: the profile's text, or
+ * "(unresolved: snapshot N)" ("special N" when the snapshot index was
+ * negative) written into buffer for unresolved rows. */
+const char *allocation_table_op_name(const struct allocation_table *table,
+                                     const struct allocation_row *row, char *buffer,
+                                     size_t size);
+/* Rows before the filter. */
+size_t allocation_table_total(const struct allocation_table *table);
+/* Sum of allocation size x occurrences over the rows shown (saturating). */
+int64_t allocation_table_shown_bytes(const struct allocation_table *table);
+
+#endif

@@ -1,0 +1,148 @@
+# lib.sh: helpers for the shell tests, sourced by tests/test_*.sh.
+#
+# TAP:  tap_ok NAME | tap_not_ok NAME [FILE...] | tap_skip REASON | tap_check NAME COMMAND...
+#       tap_done (prints the plan, returns non-zero when a test failed)
+# tmux: tmux_start COLS ROWS COMMAND   starts COMMAND in a private tmux server
+#       tmux_keys KEY...               send-keys (tmux key names: Escape, Enter, BTab)
+#       tmux_text TEXT                 types TEXT literally
+#       tmux_capture                   the screen into $tmux_screen
+#       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
+#       tmux_wait_gone TEXT [SECONDS]  polls until it does not
+#       tmux_stop                      kills the server (also done at exit)
+# Waits poll every 0.1 s up to a generous limit: they never assert on timing.
+# POSIX sh.
+
+tap_count=0
+tap_failed=0
+test_work=$(mktemp -d "${TMPDIR:-/tmp}/memtop-test-XXXXXX")
+tmux_screen="$test_work/screen"
+tmux_socket="memtop-test-$$"
+tmux_started=false
+tmux_session=""
+tmux_sessions=0
+
+tap_ok() {
+    tap_count=$((tap_count + 1))
+    echo "ok $tap_count - $1"
+}
+
+# tap_not_ok NAME [FILE...]: the files (the screen by default) as comments.
+tap_not_ok() {
+    tap_count=$((tap_count + 1))
+    tap_failed=$((tap_failed + 1))
+    name=$1
+    shift
+    echo "not ok $tap_count - $name"
+    [ $# -gt 0 ] || set -- "$tmux_screen"
+    for file in "$@"; do
+        [ -r "$file" ] && sed 's/^/# /' "$file"
+    done
+    return 0
+}
+
+tap_skip() {
+    tap_count=$((tap_count + 1))
+    echo "ok $tap_count # SKIP $1"
+}
+
+# tap_check NAME COMMAND...: ok when COMMAND succeeds.
+tap_check() {
+    name=$1
+    shift
+    if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
+}
+
+tap_done() {
+    echo "1..$tap_count"
+    [ "$tap_failed" -eq 0 ]
+}
+
+tmux_run() {
+    "${TMUX_BIN:-tmux}" -L "$tmux_socket" -f /dev/null "$@"
+}
+
+tmux_stop() {
+    if $tmux_started; then
+        tmux_run kill-server >/dev/null 2>&1
+        tmux_started=false
+        tmux_session=""
+        # kill-server leaves the socket file behind.
+        rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$tmux_socket"
+    fi
+}
+
+lib_cleanup() {
+    tmux_stop
+    rm -rf "$test_work"
+}
+# The EXIT trap runs on every way out a signal can take too.
+trap lib_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
+
+# tmux_have: whether tmux can be used at all.
+tmux_have() {
+    [ -n "${TMUX_BIN:-}" ] && [ "$TMUX_BIN" != no ] || TMUX_BIN=$(command -v tmux) || return 1
+    [ -x "$TMUX_BIN" ] || command -v "$TMUX_BIN" >/dev/null 2>&1
+}
+
+# tmux_start COLS ROWS COMMAND: a new session running COMMAND (a shell
+# command line) replaces the previous one. The new session starts before
+# the old one ends, so the server never empties and exits under us (a new
+# server on the same socket would race the dying one). The pane stays
+# after COMMAND exits, so its last words can be read.
+tmux_start() {
+    : >"$tmux_screen"
+    previous=$tmux_session
+    tmux_sessions=$((tmux_sessions + 1))
+    tmux_session="test$tmux_sessions"
+    tmux_run new-session -d -x "$1" -y "$2" -s "$tmux_session" "$3" || return 1
+    tmux_started=true
+    tmux_run set-option -t "$tmux_session" remain-on-exit on >/dev/null 2>&1
+    [ -z "$previous" ] || tmux_run kill-session -t "$previous" >/dev/null 2>&1
+    return 0
+}
+
+tmux_keys() {
+    tmux_run send-keys -t "$tmux_session" "$@"
+}
+
+tmux_text() {
+    tmux_run send-keys -t "$tmux_session" -l "$1"
+}
+
+tmux_capture() {
+    tmux_run capture-pane -t "$tmux_session" -p >"$tmux_screen" 2>/dev/null || : >"$tmux_screen"
+}
+
+tmux_resize() {
+    tmux_run resize-window -t "$tmux_session" -x "$1" -y "$2"
+}
+
+# tmux_wait_for TEXT [SECONDS]: true as soon as the screen holds TEXT.
+tmux_wait_for() {
+    limit=$(( ${2:-10} * 10 ))
+    tries=0
+    while [ "$tries" -lt "$limit" ]; do
+        tmux_capture
+        grep -F -q -e "$1" "$tmux_screen" && return 0
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+    return 1
+}
+
+# tmux_wait_gone TEXT [SECONDS]: true as soon as the screen lacks TEXT.
+tmux_wait_gone() {
+    limit=$(( ${2:-10} * 10 ))
+    tries=0
+    while [ "$tries" -lt "$limit" ]; do
+        tmux_capture
+        grep -F -q -e "$1" "$tmux_screen" || return 0
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+    return 1
+}

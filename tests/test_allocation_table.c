@@ -1,0 +1,339 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "model/profile.h"
+#include "model/string_table.h"
+#include "tests/test_support.h"
+#include "model/allocation_table.h"
+
+struct row_spec {
+    const char *op;
+    int64_t allocation_bytes;
+    int64_t requested_bytes;
+    int64_t occurrences;
+    const char *region;
+    const char *data_type;
+    const char *shape;
+};
+
+static uint32_t intern(struct profile *profile, const char *text)
+{
+    uint32_t id = string_table_intern(profile->strings, text, strlen(text));
+    assert_int_not_equal(id, STRING_ID_NONE);
+    return id;
+}
+
+/* A finished profile with one allocator whose rows are `specs` in this
+ * order; a spec with a NULL op becomes a row whose snapshot index points
+ * nowhere (unresolved). */
+static struct profile *profile_with_rows(const struct row_spec *specs, size_t count)
+{
+    struct profile *profile = profile_new();
+    assert_non_null(profile);
+    struct allocator *allocator = profile_add_allocator(profile, "GPU_0_bfc", 9);
+    assert_non_null(allocator);
+    int64_t resolved = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct active_allocation active = {.special_index = -1,
+                                           .occurrences = specs[i].occurrences};
+        if (specs[i].op) {
+            struct snapshot snapshot = test_snapshot(1000 * (int64_t)i, 1);
+            snapshot.activity = MEMORY_ACTIVITY_ALLOCATION;
+            snapshot.allocation_bytes = specs[i].allocation_bytes;
+            snapshot.requested_bytes = specs[i].requested_bytes;
+            snapshot.op_name = intern(profile, specs[i].op);
+            snapshot.region_type = intern(profile, specs[i].region);
+            snapshot.data_type = intern(profile, specs[i].data_type);
+            snapshot.tensor_shape = intern(profile, specs[i].shape);
+            assert_true(snapshot_columns_append(&allocator->raw_snapshots, &snapshot));
+            active.snapshot_index = resolved++;
+        } else {
+            active.snapshot_index = 9999;
+        }
+        assert_true(allocator_add_active(allocator, &active));
+    }
+    assert_true(profile_finish(profile));
+    return profile;
+}
+
+/* Rows 0..5 in file order; row 3 is unresolved. */
+static const struct row_spec mixed_rows[] = {
+    {"Conv2D", 400, 300, 1, "output", "float", "[3,3]"},
+    {"conv2d_1", 400, 400, 2, "temp", "half", "[1]"},
+    {"MatMul", 100, 100, 5, "persist", "float", "[8,8]"},
+    {NULL, 0, 0, 1, NULL, NULL, NULL},
+    {"Relu", 100, 50, 1, "output", "bfloat16", "[2,2]"},
+    {"matmul_grad", 900, 900, 1, "temp", "float", "[]"},
+};
+
+struct fixture {
+    struct profile *profile;
+    struct allocation_table table;
+};
+
+static int setup_mixed(void **state)
+{
+    static struct fixture fixture;
+    fixture.profile = profile_with_rows(mixed_rows, sizeof mixed_rows / sizeof *mixed_rows);
+    assert_true(allocation_table_init(&fixture.table, fixture.profile,
+                                      &fixture.profile->allocators[0]));
+    *state = &fixture;
+    return 0;
+}
+
+static int teardown_mixed(void **state)
+{
+    struct fixture *fixture = *state;
+    allocation_table_free(&fixture->table);
+    profile_free(fixture->profile);
+    return 0;
+}
+
+/* The file positions of the rows shown, in display order. */
+static void assert_order(const struct allocation_table *table, const size_t *expected,
+                         size_t count)
+{
+    assert_int_equal(table->count, count);
+    for (size_t i = 0; i < count; i++) {
+        const struct allocation_row *row = allocation_table_row(table, i);
+        assert_non_null(row);
+        assert_int_equal(row - table->allocator->rows, expected[i]);
+    }
+    assert_null(allocation_table_row(table, count));
+}
+
+#define ASSERT_ORDER(table, ...)                                                   \
+    do {                                                                           \
+        const size_t expected_[] = {__VA_ARGS__};                                  \
+        assert_order((table), expected_, sizeof expected_ / sizeof *expected_);    \
+    } while (0)
+
+static void test_file_order_default(void **state)
+{
+    struct fixture *fixture = *state;
+    struct allocation_table *table = &fixture->table;
+    assert_int_equal(table->sort_column, TABLE_COLUMN_FILE_ORDER);
+    ASSERT_ORDER(table, 0, 1, 2, 3, 4, 5);
+    allocation_table_set_sort(table, TABLE_COLUMN_FILE_ORDER, true);
+    ASSERT_ORDER(table, 5, 4, 3, 2, 1, 0);
+    assert_int_equal(allocation_table_total(table), 6);
+}
+
+static void test_sort_numbers(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    allocation_table_set_sort(table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+    ASSERT_ORDER(table, 5, 0, 1, 2, 4, 3); /* ties (400, 100) keep file order */
+    allocation_table_set_sort(table, TABLE_COLUMN_ALLOCATION_BYTES, false);
+    ASSERT_ORDER(table, 3, 2, 4, 0, 1, 5); /* ... in both directions */
+    allocation_table_set_sort(table, TABLE_COLUMN_REQUESTED_BYTES, true);
+    ASSERT_ORDER(table, 5, 1, 0, 2, 4, 3);
+    allocation_table_set_sort(table, TABLE_COLUMN_REQUESTED_BYTES, false);
+    ASSERT_ORDER(table, 3, 4, 2, 0, 1, 5);
+    allocation_table_set_sort(table, TABLE_COLUMN_OCCURRENCES, true);
+    ASSERT_ORDER(table, 2, 1, 0, 3, 4, 5);
+    allocation_table_set_sort(table, TABLE_COLUMN_OCCURRENCES, false);
+    ASSERT_ORDER(table, 0, 3, 4, 5, 1, 2);
+}
+
+static void test_sort_text(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    /* Case-insensitive, the unresolved row's empty name first. */
+    allocation_table_set_sort(table, TABLE_COLUMN_OP_NAME, false);
+    ASSERT_ORDER(table, 3, 0, 1, 2, 5, 4);
+    allocation_table_set_sort(table, TABLE_COLUMN_OP_NAME, true);
+    ASSERT_ORDER(table, 4, 5, 2, 1, 0, 3);
+    allocation_table_set_sort(table, TABLE_COLUMN_REGION_TYPE, false);
+    ASSERT_ORDER(table, 3, 0, 4, 2, 1, 5);
+    allocation_table_set_sort(table, TABLE_COLUMN_REGION_TYPE, true);
+    ASSERT_ORDER(table, 1, 5, 2, 0, 4, 3);
+    allocation_table_set_sort(table, TABLE_COLUMN_DATA_TYPE, false);
+    ASSERT_ORDER(table, 3, 4, 0, 2, 5, 1);
+    allocation_table_set_sort(table, TABLE_COLUMN_DATA_TYPE, true);
+    ASSERT_ORDER(table, 1, 0, 2, 5, 4, 3);
+    allocation_table_set_sort(table, TABLE_COLUMN_TENSOR_SHAPE, false);
+    ASSERT_ORDER(table, 3, 1, 4, 0, 2, 5); /* by bytes: '1' < ']' */
+    allocation_table_set_sort(table, TABLE_COLUMN_TENSOR_SHAPE, true);
+    ASSERT_ORDER(table, 5, 2, 0, 4, 1, 3);
+}
+
+static void test_filter_case_insensitive(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    assert_true(allocation_table_set_filter(table, "CONV"));
+    ASSERT_ORDER(table, 0, 1);
+    assert_true(allocation_table_set_filter(table, "matmul"));
+    ASSERT_ORDER(table, 2, 5);
+    assert_true(allocation_table_set_filter(table, "mUl_G"));
+    ASSERT_ORDER(table, 5);
+    /* Sorting keeps the filter, and filtering keeps the sort. */
+    allocation_table_set_sort(table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+    ASSERT_ORDER(table, 5);
+    assert_true(allocation_table_set_filter(table, "c"));
+    ASSERT_ORDER(table, 0, 1);
+    assert_true(allocation_table_set_filter(table, "o"));
+    ASSERT_ORDER(table, 0, 1);
+    assert_string_equal(table->filter, "o");
+}
+
+static void test_empty_filter_and_no_match(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    assert_true(allocation_table_set_filter(table, "no such op"));
+    assert_int_equal(table->count, 0);
+    assert_null(allocation_table_row(table, 0));
+    assert_int_equal(allocation_table_shown_bytes(table), 0);
+    assert_true(allocation_table_set_filter(table, ""));
+    ASSERT_ORDER(table, 0, 1, 2, 3, 4, 5); /* the unresolved row included */
+    /* 400 + 400 * 2 + 100 * 5 + 0 + 100 + 900 */
+    assert_int_equal(allocation_table_shown_bytes(table), 2700);
+}
+
+static void test_unresolved_rows(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    const struct allocation_row *row = allocation_table_row(table, 3);
+    assert_int_equal(row->origin, ROW_UNRESOLVED);
+    char buffer[ALLOCATION_TABLE_LABEL_SIZE];
+    assert_string_equal(allocation_table_op_name(table, row, buffer, sizeof buffer),
+                        "(unresolved: snapshot 9999)");
+    assert_string_equal(allocation_table_op_name(table, allocation_table_row(table, 0), buffer,
+                                                 sizeof buffer),
+                        "Conv2D");
+    /* The label is not a name: no filter but "" finds the row. */
+    assert_true(allocation_table_set_filter(table, "unresolved"));
+    assert_int_equal(table->count, 0);
+    assert_true(allocation_table_set_filter(table, "9999"));
+    assert_int_equal(table->count, 0);
+    assert_false(allocation_table_row_matches(table, row));
+}
+
+static void test_stability_many_ties(void **state)
+{
+    (void)state;
+    struct row_spec specs[40];
+    for (size_t i = 0; i < 40; i++)
+        specs[i] = (struct row_spec){i % 3 ? "same" : "Same", 1024 * (int64_t)(i % 2), 7, 1,
+                                     "temp", "float", "[1]"};
+    struct profile *profile = profile_with_rows(specs, 40);
+    struct allocation_table table;
+    assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
+    for (int column = TABLE_COLUMN_FILE_ORDER + 1; column < TABLE_COLUMN_COUNT; column++) {
+        for (int descending = 0; descending < 2; descending++) {
+            allocation_table_set_sort(&table, column, descending);
+            assert_int_equal(table.count, 40);
+            for (size_t i = 1; i < 40; i++) {
+                size_t previous = table.order[i - 1], current = table.order[i];
+                const struct allocation_row *a = &profile->allocators[0].rows[previous];
+                const struct allocation_row *b = &profile->allocators[0].rows[current];
+                bool tie = column == TABLE_COLUMN_ALLOCATION_BYTES
+                               ? a->allocation_bytes == b->allocation_bytes
+                           : column == TABLE_COLUMN_OP_NAME ? a->op_name == b->op_name
+                                                            : true;
+                if (tie)
+                    assert_true(previous < current); /* file order among equals */
+            }
+        }
+    }
+    /* "same" and "Same" sort together; the bytes decide between them. */
+    allocation_table_set_sort(&table, TABLE_COLUMN_OP_NAME, false);
+    assert_int_equal(table.order[0], 0);
+    assert_string_equal(profile_text(profile, allocation_table_row(&table, 0)->op_name), "Same");
+    allocation_table_free(&table);
+    profile_free(profile);
+}
+
+static void test_special_rows_and_no_allocator(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_new();
+    struct allocator *allocator = profile_add_allocator(profile, "0", 1);
+    struct snapshot special = test_snapshot(0, 0);
+    special.op_name = intern(profile, "stack");
+    special.allocation_bytes = 65536;
+    assert_true(snapshot_columns_append(&allocator->raw_specials, &special));
+    struct active_allocation active = {.snapshot_index = -1, .special_index = 0,
+                                       .occurrences = 1};
+    assert_true(allocator_add_active(allocator, &active));
+    active.special_index = 7; /* points nowhere */
+    assert_true(allocator_add_active(allocator, &active));
+    assert_true(profile_finish(profile));
+    struct allocation_table table;
+    assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
+    assert_true(allocation_table_set_filter(&table, "STA"));
+    assert_int_equal(table.count, 1);
+    assert_int_equal(allocation_table_row(&table, 0)->origin, ROW_FROM_SPECIAL);
+    char buffer[ALLOCATION_TABLE_LABEL_SIZE];
+    assert_true(allocation_table_set_filter(&table, ""));
+    assert_string_equal(allocation_table_op_name(&table, allocation_table_row(&table, 1), buffer,
+                                                 sizeof buffer),
+                        "(unresolved: special 7)");
+    allocation_table_free(&table);
+    /* No allocator: an empty table that still sorts and filters. */
+    assert_true(allocation_table_init(&table, profile, NULL));
+    assert_int_equal(table.count, 0);
+    allocation_table_set_sort(&table, TABLE_COLUMN_OP_NAME, true);
+    assert_true(allocation_table_set_filter(&table, "x"));
+    assert_int_equal(table.count, 0);
+    allocation_table_free(&table);
+    profile_free(profile);
+}
+
+static void test_matches(void **state)
+{
+    (void)state;
+    assert_true(allocation_table_matches("", ""));
+    assert_true(allocation_table_matches("anything", ""));
+    assert_false(allocation_table_matches("", "a"));
+    assert_true(allocation_table_matches("model/Dense/MatMul", "dense/matmul"));
+    assert_false(allocation_table_matches("MatMul", "MatMul2"));
+    assert_true(allocation_table_matches("abab", "bab"));
+    assert_true(allocation_table_matches("caf\xc3\xa9", "\xc3\xa9"));     /* UTF-8 as bytes */
+    assert_false(allocation_table_matches("caf\xc3\xa9", "\xc3\x89"));    /* no Unicode folding */
+}
+
+static void test_sort_cycle(void **state)
+{
+    (void)state;
+    const enum table_column expected[] = {
+        TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_REQUESTED_BYTES, TABLE_COLUMN_OCCURRENCES,
+        TABLE_COLUMN_OP_NAME,          TABLE_COLUMN_REGION_TYPE,     TABLE_COLUMN_DATA_TYPE,
+        TABLE_COLUMN_TENSOR_SHAPE,     TABLE_COLUMN_FILE_ORDER,
+    };
+    enum table_column column = TABLE_COLUMN_FILE_ORDER;
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+        column = allocation_table_next_column(column);
+        assert_int_equal(column, expected[i]);
+        assert_true(allocation_table_column_name(column)[0] != '\0');
+    }
+    assert_true(allocation_table_default_descending(TABLE_COLUMN_ALLOCATION_BYTES));
+    assert_false(allocation_table_default_descending(TABLE_COLUMN_OP_NAME));
+    assert_false(allocation_table_default_descending(TABLE_COLUMN_FILE_ORDER));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_file_order_default, setup_mixed, teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_sort_numbers, setup_mixed, teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_sort_text, setup_mixed, teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_filter_case_insensitive, setup_mixed,
+                                        teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_empty_filter_and_no_match, setup_mixed,
+                                        teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_unresolved_rows, setup_mixed, teardown_mixed),
+        cmocka_unit_test(test_stability_many_ties),
+        cmocka_unit_test(test_special_rows_and_no_allocator),
+        cmocka_unit_test(test_matches),
+        cmocka_unit_test(test_sort_cycle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,223 @@
+/* Layout arithmetic: every pane inside the screen, none overlapping, the
+ * whole screen covered, the chart usable, for every size from the
+ * minimum up, with and without a hosts list and HLO modules. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "ui/layout.h"
+
+/* The rectangles that tile the screen (hlo only when not tabbed: tabbed,
+ * it is the table's rectangle). */
+static size_t tiles(const struct layout *layout, const struct rect **out)
+{
+    size_t count = 0;
+    out[count++] = &layout->header;
+    out[count++] = &layout->hosts;
+    out[count++] = &layout->allocators;
+    out[count++] = &layout->summary;
+    out[count++] = &layout->separator;
+    out[count++] = &layout->chart;
+    out[count++] = &layout->table;
+    if (!layout->hlo_tabbed)
+        out[count++] = &layout->hlo;
+    out[count++] = &layout->status;
+    return count;
+}
+
+static void assert_inside(const struct rect *rect, int rows, int cols)
+{
+    if (rect_is_empty(rect))
+        return;
+    assert_true(rect->y >= 0 && rect->x >= 0);
+    assert_true(rect->y + rect->height <= rows);
+    assert_true(rect->x + rect->width <= cols);
+}
+
+/* Inside, disjoint, and covering every cell exactly once. */
+static void assert_tiled(const struct layout *layout)
+{
+    const struct rect *rects[16];
+    size_t count = tiles(layout, rects);
+    long covered = 0;
+    for (size_t i = 0; i < count; i++) {
+        assert_inside(rects[i], layout->rows, layout->cols);
+        if (!rect_is_empty(rects[i]))
+            covered += (long)rects[i]->height * rects[i]->width;
+        for (size_t j = i + 1; j < count; j++)
+            assert_false(rect_overlaps(rects[i], rects[j]));
+    }
+    assert_int_equal(covered, (long)layout->rows * layout->cols);
+}
+
+static void assert_usable(const struct layout *layout, size_t host_count, bool has_hlo)
+{
+    assert_false(layout->too_small);
+    assert_tiled(layout);
+    assert_true(layout->chart.height >= LAYOUT_MIN_CHART_ROWS);
+    assert_true(layout->table.height >= 4); /* title, heading, two rows */
+    assert_true(layout->allocators.height >= 2);
+    assert_true(layout->summary.height >= 3);
+    assert_int_equal(rect_is_empty(&layout->hosts), host_count <= 1);
+    assert_int_equal(rect_is_empty(&layout->hlo), !has_hlo);
+    if (layout->hlo_tabbed) {
+        assert_true(has_hlo);
+        assert_memory_equal(&layout->hlo, &layout->table, sizeof layout->hlo);
+    }
+    assert_int_equal(layout->header.y, 0);
+    assert_int_equal(layout->status.y, layout->rows - 1);
+}
+
+static void test_80x24_single_host(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 24, 80, 1, 4, false);
+    assert_usable(&layout, 1, false);
+    /* Four allocators all listed, the summary's ten fields all shown. */
+    assert_int_equal(layout.allocators.height, 5);
+    assert_true(layout.summary.height >= 11);
+    assert_true(layout.chart.height >= 9);
+    assert_true(layout.table.height >= 10);
+    assert_true(layout.table.width >= 50);
+    assert_int_equal(layout.chart.x, layout.table.x);
+    assert_int_equal(layout.separator.x, layout.allocators.width);
+}
+
+static void test_80x24_hosts_and_hlo_share_a_place(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 24, 80, 3, 4, true);
+    assert_usable(&layout, 3, true);
+    assert_true(layout.hlo_tabbed);
+    assert_int_equal(layout.hosts.height, 4);
+    assert_int_equal(layout.hosts.y, 1);
+    assert_int_equal(layout.allocators.y, layout.hosts.y + layout.hosts.height);
+}
+
+static void test_200x60_stacks_everything(void **state)
+{
+    (void)state;
+    struct layout small, large;
+    layout_compute(&small, 24, 80, 2, 4, true);
+    layout_compute(&large, 60, 200, 2, 4, true);
+    assert_usable(&large, 2, true);
+    assert_false(large.hlo_tabbed);
+    assert_true(large.hlo.height >= 10);
+    assert_true(large.table.height >= 10);
+    assert_true(large.chart.height > small.chart.height);
+    assert_true(large.chart.width > small.chart.width);
+    assert_true(large.table.height > small.table.height);
+}
+
+static void test_minimum_size_is_usable(void **state)
+{
+    (void)state;
+    struct layout layout;
+    for (size_t hosts = 1; hosts <= 64; hosts *= 4) {
+        layout_compute(&layout, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS, hosts, 8, true);
+        assert_usable(&layout, hosts, true);
+    }
+}
+
+static void test_too_small_draws_nothing(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {
+        {LAYOUT_MIN_ROWS - 1, 80}, {24, LAYOUT_MIN_COLS - 1}, {10, 40}, {1, 1}, {0, 0}, {-5, -5},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        struct layout layout;
+        layout_compute(&layout, sizes[i][0], sizes[i][1], 3, 4, true);
+        assert_true(layout.too_small);
+        assert_true(rect_is_empty(&layout.chart));
+        assert_true(rect_is_empty(&layout.table));
+        assert_true(rect_is_empty(&layout.header));
+        assert_true(rect_is_empty(&layout.status));
+    }
+}
+
+static void test_many_hosts_scroll_in_a_capped_list(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 24, 80, 64, 4, false);
+    assert_usable(&layout, 64, false);
+    assert_true(layout.hosts.height <= 6);
+    assert_true(layout.summary.height >= 5);
+}
+
+static void test_many_allocators_leave_room_for_the_summary(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 24, 80, 1, 100, false);
+    assert_usable(&layout, 1, false);
+    assert_true(layout.summary.height >= 8);
+    layout_compute(&layout, 60, 80, 1, 100, false);
+    assert_true(layout.allocators.height > 5);
+    assert_true(layout.summary.height >= 11);
+}
+
+static void test_no_allocators_still_lays_out(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 24, 80, 2, 0, false);
+    assert_usable(&layout, 2, false);
+}
+
+/* Every size a person might have, every combination. */
+static void test_every_size(void **state)
+{
+    (void)state;
+    for (int rows = LAYOUT_MIN_ROWS; rows <= 90; rows++)
+        for (int cols = LAYOUT_MIN_COLS; cols <= 260; cols += 3)
+            for (int variant = 0; variant < 4; variant++) {
+                size_t hosts = variant & 1 ? 5 : 1;
+                bool has_hlo = variant & 2;
+                struct layout layout;
+                layout_compute(&layout, rows, cols, hosts, 4, has_hlo);
+                assert_usable(&layout, hosts, has_hlo);
+            }
+}
+
+static void test_rect_helpers(void **state)
+{
+    (void)state;
+    struct rect a = {1, 1, 2, 3}, b = {2, 3, 1, 1}, c = {3, 1, 1, 3}, empty = {0, 0, 0, 5};
+    assert_true(rect_contains(&a, 1, 1));
+    assert_true(rect_contains(&a, 2, 3));
+    assert_false(rect_contains(&a, 3, 1));
+    assert_false(rect_contains(&a, 1, 4));
+    assert_false(rect_contains(&empty, 0, 0));
+    assert_true(rect_overlaps(&a, &b));
+    assert_false(rect_overlaps(&a, &c));
+    assert_false(rect_overlaps(&a, &empty));
+    assert_true(rect_is_empty(&empty));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_80x24_single_host),
+        cmocka_unit_test(test_80x24_hosts_and_hlo_share_a_place),
+        cmocka_unit_test(test_200x60_stacks_everything),
+        cmocka_unit_test(test_minimum_size_is_usable),
+        cmocka_unit_test(test_too_small_draws_nothing),
+        cmocka_unit_test(test_many_hosts_scroll_in_a_capped_list),
+        cmocka_unit_test(test_many_allocators_leave_room_for_the_summary),
+        cmocka_unit_test(test_no_allocators_still_lays_out),
+        cmocka_unit_test(test_every_size),
+        cmocka_unit_test(test_rect_helpers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

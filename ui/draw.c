@@ -1,0 +1,265 @@
+#include "config.h"
+
+#include "ui/draw.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "model/format.h"
+
+/* Colour pair numbers; pair 0 is the terminal's own. */
+enum color_pair {
+    PAIR_TITLE = 1,
+    PAIR_SELECTED,
+    PAIR_SELECTED_UNFOCUSED,
+    PAIR_HEAP,
+    PAIR_STACK,
+    PAIR_FREE,
+    PAIR_FRAGMENTATION,
+    PAIR_PEAK,
+    PAIR_CAPACITY,
+    PAIR_ERROR,
+};
+
+void draw_style_init(struct ui_style *style, bool utf8, bool color)
+{
+    memset(style, 0, sizeof *style);
+    style->utf8 = utf8;
+    style->color = color;
+    style->normal = A_NORMAL;
+    style->dim = A_DIM;
+    style->cursor = A_REVERSE;
+    if (!color) {
+        /* Every distinction must survive a monochrome terminal (vt100,
+         * NO_COLOR): reverse video for the selection, bold for emphasis. */
+        style->title = A_BOLD;
+        style->selected = A_REVERSE;
+        style->selected_unfocused = A_BOLD;
+        style->heap = A_NORMAL;
+        style->stack = A_BOLD;
+        style->free_memory = A_DIM;
+        style->fragmentation = A_BOLD;
+        style->peak = A_BOLD;
+        style->capacity = A_DIM;
+        style->error = A_BOLD;
+        return;
+    }
+    /* -1 is the terminal's default background (use_default_colors). */
+    init_pair(PAIR_TITLE, COLOR_CYAN, -1);
+    init_pair(PAIR_SELECTED, COLOR_BLACK, COLOR_CYAN);
+    init_pair(PAIR_SELECTED_UNFOCUSED, COLOR_WHITE, COLOR_BLUE);
+    init_pair(PAIR_HEAP, COLOR_GREEN, -1);
+    init_pair(PAIR_STACK, COLOR_YELLOW, -1);
+    init_pair(PAIR_FREE, COLOR_BLUE, -1);
+    init_pair(PAIR_FRAGMENTATION, COLOR_MAGENTA, -1);
+    init_pair(PAIR_PEAK, COLOR_RED, -1);
+    init_pair(PAIR_CAPACITY, COLOR_CYAN, -1);
+    init_pair(PAIR_ERROR, COLOR_RED, -1);
+    style->title = COLOR_PAIR(PAIR_TITLE) | A_BOLD;
+    style->selected = COLOR_PAIR(PAIR_SELECTED);
+    style->selected_unfocused = COLOR_PAIR(PAIR_SELECTED_UNFOCUSED);
+    style->heap = COLOR_PAIR(PAIR_HEAP);
+    style->stack = COLOR_PAIR(PAIR_STACK);
+    style->free_memory = COLOR_PAIR(PAIR_FREE);
+    style->fragmentation = COLOR_PAIR(PAIR_FRAGMENTATION);
+    style->peak = COLOR_PAIR(PAIR_PEAK) | A_BOLD;
+    style->capacity = COLOR_PAIR(PAIR_CAPACITY);
+    style->error = COLOR_PAIR(PAIR_ERROR) | A_BOLD;
+}
+
+/* Bidirectional controls reorder what follows them on terminals that do
+ * bidi, so a name could show as another; they are escaped like controls. */
+static bool is_bidi_control(uint32_t code_point)
+{
+    return (code_point >= 0x202a && code_point <= 0x202e) ||
+           (code_point >= 0x2066 && code_point <= 0x2069) || code_point == 0x200e ||
+           code_point == 0x200f || code_point == 0x061c;
+}
+
+/* The display width of one safe piece (one source character made safe). */
+static int piece_cells(const char *piece, size_t length, bool utf8, bool *unprintable)
+{
+    *unprintable = false;
+    if (!utf8 || (unsigned char)piece[0] < 0x80)
+        return (int)length; /* ASCII, or an escape such as "\x1b" */
+    mbstate_t state;
+    memset(&state, 0, sizeof state);
+    wchar_t wide;
+    size_t used = mbrtowc(&wide, piece, length, &state);
+    if (used == (size_t)-1 || used == (size_t)-2 || used != length) {
+        *unprintable = true;
+        return 0;
+    }
+    int cells = wcwidth(wide);
+    if (cells < 0)
+        *unprintable = true;
+    return cells < 0 ? 0 : cells;
+}
+
+/* One character of text at *text, made safe, into piece (NUL-terminated);
+ * advances *text past it and returns the piece's length in bytes. */
+static size_t next_piece(const char **text, bool utf8, char *piece, size_t size, int *cells,
+                         bool first)
+{
+    char source[8] = {0};
+    uint32_t code_point = 0;
+    size_t length = format_utf8_decode(*text, &code_point);
+    size_t source_length = length ? length : 1; /* an invalid byte goes alone */
+    memcpy(source, *text, source_length);
+    *text += source_length;
+
+    size_t piece_length;
+    if (utf8 && length > 1 && is_bidi_control(code_point)) {
+        piece_length = (size_t)snprintf(piece, size, "\\u{%x}", (unsigned)code_point);
+        *cells = (int)piece_length;
+        return piece_length;
+    }
+    piece_length = format_safe_text(source, !utf8, piece, size);
+    bool unprintable;
+    *cells = piece_cells(piece, piece_length, utf8, &unprintable);
+    /* A character the locale cannot print, or a combining mark with
+     * nothing of ours to combine with, shows as its code point. */
+    if (unprintable || (*cells == 0 && first)) {
+        piece_length = (size_t)snprintf(piece, size, "\\u{%x}", (unsigned)code_point);
+        *cells = (int)piece_length;
+    }
+    return piece_length;
+}
+
+#define DRAW_BUFFER_SIZE 4096
+
+/* Lays out text in at most max_cells cells into out (out_size bytes,
+ * NUL-terminated), cutting with an ellipsis; returns the cells used. */
+static int fit_text(const char *text, const struct ui_style *style, int max_cells, char *out,
+                    size_t out_size, size_t *out_length)
+{
+    const char *ellipsis = style->utf8 ? "\xe2\x80\xa6" : "~";
+    const size_t ellipsis_length = strlen(ellipsis);
+    size_t used = 0, used_at_fit = 0;
+    int cells = 0, cells_at_fit = 0;
+    bool cut = false;
+    while (*text) {
+        char piece[32];
+        int cells_of_piece;
+        size_t length = next_piece(&text, style->utf8, piece, sizeof piece, &cells_of_piece,
+                                   cells == 0);
+        if (cells + cells_of_piece > max_cells || used + length + ellipsis_length >= out_size) {
+            cut = true;
+            break;
+        }
+        memcpy(out + used, piece, length);
+        used += length;
+        cells += cells_of_piece;
+        /* Where the text would be cut: leave a cell for the ellipsis. */
+        if (cells < max_cells) {
+            used_at_fit = used;
+            cells_at_fit = cells;
+        }
+    }
+    if (cut) {
+        used = used_at_fit;
+        cells = cells_at_fit;
+        if (cells < max_cells) {
+            memcpy(out + used, ellipsis, ellipsis_length);
+            used += ellipsis_length;
+            cells++;
+        }
+    }
+    out[used] = '\0';
+    *out_length = used;
+    return cells;
+}
+
+/* A width that ends past the window's right edge would wrap onto the
+ * next row: clip it to the window. */
+static int clip_width(WINDOW *window, int x, int width)
+{
+    int room = getmaxx(window) - x;
+    return width < room ? width : room;
+}
+
+int draw_text(WINDOW *window, int y, int x, int width, const char *text,
+              const struct ui_style *style)
+{
+    width = clip_width(window, x, width);
+    if (width <= 0 || !text || x < 0)
+        return 0;
+    char out[DRAW_BUFFER_SIZE];
+    size_t length;
+    int cells = fit_text(text, style, width, out, sizeof out, &length);
+    if (length > 0)
+        mvwaddnstr(window, y, x, out, (int)length);
+    return cells;
+}
+
+int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
+                    const struct ui_style *style)
+{
+    width = clip_width(window, x, width);
+    if (width <= 0 || !text || x < 0)
+        return 0;
+    char out[DRAW_BUFFER_SIZE];
+    size_t length;
+    int cells = fit_text(text, style, width, out, sizeof out, &length);
+    if (length > 0)
+        mvwaddnstr(window, y, x + width - cells, out, (int)length);
+    return cells;
+}
+
+int draw_text_width(const char *text, const struct ui_style *style)
+{
+    if (!text)
+        return 0;
+    int cells = 0;
+    bool first = true;
+    while (*text) {
+        char piece[32];
+        int cells_of_piece;
+        next_piece(&text, style->utf8, piece, sizeof piece, &cells_of_piece, first);
+        first = false;
+        if (cells > INT_MAX - cells_of_piece)
+            return INT_MAX;
+        cells += cells_of_piece;
+    }
+    return cells;
+}
+
+void draw_blank(WINDOW *window, int y, int x, int width)
+{
+    width = clip_width(window, x, width);
+    if (width <= 0 || x < 0)
+        return;
+    wmove(window, y, x);
+    for (int i = 0; i < width; i++)
+        waddch(window, ' ');
+}
+
+static void draw_rule(WINDOW *window, int y, int x, int width, const struct ui_style *style)
+{
+    width = clip_width(window, x, width);
+    if (width <= 0 || x < 0)
+        return;
+    wmove(window, y, x);
+    for (int i = 0; i < width; i++)
+        waddstr(window, style->utf8 ? "\xe2\x94\x80" : "-");
+}
+
+void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
+                     const struct ui_style *style)
+{
+    if (width <= 0)
+        return;
+    wattrset(window, style->dim);
+    draw_rule(window, y, x, width, style);
+    if (width < 4)
+        return;
+    /* The focused pane's title is reversed, so focus shows without colour. */
+    wattrset(window, focused ? (style->selected | A_BOLD) : style->title);
+    char padded[256];
+    snprintf(padded, sizeof padded, " %s ", title);
+    draw_text(window, y, x + 1, width - 2, padded, style);
+    wattrset(window, style->normal);
+}

@@ -1,0 +1,49 @@
+/* draw: the drawing helpers every pane uses: styles, and text from a
+ * profile drawn safely (escaped, cut to width with an ellipsis). */
+#ifndef MEMTOP_DRAW_H
+#define MEMTOP_DRAW_H
+
+#include <stdbool.h>
+
+#include <curses.h>
+
+struct ui_style {
+    bool utf8;  /* UTF-8 locale and not --ascii: block glyphs, "…" */
+    bool color; /* colours on: terminal has them, no NO_COLOR/--no-color */
+    attr_t normal;
+    attr_t title;              /* pane titles */
+    attr_t selected;           /* selection in the focused pane */
+    attr_t selected_unfocused; /* selection elsewhere */
+    attr_t dim;                /* labels, axes */
+    attr_t heap;               /* chart: heap / in use */
+    attr_t stack;
+    attr_t free_memory;
+    attr_t fragmentation;
+    attr_t peak;
+    attr_t capacity;
+    attr_t cursor;
+    attr_t error;
+};
+
+/* Fills the attributes for a terminal with (color) or without colours.
+ * With colours it sets up colour pairs, so curses must be running. */
+void draw_style_init(struct ui_style *style, bool utf8, bool color);
+
+/* Draws text (any bytes, from a profile) at y, x in at most width cells:
+ * made safe with format_safe_text, cut with "…" ("~" in ASCII) when it
+ * does not fit. Returns the cells used. Never draws past width. */
+int draw_text(WINDOW *window, int y, int x, int width, const char *text,
+              const struct ui_style *style);
+/* The same, right-aligned in [x, x + width). */
+int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
+                    const struct ui_style *style);
+/* Display width in cells of safe UTF-8 text (as draw_text would show it). */
+int draw_text_width(const char *text, const struct ui_style *style);
+/* A box title "─ Title ─" style line across the top of a pane area. */
+void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
+                     const struct ui_style *style);
+/* Blanks [x, x + width) on row y with the window's current attributes
+ * (a selected row's bar). */
+void draw_blank(WINDOW *window, int y, int x, int width);
+
+#endif

@@ -1,0 +1,92 @@
+#include "config.h"
+
+#include "ui/export_prompt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/format.h"
+#include "ui/viewer.h"
+
+enum export_view export_prompt_view_for_pane(int pane)
+{
+    switch (pane) {
+    case PANE_TABLE: return EXPORT_VIEW_ALLOCATIONS;
+    case PANE_CHART: return EXPORT_VIEW_TIMELINE;
+    case PANE_HLO: return EXPORT_VIEW_HLO;
+    default: return EXPORT_VIEW_SUMMARY;
+    }
+}
+
+static void export_prompt_write(struct viewer *viewer, bool replace);
+
+static void export_prompt_on_replace(struct viewer *viewer, const char *answer)
+{
+    if (answer[0] == 'y' || answer[0] == 'Y') {
+        export_prompt_write(viewer, true);
+        return;
+    }
+    char path[256];
+    format_safe_text(viewer->export_prompt.path, false, path, sizeof path);
+    viewer_status(viewer, false, "not replaced: %s", path);
+}
+
+static void export_prompt_write(struct viewer *viewer, bool replace)
+{
+    struct export_prompt_state *state = &viewer->export_prompt;
+    struct export_request request;
+    export_request_init(&request, state->view, viewer->profile,
+                        state->view == EXPORT_VIEW_SUMMARY ? NULL : viewer->allocator);
+    if (state->view == EXPORT_VIEW_TIMELINE) {
+        request.from_ps = viewer->chart.from_ps;
+        request.to_ps = viewer->chart.to_ps;
+    }
+    if (state->view == EXPORT_VIEW_ALLOCATIONS)
+        request.table = &viewer->table.rows;
+    size_t rows = 0;
+    char error[EXPORT_ERROR_SIZE];
+    enum export_status status =
+        export_to_path(state->path, replace, &request, &rows, error, sizeof error);
+    char path[256];
+    format_safe_text(state->path, false, path, sizeof path);
+    if (status == EXPORT_OK)
+        viewer_status(viewer, false, "wrote %zu row%s to %s", rows, rows == 1 ? "" : "s", path);
+    else if (status == EXPORT_EXISTS)
+        viewer_prompt_begin(viewer, "file exists; replace? [y/N]", "", NULL,
+                            export_prompt_on_replace, NULL);
+    else
+        viewer_status(viewer, true, "export failed: %s: %s", path, error);
+}
+
+static void export_prompt_on_path(struct viewer *viewer, const char *path)
+{
+    if (!path[0]) {
+        viewer_status(viewer, false, "export cancelled");
+        return;
+    }
+    snprintf(viewer->export_prompt.path, sizeof viewer->export_prompt.path, "%s", path);
+    export_prompt_write(viewer, false);
+}
+
+void export_prompt_begin(struct viewer *viewer)
+{
+    if (!viewer->profile) {
+        viewer_status(viewer, true, "nothing to export: this host did not load");
+        return;
+    }
+    enum export_view view = export_prompt_view_for_pane(viewer->focus);
+    if (view != EXPORT_VIEW_SUMMARY && view != EXPORT_VIEW_HLO && !viewer->allocator) {
+        viewer_status(viewer, true, "nothing to export: no allocator");
+        return;
+    }
+    viewer->export_prompt.view = view;
+    char *path = export_default_path(viewer->profile, viewer->allocator, view);
+    if (!path) {
+        viewer_status(viewer, true, "out of memory");
+        return;
+    }
+    char label[32];
+    snprintf(label, sizeof label, "export %s to:", export_view_name(view));
+    viewer_prompt_begin(viewer, label, path, NULL, export_prompt_on_path, NULL);
+    free(path);
+}

@@ -1,0 +1,103 @@
+#include "config.h"
+
+#include "ui/header_pane.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The header's pieces, left to right; the hint sits at the right edge. */
+enum piece_kind { PIECE_NAME, PIECE_FILE, PIECE_FORMAT, PIECE_HOST, PIECE_ALLOCATOR, PIECE_HINT,
+                  PIECE_COUNT };
+
+/* When the row is short, pieces go in this order: the file name first (it
+ * is cut before it goes), the allocator never. */
+static const enum piece_kind drop_order[] = {PIECE_FILE, PIECE_NAME, PIECE_FORMAT, PIECE_HINT,
+                                             PIECE_HOST};
+
+#define GAP 2
+#define FILE_MIN_WIDTH 12
+
+struct piece {
+    char text[600];
+    int width; /* cells as drawn; 0 = not shown */
+};
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+static void fill_pieces(struct viewer *viewer, struct piece *pieces)
+{
+    const struct host *host = &viewer->hosts->hosts[viewer->host_index];
+    const struct profile *profile = viewer->profile;
+    memset(pieces, 0, PIECE_COUNT * sizeof *pieces);
+    snprintf(pieces[PIECE_NAME].text, sizeof pieces->text, "memtop");
+    const char *path = profile && profile->path ? profile->path : host->path;
+    snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s", base_name(path));
+    if (profile)
+        snprintf(pieces[PIECE_FORMAT].text, sizeof pieces->text, "%s%s v%d",
+                 profile_format_name(profile->format), profile->gzipped ? ".gz" : "",
+                 (int)profile->version);
+    if (viewer->hosts->count > 1)
+        snprintf(pieces[PIECE_HOST].text, sizeof pieces->text, "host %s (%zu/%zu)", host->name,
+                 viewer->host_index + 1, viewer->hosts->count);
+    if (viewer->allocator)
+        snprintf(pieces[PIECE_ALLOCATOR].text, sizeof pieces->text, "allocator %s (%zu/%zu)",
+                 profile_text(profile, viewer->allocator->id), viewer->allocator_index + 1,
+                 profile->allocator_count);
+    snprintf(pieces[PIECE_HINT].text, sizeof pieces->text, "? help  q quit");
+    for (int i = 0; i < PIECE_COUNT; i++)
+        pieces[i].width = draw_text_width(pieces[i].text, &viewer->style);
+}
+
+static int pieces_width(const struct piece *pieces)
+{
+    int total = 0;
+    for (int i = 0; i < PIECE_COUNT; i++)
+        if (pieces[i].width > 0)
+            total += pieces[i].width + GAP;
+    return total;
+}
+
+/* Shortens the file name, then drops pieces, until the row holds them. */
+static void fit_pieces(struct piece *pieces, int room)
+{
+    int excess = pieces_width(pieces) - room;
+    if (excess > 0 && pieces[PIECE_FILE].width - excess >= FILE_MIN_WIDTH) {
+        pieces[PIECE_FILE].width -= excess;
+        return;
+    }
+    for (size_t i = 0; i < sizeof drop_order / sizeof *drop_order; i++) {
+        if (pieces_width(pieces) <= room)
+            return;
+        pieces[drop_order[i]].width = 0;
+    }
+    int left = room - (pieces_width(pieces) - pieces[PIECE_ALLOCATOR].width);
+    pieces[PIECE_ALLOCATOR].width = left > 0 ? left : 0;
+}
+
+void header_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int width)
+{
+    const struct ui_style *style = &viewer->style;
+    struct piece pieces[PIECE_COUNT];
+    fill_pieces(viewer, pieces);
+    fit_pieces(pieces, width - 1);
+
+    attr_t bar = A_REVERSE;
+    wattrset(window, bar);
+    draw_blank(window, y, x, width);
+    int cursor = x + 1;
+    for (int i = 0; i < PIECE_COUNT; i++) {
+        if (pieces[i].width <= 0)
+            continue;
+        bool bold = i == PIECE_NAME || i == PIECE_ALLOCATOR;
+        wattrset(window, bold ? bar | A_BOLD : bar);
+        if (i == PIECE_HINT)
+            draw_text_right(window, y, x, width - 1, pieces[i].text, style);
+        else
+            cursor += draw_text(window, y, cursor, pieces[i].width, pieces[i].text, style) + GAP;
+    }
+    wattrset(window, style->normal);
+}

@@ -1,0 +1,16 @@
+/* help_overlay: the keys, from the key table, in a box over the panes. */
+#ifndef MEMTOP_HELP_OVERLAY_H
+#define MEMTOP_HELP_OVERLAY_H
+
+#include <stdbool.h>
+
+#include <curses.h>
+
+#include "ui/keys.h"
+#include "ui/viewer.h"
+
+void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols);
+/* Scrolls or closes the overlay; every key is the overlay's while it shows. */
+void help_overlay_handle(struct viewer *viewer, enum request request);
+
+#endif

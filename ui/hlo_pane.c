@@ -1,0 +1,238 @@
+#include "config.h"
+
+#include "ui/hlo_pane.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/timeline.h"
+#include "ui/chart_columns.h"
+#include "ui/chart_pane.h"
+#include "ui/viewer.h"
+
+/* Numbers first at fixed places, the name last where it gets the slack. */
+enum hlo_column { HLO_ID, HLO_START, HLO_END, HLO_DURATION, HLO_DEVICE, HLO_NAME, HLO_COUNT };
+
+static const char *const hlo_headings[HLO_COUNT] = {"Id", "Start ms", "End ms", "Dur ms",
+                                                    "Device", "Name"};
+/* Who gives way first when the pane is narrow. */
+static const enum hlo_column hlo_give_way[] = {HLO_END, HLO_DEVICE, HLO_DURATION};
+#define HLO_NAME_MINIMUM 12
+#define HLO_DEVICE_MAXIMUM 24
+
+struct hlo_layout {
+    bool shown[HLO_COUNT];
+    int x[HLO_COUNT];
+    int width[HLO_COUNT];
+};
+
+void hlo_pane_reset(struct viewer *viewer)
+{
+    memset(&viewer->hlo, 0, sizeof viewer->hlo);
+}
+
+static size_t hlo_count(const struct viewer *viewer)
+{
+    return viewer->profile ? viewer->profile->hlo_module_count : 0;
+}
+
+static const char *hlo_cell(const struct viewer *viewer, const struct hlo_module *module,
+                            enum hlo_column column, char *buffer, size_t size)
+{
+    switch (column) {
+    case HLO_ID: snprintf(buffer, size, "%lld", (long long)module->id); return buffer;
+    case HLO_START: return chart_format_milliseconds(module->start_time_ps, 3, buffer, size);
+    case HLO_END: return chart_format_milliseconds(module->end_time_ps, 3, buffer, size);
+    case HLO_DURATION: {
+        uint64_t span = chart_range_diff(module->start_time_ps, module->end_time_ps);
+        return chart_format_milliseconds(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3, buffer,
+                                         size);
+    }
+    case HLO_DEVICE: return profile_text(viewer->profile, module->plane_name);
+    default: return profile_text(viewer->profile, module->name);
+    }
+}
+
+/* Whether the module's span holds any snapshot of the memory timeline:
+ * XProf's HLO times and memory times may come from different clocks. */
+static bool hlo_on_timeline(const struct viewer *viewer, const struct hlo_module *module)
+{
+    if (!viewer->allocator)
+        return false;
+    size_t first, end;
+    int64_t from = module->start_time_ps, to = module->end_time_ps;
+    timeline_range(&viewer->allocator->timeline, from < to ? from : to, from < to ? to : from,
+                   &first, &end);
+    return first < end;
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static void hlo_layout_compute(const struct viewer *viewer, int width, struct hlo_layout *layout)
+{
+    const struct profile *profile = viewer->profile;
+    for (int c = 0; c < HLO_COUNT; c++) {
+        layout->shown[c] = true;
+        layout->width[c] = (int)strlen(hlo_headings[c]);
+    }
+    for (size_t i = 0; i < hlo_count(viewer); i++) {
+        for (int c = 0; c < HLO_NAME; c++) {
+            char buffer[48];
+            const char *text = hlo_cell(viewer, &profile->hlo_modules[i], (enum hlo_column)c,
+                                        buffer, sizeof buffer);
+            layout->width[c] = max_int(layout->width[c], draw_text_width(text, &viewer->style));
+        }
+    }
+    if (layout->width[HLO_DEVICE] > HLO_DEVICE_MAXIMUM)
+        layout->width[HLO_DEVICE] = HLO_DEVICE_MAXIMUM;
+    int gap = width >= 70 ? 2 : 1;
+    for (size_t hidden = 0;; hidden++) {
+        int used = 1;
+        for (int c = 0; c < HLO_NAME; c++)
+            if (layout->shown[c])
+                used += layout->width[c] + gap;
+        int name_minimum = max_int(HLO_NAME_MINIMUM, width * 2 / 5);
+        if (width - used >= name_minimum || hidden >= sizeof hlo_give_way / sizeof *hlo_give_way)
+            break;
+        layout->shown[hlo_give_way[hidden]] = false;
+    }
+    int x = 1;
+    for (int c = 0; c < HLO_COUNT; c++) {
+        if (!layout->shown[c])
+            continue;
+        layout->x[c] = x;
+        if (c == HLO_NAME)
+            layout->width[c] = max_int(0, width - x);
+        x += layout->width[c] + gap;
+    }
+}
+
+static void hlo_scroll(struct hlo_state *hlo, size_t count, int visible)
+{
+    size_t rows = visible > 0 ? (size_t)visible : 1;
+    if (count == 0) {
+        hlo->selected = hlo->top = 0;
+        return;
+    }
+    if (hlo->selected >= count)
+        hlo->selected = count - 1;
+    if (hlo->selected < hlo->top)
+        hlo->top = hlo->selected;
+    if (hlo->selected >= hlo->top + rows)
+        hlo->top = hlo->selected - rows + 1;
+    if (hlo->top + rows > count)
+        hlo->top = count > rows ? count - rows : 0;
+}
+
+static void hlo_title(const struct viewer *viewer, int width, char *title, size_t size)
+{
+    size_t count = hlo_count(viewer), outside = 0;
+    for (size_t i = 0; i < count; i++)
+        outside += !hlo_on_timeline(viewer, &viewer->profile->hlo_modules[i]);
+    int used = snprintf(title, size, "HLO modules (%zu)", count);
+    const char *separator = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
+    if (outside == count && count > 0)
+        snprintf(title + used, size - (size_t)used, "%s%s", separator,
+                 width >= 70 ? "none overlap the memory timeline" : "off the timeline");
+    else if (outside > 0)
+        snprintf(title + used, size - (size_t)used, "%s%zu off the memory timeline", separator,
+                 outside);
+}
+
+static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                         const struct hlo_layout *layout, const struct hlo_module *module,
+                         attr_t attr)
+{
+    const struct ui_style *style = &viewer->style;
+    wattrset(window, attr);
+    draw_blank(window, y, x, width);
+    for (int c = 0; c < HLO_COUNT; c++) {
+        if (!layout->shown[c])
+            continue;
+        char buffer[48];
+        const char *text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
+        if (c == HLO_DEVICE || c == HLO_NAME)
+            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
+        else
+            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
+    }
+    wattrset(window, style->normal);
+}
+
+void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
+                   bool focused)
+{
+    const struct ui_style *style = &viewer->style;
+    struct hlo_state *hlo = &viewer->hlo;
+    if (height <= 0 || width <= 0)
+        return;
+    char title[160];
+    hlo_title(viewer, width, title, sizeof title);
+    draw_pane_title(window, y, x, width, title, focused, style);
+    size_t count = hlo_count(viewer);
+    if (height < 2 || count == 0)
+        return;
+    struct hlo_layout layout;
+    hlo_layout_compute(viewer, width, &layout);
+    for (int c = 0; c < HLO_COUNT; c++) {
+        if (!layout.shown[c])
+            continue;
+        wattrset(window, style->dim | A_BOLD);
+        if (c == HLO_DEVICE || c == HLO_NAME)
+            draw_text(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c], style);
+        else
+            draw_text_right(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c],
+                            style);
+    }
+    hlo->page_rows = height - 2;
+    hlo_scroll(hlo, count, hlo->page_rows);
+    for (int r = 0; r < hlo->page_rows; r++) {
+        size_t index = hlo->top + (size_t)r;
+        if (index >= count)
+            break;
+        const struct hlo_module *module = &viewer->profile->hlo_modules[index];
+        attr_t attr = hlo_on_timeline(viewer, module) ? style->normal : style->dim;
+        if (index == hlo->selected)
+            attr = focused ? style->selected : style->selected_unfocused;
+        hlo_draw_row(viewer, window, y + 2 + r, x, width, &layout, module, attr);
+    }
+    wattrset(window, style->normal);
+}
+
+static void hlo_zoom_chart(struct viewer *viewer)
+{
+    if (viewer->hlo.selected >= hlo_count(viewer))
+        return;
+    const struct hlo_module *module = &viewer->profile->hlo_modules[viewer->hlo.selected];
+    if (!hlo_on_timeline(viewer, module)) {
+        viewer_status(viewer, false,
+                      "module %lld is outside the memory timeline (different clock?)",
+                      (long long)module->id);
+        return;
+    }
+    if (chart_pane_zoom_to(viewer, module->start_time_ps, module->end_time_ps))
+        viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
+                      profile_text(viewer->profile, module->name));
+}
+
+bool hlo_pane_handle(struct viewer *viewer, enum request request)
+{
+    struct hlo_state *hlo = &viewer->hlo;
+    size_t count = hlo_count(viewer);
+    size_t last = count > 0 ? count - 1 : 0;
+    size_t page = hlo->page_rows > 1 ? (size_t)hlo->page_rows - 1 : 1;
+    switch (request) {
+    case REQUEST_MOVE_UP: hlo->selected = hlo->selected > 0 ? hlo->selected - 1 : 0; break;
+    case REQUEST_MOVE_DOWN: hlo->selected = hlo->selected < last ? hlo->selected + 1 : last; break;
+    case REQUEST_PAGE_UP: hlo->selected = hlo->selected > page ? hlo->selected - page : 0; break;
+    case REQUEST_PAGE_DOWN:
+        hlo->selected = last - hlo->selected > page ? hlo->selected + page : last;
+        break;
+    case REQUEST_FIRST: hlo->selected = 0; break;
+    case REQUEST_LAST: hlo->selected = last; break;
+    case REQUEST_ENTER: hlo_zoom_chart(viewer); return true;
+    default: return false;
+    }
+    hlo_scroll(hlo, count, hlo->page_rows);
+    return true;
+}

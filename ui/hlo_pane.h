@@ -1,0 +1,25 @@
+/* hlo_pane: the profile's HLO modules; Enter zooms the chart to one. */
+#ifndef MEMTOP_HLO_PANE_H
+#define MEMTOP_HLO_PANE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <curses.h>
+
+#include "ui/keys.h"
+
+struct viewer;
+
+struct hlo_state {
+    size_t selected;
+    size_t top;
+    int page_rows; /* rows shown at the last draw, for paging */
+};
+
+void hlo_pane_reset(struct viewer *viewer);
+void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
+                   bool focused);
+bool hlo_pane_handle(struct viewer *viewer, enum request request);
+
+#endif

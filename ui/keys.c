@@ -1,0 +1,146 @@
+#include "config.h"
+
+#include "ui/keys.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include <curses.h>
+
+#define ENTER_CODES {'\n', '\r', KEY_ENTER}
+
+/* One row per thing a person can do. A key may appear in several scopes
+ * (Enter does something different in each pane) as long as it asks for
+ * the same request everywhere: dispatch takes the first row it finds. */
+static const struct key_binding key_table[] = {
+    {{'q'}, "q", REQUEST_QUIT, KEY_SCOPE_GLOBAL, "quit"},
+    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL, "this help"},
+    {{KEY_CODE_ESCAPE}, "Esc", REQUEST_CANCEL, KEY_SCOPE_GLOBAL,
+     "close the help, a detail view, a prompt or the filter"},
+    {{KEY_CODE_CONTROL('l')}, "Ctrl-L", REQUEST_REDRAW, KEY_SCOPE_GLOBAL, "redraw the screen"},
+    {{'\t'}, "Tab", REQUEST_FOCUS_NEXT, KEY_SCOPE_GLOBAL, "focus the next pane"},
+    {{KEY_BTAB}, "Shift-Tab", REQUEST_FOCUS_PREVIOUS, KEY_SCOPE_GLOBAL,
+     "focus the previous pane"},
+    {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator"},
+    {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator"},
+    {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV"},
+
+    {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up"},
+    {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down"},
+    {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_PANE, "move left"},
+    {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_PANE, "move right"},
+    {{KEY_PPAGE}, "PgUp", REQUEST_PAGE_UP, KEY_SCOPE_PANE, "one page up"},
+    {{KEY_NPAGE, ' '}, "PgDn Space", REQUEST_PAGE_DOWN, KEY_SCOPE_PANE, "one page down"},
+    {{KEY_HOME, 'g'}, "Home g", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first"},
+    {{KEY_END, 'G'}, "End G", REQUEST_LAST, KEY_SCOPE_PANE, "to the last"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_LIST,
+     "open the host under the cursor (allocators switch as you move)"},
+
+    {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_CHART,
+     "cursor to the previous snapshot"},
+    {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_CHART,
+     "cursor to the next snapshot"},
+    {{'+', '='}, "+ =", REQUEST_ZOOM_IN, KEY_SCOPE_CHART, "zoom in around the cursor"},
+    {{'-'}, "-", REQUEST_ZOOM_OUT, KEY_SCOPE_CHART, "zoom out"},
+    {{'0'}, "0", REQUEST_ZOOM_RESET, KEY_SCOPE_CHART, "show the whole timeline"},
+    {{'p'}, "p", REQUEST_JUMP_PEAK, KEY_SCOPE_CHART, "cursor to the peak"},
+    {{'f'}, "f", REQUEST_TOGGLE_FREE, KEY_SCOPE_CHART, "show or hide free memory"},
+    {{'F'}, "F", REQUEST_TOGGLE_FRAGMENTATION, KEY_SCOPE_CHART,
+     "show or hide fragmentation"},
+
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort"},
+    {{'/'}, "/", REQUEST_FILTER, KEY_SCOPE_TABLE,
+     "filter op names as you type (Enter keeps, Esc clears)"},
+    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_TABLE, "next row matching the filter"},
+    {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_TABLE,
+     "previous row matching the filter"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO, "zoom the chart to the module"},
+};
+
+#define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)
+
+const struct key_binding *keys_table(size_t *count)
+{
+    *count = KEY_TABLE_COUNT;
+    return key_table;
+}
+
+enum request keys_request_for(int code)
+{
+    if (code == 0)
+        return REQUEST_NONE;
+    for (size_t i = 0; i < KEY_TABLE_COUNT; i++)
+        for (size_t k = 0; k < KEY_BINDING_CODES && key_table[i].codes[k]; k++)
+            if (key_table[i].codes[k] == code)
+                return key_table[i].request;
+    return REQUEST_NONE;
+}
+
+enum key_scope keys_scope_of(enum request request)
+{
+    for (size_t i = 0; i < KEY_TABLE_COUNT; i++)
+        if (key_table[i].request == request)
+            return key_table[i].scope;
+    return KEY_SCOPE_GLOBAL;
+}
+
+const char *keys_scope_name(enum key_scope scope)
+{
+    switch (scope) {
+    case KEY_SCOPE_GLOBAL: return "Anywhere";
+    case KEY_SCOPE_PANE: return "In the focused pane";
+    case KEY_SCOPE_LIST: return "Hosts and allocators";
+    case KEY_SCOPE_CHART: return "Chart";
+    case KEY_SCOPE_TABLE: return "Allocations at peak";
+    case KEY_SCOPE_HLO: return "HLO modules";
+    default: return "";
+    }
+}
+
+/* Markdown cells must not hold a bare '|'. */
+static void print_markdown_text(FILE *out, const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '|')
+            fputc('\\', out);
+        fputc(text[i], out);
+    }
+}
+
+/* "Up k" becomes `Up`, `k`: one code span per key. */
+static void print_markdown_keys(FILE *out, const char *label)
+{
+    bool first = true;
+    while (*label) {
+        size_t length = strcspn(label, " ");
+        if (length > 0) {
+            fputs(first ? "`" : ", `", out);
+            print_markdown_text(out, label, length);
+            fputc('`', out);
+            first = false;
+        }
+        label += length;
+        label += strspn(label, " ");
+    }
+}
+
+void keys_print_markdown(FILE *out)
+{
+    for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
+        fprintf(out, "%s### %s\n\n| Key | Action |\n|---|---|\n", scope ? "\n" : "",
+                keys_scope_name((enum key_scope)scope));
+        for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
+            if ((int)key_table[i].scope != scope)
+                continue;
+            fputs("| ", out);
+            print_markdown_keys(out, key_table[i].label);
+            fputs(" | ", out);
+            print_markdown_text(out, key_table[i].help, strlen(key_table[i].help));
+            fputs(" |\n", out);
+        }
+    }
+}

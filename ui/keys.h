@@ -1,0 +1,87 @@
+/* keys: the one key table. It drives dispatch, the help screen and the
+ * README's key list (memtop --list-keys prints it as Markdown), so a key
+ * is bound, documented and listed in one place. */
+#ifndef MEMTOP_KEYS_H
+#define MEMTOP_KEYS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* What a key asks for. Movement requests mean what the focused pane makes
+ * of them (a list moves its selection, the chart its cursor). */
+enum request {
+    REQUEST_NONE = 0,
+    /* anywhere */
+    REQUEST_QUIT,
+    REQUEST_HELP,
+    REQUEST_CANCEL,          /* Esc: close a prompt, filter or overlay */
+    REQUEST_REDRAW,          /* Ctrl-L */
+    REQUEST_FOCUS_NEXT,      /* Tab */
+    REQUEST_FOCUS_PREVIOUS,  /* Shift-Tab */
+    REQUEST_ALLOCATOR_NEXT,  /* ] */
+    REQUEST_ALLOCATOR_PREVIOUS, /* [ */
+    REQUEST_EXPORT,          /* e: export the focused pane to CSV */
+    /* movement, in the focused pane */
+    REQUEST_MOVE_UP,
+    REQUEST_MOVE_DOWN,
+    REQUEST_MOVE_LEFT,
+    REQUEST_MOVE_RIGHT,
+    REQUEST_PAGE_UP,
+    REQUEST_PAGE_DOWN,
+    REQUEST_FIRST,           /* Home, g */
+    REQUEST_LAST,            /* End, G */
+    REQUEST_ENTER,
+    /* chart */
+    REQUEST_ZOOM_IN,         /* + = */
+    REQUEST_ZOOM_OUT,        /* - */
+    REQUEST_ZOOM_RESET,      /* 0 */
+    REQUEST_JUMP_PEAK,       /* p */
+    REQUEST_TOGGLE_FREE,     /* f */
+    REQUEST_TOGGLE_FRAGMENTATION, /* F */
+    /* table */
+    REQUEST_SORT_NEXT,       /* s */
+    REQUEST_SORT_REVERSE,    /* r */
+    REQUEST_FILTER,          /* / */
+    REQUEST_MATCH_NEXT,      /* n */
+    REQUEST_MATCH_PREVIOUS,  /* N */
+    REQUEST_COUNT
+};
+
+/* Who acts on a request: the viewer itself, whichever pane has the focus,
+ * or one pane (its requests reach it even when another pane has focus). */
+enum key_scope {
+    KEY_SCOPE_GLOBAL,
+    KEY_SCOPE_PANE,  /* movement and Enter, in the focused pane */
+    KEY_SCOPE_LIST,  /* the hosts and allocators lists */
+    KEY_SCOPE_CHART,
+    KEY_SCOPE_TABLE,
+    KEY_SCOPE_HLO,
+    KEY_SCOPE_COUNT
+};
+
+#define KEY_BINDING_CODES 4
+
+struct key_binding {
+    int codes[KEY_BINDING_CODES]; /* curses key codes; 0 ends the list */
+    const char *label;            /* "Up k", as help and README show it */
+    enum request request;
+    enum key_scope scope;
+    const char *help;
+};
+
+/* Key codes memtop reads that curses has no name for. */
+#define KEY_CODE_ESCAPE 27
+#define KEY_CODE_CONTROL(letter) ((letter) & 0x1f)
+
+/* The table, in the order help shows it. */
+const struct key_binding *keys_table(size_t *count);
+/* The request a key code asks for; REQUEST_NONE when it is unbound. */
+enum request keys_request_for(int code);
+/* The scope of a request (KEY_SCOPE_GLOBAL for REQUEST_NONE). */
+enum key_scope keys_scope_of(enum request request);
+/* "Anywhere", "Focused pane", ... as headings. */
+const char *keys_scope_name(enum key_scope scope);
+/* The key list as a Markdown table, for the README (--list-keys). */
+void keys_print_markdown(FILE *out);
+
+#endif

@@ -1,0 +1,108 @@
+#include "config.h"
+
+#include "ui/layout.h"
+
+#include <string.h>
+
+/* The summary's title and its twelve fields. */
+#define SUMMARY_WANTED_ROWS 13
+/* Below this many rows each, the table and the HLO modules take turns. */
+#define STACKED_MIN_ROWS 10
+
+static int clamp(int value, int low, int high)
+{
+    if (value < low)
+        return low;
+    return value > high ? high : value;
+}
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+static struct rect rect_make(int y, int x, int height, int width)
+{
+    struct rect rect = {y, x, height, width};
+    return rect;
+}
+
+/* How many items a list shows: all of them when there is room, else a
+ * share that leaves the rest of the column usable (the list scrolls). */
+static int list_rows(size_t count, int share)
+{
+    int items = count > 0 ? (count > 10000 ? 10000 : (int)count) : 1;
+    return min_int(items, share);
+}
+
+static void layout_left_column(struct layout *layout, int top, int body, int width,
+                               size_t host_count, size_t allocator_count)
+{
+    int y = top;
+    if (host_count > 1) {
+        int height = 1 + list_rows(host_count, body / 4 > 3 ? body / 4 : 3);
+        layout->hosts = rect_make(y, 0, height, width);
+        y += height;
+    }
+    int rest = top + body - y;
+    int share = rest - 1 - SUMMARY_WANTED_ROWS;
+    int allocator_height = 1 + list_rows(allocator_count, share > 3 ? share : 3);
+    layout->allocators = rect_make(y, 0, allocator_height, width);
+    y += allocator_height;
+    layout->summary = rect_make(y, 0, top + body - y, width);
+}
+
+static void layout_right_column(struct layout *layout, int top, int body, int x, int width,
+                                bool has_hlo)
+{
+    int chart_height = clamp(body * 9 / 20, LAYOUT_MIN_CHART_ROWS, body - 5);
+    layout->chart = rect_make(top, x, chart_height, width);
+    int y = top + chart_height;
+    int rest = top + body - y;
+    layout->table = rect_make(y, x, rest, width);
+    if (!has_hlo)
+        return;
+    if (rest >= 2 * STACKED_MIN_ROWS) {
+        int hlo_height = rest * 2 / 5;
+        layout->table.height = rest - hlo_height;
+        layout->hlo = rect_make(y + rest - hlo_height, x, hlo_height, width);
+    } else {
+        layout->hlo = layout->table;
+        layout->hlo_tabbed = true;
+    }
+}
+
+void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
+                    size_t allocator_count, bool has_hlo)
+{
+    memset(layout, 0, sizeof *layout);
+    layout->rows = rows;
+    layout->cols = cols;
+    if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
+        layout->too_small = true;
+        return;
+    }
+    layout->header = rect_make(0, 0, 1, cols);
+    layout->status = rect_make(rows - 1, 0, 1, cols);
+    int top = 1, body = rows - 2;
+    int left_width = clamp(cols / 3 + 2, 22, 36);
+    layout_left_column(layout, top, body, left_width, host_count, allocator_count);
+    layout->separator = rect_make(top, left_width, body, 1);
+    layout_right_column(layout, top, body, left_width + 1, cols - left_width - 1, has_hlo);
+}
+
+bool rect_is_empty(const struct rect *rect)
+{
+    return rect->height <= 0 || rect->width <= 0;
+}
+
+bool rect_contains(const struct rect *rect, int y, int x)
+{
+    return !rect_is_empty(rect) && y >= rect->y && y < rect->y + rect->height && x >= rect->x &&
+           x < rect->x + rect->width;
+}
+
+bool rect_overlaps(const struct rect *a, const struct rect *b)
+{
+    if (rect_is_empty(a) || rect_is_empty(b))
+        return false;
+    return a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height &&
+           b->y < a->y + a->height;
+}

@@ -1,0 +1,49 @@
+/* layout: where each pane goes for a terminal size. Pure arithmetic (no
+ * curses), so the tests check every size without a terminal.
+ *
+ *   header                                          (1 row)
+ *   hosts (only with several hosts) | chart
+ *   allocators                      |
+ *   summary                         | table  (HLO modules below it, or
+ *                                   |         sharing its place as a tab)
+ *   status line                                     (1 row)
+ *
+ * Each pane's rectangle includes its title row. */
+#ifndef MEMTOP_LAYOUT_H
+#define MEMTOP_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LAYOUT_MIN_ROWS 15
+#define LAYOUT_MIN_COLS 60
+#define LAYOUT_MIN_CHART_ROWS 8
+
+struct rect {
+    int y, x;
+    int height, width; /* 0 and 0 for a pane that is not shown */
+};
+
+struct layout {
+    int rows, cols;
+    bool too_small; /* below LAYOUT_MIN_*: only a message is drawn */
+    struct rect header;
+    struct rect hosts; /* empty with one host */
+    struct rect allocators;
+    struct rect summary;
+    struct rect separator; /* the vertical rule between the columns */
+    struct rect chart;
+    struct rect table;
+    struct rect hlo; /* empty without HLO modules; equal to table when tabbed */
+    bool hlo_tabbed; /* HLO modules and the table take turns in one place */
+    struct rect status;
+};
+
+void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
+                    size_t allocator_count, bool has_hlo);
+
+bool rect_is_empty(const struct rect *rect);
+bool rect_contains(const struct rect *rect, int y, int x);
+bool rect_overlaps(const struct rect *a, const struct rect *b);
+
+#endif

@@ -1,0 +1,225 @@
+#include "config.h"
+
+#include "ui/list_pane.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/format.h"
+
+/* Keeps the selection inside [0, count) and on screen. */
+static void list_scroll(struct list_position *position, size_t count, int visible)
+{
+    size_t rows = visible > 0 ? (size_t)visible : 1;
+    if (count == 0) {
+        position->selected = position->top = 0;
+        return;
+    }
+    if (position->selected >= count)
+        position->selected = count - 1;
+    if (position->selected < position->top)
+        position->top = position->selected;
+    if (position->selected >= position->top + rows)
+        position->top = position->selected - rows + 1;
+    if (position->top + rows > count)
+        position->top = count > rows ? count - rows : 0;
+}
+
+/* The new selection for a movement request, or false when it is not one. */
+static bool list_move(size_t selected, size_t count, int page, enum request request,
+                      size_t *moved)
+{
+    size_t step = page > 1 ? (size_t)page - 1 : 1;
+    size_t last = count > 0 ? count - 1 : 0;
+    switch (request) {
+    case REQUEST_MOVE_UP: *moved = selected > 0 ? selected - 1 : 0; return true;
+    case REQUEST_MOVE_DOWN: *moved = selected < last ? selected + 1 : last; return true;
+    case REQUEST_PAGE_UP: *moved = selected > step ? selected - step : 0; return true;
+    case REQUEST_PAGE_DOWN: *moved = last - selected > step ? selected + step : last; return true;
+    case REQUEST_FIRST: *moved = 0; return true;
+    case REQUEST_LAST: *moved = last; return true;
+    default: return false;
+    }
+}
+
+static int list_visible_rows(const struct viewer *viewer, enum pane_kind pane)
+{
+    const struct rect *area =
+        pane == PANE_HOSTS ? &viewer->layout.hosts : &viewer->layout.allocators;
+    return area->height - 1;
+}
+
+/* The left edge of an item: a marker (or a blank) and a space; a marker
+ * shows what is current without colour or reverse video. */
+#define MARKER_WIDTH 2
+static int draw_marker(WINDOW *window, int y, int x, bool marked, const char *glyph)
+{
+    mvwaddstr(window, y, x, marked ? glyph : " ");
+    return MARKER_WIDTH;
+}
+
+/* ---- allocators ---- */
+
+static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                           size_t index, bool focused)
+{
+    const struct ui_style *style = &viewer->style;
+    const struct allocator *allocator = &viewer->profile->allocators[index];
+    bool current = index == viewer->allocator_index;
+    attr_t attr = current ? (focused ? style->selected : style->selected_unfocused) : style->normal;
+    wattrset(window, attr);
+    draw_blank(window, y, x, width);
+    int used = draw_marker(window, y, x, current, style->utf8 ? "\xe2\x96\xb8" : ">");
+    char peak[FORMAT_BYTES_SIZE];
+    format_bytes(allocator->summary.peak_bytes, peak, sizeof peak);
+    int peak_width = draw_text_width(peak, style);
+    int name_width = width - used - peak_width - 1;
+    if (name_width < 4) { /* too narrow for both: the name wins */
+        name_width = width - used;
+        peak_width = 0;
+    }
+    draw_text(window, y, x + used, name_width, profile_text(viewer->profile, allocator->id),
+              style);
+    if (peak_width > 0)
+        draw_text_right(window, y, x + width - peak_width, peak_width, peak, style);
+    wattrset(window, style->normal);
+}
+
+void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int x, int height,
+                               int width, bool focused)
+{
+    const struct ui_style *style = &viewer->style;
+    draw_pane_title(window, y, x, width, "Allocators", focused, style);
+    if (width > 14) {
+        wattrset(window, style->dim);
+        draw_text_right(window, y, x + width - 7, 6, " peak ", style);
+        wattrset(window, style->normal);
+    }
+    const struct profile *profile = viewer->profile;
+    if (!profile || profile->allocator_count == 0) {
+        wattrset(window, style->dim);
+        if (height > 1)
+            draw_text(window, y + 1, x + 2, width - 2, profile ? "(none)" : "(not loaded)", style);
+        wattrset(window, style->normal);
+        return;
+    }
+    struct list_position *position = &viewer->allocator_list;
+    position->selected = viewer->allocator_index;
+    list_scroll(position, profile->allocator_count, height - 1);
+    for (int row = 0; row + 1 < height; row++) {
+        size_t index = position->top + (size_t)row;
+        if (index >= profile->allocator_count)
+            break;
+        draw_allocator(viewer, window, y + 1 + row, x, width, index, focused);
+    }
+}
+
+/* ---- hosts ---- */
+
+static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                      size_t index, bool focused)
+{
+    const struct ui_style *style = &viewer->style;
+    const struct host *host = &viewer->hosts->hosts[index];
+    bool open = index == viewer->host_index;
+    bool highlighted = focused ? index == viewer->host_list.selected : open;
+    attr_t attr = highlighted ? (focused ? style->selected : style->selected_unfocused)
+                              : style->normal;
+    bool failed = host->attempted && !host->profile;
+    wattrset(window, attr);
+    draw_blank(window, y, x, width);
+    if (failed && !highlighted)
+        wattrset(window, style->error);
+    const char *glyph = failed ? (style->utf8 ? "\xe2\x9c\x97" : "!")
+                               : (style->utf8 ? "\xe2\x97\x8f" : "*");
+    int used = draw_marker(window, y, x, open || failed, glyph);
+    used += draw_text(window, y, x + used, width - used, host->name, style);
+    if (failed && used + 2 < width) {
+        mvwaddstr(window, y, x + used, ": ");
+        used += 2;
+        draw_text(window, y, x + used, width - used, host->error.message, style);
+    } else if (host->profile && !failed) {
+        char count[32];
+        snprintf(count, sizeof count, "%zu alloc", host->profile->allocator_count);
+        int count_width = (int)strlen(count);
+        if (used + count_width + 1 <= width) {
+            wattrset(window, highlighted ? attr : style->dim);
+            draw_text_right(window, y, x + width - count_width, count_width, count, style);
+        }
+    }
+    wattrset(window, style->normal);
+}
+
+void list_pane_draw_hosts(struct viewer *viewer, WINDOW *window, int y, int x, int height,
+                          int width, bool focused)
+{
+    char title[64];
+    snprintf(title, sizeof title, "Hosts (%zu)", viewer->hosts->count);
+    draw_pane_title(window, y, x, width, title, focused, &viewer->style);
+    struct list_position *position = &viewer->host_list;
+    list_scroll(position, viewer->hosts->count, height - 1);
+    for (int row = 0; row + 1 < height; row++) {
+        size_t index = position->top + (size_t)row;
+        if (index >= viewer->hosts->count)
+            break;
+        draw_host(viewer, window, y + 1 + row, x, width, index, focused);
+    }
+}
+
+/* ---- keys ---- */
+
+static void host_cursor_moved(struct viewer *viewer)
+{
+    const struct host *host = &viewer->hosts->hosts[viewer->host_list.selected];
+    if (host->attempted && !host->profile)
+        viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
+    else if (!host->attempted)
+        viewer_status(viewer, false, "Enter opens %s", host->name);
+}
+
+bool list_pane_handle(struct viewer *viewer, enum pane_kind pane, enum request request)
+{
+    int page = list_visible_rows(viewer, pane);
+    size_t moved;
+    if (pane == PANE_HOSTS) {
+        size_t count = viewer->hosts->count;
+        if (request == REQUEST_ENTER) {
+            viewer_select_host(viewer, viewer->host_list.selected);
+            return true;
+        }
+        if (!list_move(viewer->host_list.selected, count, page, request, &moved))
+            return false;
+        viewer->host_list.selected = moved;
+        list_scroll(&viewer->host_list, count, page);
+        host_cursor_moved(viewer);
+        return true;
+    }
+    const struct profile *profile = viewer->profile;
+    size_t count = profile ? profile->allocator_count : 0;
+    if (request == REQUEST_ENTER) {
+        viewer_focus(viewer, PANE_TABLE);
+        return true;
+    }
+    if (!list_move(viewer->allocator_index, count, page, request, &moved))
+        return false;
+    if (count > 0 && moved != viewer->allocator_index)
+        viewer_select_allocator(viewer, moved);
+    return true;
+}
+
+void list_pane_click(struct viewer *viewer, enum pane_kind pane, int row)
+{
+    if (row < 0)
+        return;
+    if (pane == PANE_HOSTS) {
+        size_t index = viewer->host_list.top + (size_t)row;
+        if (index < viewer->hosts->count) {
+            viewer->host_list.selected = index;
+            viewer_select_host(viewer, index);
+        }
+        return;
+    }
+    size_t index = viewer->allocator_list.top + (size_t)row;
+    if (viewer->profile && index < viewer->profile->allocator_count)
+        viewer_select_allocator(viewer, index);
+}

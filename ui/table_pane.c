@@ -1,0 +1,682 @@
+#include "config.h"
+
+#include "ui/table_pane.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/format.h"
+#include "ui/chart_columns.h"
+#include "ui/chart_pane.h"
+#include "ui/viewer.h"
+
+/* The columns as drawn: sizes first, where the eye finds them at a fixed
+ * place; the op name last, where it takes whatever width is left. */
+enum shown_column {
+    SHOW_ALLOCATION,
+    SHOW_REQUESTED,
+    SHOW_OCCURRENCES,
+    SHOW_REGION,
+    SHOW_DATA_TYPE,
+    SHOW_SHAPE,
+    SHOW_OP_NAME,
+    SHOW_COUNT
+};
+
+struct column_spec {
+    enum table_column sort;
+    const char *heading;
+    bool right_aligned;
+    int minimum; /* a text column shrinks to this before it is hidden */
+    int maximum; /* and grows to at most this */
+};
+
+static const struct column_spec column_specs[SHOW_COUNT] = {
+    [SHOW_ALLOCATION] = {TABLE_COLUMN_ALLOCATION_BYTES, "Size", true, 0, 0},
+    [SHOW_REQUESTED] = {TABLE_COLUMN_REQUESTED_BYTES, "Requested", true, 0, 0},
+    [SHOW_OCCURRENCES] = {TABLE_COLUMN_OCCURRENCES, "Occ", true, 0, 0},
+    [SHOW_REGION] = {TABLE_COLUMN_REGION_TYPE, "Region", false, 6, 16},
+    [SHOW_DATA_TYPE] = {TABLE_COLUMN_DATA_TYPE, "Type", false, 5, 12},
+    [SHOW_SHAPE] = {TABLE_COLUMN_TENSOR_SHAPE, "Shape", false, 8, 32},
+    [SHOW_OP_NAME] = {TABLE_COLUMN_OP_NAME, "Op name", false, 12, INT_MAX},
+};
+
+/* When the pane is narrow, text columns shrink first, then columns hide
+ * in this order: the requested size mostly repeats the size, and the op
+ * name is what people read the table for. */
+static const enum shown_column shrink_order[] = {SHOW_SHAPE, SHOW_REGION, SHOW_DATA_TYPE};
+static const enum shown_column hide_order[] = {SHOW_REQUESTED, SHOW_DATA_TYPE, SHOW_SHAPE,
+                                               SHOW_REGION, SHOW_OCCURRENCES};
+#define SHRINK_COUNT (sizeof shrink_order / sizeof *shrink_order)
+#define HIDE_COUNT (sizeof hide_order / sizeof *hide_order)
+
+struct table_layout {
+    bool shown[SHOW_COUNT];
+    int x[SHOW_COUNT]; /* from the pane's left edge */
+    int width[SHOW_COUNT];
+};
+
+#define DETAIL_MAX_WIDTH 100
+#define DETAIL_LABEL_WIDTH 12
+
+/* ---- cells ---- */
+
+static const char *sort_arrow(const struct ui_style *style, bool descending)
+{
+    if (style->utf8)
+        return descending ? "\xe2\x96\xbc" : "\xe2\x96\xb2"; /* ▼ ▲ */
+    return descending ? "v" : "^";
+}
+
+static const char *separator(const struct ui_style *style)
+{
+    return style->utf8 ? " \xc2\xb7 " : " - "; /* " · " */
+}
+
+/* The text of one cell; profile strings come back as they are (draw_text
+ * makes them safe), numbers are written into buffer. */
+static const char *cell_text(const struct allocation_table *rows, const struct allocation_row *row,
+                             enum shown_column column, char *buffer, size_t size)
+{
+    const struct profile *profile = rows->profile;
+    switch (column) {
+    case SHOW_ALLOCATION: return format_bytes(row->allocation_bytes, buffer, size);
+    case SHOW_REQUESTED: return format_bytes(row->requested_bytes, buffer, size);
+    case SHOW_OCCURRENCES:
+        snprintf(buffer, size, "%lld", (long long)row->occurrences);
+        return buffer;
+    case SHOW_REGION: return profile_text(profile, row->region_type);
+    case SHOW_DATA_TYPE: return profile_text(profile, row->data_type);
+    case SHOW_SHAPE: return profile_text(profile, row->tensor_shape);
+    default: return allocation_table_op_name(rows, row, buffer, size);
+    }
+}
+
+static int *natural_width(struct table_natural_widths *natural, enum shown_column column)
+{
+    switch (column) {
+    case SHOW_ALLOCATION: return &natural->allocation;
+    case SHOW_REQUESTED: return &natural->requested;
+    case SHOW_OCCURRENCES: return &natural->occurrences;
+    case SHOW_REGION: return &natural->region;
+    case SHOW_DATA_TYPE: return &natural->data_type;
+    case SHOW_SHAPE: return &natural->shape;
+    default: return &natural->op_name;
+    }
+}
+
+/* Once per allocator: the widest text of each column over all rows. */
+static void table_measure(struct viewer *viewer)
+{
+    struct table_state *table = &viewer->table;
+    memset(&table->natural, 0, sizeof table->natural);
+    const struct allocator *allocator = table->rows.allocator;
+    size_t total = allocation_table_total(&table->rows);
+    for (size_t i = 0; i < total; i++) {
+        const struct allocation_row *row = &allocator->rows[i];
+        for (int c = 0; c < SHOW_COUNT; c++) {
+            char buffer[ALLOCATION_TABLE_LABEL_SIZE];
+            const char *text = cell_text(&table->rows, row, (enum shown_column)c, buffer,
+                                         sizeof buffer);
+            int width = draw_text_width(text, &viewer->style);
+            int *natural = natural_width(&table->natural, (enum shown_column)c);
+            if (width > *natural)
+                *natural = width;
+        }
+    }
+}
+
+/* ---- layout ---- */
+
+static int heading_width(enum shown_column column)
+{
+    return (int)strlen(column_specs[column].heading) + 1; /* room for the sort arrow */
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static void table_layout_compute(struct table_state *table, int width, struct table_layout *layout)
+{
+    int gap = width >= 70 ? 2 : 1;
+    for (int c = 0; c < SHOW_COUNT; c++) {
+        const struct column_spec *spec = &column_specs[c];
+        int wanted = max_int(*natural_width(&table->natural, (enum shown_column)c),
+                             heading_width((enum shown_column)c));
+        if (spec->maximum > 0 && wanted > spec->maximum)
+            wanted = max_int(spec->maximum, heading_width((enum shown_column)c));
+        layout->width[c] = wanted;
+        layout->shown[c] = true;
+    }
+    /* The op name keeps two fifths of the width: names run long. */
+    int op_minimum = max_int(max_int(column_specs[SHOW_OP_NAME].minimum, width * 2 / 5),
+                             heading_width(SHOW_OP_NAME));
+    for (;;) {
+        int used = 1; /* the left margin */
+        for (int c = 0; c < SHOW_OP_NAME; c++)
+            if (layout->shown[c])
+                used += layout->width[c] + gap;
+        int deficit = op_minimum - (width - used);
+        if (deficit <= 0)
+            break;
+        bool changed = false;
+        for (size_t i = 0; i < SHRINK_COUNT && !changed; i++) {
+            enum shown_column c = shrink_order[i];
+            int floor = max_int(column_specs[c].minimum, heading_width(c));
+            if (layout->shown[c] && layout->width[c] > floor) {
+                layout->width[c] = max_int(floor, layout->width[c] - deficit);
+                changed = true;
+            }
+        }
+        for (size_t i = 0; i < HIDE_COUNT && !changed; i++) {
+            /* The sorted column stays: its arrow says what the order is. */
+            bool sorted = column_specs[hide_order[i]].sort == table->rows.sort_column;
+            if (layout->shown[hide_order[i]] && !sorted) {
+                layout->shown[hide_order[i]] = false;
+                changed = true;
+            }
+        }
+        if (!changed)
+            break;
+    }
+    int x = 1;
+    for (int c = 0; c < SHOW_COUNT; c++) {
+        if (!layout->shown[c])
+            continue;
+        layout->x[c] = x;
+        if (c == SHOW_OP_NAME)
+            layout->width[c] = max_int(0, width - x);
+        x += layout->width[c] + gap;
+    }
+}
+
+/* ---- selection ---- */
+
+/* The selected row as an index into the allocator's rows; SIZE_MAX none. */
+static size_t table_selected_row(const struct table_state *table)
+{
+    if (table->selected >= table->rows.count)
+        return SIZE_MAX;
+    return table->rows.order[table->selected];
+}
+
+/* Selects the row with this allocator index when it is shown, else the first. */
+static void table_select_row(struct table_state *table, size_t row_index)
+{
+    table->selected = 0;
+    for (size_t i = 0; i < table->rows.count && row_index != SIZE_MAX; i++) {
+        if (table->rows.order[i] == row_index) {
+            table->selected = i;
+            break;
+        }
+    }
+}
+
+static void table_scroll(struct table_state *table, int visible)
+{
+    size_t rows = visible > 0 ? (size_t)visible : 1;
+    size_t count = table->rows.count;
+    if (count == 0) {
+        table->selected = table->top = 0;
+        return;
+    }
+    if (table->selected >= count)
+        table->selected = count - 1;
+    if (table->selected < table->top)
+        table->top = table->selected;
+    if (table->selected >= table->top + rows)
+        table->top = table->selected - rows + 1;
+    if (table->top + rows > count)
+        table->top = count > rows ? count - rows : 0;
+}
+
+/* ---- reset ---- */
+
+void table_pane_free(struct viewer *viewer)
+{
+    allocation_table_free(&viewer->table.rows);
+}
+
+void table_pane_reset(struct viewer *viewer)
+{
+    struct table_state *table = &viewer->table;
+    char filter[ALLOCATION_TABLE_FILTER_SIZE] = "";
+    enum table_column column = TABLE_COLUMN_FILE_ORDER;
+    bool descending = false;
+    if (table->ready) {
+        snprintf(filter, sizeof filter, "%s", table->rows.filter);
+        column = table->rows.sort_column;
+        descending = table->rows.descending;
+    }
+    allocation_table_free(&table->rows);
+    if (!allocation_table_init(&table->rows, viewer->profile, viewer->allocator))
+        viewer_status(viewer, true, "out of memory: the allocations table is empty");
+    allocation_table_set_sort(&table->rows, column, descending);
+    allocation_table_set_filter(&table->rows, filter);
+    table->ready = true;
+    table->selected = table->top = 0;
+    table_measure(viewer);
+}
+
+/* ---- drawing ---- */
+
+static void table_title(struct viewer *viewer, int width, char *title, size_t size)
+{
+    const struct allocation_table *rows = &viewer->table.rows;
+    const struct ui_style *style = &viewer->style;
+    const char *name = width >= 60 ? "Allocations at peak" : "At peak";
+    char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
+    format_bytes(allocation_table_shown_bytes(rows), shown, sizeof shown);
+    format_bytes(viewer->allocator->summary.peak_bytes, peak, sizeof peak);
+    if (rows->filter[0])
+        snprintf(counts, sizeof counts, "%s%sfilter: %s (%zu of %zu rows)", name, separator(style),
+                 rows->filter, rows->count, allocation_table_total(rows));
+    else
+        snprintf(counts, sizeof counts, "%s (%zu)", name, rows->count);
+    snprintf(title, size, "%s%s%s of %s", counts, separator(style), shown, peak);
+    if (draw_text_width(title, style) + 4 > width)
+        snprintf(title, size, "%s", counts);
+}
+
+static void draw_heading(struct viewer *viewer, WINDOW *window, int y, int x,
+                         const struct table_layout *layout)
+{
+    const struct ui_style *style = &viewer->style;
+    const struct allocation_table *rows = &viewer->table.rows;
+    for (int c = 0; c < SHOW_COUNT; c++) {
+        if (!layout->shown[c])
+            continue;
+        const struct column_spec *spec = &column_specs[c];
+        bool sorted = spec->sort == rows->sort_column;
+        char text[32];
+        snprintf(text, sizeof text, "%s%s", spec->heading,
+                 sorted ? sort_arrow(style, rows->descending) : "");
+        wattrset(window, sorted ? style->title : style->dim | A_BOLD);
+        if (spec->right_aligned)
+            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
+        else
+            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
+    }
+    wattrset(window, style->normal);
+}
+
+static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                     const struct table_layout *layout, const struct allocation_row *row,
+                     attr_t attr)
+{
+    const struct ui_style *style = &viewer->style;
+    wattrset(window, attr);
+    draw_blank(window, y, x, width);
+    for (int c = 0; c < SHOW_COUNT; c++) {
+        if (!layout->shown[c])
+            continue;
+        char buffer[ALLOCATION_TABLE_LABEL_SIZE];
+        const char *text = cell_text(&viewer->table.rows, row, (enum shown_column)c, buffer,
+                                     sizeof buffer);
+        bool unresolved = c == SHOW_OP_NAME && row->origin == ROW_UNRESOLVED;
+        wattrset(window, unresolved && attr == style->normal ? style->error : attr);
+        if (column_specs[c].right_aligned)
+            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
+        else
+            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
+    }
+    wattrset(window, style->normal);
+}
+
+void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
+                     bool focused)
+{
+    const struct ui_style *style = &viewer->style;
+    struct table_state *table = &viewer->table;
+    if (height <= 0 || width <= 0)
+        return;
+    if (!viewer->allocator) {
+        draw_pane_title(window, y, x, width, "Allocations at peak", focused, style);
+        return;
+    }
+    char title[512];
+    table_title(viewer, width, title, sizeof title);
+    draw_pane_title(window, y, x, width, title, focused, style);
+    if (viewer->layout.hlo_tabbed && width >= 60) {
+        char padded[520];
+        snprintf(padded, sizeof padded, " %s ", title);
+        const char *hint = " Tab: HLO modules ";
+        int hint_width = draw_text_width(hint, style);
+        if (draw_text_width(padded, style) + hint_width + 4 <= width) {
+            wattrset(window, style->dim);
+            draw_text(window, y, x + width - hint_width - 1, hint_width, hint, style);
+            wattrset(window, style->normal);
+        }
+    }
+    if (height < 2)
+        return;
+    struct table_layout layout;
+    table_layout_compute(table, width, &layout);
+    draw_heading(viewer, window, y + 1, x, &layout);
+    table->page_rows = height - 2;
+    const struct allocation_table *rows = &table->rows;
+    if (rows->count == 0) {
+        char message[320];
+        if (allocation_table_total(rows) == 0)
+            snprintf(message, sizeof message, "no active allocations at the peak in this file");
+        else
+            snprintf(message, sizeof message, "no op name contains \"%s\" (Esc clears the filter)",
+                     rows->filter);
+        wattrset(window, style->dim);
+        if (height > 2)
+            draw_text(window, y + 2, x + 2, width - 2, message, style);
+        wattrset(window, style->normal);
+        return;
+    }
+    table_scroll(table, table->page_rows);
+    for (int r = 0; r < table->page_rows; r++) {
+        size_t position = table->top + (size_t)r;
+        const struct allocation_row *row = allocation_table_row(rows, position);
+        if (!row)
+            break;
+        attr_t attr = style->normal;
+        if (position == table->selected)
+            attr = focused ? style->selected : style->selected_unfocused;
+        draw_row(viewer, window, y + 2 + r, x, width, &layout, row, attr);
+    }
+}
+
+/* ---- the row in full ---- */
+
+/* Lines of a detail value: text made safe, then cut into pieces of at
+ * most `width` cells. Returns the number of lines; writes them when
+ * draw is set. */
+static int detail_value(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                        int max_lines, const char *text, bool draw)
+{
+    const struct ui_style *style = &viewer->style;
+    char safe[2048];
+    format_safe_text(text, !style->utf8, safe, sizeof safe);
+    if (width <= 0)
+        return 1;
+    const char *cursor = safe;
+    int lines = 0;
+    do {
+        char line[2048];
+        size_t used = 0;
+        int cells = 0;
+        while (*cursor) {
+            uint32_t code_point;
+            size_t length = format_utf8_decode(cursor, &code_point);
+            if (length == 0)
+                length = 1;
+            char piece[8] = {0};
+            memcpy(piece, cursor, length);
+            int piece_cells = draw_text_width(piece, style);
+            if (cells + piece_cells > width && cells > 0)
+                break;
+            memcpy(line + used, cursor, length);
+            used += length;
+            cells += piece_cells;
+            cursor += length;
+        }
+        line[used] = '\0';
+        if (draw && lines < max_lines)
+            draw_text(window, y + lines, x, width, line, style);
+        lines++;
+    } while (*cursor);
+    return lines;
+}
+
+struct detail_field {
+    const char *label;
+    const char *value;
+};
+
+static size_t detail_fields(struct viewer *viewer, const struct allocation_row *row,
+                            struct detail_field *fields, char (*buffers)[96])
+{
+    const struct allocation_table *rows = &viewer->table.rows;
+    const struct profile *profile = viewer->profile;
+    size_t n = 0;
+    char bytes[FORMAT_BYTES_SIZE];
+    fields[n++] = (struct detail_field){"Op name", cell_text(rows, row, SHOW_OP_NAME, buffers[0],
+                                                             sizeof buffers[0])};
+    snprintf(buffers[1], sizeof buffers[1], "%s (%lld bytes)",
+             format_bytes(row->allocation_bytes, bytes, sizeof bytes),
+             (long long)row->allocation_bytes);
+    fields[n++] = (struct detail_field){"Size", buffers[1]};
+    snprintf(buffers[2], sizeof buffers[2], "%s (%lld bytes)",
+             format_bytes(row->requested_bytes, bytes, sizeof bytes),
+             (long long)row->requested_bytes);
+    fields[n++] = (struct detail_field){"Requested", buffers[2]};
+    snprintf(buffers[3], sizeof buffers[3], "%lld", (long long)row->occurrences);
+    fields[n++] = (struct detail_field){"Occurrences", buffers[3]};
+    fields[n++] = (struct detail_field){"Region", profile_text(profile, row->region_type)};
+    fields[n++] = (struct detail_field){"Data type", profile_text(profile, row->data_type)};
+    fields[n++] = (struct detail_field){"Shape", profile_text(profile, row->tensor_shape)};
+    fields[n++] = (struct detail_field){"Activity", memory_activity_label(row->activity)};
+    snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
+    fields[n++] = (struct detail_field){"Address", buffers[4]};
+    if (row->step_id >= 0)
+        snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
+    else
+        snprintf(buffers[5], sizeof buffers[5], "none");
+    fields[n++] = (struct detail_field){"Step", buffers[5]};
+    if (row->has_time) {
+        char number[48];
+        chart_format_milliseconds(row->time_ps, 3, number, sizeof number);
+        snprintf(buffers[6], sizeof buffers[6], "%s ms", number);
+    } else {
+        snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
+    }
+    fields[n++] = (struct detail_field){"Time", buffers[6]};
+    switch (row->origin) {
+    case ROW_FROM_SNAPSHOT:
+        snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
+        break;
+    case ROW_FROM_SPECIAL:
+        snprintf(buffers[7], sizeof buffers[7], "special allocation %lld",
+                 (long long)row->special_index);
+        break;
+    default:
+        snprintf(buffers[7], sizeof buffers[7],
+                 "unresolved (snapshot index %lld, special index %lld)",
+                 (long long)row->snapshot_index, (long long)row->special_index);
+        break;
+    }
+    fields[n++] = (struct detail_field){"Origin", buffers[7]};
+    return n;
+}
+
+static void draw_box(WINDOW *window, int y, int x, int height, int width,
+                     const struct ui_style *style)
+{
+    const char *horizontal = style->utf8 ? "\xe2\x94\x80" : "-";
+    const char *vertical = style->utf8 ? "\xe2\x94\x82" : "|";
+    const char *corners[4] = {"+", "+", "+", "+"};
+    if (style->utf8) {
+        corners[0] = "\xe2\x94\x8c";
+        corners[1] = "\xe2\x94\x90";
+        corners[2] = "\xe2\x94\x94";
+        corners[3] = "\xe2\x94\x98";
+    }
+    for (int row = 0; row < height; row++) {
+        bool edge = row == 0 || row == height - 1;
+        wmove(window, y + row, x);
+        waddstr(window, edge ? corners[row == 0 ? 0 : 2] : vertical);
+        for (int column = 1; column < width - 1; column++)
+            waddstr(window, edge ? horizontal : " ");
+        waddstr(window, edge ? corners[row == 0 ? 1 : 3] : vertical);
+    }
+}
+
+void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width)
+{
+    const struct ui_style *style = &viewer->style;
+    struct table_state *table = &viewer->table;
+    const struct allocation_row *row = allocation_table_row(&table->rows, table->selected);
+    if (!row) {
+        viewer->overlay = OVERLAY_NONE;
+        return;
+    }
+    int box_width = width - 4 < DETAIL_MAX_WIDTH ? width - 4 : DETAIL_MAX_WIDTH;
+    if (box_width < 30 || height < 7)
+        return;
+    int value_x = 2 + DETAIL_LABEL_WIDTH + 1;
+    int value_width = box_width - value_x - 2;
+    struct detail_field fields[16];
+    char buffers[8][96];
+    size_t count = detail_fields(viewer, row, fields, buffers);
+    int needed = 0;
+    for (size_t i = 0; i < count; i++)
+        needed += detail_value(viewer, window, 0, 0, value_width, 0, fields[i].value, false);
+    int box_height = needed + 2 < height - 2 ? needed + 2 : height - 2;
+    int top = (height - box_height) / 2, left = (width - box_width) / 2;
+
+    wattrset(window, style->normal);
+    draw_box(window, top, left, box_height, box_width, style);
+    char title[64];
+    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->selected + 1, table->rows.count);
+    wattrset(window, style->title);
+    draw_text(window, top, left + 2, box_width - 4, title, style);
+    wattrset(window, style->dim);
+    draw_text_right(window, top + box_height - 1, left + 2, box_width - 4,
+                    " j/k previous/next  Esc close ", style);
+    int y = top + 1, last = top + box_height - 1;
+    for (size_t i = 0; i < count && y < last; i++) {
+        wattrset(window, style->dim);
+        draw_text(window, y, left + 2, DETAIL_LABEL_WIDTH, fields[i].label, style);
+        wattrset(window, i == 0 ? style->normal | A_BOLD : style->normal);
+        y += detail_value(viewer, window, y, left + value_x, value_width, last - y,
+                          fields[i].value, true);
+    }
+    wattrset(window, style->normal);
+}
+
+/* ---- requests ---- */
+
+static void table_show_row_in_chart(struct viewer *viewer)
+{
+    const struct allocation_row *row =
+        allocation_table_row(&viewer->table.rows, viewer->table.selected);
+    if (row && row->has_time)
+        chart_pane_jump_to_time(viewer, row->time_ps);
+}
+
+static void filter_changed(struct viewer *viewer, const char *text)
+{
+    struct table_state *table = &viewer->table;
+    size_t keep = table_selected_row(table);
+    if (!allocation_table_set_filter(&table->rows, text))
+        viewer_status(viewer, true, "out of memory: the filter was not applied");
+    table_select_row(table, keep);
+}
+
+static void filter_accepted(struct viewer *viewer, const char *text)
+{
+    filter_changed(viewer, text);
+    const struct allocation_table *rows = &viewer->table.rows;
+    if (text[0])
+        viewer_status(viewer, false, "%zu of %zu rows match; n/N step through them, Esc clears",
+                      rows->count, allocation_table_total(rows));
+}
+
+static void filter_cancelled(struct viewer *viewer, const char *text)
+{
+    (void)text;
+    filter_changed(viewer, "");
+    viewer_status(viewer, false, "filter cleared");
+}
+
+static void table_sort(struct viewer *viewer, enum table_column column, bool descending)
+{
+    struct table_state *table = &viewer->table;
+    size_t keep = table_selected_row(table);
+    allocation_table_set_sort(&table->rows, column, descending);
+    table_select_row(table, keep);
+    if (column == TABLE_COLUMN_FILE_ORDER)
+        viewer_status(viewer, false, descending ? "in reverse file order" : "in file order");
+    else
+        viewer_status(viewer, false, "sorted by %s, %s", allocation_table_column_name(column),
+                      descending ? "descending" : "ascending");
+}
+
+/* n/N: the next matching row, wrapping. With a filter every row shown
+ * matches, so this steps through them. */
+static void table_match(struct viewer *viewer, bool forward)
+{
+    struct table_state *table = &viewer->table;
+    size_t count = table->rows.count;
+    if (!table->rows.filter[0]) {
+        viewer_status(viewer, false, "no filter: / filters op names");
+        return;
+    }
+    for (size_t step = 1; step <= count; step++) {
+        size_t position = forward ? (table->selected + step) % count
+                                  : (table->selected + count - step % count) % count;
+        const struct allocation_row *row = allocation_table_row(&table->rows, position);
+        if (allocation_table_row_matches(&table->rows, row)) {
+            if (forward ? position <= table->selected : position >= table->selected)
+                viewer_status(viewer, false, "search wrapped");
+            table->selected = position;
+            return;
+        }
+    }
+    viewer_status(viewer, false, "no row matches \"%s\"", table->rows.filter);
+}
+
+static bool table_move(struct table_state *table, enum request request)
+{
+    size_t count = table->rows.count;
+    size_t last = count > 0 ? count - 1 : 0;
+    size_t page = table->page_rows > 1 ? (size_t)table->page_rows - 1 : 1;
+    size_t selected = table->selected;
+    switch (request) {
+    case REQUEST_MOVE_UP: selected = selected > 0 ? selected - 1 : 0; break;
+    case REQUEST_MOVE_DOWN: selected = selected < last ? selected + 1 : last; break;
+    case REQUEST_PAGE_UP: selected = selected > page ? selected - page : 0; break;
+    case REQUEST_PAGE_DOWN: selected = last - selected > page ? selected + page : last; break;
+    case REQUEST_FIRST: selected = 0; break;
+    case REQUEST_LAST: selected = last; break;
+    default: return false;
+    }
+    table->selected = selected;
+    table_scroll(table, table->page_rows);
+    return true;
+}
+
+bool table_pane_handle(struct viewer *viewer, enum request request)
+{
+    struct table_state *table = &viewer->table;
+    if (!viewer->allocator)
+        return false;
+    if (table_move(table, request)) {
+        if (viewer->overlay == OVERLAY_ROW_DETAIL)
+            table_show_row_in_chart(viewer);
+        return true;
+    }
+    switch (request) {
+    case REQUEST_ENTER:
+        if (!allocation_table_row(&table->rows, table->selected))
+            return true;
+        viewer->overlay = OVERLAY_ROW_DETAIL;
+        table_show_row_in_chart(viewer);
+        return true;
+    case REQUEST_SORT_NEXT: {
+        enum table_column column = allocation_table_next_column(table->rows.sort_column);
+        table_sort(viewer, column, allocation_table_default_descending(column));
+        return true;
+    }
+    case REQUEST_SORT_REVERSE:
+        table_sort(viewer, table->rows.sort_column, !table->rows.descending);
+        return true;
+    case REQUEST_FILTER:
+        viewer_prompt_begin(viewer, "/", table->rows.filter, filter_changed, filter_accepted,
+                            filter_cancelled);
+        return true;
+    case REQUEST_MATCH_NEXT: table_match(viewer, true); return true;
+    case REQUEST_MATCH_PREVIOUS: table_match(viewer, false); return true;
+    case REQUEST_CANCEL:
+        if (!table->rows.filter[0])
+            return false;
+        filter_cancelled(viewer, "");
+        return true;
+    default: return false;
+    }
+}

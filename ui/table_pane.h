@@ -1,0 +1,45 @@
+/* table_pane: the active allocations at the peak, sortable and filterable. */
+#ifndef MEMTOP_TABLE_PANE_H
+#define MEMTOP_TABLE_PANE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <curses.h>
+
+#include "model/allocation_table.h"
+#include "ui/keys.h"
+
+struct viewer;
+
+/* Widths the rows' text would like, measured once per allocator so the
+ * columns do not jump while scrolling. */
+struct table_natural_widths {
+    int allocation;
+    int requested;
+    int occurrences;
+    int region;
+    int data_type;
+    int shape;
+    int op_name;
+};
+
+struct table_state {
+    struct allocation_table rows; /* the visible rows, sorted and filtered */
+    size_t selected;
+    size_t top;
+    bool ready;      /* set up once: sort and filter carry over to the next allocator */
+    int page_rows;   /* data rows at the last draw, for paging */
+    struct table_natural_widths natural;
+};
+
+/* Rebuild for the current allocator (filter kept, selection reset). */
+void table_pane_reset(struct viewer *viewer);
+void table_pane_free(struct viewer *viewer);
+void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
+                     bool focused);
+bool table_pane_handle(struct viewer *viewer, enum request request);
+/* The OVERLAY_ROW_DETAIL overlay: the selected row in full. */
+void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width);
+
+#endif

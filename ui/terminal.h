@@ -1,0 +1,39 @@
+/* terminal: curses set up and torn down, signals, and reading keys.
+ *
+ * The terminal is restored however memtop ends: a quit, SIGINT, SIGTERM,
+ * SIGHUP (an SSH connection dropped), a closed input, or a crash
+ * (SIGSEGV, SIGBUS, SIGABRT, ...: restored, then the signal's default
+ * action). Reading blocks in poll() on the terminal and a self-pipe the
+ * signal handlers write to, so a signal ends the wait at once and a
+ * closed terminal never turns into a busy loop. */
+#ifndef MEMTOP_TERMINAL_H
+#define MEMTOP_TERMINAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ui/draw.h"
+#include "ui/ui.h"
+
+/* terminal_read_key() results that are not keys. */
+#define TERMINAL_KEY_CLOSED (-2) /* input ended or failed */
+#define TERMINAL_KEY_SIGNAL (-3) /* SIGINT, SIGTERM or SIGHUP arrived */
+
+/* Starts curses on the controlling terminal (stdin/stdout) and fills
+ * *style for it. false, with a one-line reason, when there is no usable
+ * terminal. */
+bool terminal_start(const struct ui_options *options, struct ui_style *style, char *error,
+                    size_t error_size);
+/* Gives the terminal back as it was. Safe to call twice. */
+void terminal_stop(void);
+
+/* The next key (a curses key code, KEY_RESIZE, KEY_MOUSE, or a byte of a
+ * UTF-8 character), or TERMINAL_KEY_CLOSED / TERMINAL_KEY_SIGNAL. */
+int terminal_read_key(void);
+
+/* The signal that ended the session, 0 if none. After terminal_stop(),
+ * terminal_reraise() lets it end the process the way it would have. */
+int terminal_pending_signal(void);
+void terminal_reraise(int signal_number);
+
+#endif
