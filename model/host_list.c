@@ -99,7 +99,8 @@ static enum load_status host_list_add_directory(struct host_list *list, const ch
             free(path);
     }
     closedir(stream);
-    qsort(names, count, sizeof *names, compare_names);
+    if (count > 1)
+        qsort(names, count, sizeof *names, compare_names);
     if (status == LOAD_OK && count == 0) {
         load_error_set(error, "no memory profile files in this directory "
                               "(*.pb, *.json, *.pb.gz, *.json.gz)");

@@ -7,10 +7,14 @@
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "model/format.h"
 #include "model/host_list.h"
+#include "src/export.h"
 #include "src/options.h"
 #include "src/summary_report.h"
+#include "ui/keys.h"
 #include "ui/ui.h"
 
 enum exit_status {
@@ -103,9 +107,115 @@ static int run_viewer(struct host_list *hosts, const struct options *options)
     return ui_run(hosts, &ui_options);
 }
 
+/* "memtop: FILE: no allocator 'X'; the allocators are: a, b" (ids made
+ * safe to print: they come from the file). */
+static void print_unknown_allocator(const char *path, const struct profile *profile,
+                                    const char *id)
+{
+    char text[256];
+    format_safe_text(id, false, text, sizeof text);
+    fprintf(stderr, "memtop: %s: no allocator '%s'; the allocators are: ", path, text);
+    for (size_t i = 0; i < profile->allocator_count; i++) {
+        format_safe_text(profile_text(profile, profile->allocators[i].id), false, text,
+                         sizeof text);
+        fprintf(stderr, "%s%s", i ? ", " : "", text);
+    }
+    fputs(profile->allocator_count ? "\n" : "(none)\n", stderr);
+}
+
+/* The allocator to export: --allocator, else the first (summary and hlo:
+ * none, meaning all or not needed). false after printing why not. */
+static bool export_pick_allocator(const char *path, const struct profile *profile,
+                                  const struct export_options *export,
+                                  const struct allocator **allocator)
+{
+    *allocator = NULL;
+    if (export->allocator) {
+        long index = profile_find_allocator(profile, export->allocator);
+        if (index < 0) {
+            print_unknown_allocator(path, profile, export->allocator);
+            return false;
+        }
+        *allocator = &profile->allocators[index];
+        return true;
+    }
+    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO)
+        return true;
+    if (profile->allocator_count == 0) {
+        fprintf(stderr, "memtop: %s: the profile has no allocator to export\n", path);
+        return false;
+    }
+    *allocator = &profile->allocators[0];
+    return true;
+}
+
+static int export_output(const struct export_request *request,
+                         const struct export_options *export)
+{
+    char error[EXPORT_ERROR_SIZE];
+    bool to_stdout = !export->output || strcmp(export->output, "-") == 0;
+    enum export_status status =
+        to_stdout ? export_write(stdout, request, NULL, error, sizeof error)
+                  : export_to_path(export->output, export->force, request, NULL, error,
+                                   sizeof error);
+    if (status == EXPORT_OK)
+        return EXIT_OK;
+    if (status == EXPORT_EXISTS)
+        fprintf(stderr, "memtop: %s: already exists; --force replaces it\n", export->output);
+    else if (to_stdout)
+        fprintf(stderr, "memtop: writing to standard output: %s\n", error);
+    else
+        fprintf(stderr, "memtop: %s: %s\n", export->output, error);
+    return EXIT_RUNTIME_FAILURE;
+}
+
+/* --export: the same request the viewer's `e` key makes, with the
+ * allocations in the table's order (file order unless --sort). */
+static int run_export(struct host_list *hosts, const struct options *options)
+{
+    const struct export_options *export = &options->export;
+    if (hosts->count != 1) {
+        fprintf(stderr, "memtop: %s: --export takes one profile, not a directory of %zu\n",
+                options->paths[0], hosts->count);
+        return EXIT_BAD_INPUT;
+    }
+    const struct host *host = &hosts->hosts[0];
+    const struct profile *profile = host_list_load(hosts, 0, NULL);
+    if (!profile) {
+        print_load_error(host->path, &host->error);
+        return exit_status_for(host->status);
+    }
+    const struct allocator *allocator;
+    if (!export_pick_allocator(host->path, profile, export, &allocator))
+        return EXIT_BAD_INPUT;
+    struct export_request request;
+    export_request_init(&request, export->view, profile, allocator);
+    request.from_ps = export->from_ps;
+    request.to_ps = export->to_ps;
+    if (export->view != EXPORT_VIEW_ALLOCATIONS)
+        return export_output(&request, export);
+    struct allocation_table table;
+    if (!allocation_table_init(&table, profile, allocator) ||
+        !allocation_table_set_filter(&table, export->filter ? export->filter : "")) {
+        allocation_table_free(&table);
+        fprintf(stderr, "memtop: out of memory\n");
+        return EXIT_RUNTIME_FAILURE;
+    }
+    allocation_table_set_sort(&table, export->has_sort ? export->sort_column
+                                                       : TABLE_COLUMN_FILE_ORDER,
+                              export->has_sort && export->sort_descending);
+    request.table = &table;
+    int status = export_output(&request, export);
+    allocation_table_free(&table);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    /* Reports and CSV print numbers for machines: always a '.' decimal
+     * point, whatever the user's locale says. */
+    setlocale(LC_NUMERIC, "C");
     struct options options;
     char error[OPTIONS_ERROR_SIZE];
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
@@ -120,6 +230,10 @@ int main(int argc, char **argv)
         puts(PACKAGE_STRING);
         return EXIT_OK;
     }
+    if (options.mode == RUN_LIST_KEYS) {
+        keys_print_markdown(stdout);
+        return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RUNTIME_FAILURE;
+    }
     struct host_list hosts;
     struct load_error load_error;
     const char *bad_path = NULL;
@@ -128,6 +242,11 @@ int main(int argc, char **argv)
     if (status != LOAD_OK) {
         print_load_error(bad_path, &load_error);
         return exit_status_for(status);
+    }
+    if (options.mode == RUN_EXPORT) {
+        int export_status = run_export(&hosts, &options);
+        host_list_free(&hosts);
+        return export_status;
     }
     int exit_status = options.mode == RUN_SUMMARY ? run_summary(&hosts, options.json)
                                                   : run_viewer(&hosts, &options);

@@ -6,13 +6,34 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "src/export.h"
 
 enum run_mode {
     RUN_VIEWER,  /* the full-screen viewer (default) */
     RUN_SUMMARY, /* --summary [--json] */
+    RUN_EXPORT,  /* --export VIEW: CSV to stdout or -o FILE */
     RUN_HELP,
     RUN_VERSION,
+    RUN_LIST_KEYS, /* --list-keys (hidden): the key table as Markdown */
+};
+
+/* --export and the options that only go with it. */
+struct export_options {
+    bool requested;         /* --export was given */
+    enum export_view view;
+    const char *allocator;  /* --allocator ID; NULL: the first (summary: all) */
+    bool has_from, has_to;
+    int64_t from_ps;        /* --from MS; INT64_MIN when absent */
+    int64_t to_ps;          /* --to MS; INT64_MAX when absent */
+    const char *filter;     /* --filter TEXT; NULL: none */
+    bool has_sort;          /* --sort COLUMN[:asc|:desc] */
+    enum table_column sort_column;
+    bool sort_descending;
+    const char *output;     /* -o FILE; NULL or "-": standard output */
+    bool force;             /* --force: -o may replace FILE */
 };
 
 struct options {
@@ -21,6 +42,7 @@ struct options {
     bool ascii;    /* --ascii: no UTF-8 glyphs */
     bool no_color; /* --no-color or NO_COLOR in the environment */
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
+    struct export_options export;
     char **paths;  /* FILE or DIR arguments, pointing into argv */
     size_t path_count;
 };

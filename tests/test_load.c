@@ -116,7 +116,7 @@ static void test_unreadable_file(void **state)
 {
     (void)state;
     if (geteuid() == 0)
-        skip(); /* root reads anything */
+        TEST_SKIP("running as root, which reads any file");
     struct profile *profile;
     struct load_error error;
     char *path = temporary_file("secret.json", small_json, sizeof small_json - 1);
@@ -338,10 +338,8 @@ static void test_shared_xprof_file(void **state)
 {
     (void)state;
     char *path = test_shared_path("data/xprof-tpu-v4-8-demo.memory_profile.json");
-    if (!path) {
-        print_message("../shared/data is absent: skipping the real XProf file\n");
-        skip();
-    }
+    if (!path)
+        TEST_SKIP("../shared/data is absent: no real XProf file");
     struct profile *profile;
     struct load_error error;
     assert_int_equal(profile_load(path, NULL, &profile, &error), LOAD_OK);

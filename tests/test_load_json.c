@@ -297,10 +297,8 @@ static void test_real_xprof_file(void **state)
 {
     (void)state;
     char *path = test_shared_path("data/xprof-tpu-v4-8-demo.memory_profile.json");
-    if (!path) {
-        print_message("# no shared/data beside the source tree: real-file test skipped\n");
-        skip();
-    }
+    if (!path)
+        TEST_SKIP("no shared/data beside the source tree: no real XProf file");
     size_t size = 0;
     uint8_t *bytes = test_read_file(path, &size);
     free(path);

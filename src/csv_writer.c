@@ -1,0 +1,217 @@
+#include "config.h"
+
+#include "src/csv_writer.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void csv_writer_init(struct csv_writer *writer, FILE *out)
+{
+    *writer = (struct csv_writer){.out = out};
+}
+
+/* Keeps the first failure's errno; a stream that fails without setting
+ * errno still counts as an I/O error. */
+static void writer_fail(struct csv_writer *writer)
+{
+    if (!writer->error)
+        writer->error = errno ? errno : EIO;
+}
+
+static void writer_put(struct csv_writer *writer, const char *bytes, size_t length)
+{
+    if (writer->error || length == 0)
+        return;
+    errno = 0;
+    if (fwrite(bytes, 1, length, writer->out) != length)
+        writer_fail(writer);
+}
+
+static void writer_put_char(struct csv_writer *writer, char byte)
+{
+    writer_put(writer, &byte, 1);
+}
+
+/* The comma before every field but a record's first. */
+static void writer_begin_field(struct csv_writer *writer)
+{
+    if (writer->fields++ > 0)
+        writer_put_char(writer, ',');
+}
+
+static bool is_formula_start(char byte)
+{
+    return byte == '=' || byte == '+' || byte == '-' || byte == '@' || byte == '\t' ||
+           byte == '\r';
+}
+
+bool csv_writer_needs_guard(const char *text)
+{
+    /* Apostrophes are skipped so that a text already starting with one
+     * gets another: that keeps the guard reversible. */
+    while (*text == '\'')
+        text++;
+    return is_formula_start(*text);
+}
+
+void csv_writer_text(struct csv_writer *writer, const char *text)
+{
+    writer_begin_field(writer);
+    bool quoted = strpbrk(text, ",\"\r\n") != NULL;
+    if (quoted)
+        writer_put_char(writer, '"');
+    if (csv_writer_needs_guard(text))
+        writer_put_char(writer, '\'');
+    if (!quoted) {
+        writer_put(writer, text, strlen(text));
+        return;
+    }
+    /* Each quote goes out with the run before it, then once more. */
+    const char *run = text;
+    const char *quote;
+    while ((quote = strchr(run, '"')) != NULL) {
+        writer_put(writer, run, (size_t)(quote - run) + 1);
+        writer_put_char(writer, '"');
+        run = quote + 1;
+    }
+    writer_put(writer, run, strlen(run));
+    writer_put_char(writer, '"');
+}
+
+/* Decimal digits of value, right-aligned, ending at end; returns the start. */
+static char *digits_of(uint64_t value, char *end)
+{
+    char *start = end;
+    do {
+        *--start = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    return start;
+}
+
+static uint64_t magnitude_of(int64_t value)
+{
+    return value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+}
+
+void csv_writer_unsigned(struct csv_writer *writer, uint64_t value)
+{
+    char buffer[24];
+    char *end = buffer + sizeof buffer;
+    char *start = digits_of(value, end);
+    writer_begin_field(writer);
+    writer_put(writer, start, (size_t)(end - start));
+}
+
+void csv_writer_int(struct csv_writer *writer, int64_t value)
+{
+    char buffer[24];
+    char *end = buffer + sizeof buffer;
+    char *start = digits_of(magnitude_of(value), end);
+    if (value < 0)
+        *--start = '-';
+    writer_begin_field(writer);
+    writer_put(writer, start, (size_t)(end - start));
+}
+
+void csv_writer_fixed_point(struct csv_writer *writer, int64_t value, unsigned decimals)
+{
+    if (decimals > 18)
+        decimals = 18;
+    uint64_t scale = 1;
+    for (unsigned i = 0; i < decimals; i++)
+        scale *= 10;
+    uint64_t magnitude = magnitude_of(value);
+    uint64_t whole = magnitude / scale, fraction = magnitude % scale;
+    char buffer[48];
+    char *end = buffer + sizeof buffer;
+    char *start = end;
+    if (fraction) {
+        /* Zero-padded to `decimals` digits, then trailing zeros dropped. */
+        start = digits_of(fraction, end);
+        while (start > end - decimals)
+            *--start = '0';
+        while (end[-1] == '0')
+            end--;
+        *--start = '.';
+    }
+    start = digits_of(whole, start);
+    if (value < 0)
+        *--start = '-';
+    writer_begin_field(writer);
+    writer_put(writer, start, (size_t)(end - start));
+}
+
+/* printf and strtod follow LC_NUMERIC, which main sets from the
+ * environment; CSV needs '.', so the locale's decimal point is swapped
+ * back after the round-trip check (which ran in the same locale). */
+static void decimal_point_to_dot(char *text)
+{
+    const char *point = localeconv()->decimal_point;
+    if (!point || !point[0] || strcmp(point, ".") == 0)
+        return;
+    char *found = strstr(text, point);
+    if (!found)
+        return;
+    size_t point_length = strlen(point);
+    *found = '.';
+    memmove(found + 1, found + point_length, strlen(found + point_length) + 1);
+}
+
+void csv_writer_double(struct csv_writer *writer, double value)
+{
+    char text[40];
+    if (isnan(value)) {
+        strcpy(text, "nan");
+    } else if (isinf(value)) {
+        strcpy(text, value < 0 ? "-inf" : "inf");
+    } else {
+        for (int precision = 15; precision <= 17; precision++) {
+            snprintf(text, sizeof text, "%.*g", precision, value);
+            if (strtod(text, NULL) == value)
+                break;
+        }
+        decimal_point_to_dot(text);
+    }
+    writer_begin_field(writer);
+    writer_put(writer, text, strlen(text));
+}
+
+void csv_writer_bool(struct csv_writer *writer, bool value)
+{
+    const char *text = value ? "true" : "false";
+    writer_begin_field(writer);
+    writer_put(writer, text, strlen(text));
+}
+
+void csv_writer_empty(struct csv_writer *writer)
+{
+    writer_begin_field(writer);
+}
+
+void csv_writer_end_record(struct csv_writer *writer)
+{
+    writer_put_char(writer, '\n');
+    writer->fields = 0;
+    writer->records++;
+}
+
+void csv_writer_record(struct csv_writer *writer, const char *const *fields, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        csv_writer_text(writer, fields[i]);
+    csv_writer_end_record(writer);
+}
+
+int csv_writer_finish(struct csv_writer *writer)
+{
+    if (!writer->error) {
+        errno = 0;
+        if (fflush(writer->out) != 0 || ferror(writer->out))
+            writer_fail(writer);
+    }
+    return writer->error;
+}

@@ -1,0 +1,132 @@
+/* export: a view of a profile as CSV, for pandas, spreadsheets and CI.
+ *
+ * One code path for the batch mode (memtop --export VIEW PROFILE) and the
+ * viewer's `e` key: fill a struct export_request with what the view shows
+ * and call export_write() for a stream or export_to_path() for a file.
+ * The CSV dialect (LF line ends, quoting, the formula guard, numbers) is
+ * described in src/csv_writer.h; every number is a raw integer (bytes,
+ * picoseconds) except time_ms and fragmentation.
+ *
+ * Columns, header row first:
+ *   allocations  op_name,allocation_bytes,requested_bytes,occurrences,
+ *                region_type,data_type,tensor_shape,step_id,time_ps,address,
+ *                activity,origin,snapshot_index,special_index
+ *                (origin: snapshot|special|unresolved; time_ps is empty for
+ *                rows without a time), in the table's order.
+ *   timeline     time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,
+ *                fragmentation,peak_bytes_in_use,activity,requested_bytes,
+ *                allocation_bytes,address,op_name,step_id,region_type,
+ *                data_type,tensor_shape; one row per snapshot in the window,
+ *                in time order.
+ *   summary      allocator,snapshots,allocations,deallocations,
+ *                capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,
+ *                peak_heap_bytes,peak_stack_bytes,peak_free_bytes,
+ *                peak_fragmentation,active_allocations,summary_computed;
+ *                one row per allocator (the --summary --json fields).
+ *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
+ *                (duration empty when end - start overflows int64).
+ * activity is the proto3 enum name (ALLOCATION, ..., UNKNOWN_ACTIVITY);
+ * time_ms is time_ps / 10^9 written exactly ("1.68589"). */
+#ifndef MEMTOP_EXPORT_H
+#define MEMTOP_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/profile.h"
+#include "model/allocation_table.h"
+
+enum export_view {
+    EXPORT_VIEW_ALLOCATIONS,
+    EXPORT_VIEW_TIMELINE,
+    EXPORT_VIEW_SUMMARY,
+    EXPORT_VIEW_HLO,
+    EXPORT_VIEW_COUNT
+};
+
+enum export_status {
+    EXPORT_OK,
+    EXPORT_EXISTS, /* export_to_path: the file exists and replace was false;
+                      nothing was written: ask, then call again with replace */
+    EXPORT_FAILED, /* error holds the reason, e.g. "No space left on device" */
+};
+
+#define EXPORT_ERROR_SIZE 256
+
+struct export_request {
+    enum export_view view;
+    const struct profile *profile;
+    /* allocations, timeline: the allocator to export (required, or taken
+     * from table). summary: NULL exports every allocator, else only this
+     * one. hlo: unused (HLO modules belong to the profile). */
+    const struct allocator *allocator;
+    /* timeline: the window, both ends inclusive, as timeline_range()
+     * takes it. export_request_init() sets INT64_MIN..INT64_MAX: all. */
+    int64_t from_ps;
+    int64_t to_ps;
+    /* allocations: the rows as a table shows them (its filter and its
+     * order); NULL exports every row in the file's order (XProf's). */
+    const struct allocation_table *table;
+};
+
+/* A request for the whole of a view: full window, no table. */
+void export_request_init(struct export_request *request, enum export_view view,
+                         const struct profile *profile, const struct allocator *allocator);
+
+/* Writes the header and the rows to out and flushes it. *rows (may be
+ * NULL) gets the number of data rows written. EXPORT_OK or EXPORT_FAILED
+ * with a one-line reason (no file name) in error. */
+enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
+                                char *error, size_t error_size);
+
+/* Writes the CSV to path atomically: into a temporary ".NAME.XXXXXX" in
+ * the same directory, flushed and fsync'ed, then renamed over path, so
+ * path is either untouched or complete, also when the disk fills up (the
+ * temporary is removed on every failure). The new file has mode
+ * 0644 & ~umask (the umask is read with umask(2): call from one thread)
+ * and keeps nothing of a file it replaces; a symlink at path is replaced,
+ * not followed. Without replace an existing path is never touched:
+ * EXPORT_EXISTS (checked first, and again by the rename itself with
+ * renameat2(RENAME_NOREPLACE), or link(2) where that is unsupported). */
+enum export_status export_to_path(const char *path, bool replace,
+                                  const struct export_request *request, size_t *rows,
+                                  char *error, size_t error_size);
+
+/* "allocations", "timeline", "summary", "hlo". */
+const char *export_view_name(enum export_view view);
+bool export_view_parse(const char *name, enum export_view *out);
+/* "allocations, timeline, summary, hlo", for usage messages. */
+const char *export_view_list(void);
+
+/* "memtop-<allocator>-<view>.csv" (or "memtop-<view>.csv" when allocator
+ * is NULL), the allocator id made filename-safe: bytes other than
+ * [A-Za-z0-9._-] become '_', and it is cut to 100 bytes. malloc'd; NULL
+ * when memory runs out. */
+char *export_default_path(const struct profile *profile, const struct allocator *allocator,
+                          enum export_view view);
+
+/* --sort COLUMN[:asc|:desc] with COLUMN as in the allocations header
+ * (op_name ... tensor_shape); without a direction, numbers sort
+ * descending and text ascending. false when text is not one of them. */
+bool export_sort_parse(const char *text, enum table_column *column, bool *descending);
+/* "op_name, allocation_bytes, ...", for usage messages. */
+const char *export_sort_list(void);
+
+/* Milliseconds as typed ("1685.89", "-2", "0.000000001") to picoseconds,
+ * exactly: false when it is not a plain decimal, has a non-zero digit
+ * past the picosecond, or does not fit in int64. */
+bool export_milliseconds_parse(const char *text, int64_t *time_ps);
+
+/* ---- The exporters, one per view (export.c dispatches; callers use
+ * export_write). Each writes its header and rows, stopping at the first
+ * write error, and returns the number of data rows written. The request
+ * is already checked (allocator present where required). ---- */
+struct csv_writer;
+size_t export_allocations(struct csv_writer *writer, const struct export_request *request);
+size_t export_timeline(struct csv_writer *writer, const struct export_request *request);
+size_t export_summary(struct csv_writer *writer, const struct export_request *request);
+size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
+
+#endif

@@ -1,0 +1,50 @@
+#include "config.h"
+
+#include "model/timeline.h"
+#include "src/csv_writer.h"
+#include "src/export.h"
+
+static const char *const timeline_columns[] = {
+    "time_ps", "time_ms", "heap_bytes", "stack_bytes", "free_bytes", "fragmentation",
+    "peak_bytes_in_use", "activity", "requested_bytes", "allocation_bytes", "address",
+    "op_name", "step_id", "region_type", "data_type", "tensor_shape",
+};
+
+/* Picoseconds per millisecond is 10^9: time_ms is time_ps with the
+ * decimal point nine places in. */
+#define MILLISECOND_DECIMALS 9
+
+static void write_snapshot(struct csv_writer *writer, const struct profile *profile,
+                           const struct snapshot_columns *timeline, size_t i)
+{
+    csv_writer_int(writer, timeline->time_ps[i]);
+    csv_writer_fixed_point(writer, timeline->time_ps[i], MILLISECOND_DECIMALS);
+    csv_writer_int(writer, timeline->heap_bytes[i]);
+    csv_writer_int(writer, timeline->stack_bytes[i]);
+    csv_writer_int(writer, timeline->free_bytes[i]);
+    csv_writer_double(writer, timeline->fragmentation[i]);
+    csv_writer_int(writer, timeline->peak_bytes_in_use[i]);
+    csv_writer_text(writer, memory_activity_name(timeline->activity[i]));
+    csv_writer_int(writer, timeline->requested_bytes[i]);
+    csv_writer_int(writer, timeline->allocation_bytes[i]);
+    csv_writer_unsigned(writer, timeline->address[i]);
+    csv_writer_text(writer, profile_text(profile, timeline->op_name[i]));
+    csv_writer_int(writer, timeline->step_id[i]);
+    csv_writer_text(writer, profile_text(profile, timeline->region_type[i]));
+    csv_writer_text(writer, profile_text(profile, timeline->data_type[i]));
+    csv_writer_text(writer, profile_text(profile, timeline->tensor_shape[i]));
+    csv_writer_end_record(writer);
+}
+
+size_t export_timeline(struct csv_writer *writer, const struct export_request *request)
+{
+    const struct snapshot_columns *timeline = &request->allocator->timeline;
+    csv_writer_record(writer, timeline_columns,
+                      sizeof timeline_columns / sizeof *timeline_columns);
+    size_t first, end;
+    timeline_range(timeline, request->from_ps, request->to_ps, &first, &end);
+    size_t written = 0;
+    for (size_t i = first; i < end && !writer->error; i++, written++)
+        write_snapshot(writer, request->profile, timeline, i);
+    return written;
+}

@@ -1,0 +1,380 @@
+#!/bin/sh
+# The viewer as a person sees it: memtop runs in a private tmux server at
+# fixed sizes, the test types keys and reads the screen back. Prints TAP.
+set -u
+source_dir="${MEMTOP_SRCDIR:-.}"
+. "$source_dir/tests/lib.sh"
+memtop="${MEMTOP_BUILDDIR:-.}/memtop"
+xprof="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
+demo_dir="$source_dir/data"
+
+if ! tmux_have; then
+    echo "1..0 # SKIP tmux not found"
+    exit 0
+fi
+if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+    echo "1..0 # SKIP no C.UTF-8 locale"
+    exit 0
+fi
+
+chart_glyphs='▁|▂|▃|▄|▅|▆|▇|█'
+
+# viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux; when it
+# ends the pane says EXIT=<status>. The environment is reset to a known
+# locale and terminal; the variables given override them.
+viewer() {
+    cols=$1 rows=$2 environment=$3
+    shift 3
+    arguments=""
+    for argument in "$@"; do
+        arguments="$arguments '$argument'"
+    done
+    tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
+$environment '$memtop' $arguments; echo EXIT=\$?; sleep 60"
+}
+
+# quit_cleanly NAME: q ends memtop with status 0 and gives the screen back
+# (a sanitizer finding or a leak report would change the status).
+quit_cleanly() {
+    tmux_keys q
+    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
+        ! grep -q "q quit" "$tmux_screen"; then
+        tap_ok "$1"
+    else
+        tap_not_ok "$1"
+    fi
+}
+
+# no_high_bytes: the screen is pure ASCII.
+no_high_bytes() {
+    [ "$(LC_ALL=C tr -d '\000-\177' <"$tmux_screen" | wc -c)" -eq 0 ]
+}
+
+# colour_codes: how many SGR colour parameters (30-49, 90-107, but not the
+# defaults 39 and 49) the screen with attributes (capture-pane -e) holds.
+colour_codes() {
+    tmux_run capture-pane -t "$tmux_session" -p -e >"$test_work/attributes"
+    LC_ALL=C grep -o "$(printf '\033')\[[0-9;:]*m" "$test_work/attributes" |
+        LC_ALL=C tr -d '\033[m' | tr ';:' '\n\n' |
+        awk '$1 == 39 || $1 == 49 { next }
+             ($1 >= 30 && $1 <= 49) || ($1 >= 90 && $1 <= 107) { n++ }
+             END { print n + 0 }'
+}
+
+# A profile written here, with hostile strings: an escape sequence in an op
+# name and in the allocator's memory id.
+hostile="$test_work/hostile.json"
+printf '%s' '{"memoryProfilePerAllocator":{"GPU_0_bfc\u001b[2J":{"memoryProfileSnapshots":[' \
+    '{"timeOffsetPs":"1000000000","aggregationStats":{"stackReservedBytes":"0",' \
+    '"heapAllocatedBytes":"1048576","freeMemoryBytes":"1048576","fragmentation":0,' \
+    '"peakBytesInUse":"1048576"},"activityMetadata":{"memoryActivity":"ALLOCATION",' \
+    '"requestedBytes":"1048576","allocationBytes":"1048576","address":"4096",' \
+    '"tfOpName":"\u001b[31mEVIL","stepId":"1","regionType":"output","dataType":"float",' \
+    '"tensorShape":"[256,1024]"}}],"activeAllocations":[{"snapshotIndex":"0",' \
+    '"specialIndex":"-1","numOccurrences":"1"}]}},"numHosts":1,' \
+    '"memoryIds":["GPU_0_bfc\u001b[2J"],"version":0}' >"$hostile"
+
+# ---- one profile, through everything a person does ----
+# The real XProf file when the shared data is there, else the demo
+# profile the repository carries. What the screen must show comes from
+# --summary, so the cases hold for either.
+main_file=""
+if [ -r "$xprof" ]; then
+    main_file=$xprof filter_text=dumm filter_kept=dummy
+elif [ -r "$demo_dir/demo.v1.pb" ]; then
+    main_file=$demo_dir/demo.v1.pb filter_text=dense_2 filter_kept=dense_2
+fi
+if [ -n "$main_file" ]; then
+    "$memtop" --summary "$main_file" >"$test_work/summary" 2>&1
+    allocators=$(awk 'NR > 2 && /^[^ ]/' "$test_work/summary")
+    count=$(echo "$allocators" | wc -l)
+    first=$(echo "$allocators" | sed -n 1p)
+    second=$(echo "$allocators" | sed -n 2p)
+    last=$(echo "$allocators" | sed -n "${count}p")
+    peak=$(awk '/Peak memory usage/ { print $(NF - 1), $NF; exit }' "$test_work/summary")
+    peak_time=$(awk '$1 == "at" { print $(NF - 1), $NF; exit }' "$test_work/summary")
+    capacity=$(awk '/Memory capacity/ { print $(NF - 1), $NF; exit }' "$test_work/summary")
+    home="allocator $first (1/$count)"
+
+    viewer 80 24 "" "$main_file"
+    if tmux_wait_for "$home" && tmux_wait_for "$peak"; then
+        tap_ok "80x24: the first allocator and its peak"
+    else
+        tap_not_ok "80x24: the first allocator and its peak"
+    fi
+    tap_check "80x24: the summary has the peak time and the capacity" \
+        sh -c "grep -q '$peak_time' '$tmux_screen' && grep -q '$capacity' '$tmux_screen'"
+    tap_check "80x24: the chart draws block glyphs" grep -E -q "$chart_glyphs" "$tmux_screen"
+    tap_check "80x24: the table lists the allocations at the peak" \
+        tmux_wait_for "unused preallocated"
+
+    tmux_keys ']'
+    tap_check "] switches to the next allocator" tmux_wait_for "allocator $second (2/$count)"
+    tmux_keys '['
+    tmux_wait_for "$home" >/dev/null
+    tmux_keys '['
+    tap_check "[ from the first allocator wraps to the last" \
+        tmux_wait_for "allocator $last ($count/$count)"
+    tmux_keys ']'
+    tmux_wait_for "$home" >/dev/null
+
+    tmux_keys '/'
+    tmux_text "$filter_text"
+    if tmux_wait_gone "unused preallocated" && grep -q "$filter_kept" "$tmux_screen"; then
+        tap_ok "/ filters the table as you type"
+    else
+        tap_not_ok "/ filters the table as you type"
+    fi
+    tmux_keys Escape
+    tap_check "Esc clears the filter" tmux_wait_for "unused preallocated"
+
+    tmux_keys '?'
+    tap_check "? opens the help" tmux_wait_for "memtop keys"
+    tmux_keys Escape
+    tap_check "Esc closes the help" tmux_wait_gone "memtop keys"
+
+    tmux_resize 40 10
+    tap_check "a tiny terminal says it is too small" tmux_wait_for "too small"
+    tmux_resize 80 24
+    tap_check "back to 80x24, the viewer is back" tmux_wait_for "$home"
+    quit_cleanly "q quits with status 0 and restores the screen"
+
+    viewer 200 60 "" "$main_file"
+    if tmux_wait_for "$home" && tmux_wait_for "HLO"; then
+        tap_ok "200x60: the HLO modules have their own pane"
+    else
+        tap_not_ok "200x60: the HLO modules have their own pane"
+    fi
+    quit_cleanly "200x60: q quits with status 0"
+
+    viewer 80 24 "LANG=C LC_ALL=C" "$main_file"
+    if tmux_wait_for "$home" && no_high_bytes; then
+        tap_ok "LANG=C draws ASCII only"
+    else
+        tap_not_ok "LANG=C draws ASCII only"
+    fi
+    quit_cleanly "LANG=C: q quits with status 0"
+
+    viewer 80 24 "" --ascii "$main_file"
+    if tmux_wait_for "$home" && no_high_bytes; then
+        tap_ok "--ascii draws ASCII only in a UTF-8 terminal"
+    else
+        tap_not_ok "--ascii draws ASCII only in a UTF-8 terminal"
+    fi
+    tmux_keys '?'
+    if tmux_wait_for "memtop keys" && no_high_bytes; then
+        tap_ok "--ascii: the help is ASCII too"
+    else
+        tap_not_ok "--ascii: the help is ASCII too"
+    fi
+    tmux_keys Escape
+    quit_cleanly "--ascii: q quits with status 0"
+
+    viewer 80 24 "" "$main_file"
+    tmux_wait_for "$home" >/dev/null
+    with_colour=$(colour_codes)
+    viewer 80 24 "NO_COLOR=1" "$main_file"
+    tmux_wait_for "$home" >/dev/null
+    without_colour=$(colour_codes)
+    if [ "$with_colour" -gt 0 ] && [ "$without_colour" -eq 0 ]; then
+        tap_ok "NO_COLOR turns colours off"
+    else
+        echo "colour codes: $with_colour with colours, $without_colour with NO_COLOR" \
+            >"$test_work/colours"
+        tap_not_ok "NO_COLOR turns colours off" "$test_work/colours" "$tmux_screen"
+    fi
+    viewer 80 24 "" --no-color "$main_file"
+    tmux_wait_for "$home" >/dev/null
+    tap_check "--no-color turns colours off" test "$(colour_codes)" -eq 0
+
+    for term in xterm-256color screen linux vt100; do
+        viewer 80 24 "TERM=$term" "$main_file"
+        if tmux_wait_for "$home" && tmux_wait_for "$peak"; then
+            tap_ok "TERM=$term: the viewer draws"
+        else
+            tap_not_ok "TERM=$term: the viewer draws"
+        fi
+        quit_cleanly "TERM=$term: q quits with status 0"
+    done
+
+    # A signal ends memtop the way it would end any program (the shell sees
+    # 128+N), after the screen is given back; SEGV stands for a crash.
+    for signal in TERM HUP INT SEGV; do
+        tmux_start 80 24 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
+sh -c 'ulimit -c 0; echo \$\$ >\"$test_work/pid\"; exec \"$memtop\" \"$main_file\"'; \
+echo EXIT=\$?; sleep 60"
+        tmux_wait_for "$home" >/dev/null
+        kill -"$signal" "$(cat "$test_work/pid")"
+        case $signal in TERM) want=143 ;; HUP) want=129 ;; INT) want=130 ;; SEGV) want=139 ;; esac
+        if tmux_wait_for "EXIT=$want" && ! grep -q "q quit" "$tmux_screen"; then
+            tap_ok "SIG$signal ends memtop at once and restores the screen"
+        else
+            tap_not_ok "SIG$signal ends memtop at once and restores the screen"
+        fi
+    done
+
+    # --mouse: clicks in xterm's SGR encoding (1-based column;row, M down,
+    # m up) on the third allocator, then on the second.
+    viewer 80 24 "TERM=xterm-256color" --mouse "$main_file"
+    tmux_wait_for "$home" >/dev/null
+    tmux_text "$(printf '\033[<0;6;5M\033[<0;6;5m')"
+    third=$(echo "$allocators" | sed -n 3p)
+    tap_check "--mouse: a click selects an allocator" tmux_wait_for "allocator $third (3/$count)"
+    tmux_text "$(printf '\033[<0;6;4M\033[<0;6;4m')"
+    tap_check "--mouse: another click selects another" \
+        tmux_wait_for "allocator $second (2/$count)"
+    quit_cleanly "--mouse: q quits with status 0"
+
+    # Several hosts: a directory with a good profile and a broken one.
+    mkdir "$test_work/run"
+    cp "$main_file" "$test_work/run/a-good.${main_file##*.}"
+    printf 'not a memory profile\n' >"$test_work/run/b-broken.pb"
+    viewer 80 24 "" "$test_work/run"
+    if tmux_wait_for "Hosts (2)" && tmux_wait_for "$home"; then
+        tap_ok "a directory opens as hosts, the first one loaded"
+    else
+        tap_not_ok "a directory opens as hosts, the first one loaded"
+    fi
+    tmux_keys BTab
+    tmux_keys BTab
+    tmux_keys BTab
+    tmux_keys j
+    tap_check "moving to a host that is not loaded says Enter opens it" \
+        tmux_wait_for "Enter opens b-broken"
+    tmux_keys Enter
+    if tmux_wait_for "Could not load this host" && grep -q "b-broken: " "$tmux_screen"; then
+        tap_ok "a host that fails to load shows its error"
+    else
+        tap_not_ok "a host that fails to load shows its error"
+    fi
+    tmux_keys k
+    tmux_keys Enter
+    tap_check "the other host stays usable" tmux_wait_for "$home"
+    quit_cleanly "hosts: q quits with status 0"
+else
+    for name in first-allocator summary chart table next-allocator wrap filter filter-clear \
+        help help-close too-small restore quit 200x60 200x60-quit lang-c lang-c-quit ascii \
+        ascii-help ascii-quit no-color-env no-color-option term-xterm term-xterm-quit \
+        term-screen term-screen-quit term-linux term-linux-quit term-vt100 term-vt100-quit \
+        sigterm sighup sigint sigsegv mouse mouse-again mouse-quit hosts host-cursor host-error host-usable hosts-quit; do
+        tap_skip "no profile to view ($name)"
+    done
+fi
+
+# ---- hostile strings are shown escaped, never sent raw ----
+viewer 80 24 "" "$hostile"
+if tmux_wait_for '\x1b[31mEVIL' && tmux_wait_for 'GPU_0_bfc\x1b[2J'; then
+    tap_ok "escape sequences in op names and memory ids show as \\x1b"
+else
+    tap_not_ok "escape sequences in op names and memory ids show as \\x1b"
+fi
+quit_cleanly "hostile strings: q quits with status 0"
+
+# ---- the demo profiles ----
+for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
+    if [ ! -r "$demo_dir/$demo" ]; then
+        tap_skip "$demo is absent"
+        continue
+    fi
+    viewer 80 24 "" "$demo_dir/$demo"
+    if tmux_wait_for "allocator GPU_0_bfc (1/" && grep -E -q "$chart_glyphs" "$tmux_screen"; then
+        tap_ok "$demo: the viewer opens it"
+    else
+        tap_not_ok "$demo: the viewer opens it"
+    fi
+done
+tmux_stop
+
+# ---- e: export what the focused pane shows, as --export would ----
+export_profile=$demo_dir/demo.v0.pb.gz
+if tmux_have && [ -r "$export_profile" ]; then
+    export_dir="$test_work/export"
+    mkdir -p "$export_dir"
+    "$memtop" --export allocations --filter dense_1 "$export_profile" >"$test_work/expected.csv"
+    export_rows=$(($(wc -l <"$test_work/expected.csv") - 1))
+    export_file="$export_dir/memtop-GPU_0_bfc-allocations.csv"
+    tmux_start 80 24 "cd '$export_dir' && env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
+    tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
+    tmux_keys '/'
+    tmux_text dense_1
+    tmux_keys Enter
+    tmux_keys e
+    tap_check "e offers memtop-<allocator>-<view>.csv" \
+        tmux_wait_for "export allocations to: memtop-GPU_0_bfc-allocations.csv"
+    tmux_keys Enter
+    if tmux_wait_for "wrote $export_rows rows to memtop-GPU_0_bfc-allocations.csv" &&
+        cmp -s "$export_file" "$test_work/expected.csv"; then
+        tap_ok "e on the table writes its filtered rows, as --export does"
+    else
+        tap_not_ok "e on the table writes its filtered rows, as --export does"
+    fi
+    printf 'keep me\n' >"$export_file"
+    tmux_keys e
+    tmux_wait_for "export allocations to:" >/dev/null
+    tmux_keys Enter
+    tap_check "e asks before replacing a file" tmux_wait_for "file exists; replace? [y/N]"
+    tmux_keys n Enter
+    if tmux_wait_for "not replaced: memtop-GPU_0_bfc-allocations.csv" &&
+        [ "$(cat "$export_file")" = "keep me" ]; then
+        tap_ok "answering no leaves the file as it was"
+    else
+        tap_not_ok "answering no leaves the file as it was"
+    fi
+    tmux_keys e
+    tmux_wait_for "export allocations to:" >/dev/null
+    tmux_keys Enter
+    tmux_wait_for "replace? [y/N]" >/dev/null
+    tmux_keys y Enter
+    if tmux_wait_for "wrote $export_rows rows" && cmp -s "$export_file" "$test_work/expected.csv"; then
+        tap_ok "answering yes replaces it"
+    else
+        tap_not_ok "answering yes replaces it"
+    fi
+    # The chart: its visible window only, after zooming in twice.
+    tmux_keys Escape BTab + +
+    tmux_keys e
+    tmux_wait_for "export timeline to: memtop-GPU_0_bfc-timeline.csv" >/dev/null
+    tmux_keys Enter
+    if tmux_wait_for "rows to memtop-GPU_0_bfc-timeline.csv"; then
+        written=$(sed -n 's/.*wrote \([0-9]*\) rows* to memtop-GPU_0_bfc-timeline.csv.*/\1/p' "$tmux_screen")
+        lines=$(wc -l <"$export_dir/memtop-GPU_0_bfc-timeline.csv")
+        if [ -n "$written" ] && [ "$written" -gt 0 ] && [ "$written" -lt 20000 ] &&
+            [ "$lines" -eq $((written + 1)) ]; then
+            tap_ok "e on the zoomed chart writes the visible window ($written of 20000)"
+        else
+            tap_not_ok "e on the zoomed chart writes the visible window ($written, $lines lines)"
+        fi
+    else
+        tap_not_ok "e on the zoomed chart writes the visible window"
+    fi
+    tmux_keys q
+    tap_check "quit after exporting: status 0" tmux_wait_for "EXIT=0"
+else
+    for name in offer write ask keep replace chart quit; do tap_skip "export: no tmux or no demo data ($name)"; done
+fi
+
+# ---- the README's key list ----
+"$memtop" --list-keys >"$test_work/keys" 2>&1
+if [ $? -eq 0 ] && grep -q '^| `q` | quit |$' "$test_work/keys" &&
+    grep -q '^| `/` | filter op names' "$test_work/keys"; then
+    tap_ok "--list-keys prints the key table as Markdown"
+else
+    tap_not_ok "--list-keys prints the key table as Markdown" "$test_work/keys"
+fi
+
+# ---- without a terminal: a clear error, not a hang ----
+if [ -n "$main_file" ]; then
+    timeout 20 "$memtop" "$main_file" </dev/null >"$test_work/out" 2>"$test_work/err"
+    status=$?
+    if [ "$status" -eq 1 ] && grep -q "needs a terminal" "$test_work/err"; then
+        tap_ok "without a terminal: an error and status 1"
+    else
+        echo "status $status" >>"$test_work/err"
+        tap_not_ok "without a terminal: an error and status 1" "$test_work/err"
+    fi
+else
+    tap_skip "no profile to view (no terminal)"
+fi
+
+tap_done
