@@ -35,6 +35,15 @@ expect() { # expect NAME STATUS [grep -q args on out|err]...
 
 run --help
 expect "--help prints usage, status 0" 0 out "^Usage: memtop" out "--summary"
+run --list-keys
+missing=$(grep -v '^$' "$work/out" | while IFS= read -r line; do
+    grep -qxF -- "$line" "$source_dir/README" || echo "$line"; done)
+if [ "$status" -eq 0 ] && [ -s "$work/out" ] && [ -z "$missing" ]; then
+    ok "the README lists every key of the key table"
+else
+    echo "# not in the README (run memtop --list-keys): $missing" >>"$work/err"
+    not_ok "the README lists every key of the key table"
+fi
 run --version
 expect "--version" 0 out "^memtop [0-9]"
 run

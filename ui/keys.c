@@ -38,9 +38,9 @@ static const struct key_binding key_table[] = {
      "open the host under the cursor (allocators switch as you move)"},
 
     {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_CHART,
-     "cursor to the previous snapshot"},
+     "cursor one column left (scrolls at the edge)"},
     {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_CHART,
-     "cursor to the next snapshot"},
+     "cursor one column right (scrolls at the edge)"},
     {{'+', '='}, "+ =", REQUEST_ZOOM_IN, KEY_SCOPE_CHART, "zoom in around the cursor"},
     {{'-'}, "-", REQUEST_ZOOM_OUT, KEY_SCOPE_CHART, "zoom out"},
     {{'0'}, "0", REQUEST_ZOOM_RESET, KEY_SCOPE_CHART, "show the whole timeline"},
@@ -48,6 +48,10 @@ static const struct key_binding key_table[] = {
     {{'f'}, "f", REQUEST_TOGGLE_FREE, KEY_SCOPE_CHART, "show or hide free memory"},
     {{'F'}, "F", REQUEST_TOGGLE_FRAGMENTATION, KEY_SCOPE_CHART,
      "show or hide fragmentation"},
+    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_CHART,
+     "cursor to the next snapshot whose op matches the table's filter"},
+    {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_CHART,
+     "cursor to the previous snapshot whose op matches the filter"},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort"},
