@@ -9,9 +9,12 @@
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
+# cli:  memtop_run ARG...               runs $memtop: $test_work/out, $test_work/err, $status
+#       memtop_expect NAME STATUS [STREAM PATTERN]...  checks the last run
 # Waits poll every 0.1 s up to a generous limit: they never assert on timing.
 # POSIX sh.
 
+memtop="${memtop:-${MEMTOP_BUILDDIR:-.}/memtop}"
 tap_count=0
 tap_failed=0
 test_work=$(mktemp -d "${TMPDIR:-/tmp}/memtop-test-XXXXXX")
@@ -55,6 +58,34 @@ tap_check() {
 tap_done() {
     echo "1..$tap_count"
     [ "$tap_failed" -eq 0 ]
+}
+
+memtop_run() {
+    "$memtop" "$@" >"$test_work/out" 2>"$test_work/err"
+    status=$?
+}
+
+# memtop_expect NAME STATUS [STREAM PATTERN]...: ok when the last
+# memtop_run ended with STATUS and each STREAM (out or err) has a line
+# matching its grep PATTERN; otherwise says which did not.
+memtop_expect() {
+    name=$1 want=$2
+    shift 2
+    if [ "$status" -ne "$want" ]; then
+        echo "# status $status, expected $want" >>"$test_work/err"
+        tap_not_ok "$name" "$test_work/out" "$test_work/err"
+        return
+    fi
+    while [ $# -gt 0 ]; do
+        stream=$1 pattern=$2
+        shift 2
+        if ! grep -q -e "$pattern" "$test_work/$stream"; then
+            echo "# $stream lacks: $pattern" >>"$test_work/err"
+            tap_not_ok "$name" "$test_work/out" "$test_work/err"
+            return
+        fi
+    done
+    tap_ok "$name"
 }
 
 tmux_run() {

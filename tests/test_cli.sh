@@ -2,81 +2,55 @@
 # The command line as scripts and CI use it: exit codes, error lines,
 # --summary in text and JSON, several hosts. Prints TAP.
 set -u
-memtop="${MEMTOP_BUILDDIR:-.}/memtop"
 source_dir="${MEMTOP_SRCDIR:-.}"
 shared="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
-work=$(mktemp -d /tmp/memtop-cli-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+. "$source_dir/tests/lib.sh"
+work=$test_work
 
-count=0
-failed=0
-ok() { count=$((count + 1)); echo "ok $count - $1"; }
-not_ok() {
-    count=$((count + 1)); failed=$((failed + 1))
-    echo "not ok $count - $1"
-    sed 's/^/# /' "$work/out" "$work/err" 2>/dev/null | head -40
-}
-skip() { count=$((count + 1)); echo "ok $count # SKIP $1"; }
-# run CMD...: runs memtop, keeping stdout, stderr and the status.
-run() { "$memtop" "$@" >"$work/out" 2>"$work/err"; status=$?; }
-expect() { # expect NAME STATUS [grep -q args on out|err]...
-    name=$1 want=$2; shift 2
-    if [ "$status" -ne "$want" ]; then
-        echo "# status $status, expected $want" >>"$work/err"; not_ok "$name"; return
-    fi
-    while [ $# -gt 0 ]; do
-        stream=$1 pattern=$2; shift 2
-        if ! grep -q -e "$pattern" "$work/$stream"; then
-            echo "# $stream lacks: $pattern" >>"$work/err"; not_ok "$name"; return
-        fi
-    done
-    ok "$name"
-}
-
-run --help
-expect "--help prints usage, status 0" 0 out "^Usage: memtop" out "--summary"
-run --list-keys
+memtop_run --help
+memtop_expect "--help prints usage, status 0" 0 out "^Usage: memtop" out "--summary"
+memtop_run --list-keys
 missing=$(grep -v '^$' "$work/out" | while IFS= read -r line; do
     grep -qxF -- "$line" "$source_dir/README" || echo "$line"; done)
 if [ "$status" -eq 0 ] && [ -s "$work/out" ] && [ -z "$missing" ]; then
-    ok "the README lists every key of the key table"
+    tap_ok "the README lists every key of the key table"
 else
     echo "# not in the README (run memtop --list-keys): $missing" >>"$work/err"
-    not_ok "the README lists every key of the key table"
+    tap_not_ok "the README lists every key of the key table" "$work/out" "$work/err"
 fi
-run --version
-expect "--version" 0 out "^memtop [0-9]"
-run
-expect "no profile: status 2" 2 err "^memtop: no profile given"
-run --frobnicate x.pb
-expect "unknown option: status 2" 2 err "unknown option '--frobnicate'"
-run --json x.pb
-expect "--json alone: status 2" 2 err "--json goes with --summary"
-run --summary /nonexistent/x.pb
-expect "missing file: one line, status 2" 2 err "^memtop: /nonexistent/x.pb: No such file or directory$"
+memtop_run --version
+memtop_expect "--version" 0 out "^memtop [0-9]"
+memtop_run
+memtop_expect "no profile: status 2" 2 err "^memtop: no profile given"
+memtop_run --frobnicate x.pb
+memtop_expect "unknown option: status 2" 2 err "unknown option '--frobnicate'"
+memtop_run --json x.pb
+memtop_expect "--json alone: status 2" 2 err "--json goes with --summary"
+memtop_run --summary /nonexistent/x.pb
+memtop_expect "missing file: one line, status 2" 2 err "^memtop: /nonexistent/x.pb: No such file or directory$"
 : >"$work/empty.pb"
-run --summary "$work/empty.pb"
-expect "empty file: status 2" 2 err "^memtop: $work/empty.pb: empty file$"
+memtop_run --summary "$work/empty.pb"
+memtop_expect "empty file: status 2" 2 err "^memtop: $work/empty.pb: empty file$"
 printf 'this is not a memory profile\n' >"$work/text.pb"
-run --summary "$work/text.pb"
-expect "not a profile: status 2" 2 err "^memtop: $work/text.pb: "
+memtop_run --summary "$work/text.pb"
+memtop_expect "not a profile: status 2" 2 err "^memtop: $work/text.pb: "
 printf '{"memoryProfilePerAllocator": 5}' >"$work/wrong.json"
-run --summary "$work/wrong.json"
-expect "JSON with a wrong type: status 2" 2 err "^memtop: $work/wrong.json: .*memoryProfilePerAllocator"
+memtop_run --summary "$work/wrong.json"
+memtop_expect "JSON with a wrong type: status 2" 2 err "^memtop: $work/wrong.json: .*memoryProfilePerAllocator"
 mkdir "$work/nothing"
-run --summary "$work/nothing"
-expect "directory without profiles: status 2" 2 err "no memory profile files"
-run "$work/empty.pb"
-expect "viewer on a bad file: error in the shell, status 2" 2 err "^memtop: $work/empty.pb: empty file$"
+memtop_run --summary "$work/nothing"
+memtop_expect "directory without profiles: status 2" 2 err "no memory profile files"
+memtop_run "$work/empty.pb"
+memtop_expect "viewer on a bad file: error in the shell, status 2" 2 err "^memtop: $work/empty.pb: empty file$"
 
 if [ -r "$shared" ]; then
-    run --summary "$shared"
-    expect "text summary of the XProf file" 0 \
+    memtop_run --summary "$shared"
+    memtop_expect "text summary of the XProf file" 0 \
         out "JSON, version 1, 4 allocators, 40 HLO modules" \
         out "Peak memory usage  *291.83 MiB" out "Memory capacity  *30.75 GiB" \
         out "unused preallocated device memory"
-    run --summary --json "$shared"
-    expect "JSON summary of the XProf file" 0 \
+    memtop_run --summary --json "$shared"
+    memtop_expect "JSON summary of the XProf file" 0 \
         out '"format":"json","gzip":false,"version":1,"hosts":1' \
         out '{"id":"0","snapshots":10,"allocations":5,"deallocations":5,"capacity_bytes":33014413312,"lifetime_peak_bytes":305938944,"peak":{"bytes":306004480,"time_ps":1685890000,"heap_bytes":305938944,"stack_bytes":65536,"free_bytes":32708408832,"fragmentation":0.000401934},"active_allocations":3'
     mkdir "$work/run"
@@ -84,30 +58,30 @@ if [ -r "$shared" ]; then
     gzip -c "$shared" >"$work/run/worker-1.memory_profile.json.gz"
     cp "$work/text.pb" "$work/run/broken.pb"
     : >"$work/run/notes.txt"
-    run --summary --json "$work/run"
-    expect "a directory of hosts: a JSON array, the bad host reported, status 2" 2 \
+    memtop_run --summary --json "$work/run"
+    memtop_expect "a directory of hosts: a JSON array, the bad host reported, status 2" 2 \
         out '^\[{"host":"broken","file":"[^"]*broken.pb","error":"offset 0: ' out '{"host":"worker-0","file":' \
         out '"host":"worker-1","file":"[^"]*worker-1.memory_profile.json.gz","format":"json","gzip":true' \
         err "^memtop: $work/run/broken.pb: "
-    if grep -q notes "$work/out"; then not_ok "non-profile files are not hosts"; else ok "non-profile files are not hosts"; fi
-    run --summary --json "$shared" "$work/run/worker-1.memory_profile.json.gz"
-    expect "two files: two hosts" 0 out '^\[{"host":"xprof-tpu-v4-8-demo"' out '},{"host":"worker-1"'
+    if grep -q notes "$work/out"; then tap_not_ok "non-profile files are not hosts" "$work/out" "$work/err"; else tap_ok "non-profile files are not hosts"; fi
+    memtop_run --summary --json "$shared" "$work/run/worker-1.memory_profile.json.gz"
+    memtop_expect "two files: two hosts" 0 out '^\[{"host":"xprof-tpu-v4-8-demo"' out '},{"host":"worker-1"'
     if [ -w /dev/full ]; then
         "$memtop" --summary "$shared" >/dev/full 2>"$work/err"; status=$?
         : >"$work/out"
-        expect "a full disk on stdout: status 1" 1 err "memtop: writing the summary"
+        memtop_expect "a full disk on stdout: status 1" 1 err "memtop: writing the summary"
     else
-        skip "/dev/full not available"
+        tap_skip "/dev/full not available"
     fi
 else
     for name in text json directory non-profile two-files full-disk; do
-        skip "../shared/data is absent ($name)"
+        tap_skip "../shared/data is absent ($name)"
     done
 fi
 
 for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
-    run --summary --json "$source_dir/data/$demo"
-    expect "demo profile $demo loads" 0 out '"allocators":\[{"id":"GPU_0_bfc"'
+    memtop_run --summary --json "$source_dir/data/$demo"
+    memtop_expect "demo profile $demo loads" 0 out '"allocators":\[{"id":"GPU_0_bfc"'
 done
 
 # Profiles memtop has never seen: fresh ones from the generator, whose own
@@ -118,7 +92,7 @@ for case in "0 pb 101" "0 json 202" "1 pb 303" "1 json 404"; do
     version=$1 format=$2 seed=$3
     "$generator" --version "$version" --format "$format" --seed "$seed" --snapshots 4000 \
         --hlo 3 --stats -o "$work/fresh.$format" 2>"$work/stats"
-    run --summary --json "$work/fresh.$format"
+    memtop_run --summary --json "$work/fresh.$format"
     set -- out "\"version\":$version,"
     sed -n 's/^\([^:]*\): \([0-9]*\) snapshots.* peak \([0-9]*\) bytes.* at \([0-9]*\) ps.* capacity \([0-9]*\), lifetime peak \([0-9]*\), \([0-9]*\) rows.*/\1 \2 \3 \4 \5 \6 \7/p' \
         "$work/stats" >"$work/expected"
@@ -128,8 +102,7 @@ for case in "0 pb 101" "0 json 202" "1 pb 303" "1 json 404"; do
         set -- "$@" out "{\"id\":\"$id\",\"snapshots\":$snapshots,\"allocations\":[0-9]*,\"deallocations\":[0-9]*,\"capacity_bytes\":$capacity,\"lifetime_peak_bytes\":$lifetime,\"peak\":{\"bytes\":$peak,\"time_ps\":$time,"
         set -- "$@" out "\"id\":\"$id\"[^]]*\"active_allocations\":$rows,"
     done <"$work/expected"
-    expect "fresh v$version $format profile (seed $seed): summary as XProf computes it" 0 "$@"
+    memtop_expect "fresh v$version $format profile (seed $seed): summary as XProf computes it" 0 "$@"
 done
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_done

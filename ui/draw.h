@@ -46,4 +46,7 @@ void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title,
  * (a selected row's bar). */
 void draw_blank(WINDOW *window, int y, int x, int width);
 
+/* A blank box with a frame (box-drawing lines, or ASCII), for overlays. */
+void draw_box(WINDOW *window, int y, int x, int height, int width, const struct ui_style *style);
+
 #endif

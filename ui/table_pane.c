@@ -484,28 +484,6 @@ static size_t detail_fields(struct viewer *viewer, const struct allocation_row *
     return n;
 }
 
-static void draw_box(WINDOW *window, int y, int x, int height, int width,
-                     const struct ui_style *style)
-{
-    const char *horizontal = style->utf8 ? "\xe2\x94\x80" : "-";
-    const char *vertical = style->utf8 ? "\xe2\x94\x82" : "|";
-    const char *corners[4] = {"+", "+", "+", "+"};
-    if (style->utf8) {
-        corners[0] = "\xe2\x94\x8c";
-        corners[1] = "\xe2\x94\x90";
-        corners[2] = "\xe2\x94\x94";
-        corners[3] = "\xe2\x94\x98";
-    }
-    for (int row = 0; row < height; row++) {
-        bool edge = row == 0 || row == height - 1;
-        wmove(window, y + row, x);
-        waddstr(window, edge ? corners[row == 0 ? 0 : 2] : vertical);
-        for (int column = 1; column < width - 1; column++)
-            waddstr(window, edge ? horizontal : " ");
-        waddstr(window, edge ? corners[row == 0 ? 1 : 3] : vertical);
-    }
-}
-
 void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width)
 {
     const struct ui_style *style = &viewer->style;
