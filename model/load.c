@@ -54,16 +54,54 @@ static bool bytes_look_like_json(const uint8_t *bytes, size_t size)
     return i < size && (bytes[i] == '{' || bytes[i] == '[');
 }
 
+void load_tracker_report(struct load_tracker *tracker, size_t done)
+{
+    if (!tracker || done < tracker->next_report)
+        return;
+    tracker->next_report = done + LOAD_TRACKER_STEP;
+    if (tracker->options && tracker->options->progress)
+        tracker->options->progress(tracker->options->progress_context, done, tracker->total);
+}
+
+void load_tracker_release(struct load_tracker *tracker, size_t offset)
+{
+    if (!tracker || !tracker->release)
+        return;
+    if (offset < tracker->released_at) {
+        tracker->released_at = offset; /* a new pass */
+        return;
+    }
+    if (offset - tracker->released_at < LOAD_TRACKER_STEP)
+        return;
+    tracker->release(tracker->release_context, tracker->released_at, offset);
+    tracker->released_at = offset;
+}
+
+void load_tracker_advance(struct load_tracker *tracker, size_t offset)
+{
+    load_tracker_report(tracker, offset);
+    load_tracker_release(tracker, offset);
+}
+
+/* The end of a load: the bar reaches 100 % whatever the step. */
+static void load_tracker_finish(struct load_tracker *tracker)
+{
+    if (tracker->options && tracker->options->progress)
+        tracker->options->progress(tracker->options->progress_context, tracker->total,
+                                   tracker->total);
+}
+
 static enum load_status load_decoded(const uint8_t *bytes, size_t size, struct profile *profile,
-                                     struct load_error *error)
+                                     struct load_tracker *tracker, struct load_error *error)
 {
     enum load_status status;
+    tracker->total = size;
     if (bytes_look_like_json(bytes, size)) {
         profile->format = PROFILE_FORMAT_JSON;
-        status = load_json(bytes, size, profile, error);
+        status = load_json_tracked(bytes, size, profile, tracker, error);
     } else {
         profile->format = PROFILE_FORMAT_PROTOBUF;
-        status = load_protobuf(bytes, size, profile, error);
+        status = load_protobuf_tracked(bytes, size, profile, tracker, error);
     }
     if (status != LOAD_OK)
         return status;
@@ -75,12 +113,36 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size, struct p
         load_error_set(error, "no allocators in it: not a memory profile, or an empty one");
         return LOAD_BAD_INPUT;
     }
+    load_tracker_finish(tracker);
     return LOAD_OK;
 }
 
-enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const char *name,
-                                    const struct load_options *options,
-                                    struct profile **out, struct load_error *error)
+/* The pages of a file mapping: dropped behind the loader. They are the
+ * page cache's, so dropping costs nothing and a later read maps them back;
+ * never used on malloc'd memory, where MADV_DONTNEED would zero it. */
+struct mapping {
+    uint8_t *base;
+    size_t size;
+};
+
+/* Drops the whole pages from the one holding `from` to the one before
+ * `to`'s: the next range starts where this one stopped. */
+static void mapping_drop(void *context, size_t from, size_t to)
+{
+    const struct mapping *mapping = context;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (to > mapping->size)
+        to = mapping->size;
+    from -= from % page;
+    to -= to % page;
+    if (to > from)
+        madvise(mapping->base + from, to - from, MADV_DONTNEED);
+}
+
+/* profile_load_bytes(), with the file mapping the bytes are (or NULL). */
+static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char *name,
+                                   const struct load_options *options, struct mapping *mapping,
+                                   struct profile **out, struct load_error *error)
 {
     *out = NULL;
     if (size == 0) {
@@ -94,6 +156,7 @@ enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const cha
         return LOAD_NO_MEMORY;
     }
     profile->file_bytes = size;
+    struct load_tracker tracker = {.options = options};
     enum load_status status;
     if (gzip_is_compressed(bytes, size)) {
         uint8_t *inflated = NULL;
@@ -101,15 +164,22 @@ enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const cha
         profile->gzipped = true;
         status = gzip_inflate(bytes, size, gzip_cap(size, options), &inflated, &inflated_size,
                               error);
+        /* The compressed bytes are not read again. */
+        if (mapping)
+            mapping_drop(mapping, 0, mapping->size);
         if (status == LOAD_OK && inflated_size == 0) {
             load_error_set(error, "empty after gzip decompression");
             status = LOAD_BAD_INPUT;
         }
         if (status == LOAD_OK)
-            status = load_decoded(inflated, inflated_size, profile, error);
+            status = load_decoded(inflated, inflated_size, profile, &tracker, error);
         free(inflated);
     } else {
-        status = load_decoded(bytes, size, profile, error);
+        if (mapping) {
+            tracker.release = mapping_drop;
+            tracker.release_context = mapping;
+        }
+        status = load_decoded(bytes, size, profile, &tracker, error);
     }
     if (status != LOAD_OK) {
         profile_free(profile);
@@ -117,6 +187,13 @@ enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const cha
     }
     *out = profile;
     return LOAD_OK;
+}
+
+enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const char *name,
+                                    const struct load_options *options,
+                                    struct profile **out, struct load_error *error)
+{
+    return load_bytes(bytes, size, name, options, NULL, out, error);
 }
 
 static enum load_status load_open_error(struct load_error *error)
@@ -144,6 +221,12 @@ enum load_status profile_load(const char *path, const struct load_options *optio
                                                              : "not a regular file");
         return LOAD_BAD_INPUT;
     }
+    /* A 32-bit build cannot map a file past 4 GiB: say so, do not wrap. */
+    if ((uintmax_t)status_buffer.st_size != (size_t)status_buffer.st_size) {
+        close(descriptor);
+        load_error_set(error, "too large to map on this machine");
+        return LOAD_NO_MEMORY;
+    }
     size_t size = (size_t)status_buffer.st_size;
     if (size == 0) {
         close(descriptor);
@@ -155,7 +238,8 @@ enum load_status profile_load(const char *path, const struct load_options *optio
     if (mapping == MAP_FAILED)
         return load_open_error(error);
     madvise(mapping, size, MADV_SEQUENTIAL);
-    enum load_status status = profile_load_bytes(mapping, size, path, options, out, error);
+    struct mapping pages = {mapping, size};
+    enum load_status status = load_bytes(mapping, size, path, options, &pages, out, error);
     munmap(mapping, size);
     return status;
 }

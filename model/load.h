@@ -53,6 +53,40 @@ enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile
 enum load_status load_json(const uint8_t *bytes, size_t size, struct profile *profile,
                            struct load_error *error);
 
+/* How a form loader tells its caller how far it got. It calls
+ * load_tracker_advance() as it goes (as often as it likes: the tracker acts
+ * once per LOAD_TRACKER_STEP bytes), which reports progress to the
+ * caller's load_options and lets profile_load() drop the pages of the file
+ * mapping the loader is done with: a mapped file counts in the resident
+ * size while its pages stay mapped, and a big profile is mostly bytes that
+ * are read once. A NULL tracker is allowed everywhere and does nothing. */
+struct load_tracker {
+    const struct load_options *options; /* progress callback; may be NULL */
+    uint64_t total;                     /* bytes the loader walks */
+    /* The bytes [from, to) are not needed again soon (reading them again
+     * stays correct, only slower); NULL when nothing can be released. */
+    void (*release)(void *context, size_t from, size_t to);
+    void *release_context;
+    size_t next_report; /* the offset that triggers the next report */
+    size_t released_at; /* this pass released up to here */
+};
+
+#define LOAD_TRACKER_STEP ((size_t)1 << 20)
+
+/* The loader is done with the bytes before `offset`: progress and release. */
+void load_tracker_advance(struct load_tracker *tracker, size_t offset);
+/* Release only: for a pass that reads ahead of the real work. An offset
+ * behind the last one starts a new pass over the bytes. */
+void load_tracker_release(struct load_tracker *tracker, size_t offset);
+/* Progress only: `done` bytes of `total`, whatever was read where. */
+void load_tracker_report(struct load_tracker *tracker, size_t done);
+
+/* load_protobuf() and load_json() with a tracker (which may be NULL). */
+enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
+                                       struct load_tracker *tracker, struct load_error *error);
+enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
+                                   struct load_tracker *tracker, struct load_error *error);
+
 /* printf-style helper for loaders filling a load_error. */
 void load_error_set(struct load_error *error, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -7,10 +7,12 @@
  * field names besides lowerCamelCase, 64-bit integers as strings or bare
  * numbers, doubles as strings ("NaN", "Infinity"), enums by name or number,
  * null for "default", unknown keys. Each message has its own small reader
- * taking one cJSON object, so that a later streaming reader can hand them
- * one snapshot at a time. */
+ * taking one cJSON object; the streaming scanner at the end walks the
+ * document's outline in place and hands them one value (one snapshot, say)
+ * at a time, so memory stays near the size of the columns. */
 
 #include "model/load.h"
+#include "model/string_index.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -37,6 +39,7 @@ struct json_path {
 struct json_reader {
     struct profile *profile;
     struct load_error *error;
+    struct string_index strings; /* in front of the profile's table */
 };
 
 /* ---- error messages ---- */
@@ -355,13 +358,15 @@ static enum load_status json_read_activity(struct json_reader *reader, const cJS
     return json_fail(reader, path, "a MemoryActivity name or number", value);
 }
 
+/* `hint` names the field for the string index (its place in the struct). */
 static enum load_status json_read_string(struct json_reader *reader, const cJSON *value,
-                                         const struct json_path *path, uint32_t *out)
+                                         const struct json_path *path, unsigned hint,
+                                         uint32_t *out)
 {
     if (!cJSON_IsString(value))
         return json_fail(reader, path, "a string", value);
-    uint32_t id = string_table_intern(reader->profile->strings, value->valuestring,
-                                      strlen(value->valuestring));
+    uint32_t id = string_index_intern_hinted(&reader->strings, hint, value->valuestring,
+                                             strlen(value->valuestring));
     if (id == STRING_ID_NONE)
         return json_no_memory(reader);
     *out = id;
@@ -389,14 +394,17 @@ struct json_field {
 
 #define FIELD_COUNT(fields) (sizeof(fields) / sizeof(fields)[0])
 
+/* The first bytes differ for most names tried: no call then. */
 static bool json_key_is(const cJSON *member, const char *json_name, const char *proto_name)
 {
-    return strcmp(member->string, json_name) == 0 || strcmp(member->string, proto_name) == 0;
+    const char *key = member->string;
+    return (key[0] == json_name[0] && strcmp(key, json_name) == 0) ||
+           (key[0] == proto_name[0] && strcmp(key, proto_name) == 0);
 }
 
 static enum load_status json_read_scalar(struct json_reader *reader, const cJSON *value,
                                          const struct json_path *path, enum json_kind kind,
-                                         void *out)
+                                         size_t offset, void *out)
 {
     switch (kind) {
     case JSON_INT32: return json_read_int32(reader, value, path, out);
@@ -404,7 +412,8 @@ static enum load_status json_read_scalar(struct json_reader *reader, const cJSON
     case JSON_UINT64: return json_read_uint64(reader, value, path, out);
     case JSON_DOUBLE: return json_read_double(reader, value, path, out);
     case JSON_ACTIVITY: return json_read_activity(reader, value, path, out);
-    case JSON_STRING: return json_read_string(reader, value, path, out);
+    case JSON_STRING:
+        return json_read_string(reader, value, path, (unsigned)(offset / sizeof(uint32_t)), out);
     }
     return LOAD_OK;
 }
@@ -418,7 +427,7 @@ static enum load_status json_read_field(struct json_reader *reader, const cJSON 
 {
     for (size_t i = 0; i < field_count; i++)
         if (json_key_is(member, fields[i].json_name, fields[i].proto_name))
-            return json_read_scalar(reader, member, path, fields[i].kind,
+            return json_read_scalar(reader, member, path, fields[i].kind, fields[i].offset,
                                     (char *)out + fields[i].offset);
     return LOAD_OK;
 }
@@ -686,55 +695,30 @@ static enum load_status json_read_active_list(struct json_reader *reader, const 
     return status;
 }
 
-/* PerAllocatorMemoryProfile: the value of one memoryProfilePerAllocator
- * entry, merged into the allocator of that key. */
-static enum load_status json_read_allocator(struct json_reader *reader, const cJSON *entry,
-                                            const struct json_path *path)
+/* One member of a PerAllocatorMemoryProfile (the value of one
+ * memoryProfilePerAllocator entry), merged into its allocator. Null
+ * members keep the defaults; unknown ones are ignored. */
+static enum load_status json_read_allocator_member(struct json_reader *reader,
+                                                   const cJSON *member,
+                                                   const struct json_path *path,
+                                                   struct allocator *allocator)
 {
-    enum load_status status = json_expect_object(reader, entry, path);
-    if (status != LOAD_OK)
-        return status;
-    struct allocator *allocator =
-        profile_add_allocator(reader->profile, entry->string, strlen(entry->string));
-    if (!allocator)
-        return json_no_memory(reader);
-    const cJSON *member;
-    cJSON_ArrayForEach(member, entry) {
-        if (status != LOAD_OK)
-            break;
-        if (cJSON_IsNull(member))
-            continue;
-        struct json_path field = {path, member->string, 0};
-        if (json_key_is(member, "memoryProfileSnapshots", "memory_profile_snapshots"))
-            status = json_read_snapshot_list(reader, member, &field, json_read_snapshot,
-                                             &allocator->raw_snapshots);
-        else if (json_key_is(member, "sampledTimelineSnapshots", "sampled_timeline_snapshots"))
-            status = json_read_snapshot_list(reader, member, &field, json_read_snapshot,
-                                             &allocator->raw_sampled);
-        else if (json_key_is(member, "specialAllocations", "special_allocations"))
-            status = json_read_snapshot_list(reader, member, &field, json_read_special,
-                                             &allocator->raw_specials);
-        else if (json_key_is(member, "activeAllocations", "active_allocations"))
-            status = json_read_active_list(reader, member, &field, allocator);
-        else if (json_key_is(member, "profileSummary", "profile_summary"))
-            status = json_read_summary(reader, member, &field, allocator);
-    }
-    return status;
-}
-
-/* The map, in document order (the map has none; memoryIds gives it). */
-static enum load_status json_read_allocator_map(struct json_reader *reader, const cJSON *object,
-                                                const struct json_path *path)
-{
-    enum load_status status = json_expect_object(reader, object, path);
-    const cJSON *entry;
-    cJSON_ArrayForEach(entry, object) {
-        if (status != LOAD_OK)
-            break;
-        struct json_path entry_path = {path, entry->string, 0};
-        status = json_read_allocator(reader, entry, &entry_path);
-    }
-    return status;
+    if (cJSON_IsNull(member))
+        return LOAD_OK;
+    if (json_key_is(member, "memoryProfileSnapshots", "memory_profile_snapshots"))
+        return json_read_snapshot_list(reader, member, path, json_read_snapshot,
+                                       &allocator->raw_snapshots);
+    if (json_key_is(member, "sampledTimelineSnapshots", "sampled_timeline_snapshots"))
+        return json_read_snapshot_list(reader, member, path, json_read_snapshot,
+                                       &allocator->raw_sampled);
+    if (json_key_is(member, "specialAllocations", "special_allocations"))
+        return json_read_snapshot_list(reader, member, path, json_read_special,
+                                       &allocator->raw_specials);
+    if (json_key_is(member, "activeAllocations", "active_allocations"))
+        return json_read_active_list(reader, member, path, allocator);
+    if (json_key_is(member, "profileSummary", "profile_summary"))
+        return json_read_summary(reader, member, path, allocator);
+    return LOAD_OK;
 }
 
 static enum load_status json_read_memory_ids(struct json_reader *reader, const cJSON *array,
@@ -806,42 +790,23 @@ static const struct json_field profile_fields[] = {
     {"version", "version", JSON_INT32, offsetof(struct profile, version)},
 };
 
-/* MemoryProfile: the top-level object. */
-static enum load_status json_read_profile(struct json_reader *reader, const cJSON *object)
+/* One member of the top-level MemoryProfile object. */
+static enum load_status json_read_profile_member(struct json_reader *reader, const cJSON *member,
+                                                 const struct json_path *path)
 {
-    enum load_status status = LOAD_OK;
-    const cJSON *member;
-    cJSON_ArrayForEach(member, object) {
-        if (status != LOAD_OK)
-            break;
-        if (cJSON_IsNull(member))
-            continue;
-        struct json_path field = {NULL, member->string, 0};
-        if (json_key_is(member, "memoryProfilePerAllocator", "memory_profile_per_allocator"))
-            status = json_read_allocator_map(reader, member, &field);
-        else if (json_key_is(member, "memoryIds", "memory_ids"))
-            status = json_read_memory_ids(reader, member, &field);
-        else if (json_key_is(member, "hloModules", "hlo_modules"))
-            status = json_read_hlo_module_list(reader, member, &field);
-        else
-            status = json_read_field(reader, member, &field, profile_fields,
-                                     FIELD_COUNT(profile_fields), reader->profile);
-    }
-    return status;
+    if (cJSON_IsNull(member))
+        return LOAD_OK;
+    if (json_key_is(member, "memoryProfilePerAllocator", "memory_profile_per_allocator"))
+        return json_expect_object(reader, member, path); /* an object is streamed */
+    if (json_key_is(member, "memoryIds", "memory_ids"))
+        return json_read_memory_ids(reader, member, path);
+    if (json_key_is(member, "hloModules", "hlo_modules"))
+        return json_read_hlo_module_list(reader, member, path);
+    return json_read_field(reader, member, path, profile_fields, FIELD_COUNT(profile_fields),
+                           reader->profile);
 }
 
-/* Some tools wrap the object in a one-element array. */
-static enum load_status json_read_document(struct json_reader *reader, const cJSON *root)
-{
-    const cJSON *object = root;
-    if (cJSON_IsArray(root) && root->child && !root->child->next)
-        object = root->child;
-    if (!cJSON_IsObject(object))
-        return json_fail(reader, NULL, "a MemoryProfile object", object);
-    return json_read_profile(reader, object);
-}
-
-/* ---- parsing ---- */
+/* ---- parsing values with cJSON ---- */
 
 /* cJSON reports a failed malloc as a failed parse; this tells them apart. */
 static _Thread_local bool json_allocation_failed;
@@ -854,6 +819,8 @@ static void *json_allocate(size_t size)
     return memory;
 }
 
+/* The only blanks allowed after the document (cJSON's own rule inside it
+ * is wider, see scan_skip_whitespace). */
 static size_t json_skip_blanks(const char *text, size_t size, size_t offset)
 {
     while (offset < size && (text[offset] == ' ' || text[offset] == '\t' ||
@@ -862,50 +829,581 @@ static size_t json_skip_blanks(const char *text, size_t size, size_t offset)
     return offset;
 }
 
-/* Parses the whole buffer into *root; "offset N: invalid JSON" on a syntax
- * error (the nesting limit included) or trailing data. The text must have
- * a NUL at text[size]: cJSON before 1.7.17 reads one byte past the length
- * it is given on some truncated inputs. */
-static enum load_status json_parse(const char *text, size_t size, cJSON **root,
-                                   struct load_error *error)
+/* ---- streaming: the document's outline walked in place ---- */
+
+/* A MemoryProfile is a few small objects around one to three huge arrays
+ * of snapshots. Parsed whole, cJSON holds a tree of six times the file.
+ * So the scanner below walks the outline in place (the top-level object,
+ * the allocator map, each allocator's object, the arrays in it) and hands
+ * every value inside it, one snapshot say, to cJSON on its own; the
+ * message readers above then read that value as before. Memory is the
+ * columns and one snapshot's tree.
+ *
+ * Errors read as they did when cJSON parsed the whole text: the outline
+ * follows cJSON's rules (what is whitespace, how deep it nests, the offset
+ * it names for each kind of error), and a value parsed alone gets its
+ * offsets moved back into the document. Reading goes in document order,
+ * so a wrong value before a syntax error is now the error reported. */
+
+#define JSON_NESTING_LIMIT CJSON_NESTING_LIMIT
+
+struct json_scanner {
+    const char *text;
+    size_t size;
+    struct json_reader *reader;
+    struct load_tracker *tracker; /* may be NULL */
+};
+
+static enum load_status scan_fail(const struct json_scanner *scanner, size_t offset)
 {
-    cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = json_allocate, .free_fn = free});
-    json_allocation_failed = false;
-    const char *end = NULL;
-    *root = cJSON_ParseWithLengthOpts(text, size, &end, false);
-    size_t offset = end ? (size_t)(end - text) : 0;
-    if (*root)
-        offset = json_skip_blanks(text, size, offset);
-    if (*root && offset == size)
-        return LOAD_OK;
-    cJSON_Delete(*root);
-    *root = NULL;
-    if (json_allocation_failed) {
-        load_error_set(error, "out of memory");
-        return LOAD_NO_MEMORY;
-    }
-    load_error_set(error, "offset %zu: invalid JSON", offset);
+    /* cJSON names the last byte for an error at the end of the text. */
+    if (offset >= scanner->size && scanner->size > 0)
+        offset = scanner->size - 1;
+    load_error_set(scanner->reader->error, "offset %zu: invalid JSON", offset);
     return LOAD_BAD_INPUT;
+}
+
+static bool scan_at(const struct json_scanner *scanner, size_t offset, char expected)
+{
+    return offset < scanner->size && scanner->text[offset] == expected;
+}
+
+/* cJSON's whitespace is every byte up to the space; reaching the end, it
+ * stops on the last byte, and so errors there name the last byte. */
+static size_t scan_skip_whitespace(const struct json_scanner *scanner, size_t offset)
+{
+    if (offset >= scanner->size)
+        return offset;
+    while (offset < scanner->size && (unsigned char)scanner->text[offset] <= ' ')
+        offset++;
+    return offset == scanner->size ? offset - 1 : offset;
+}
+
+/* The closing quote of the string opening at `offset`: the first quote
+ * not escaped, that is not after an odd run of backslashes (cJSON skips
+ * the byte after each backslash). False when the text ends first. */
+static bool scan_string_end(const struct json_scanner *scanner, size_t offset, size_t *close)
+{
+    const char *text = scanner->text;
+    size_t from = offset + 1;
+    while (from < scanner->size) {
+        const char *quote = memchr(text + from, '"', scanner->size - from);
+        if (!quote)
+            return false;
+        size_t at = (size_t)(quote - text);
+        size_t backslashes = 0;
+        while (at - backslashes > offset + 1 && text[at - backslashes - 1] == '\\')
+            backslashes++;
+        if (backslashes % 2 == 0) {
+            *close = at;
+            return true;
+        }
+        from = at + 1;
+    }
+    return false;
+}
+
+/* Bytes that continue a number or a literal; cJSON decides if they make one. */
+static bool scan_is_scalar_byte(char byte)
+{
+    return (unsigned char)byte > ' ' && !strchr("{}[],:\"", byte);
+}
+
+/* What a value can start with; anything else is an error right there. */
+static bool scan_is_value_start(char byte)
+{
+    return byte != '\0' && strchr("\"{[-0123456789tfn", byte);
+}
+
+enum scan_end {
+    SCAN_COMPLETE,   /* [offset, end) holds a value (cJSON checks its inside) */
+    SCAN_INCOMPLETE, /* the text ends inside it */
+    SCAN_MISMATCH,   /* a closing bracket at `end` closes the wrong kind */
+    SCAN_TOO_DEEP,   /* the bracket at `end` nests past cJSON's limit */
+};
+
+/* Brackets whose kind the scanner remembers: one bit each. */
+#define SCAN_STACK_WORDS ((JSON_NESTING_LIMIT + 63) / 64)
+
+/* Where the value at `offset` (nested `depth` deep) ends, from its
+ * brackets and strings alone. */
+static enum scan_end scan_value_end(const struct json_scanner *scanner, size_t offset,
+                                    size_t depth, size_t *end)
+{
+    const char *text = scanner->text;
+    size_t close;
+    *end = scanner->size;
+    if (text[offset] == '"') {
+        if (!scan_string_end(scanner, offset, &close))
+            return SCAN_INCOMPLETE;
+        *end = close + 1;
+        return SCAN_COMPLETE;
+    }
+    if (text[offset] != '{' && text[offset] != '[') {
+        size_t at = offset;
+        while (at < scanner->size && scan_is_scalar_byte(text[at]))
+            at++;
+        *end = at;
+        return SCAN_COMPLETE;
+    }
+    uint64_t is_object[SCAN_STACK_WORDS] = {0};
+    size_t level = 0;
+    for (size_t at = offset; at < scanner->size; at++) {
+        char byte = text[at];
+        if (byte == '"') {
+            if (!scan_string_end(scanner, at, &close))
+                return SCAN_INCOMPLETE;
+            at = close;
+        } else if (byte == '{' || byte == '[') {
+            if (depth + level >= JSON_NESTING_LIMIT) {
+                *end = at;
+                return SCAN_TOO_DEEP;
+            }
+            uint64_t bit = (uint64_t)1 << (level % 64);
+            is_object[level / 64] = byte == '{' ? is_object[level / 64] | bit
+                                                : is_object[level / 64] & ~bit;
+            level++;
+        } else if (byte == '}' || byte == ']') {
+            level--;
+            bool object = (is_object[level / 64] >> (level % 64)) & 1;
+            if (object != (byte == '}')) {
+                *end = at;
+                return SCAN_MISMATCH;
+            }
+            if (level == 0) {
+                *end = at + 1;
+                return SCAN_COMPLETE;
+            }
+        }
+    }
+    return SCAN_INCOMPLETE;
+}
+
+/* cJSON on the bytes [start, end) alone. On success *item is the value and
+ * *stop the offset after it; on failure *stop is where cJSON stopped. */
+static enum load_status scan_cjson(const struct json_scanner *scanner, size_t start, size_t end,
+                                   cJSON **item, size_t *stop)
+{
+    const char *text = scanner->text + start;
+    size_t length = end - start;
+    char *copy = NULL;
+    /* cJSON 1.7.15 may read a byte past the length on a value cut short,
+     * and past the text's end there may be no byte at all. */
+    if (end == scanner->size) {
+        copy = malloc(length + 1);
+        if (!copy)
+            return json_no_memory(scanner->reader);
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+        text = copy;
+    }
+    json_allocation_failed = false;
+    const char *parse_end = NULL;
+    *item = cJSON_ParseWithLengthOpts(text, length, &parse_end, false);
+    *stop = start + (parse_end ? (size_t)(parse_end - text) : 0);
+    free(copy);
+    if (!*item && json_allocation_failed)
+        return json_no_memory(scanner->reader);
+    return LOAD_OK;
+}
+
+/* Parses the value at *offset (nested `depth` deep) with cJSON into *item,
+ * which the caller deletes; *offset moves past it. */
+static enum load_status scan_parse_value(const struct json_scanner *scanner, size_t *offset,
+                                         size_t depth, cJSON **item)
+{
+    size_t start = *offset;
+    *item = NULL;
+    if (start >= scanner->size || !scan_is_value_start(scanner->text[start]))
+        return scan_fail(scanner, start);
+    size_t end;
+    enum scan_end kind = scan_value_end(scanner, start, depth, &end);
+    /* cJSON names the byte after a missing key ("{"a":1,}" fails one past
+     * the brace), so it gets one byte more than the value, two past a
+     * wrong bracket; at a bracket too deep it stops at that bracket. */
+    size_t parse_end = end;
+    if (kind == SCAN_COMPLETE || kind == SCAN_MISMATCH) {
+        size_t extra = kind == SCAN_COMPLETE ? 1 : 2;
+        parse_end = scanner->size - end > extra ? end + extra : scanner->size;
+    } else if (kind == SCAN_TOO_DEEP) {
+        parse_end = end + 1;
+    }
+    size_t stop;
+    enum load_status status = scan_cjson(scanner, start, parse_end, item, &stop);
+    if (status != LOAD_OK)
+        return status;
+    if (kind == SCAN_COMPLETE && *item && stop == end) {
+        *offset = end;
+        return LOAD_OK;
+    }
+    cJSON_Delete(*item);
+    *item = NULL;
+    if (kind == SCAN_TOO_DEEP && stop > end)
+        stop = end;
+    return scan_fail(scanner, stop);
+}
+
+/* A member's name: the string at *offset, unescaped by cJSON. */
+static enum load_status scan_key(const struct json_scanner *scanner, size_t *offset, cJSON **key)
+{
+    size_t start = *offset, close;
+    *key = NULL;
+    /* cJSON names the byte after a key that is no string. */
+    if (!scan_at(scanner, start, '"'))
+        return scan_fail(scanner, start + 1);
+    size_t end = scan_string_end(scanner, start, &close) ? close + 1 : scanner->size;
+    size_t stop;
+    enum load_status status = scan_cjson(scanner, start, end, key, &stop);
+    if (status != LOAD_OK)
+        return status;
+    if (!*key || stop != end) {
+        cJSON_Delete(*key);
+        *key = NULL;
+        return scan_fail(scanner, stop);
+    }
+    *offset = end;
+    return LOAD_OK;
+}
+
+/* Called for each member of a walked object with its name, its path and
+ * the offset of its value, which it moves past the value. */
+typedef enum load_status (*scan_member_fn)(const struct json_scanner *scanner, void *context,
+                                           const char *key, const struct json_path *path,
+                                           size_t *offset, size_t depth);
+/* The same for each element of a walked array. */
+typedef enum load_status (*scan_element_fn)(const struct json_scanner *scanner, void *context,
+                                            const struct json_path *path, size_t *offset,
+                                            size_t depth);
+
+/* The start of an object or array at *offset, as cJSON takes it: true
+ * when empty (and *offset is past it). */
+static enum load_status scan_open(const struct json_scanner *scanner, size_t *offset,
+                                  size_t depth, char close, bool *empty)
+{
+    if (depth >= JSON_NESTING_LIMIT)
+        return scan_fail(scanner, *offset);
+    size_t at = scan_skip_whitespace(scanner, *offset + 1);
+    *empty = scan_at(scanner, at, close);
+    if (*empty) {
+        *offset = at + 1;
+        return LOAD_OK;
+    }
+    if (at >= scanner->size)
+        return scan_fail(scanner, at - 1);
+    *offset = at - 1; /* before the first member, like after a comma */
+    return LOAD_OK;
+}
+
+/* After a member or element: a comma (true: another follows) or the
+ * closing bracket (*offset moves past it). */
+static enum load_status scan_next(const struct json_scanner *scanner, size_t *offset, char close,
+                                  bool *more)
+{
+    size_t at = scan_skip_whitespace(scanner, *offset);
+    *more = scan_at(scanner, at, ',');
+    if (*more) {
+        *offset = at;
+        return LOAD_OK;
+    }
+    if (!scan_at(scanner, at, close))
+        return scan_fail(scanner, at);
+    *offset = at + 1;
+    return LOAD_OK;
+}
+
+/* Walks the object at *offset (`path` names it); *offset moves past it. */
+static enum load_status scan_object(const struct json_scanner *scanner, size_t *offset,
+                                    size_t depth, const struct json_path *path,
+                                    scan_member_fn member, void *context)
+{
+    bool empty, more = true;
+    enum load_status status = scan_open(scanner, offset, depth, '}', &empty);
+    while (status == LOAD_OK && !empty && more) {
+        size_t at = scan_skip_whitespace(scanner, *offset + 1);
+        cJSON *key;
+        status = scan_key(scanner, &at, &key);
+        if (status != LOAD_OK)
+            break;
+        at = scan_skip_whitespace(scanner, at);
+        if (!scan_at(scanner, at, ':')) {
+            cJSON_Delete(key);
+            return scan_fail(scanner, at);
+        }
+        at = scan_skip_whitespace(scanner, at + 1);
+        struct json_path member_path = {path, key->valuestring, 0};
+        status = member(scanner, context, key->valuestring, &member_path, &at, depth + 1);
+        cJSON_Delete(key);
+        if (status == LOAD_OK)
+            status = scan_next(scanner, &at, '}', &more);
+        *offset = at;
+        load_tracker_advance(scanner->tracker, at);
+    }
+    return status;
+}
+
+/* Walks the array at *offset (`path` names it); *offset moves past it. */
+static enum load_status scan_array(const struct json_scanner *scanner, size_t *offset,
+                                   size_t depth, const struct json_path *path,
+                                   scan_element_fn element, void *context)
+{
+    bool empty, more = true;
+    enum load_status status = scan_open(scanner, offset, depth, ']', &empty);
+    for (size_t index = 0; status == LOAD_OK && !empty && more; index++) {
+        size_t at = scan_skip_whitespace(scanner, *offset + 1);
+        struct json_path element_path = {path, NULL, index};
+        status = element(scanner, context, &element_path, &at, depth + 1);
+        if (status == LOAD_OK)
+            status = scan_next(scanner, &at, ']', &more);
+        *offset = at;
+        load_tracker_advance(scanner->tracker, at);
+    }
+    return status;
+}
+
+/* The value at *offset parsed alone, named `key` as a member, for the
+ * message readers; the caller deletes it. */
+static enum load_status scan_member_value(const struct json_scanner *scanner, size_t *offset,
+                                          size_t depth, const char *key, cJSON **item)
+{
+    enum load_status status = scan_parse_value(scanner, offset, depth, item);
+    if (status == LOAD_OK) {
+        /* Borrowed: cJSON_Delete leaves a constant name alone. */
+        (*item)->string = (char *)key;
+        (*item)->type |= cJSON_StringIsConst;
+    }
+    return status;
+}
+
+/* ---- the outline of a MemoryProfile ---- */
+
+/* Where the elements of a snapshot array go. */
+struct scan_snapshots {
+    size_t allocator;
+    size_t column; /* 0 memory_profile_snapshots, 1 sampled, 2 special */
+};
+
+static struct snapshot_columns *scan_columns(const struct json_scanner *scanner,
+                                             const struct scan_snapshots *target)
+{
+    struct allocator *allocator = &scanner->reader->profile->allocators[target->allocator];
+    struct snapshot_columns *columns[] = {&allocator->raw_snapshots, &allocator->raw_sampled,
+                                          &allocator->raw_specials};
+    return columns[target->column];
+}
+
+static enum load_status scan_snapshot(const struct json_scanner *scanner, void *context,
+                                      const struct json_path *path, size_t *offset, size_t depth)
+{
+    const struct scan_snapshots *target = context;
+    cJSON *item;
+    enum load_status status = scan_parse_value(scanner, offset, depth, &item);
+    if (status != LOAD_OK)
+        return status;
+    struct snapshot snapshot;
+    status = target->column == 2 ? json_read_special(scanner->reader, item, path, &snapshot)
+                                 : json_read_snapshot(scanner->reader, item, path, &snapshot);
+    cJSON_Delete(item);
+    if (status == LOAD_OK && !snapshot_columns_append(scan_columns(scanner, target), &snapshot))
+        status = json_no_memory(scanner->reader);
+    return status;
+}
+
+static enum load_status scan_active(const struct json_scanner *scanner, void *context,
+                                    const struct json_path *path, size_t *offset, size_t depth)
+{
+    const size_t *allocator = context;
+    cJSON *item;
+    enum load_status status = scan_parse_value(scanner, offset, depth, &item);
+    if (status != LOAD_OK)
+        return status;
+    struct active_allocation active;
+    status = json_read_active(scanner->reader, item, path, &active);
+    cJSON_Delete(item);
+    if (status == LOAD_OK &&
+        !allocator_add_active(&scanner->reader->profile->allocators[*allocator], &active))
+        status = json_no_memory(scanner->reader);
+    return status;
+}
+
+/* Which of an allocator's arrays `key` names: 0..2 as in scan_snapshots,
+ * 3 activeAllocations, -1 none. */
+static int scan_allocator_array(const char *key)
+{
+    static const char *const names[][2] = {
+        {"memoryProfileSnapshots", "memory_profile_snapshots"},
+        {"sampledTimelineSnapshots", "sampled_timeline_snapshots"},
+        {"specialAllocations", "special_allocations"},
+        {"activeAllocations", "active_allocations"},
+    };
+    for (int i = 0; i < 4; i++)
+        if (strcmp(key, names[i][0]) == 0 || strcmp(key, names[i][1]) == 0)
+            return i;
+    return -1;
+}
+
+static enum load_status scan_allocator_member(const struct json_scanner *scanner, void *context,
+                                              const char *key, const struct json_path *path,
+                                              size_t *offset, size_t depth)
+{
+    size_t allocator = *(const size_t *)context;
+    int array = scan_allocator_array(key);
+    if (array >= 0 && scan_at(scanner, *offset, '[')) {
+        if (array == 3)
+            return scan_array(scanner, offset, depth, path, scan_active, &allocator);
+        struct scan_snapshots target = {allocator, (size_t)array};
+        return scan_array(scanner, offset, depth, path, scan_snapshot, &target);
+    }
+    cJSON *item;
+    enum load_status status = scan_member_value(scanner, offset, depth, key, &item);
+    if (status == LOAD_OK)
+        status = json_read_allocator_member(scanner->reader, item, path,
+                                            &scanner->reader->profile->allocators[allocator]);
+    cJSON_Delete(item);
+    return status;
+}
+
+/* One memoryProfilePerAllocator entry: key and PerAllocatorMemoryProfile. */
+static enum load_status scan_allocator(const struct json_scanner *scanner, void *context,
+                                       const char *key, const struct json_path *path,
+                                       size_t *offset, size_t depth)
+{
+    (void)context;
+    struct profile *profile = scanner->reader->profile;
+    if (scan_at(scanner, *offset, '{')) {
+        struct allocator *allocator = profile_add_allocator(profile, key, strlen(key));
+        if (!allocator)
+            return json_no_memory(scanner->reader);
+        size_t index = (size_t)(allocator - profile->allocators);
+        return scan_object(scanner, offset, depth, path, scan_allocator_member, &index);
+    }
+    cJSON *item;
+    enum load_status status = scan_parse_value(scanner, offset, depth, &item);
+    if (status == LOAD_OK)
+        status = json_expect_object(scanner->reader, item, path);
+    cJSON_Delete(item);
+    return status;
+}
+
+static enum load_status scan_hlo_module(const struct json_scanner *scanner, void *context,
+                                        const struct json_path *path, size_t *offset,
+                                        size_t depth)
+{
+    (void)context;
+    cJSON *item;
+    enum load_status status = scan_parse_value(scanner, offset, depth, &item);
+    if (status != LOAD_OK)
+        return status;
+    struct hlo_module module;
+    status = json_read_hlo_module(scanner->reader, item, path, &module);
+    cJSON_Delete(item);
+    if (status == LOAD_OK && !profile_add_hlo_module(scanner->reader->profile, &module))
+        status = json_no_memory(scanner->reader);
+    return status;
+}
+
+static enum load_status scan_profile_member(const struct json_scanner *scanner, void *context,
+                                            const char *key, const struct json_path *path,
+                                            size_t *offset, size_t depth)
+{
+    (void)context;
+    if ((strcmp(key, "memoryProfilePerAllocator") == 0 ||
+         strcmp(key, "memory_profile_per_allocator") == 0) &&
+        scan_at(scanner, *offset, '{'))
+        return scan_object(scanner, offset, depth, path, scan_allocator, NULL);
+    if ((strcmp(key, "hloModules") == 0 || strcmp(key, "hlo_modules") == 0) &&
+        scan_at(scanner, *offset, '['))
+        return scan_array(scanner, offset, depth, path, scan_hlo_module, NULL);
+    cJSON *item;
+    enum load_status status = scan_member_value(scanner, offset, depth, key, &item);
+    if (status == LOAD_OK)
+        status = json_read_profile_member(scanner->reader, item, path);
+    cJSON_Delete(item);
+    return status;
+}
+
+/* Some tools wrap the object in a one-element array: the first element
+ * is read when it is an object; the others only parsed and counted. */
+struct scan_wrapper {
+    size_t count;
+    bool object;  /* the first element was an object, read as the profile */
+    cJSON *first; /* the first element otherwise */
+};
+
+static enum load_status scan_wrapped(const struct json_scanner *scanner, void *context,
+                                     const struct json_path *path, size_t *offset, size_t depth)
+{
+    (void)path;
+    struct scan_wrapper *wrapper = context;
+    if (wrapper->count++ == 0 && scan_at(scanner, *offset, '{')) {
+        wrapper->object = true;
+        return scan_object(scanner, offset, depth, NULL, scan_profile_member, NULL);
+    }
+    cJSON *item;
+    enum load_status status = scan_parse_value(scanner, offset, depth, &item);
+    if (wrapper->count == 1)
+        wrapper->first = item;
+    else
+        cJSON_Delete(item);
+    return status;
+}
+
+/* The top level: the profile object, or the array wrapping it, then
+ * nothing but blanks. Anything else is no MemoryProfile. */
+static enum load_status scan_document(const struct json_scanner *scanner)
+{
+    if (scanner->size == 0)
+        return scan_fail(scanner, 0);
+    size_t offset = 0;
+    if (scanner->size > 4 && memcmp(scanner->text, "\xef\xbb\xbf", 3) == 0)
+        offset = 3;
+    offset = scan_skip_whitespace(scanner, offset);
+    struct scan_wrapper wrapper = {0};
+    cJSON *top = NULL;
+    bool object = scan_at(scanner, offset, '{');
+    enum load_status status;
+    if (object) {
+        status = scan_object(scanner, &offset, 0, NULL, scan_profile_member, NULL);
+    } else if (scan_at(scanner, offset, '[')) {
+        status = scan_array(scanner, &offset, 0, NULL, scan_wrapped, &wrapper);
+        object = wrapper.count == 1 && wrapper.object;
+        top = wrapper.first;
+        if (!object && wrapper.count != 1) {
+            /* Not one element: the array itself is what the file has. */
+            cJSON_Delete(top);
+            top = cJSON_CreateArray();
+        }
+    } else {
+        status = scan_parse_value(scanner, &offset, 0, &top);
+    }
+    if (status == LOAD_OK) {
+        offset = json_skip_blanks(scanner->text, scanner->size, offset);
+        if (offset != scanner->size) {
+            load_error_set(scanner->reader->error, "offset %zu: invalid JSON", offset);
+            status = LOAD_BAD_INPUT;
+        }
+    }
+    if (status == LOAD_OK && !object)
+        status = top ? json_fail(scanner->reader, NULL, "a MemoryProfile object", top)
+                     : json_no_memory(scanner->reader);
+    cJSON_Delete(top);
+    return status;
+}
+
+enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
+                                   struct load_tracker *tracker, struct load_error *error)
+{
+    struct load_error unused;
+    struct json_reader reader = {profile, error ? error : &unused, {0}};
+    string_index_init(&reader.strings, profile->strings);
+    cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = json_allocate, .free_fn = free});
+    struct json_scanner scanner = {(const char *)bytes, size, &reader, tracker};
+    enum load_status status = scan_document(&scanner);
+    string_index_free(&reader.strings);
+    return status;
 }
 
 enum load_status load_json(const uint8_t *bytes, size_t size, struct profile *profile,
                            struct load_error *error)
 {
-    struct load_error unused;
-    struct json_reader reader = {profile, error ? error : &unused};
-    /* The caller's bytes may be a mapping that ends exactly at a page end,
-     * so cJSON parses a NUL-terminated copy. */
-    char *text = size < SIZE_MAX ? malloc(size + 1) : NULL;
-    if (!text)
-        return json_no_memory(&reader);
-    if (size)
-        memcpy(text, bytes, size);
-    text[size] = '\0';
-    cJSON *root;
-    enum load_status status = json_parse(text, size, &root, reader.error);
-    free(text);
-    if (status == LOAD_OK)
-        status = json_read_document(&reader, root);
-    cJSON_Delete(root);
-    return status;
+    return load_json_tracked(bytes, size, profile, NULL, error);
 }

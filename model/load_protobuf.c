@@ -10,7 +10,11 @@
  *
  * Protobuf rules honoured: unknown fields are skipped, a later scalar wins,
  * a repeated submessage is merged, a known field with the wrong wire type is
- * refused. Every error names its byte offset in the input. */
+ * refused. Every error names its byte offset in the input.
+ *
+ * For big files: strings go through a string_index in front of the
+ * profile's table, and the bytes read are released behind the reader (see
+ * struct load_tracker), so the mapped file is never resident as a whole. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -23,6 +27,7 @@
 
 #include "model/load.h"
 #include "model/profile.h"
+#include "model/string_index.h"
 #include "model/string_table.h"
 
 /* ---- the wire format ---- */
@@ -68,11 +73,28 @@ static enum load_status wire_fail_past_end(const struct wire *wire, size_t offse
     return LOAD_BAD_INPUT;
 }
 
-static enum load_status wire_read_varint(const struct wire *wire, size_t *position, size_t end,
-                                         uint64_t *value)
+/* The general case, and every error: kept out of line so that the one-byte
+ * case below inlines into every caller. */
+static enum load_status wire_read_varint_slow(const struct wire *wire, size_t *position,
+                                              size_t end, uint64_t *value)
 {
     size_t start = *position;
     uint64_t result = 0;
+    if (end - start >= WIRE_VARINT_MAX_BYTES) {
+        /* Room for the longest varint: no bounds check per byte. */
+        const uint8_t *bytes = wire->bytes + start;
+        for (unsigned index = 0; index < WIRE_VARINT_MAX_BYTES; index++) {
+            result |= (uint64_t)(bytes[index] & 0x7f) << (7 * index);
+            if (bytes[index] < 0x80) {
+                *position = start + index + 1;
+                *value = result;
+                return LOAD_OK;
+            }
+        }
+        load_error_set(wire->error, "offset %zu: varint longer than %d bytes", start,
+                       WIRE_VARINT_MAX_BYTES);
+        return LOAD_BAD_INPUT;
+    }
     for (unsigned index = 0; index < WIRE_VARINT_MAX_BYTES; index++) {
         if (start + index >= end)
             return wire_fail_past_end(wire, start, end, "varint");
@@ -90,6 +112,20 @@ static enum load_status wire_read_varint(const struct wire *wire, size_t *positi
     return LOAD_BAD_INPUT;
 }
 
+/* Most varints (tags, small numbers) are one byte. The readers below are
+ * forced inline: they run for every field of every snapshot. */
+static inline __attribute__((always_inline)) enum load_status
+wire_read_varint(const struct wire *wire, size_t *position, size_t end, uint64_t *value)
+{
+    size_t start = *position;
+    if (start < end && wire->bytes[start] < 0x80) {
+        *value = wire->bytes[start];
+        *position = start + 1;
+        return LOAD_OK;
+    }
+    return wire_read_varint_slow(wire, position, end, value);
+}
+
 static enum load_status wire_read_fixed(const struct wire *wire, size_t *position, size_t end,
                                         unsigned width, uint64_t *value)
 {
@@ -104,8 +140,8 @@ static enum load_status wire_read_fixed(const struct wire *wire, size_t *positio
     return LOAD_OK;
 }
 
-static enum load_status wire_read_length(const struct wire *wire, size_t *position, size_t end,
-                                         struct wire_field *field)
+static inline __attribute__((always_inline)) enum load_status
+wire_read_length(const struct wire *wire, size_t *position, size_t end, struct wire_field *field)
 {
     size_t length_offset = *position;
     uint64_t length;
@@ -124,8 +160,8 @@ static enum load_status wire_read_length(const struct wire *wire, size_t *positi
     return LOAD_OK;
 }
 
-static enum load_status wire_read_tag(const struct wire *wire, size_t *position, size_t end,
-                                      struct wire_field *field)
+static inline __attribute__((always_inline)) enum load_status
+wire_read_tag(const struct wire *wire, size_t *position, size_t end, struct wire_field *field)
 {
     field->offset = *position;
     uint64_t tag;
@@ -143,8 +179,8 @@ static enum load_status wire_read_tag(const struct wire *wire, size_t *position,
 }
 
 /* Reads the next field and its value; the caller decides what it means. */
-static enum load_status wire_read_field(const struct wire *wire, size_t *position, size_t end,
-                                        struct wire_field *field)
+static inline __attribute__((always_inline)) enum load_status
+wire_read_field(const struct wire *wire, size_t *position, size_t end, struct wire_field *field)
 {
     enum load_status status = wire_read_tag(wire, position, end, field);
     if (status != LOAD_OK)
@@ -211,6 +247,8 @@ static double wire_double(uint64_t bits)
 struct protobuf_loader {
     struct wire wire;
     struct profile *profile;
+    struct load_tracker *tracker; /* may be NULL */
+    struct string_index strings;  /* in front of the profile's string table */
 };
 
 static enum load_status protobuf_fail_memory(struct protobuf_loader *loader, size_t offset)
@@ -333,11 +371,13 @@ static enum load_status protobuf_read_fields(struct protobuf_loader *loader, siz
                                              void *target);
 
 static enum load_status protobuf_store_string(struct protobuf_loader *loader,
+                                              const struct field_spec *spec,
                                               const struct wire_field *field, char *member)
 {
-    uint32_t string_id = string_table_intern(loader->profile->strings,
-                                             (const char *)loader->wire.bytes + field->start,
-                                             field->end - field->start);
+    /* The member's place names the field: a hint for the index. */
+    uint32_t string_id = string_index_intern_hinted(
+        &loader->strings, (unsigned)(spec->member / sizeof(uint32_t)),
+        (const char *)loader->wire.bytes + field->start, field->end - field->start);
     if (string_id == STRING_ID_NONE)
         return protobuf_fail_memory(loader, field->offset);
     memcpy(member, &string_id, sizeof string_id);
@@ -366,7 +406,7 @@ static enum load_status protobuf_store_field(struct protobuf_loader *loader,
         memcpy(member, &enum_value, sizeof enum_value);
         return LOAD_OK;
     case KIND_STRING:
-        return protobuf_store_string(loader, field, member);
+        return protobuf_store_string(loader, spec, field, member);
     case KIND_MESSAGE:
         /* The submessage's fields land in the same flat struct, so a
          * repeated submessage merges the way protobuf merges it. */
@@ -471,20 +511,25 @@ static enum load_status protobuf_read_hlo_module(struct protobuf_loader *loader,
 
 /* The cheap pre-pass: count the snapshots by skipping them, so the columns
  * are reserved once and exactly instead of doubling past the need. */
-static enum load_status protobuf_count_snapshots(const struct wire *wire, size_t position,
-                                                 size_t end, size_t *timeline, size_t *sampled)
+static enum load_status protobuf_count_snapshots(const struct protobuf_loader *loader,
+                                                 size_t position, size_t end, size_t *timeline,
+                                                 size_t *sampled)
 {
     struct wire_field field;
     *timeline = 0;
     *sampled = 0;
     while (position < end) {
-        enum load_status status = wire_read_field(wire, &position, end, &field);
+        enum load_status status = wire_read_field(&loader->wire, &position, end, &field);
         if (status != LOAD_OK)
             return status;
         if (field.number == 1)
             (*timeline)++;
         else if (field.number == 5)
             (*sampled)++;
+        /* Touched pages stay resident until dropped: drop them now, the
+         * real pass maps them back from the page cache one window at a
+         * time, so a file is never resident as a whole. */
+        load_tracker_release(loader->tracker, position);
     }
     return LOAD_OK;
 }
@@ -502,8 +547,7 @@ static enum load_status protobuf_reserve_snapshots(struct protobuf_loader *loade
                                                    size_t start, size_t end)
 {
     size_t timeline, sampled;
-    enum load_status status =
-        protobuf_count_snapshots(&loader->wire, start, end, &timeline, &sampled);
+    enum load_status status = protobuf_count_snapshots(loader, start, end, &timeline, &sampled);
     if (status != LOAD_OK)
         return status;
     struct allocator *allocator = &loader->profile->allocators[index];
@@ -559,6 +603,7 @@ static enum load_status protobuf_read_allocator(struct protobuf_loader *loader, 
                              allocator_field_names[field.number]);
         if (status == LOAD_OK)
             status = protobuf_read_allocator_field(loader, index, &field);
+        load_tracker_advance(loader->tracker, position);
     }
     return status;
 }
@@ -671,16 +716,27 @@ static enum load_status protobuf_read_profile(struct protobuf_loader *loader)
                              profile_field_names[field.number]);
         if (status == LOAD_OK)
             status = protobuf_read_profile_field(loader, &field);
+        load_tracker_advance(loader->tracker, position);
     }
+    return status;
+}
+
+enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
+                                       struct load_tracker *tracker, struct load_error *error)
+{
+    struct protobuf_loader loader = {
+        .wire = { .bytes = bytes, .size = size, .error = error },
+        .profile = profile,
+        .tracker = tracker,
+    };
+    string_index_init(&loader.strings, profile->strings);
+    enum load_status status = protobuf_read_profile(&loader);
+    string_index_free(&loader.strings);
     return status;
 }
 
 enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile *profile,
                                struct load_error *error)
 {
-    struct protobuf_loader loader = {
-        .wire = { .bytes = bytes, .size = size, .error = error },
-        .profile = profile,
-    };
-    return protobuf_read_profile(&loader);
+    return load_protobuf_tracked(bytes, size, profile, NULL, error);
 }

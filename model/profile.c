@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "model/profile.h"
+#include "model/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,10 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
 
 bool snapshot_columns_append(struct snapshot_columns *columns, const struct snapshot *snapshot)
 {
+    if (columns->index) {
+        timeline_index_free(columns->index);
+        columns->index = NULL;
+    }
     if (columns->count == columns->capacity) {
         size_t capacity = columns->capacity < 16 ? 16 : columns->capacity + columns->capacity / 2;
         if (!snapshot_columns_reserve(columns, capacity))
@@ -123,6 +128,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
 
 void snapshot_columns_free(struct snapshot_columns *columns)
 {
+    timeline_index_free(columns->index);
 #define FREE(name) free(columns->name);
     FOR_EACH_COLUMN(FREE)
 #undef FREE
@@ -435,7 +441,7 @@ static bool allocator_finish(struct allocator *allocator)
     if (!allocator->raw_has_summary)
         allocator_derive_summary(allocator);
     allocator_free_raw(allocator);
-    return true;
+    return timeline_index_build(&allocator->timeline);
 }
 
 /* Allocators in memory_ids order, then those it does not name. */

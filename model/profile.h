@@ -49,11 +49,17 @@ struct snapshot {
     uint32_t tensor_shape;
 };
 
+struct timeline_index; /* model/timeline.h */
+
 /* Snapshots as parallel arrays: element i of every array is snapshot i.
  * Scans over one quantity (heap over time) touch only that array. */
 struct snapshot_columns {
     size_t count;
     size_t capacity;
+    /* Block maxima of stack+heap for timeline_max_in_use(), built by
+     * profile_finish() for each timeline; NULL until then. Appending a
+     * snapshot drops it; freeing the columns frees it. */
+    struct timeline_index *index;
     int64_t *time_ps;
     int64_t *stack_bytes;
     int64_t *heap_bytes;

@@ -13,6 +13,7 @@
 #include "model/host_list.h"
 #include "src/export.h"
 #include "src/options.h"
+#include "src/progress.h"
 #include "src/summary_report.h"
 #include "ui/keys.h"
 #include "ui/ui.h"
@@ -54,7 +55,12 @@ static int run_summary(struct host_list *hosts, bool json)
         fputc('[', stdout);
     for (size_t i = 0; i < hosts->count; i++) {
         struct host *host = &hosts->hosts[i];
-        const struct profile *profile = host_list_load(hosts, i, NULL);
+        struct progress_bar bar;
+        progress_bar_start(&bar, stderr, host->name);
+        struct load_options load_options = {.progress = progress_bar_update,
+                                            .progress_context = &bar};
+        const struct profile *profile = host_list_load(hosts, i, &load_options);
+        progress_bar_finish(&bar);
         const char *host_name = several ? host->name : NULL;
         if (!profile) {
             print_load_error(host->path, &host->error);

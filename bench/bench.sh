@@ -1,0 +1,143 @@
+#!/bin/sh
+# bench.sh: what `make bench` runs. Generates the inputs once (cached
+# outside the source tree), runs memtop's loaders and the plain
+# approaches ("peers") alternately, several times, and prints a table of
+# medians and ratios.
+#
+#     bench.sh BUILDDIR
+#
+# Environment: MEMTOP_BENCH_RUNS (rounds, default 5; the slow JSON peer
+# gets at most 3), MEMTOP_BENCH_CACHE (default $XDG_CACHE_HOME/memtop-bench,
+# else /tmp/memtop-bench). Needs about 2 GB of disk in the cache.
+set -eu
+
+build=${1:?usage: bench.sh BUILDDIR}
+build=$(cd "$build" && pwd)
+runs=${MEMTOP_BENCH_RUNS:-5}
+json_runs=$((runs < 3 ? runs : 3))
+if [ -n "${MEMTOP_BENCH_CACHE:-}" ]; then
+    cache=$MEMTOP_BENCH_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+    cache=$XDG_CACHE_HOME/memtop-bench
+else
+    cache=/tmp/memtop-bench
+fi
+mkdir -p "$cache"
+
+memtop=$build/memtop
+generator=$build/tests/generate_profile
+run=$build/bench/bench_run
+results=$cache/results.$$
+trap 'rm -f "$results".*' EXIT INT TERM
+
+say() { printf '%s\n' "$*" >&2; }
+
+# generate NAME ARGS...: $cache/NAME from the generator, unless it is
+# there and newer than the generator (its output is deterministic).
+generate() {
+    name=$1
+    shift
+    if [ ! -s "$cache/$name" ] || [ "$generator" -nt "$cache/$name" ]; then
+        say "generating $cache/$name"
+        "$generator" "$@" -o "$cache/$name.tmp"
+        mv "$cache/$name.tmp" "$cache/$name"
+    fi
+}
+
+generate v0-1m.pb --format pb --version 0 --snapshots 1000000 --allocators 1 --seed 1
+generate v0-1m.json --format json --version 0 --snapshots 1000000 --allocators 1 --seed 1
+generate v0-10m.pb --format pb --version 0 --snapshots 10000000 --allocators 1 --seed 1
+
+size_of() { wc -c < "$1" | tr -d ' '; }
+
+# The files are read from the page cache in every run: one read first.
+for file in v0-1m.pb v0-1m.json v0-10m.pb; do
+    cat "$cache/$file" > /dev/null
+done
+
+# Other work on the machine slows both sides of a comparison alike, but
+# shows in the absolute numbers: the table says how busy it was.
+load=$(cut -d ' ' -f 1-3 /proc/loadavg 2> /dev/null || echo unknown)
+
+say "1M snapshots, binary protobuf: memtop and protobuf-c, $runs rounds"
+"$run" -n "$runs" -- memtop "$memtop" --summary "$cache/v0-1m.pb" \
+    -- protobuf-c "$build/bench/peer_protobuf_c" "$cache/v0-1m.pb" > "$results.pb"
+say "1M snapshots, proto3 JSON: memtop and cJSON, $json_runs rounds"
+"$run" -n "$json_runs" -- memtop "$memtop" --summary "$cache/v0-1m.json" \
+    -- cJSON "$build/bench/peer_cjson" "$cache/v0-1m.json" > "$results.json"
+say "10M snapshots, binary protobuf: memtop, $json_runs rounds"
+"$run" -n "$json_runs" -- memtop "$memtop" --summary "$cache/v0-10m.pb" > "$results.big"
+say "chart columns over 10M snapshots at every zoom"
+"$build/bench/frame_bench" "$cache/v0-10m.pb" 200 > "$results.frame" 2> /dev/null
+say "the viewer on a 200x60 pseudo-terminal"
+# Shift-Tab: from the peak table, where the viewer starts, to the chart,
+# whose cursor the Right arrow then moves one column a step.
+if "$build/bench/pty_keys" 200 60 20 "$(printf '\033[Z')" -- "$memtop" "$cache/v0-1m.pb" \
+    > "$results.pty" 2> /dev/null; then :; else : > "$results.pty"; fi
+
+machine=$(uname -srm)
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
+cores=$(getconf _NPROCESSORS_ONLN 2> /dev/null || echo '?')
+memory=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2> /dev/null)
+
+awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
+    -v json_size="$(size_of "$cache/v0-1m.json")" \
+    -v big_size="$(size_of "$cache/v0-10m.pb")" \
+    -v runs="$runs" -v json_runs="$json_runs" \
+    -v machine="$machine" -v cpu="${cpu:-unknown cpu}" -v cores="$cores" \
+    -v memory="$memory" -v load="$load" -v when="$(date -u '+%Y-%m-%d')" '
+    FILENAME ~ /\.pb$/    { pb[$1] = $3; pb_rss[$1] = $6 }
+    FILENAME ~ /\.json$/  { json[$1] = $3; json_rss[$1] = $6 }
+    FILENAME ~ /\.big$/   { big[$1] = $3; big_rss[$1] = $6 }
+    FILENAME ~ /\.frame$/ { frame[$1] = $2 }
+    FILENAME ~ /\.pty$/   { pty[$1] = $2 }
+    function mb(bytes) { return sprintf("%.0f MB", bytes / 1e6) }
+    function rate(bytes, seconds) { return sprintf("%.0f MB/s", bytes / 1e6 / seconds) }
+    function rss(kib, bytes) { return sprintf("%.2fx", kib * 1024 / bytes) }
+    function verdict(ok) { return ok ? "met" : "NOT met" }
+    function row(a, b, c, d, e, f,    line) {
+        line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
+        sub(/ +$/, "", line)
+        print line
+    }
+    END {
+        printf "memtop benchmark, %s: %s, %s cores, %s RAM, %s\n", when, cpu, cores, memory, machine
+        printf "medians of %d alternating runs (%d for JSON and 10M), wall clock; RSS: peak resident\n", runs, json_runs
+        printf "size (ru_maxrss) over the file size; load average before the runs: %s\n\n", load
+        row("case", "memtop", "peer", "ratio", "target", "")
+        row("pb v0, 1M snapshots", sprintf("%.3f s %s", pb["memtop"], rate(pb_size, pb["memtop"])),
+            sprintf("protobuf-c %.3f s", pb["protobuf-c"]),
+            sprintf("%.1fx", pb["protobuf-c"] / pb["memtop"]),
+            ">= 5x: ", verdict(pb["protobuf-c"] / pb["memtop"] >= 5))
+        row(sprintf("  (%s)  peak RSS", mb(pb_size)), rss(pb_rss["memtop"], pb_size),
+            rss(pb_rss["protobuf-c"], pb_size), "", "<= 1.0x: ", verdict(pb_rss["memtop"] * 1024 <= pb_size))
+        row("JSON v0, 1M snapshots", sprintf("%.3f s %s", json["memtop"], rate(json_size, json["memtop"])),
+            sprintf("cJSON %.3f s", json["cJSON"]),
+            sprintf("%.1fx", json["cJSON"] / json["memtop"]),
+            "no slower: ", verdict(json["memtop"] <= json["cJSON"]))
+        row(sprintf("  (%s)  peak RSS", mb(json_size)), rss(json_rss["memtop"], json_size),
+            rss(json_rss["cJSON"], json_size), "", "<= 2x: ", verdict(json_rss["memtop"] * 1024 <= 2 * json_size))
+        row("pb v0, 10M snapshots", sprintf("%.3f s %s", big["memtop"], rate(big_size, big["memtop"])),
+            "-", "", "", "")
+        row(sprintf("  (%s)  peak RSS", mb(big_size)), rss(big_rss["memtop"], big_size), "-", "",
+            "<= 1.0x: ", verdict(big_rss["memtop"] * 1024 <= big_size))
+        row("chart columns, 10M, 200 cols", sprintf("%.3f ms (any zoom)", frame["indexed_max_ms"]),
+            sprintf("full scan %.3f ms", frame["scan_full_ms"]),
+            sprintf("%.0fx", frame["scan_full_ms"] / frame["indexed_max_ms"]),
+            "<= 1 ms, >= 10x: ", verdict(frame["indexed_max_ms"] <= 1 && frame["scan_full_ms"] >= 10 * frame["indexed_max_ms"]))
+        if ("key_bytes_max" in pty && pty["key_bytes_max"] == 0) {
+            row("viewer 200x60, cursor step", "not measured: the step drew nothing", "", "", "", "")
+            row("", "(the viewer did not act on Shift-Tab, Right)", "", "", "", "")
+            row("viewer, first frame, 1M pb", sprintf("%.0f ms", pty["first_frame_ms"]), "-", "",
+                "<= 0.5 s: ", verdict(pty["first_frame_ms"] <= 500))
+        } else if ("key_bytes_median" in pty) {
+            row("viewer 200x60, cursor step", sprintf("%d B (max %d B)", pty["key_bytes_median"], pty["key_bytes_max"]),
+                sprintf("full repaint %d B", pty["first_frame_bytes"]),
+                pty["key_bytes_median"] ? sprintf("%.0fx", pty["first_frame_bytes"] / pty["key_bytes_median"]) : "-",
+                "<= 2 KB: ", verdict(pty["key_bytes_max"] > 0 && pty["key_bytes_max"] <= 2048))
+            row("viewer, first frame, 1M pb", sprintf("%.0f ms", pty["first_frame_ms"]), "-", "",
+                "<= 0.5 s: ", verdict(pty["first_frame_ms"] <= 500))
+        } else {
+            row("viewer 200x60", "not measured (the viewer did not run on the pty)", "", "", "", "")
+        }
+    }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty"
