@@ -46,6 +46,18 @@ static void print_load_error(const char *path, const struct load_error *error)
     fprintf(stderr, "memtop: %s: %s\n", path, error->message);
 }
 
+/* Loads host `index` with a progress bar on stderr (when it is a
+ * terminal and the load is slow). */
+static const struct profile *load_host(struct host_list *hosts, size_t index)
+{
+    struct progress_bar bar;
+    progress_bar_start(&bar, stderr, hosts->hosts[index].name);
+    struct load_options options = {.progress = progress_bar_update, .progress_context = &bar};
+    const struct profile *profile = host_list_load(hosts, index, &options);
+    progress_bar_finish(&bar);
+    return profile;
+}
+
 static int run_summary(struct host_list *hosts, bool json)
 {
     int status = EXIT_OK;
@@ -55,12 +67,7 @@ static int run_summary(struct host_list *hosts, bool json)
         fputc('[', stdout);
     for (size_t i = 0; i < hosts->count; i++) {
         struct host *host = &hosts->hosts[i];
-        struct progress_bar bar;
-        progress_bar_start(&bar, stderr, host->name);
-        struct load_options load_options = {.progress = progress_bar_update,
-                                            .progress_context = &bar};
-        const struct profile *profile = host_list_load(hosts, i, &load_options);
-        progress_bar_finish(&bar);
+        const struct profile *profile = load_host(hosts, i);
         const char *host_name = several ? host->name : NULL;
         if (!profile) {
             print_load_error(host->path, &host->error);
@@ -101,7 +108,7 @@ static int run_summary(struct host_list *hosts, bool json)
 static int run_viewer(struct host_list *hosts, const struct options *options)
 {
     /* With one profile, a load error belongs in the shell, not a screen. */
-    if (hosts->count == 1 && !host_list_load(hosts, 0, NULL)) {
+    if (hosts->count == 1 && !load_host(hosts, 0)) {
         print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
         return exit_status_for(hosts->hosts[0].status);
     }
@@ -186,7 +193,7 @@ static int run_export(struct host_list *hosts, const struct options *options)
         return EXIT_BAD_INPUT;
     }
     const struct host *host = &hosts->hosts[0];
-    const struct profile *profile = host_list_load(hosts, 0, NULL);
+    const struct profile *profile = load_host(hosts, 0);
     if (!profile) {
         print_load_error(host->path, &host->error);
         return exit_status_for(host->status);
