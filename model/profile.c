@@ -430,6 +430,7 @@ static bool allocator_finish(struct allocator *allocator)
      * whole timeline in memory_profile_snapshots and rows point into it. */
     if (!allocator_resolve_rows(allocator, &allocator->raw_snapshots))
         return false;
+    allocator->timeline_sampled = allocator->raw_sampled.count > 0;
     struct snapshot_columns *source = allocator->raw_sampled.count > 0
                                           ? &allocator->raw_sampled
                                           : &allocator->raw_snapshots;

@@ -153,6 +153,9 @@ struct active_allocation {
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     struct snapshot_columns timeline; /* time-sorted; what the chart plots */
+    /* The timeline is XProf's sample of at most 1000 snapshots (version 1),
+     * not every event: counts over it are counts of the sample. */
+    bool timeline_sampled;
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;

@@ -8,6 +8,7 @@ static const char *const summary_columns[] = {
     "allocator", "snapshots", "allocations", "deallocations", "capacity_bytes",
     "lifetime_peak_bytes", "peak_bytes", "peak_time_ps", "peak_heap_bytes", "peak_stack_bytes",
     "peak_free_bytes", "peak_fragmentation", "active_allocations", "summary_computed",
+    "timeline_sampled",
 };
 
 static void write_allocator(struct csv_writer *writer, const struct profile *profile,
@@ -28,6 +29,7 @@ static void write_allocator(struct csv_writer *writer, const struct profile *pro
     csv_writer_double(writer, summary->peak.fragmentation);
     csv_writer_unsigned(writer, allocator->row_count);
     csv_writer_bool(writer, summary->derived);
+    csv_writer_bool(writer, allocator->timeline_sampled);
     csv_writer_end_record(writer);
 }
 

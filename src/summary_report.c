@@ -77,7 +77,8 @@ static void text_allocator(FILE *out, const struct profile *profile,
     const struct allocator_summary *summary = &allocator->summary;
     char name[256], time[32], percent[32];
     fprintf(out, "\n%s\n", safe(profile, allocator->id, name, sizeof name));
-    fprintf(out, "  %-28s %14zu\n", "Snapshots", allocator->timeline.count);
+    fprintf(out, "  %-28s %14zu%s\n", "Snapshots", allocator->timeline.count,
+            allocator->timeline_sampled ? "  (XProf's sample: the counts below are of it)" : "");
     fprintf(out, "  %-28s %14zu\n", "Allocations", summary->allocations);
     fprintf(out, "  %-28s %14zu\n", "Deallocations", summary->deallocations);
     text_size_line(out, "Memory capacity", summary->capacity_bytes);
@@ -174,8 +175,9 @@ static void json_allocator(FILE *out, const struct profile *profile,
             summary->peak_time_ps, summary->peak.heap_bytes, summary->peak.stack_bytes,
             summary->peak.free_bytes);
     json_double(out, summary->peak.fragmentation);
-    fprintf(out, "},\"active_allocations\":%zu,\"summary_computed\":%s}", allocator->row_count,
-            summary->derived ? "true" : "false");
+    fprintf(out, "},\"active_allocations\":%zu,\"summary_computed\":%s,\"timeline_sampled\":%s}",
+            allocator->row_count, summary->derived ? "true" : "false",
+            allocator->timeline_sampled ? "true" : "false");
 }
 
 static void json_host_and_file(FILE *out, const char *host, const char *path)

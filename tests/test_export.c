@@ -337,7 +337,7 @@ static int teardown_profile(void **state)
 #define SUMMARY_HEADER                                                                       \
     "allocator,snapshots,allocations,deallocations,capacity_bytes,lifetime_peak_bytes,"       \
     "peak_bytes,peak_time_ps,peak_heap_bytes,peak_stack_bytes,peak_free_bytes,"               \
-    "peak_fragmentation,active_allocations,summary_computed"
+    "peak_fragmentation,active_allocations,summary_computed,timeline_sampled"
 #define HLO_HEADER "id,name,plane_name,start_time_ps,end_time_ps,duration_ps"
 
 static void assert_allocation_row(const struct exported *exported, size_t position,
@@ -484,6 +484,8 @@ static void assert_summary_row(const struct exported *exported, size_t position,
     assert_double_field(field(exported, position, 11), summary->peak.fragmentation);
     assert_unsigned_field(field(exported, position, 12), allocator->row_count);
     assert_string_equal(field(exported, position, 13), summary->derived ? "true" : "false");
+    assert_string_equal(field(exported, position, 14),
+                        allocator->timeline_sampled ? "true" : "false");
 }
 
 static void test_summary_one_row_per_allocator(void **state)

@@ -42,7 +42,7 @@ no_temporaries() { ! ls -A "$1" | grep -q '^\.'; }
 
 ALLOCATIONS_HEADER='op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index'
 TIMELINE_HEADER='time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type,tensor_shape'
-SUMMARY_HEADER='allocator,snapshots,allocations,deallocations,capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,peak_heap_bytes,peak_stack_bytes,peak_free_bytes,peak_fragmentation,active_allocations,summary_computed'
+SUMMARY_HEADER='allocator,snapshots,allocations,deallocations,capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,peak_heap_bytes,peak_stack_bytes,peak_free_bytes,peak_fragmentation,active_allocations,summary_computed,timeline_sampled'
 HLO_HEADER='id,name,plane_name,start_time_ps,end_time_ps,duration_ps'
 
 # ---- usage: status 2 and one line, before any file is read ----
@@ -103,7 +103,7 @@ if [ -r "$shared" ]; then
     tap_check "XProf file: summary has one row per allocator" \
         test "$(rows "$work/summary.csv")" -eq 4 -a "$(wc -l <"$work/allocators")" -eq 4
     tap_check "XProf file: summary row as --summary --json has it" grep -qx \
-        '0,10,5,5,33014413312,305938944,306004480,1685890000,305938944,65536,32708408832,0.000401934,3,false' \
+        '0,10,5,5,33014413312,305938944,306004480,1685890000,305938944,65536,32708408832,0.000401934,3,false,true' \
         "$work/summary.csv"
     while read -r id snapshots active; do
         "$memtop" --export timeline --allocator "$id" "$shared" >"$work/t.csv"

@@ -98,6 +98,8 @@ static void test_json_shape_and_exact_numbers(void **state)
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(cpu, "peak"),
                                                  "fragmentation")));
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cpu, "summary_computed")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(gpu, "timeline_sampled")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cpu, "timeline_sampled")));
     cJSON_Delete(root);
     free(text);
     profile_free(profile);
@@ -176,6 +178,7 @@ static void test_text_report_for_people(void **state)
     assert_null(strchr(text, '\x1b'));
     assert_non_null(strstr(text, "evil\\x1b[2J\"op\""));
     assert_non_null(strstr(text, "(computed: the file has no summary)"));
+    assert_non_null(strstr(text, "(XProf's sample: the counts below are of it)"));
     free(text);
     profile_free(profile);
 }

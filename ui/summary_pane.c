@@ -82,8 +82,14 @@ void summary_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int 
     const struct ui_style *style = &viewer->style;
     const struct allocator *allocator = viewer->allocator;
     bool derived = allocator && allocator->summary.derived;
-    /* A summary memtop computed is marked: the file did not have one. */
-    draw_pane_title(window, y, x, width, derived ? "Summary (derived)" : "Summary", false, style);
+    bool sampled = allocator && allocator->timeline_sampled;
+    /* A summary memtop computed is marked (the file did not have one), and
+     * so is a sampled timeline, whose allocation counts are the sample's. */
+    const char *title = derived && sampled ? "Summary (derived, sampled)"
+                        : derived          ? "Summary (derived)"
+                        : sampled          ? "Summary (sampled timeline)"
+                                           : "Summary";
+    draw_pane_title(window, y, x, width, title, false, style);
     if (!allocator)
         return;
     for (size_t i = 0; i < FIELD_TOTAL && (int)i + 1 < height; i++)
