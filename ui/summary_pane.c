@@ -87,7 +87,7 @@ void summary_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int 
      * so is a sampled timeline, whose allocation counts are the sample's. */
     const char *title = derived && sampled ? "Summary (derived, sampled)"
                         : derived          ? "Summary (derived)"
-                        : sampled          ? "Summary (sampled timeline)"
+                        : sampled          ? "Summary (sampled)"
                                            : "Summary";
     draw_pane_title(window, y, x, width, title, false, style);
     if (!allocator)
