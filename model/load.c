@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/gzip.h"
+#include "model/mapping_guard.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the
@@ -239,7 +240,15 @@ enum load_status profile_load(const char *path, const struct load_options *optio
         return load_open_error(error);
     madvise(mapping, size, MADV_SEQUENTIAL);
     struct mapping pages = {mapping, size};
+    mapping_guard_begin(mapping, size);
     enum load_status status = load_bytes(mapping, size, path, options, &pages, out, error);
+    if (mapping_guard_end()) {
+        /* Whatever was read, part of it was zeros standing in for data. */
+        profile_free(*out);
+        *out = NULL;
+        load_error_set(error, "the file shrank while it was being read");
+        status = LOAD_BAD_INPUT;
+    }
     munmap(mapping, size);
     return status;
 }

@@ -1,0 +1,25 @@
+/* mapping_guard: keeps a shrinking file from killing memtop while it is
+ * being read through a mapping.
+ *
+ * Touching a mapped page that lies past a file's new end (another process
+ * truncated it) raises SIGBUS. While a guard is on, a SIGBUS inside the
+ * guarded mapping maps zero pages over the vanished part and is noted:
+ * the loader reads on, finds nonsense where the data was and fails through
+ * its ordinary error path, so nothing leaks, and the caller reports that
+ * the file changed. A SIGBUS anywhere else is left to the handler that was
+ * there before. One guard at a time (loads are not concurrent). */
+#ifndef MEMTOP_MAPPING_GUARD_H
+#define MEMTOP_MAPPING_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Guards [base, base + size), a private read-only file mapping. */
+void mapping_guard_begin(const uint8_t *base, size_t size);
+
+/* Restores the previous SIGBUS handler; true when part of the file
+ * vanished while the guard was on. */
+bool mapping_guard_end(void);
+
+#endif
