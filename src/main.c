@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,24 @@ static int exit_status_worst(int a, int b)
     return a > b ? a : b;
 }
 
+/* Every error line goes through here: "memtop: " and the message, made
+ * safe for the terminal, since file names and the messages that quote a
+ * profile's keys come from other machines. */
+static void print_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void print_error(const char *format, ...)
+{
+    char line[2048], safe[4096];
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(line, sizeof line, format, arguments);
+    va_end(arguments);
+    format_safe_text(line, false, safe, sizeof safe);
+    fprintf(stderr, "memtop: %s\n", safe);
+}
+
 static void print_load_error(const char *path, const struct load_error *error)
 {
-    fprintf(stderr, "memtop: %s: %s\n", path, error->message);
+    print_error("%s: %s", path, error->message);
 }
 
 /* Loads host `index` with a progress bar on stderr (when it is a
@@ -120,20 +136,16 @@ static int run_viewer(struct host_list *hosts, const struct options *options)
     return ui_run(hosts, &ui_options);
 }
 
-/* "memtop: FILE: no allocator 'X'; the allocators are: a, b" (ids made
- * safe to print: they come from the file). */
+/* "memtop: FILE: no allocator 'X'; the allocators are: a, b". */
 static void print_unknown_allocator(const char *path, const struct profile *profile,
                                     const char *id)
 {
-    char text[256];
-    format_safe_text(id, false, text, sizeof text);
-    fprintf(stderr, "memtop: %s: no allocator '%s'; the allocators are: ", path, text);
-    for (size_t i = 0; i < profile->allocator_count; i++) {
-        format_safe_text(profile_text(profile, profile->allocators[i].id), false, text,
-                         sizeof text);
-        fprintf(stderr, "%s%s", i ? ", " : "", text);
-    }
-    fputs(profile->allocator_count ? "\n" : "(none)\n", stderr);
+    char list[1024] = "(none)";
+    size_t used = 0;
+    for (size_t i = 0; i < profile->allocator_count && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                 profile_text(profile, profile->allocators[i].id));
+    print_error("%s: no allocator '%s'; the allocators are: %s", path, id, list);
 }
 
 /* The allocator to export: --allocator, else the first (summary and hlo:
@@ -155,7 +167,7 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
     if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO)
         return true;
     if (profile->allocator_count == 0) {
-        fprintf(stderr, "memtop: %s: the profile has no allocator to export\n", path);
+        print_error("%s: the profile has no allocator to export", path);
         return false;
     }
     *allocator = &profile->allocators[0];
@@ -174,11 +186,11 @@ static int export_output(const struct export_request *request,
     if (status == EXPORT_OK)
         return EXIT_OK;
     if (status == EXPORT_EXISTS)
-        fprintf(stderr, "memtop: %s: already exists; --force replaces it\n", export->output);
+        print_error("%s: already exists; --force replaces it", export->output);
     else if (to_stdout)
-        fprintf(stderr, "memtop: writing to standard output: %s\n", error);
+        print_error("writing to standard output: %s", error);
     else
-        fprintf(stderr, "memtop: %s: %s\n", export->output, error);
+        print_error("%s: %s", export->output, error);
     return EXIT_RUNTIME_FAILURE;
 }
 
@@ -188,7 +200,7 @@ static int run_export(struct host_list *hosts, const struct options *options)
 {
     const struct export_options *export = &options->export;
     if (hosts->count != 1) {
-        fprintf(stderr, "memtop: %s: --export takes one profile, not a directory of %zu\n",
+        print_error("%s: --export takes one profile, not a directory of %zu",
                 options->paths[0], hosts->count);
         return EXIT_BAD_INPUT;
     }
@@ -211,7 +223,7 @@ static int run_export(struct host_list *hosts, const struct options *options)
     if (!allocation_table_init(&table, profile, allocator) ||
         !allocation_table_set_filter(&table, export->filter ? export->filter : "")) {
         allocation_table_free(&table);
-        fprintf(stderr, "memtop: out of memory\n");
+        print_error("out of memory");
         return EXIT_RUNTIME_FAILURE;
     }
     allocation_table_set_sort(&table, export->has_sort ? export->sort_column
@@ -232,7 +244,8 @@ int main(int argc, char **argv)
     struct options options;
     char error[OPTIONS_ERROR_SIZE];
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
-        fprintf(stderr, "memtop: %s\nTry 'memtop --help' for more information.\n", error);
+        print_error("%s", error);
+        fputs("Try 'memtop --help' for more information.\n", stderr);
         return EXIT_BAD_INPUT;
     }
     if (options.mode == RUN_HELP) {
