@@ -12,7 +12,6 @@
  * at a time, so memory stays near the size of the columns. */
 
 #include "model/load.h"
-#include "model/string_index.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -39,7 +38,6 @@ struct json_path {
 struct json_reader {
     struct profile *profile;
     struct load_error *error;
-    struct string_index strings; /* in front of the profile's table */
 };
 
 /* ---- error messages ---- */
@@ -358,14 +356,14 @@ static enum load_status json_read_activity(struct json_reader *reader, const cJS
     return json_fail(reader, path, "a MemoryActivity name or number", value);
 }
 
-/* `hint` names the field for the string index (its place in the struct). */
+/* `hint` names the field for the string table (its place in the struct). */
 static enum load_status json_read_string(struct json_reader *reader, const cJSON *value,
                                          const struct json_path *path, unsigned hint,
                                          uint32_t *out)
 {
     if (!cJSON_IsString(value))
         return json_fail(reader, path, "a string", value);
-    uint32_t id = string_index_intern_hinted(&reader->strings, hint, value->valuestring,
+    uint32_t id = string_table_intern_hinted(reader->profile->strings, hint, value->valuestring,
                                              strlen(value->valuestring));
     if (id == STRING_ID_NONE)
         return json_no_memory(reader);
@@ -1393,13 +1391,10 @@ enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct pro
                                    struct load_tracker *tracker, struct load_error *error)
 {
     struct load_error unused;
-    struct json_reader reader = {profile, error ? error : &unused, {0}};
-    string_index_init(&reader.strings, profile->strings);
+    struct json_reader reader = {profile, error ? error : &unused};
     cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = json_allocate, .free_fn = free});
     struct json_scanner scanner = {(const char *)bytes, size, &reader, tracker};
-    enum load_status status = scan_document(&scanner);
-    string_index_free(&reader.strings);
-    return status;
+    return scan_document(&scanner);
 }
 
 enum load_status load_json(const uint8_t *bytes, size_t size, struct profile *profile,

@@ -12,9 +12,10 @@
  * a repeated submessage is merged, a known field with the wrong wire type is
  * refused. Every error names its byte offset in the input.
  *
- * For big files: strings go through a string_index in front of the
- * profile's table, and the bytes read are released behind the reader (see
- * struct load_tracker), so the mapped file is never resident as a whole. */
+ * For big files: strings are interned with a hint naming their field (see
+ * string_table_intern_hinted), and the bytes read are released behind the
+ * reader (see struct load_tracker), so the mapped file is never resident
+ * as a whole. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -27,7 +28,6 @@
 
 #include "model/load.h"
 #include "model/profile.h"
-#include "model/string_index.h"
 #include "model/string_table.h"
 
 /* ---- the wire format ---- */
@@ -248,7 +248,6 @@ struct protobuf_loader {
     struct wire wire;
     struct profile *profile;
     struct load_tracker *tracker; /* may be NULL */
-    struct string_index strings;  /* in front of the profile's string table */
 };
 
 static enum load_status protobuf_fail_memory(struct protobuf_loader *loader, size_t offset)
@@ -374,9 +373,9 @@ static enum load_status protobuf_store_string(struct protobuf_loader *loader,
                                               const struct field_spec *spec,
                                               const struct wire_field *field, char *member)
 {
-    /* The member's place names the field: a hint for the index. */
-    uint32_t string_id = string_index_intern_hinted(
-        &loader->strings, (unsigned)(spec->member / sizeof(uint32_t)),
+    /* The member's place names the field: a hint for the string table. */
+    uint32_t string_id = string_table_intern_hinted(
+        loader->profile->strings, (unsigned)(spec->member / sizeof(uint32_t)),
         (const char *)loader->wire.bytes + field->start, field->end - field->start);
     if (string_id == STRING_ID_NONE)
         return protobuf_fail_memory(loader, field->offset);
@@ -729,10 +728,7 @@ enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct
         .profile = profile,
         .tracker = tracker,
     };
-    string_index_init(&loader.strings, profile->strings);
-    enum load_status status = protobuf_read_profile(&loader);
-    string_index_free(&loader.strings);
-    return status;
+    return protobuf_read_profile(&loader);
 }
 
 enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile *profile,

@@ -5,13 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Open addressing with linear probing over a power-of-two slot array; the
- * texts live in large chunks so a million interned strings are not a
- * million mallocs. Each slot stores id + 1 (0 = empty). */
+/* A big profile interns four strings per snapshot: millions of lookups of
+ * a few hundred thousand distinct texts, so lookups are what a load spends
+ * its time on. Hence: a hash that takes eight bytes a step; slots that hold
+ * a 32-bit tag of the hash next to the id, so most misses cost no string
+ * compare and no visit to the entry; a small direct-mapped cache of hot
+ * entries that stays in the processor's cache where the slots do not; and
+ * the last string of each field (string_table_intern_hinted), since data
+ * types and regions repeat from one snapshot to the next. Texts live in
+ * large chunks, not one allocation each. */
+
 struct string_entry {
     const char *text;
     size_t length;
-    uint64_t hash;
 };
 
 struct string_chunk {
@@ -21,26 +27,81 @@ struct string_chunk {
     char bytes[];
 };
 
+/* A copy of an entry kept where it is quick to check. */
+struct string_cached {
+    const char *text;
+    uint32_t length;
+    uint32_t id;
+    uint32_t tag;
+};
+
+#define STRING_TABLE_HOT 1024
+#define STRING_TABLE_HINTS 16
+
 struct string_table {
     struct string_entry *entries; /* by id */
     size_t count;
     size_t capacity;
-    uint32_t *slots;
-    size_t slot_count; /* power of two */
+    uint64_t *slots; /* tag << 32 | (id + 1); 0 is empty */
+    size_t slot_count; /* a power of two */
     struct string_chunk *chunks;
+    struct string_cached hot[STRING_TABLE_HOT];
+    struct string_cached recent[STRING_TABLE_HINTS];
 };
 
-enum { CHUNK_SIZE = 64 * 1024 };
+enum { CHUNK_SIZE = 64 * 1024, FIRST_SLOT_COUNT = 1024 };
 
+static uint64_t load_word(const char *bytes)
+{
+    uint64_t word;
+    memcpy(&word, bytes, sizeof word);
+    return word;
+}
+
+static uint64_t mix(uint64_t hash, uint64_t word)
+{
+    hash = (hash ^ word) * 0x9e3779b97f4a7c15u;
+    return hash ^ (hash >> 32);
+}
+
+/* Eight bytes per step; the tail is the last eight bytes again (they
+ * overlap the step before), so there is no byte loop past 8 bytes. */
 static uint64_t string_hash(const char *text, size_t length)
 {
-    /* FNV-1a: short op names dominate, where it is fast and spreads well. */
-    uint64_t hash = 1469598103934665603ull;
-    for (size_t i = 0; i < length; i++) {
-        hash ^= (unsigned char)text[i];
-        hash *= 1099511628211ull;
+    uint64_t hash = mix(0x243f6a8885a308d3u, length);
+    if (length >= 8) {
+        size_t i = 0;
+        for (; i + 8 < length; i += 8)
+            hash = mix(hash, load_word(text + i));
+        hash = mix(hash, load_word(text + length - 8));
+    } else {
+        uint64_t word = 0;
+        for (size_t i = 0; i < length; i++)
+            word |= (uint64_t)(unsigned char)text[i] << (8 * i);
+        hash = mix(hash, word);
     }
-    return hash;
+    return mix(hash, 0xff51afd7ed558ccdu);
+}
+
+static uint32_t string_tag(uint64_t hash)
+{
+    return (uint32_t)(hash >> 32);
+}
+
+/* memcmp(a, b, length) == 0, inline for the short strings profiles are
+ * full of, where a library call costs more than the compare. */
+static bool same_bytes(const char *a, const char *b, size_t length)
+{
+    if (length < 8 || length > 16)
+        return memcmp(a, b, length) == 0;
+    /* Two words that overlap when length < 16, both inside the strings. */
+    return load_word(a) == load_word(b) &&
+           load_word(a + length - 8) == load_word(b + length - 8);
+}
+
+static bool cached_holds(const struct string_cached *cached, const char *text, size_t length)
+{
+    return cached->text && cached->length == length && same_bytes(cached->text, text, length);
 }
 
 static char *string_table_store(struct string_table *table, const char *text, size_t length)
@@ -64,17 +125,23 @@ static char *string_table_store(struct string_table *table, const char *text, si
     return copy;
 }
 
+static void slots_place(uint64_t *slots, size_t slot_count, uint64_t hash, uint32_t id)
+{
+    size_t slot = hash & (slot_count - 1);
+    while (slots[slot])
+        slot = (slot + 1) & (slot_count - 1);
+    slots[slot] = (uint64_t)string_tag(hash) << 32 | ((uint64_t)id + 1);
+}
+
 static bool string_table_grow_slots(struct string_table *table)
 {
-    size_t slot_count = table->slot_count ? table->slot_count * 2 : 256;
-    uint32_t *slots = calloc(slot_count, sizeof *slots);
+    size_t slot_count = table->slot_count ? table->slot_count * 2 : FIRST_SLOT_COUNT;
+    uint64_t *slots = calloc(slot_count, sizeof *slots);
     if (!slots)
         return false;
     for (size_t id = 0; id < table->count; id++) {
-        size_t slot = table->entries[id].hash & (slot_count - 1);
-        while (slots[slot])
-            slot = (slot + 1) & (slot_count - 1);
-        slots[slot] = (uint32_t)id + 1;
+        const struct string_entry *entry = &table->entries[id];
+        slots_place(slots, slot_count, string_hash(entry->text, entry->length), (uint32_t)id);
     }
     free(table->slots);
     table->slots = slots;
@@ -102,11 +169,8 @@ static uint32_t string_table_add(struct string_table *table, const char *text, s
     if (!copy)
         return STRING_ID_NONE;
     uint32_t id = (uint32_t)table->count++;
-    table->entries[id] = (struct string_entry){copy, length, hash};
-    size_t slot = hash & (table->slot_count - 1);
-    while (table->slots[slot])
-        slot = (slot + 1) & (table->slot_count - 1);
-    table->slots[slot] = id + 1;
+    table->entries[id] = (struct string_entry){copy, length};
+    slots_place(table->slots, table->slot_count, hash, id);
     return id;
 }
 
@@ -141,16 +205,38 @@ uint32_t string_table_intern(struct string_table *table, const char *text, size_
     if (length == 0)
         return STRING_ID_EMPTY;
     uint64_t hash = string_hash(text, length);
-    size_t slot = hash & (table->slot_count - 1);
-    while (table->slots[slot]) {
-        uint32_t id = table->slots[slot] - 1;
-        const struct string_entry *entry = &table->entries[id];
-        if (entry->hash == hash && entry->length == length &&
-            memcmp(entry->text, text, length) == 0)
-            return id;
-        slot = (slot + 1) & (table->slot_count - 1);
+    uint32_t tag = string_tag(hash);
+    struct string_cached *hot = &table->hot[(hash >> 40) % STRING_TABLE_HOT];
+    if (hot->tag == tag && cached_holds(hot, text, length))
+        return hot->id;
+    uint32_t id = STRING_ID_NONE;
+    size_t mask = table->slot_count - 1;
+    for (size_t slot = hash & mask; table->slots[slot]; slot = (slot + 1) & mask) {
+        uint64_t packed = table->slots[slot];
+        const struct string_entry *entry = &table->entries[(uint32_t)packed - 1];
+        if ((uint32_t)(packed >> 32) == tag && entry->length == length &&
+            same_bytes(entry->text, text, length)) {
+            id = (uint32_t)packed - 1;
+            break;
+        }
     }
-    return string_table_add(table, text, length, hash);
+    if (id == STRING_ID_NONE)
+        id = string_table_add(table, text, length, hash);
+    if (id != STRING_ID_NONE && length <= UINT32_MAX)
+        *hot = (struct string_cached){table->entries[id].text, (uint32_t)length, id, tag};
+    return id;
+}
+
+uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, const char *text,
+                                    size_t length)
+{
+    struct string_cached *recent = &table->recent[hint % STRING_TABLE_HINTS];
+    if (cached_holds(recent, text, length))
+        return recent->id;
+    uint32_t id = string_table_intern(table, text, length);
+    if (id != STRING_ID_NONE && length > 0 && length <= UINT32_MAX)
+        *recent = (struct string_cached){table->entries[id].text, (uint32_t)length, id, 0};
+    return id;
 }
 
 const char *string_table_text(const struct string_table *table, uint32_t id)

@@ -26,6 +26,13 @@ void string_table_free(struct string_table *table);
  * Returns STRING_ID_NONE only when memory runs out. */
 uint32_t string_table_intern(struct string_table *table, const char *text, size_t length);
 
+/* The same, first checking the last string interned under `hint` (any
+ * number naming a field, such as its place in a struct): fields like
+ * data_type and region_type repeat their value from one snapshot to the
+ * next almost always, and then no hash is needed. */
+uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, const char *text,
+                                    size_t length);
+
 /* NUL-terminated text of an id; "" for an id the table never gave out. */
 const char *string_table_text(const struct string_table *table, uint32_t id);
 size_t string_table_length(const struct string_table *table, uint32_t id);

@@ -94,6 +94,50 @@ static void test_long_string_larger_than_a_chunk(void **state)
     string_table_free(table);
 }
 
+/* Hinted interning gives exactly the ids plain interning gives, whatever
+ * mix of repeats, hints and hot-cache collisions the calls make. */
+static void test_hinted_same_ids_as_plain(void **state)
+{
+    (void)state;
+    struct string_table *hinted = string_table_new();
+    struct string_table *plain = string_table_new();
+    char text[32];
+    uint64_t seed = 7;
+    for (int i = 0; i < 200000; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned hint = (unsigned)(seed >> 60);
+        /* Few values per hint most of the time (a data type), many sometimes. */
+        unsigned value = (seed >> 33) % ((seed >> 20) % 8 == 0 ? 50000 : 3);
+        int length = snprintf(text, sizeof text, "field%u/value%u", hint % 4, value);
+        uint32_t a = string_table_intern_hinted(hinted, hint, text, (size_t)length);
+        uint32_t b = string_table_intern(plain, text, (size_t)length);
+        assert_int_equal(a, b);
+        assert_string_equal(string_table_text(hinted, a), text);
+    }
+    assert_int_equal(string_table_count(hinted), string_table_count(plain));
+    assert_int_equal(string_table_intern_hinted(hinted, 3, "", 0), STRING_ID_EMPTY);
+    string_table_free(hinted);
+    string_table_free(plain);
+}
+
+static void test_same_prefix_different_lengths(void **state)
+{
+    (void)state;
+    /* 8..16-byte strings compare by two overlapping words: check the edges. */
+    struct string_table *table = string_table_new();
+    const char *texts[] = {"abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnoq",
+                           "abcdefghijklmnopq", "bbcdefgh"};
+    uint32_t ids[6];
+    for (int i = 0; i < 6; i++)
+        ids[i] = string_table_intern(table, texts[i], strlen(texts[i]));
+    for (int i = 0; i < 6; i++) {
+        for (int j = i + 1; j < 6; j++)
+            assert_int_not_equal(ids[i], ids[j]);
+        assert_int_equal(string_table_intern(table, texts[i], strlen(texts[i])), ids[i]);
+    }
+    string_table_free(table);
+}
+
 static void test_unknown_id_is_empty(void **state)
 {
     (void)state;
@@ -112,6 +156,8 @@ int main(void)
         cmocka_unit_test(test_bytes_kept_exactly),
         cmocka_unit_test(test_many_strings_grow_and_stay_distinct),
         cmocka_unit_test(test_long_string_larger_than_a_chunk),
+        cmocka_unit_test(test_hinted_same_ids_as_plain),
+        cmocka_unit_test(test_same_prefix_different_lengths),
         cmocka_unit_test(test_unknown_id_is_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
