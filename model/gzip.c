@@ -93,8 +93,10 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
             load_error_set(error, "out of memory inflating gzip data");
             status = LOAD_NO_MEMORY;
         } else {
+            /* zlib wants more input only when the data stops early; a bad
+             * check value at the very end is corruption, not truncation. */
             load_error_set(error, "offset %zu: %s gzip data", consumed,
-                           consumed >= size ? "truncated" : "corrupt");
+                           result == Z_BUF_ERROR ? "truncated" : "corrupt");
             status = LOAD_BAD_INPUT;
         }
         break;

@@ -1,0 +1,211 @@
+/* fuzz_common: the checks every loader harness runs on what a load gives.
+ *
+ * A harness is more than "did it crash": a profile that loads must be one
+ * the views can trust (sorted timelines, resolved rows, strings that
+ * exist), the --summary reports of it must be safe for a terminal and
+ * valid JSON, and a refused input must come with a one-line message that
+ * is itself safe to print. A broken promise calls fuzz_fail(), which
+ * aborts so that libFuzzer keeps the input as a crash.
+ *
+ * Static functions only: each harness is one translation unit built by
+ * tests/fuzz/run.sh. */
+#ifndef MEMTOP_FUZZ_COMMON_H
+#define MEMTOP_FUZZ_COMMON_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/format.h"
+#include "model/load.h"
+#include "model/profile.h"
+#include "model/timeline.h"
+#include "src/summary_report.h"
+
+/* Says which promise broke, then aborts: libFuzzer saves the input. */
+static void fuzz_fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "memtop fuzz: broken promise: %s%s%s\n", what, detail ? ": " : "",
+            detail ? detail : "");
+    abort();
+}
+
+static void fuzz_require(bool condition, const char *what)
+{
+    if (!condition)
+        fuzz_fail(what, NULL);
+}
+
+/* Bytes a terminal may receive: printable UTF-8 and newline only. C0 and
+ * C1 controls, DEL and invalid UTF-8 are what format_safe_text() exists
+ * to keep out. */
+static bool fuzz_text_is_terminal_safe(const char *text, size_t length, bool newlines)
+{
+    size_t i = 0;
+    while (i < length) {
+        if (text[i] == '\n' && newlines) {
+            i++;
+            continue;
+        }
+        if (text[i] == '\0')
+            return false;
+        uint32_t code_point;
+        size_t step = format_utf8_decode(text + i, &code_point);
+        if (step == 0 || i + step > length)
+            return false;
+        if (code_point < 0x20 || code_point == 0x7f || (code_point >= 0x80 && code_point < 0xa0))
+            return false;
+        i += step;
+    }
+    return true;
+}
+
+/* A refusal: a known status and one non-empty, terminal-safe line. */
+static void fuzz_check_refusal(enum load_status status, const struct load_error *error)
+{
+    fuzz_require(status == LOAD_BAD_INPUT || status == LOAD_NO_MEMORY,
+                 "a failed load returns LOAD_BAD_INPUT or LOAD_NO_MEMORY");
+    size_t length = strnlen(error->message, sizeof error->message);
+    fuzz_require(length < sizeof error->message, "the error message is NUL-terminated");
+    fuzz_require(length > 0, "a failed load says why");
+    /* One line without C0 controls (ESC above all). File bytes past ASCII
+     * may remain: main passes the line through format_safe_text(), the one
+     * place that makes it fully safe (tests/test_bad_input_cli.sh). */
+    for (size_t i = 0; i < length; i++)
+        if ((unsigned char)error->message[i] < 0x20 || error->message[i] == 0x7f)
+            fuzz_fail("the error message is one line without control bytes", error->message);
+}
+
+static void fuzz_check_columns(const struct profile *profile,
+                               const struct snapshot_columns *timeline)
+{
+    size_t strings = string_table_count(profile->strings);
+    for (size_t i = 0; i < timeline->count; i++) {
+        if (i > 0)
+            fuzz_require(timeline->time_ps[i - 1] <= timeline->time_ps[i],
+                         "a finished timeline is sorted by time");
+        fuzz_require(timeline->op_name[i] < strings && timeline->region_type[i] < strings &&
+                         timeline->data_type[i] < strings && timeline->tensor_shape[i] < strings,
+                     "every string id of a snapshot names a string");
+        (void)snapshot_columns_in_use(timeline, i);
+    }
+    if (timeline->count == 0)
+        return;
+    /* The searches the views make, at the ends and beyond them. */
+    int64_t first = timeline->time_ps[0], last = timeline->time_ps[timeline->count - 1];
+    int64_t probes[] = {INT64_MIN, first, last, INT64_MAX, first / 2 + last / 2};
+    for (size_t p = 0; p < sizeof probes / sizeof *probes; p++) {
+        size_t nearest = timeline_nearest(timeline, probes[p]);
+        fuzz_require(nearest < timeline->count, "timeline_nearest finds a snapshot");
+        size_t from, to;
+        timeline_range(timeline, INT64_MIN, probes[p], &from, &to);
+        fuzz_require(from <= to && to <= timeline->count, "timeline_range stays inside");
+        size_t peak = timeline_max_in_use(timeline, from, to);
+        fuzz_require(from == to ? peak == SIZE_MAX : (peak >= from && peak < to),
+                     "timeline_max_in_use stays inside its range");
+    }
+}
+
+static void fuzz_check_rows(const struct profile *profile, const struct allocator *allocator)
+{
+    size_t strings = string_table_count(profile->strings);
+    for (size_t r = 0; r < allocator->row_count; r++) {
+        const struct allocation_row *row = &allocator->rows[r];
+        fuzz_require(row->origin == ROW_FROM_SNAPSHOT || row->origin == ROW_FROM_SPECIAL ||
+                         row->origin == ROW_UNRESOLVED,
+                     "a row has a known origin");
+        fuzz_require(row->op_name < strings && row->region_type < strings &&
+                         row->data_type < strings && row->tensor_shape < strings,
+                     "every string id of a row names a string");
+        fuzz_require(row->origin == ROW_FROM_SNAPSHOT || !row->has_time,
+                     "only a row from a snapshot has a time");
+    }
+}
+
+/* What every view may assume of a finished profile. */
+static void fuzz_check_profile(const struct profile *profile)
+{
+    fuzz_require(profile->allocator_count > 0, "a loaded profile has an allocator");
+    size_t strings = string_table_count(profile->strings);
+    for (size_t a = 0; a < profile->allocator_count; a++) {
+        const struct allocator *allocator = &profile->allocators[a];
+        fuzz_require(allocator->id < strings, "an allocator id names a string");
+        fuzz_require(allocator->raw_snapshots.count == 0 && allocator->raw_sampled.count == 0 &&
+                         allocator->raw_specials.count == 0 && allocator->raw_active_count == 0,
+                     "profile_finish frees the raw pieces");
+        fuzz_check_columns(profile, &allocator->timeline);
+        fuzz_check_rows(profile, allocator);
+        long found = profile_find_allocator(profile, profile_text(profile, allocator->id));
+        fuzz_require(found >= 0 && (size_t)found < profile->allocator_count,
+                     "profile_find_allocator finds every allocator by its id");
+    }
+    for (size_t m = 0; m < profile->hlo_module_count; m++)
+        fuzz_require(profile->hlo_modules[m].name < strings &&
+                         profile->hlo_modules[m].plane_name < strings,
+                     "HLO module strings exist");
+}
+
+/* The --summary reports: text safe for a terminal, JSON that parses. */
+static void fuzz_check_reports(const struct profile *profile)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (!out)
+        return;
+    summary_report_text(out, profile, "host\x1b[2J");
+    fclose(out);
+    if (!fuzz_text_is_terminal_safe(text, length, true))
+        fuzz_fail("the --summary text is safe to print on a terminal", NULL);
+    free(text);
+
+    text = NULL;
+    length = 0;
+    out = open_memstream(&text, &length);
+    if (!out)
+        return;
+    summary_report_json(out, profile, "host\x1b[2J");
+    fclose(out);
+    cJSON *parsed = cJSON_ParseWithLength(text, length);
+    if (!parsed)
+        fuzz_fail("the --summary --json output is valid JSON", text);
+    cJSON_Delete(parsed);
+    free(text);
+}
+
+/* A load's outcome, whatever it was: checked, then freed. */
+static void fuzz_check_outcome(enum load_status status, struct profile *profile,
+                               const struct load_error *error)
+{
+    if (status == LOAD_OK) {
+        fuzz_require(profile != NULL, "a successful load gives a profile");
+        fuzz_check_profile(profile);
+        fuzz_check_reports(profile);
+    } else {
+        fuzz_require(profile == NULL, "a failed load gives no profile");
+        fuzz_check_refusal(status, error);
+    }
+    profile_free(profile);
+}
+
+/* A form loader's result, finished the way profile_load_bytes() does. */
+static void fuzz_finish_and_check(enum load_status status, struct profile *profile,
+                                  const struct load_error *error)
+{
+    if (status == LOAD_OK) {
+        fuzz_require(profile_finish(profile), "profile_finish succeeds (memory is plenty)");
+        if (profile->allocator_count == 0) {
+            profile_free(profile);
+            return;
+        }
+        fuzz_check_outcome(LOAD_OK, profile, error);
+        return;
+    }
+    profile_free(profile);
+    fuzz_check_refusal(status, error);
+}
+
+#endif

@@ -1,0 +1,28 @@
+/* fuzz_load_json: the proto3 JSON loader on any bytes, alone and through
+ * profile_load_bytes(); see fuzz_common.h for what is checked. */
+#include "config.h"
+
+#include "tests/fuzz/fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct profile *profile = profile_new();
+    if (!profile)
+        return 0;
+    profile->path = strdup("fuzz.json");
+    struct load_error error = {{0}};
+    enum load_status status = load_json(data, size, profile, &error);
+    fuzz_finish_and_check(status, profile, &error);
+
+    /* The whole path a file takes (detection, finish, "no allocators"):
+     * only for small inputs, where it costs little next to the above. */
+    if (size > 4096)
+        return 0;
+    struct load_error bytes_error = {{0}};
+    struct profile *loaded = NULL;
+    status = profile_load_bytes(data, size, "fuzz.json", NULL, &loaded, &bytes_error);
+    fuzz_check_outcome(status, loaded, &bytes_error);
+    return 0;
+}
