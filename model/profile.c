@@ -183,6 +183,7 @@ void profile_free(struct profile *profile)
     free(profile->allocators);
     free(profile->hlo_modules);
     free(profile->raw_memory_ids);
+    free(profile->raw_allocator_slots);
     string_table_free(profile->strings);
     free(profile->path);
     free(profile);
@@ -217,20 +218,73 @@ static bool array_grow(void **array, size_t *capacity, size_t count, size_t elem
     return true;
 }
 
+static size_t allocator_slot_of(uint32_t string_id, size_t slot_count)
+{
+    return (size_t)(string_id * 2654435761u) & (slot_count - 1);
+}
+
+/* The index of the allocator whose memory id is string_id, or -1. */
+static long profile_lookup_allocator(const struct profile *profile, uint32_t string_id)
+{
+    size_t slot_count = profile->raw_allocator_slot_count;
+    if (slot_count == 0)
+        return -1;
+    for (size_t slot = allocator_slot_of(string_id, slot_count);
+         profile->raw_allocator_slots[slot]; slot = (slot + 1) & (slot_count - 1)) {
+        size_t index = profile->raw_allocator_slots[slot] - 1;
+        if (profile->allocators[index].id == string_id)
+            return (long)index;
+    }
+    return -1;
+}
+
+static void allocator_slots_place(uint32_t *slots, size_t slot_count, uint32_t string_id,
+                                  size_t index)
+{
+    size_t slot = allocator_slot_of(string_id, slot_count);
+    while (slots[slot])
+        slot = (slot + 1) & (slot_count - 1);
+    slots[slot] = (uint32_t)index + 1;
+}
+
+/* Makes room for one more allocator in the slots (load under one half). */
+static bool profile_grow_allocator_slots(struct profile *profile)
+{
+    if ((profile->allocator_count + 1) * 2 <= profile->raw_allocator_slot_count)
+        return true;
+    if (profile->allocator_count >= UINT32_MAX / 2)
+        return false;
+    size_t slot_count = profile->raw_allocator_slot_count ? profile->raw_allocator_slot_count * 2
+                                                          : 16;
+    uint32_t *slots = calloc(slot_count, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        allocator_slots_place(slots, slot_count, profile->allocators[i].id, i);
+    free(profile->raw_allocator_slots);
+    profile->raw_allocator_slots = slots;
+    profile->raw_allocator_slot_count = slot_count;
+    return true;
+}
+
 struct allocator *profile_add_allocator(struct profile *profile, const char *id, size_t id_length)
 {
     uint32_t string_id = string_table_intern(profile->strings, id, id_length);
     if (string_id == STRING_ID_NONE)
         return NULL;
-    for (size_t i = 0; i < profile->allocator_count; i++)
-        if (profile->allocators[i].id == string_id)
-            return &profile->allocators[i];
-    if (!array_grow((void **)&profile->allocators, &profile->allocator_capacity,
+    long found = profile_lookup_allocator(profile, string_id);
+    if (found >= 0)
+        return &profile->allocators[found];
+    if (!profile_grow_allocator_slots(profile) ||
+        !array_grow((void **)&profile->allocators, &profile->allocator_capacity,
                     profile->allocator_count, sizeof *profile->allocators, 4))
         return NULL;
-    struct allocator *allocator = &profile->allocators[profile->allocator_count++];
+    size_t index = profile->allocator_count++;
+    struct allocator *allocator = &profile->allocators[index];
     memset(allocator, 0, sizeof *allocator);
     allocator->id = string_id;
+    allocator_slots_place(profile->raw_allocator_slots, profile->raw_allocator_slot_count,
+                          string_id, index);
     return allocator;
 }
 
@@ -460,12 +514,10 @@ static bool profile_order_allocators(struct profile *profile)
     }
     size_t next = 0;
     for (size_t m = 0; m < profile->raw_memory_id_count; m++) {
-        for (size_t i = 0; i < count; i++) {
-            if (!placed[i] && profile->allocators[i].id == profile->raw_memory_ids[m]) {
-                ordered[next++] = profile->allocators[i];
-                placed[i] = true;
-                break;
-            }
+        long i = profile_lookup_allocator(profile, profile->raw_memory_ids[m]);
+        if (i >= 0 && !placed[i]) {
+            ordered[next++] = profile->allocators[i];
+            placed[i] = true;
         }
     }
     for (size_t i = 0; i < count; i++)
@@ -488,5 +540,9 @@ bool profile_finish(struct profile *profile)
     free(profile->raw_memory_ids);
     profile->raw_memory_ids = NULL;
     profile->raw_memory_id_count = profile->raw_memory_id_capacity = 0;
+    /* The slots hold indices of the file's order, which is gone now. */
+    free(profile->raw_allocator_slots);
+    profile->raw_allocator_slots = NULL;
+    profile->raw_allocator_slot_count = 0;
     return true;
 }

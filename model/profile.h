@@ -194,6 +194,10 @@ struct profile {
     size_t raw_memory_id_count;
     size_t raw_memory_id_capacity;
     size_t allocator_capacity;
+    /* Allocator index + 1 by memory id (open addressing), so a map of
+     * many allocators and a long memory_ids list load in linear time. */
+    uint32_t *raw_allocator_slots;
+    size_t raw_allocator_slot_count;
     size_t hlo_module_capacity;
 };
 
