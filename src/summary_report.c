@@ -25,35 +25,34 @@ static void text_size_line(FILE *out, const char *label, int64_t bytes)
     fprintf(out, "  %-28s %14s\n", label, format_bytes(bytes, size, sizeof size));
 }
 
-/* Row indices, largest allocation first (ties keep the file's order). */
-static int compare_rows_by_size(const void *a, const void *b, const struct allocation_row *rows)
+/* A row's place in the "largest first" list: size, then the file's order,
+ * so rows of equal size keep XProf's order. */
+struct ranked_row {
+    int64_t allocation_bytes;
+    size_t index;
+};
+
+static int compare_ranked_rows(const void *a, const void *b)
 {
-    const struct allocation_row *x = &rows[*(const size_t *)a], *y = &rows[*(const size_t *)b];
+    const struct ranked_row *x = a, *y = b;
     if (x->allocation_bytes != y->allocation_bytes)
         return x->allocation_bytes > y->allocation_bytes ? -1 : 1;
-    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static void text_top_rows(FILE *out, const struct profile *profile,
                           const struct allocator *allocator)
 {
     size_t count = allocator->row_count;
-    size_t *order = malloc(count * sizeof *order);
+    struct ranked_row *order = malloc(count * sizeof *order);
     if (!order)
         return;
     for (size_t i = 0; i < count; i++)
-        order[i] = i;
-    /* Insertion sort: the table is small, and this keeps ties stable. */
-    for (size_t i = 1; i < count; i++)
-        for (size_t j = i; j > 0 && compare_rows_by_size(&order[j], &order[j - 1],
-                                                         allocator->rows) < 0; j--) {
-            size_t swap = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = swap;
-        }
+        order[i] = (struct ranked_row){allocator->rows[i].allocation_bytes, i};
+    qsort(order, count, sizeof *order, compare_ranked_rows);
     size_t shown = count < SUMMARY_REPORT_TOP_ROWS ? count : SUMMARY_REPORT_TOP_ROWS;
     for (size_t i = 0; i < shown; i++) {
-        const struct allocation_row *row = &allocator->rows[order[i]];
+        const struct allocation_row *row = &allocator->rows[order[i].index];
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
         if (row->origin == ROW_UNRESOLVED) {
             fprintf(out, "    %12s  x%-4" PRId64 " (unresolved: snapshot %" PRId64

@@ -174,6 +174,11 @@ static void test_text_report_for_people(void **state)
     assert_field(text, "Deallocations", "1\n");
     assert_non_null(strstr(text, "Active allocations at peak: 3 rows"));
     assert_non_null(strstr(text, "(unresolved: snapshot 7"));
+    /* Largest first: the 8 KiB row (second in the file) before the 4 KiB one. */
+    const char *larger = strstr(text, "8.00 KiB  x2"), *smaller = strstr(text, "4.00 KiB  x1");
+    assert_non_null(larger);
+    assert_non_null(smaller);
+    assert_true(larger < smaller);
     /* No raw escape reaches the terminal. */
     assert_null(strchr(text, '\x1b'));
     assert_non_null(strstr(text, "evil\\x1b[2J\"op\""));
