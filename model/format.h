@@ -18,8 +18,9 @@ char *format_milliseconds(int64_t time_ps, char *buffer, size_t size);
 char *format_percent(double fraction, char *buffer, size_t size);
 
 /* Text from a profile made safe to show: C0 and C1 controls, ESC and DEL
- * become "\x1b"-style escapes, invalid UTF-8 becomes U+FFFD (or '?' when
- * ascii is set, which also escapes every non-ASCII character as "\u{e9}").
+ * become "\x1b"-style escapes, bidirectional controls (U+202E and its
+ * kin) become "\u{202e}", invalid UTF-8 becomes U+FFFD (or '?' when ascii
+ * is set, which also escapes every non-ASCII character as "\u{e9}").
  * Always NUL-terminates; cuts on a character boundary when short of room.
  * Returns the number of bytes written. */
 size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size);

@@ -67,6 +67,10 @@ static void test_safe_text_escapes_controls(void **state)
     assert_string_equal(safe("del\x7f", false), "del\\x7f");
     /* C1 controls (U+0080..U+009F), e.g. the 8-bit CSI U+009B. */
     assert_string_equal(safe("x\xc2\x9b" "31m", false), "x\\x9b31m");
+    /* Bidirectional overrides and isolates, which reorder what follows. */
+    assert_string_equal(safe("op\xe2\x80\xaegpj.exe", false), "op\\u{202e}gpj.exe");
+    assert_string_equal(safe("\xe2\x81\xa6x\xe2\x81\xa9", false), "\\u{2066}x\\u{2069}");
+    assert_string_equal(safe("\xe2\x80\x8f", false), "\\u{200f}");
 }
 
 static void test_safe_text_utf8(void **state)

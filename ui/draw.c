@@ -70,15 +70,6 @@ void draw_style_init(struct ui_style *style, bool utf8, bool color)
     style->error = COLOR_PAIR(PAIR_ERROR) | A_BOLD;
 }
 
-/* Bidirectional controls reorder what follows them on terminals that do
- * bidi, so a name could show as another; they are escaped like controls. */
-static bool is_bidi_control(uint32_t code_point)
-{
-    return (code_point >= 0x202a && code_point <= 0x202e) ||
-           (code_point >= 0x2066 && code_point <= 0x2069) || code_point == 0x200e ||
-           code_point == 0x200f || code_point == 0x061c;
-}
-
 /* The display width of one safe piece (one source character made safe). */
 static int piece_cells(const char *piece, size_t length, bool utf8, bool *unprintable)
 {
@@ -111,13 +102,8 @@ static size_t next_piece(const char **text, bool utf8, char *piece, size_t size,
     memcpy(source, *text, source_length);
     *text += source_length;
 
-    size_t piece_length;
-    if (utf8 && length > 1 && is_bidi_control(code_point)) {
-        piece_length = (size_t)snprintf(piece, size, "\\u{%x}", (unsigned)code_point);
-        *cells = (int)piece_length;
-        return piece_length;
-    }
-    piece_length = format_safe_text(source, !utf8, piece, size);
+    /* Controls, bidirectional controls and invalid bytes are escaped here. */
+    size_t piece_length = format_safe_text(source, !utf8, piece, size);
     bool unprintable;
     *cells = piece_cells(piece, piece_length, utf8, &unprintable);
     /* A character the locale cannot print, or a combining mark with
