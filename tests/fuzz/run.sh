@@ -82,6 +82,8 @@ objects=""
 for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
               "$source_dir/src/summary_report.c" "$source_dir/src/csv_writer.c"; do
     [ -f "$source" ] || continue
+    # An in-tree build leaves its own generated copy in model/: ours is in gen/.
+    case $source in "$source_dir"/model/*.pb-c.c) continue ;; esac
     object="$build/obj/$(basename "$source" .c).o"
     # shellcheck disable=SC2086
     "$cc" $cflags -fsanitize=fuzzer-no-link -c "$source" -o "$object" ||
