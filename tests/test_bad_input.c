@@ -262,27 +262,10 @@ static uint8_t *gzip_bytes(const void *data, size_t size, size_t *compressed_siz
 
 /* ---- files ---- */
 
-static char directory[64];
-
-static int make_directory(void **state)
-{
-    (void)state;
-    snprintf(directory, sizeof directory, "/tmp/memtop-bad-input-XXXXXX");
-    return mkdtemp(directory) ? 0 : -1;
-}
-
-static int remove_directory(void **state)
-{
-    (void)state;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", directory);
-    return system(command) == 0 ? 0 : -1;
-}
-
 static const char *file_path(const char *name)
 {
     static char path[256];
-    snprintf(path, sizeof path, "%s/%s", directory, name);
+    snprintf(path, sizeof path, "%s/%s", test_directory(), name);
     return path;
 }
 
@@ -318,7 +301,7 @@ static void test_missing_and_empty_files(void **state)
 static void test_directory_fifo_and_device(void **state)
 {
     (void)state;
-    expect_file_refused(directory, "is a directory");
+    expect_file_refused(test_directory(), "is a directory");
     const char *fifo = file_path("fifo.pb");
     assert_int_equal(mkfifo(fifo, 0600), 0);
     /* Opened without a writer: must not block. */
@@ -357,9 +340,9 @@ static void test_unreadable_file(void **state)
         expect_file_refused(path, "Permission denied");
         return;
     }
-    assert_int_equal(chmod(directory, 0711), 0);
+    assert_int_equal(chmod(test_directory(), 0711), 0);
     int result = load_as_nobody(path);
-    assert_int_equal(chmod(directory, 0700), 0);
+    assert_int_equal(chmod(test_directory(), 0700), 0);
     if (result == 3)
         TEST_SKIP("running as root and cannot become nobody");
     assert_int_equal(result, 0);
@@ -945,5 +928,5 @@ int main(void)
         cmocka_unit_test(test_gzip_bomb_is_capped),
         cmocka_unit_test(test_fuzz_regressions),
     };
-    return cmocka_run_group_tests(tests, make_directory, remove_directory);
+    return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }

@@ -34,23 +34,6 @@ enum {
     LOADER_FAILED = 10,  /* the loader child's exit status: a broken promise */
 };
 
-static char directory[64];
-
-static int make_directory(void **state)
-{
-    (void)state;
-    snprintf(directory, sizeof directory, "/tmp/memtop-file-changes-XXXXXX");
-    return mkdtemp(directory) ? 0 : -1;
-}
-
-static int remove_directory(void **state)
-{
-    (void)state;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", directory);
-    return system(command) == 0 ? 0 : -1;
-}
-
 /* Never returns: cuts the file to a third, to nothing, and to a page,
  * writing the whole content back in between, until killed. */
 static void keep_changing(const char *path, const uint8_t *bytes, size_t size)
@@ -115,7 +98,7 @@ static void expect_survives_changes(const char *source)
         fail_msg("cannot read %s", source_path);
     free(source_path);
     char path[128];
-    snprintf(path, sizeof path, "%s/changing", directory);
+    snprintf(path, sizeof path, "%s/changing", test_directory());
     FILE *file = fopen(path, "wb");
     assert_non_null(file);
     assert_int_equal(fwrite(bytes, 1, size, file), size);
@@ -173,5 +156,5 @@ int main(void)
         cmocka_unit_test(test_json_truncated_while_loading),
         cmocka_unit_test(test_gzip_truncated_while_loading),
     };
-    return cmocka_run_group_tests(tests, make_directory, remove_directory);
+    return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }

@@ -25,27 +25,10 @@ static const char small_json[] =
     "\"activityMetadata\":{\"memoryActivity\":\"ALLOCATION\",\"tfOpName\":\"op\"}}]}},"
     "\"numHosts\":1,\"memoryIds\":[\"GPU_0_bfc\"],\"version\":0}";
 
-static char temporary_directory[64];
-
-static int make_directory(void **state)
-{
-    (void)state;
-    snprintf(temporary_directory, sizeof temporary_directory, "/tmp/memtop-test-load-XXXXXX");
-    return mkdtemp(temporary_directory) ? 0 : -1;
-}
-
-static int remove_directory(void **state)
-{
-    (void)state;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", temporary_directory);
-    return system(command) == 0 ? 0 : -1;
-}
-
 static char *temporary_file(const char *name, const void *bytes, size_t size)
 {
     static char path[256];
-    snprintf(path, sizeof path, "%s/%s", temporary_directory, name);
+    snprintf(path, sizeof path, "%s/%s", test_directory(), name);
     FILE *file = fopen(path, "wb");
     assert_non_null(file);
     if (size)
@@ -102,10 +85,10 @@ static void test_directory_and_fifo(void **state)
     (void)state;
     struct profile *profile;
     struct load_error error;
-    assert_int_equal(load_path(temporary_directory, &profile, &error), LOAD_BAD_INPUT);
+    assert_int_equal(load_path(test_directory(), &profile, &error), LOAD_BAD_INPUT);
     assert_string_equal(error.message, "is a directory");
     char fifo[256];
-    snprintf(fifo, sizeof fifo, "%s/fifo", temporary_directory);
+    snprintf(fifo, sizeof fifo, "%s/fifo", test_directory());
     assert_int_equal(mkfifo(fifo, 0600), 0);
     /* Must not block waiting for a writer. */
     assert_int_equal(load_path(fifo, &profile, &error), LOAD_BAD_INPUT);
@@ -378,5 +361,5 @@ int main(void)
         cmocka_unit_test(test_demo_summary_matches_the_timeline),
         cmocka_unit_test(test_shared_xprof_file),
     };
-    return cmocka_run_group_tests(tests, make_directory, remove_directory);
+    return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }

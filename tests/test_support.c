@@ -34,6 +34,28 @@ char *test_shared_path(const char *relative)
     return path;
 }
 
+static char directory[64];
+
+int test_directory_create(void **state)
+{
+    (void)state;
+    snprintf(directory, sizeof directory, "/tmp/memtop-test-XXXXXX");
+    return mkdtemp(directory) ? 0 : -1;
+}
+
+int test_directory_remove(void **state)
+{
+    (void)state;
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", directory);
+    return system(command) == 0 ? 0 : -1;
+}
+
+const char *test_directory(void)
+{
+    return directory;
+}
+
 struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes)
 {
     return (struct snapshot){.time_ps = time_ps, .heap_bytes = heap_bytes};

@@ -18,6 +18,13 @@
         return;                                                                \
     } while (0)
 
+/* A fresh directory for one test binary's files: cmocka group setup and
+ * teardown (it is removed with everything in it); test_directory() is its
+ * path while it exists. */
+int test_directory_create(void **state);
+int test_directory_remove(void **state);
+const char *test_directory(void);
+
 /* $MEMTOP_SRCDIR/relative (or ./relative); malloc'd. */
 char *test_source_path(const char *relative);
 /* The shared folder beside the source tree, or NULL when it is absent. */
