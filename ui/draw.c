@@ -167,8 +167,9 @@ static int clip_width(WINDOW *window, int x, int width)
     return width < room ? width : room;
 }
 
-int draw_text(WINDOW *window, int y, int x, int width, const char *text,
-              const struct ui_style *style)
+/* Fits text into [x, x + width) and draws it at the left or right end. */
+static int draw_text_aligned(WINDOW *window, int y, int x, int width, const char *text,
+                             const struct ui_style *style, bool right)
 {
     width = clip_width(window, x, width);
     if (width <= 0 || !text || x < 0)
@@ -177,22 +178,20 @@ int draw_text(WINDOW *window, int y, int x, int width, const char *text,
     size_t length;
     int cells = fit_text(text, style, width, out, sizeof out, &length);
     if (length > 0)
-        mvwaddnstr(window, y, x, out, (int)length);
+        mvwaddnstr(window, y, right ? x + width - cells : x, out, (int)length);
     return cells;
+}
+
+int draw_text(WINDOW *window, int y, int x, int width, const char *text,
+              const struct ui_style *style)
+{
+    return draw_text_aligned(window, y, x, width, text, style, false);
 }
 
 int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
                     const struct ui_style *style)
 {
-    width = clip_width(window, x, width);
-    if (width <= 0 || !text || x < 0)
-        return 0;
-    char out[DRAW_BUFFER_SIZE];
-    size_t length;
-    int cells = fit_text(text, style, width, out, sizeof out, &length);
-    if (length > 0)
-        mvwaddnstr(window, y, x + width - cells, out, (int)length);
-    return cells;
+    return draw_text_aligned(window, y, x, width, text, style, true);
 }
 
 int draw_text_width(const char *text, const struct ui_style *style)
