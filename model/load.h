@@ -81,6 +81,12 @@ void load_tracker_release(struct load_tracker *tracker, size_t offset);
 /* Progress only: `done` bytes of `total`, whatever was read where. */
 void load_tracker_report(struct load_tracker *tracker, size_t done);
 
+/* A value's snapshot list of at least this many entries is decoded on two
+ * threads (the default is LOAD_PROTOBUF_PARALLEL_THRESHOLD; 0 restores it).
+ * For the tests: the result is the same either way. */
+#define LOAD_PROTOBUF_PARALLEL_THRESHOLD ((size_t)65536)
+void load_protobuf_set_parallel_threshold(size_t threshold);
+
 /* load_protobuf() and load_json() with a tracker (which may be NULL). */
 enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
                                        struct load_tracker *tracker, struct load_error *error);

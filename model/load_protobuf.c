@@ -15,16 +15,24 @@
  * For big files: strings are interned with a hint naming their field (see
  * string_table_intern_hinted), and the bytes read are released behind the
  * reader (see struct load_tracker), so the mapped file is never resident
- * as a whole. */
+ * as a whole.
+ *
+ * A value's long snapshot list is decoded on two threads: a worker takes
+ * the entries from the middle of the value on, straight into their places
+ * in the columns (reserved beforehand, so never moved while it runs), with
+ * a string table of its own whose ids are translated after it is joined.
+ * The result, errors included, is the sequential decoder's. */
 #include "config.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/load.h"
 #include "model/profile.h"
@@ -246,7 +254,8 @@ static double wire_double(uint64_t bits)
 
 struct protobuf_loader {
     struct wire wire;
-    struct profile *profile;
+    struct profile *profile;      /* NULL in the worker thread */
+    struct string_table *strings; /* the profile's, or the worker's own */
     struct load_tracker *tracker; /* may be NULL */
 };
 
@@ -375,7 +384,7 @@ static enum load_status protobuf_store_string(struct protobuf_loader *loader,
 {
     /* The member's place names the field: a hint for the string table. */
     uint32_t string_id = string_table_intern_hinted(
-        loader->profile->strings, (unsigned)(spec->member / sizeof(uint32_t)),
+        loader->strings, (unsigned)(spec->member / sizeof(uint32_t)),
         (const char *)loader->wire.bytes + field->start, field->end - field->start);
     if (string_id == STRING_ID_NONE)
         return protobuf_fail_memory(loader, field->offset);
@@ -508,28 +517,90 @@ static enum load_status protobuf_read_hlo_module(struct protobuf_loader *loader,
 
 /* ---- PerAllocatorMemoryProfile ---- */
 
+static const char *const allocator_field_names[] = {
+    [1] = "memory_profile_snapshots",
+    [2] = "profile_summary",
+    [3] = "active_allocations",
+    [4] = "special_allocations",
+    [5] = "sampled_timeline_snapshots",
+};
+
+static size_t protobuf_parallel_threshold = LOAD_PROTOBUF_PARALLEL_THRESHOLD;
+
+void load_protobuf_set_parallel_threshold(size_t threshold)
+{
+    protobuf_parallel_threshold = threshold ? threshold : LOAD_PROTOBUF_PARALLEL_THRESHOLD;
+}
+
+/* What the pre-pass learns about one repeated snapshot field of a value:
+ * how many entries, and where a second thread could take over. */
+struct snapshot_census {
+    uint32_t number;      /* 1 or 5 */
+    size_t count;
+    bool has_split;
+    bool run_open;
+    size_t split_index;   /* entries before split_offset */
+    size_t split_offset;  /* the first entry in the second half of the value */
+    size_t resume_offset; /* the end of the run of entries from split_offset */
+};
+
+/* The split is at the value's middle byte, not its middle entry (the count
+ * is known only at the end of the pre-pass): the same thing for a value
+ * that is mostly this list, as any big value is. */
+static void census_note(struct snapshot_census *census, const struct wire_field *field,
+                        size_t middle)
+{
+    bool is_entry = field->number == census->number;
+    if (census->run_open && !is_entry) {
+        census->resume_offset = field->offset;
+        census->run_open = false;
+    }
+    if (!is_entry)
+        return;
+    if (!census->has_split && field->offset >= middle) {
+        census->has_split = census->run_open = true;
+        census->split_index = census->count;
+        census->split_offset = field->offset;
+    }
+    census->count++;
+}
+
+static bool protobuf_likely_split(const struct snapshot_census *timeline,
+                                  const struct snapshot_census *sampled)
+{
+    size_t half = protobuf_parallel_threshold / 2;
+    return timeline->count >= half || sampled->count >= half;
+}
+
 /* The cheap pre-pass: count the snapshots by skipping them, so the columns
  * are reserved once and exactly instead of doubling past the need. */
 static enum load_status protobuf_count_snapshots(const struct protobuf_loader *loader,
-                                                 size_t position, size_t end, size_t *timeline,
-                                                 size_t *sampled)
+                                                 size_t position, size_t end,
+                                                 struct snapshot_census *timeline,
+                                                 struct snapshot_census *sampled)
 {
     struct wire_field field;
-    *timeline = 0;
-    *sampled = 0;
+    size_t middle = position + (end - position) / 2;
+    *timeline = (struct snapshot_census){ .number = 1 };
+    *sampled = (struct snapshot_census){ .number = 5 };
     while (position < end) {
         enum load_status status = wire_read_field(&loader->wire, &position, end, &field);
         if (status != LOAD_OK)
             return status;
-        if (field.number == 1)
-            (*timeline)++;
-        else if (field.number == 5)
-            (*sampled)++;
+        census_note(timeline, &field, middle);
+        census_note(sampled, &field, middle);
         /* Touched pages stay resident until dropped: drop them now, the
          * real pass maps them back from the page cache one window at a
-         * time, so a file is never resident as a whole. */
-        load_tracker_release(loader->tracker, position);
+         * time, so a file is never resident as a whole. The second half
+         * of a value likely to be split stays: the worker reads it next
+         * and drops it as it goes, while the columns are still small. */
+        if (field.offset < middle || !protobuf_likely_split(timeline, sampled))
+            load_tracker_release(loader->tracker, position);
     }
+    if (timeline->run_open)
+        timeline->resume_offset = end;
+    if (sampled->run_open)
+        sampled->resume_offset = end;
     return LOAD_OK;
 }
 
@@ -542,27 +613,191 @@ static bool protobuf_reserve_more(struct snapshot_columns *columns, size_t more)
     return snapshot_columns_reserve(columns, columns->count + more);
 }
 
-static enum load_status protobuf_reserve_snapshots(struct protobuf_loader *loader, size_t index,
-                                                   size_t start, size_t end)
+/* Part of a value left to the worker thread: the entries of field `number`
+ * from `start` on, which the main thread skips, jumping from `start` to
+ * `resume` over their first run. number is 0 when there is no such part. */
+struct protobuf_split {
+    uint32_t number;
+    size_t start;
+    size_t resume;
+    size_t first_index; /* the column index of the entry at `start` */
+    size_t end_index;   /* the count once the value is decoded */
+    struct snapshot_columns *columns;
+};
+
+/* Only one field is split: the other one, if any, is the main thread's. */
+static void protobuf_plan_split(const struct snapshot_census *census,
+                                struct snapshot_columns *columns, struct protobuf_split *split)
 {
-    size_t timeline, sampled;
+    if (split->number || census->count < protobuf_parallel_threshold || !census->has_split)
+        return;
+    *split = (struct protobuf_split){
+        .number = census->number,
+        .start = census->split_offset,
+        .resume = census->resume_offset,
+        .first_index = columns->count + census->split_index,
+        .end_index = columns->count + census->count,
+        .columns = columns,
+    };
+}
+
+static enum load_status protobuf_reserve_snapshots(struct protobuf_loader *loader, size_t index,
+                                                   size_t start, size_t end,
+                                                   struct protobuf_split *split)
+{
+    struct snapshot_census timeline, sampled;
     enum load_status status = protobuf_count_snapshots(loader, start, end, &timeline, &sampled);
     if (status != LOAD_OK)
         return status;
     struct allocator *allocator = &loader->profile->allocators[index];
-    if (!protobuf_reserve_more(&allocator->raw_snapshots, timeline) ||
-        !protobuf_reserve_more(&allocator->raw_sampled, sampled))
+    if (!protobuf_reserve_more(&allocator->raw_snapshots, timeline.count) ||
+        !protobuf_reserve_more(&allocator->raw_sampled, sampled.count))
         return protobuf_fail_memory(loader, start);
+    *split = (struct protobuf_split){ 0 };
+    protobuf_plan_split(&timeline, &allocator->raw_snapshots, split);
+    protobuf_plan_split(&sampled, &allocator->raw_sampled, split);
     return LOAD_OK;
 }
 
-static const char *const allocator_field_names[] = {
-    [1] = "memory_profile_snapshots",
-    [2] = "profile_summary",
-    [3] = "active_allocations",
-    [4] = "special_allocations",
-    [5] = "sampled_timeline_snapshots",
+/* ---- the worker thread ---- */
+
+struct protobuf_worker {
+    pthread_t thread;
+    struct protobuf_split split;
+    size_t end; /* of the value */
+    struct protobuf_loader loader; /* no profile, no tracker, its own strings */
+    struct load_error error;
+    /* The tracker's release, called from the worker: it only drops pages. */
+    void (*release)(void *context, size_t from, size_t to);
+    void *release_context;
+    size_t page_size;
+    /* Set by the worker; read after the join. */
+    enum load_status status;
+    size_t error_offset; /* of the value's field that failed */
 };
+
+/* Drops whole pages of the worker's own range behind it, as the tracker
+ * does behind the main thread. */
+static void protobuf_worker_release(struct protobuf_worker *worker, size_t *released,
+                                    size_t position)
+{
+    if (!worker->release || position < *released ||
+        position - *released < LOAD_TRACKER_STEP)
+        return;
+    worker->release(worker->release_context, *released, position);
+    *released = position - position % worker->page_size;
+}
+
+static void *protobuf_worker_run(void *argument)
+{
+    struct protobuf_worker *worker = argument;
+    struct protobuf_loader *loader = &worker->loader;
+    const struct protobuf_split *split = &worker->split;
+    size_t position = split->start;
+    size_t index = split->first_index;
+    /* Rounded up: the page holding `start` is the main thread's too. */
+    size_t released = position + (worker->page_size - position % worker->page_size);
+    struct wire_field field = { .offset = position };
+    enum load_status status = LOAD_OK;
+    while (status == LOAD_OK && position < worker->end) {
+        status = wire_read_field(&loader->wire, &position, worker->end, &field);
+        if (status != LOAD_OK || field.number != split->number)
+            continue;
+        struct snapshot snapshot = { 0 };
+        status = wire_expect(&loader->wire, &field, WIRE_LENGTH,
+                             allocator_field_names[split->number]);
+        if (status == LOAD_OK)
+            status = protobuf_read_fields(loader, field.start, field.end, &snapshot_message,
+                                          &snapshot);
+        if (status == LOAD_OK)
+            snapshot_columns_set(split->columns, index++, &snapshot);
+        protobuf_worker_release(worker, &released, position);
+    }
+    worker->status = status;
+    worker->error_offset = field.offset;
+    return NULL;
+}
+
+/* NULL when the worker cannot be had (out of memory, no thread): the
+ * caller then decodes the whole value itself. */
+static struct protobuf_worker *protobuf_worker_start(const struct protobuf_loader *loader,
+                                                     const struct protobuf_split *split,
+                                                     size_t end)
+{
+    struct protobuf_worker *worker = calloc(1, sizeof *worker);
+    if (!worker)
+        return NULL;
+    worker->split = *split;
+    worker->end = end;
+    worker->loader = (struct protobuf_loader){
+        .wire = { .bytes = loader->wire.bytes, .size = loader->wire.size,
+                  .error = &worker->error },
+        .strings = string_table_new(),
+    };
+    if (loader->tracker) {
+        worker->release = loader->tracker->release;
+        worker->release_context = loader->tracker->release_context;
+    }
+    long page_size = sysconf(_SC_PAGESIZE);
+    worker->page_size = page_size > 0 ? (size_t)page_size : 4096;
+    if (worker->loader.strings &&
+        pthread_create(&worker->thread, NULL, protobuf_worker_run, worker) == 0)
+        return worker;
+    string_table_free(worker->loader.strings);
+    free(worker);
+    return NULL;
+}
+
+/* The worker's string ids become the profile's. */
+static enum load_status protobuf_worker_adopt(struct protobuf_loader *loader,
+                                              const struct protobuf_worker *worker)
+{
+    const struct string_table *strings = worker->loader.strings;
+    size_t count = string_table_count(strings);
+    uint32_t *ids = malloc(count * sizeof *ids);
+    if (!ids)
+        return protobuf_fail_memory(loader, worker->split.start);
+    for (size_t id = 0; id < count; id++) {
+        ids[id] = string_table_intern(loader->strings, string_table_text(strings, (uint32_t)id),
+                                      string_table_length(strings, (uint32_t)id));
+        if (ids[id] == STRING_ID_NONE) {
+            free(ids);
+            return protobuf_fail_memory(loader, worker->split.start);
+        }
+    }
+    struct snapshot_columns *columns = worker->split.columns;
+    for (size_t i = worker->split.first_index; i < worker->split.end_index; i++) {
+        columns->op_name[i] = ids[columns->op_name[i]];
+        columns->region_type[i] = ids[columns->region_type[i]];
+        columns->data_type[i] = ids[columns->data_type[i]];
+        columns->tensor_shape[i] = ids[columns->tensor_shape[i]];
+    }
+    columns->count = worker->split.end_index;
+    free(ids);
+    return LOAD_OK;
+}
+
+/* Joins the worker. `status` is the main thread's, failed at the field at
+ * `failed_at`: whichever error comes first in the file is the one the
+ * sequential decoder would have stopped at. */
+static enum load_status protobuf_worker_finish(struct protobuf_loader *loader,
+                                               struct protobuf_worker *worker,
+                                               enum load_status status, size_t failed_at)
+{
+    pthread_join(worker->thread, NULL);
+    if (worker->status != LOAD_OK && (status == LOAD_OK || worker->error_offset < failed_at)) {
+        status = worker->status;
+        if (loader->wire.error)
+            *loader->wire.error = worker->error;
+    }
+    if (status == LOAD_OK)
+        status = protobuf_worker_adopt(loader, worker);
+    string_table_free(worker->loader.strings);
+    free(worker);
+    return status;
+}
+
+/* ---- the main thread's part of a value ---- */
 
 static enum load_status protobuf_read_allocator_field(struct protobuf_loader *loader,
                                                       size_t index,
@@ -588,22 +823,54 @@ static enum load_status protobuf_read_allocator_field(struct protobuf_loader *lo
     }
 }
 
-/* One PerAllocatorMemoryProfile, merged into allocator `index`. */
-static enum load_status protobuf_read_allocator(struct protobuf_loader *loader, size_t index,
-                                                size_t position, size_t end)
+/* Every field of the value in file order but the worker's part (split may
+ * be NULL); *failed_at is the offset of the field an error is about. The
+ * tracker is not advanced into the worker's part: releasing the pages it
+ * is reading would only make it read them again. */
+static enum load_status protobuf_read_allocator_fields(struct protobuf_loader *loader,
+                                                       size_t index, size_t position,
+                                                       size_t end,
+                                                       const struct protobuf_split *split,
+                                                       size_t *failed_at)
 {
-    enum load_status status = protobuf_reserve_snapshots(loader, index, position, end);
-    struct wire_field field;
+    struct wire_field field = { .offset = position };
+    enum load_status status = LOAD_OK;
     while (status == LOAD_OK && position < end) {
+        if (split && position == split->start) {
+            position = split->resume;
+            continue;
+        }
         status = wire_read_field(&loader->wire, &position, end, &field);
         if (status != LOAD_OK || field.number > 5)
+            continue;
+        if (split && field.number == split->number && field.offset >= split->start)
             continue;
         status = wire_expect(&loader->wire, &field, WIRE_LENGTH,
                              allocator_field_names[field.number]);
         if (status == LOAD_OK)
             status = protobuf_read_allocator_field(loader, index, &field);
-        load_tracker_advance(loader->tracker, position);
+        if (!split || position <= split->start)
+            load_tracker_advance(loader->tracker, position);
     }
+    *failed_at = field.offset;
+    return status;
+}
+
+/* One PerAllocatorMemoryProfile, merged into allocator `index`. */
+static enum load_status protobuf_read_allocator(struct protobuf_loader *loader, size_t index,
+                                                size_t position, size_t end)
+{
+    struct protobuf_split split;
+    enum load_status status = protobuf_reserve_snapshots(loader, index, position, end, &split);
+    if (status != LOAD_OK)
+        return status;
+    struct protobuf_worker *worker =
+        split.number ? protobuf_worker_start(loader, &split, end) : NULL;
+    size_t failed_at;
+    status = protobuf_read_allocator_fields(loader, index, position, end,
+                                            worker ? &split : NULL, &failed_at);
+    if (worker)
+        status = protobuf_worker_finish(loader, worker, status, failed_at);
     return status;
 }
 
@@ -726,6 +993,7 @@ enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct
     struct protobuf_loader loader = {
         .wire = { .bytes = bytes, .size = size, .error = error },
         .profile = profile,
+        .strings = profile->strings,
         .tracker = tracker,
     };
     return protobuf_read_profile(&loader);

@@ -82,7 +82,13 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
         if (!snapshot_columns_reserve(columns, capacity))
             return false;
     }
-    size_t i = columns->count++;
+    snapshot_columns_set(columns, columns->count++, snapshot);
+    return true;
+}
+
+void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
+                          const struct snapshot *snapshot)
+{
     columns->time_ps[i] = snapshot->time_ps;
     columns->stack_bytes[i] = snapshot->stack_bytes;
     columns->heap_bytes[i] = snapshot->heap_bytes;
@@ -101,7 +107,6 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
     columns->region_type[i] = snapshot->region_type;
     columns->data_type[i] = snapshot->data_type;
     columns->tensor_shape[i] = snapshot->tensor_shape;
-    return true;
 }
 
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,

@@ -81,6 +81,10 @@ struct snapshot_columns {
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
 /* Append one snapshot (amortised growth); false when memory runs out. */
 bool snapshot_columns_append(struct snapshot_columns *columns, const struct snapshot *snapshot);
+/* Stores snapshot `index` (below the capacity) in place; the count is the
+ * caller's: for a loader filling reserved columns out of order. */
+void snapshot_columns_set(struct snapshot_columns *columns, size_t index,
+                          const struct snapshot *snapshot);
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index, struct snapshot *out);
 void snapshot_columns_free(struct snapshot_columns *columns);
 /* stack + heap of snapshot `index`: the "memory in use" every view plots. */

@@ -19,6 +19,7 @@
 #include "model/load.h"
 #include "model/profile.h"
 #include "model/string_table.h"
+#include "tests/test_support.h"
 
 typedef Tensorflow__Profiler__MemoryAggregationStats Stats;
 typedef Tensorflow__Profiler__MemoryActivityMetadata Metadata;
@@ -1213,6 +1214,234 @@ static void test_every_damaged_byte_loads_or_is_refused(void **state)
     }
 }
 
+/* ---- the two-thread decoder gives what one thread gives ---- */
+
+static int parallel_threshold_restore(void **state)
+{
+    (void)state;
+    load_protobuf_set_parallel_threshold(0);
+    return 0;
+}
+
+/* Every value with two snapshots or more goes through the worker. */
+static void test_random_messages_match_protobuf_c_on_two_threads(void **state)
+{
+    (void)state;
+    load_protobuf_set_parallel_threshold(2);
+    struct random random = { 20240611 };
+    for (int message = 0; message < RANDOM_MESSAGES; message++)
+        check_random_message(&random);
+}
+
+struct threshold_load {
+    enum load_status status;
+    struct load_error error;
+    struct profile *profile;
+};
+
+static struct threshold_load load_with_threshold(const uint8_t *bytes, size_t size,
+                                                 size_t threshold)
+{
+    struct threshold_load load = { .profile = profile_new() };
+    assert_non_null(load.profile);
+    load_protobuf_set_parallel_threshold(threshold);
+    load.status = load_protobuf(bytes, size, load.profile, &load.error);
+    if (load.status == LOAD_OK)
+        assert_true(profile_finish(load.profile));
+    return load;
+}
+
+/* Loads the bytes on one thread and on two: same status, same message,
+ * same model. */
+static enum load_status expect_same_on_two_threads(const uint8_t *bytes, size_t size)
+{
+    struct threshold_load one = load_with_threshold(bytes, size, SIZE_MAX);
+    struct threshold_load two = load_with_threshold(bytes, size, 2);
+    assert_int_equal(two.status, one.status);
+    if (one.status == LOAD_OK)
+        test_assert_profiles_equal(one.profile, two.profile);
+    else
+        assert_string_equal(two.error.message, one.error.message);
+    profile_free(one.profile);
+    profile_free(two.profile);
+    return one.status;
+}
+
+/* Long snapshot lists with every other field around and inside them:
+ * GPU_0_bfc's memory_profile_snapshots (its key named twice in the map),
+ * GPU_1_bfc's sampled_timeline_snapshots (with one memory_profile_snapshot
+ * in the middle), and a short cpu list. The worker's part starts in the
+ * middle of a list; the other fields must stay in order. */
+static struct wire_buffer long_message(void)
+{
+    static const char *const ops[] = { "jit/dot", "jit/add", "jit/dot", "x", "jit/mul", "" };
+    struct wire_buffer value = { .size = 0 }, again = { .size = 0 }, other = { .size = 0 };
+    struct wire_buffer sampled = { .size = 0 };
+    struct wire_buffer summary = { .size = 0 }, active = { .size = 0 }, special = { .size = 0 };
+    struct wire_buffer profile_bytes = { .size = 0 };
+    put_varint_field(&summary, 1, 1 << 21);
+    put_string_field(&special, 7, "persist/dynamic");
+    for (int index = 0; index < 12; index++) {
+        struct wire_buffer snapshot = snapshot_bytes(1000 + index, index << 10, ops[index % 6]);
+        put_message_field(&value, 1, &snapshot);
+        put_message_field(&sampled, 5, &snapshot);
+        if (index == 2 || index == 9) {
+            /* Rows pointing into either half of the list. */
+            active.size = 0;
+            put_varint_field(&active, 1, (uint64_t)index * 4 % 11);
+            put_varint_field(&active, 3, 2);
+            put_message_field(&value, 3, &active);
+        }
+        if (index == 5)
+            put_message_field(&sampled, 1, &snapshot);
+        if (index == 10)
+            put_message_field(&value, 4, &special);
+    }
+    put_message_field(&value, 2, &summary);
+    for (int index = 0; index < 4; index++) {
+        struct wire_buffer snapshot = snapshot_bytes(500 + index, 1 << 20, ops[5 - index]);
+        put_message_field(&again, 1, &snapshot);
+        put_message_field(&other, 1, &snapshot);
+    }
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    put_entry(&profile_bytes, "GPU_1_bfc", &sampled);
+    put_entry(&profile_bytes, "cpu", &other);
+    put_entry(&profile_bytes, "GPU_0_bfc", &again);
+    put_string_field(&profile_bytes, 3, "GPU_0_bfc");
+    return profile_bytes;
+}
+
+static void test_long_value_two_threads_match_one(void **state)
+{
+    (void)state;
+    struct wire_buffer message = long_message();
+    assert_int_equal(expect_same_on_two_threads(message.bytes, message.size), LOAD_OK);
+    struct threshold_load two = load_with_threshold(message.bytes, message.size, 2);
+    assert_int_equal(two.status, LOAD_OK);
+    const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
+    assert_int_equal(gpu->timeline.count, 16);
+    assert_int_equal(gpu->row_count, 2);
+    /* Row 0 is snapshot 8, decoded by the worker. */
+    assert_int_equal(gpu->rows[0].time_ps, 1008);
+    expect_text(two.profile, gpu->rows[0].op_name, "jit/dot");
+    assert_int_equal(gpu->rows[1].time_ps, 1003);
+    expect_text(two.profile, gpu->rows[1].op_name, "x");
+    assert_int_equal(find_allocator(two.profile, "GPU_1_bfc")->timeline.count, 12);
+    assert_int_equal(find_allocator(two.profile, "cpu")->timeline.count, 4);
+    profile_free(two.profile);
+}
+
+static void test_damaged_long_value_two_threads_match_one(void **state)
+{
+    (void)state;
+    static const uint8_t replacements[] = { 0x00, 0x7f, 0x80, 0x0b };
+    struct wire_buffer message = long_message();
+    size_t refused = 0, loaded = 0;
+    for (size_t size = 0; size < message.size; size++)
+        refused += expect_same_on_two_threads(message.bytes, size) != LOAD_OK;
+    for (size_t position = 0; position < message.size; position++) {
+        for (size_t pick = 0; pick < sizeof replacements; pick++) {
+            uint8_t damaged[sizeof message.bytes];
+            memcpy(damaged, message.bytes, message.size);
+            damaged[position] = replacements[pick];
+            if (expect_same_on_two_threads(damaged, message.size) == LOAD_OK)
+                loaded++;
+            else
+                refused++;
+        }
+    }
+    assert_true(refused > message.size);
+    assert_true(loaded > 0);
+}
+
+/* One value of `count` snapshots; those numbered first_bad and second_bad
+ * (-1: none) carry a time_offset_ps of the wrong wire type. */
+static struct wire_buffer snapshots_with_errors(int count, int first_bad, int second_bad)
+{
+    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    for (int index = 0; index < count; index++) {
+        struct wire_buffer snapshot = snapshot_bytes(index, 1 << 10, "jit/dot");
+        if (index == first_bad || index == second_bad)
+            put_string_field(&snapshot, 1, "late");
+        put_message_field(&value, 1, &snapshot);
+    }
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    return profile_bytes;
+}
+
+static struct load_error error_on_threads(const struct wire_buffer *message, size_t threshold)
+{
+    struct threshold_load load = load_with_threshold(message->bytes, message->size, threshold);
+    assert_int_equal(load.status, LOAD_BAD_INPUT);
+    profile_free(load.profile);
+    return load.error;
+}
+
+static void test_error_in_the_second_half_matches_one_thread(void **state)
+{
+    (void)state;
+    struct wire_buffer late = snapshots_with_errors(20, 15, -1);
+    struct load_error one = error_on_threads(&late, SIZE_MAX);
+    struct load_error two = error_on_threads(&late, 2);
+    assert_string_equal(two.message, one.message);
+    assert_non_null(strstr(one.message, "(time_offset_ps) has wire type 2, expected 0"));
+
+    /* Errors in both halves: the first in the file is the one named. */
+    struct wire_buffer early = snapshots_with_errors(20, 3, -1);
+    struct wire_buffer both = snapshots_with_errors(20, 3, 15);
+    struct load_error first = error_on_threads(&early, SIZE_MAX);
+    assert_string_equal(error_on_threads(&both, 2).message, first.message);
+    assert_string_equal(error_on_threads(&both, SIZE_MAX).message, first.message);
+    assert_string_not_equal(first.message, one.message);
+}
+
+static struct profile *load_path_with_threshold(const char *path, size_t threshold)
+{
+    struct profile *profile = NULL;
+    struct load_error error = { "" };
+    load_protobuf_set_parallel_threshold(threshold);
+    if (profile_load(path, NULL, &profile, &error) != LOAD_OK)
+        fail_msg("%s: %s", path, error.message);
+    return profile;
+}
+
+static void test_demo_profile_two_threads_match_one(void **state)
+{
+    (void)state;
+    char *path = test_source_path("data/demo.v0.pb.gz");
+    struct profile *one = load_path_with_threshold(path, SIZE_MAX);
+    struct profile *two = load_path_with_threshold(path, 2);
+    assert_int_equal(one->allocator_count, 3);
+    test_assert_profiles_equal(one, two);
+    profile_free(one);
+    profile_free(two);
+    free(path);
+}
+
+/* A file mapping, so the worker drops the pages it has read too. */
+static void test_generated_profile_two_threads_match_one(void **state)
+{
+    (void)state;
+    const char *build = getenv("MEMTOP_BUILDDIR");
+    if (!build)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    char path[512], command[2048];
+    snprintf(path, sizeof path, "%s/v0-100k.pb", test_directory());
+    snprintf(command, sizeof command,
+             "'%s/tests/generate_profile' --version 0 --snapshots 100000 --seed 7 -o '%s'",
+             build, path);
+    assert_int_equal(system(command), 0);
+    struct profile *one = load_path_with_threshold(path, SIZE_MAX);
+    struct profile *two = load_path_with_threshold(path, 2);
+    struct profile *usual = load_path_with_threshold(path, 0);
+    assert_int_equal(find_allocator(one, "GPU_0_bfc")->timeline.count, 100000);
+    test_assert_profiles_equal(one, two);
+    test_assert_profiles_equal(one, usual);
+    profile_free(one);
+    profile_free(two);
+    profile_free(usual);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1236,6 +1465,18 @@ int main(void)
         cmocka_unit_test(test_group_and_invalid_wire_types),
         cmocka_unit_test(test_every_prefix_loads_or_is_refused),
         cmocka_unit_test(test_every_damaged_byte_loads_or_is_refused),
+        cmocka_unit_test_teardown(test_random_messages_match_protobuf_c_on_two_threads,
+                                  parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_long_value_two_threads_match_one,
+                                  parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_damaged_long_value_two_threads_match_one,
+                                  parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_error_in_the_second_half_matches_one_thread,
+                                  parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_demo_profile_two_threads_match_one,
+                                  parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_generated_profile_two_threads_match_one,
+                                  parallel_threshold_restore),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }

@@ -28,6 +28,50 @@ static void check_against_protobuf_c(const uint8_t *data, size_t size, enum load
         fuzz_fail("memtop loads every message protobuf-c accepts", error->message);
 }
 
+/* Two snapshot lists decode alike on one thread and on two (the worker
+ * takes the second half of any list of two or more). */
+static void check_columns_alike(const struct profile *a, const struct snapshot_columns *x,
+                                const struct profile *b, const struct snapshot_columns *y)
+{
+    fuzz_require(x->count == y->count, "two threads decode as many snapshots as one");
+    for (size_t i = 0; i < x->count; i++) {
+        fuzz_require(x->time_ps[i] == y->time_ps[i] && x->heap_bytes[i] == y->heap_bytes[i] &&
+                         x->address[i] == y->address[i],
+                     "two threads decode the same numbers as one");
+        fuzz_require(strcmp(profile_text(a, x->op_name[i]), profile_text(b, y->op_name[i])) == 0 &&
+                         strcmp(profile_text(a, x->tensor_shape[i]),
+                                profile_text(b, y->tensor_shape[i])) == 0,
+                     "two threads decode the same strings as one");
+    }
+}
+
+static void check_two_threads(const uint8_t *data, size_t size, enum load_status status,
+                              const struct load_error *error, const struct profile *sequential)
+{
+    struct profile *profile = profile_new();
+    if (!profile)
+        return;
+    struct load_error threaded_error = {{0}};
+    load_protobuf_set_parallel_threshold(2);
+    enum load_status threaded = load_protobuf(data, size, profile, &threaded_error);
+    load_protobuf_set_parallel_threshold(0);
+    fuzz_require(threaded == status, "two threads give the status one gives");
+    if (status != LOAD_OK)
+        fuzz_require(strcmp(threaded_error.message, error->message) == 0,
+                     "two threads give the message one gives");
+    if (status == LOAD_OK && threaded == LOAD_OK) {
+        fuzz_require(profile->allocator_count == sequential->allocator_count,
+                     "two threads find the allocators one finds");
+        for (size_t i = 0; i < profile->allocator_count; i++) {
+            check_columns_alike(sequential, &sequential->allocators[i].raw_snapshots, profile,
+                                &profile->allocators[i].raw_snapshots);
+            check_columns_alike(sequential, &sequential->allocators[i].raw_sampled, profile,
+                                &profile->allocators[i].raw_sampled);
+        }
+    }
+    profile_free(profile);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* The form loader alone, as load.c calls it. */
@@ -38,6 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct load_error error = {{0}};
     enum load_status status = load_protobuf(data, size, profile, &error);
     check_against_protobuf_c(data, size, status, &error);
+    /* A thread per input slows fuzzing (ASan threads are costly): one
+     * input in 64, chosen by its last byte. */
+    if (size > 0 && data[size - 1] % 64 == 0)
+        check_two_threads(data, size, status, &error, profile);
     fuzz_finish_and_check(status, profile, &error);
 
     /* The whole path a file takes (detection, finish, "no allocators"):
