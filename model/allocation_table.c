@@ -2,6 +2,8 @@
 
 #include "model/allocation_table.h"
 
+#include "model/index_sort.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,33 +154,20 @@ static int compare_rows(const struct allocation_table *table, size_t a, size_t b
 }
 
 /* Whether row a goes before row b: the sort column in the table's
- * direction, then the file's order (the stable tie-break). */
-static bool row_before(const struct allocation_table *table, size_t a, size_t b)
+ * direction, then the file's order (the stable tie-break). An
+ * index_before_fn whose context is the table. */
+static bool row_before(const void *context, size_t a, size_t b)
 {
+    const struct allocation_table *table = context;
     int order = compare_rows(table, a, b);
     if (table->descending)
         order = -order;
     return order != 0 ? order < 0 : a < b;
 }
 
-/* Bottom-up merge sort of table->sorted; stable by the tie-break anyway. */
 static void sort_rows(struct allocation_table *table, size_t count)
 {
-    size_t *rows = table->sorted, *scratch = table->scratch;
-    for (size_t width = 1; width < count; width *= 2) {
-        for (size_t left = 0; left < count; left += 2 * width) {
-            size_t middle = left + width < count ? left + width : count;
-            size_t right = middle + width < count ? middle + width : count;
-            size_t a = left, b = middle, out = left;
-            while (a < middle && b < right)
-                scratch[out++] = row_before(table, rows[b], rows[a]) ? rows[b++] : rows[a++];
-            while (a < middle)
-                scratch[out++] = rows[a++];
-            while (b < right)
-                scratch[out++] = rows[b++];
-        }
-        memcpy(rows, scratch, count * sizeof *rows);
-    }
+    index_sort_stable(table->sorted, table->scratch, count, row_before, table);
 }
 
 /* ---- the table ---- */

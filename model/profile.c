@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include "model/profile.h"
+
+#include "model/index_sort.h"
 #include "model/timeline.h"
 
 #include <stdlib.h>
@@ -403,23 +405,10 @@ static bool timeline_is_sorted(const struct snapshot_columns *timeline)
     return true;
 }
 
-/* Stable merge sort of snapshot indices by time. */
-static void order_merge_sort(size_t *order, size_t *scratch, size_t count, const int64_t *time)
+static bool snapshot_earlier(const void *context, size_t a, size_t b)
 {
-    for (size_t width = 1; width < count; width *= 2) {
-        for (size_t left = 0; left < count; left += 2 * width) {
-            size_t middle = left + width < count ? left + width : count;
-            size_t right = middle + width < count ? middle + width : count;
-            size_t a = left, b = middle, out = left;
-            while (a < middle && b < right)
-                scratch[out++] = time[order[b]] < time[order[a]] ? order[b++] : order[a++];
-            while (a < middle)
-                scratch[out++] = order[a++];
-            while (b < right)
-                scratch[out++] = order[b++];
-        }
-        memcpy(order, scratch, count * sizeof *order);
-    }
+    const int64_t *time = context;
+    return time[a] < time[b];
 }
 
 static bool timeline_sort(struct snapshot_columns *timeline)
@@ -432,7 +421,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     if (ok) {
         for (size_t i = 0; i < count; i++)
             order[i] = i;
-        order_merge_sort(order, scratch, count, timeline->time_ps);
+        index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
         struct snapshot snapshot;
         for (size_t i = 0; i < count; i++) {
             snapshot_columns_get(timeline, order[i], &snapshot);

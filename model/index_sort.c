@@ -1,0 +1,26 @@
+#include "config.h"
+
+#include "model/index_sort.h"
+
+#include <string.h>
+
+void index_sort_stable(size_t *indices, size_t *scratch, size_t count, index_before_fn before,
+                       const void *context)
+{
+    for (size_t width = 1; width < count; width *= 2) {
+        for (size_t left = 0; left < count; left += 2 * width) {
+            size_t middle = left + width < count ? left + width : count;
+            size_t right = middle + width < count ? middle + width : count;
+            size_t a = left, b = middle, out = left;
+            /* On ties the left run's index goes first: that is the stability. */
+            while (a < middle && b < right)
+                scratch[out++] = before(context, indices[b], indices[a]) ? indices[b++]
+                                                                         : indices[a++];
+            while (a < middle)
+                scratch[out++] = indices[a++];
+            while (b < right)
+                scratch[out++] = indices[b++];
+        }
+        memcpy(indices, scratch, count * sizeof *indices);
+    }
+}
