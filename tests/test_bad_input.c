@@ -243,23 +243,6 @@ static const struct allocator *allocator_named(const struct profile *profile, co
     return &profile->allocators[index];
 }
 
-static uint8_t *gzip_bytes(const void *data, size_t size, size_t *compressed_size)
-{
-    z_stream stream = {0};
-    assert_int_equal(deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-    size_t capacity = deflateBound(&stream, size) + 64;
-    uint8_t *out = malloc(capacity);
-    assert_non_null(out);
-    stream.next_in = (Bytef *)data;
-    stream.avail_in = (uInt)size;
-    stream.next_out = out;
-    stream.avail_out = (uInt)capacity;
-    assert_int_equal(deflate(&stream, Z_FINISH), Z_STREAM_END);
-    *compressed_size = capacity - stream.avail_out;
-    deflateEnd(&stream);
-    return out;
-}
-
 /* ---- files ---- */
 
 static const char *file_path(const char *name)
@@ -407,7 +390,7 @@ static void test_every_prefix_of_json_and_gzip(void **state)
         free(prefix);
     }
     size_t compressed_size;
-    uint8_t *compressed = gzip_bytes(small_json, length, &compressed_size);
+    uint8_t *compressed = test_gzip_bytes(small_json, length, &compressed_size);
     for (size_t size = 1; size < compressed_size; size++) {
         uint8_t *prefix = malloc(size);
         assert_non_null(prefix);
@@ -778,7 +761,7 @@ static void test_gzip_corrupt_and_truncated(void **state)
 {
     (void)state;
     size_t size;
-    uint8_t *compressed = gzip_bytes(small_json, strlen(small_json), &size);
+    uint8_t *compressed = test_gzip_bytes(small_json, strlen(small_json), &size);
     expect_bytes_refused(compressed, 2, "offset 2: truncated gzip data");
     expect_bytes_refused(compressed, size - 4, "truncated gzip data");
     /* A wrong CRC-32 in the trailer. */
@@ -797,7 +780,7 @@ static void test_gzip_corrupt_and_truncated(void **state)
     /* A header with an unknown method. */
     expect_bytes_refused("\x1f\x8b\x07\x00\x00\x00\x00\x00\x00\x03", 10, "corrupt gzip data");
     /* Gzip of nothing. */
-    compressed = gzip_bytes("", 0, &size);
+    compressed = test_gzip_bytes("", 0, &size);
     expect_bytes_refused(compressed, size, "empty after gzip decompression");
     free(compressed);
 }

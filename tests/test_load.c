@@ -37,23 +37,6 @@ static char *temporary_file(const char *name, const void *bytes, size_t size)
     return path;
 }
 
-/* gzip-compresses bytes (one member); the caller frees. */
-static uint8_t *gzip_bytes(const void *bytes, size_t size, size_t *compressed_size)
-{
-    z_stream stream = {0};
-    assert_int_equal(deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-    size_t capacity = deflateBound(&stream, size) + 64;
-    uint8_t *out = malloc(capacity);
-    stream.next_in = (Bytef *)bytes;
-    stream.avail_in = (uInt)size;
-    stream.next_out = out;
-    stream.avail_out = (uInt)capacity;
-    assert_int_equal(deflate(&stream, Z_FINISH), Z_STREAM_END);
-    *compressed_size = capacity - stream.avail_out;
-    deflateEnd(&stream);
-    return out;
-}
-
 static enum load_status load_path(const char *path, struct profile **profile,
                                   struct load_error *error)
 {
@@ -130,7 +113,7 @@ static void test_gzip_json(void **state)
 {
     (void)state;
     size_t size;
-    uint8_t *compressed = gzip_bytes(small_json, sizeof small_json - 1, &size);
+    uint8_t *compressed = test_gzip_bytes(small_json, sizeof small_json - 1, &size);
     struct profile *profile;
     struct load_error error;
     assert_int_equal(load_path(temporary_file("p.json.gz", compressed, size), &profile, &error),
@@ -148,8 +131,8 @@ static void test_gzip_concatenated_members(void **state)
     (void)state;
     const char *half = small_json + 40;
     size_t first_size, second_size;
-    uint8_t *first = gzip_bytes(small_json, 40, &first_size);
-    uint8_t *second = gzip_bytes(half, strlen(half), &second_size);
+    uint8_t *first = test_gzip_bytes(small_json, 40, &first_size);
+    uint8_t *second = test_gzip_bytes(half, strlen(half), &second_size);
     uint8_t *both = malloc(first_size + second_size);
     memcpy(both, first, first_size);
     memcpy(both + first_size, second, second_size);
@@ -171,7 +154,7 @@ static void test_gzip_corrupt_and_truncated(void **state)
 {
     (void)state;
     size_t size;
-    uint8_t *compressed = gzip_bytes(small_json, sizeof small_json - 1, &size);
+    uint8_t *compressed = test_gzip_bytes(small_json, sizeof small_json - 1, &size);
     struct profile *profile;
     struct load_error error;
     assert_int_equal(profile_load_bytes(compressed, size / 2, "cut.gz", NULL, &profile, &error),
@@ -192,7 +175,7 @@ static void test_gzip_bomb_capped(void **state)
     size_t big = 4 << 20;
     uint8_t *zeros = calloc(1, big);
     size_t size;
-    uint8_t *compressed = gzip_bytes(zeros, big, &size);
+    uint8_t *compressed = test_gzip_bytes(zeros, big, &size);
     struct load_options options = {.max_inflated_bytes = 1 << 20};
     struct profile *profile;
     struct load_error error;
@@ -211,7 +194,7 @@ static void test_gzip_of_nothing(void **state)
 {
     (void)state;
     size_t size;
-    uint8_t *compressed = gzip_bytes("", 0, &size);
+    uint8_t *compressed = test_gzip_bytes("", 0, &size);
     struct profile *profile;
     struct load_error error;
     assert_int_equal(profile_load_bytes(compressed, size, "e.gz", NULL, &profile, &error),

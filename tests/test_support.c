@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
+
+#include <stdarg.h>
+#include <setjmp.h>
+#include <cmocka.h>
 
 static char *path_join(const char *directory, const char *relative)
 {
@@ -61,6 +66,23 @@ struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes)
     return (struct snapshot){.time_ps = time_ps, .heap_bytes = heap_bytes};
 }
 
+uint8_t *test_gzip_bytes(const void *bytes, size_t size, size_t *compressed_size)
+{
+    z_stream stream = {0};
+    assert_int_equal(deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t capacity = deflateBound(&stream, size) + 64;
+    uint8_t *out = malloc(capacity);
+    assert_non_null(out);
+    stream.next_in = (Bytef *)bytes;
+    stream.avail_in = (uInt)size;
+    stream.next_out = out;
+    stream.avail_out = (uInt)capacity;
+    assert_int_equal(deflate(&stream, Z_FINISH), Z_STREAM_END);
+    *compressed_size = capacity - stream.avail_out;
+    deflateEnd(&stream);
+    return out;
+}
+
 uint8_t *test_read_file(const char *path, size_t *size)
 {
     FILE *file = fopen(path, "rb");
@@ -89,9 +111,6 @@ uint8_t *test_read_file(const char *path, size_t *size)
     return bytes;
 }
 
-#include <stdarg.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 static void assert_same_text(const struct profile *a, uint32_t id_a, const struct profile *b,
                              uint32_t id_b)

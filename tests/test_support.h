@@ -33,6 +33,9 @@ char *test_shared_path(const char *relative);
 /* A snapshot at time_ps with this heap, stack 0, the rest zero/empty. */
 struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes);
 
+/* gzip-compresses bytes (one member); the caller frees. */
+uint8_t *test_gzip_bytes(const void *bytes, size_t size, size_t *compressed_size);
+
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *test_read_file(const char *path, size_t *size);
 
