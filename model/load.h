@@ -8,6 +8,7 @@
 #ifndef MEMTOP_LOAD_H
 #define MEMTOP_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,11 @@ void load_tracker_report(struct load_tracker *tracker, size_t done);
  * For the tests: the result is the same either way. */
 #define LOAD_PROTOBUF_PARALLEL_THRESHOLD ((size_t)65536)
 void load_protobuf_set_parallel_threshold(size_t threshold);
+
+/* Whether a snapshot in its usual layout is decoded by the loader's fast
+ * path (the default) or by its generic decoder. For the tests: the result,
+ * errors included, is the same either way. */
+void load_protobuf_set_fast_path(bool enabled);
 
 /* load_protobuf() and load_json() with a tracker (which may be NULL). */
 enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,

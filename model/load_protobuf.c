@@ -450,6 +450,191 @@ static enum load_status protobuf_read_fields(struct protobuf_loader *loader, siz
     return LOAD_OK;
 }
 
+/* ---- one MemoryProfileSnapshot in its usual layout ---- */
+
+/* Nearly every snapshot is written the same way: each known field at most
+ * once, in field-number order, with one-byte tags. Such a snapshot is
+ * decoded here without the tables; anything else (another field, another
+ * wire type, a repeated or reordered field, a bad length) makes the fast
+ * path give up on the WHOLE snapshot before it has changed anything, and
+ * the table decoder then gives exactly its own result or error. */
+
+static bool protobuf_fast_path = true;
+
+void load_protobuf_set_fast_path(bool enabled)
+{
+    protobuf_fast_path = enabled;
+}
+
+static inline __attribute__((always_inline)) bool
+fast_read_varint(const uint8_t *bytes, size_t *position, size_t end, uint64_t *value)
+{
+    size_t at = *position;
+    uint64_t result = 0;
+    /* Ten bytes at most; bits past 64 dropped, as wire_read_varint does. */
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (at >= end)
+            return false;
+        uint8_t byte = bytes[at++];
+        result |= (uint64_t)(byte & 0x7f) << shift;
+        if (byte < 0x80) {
+            *position = at;
+            *value = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An int64 field with one-byte tag `tag`, if it is next; `member` is left
+ * alone when it is not. False only when the field is there but bad. */
+static inline __attribute__((always_inline)) bool
+fast_read_int64_field(const uint8_t *bytes, size_t *position, size_t end, uint8_t tag,
+                      int64_t *member)
+{
+    if (*position >= end || bytes[*position] != tag)
+        return true;
+    size_t at = *position + 1;
+    uint64_t value;
+    if (!fast_read_varint(bytes, &at, end, &value))
+        return false;
+    *position = at;
+    *member = wire_int64(value);
+    return true;
+}
+
+/* The same for a length-delimited field: its payload is [*start, *stop). */
+static inline __attribute__((always_inline)) bool
+fast_read_length_field(const uint8_t *bytes, size_t *position, size_t end, uint8_t tag,
+                       size_t *start, size_t *stop)
+{
+    if (*position >= end || bytes[*position] != tag)
+        return true;
+    size_t at = *position + 1;
+    uint64_t length;
+    if (!fast_read_varint(bytes, &at, end, &length) || length > (uint64_t)(end - at))
+        return false;
+    *start = at;
+    *stop = at + (size_t)length;
+    *position = *stop;
+    return true;
+}
+
+static inline __attribute__((always_inline)) bool
+fast_read_stats(const uint8_t *bytes, size_t position, size_t end, struct snapshot *snapshot)
+{
+    if (!fast_read_int64_field(bytes, &position, end, 0x08, &snapshot->stack_bytes) ||
+        !fast_read_int64_field(bytes, &position, end, 0x10, &snapshot->heap_bytes) ||
+        !fast_read_int64_field(bytes, &position, end, 0x18, &snapshot->free_bytes))
+        return false;
+    if (position < end && bytes[position] == 0x21) {
+        if (end - position < 9)
+            return false;
+        uint64_t bits = 0;
+        for (unsigned index = 0; index < 8; index++)
+            bits |= (uint64_t)bytes[position + 1 + index] << (8 * index);
+        snapshot->fragmentation = wire_double(bits);
+        position += 9;
+    }
+    if (!fast_read_int64_field(bytes, &position, end, 0x28, &snapshot->peak_bytes_in_use))
+        return false;
+    return position == end;
+}
+
+/* Where the metadata's strings are, in field order; a stop of 0 means
+ * absent (a payload never starts at offset 0). */
+struct fast_strings {
+    size_t start[4];
+    size_t stop[4];
+};
+
+static inline __attribute__((always_inline)) bool
+fast_read_metadata(const uint8_t *bytes, size_t position, size_t end, struct snapshot *snapshot,
+                   struct fast_strings *strings)
+{
+    if (position < end && bytes[position] == 0x08) {
+        uint64_t activity;
+        position++;
+        if (!fast_read_varint(bytes, &position, end, &activity))
+            return false;
+        snapshot->activity = wire_int32(activity);
+    }
+    if (!fast_read_int64_field(bytes, &position, end, 0x10, &snapshot->requested_bytes) ||
+        !fast_read_int64_field(bytes, &position, end, 0x18, &snapshot->allocation_bytes))
+        return false;
+    if (position < end && bytes[position] == 0x20) {
+        position++;
+        if (!fast_read_varint(bytes, &position, end, &snapshot->address))
+            return false;
+    }
+    if (!fast_read_length_field(bytes, &position, end, 0x2a, &strings->start[0],
+                                &strings->stop[0]) ||
+        !fast_read_int64_field(bytes, &position, end, 0x30, &snapshot->step_id) ||
+        !fast_read_length_field(bytes, &position, end, 0x3a, &strings->start[1],
+                                &strings->stop[1]) ||
+        !fast_read_length_field(bytes, &position, end, 0x42, &strings->start[2],
+                                &strings->stop[2]) ||
+        !fast_read_length_field(bytes, &position, end, 0x4a, &strings->start[3],
+                                &strings->stop[3]))
+        return false;
+    return position == end;
+}
+
+/* The string members in field order, with the hints the table decoder
+ * gives them (their place in struct snapshot). */
+static const size_t fast_string_members[4] = {
+    offsetof(struct snapshot, op_name),
+    offsetof(struct snapshot, region_type),
+    offsetof(struct snapshot, data_type),
+    offsetof(struct snapshot, tensor_shape),
+};
+
+/* Decodes onto a zeroed `snapshot`; on false, it may hold some fields. */
+static bool protobuf_read_snapshot_fast(struct protobuf_loader *loader, size_t position,
+                                        size_t end, struct snapshot *snapshot)
+{
+    const uint8_t *bytes = loader->wire.bytes;
+    struct fast_strings strings = { { 0 }, { 0 } };
+    size_t start = 0, stop = 0;
+    if (!fast_read_int64_field(bytes, &position, end, 0x08, &snapshot->time_ps))
+        return false;
+    if (position < end && bytes[position] == 0x12) {
+        if (!fast_read_length_field(bytes, &position, end, 0x12, &start, &stop) ||
+            !fast_read_stats(bytes, start, stop, snapshot))
+            return false;
+    }
+    if (position < end && bytes[position] == 0x1a) {
+        if (!fast_read_length_field(bytes, &position, end, 0x1a, &start, &stop) ||
+            !fast_read_metadata(bytes, start, stop, snapshot, &strings))
+            return false;
+    }
+    if (position != end)
+        return false;
+    for (unsigned index = 0; index < 4; index++) {
+        if (strings.stop[index] == 0)
+            continue; /* id 0, as the table decoder leaves it */
+        size_t member = fast_string_members[index];
+        uint32_t string_id = string_table_intern_hinted(
+            loader->strings, (unsigned)(member / sizeof(uint32_t)),
+            (const char *)bytes + strings.start[index], strings.stop[index] - strings.start[index]);
+        /* Out of memory: the table decoder says so, at its own offset. */
+        if (string_id == STRING_ID_NONE)
+            return false;
+        memcpy((char *)snapshot + member, &string_id, sizeof string_id);
+    }
+    return true;
+}
+
+/* One MemoryProfileSnapshot from [start, end) onto a zeroed `snapshot`. */
+static enum load_status protobuf_read_snapshot(struct protobuf_loader *loader, size_t start,
+                                               size_t end, struct snapshot *snapshot)
+{
+    if (protobuf_fast_path && protobuf_read_snapshot_fast(loader, start, end, snapshot))
+        return LOAD_OK;
+    *snapshot = (struct snapshot){ 0 };
+    return protobuf_read_fields(loader, start, end, &snapshot_message, snapshot);
+}
+
 /* ---- the PerAllocatorMemoryProfile fields ---- */
 
 /* Appends one MemoryProfileSnapshot (message = snapshot_message) or one
@@ -461,7 +646,9 @@ static enum load_status protobuf_append_snapshot(struct protobuf_loader *loader,
 {
     struct snapshot snapshot = { 0 };
     enum load_status status =
-        protobuf_read_fields(loader, field->start, field->end, message, &snapshot);
+        message == &snapshot_message
+            ? protobuf_read_snapshot(loader, field->start, field->end, &snapshot)
+            : protobuf_read_fields(loader, field->start, field->end, message, &snapshot);
     if (status != LOAD_OK)
         return status;
     if (!snapshot_columns_append(columns, &snapshot))
@@ -707,8 +894,7 @@ static void *protobuf_worker_run(void *argument)
         status = wire_expect(&loader->wire, &field, WIRE_LENGTH,
                              allocator_field_names[split->number]);
         if (status == LOAD_OK)
-            status = protobuf_read_fields(loader, field.start, field.end, &snapshot_message,
-                                          &snapshot);
+            status = protobuf_read_snapshot(loader, field.start, field.end, &snapshot);
         if (status == LOAD_OK)
             snapshot_columns_set(split->columns, index++, &snapshot);
         protobuf_worker_release(worker, &released, position);

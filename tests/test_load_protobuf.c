@@ -1442,6 +1442,253 @@ static void test_generated_profile_two_threads_match_one(void **state)
     profile_free(usual);
 }
 
+/* ---- the fast path for snapshots in their usual layout ---- */
+
+static int fast_path_restore(void **state)
+{
+    (void)state;
+    load_protobuf_set_fast_path(true);
+    load_protobuf_set_parallel_threshold(0);
+    return 0;
+}
+
+static struct threshold_load load_with_fast_path(const uint8_t *bytes, size_t size, bool fast,
+                                                 size_t threshold)
+{
+    load_protobuf_set_fast_path(fast);
+    struct threshold_load load = load_with_threshold(bytes, size, threshold);
+    load_protobuf_set_fast_path(true);
+    return load;
+}
+
+/* Loads the bytes with the fast path and without, on one thread and on
+ * two: same status, same message, same model. */
+static enum load_status expect_same_without_fast_path(const uint8_t *bytes, size_t size)
+{
+    static const size_t thresholds[] = { SIZE_MAX, 2 };
+    enum load_status status = LOAD_OK;
+    for (size_t index = 0; index < 2; index++) {
+        struct threshold_load generic =
+            load_with_fast_path(bytes, size, false, thresholds[index]);
+        struct threshold_load fast = load_with_fast_path(bytes, size, true, thresholds[index]);
+        assert_int_equal(fast.status, generic.status);
+        if (generic.status == LOAD_OK)
+            test_assert_profiles_equal(generic.profile, fast.profile);
+        else
+            assert_string_equal(fast.error.message, generic.error.message);
+        profile_free(generic.profile);
+        profile_free(fast.profile);
+        status = generic.status;
+    }
+    return status;
+}
+
+/* A snapshot with every field, in field order, with values that take
+ * every varint length (negative int64s take ten bytes). */
+static struct wire_buffer full_snapshot_bytes(int64_t seed)
+{
+    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 }, snapshot = { .size = 0 };
+    put_varint_field(&stats, 1, (uint64_t)(seed * 3));
+    put_varint_field(&stats, 2, (uint64_t)INT64_MAX - (uint64_t)seed);
+    put_varint_field(&stats, 3, (uint64_t)(-seed - 1));
+    put_double_field(&stats, 4, 0.25 + (double)seed);
+    put_varint_field(&stats, 5, (uint64_t)1 << (seed % 64));
+    put_varint_field(&metadata, 1, (uint64_t)(int64_t)(seed % 3 - 1));
+    put_varint_field(&metadata, 2, (uint64_t)seed << 20);
+    put_varint_field(&metadata, 3, (uint64_t)seed << 40);
+    put_varint_field(&metadata, 4, UINT64_MAX - (uint64_t)seed);
+    put_string_field(&metadata, 5, seed % 2 ? "jit/dot" : "jit/add");
+    put_varint_field(&metadata, 6, (uint64_t)seed);
+    put_string_field(&metadata, 7, "persist");
+    put_string_field(&metadata, 8, seed % 3 ? "float" : "");
+    put_string_field(&metadata, 9, "[768,3072]");
+    put_varint_field(&snapshot, 1, (uint64_t)seed * 1000003);
+    put_message_field(&snapshot, 2, &stats);
+    put_message_field(&snapshot, 3, &metadata);
+    return snapshot;
+}
+
+/* One value holding `snapshot` between two usual ones, as a timeline
+ * snapshot and as a sampled one. */
+static struct wire_buffer profile_around(const struct wire_buffer *snapshot)
+{
+    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    struct wire_buffer before = full_snapshot_bytes(7), after = full_snapshot_bytes(8);
+    for (uint32_t field = 1; field <= 5; field += 4) {
+        put_message_field(&value, field, &before);
+        put_message_field(&value, field, snapshot);
+        put_message_field(&value, field, &after);
+    }
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    return profile_bytes;
+}
+
+static void test_fast_path_matches_generic_decoder(void **state)
+{
+    (void)state;
+    for (int64_t seed = 0; seed < 70; seed++) {
+        struct wire_buffer snapshot = full_snapshot_bytes(seed);
+        struct wire_buffer profile_bytes = profile_around(&snapshot);
+        assert_int_equal(expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size),
+                         LOAD_OK);
+    }
+    /* And the values themselves, not only their agreement. */
+    struct wire_buffer snapshot = full_snapshot_bytes(5);
+    struct wire_buffer profile_bytes = profile_around(&snapshot);
+    struct profile *profile = load_ok(&profile_bytes);
+    struct snapshot loaded;
+    snapshot_columns_get(&profile->allocators[0].raw_snapshots, 1, &loaded);
+    assert_int_equal(loaded.time_ps, 5000015);
+    assert_int_equal(loaded.stack_bytes, 15);
+    assert_int_equal(loaded.heap_bytes, INT64_MAX - 5);
+    assert_int_equal(loaded.free_bytes, -6);
+    expect_double(loaded.fragmentation, 5.25);
+    assert_int_equal(loaded.peak_bytes_in_use, 32);
+    assert_int_equal(loaded.activity, 1);
+    assert_int_equal(loaded.requested_bytes, (int64_t)5 << 20);
+    assert_int_equal(loaded.allocation_bytes, (int64_t)5 << 40);
+    assert_true(loaded.address == UINT64_MAX - 5);
+    assert_int_equal(loaded.step_id, 5);
+    expect_text(profile, loaded.op_name, "jit/dot");
+    expect_text(profile, loaded.region_type, "persist");
+    expect_text(profile, loaded.data_type, "float");
+    expect_text(profile, loaded.tensor_shape, "[768,3072]");
+    profile_free(profile);
+}
+
+/* Snapshots the fast path must leave to the generic decoder: each one
+ * differs from the usual layout in one way. */
+static struct wire_buffer unusual_snapshot_bytes(int variant)
+{
+    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 }, snapshot = { .size = 0 };
+    put_varint_field(&stats, 2, 4096);
+    put_varint_field(&metadata, 1, 1);
+    put_string_field(&metadata, 5, "jit/dot");
+    put_string_field(&metadata, 8, "float");
+    switch (variant) {
+    case 0: /* submessages out of order, time last */
+        put_message_field(&snapshot, 3, &metadata);
+        put_message_field(&snapshot, 2, &stats);
+        put_varint_field(&snapshot, 1, 77);
+        return snapshot;
+    case 1: /* fields out of order inside stats and metadata */
+        put_varint_field(&stats, 1, 12);
+        put_varint_field(&metadata, 2, 5);
+        break;
+    case 2: /* repeated scalars: the last wins */
+        put_varint_field(&stats, 2, 8192);
+        put_string_field(&metadata, 5, "jit/add");
+        put_varint_field(&snapshot, 1, 1);
+        put_varint_field(&snapshot, 1, 2);
+        break;
+    case 3: /* repeated submessages: merged */
+        put_message_field(&snapshot, 2, &stats);
+        stats.size = 0;
+        put_varint_field(&stats, 5, 99);
+        break;
+    case 4: /* unknown fields in stats and metadata */
+        put_unknown_fields(&stats);
+        put_unknown_fields(&metadata);
+        break;
+    case 5: /* unknown fields in the snapshot itself */
+        put_unknown_fields(&snapshot);
+        break;
+    case 6: /* missing submessages: only a time */
+        put_varint_field(&snapshot, 1, 5);
+        return snapshot;
+    case 7: /* empty submessages */
+        stats.size = metadata.size = 0;
+        break;
+    case 8: /* a known field with another wire type: refused */
+        put_tag(&stats, 4, 0);
+        put_varint(&stats, 3);
+        break;
+    case 9: /* a two-byte tag for field 1 (valid protobuf) */
+        put_byte(&snapshot, 0x88);
+        put_byte(&snapshot, 0x00);
+        put_varint(&snapshot, 3);
+        break;
+    case 10: /* an eleven-byte varint: refused */
+        for (int index = 0; index < 10; index++)
+            put_byte(&stats, 0xff);
+        put_byte(&stats, 0x01);
+        break;
+    case 11: /* a string longer than its metadata: refused */
+        put_tag(&metadata, 9, 2);
+        put_varint(&metadata, 40);
+        put_byte(&metadata, 'x');
+        break;
+    case 12: /* a group: refused */
+        put_tag(&metadata, 10, 3);
+        break;
+    case 13: /* field 0: refused */
+        put_byte(&snapshot, 0x00);
+        put_byte(&snapshot, 0x00);
+        break;
+    default: /* a time after the submessages */
+        put_message_field(&snapshot, 2, &stats);
+        put_message_field(&snapshot, 3, &metadata);
+        put_varint_field(&snapshot, 1, 9);
+        return snapshot;
+    }
+    put_message_field(&snapshot, 2, &stats);
+    put_message_field(&snapshot, 3, &metadata);
+    return snapshot;
+}
+
+static void test_fast_path_falls_back_on_unusual_snapshots(void **state)
+{
+    (void)state;
+    int refused = 0;
+    for (int variant = 0; variant <= 14; variant++) {
+        struct wire_buffer snapshot = unusual_snapshot_bytes(variant);
+        struct wire_buffer profile_bytes = profile_around(&snapshot);
+        if (expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size) != LOAD_OK)
+            refused++;
+    }
+    /* Variants 8, 10, 11, 12 and 13 are corrupt. */
+    assert_int_equal(refused, 5);
+
+    /* Merged and last-wins values, checked directly. */
+    struct wire_buffer snapshot = unusual_snapshot_bytes(2);
+    struct wire_buffer profile_bytes = profile_around(&snapshot);
+    struct profile *profile = load_ok(&profile_bytes);
+    struct snapshot loaded;
+    snapshot_columns_get(&profile->allocators[0].raw_snapshots, 1, &loaded);
+    assert_int_equal(loaded.time_ps, 2);
+    assert_int_equal(loaded.heap_bytes, 8192);
+    expect_text(profile, loaded.op_name, "jit/add");
+    profile_free(profile);
+}
+
+/* A snapshot cut at every byte, its own length shortened to match (so
+ * the cut is inside the snapshot, not the file), and every byte of it
+ * damaged: the same result, error or not, with the fast path or not. */
+static void test_fast_path_cut_or_damaged_snapshot_matches_generic(void **state)
+{
+    (void)state;
+    struct wire_buffer whole = full_snapshot_bytes(3);
+    for (size_t cut = 0; cut <= whole.size; cut++) {
+        struct wire_buffer snapshot = whole;
+        snapshot.size = cut;
+        struct wire_buffer profile_bytes = profile_around(&snapshot);
+        expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size);
+    }
+    static const uint8_t damages[] = { 0x00, 0x80, 0xff, 0x0a, 0x12, 0x21, 0x7f };
+    for (size_t at = 0; at < whole.size; at++) {
+        for (size_t damage = 0; damage < sizeof damages; damage++) {
+            struct wire_buffer snapshot = whole;
+            snapshot.bytes[at] = damages[damage];
+            struct wire_buffer profile_bytes = profile_around(&snapshot);
+            expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size);
+        }
+    }
+    /* The file itself cut at every byte. */
+    struct wire_buffer profile_bytes = profile_around(&whole);
+    for (size_t cut = 0; cut <= profile_bytes.size; cut++)
+        expect_same_without_fast_path(profile_bytes.bytes, cut);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1477,6 +1724,11 @@ int main(void)
                                   parallel_threshold_restore),
         cmocka_unit_test_teardown(test_generated_profile_two_threads_match_one,
                                   parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_fast_path_matches_generic_decoder, fast_path_restore),
+        cmocka_unit_test_teardown(test_fast_path_falls_back_on_unusual_snapshots,
+                                  fast_path_restore),
+        cmocka_unit_test_teardown(test_fast_path_cut_or_damaged_snapshot_matches_generic,
+                                  fast_path_restore),
     };
     return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }
