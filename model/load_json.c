@@ -642,7 +642,6 @@ static enum load_status json_read_summary(struct json_reader *reader, const cJSO
         return status;
     allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
                           &summary.peak, summary.peak_time_ps);
-    allocator->raw_has_summary = true;
     return LOAD_OK;
 }
 

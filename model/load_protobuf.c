@@ -671,7 +671,6 @@ static enum load_status protobuf_read_summary(struct protobuf_loader *loader,
         return status;
     allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
                           &summary.peak, summary.peak_time_ps);
-    allocator->raw_has_summary = true;
     return LOAD_OK;
 }
 

@@ -335,6 +335,7 @@ void allocator_set_summary(struct allocator *allocator, int64_t capacity_bytes,
     summary->peak = *peak;
     summary->peak_time_ps = peak_time_ps;
     summary->peak_bytes = add_saturating(peak->stack_bytes, peak->heap_bytes);
+    allocator->raw_has_summary = true;
 }
 
 /* ---- profile_finish ---- */

@@ -225,7 +225,8 @@ struct allocator *profile_add_allocator(struct profile *profile, const char *id,
 bool profile_add_memory_id(struct profile *profile, const char *id, size_t id_length);
 bool profile_add_hlo_module(struct profile *profile, const struct hlo_module *module);
 bool allocator_add_active(struct allocator *allocator, const struct active_allocation *active);
-/* Stores the summary as read from the file (peak_bytes is computed here). */
+/* Stores the summary as read from the file (peak_bytes is computed here)
+ * and notes that the file had one. */
 void allocator_set_summary(struct allocator *allocator, int64_t capacity_bytes,
                            int64_t lifetime_peak_bytes, const struct memory_stats *peak,
                            int64_t peak_time_ps);

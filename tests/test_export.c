@@ -293,7 +293,6 @@ static struct profile *awkward_profile(void)
     struct allocator *comma = add_allocator(profile, "a,b");
     struct memory_stats peak = {.stack_bytes = INT64_MIN, .heap_bytes = 5, .free_bytes = INT64_MAX,
                                 .fragmentation = NAN, .peak_bytes_in_use = 1};
-    comma->raw_has_summary = true;
     allocator_set_summary(comma, INT64_MAX, INT64_MIN, &peak, INT64_MIN);
     add_allocator(profile, "=evil");
     struct hlo_module modules[] = {

@@ -186,7 +186,6 @@ static void test_summary_from_file_kept(void **state)
     struct memory_stats peak = {.stack_bytes = 65536, .heap_bytes = 305938944,
                                 .free_bytes = 32708408832, .fragmentation = 0.000401934};
     allocator_set_summary(allocator, 33014413312, 305938944, &peak, 1685890000);
-    allocator->raw_has_summary = true;
     assert_true(profile_finish(profile));
     const struct allocator_summary *summary = &profile->allocators[0].summary;
     assert_false(summary->derived);

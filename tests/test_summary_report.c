@@ -52,7 +52,6 @@ static struct profile *sample_profile(void)
     struct memory_stats peak = {.stack_bytes = 65536, .heap_bytes = 14763884544,
                                 .free_bytes = 2147483648, .fragmentation = 0.125};
     allocator_set_summary(gpu, 17179869184, 14763950080, &peak, 9007199254740993);
-    gpu->raw_has_summary = true;
     struct active_allocation rows[] = {{1, -1, 2}, {0, -1, 1}, {7, -1, 1}};
     for (size_t i = 0; i < 3; i++)
         assert_true(allocator_add_active(gpu, &rows[i]));
