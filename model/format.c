@@ -31,9 +31,33 @@ char *format_bytes(int64_t bytes, char *buffer, size_t size)
     return buffer;
 }
 
+char *format_milliseconds_value(int64_t time_ps, int decimals, char *buffer, size_t size)
+{
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 9)
+        decimals = 9;
+    uint64_t magnitude = time_ps < 0 ? 0 - (uint64_t)time_ps : (uint64_t)time_ps;
+    uint64_t unit = 1;
+    for (int i = decimals; i < 9; i++)
+        unit *= 10;
+    /* Rounded half up, like printf's "%.3f" in the summary. */
+    uint64_t units = magnitude / unit + (magnitude % unit >= (unit + 1) / 2 && unit > 1 ? 1 : 0);
+    uint64_t per_millisecond = 1000000000u / unit;
+    uint64_t whole = units / per_millisecond, fraction = units % per_millisecond;
+    const char *sign = time_ps < 0 ? "-" : "";
+    if (decimals == 0)
+        snprintf(buffer, size, "%s%llu", sign, (unsigned long long)whole);
+    else
+        snprintf(buffer, size, "%s%llu.%0*llu", sign, (unsigned long long)whole, decimals,
+                 (unsigned long long)fraction);
+    return buffer;
+}
+
 char *format_milliseconds(int64_t time_ps, char *buffer, size_t size)
 {
-    snprintf(buffer, size, "%.3f ms", (double)time_ps / 1e9);
+    char number[32];
+    snprintf(buffer, size, "%s ms", format_milliseconds_value(time_ps, 3, number, sizeof number));
     return buffer;
 }
 

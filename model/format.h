@@ -14,6 +14,9 @@
 char *format_bytes(int64_t bytes, char *buffer, size_t size);
 /* "1685.890 ms"-style: milliseconds with three decimals. */
 char *format_milliseconds(int64_t time_ps, char *buffer, size_t size);
+/* time_ps in milliseconds, exactly, rounded half up to `decimals` (0..9)
+ * places, no unit: "1685.9". */
+char *format_milliseconds_value(int64_t time_ps, int decimals, char *buffer, size_t size);
 /* Fragmentation 0..1 as a percentage, "12.34 %"; other values as-is. */
 char *format_percent(double fraction, char *buffer, size_t size);
 

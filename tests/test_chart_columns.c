@@ -527,16 +527,16 @@ static void test_time_labels(void **state)
     assert_int_equal(chart_time_decimals(5000000), 3);
     assert_int_equal(chart_time_decimals(1), 9);
     assert_int_equal(chart_time_decimals(0), 9);
-    assert_string_equal(chart_format_milliseconds(1685890000000, 3, buffer, sizeof buffer),
+    assert_string_equal(format_milliseconds_value(1685890000000, 3, buffer, sizeof buffer),
                         "1685.890");
-    assert_string_equal(chart_format_milliseconds(1685890000000, 0, buffer, sizeof buffer), "1686");
-    assert_string_equal(chart_format_milliseconds(1685890000, 2, buffer, sizeof buffer), "1.69");
-    assert_string_equal(chart_format_milliseconds(1685890000, 3, buffer, sizeof buffer), "1.686");
-    assert_string_equal(chart_format_milliseconds(999999999, 2, buffer, sizeof buffer), "1.00");
-    assert_string_equal(chart_format_milliseconds(-995000000, 2, buffer, sizeof buffer), "-1.00");
-    assert_string_equal(chart_format_milliseconds(-1500000000, 1, buffer, sizeof buffer), "-1.5");
-    assert_string_equal(chart_format_milliseconds(7, 9, buffer, sizeof buffer), "0.000000007");
-    assert_string_equal(chart_format_milliseconds(INT64_MIN, 2, buffer, sizeof buffer),
+    assert_string_equal(format_milliseconds_value(1685890000000, 0, buffer, sizeof buffer), "1686");
+    assert_string_equal(format_milliseconds_value(1685890000, 2, buffer, sizeof buffer), "1.69");
+    assert_string_equal(format_milliseconds_value(1685890000, 3, buffer, sizeof buffer), "1.686");
+    assert_string_equal(format_milliseconds_value(999999999, 2, buffer, sizeof buffer), "1.00");
+    assert_string_equal(format_milliseconds_value(-995000000, 2, buffer, sizeof buffer), "-1.00");
+    assert_string_equal(format_milliseconds_value(-1500000000, 1, buffer, sizeof buffer), "-1.5");
+    assert_string_equal(format_milliseconds_value(7, 9, buffer, sizeof buffer), "0.000000007");
+    assert_string_equal(format_milliseconds_value(INT64_MIN, 2, buffer, sizeof buffer),
                         "-9223372036.85");
 }
 

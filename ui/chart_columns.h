@@ -111,8 +111,6 @@ struct chart_scale chart_scale_ticks(int64_t top, int max_ticks);
 
 /* Decimals of milliseconds that tell apart times step_ps apart (0..9). */
 int chart_time_decimals(int64_t step_ps);
-/* time_ps in milliseconds rounded to that many decimals, no unit: "1685.9". */
-char *chart_format_milliseconds(int64_t time_ps, int decimals, char *buffer, size_t size);
 
 /* floor(a * b / divisor) without overflow; the result must fit in 64
  * bits (true when a <= divisor or b <= divisor). divisor 0 gives 0. */

@@ -155,7 +155,7 @@ static char *chart_time_text(const struct chart_state *chart, int width, int64_t
     uint64_t per_column = diff / (uint64_t)(width > 0 ? width : 1);
     int decimals = chart_time_decimals(per_column > INT64_MAX ? INT64_MAX : (int64_t)per_column);
     char number[48];
-    chart_format_milliseconds(time_ps, decimals < 3 ? 3 : decimals, number, sizeof number);
+    format_milliseconds_value(time_ps, decimals < 3 ? 3 : decimals, number, sizeof number);
     snprintf(buffer, size, "%s ms", number);
     return buffer;
 }
@@ -489,8 +489,8 @@ static void draw_time_axis(struct viewer *viewer, WINDOW *window, const struct c
         uint64_t step = diff / (uint64_t)(count > 1 ? count - 1 : 1) / 10;
         decimals = chart_time_decimals(step > INT64_MAX ? INT64_MAX : (int64_t)step);
         char first[48], last[48];
-        chart_format_milliseconds(chart->from_ps, decimals, first, sizeof first);
-        chart_format_milliseconds(chart->to_ps, decimals, last, sizeof last);
+        format_milliseconds_value(chart->from_ps, decimals, first, sizeof first);
+        format_milliseconds_value(chart->to_ps, decimals, last, sizeof last);
         int label_width = (int)(strlen(first) > strlen(last) ? strlen(first) : strlen(last));
         count = 1 + (width - label_width) / (label_width + 4);
         if (count > 12)
@@ -501,7 +501,7 @@ static void draw_time_axis(struct viewer *viewer, WINDOW *window, const struct c
     for (int k = 0; k < count; k++) {
         int column = count > 1 ? (int)((long long)k * (width - 1) / (count - 1)) : 0;
         char text[48];
-        chart_format_milliseconds(chart_column_start(&window_of_plot, column), decimals, text,
+        format_milliseconds_value(chart_column_start(&window_of_plot, column), decimals, text,
                                   sizeof text);
         int text_width = (int)strlen(text);
         int at = k == 0 ? column : k == count - 1 ? column - text_width + 1 : column - text_width / 2;
@@ -933,8 +933,8 @@ bool chart_pane_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps)
     timeline_range(timeline, from_ps, to_ps, &first, &end);
     if (first >= end) {
         char from[48], to[48];
-        chart_format_milliseconds(from_ps, 3, from, sizeof from);
-        chart_format_milliseconds(to_ps, 3, to, sizeof to);
+        format_milliseconds_value(from_ps, 3, from, sizeof from);
+        format_milliseconds_value(to_ps, 3, to, sizeof to);
         viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
         return false;
     }

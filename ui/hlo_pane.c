@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/timeline.h"
+#include "model/format.h"
 #include "ui/chart_columns.h"
 #include "ui/chart_pane.h"
 #include "ui/viewer.h"
@@ -41,11 +42,11 @@ static const char *hlo_cell(const struct viewer *viewer, const struct hlo_module
 {
     switch (column) {
     case HLO_ID: snprintf(buffer, size, "%lld", (long long)module->id); return buffer;
-    case HLO_START: return chart_format_milliseconds(module->start_time_ps, 3, buffer, size);
-    case HLO_END: return chart_format_milliseconds(module->end_time_ps, 3, buffer, size);
+    case HLO_START: return format_milliseconds_value(module->start_time_ps, 3, buffer, size);
+    case HLO_END: return format_milliseconds_value(module->end_time_ps, 3, buffer, size);
     case HLO_DURATION: {
         uint64_t span = chart_range_diff(module->start_time_ps, module->end_time_ps);
-        return chart_format_milliseconds(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3, buffer,
+        return format_milliseconds_value(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3, buffer,
                                          size);
     }
     case HLO_DEVICE: return profile_text(viewer->profile, module->plane_name);

@@ -459,9 +459,7 @@ static size_t detail_fields(struct viewer *viewer, const struct allocation_row *
         snprintf(buffers[5], sizeof buffers[5], "none");
     fields[n++] = (struct detail_field){"Step", buffers[5]};
     if (row->has_time) {
-        char number[48];
-        chart_format_milliseconds(row->time_ps, 3, number, sizeof number);
-        snprintf(buffers[6], sizeof buffers[6], "%s ms", number);
+        format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
     } else {
         snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
     }
