@@ -2,8 +2,10 @@
 
 #include "model/format.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char *format_bytes(int64_t bytes, char *buffer, size_t size)
@@ -58,6 +60,32 @@ char *format_milliseconds(int64_t time_ps, char *buffer, size_t size)
 {
     char number[32];
     snprintf(buffer, size, "%s ms", format_milliseconds_value(time_ps, 3, number, sizeof number));
+    return buffer;
+}
+
+/* printf writes the decimal point of LC_NUMERIC, which a caller's
+ * setlocale may have made ','; numbers for machines need '.'. */
+static void decimal_point_to_dot(char *text)
+{
+    const char *point = localeconv()->decimal_point;
+    if (!point || !point[0] || strcmp(point, ".") == 0)
+        return;
+    char *found = strstr(text, point);
+    if (!found)
+        return;
+    size_t point_length = strlen(point);
+    *found = '.';
+    memmove(found + 1, found + point_length, strlen(found + point_length) + 1);
+}
+
+char *format_double(double value, char *buffer, size_t size)
+{
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buffer, size, "%.*g", precision, value);
+        if (strtod(buffer, NULL) == value) /* in the same locale as the snprintf */
+            break;
+    }
+    decimal_point_to_dot(buffer);
     return buffer;
 }
 

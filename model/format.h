@@ -17,6 +17,10 @@ char *format_milliseconds(int64_t time_ps, char *buffer, size_t size);
 /* time_ps in milliseconds, exactly, rounded half up to `decimals` (0..9)
  * places, no unit: "1685.9". */
 char *format_milliseconds_value(int64_t time_ps, int decimals, char *buffer, size_t size);
+/* A finite double for machines (JSON, CSV): the shortest decimal that
+ * reads back as the same value (0.1, not 0.10000000000000001), always
+ * with a '.' decimal point. 32 bytes are enough. */
+char *format_double(double value, char *buffer, size_t size);
 /* Fragmentation 0..1 as a percentage, "12.34 %"; other values as-is. */
 char *format_percent(double fraction, char *buffer, size_t size);
 

@@ -2,8 +2,9 @@
 
 #include "src/csv_writer.h"
 
+#include "model/format.h"
+
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,22 +146,6 @@ void csv_writer_fixed_point(struct csv_writer *writer, int64_t value, unsigned d
     writer_put(writer, start, (size_t)(end - start));
 }
 
-/* printf and strtod follow LC_NUMERIC, which main sets from the
- * environment; CSV needs '.', so the locale's decimal point is swapped
- * back after the round-trip check (which ran in the same locale). */
-static void decimal_point_to_dot(char *text)
-{
-    const char *point = localeconv()->decimal_point;
-    if (!point || !point[0] || strcmp(point, ".") == 0)
-        return;
-    char *found = strstr(text, point);
-    if (!found)
-        return;
-    size_t point_length = strlen(point);
-    *found = '.';
-    memmove(found + 1, found + point_length, strlen(found + point_length) + 1);
-}
-
 void csv_writer_double(struct csv_writer *writer, double value)
 {
     char text[40];
@@ -169,12 +154,7 @@ void csv_writer_double(struct csv_writer *writer, double value)
     } else if (isinf(value)) {
         strcpy(text, value < 0 ? "-inf" : "inf");
     } else {
-        for (int precision = 15; precision <= 17; precision++) {
-            snprintf(text, sizeof text, "%.*g", precision, value);
-            if (strtod(text, NULL) == value)
-                break;
-        }
-        decimal_point_to_dot(text);
+        format_double(value, text, sizeof text);
     }
     writer_begin_field(writer);
     writer_put(writer, text, strlen(text));

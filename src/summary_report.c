@@ -141,21 +141,11 @@ void summary_report_json_string(FILE *out, const char *text)
     fputc('"', out);
 }
 
-/* The shortest decimal that reads back as the same double, so 0.1 prints
- * as 0.1 and not 0.10000000000000001; NaN and infinities are not JSON. */
+/* NaN and infinities are not JSON. */
 static void json_double(FILE *out, double value)
 {
-    if (!isfinite(value)) {
-        fputs("null", out);
-        return;
-    }
     char text[32];
-    for (int precision = 15; precision <= 17; precision++) {
-        snprintf(text, sizeof text, "%.*g", precision, value);
-        if (strtod(text, NULL) == value)
-            break;
-    }
-    fputs(text, out);
+    fputs(isfinite(value) ? format_double(value, text, sizeof text) : "null", out);
 }
 
 static void json_allocator(FILE *out, const struct profile *profile,

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -49,6 +50,19 @@ static void test_milliseconds_and_percent(void **state)
     assert_string_equal(format_milliseconds(-2000000000, buffer, sizeof buffer), "-2.000 ms");
     assert_string_equal(format_percent(0.1234, buffer, sizeof buffer), "12.34 %");
     assert_string_equal(format_percent(NAN, buffer, sizeof buffer), "nan");
+}
+
+static void test_double_shortest_round_trip(void **state)
+{
+    (void)state;
+    char buffer[32];
+    assert_string_equal(format_double(0.1, buffer, sizeof buffer), "0.1");
+    assert_string_equal(format_double(0.000401934, buffer, sizeof buffer), "0.000401934");
+    assert_string_equal(format_double(1.0 / 3.0, buffer, sizeof buffer), "0.3333333333333333");
+    assert_string_equal(format_double(-2.5e300, buffer, sizeof buffer), "-2.5e+300");
+    const double values[] = {0.125, 1e-310, 0.30000000000000004, 12345.678};
+    for (size_t i = 0; i < 4; i++)
+        assert_true(strtod(format_double(values[i], buffer, sizeof buffer), NULL) == values[i]);
 }
 
 static const char *safe(const char *text, bool ascii)
@@ -104,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_bytes_units),
         cmocka_unit_test(test_bytes_never_prints_1024_of_a_unit),
         cmocka_unit_test(test_milliseconds_and_percent),
+        cmocka_unit_test(test_double_shortest_round_trip),
         cmocka_unit_test(test_safe_text_escapes_controls),
         cmocka_unit_test(test_safe_text_utf8),
         cmocka_unit_test(test_safe_text_cuts_on_character_boundary),
