@@ -50,7 +50,9 @@ generate v0-10m.pb --format pb --version 0 --snapshots 10000000 --allocators 1 -
 
 size_of() { wc -c < "$1" | tr -d ' '; }
 
-# The files are read from the page cache in every run: one read first.
+# The files are read from the page cache in every run: one read first,
+# and bench_run -w reads the input again before each run, since this
+# machine's page cache may let pages of it go in between.
 for file in v0-1m.pb v0-1m.json v0-10m.pb; do
     cat "$cache/$file" > /dev/null
 done
@@ -60,13 +62,13 @@ done
 load=$(cut -d ' ' -f 1-3 /proc/loadavg 2> /dev/null || echo unknown)
 
 say "1M snapshots, binary protobuf: memtop and protobuf-c, $runs rounds"
-"$run" -n "$runs" -- memtop "$memtop" --summary "$cache/v0-1m.pb" \
+"$run" -n "$runs" -w "$cache/v0-1m.pb" -- memtop "$memtop" --summary "$cache/v0-1m.pb" \
     -- protobuf-c "$build/bench/peer_protobuf_c" "$cache/v0-1m.pb" > "$results.pb"
 say "1M snapshots, proto3 JSON: memtop and cJSON, $json_runs rounds"
-"$run" -n "$json_runs" -- memtop "$memtop" --summary "$cache/v0-1m.json" \
+"$run" -n "$json_runs" -w "$cache/v0-1m.json" -- memtop "$memtop" --summary "$cache/v0-1m.json" \
     -- cJSON "$build/bench/peer_cjson" "$cache/v0-1m.json" > "$results.json"
 say "10M snapshots, binary protobuf: memtop, $json_runs rounds"
-"$run" -n "$json_runs" -- memtop "$memtop" --summary "$cache/v0-10m.pb" > "$results.big"
+"$run" -n "$json_runs" -w "$cache/v0-10m.pb" -- memtop "$memtop" --summary "$cache/v0-10m.pb" > "$results.big"
 say "chart columns over 10M snapshots at every zoom"
 "$build/bench/frame_bench" "$cache/v0-10m.pb" 200 > "$results.frame" 2> /dev/null
 say "the viewer on a 200x60 pseudo-terminal"

@@ -1,7 +1,11 @@
 /* bench_run: runs commands alternately, several times each, and prints
  * the median wall time and peak resident size of each.
  *
- *     bench_run -n RUNS -- LABEL COMMAND [ARG]... [-- LABEL COMMAND...]...
+ *     bench_run -n RUNS [-w FILE] -- LABEL COMMAND [ARG]... [-- LABEL COMMAND...]...
+ *
+ * -w FILE reads FILE through once before every run, untimed: the page
+ * cache of a shared or virtual machine may drop pages of a big input
+ * between runs, and then a run would time the disk instead of the loader.
  *
  * Rounds run every command once, in turn (the order reversed every other
  * round), so that a machine busy for a while slows them all alike. Each
@@ -76,6 +80,22 @@ static bool run_once(const struct command *command, double *seconds, long *peak_
     return true;
 }
 
+/* Reads `path` to the end so that its pages are in the page cache. */
+static bool warm_file(const char *path)
+{
+    int descriptor = open(path, O_RDONLY);
+    if (descriptor < 0) {
+        fprintf(stderr, "bench_run: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    static char buffer[1 << 16];
+    ssize_t got;
+    while ((got = read(descriptor, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR))
+        continue;
+    close(descriptor);
+    return got == 0;
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -100,16 +120,17 @@ static void print_result(const struct command *command, int runs)
 
 static int usage_error(void)
 {
-    fputs("usage: bench_run -n RUNS -- LABEL COMMAND [ARG]... [-- LABEL COMMAND...]...\n",
+    fputs("usage: bench_run -n RUNS [-w FILE] -- LABEL COMMAND [ARG]... "
+          "[-- LABEL COMMAND...]...\n",
           stderr);
     return 2;
 }
 
 /* Splits argv at each "--" into commands (the separators become NULL). */
-static int parse_commands(int argc, char **argv, struct command *commands, int runs)
+static int parse_commands(int argc, char **argv, int first, struct command *commands, int runs)
 {
     int count = 0;
-    for (int i = 3; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         if (strcmp(argv[i], "--") != 0)
             continue;
         argv[i] = NULL;
@@ -128,7 +149,15 @@ static int parse_commands(int argc, char **argv, struct command *commands, int r
 
 int main(int argc, char **argv)
 {
-    if (argc < 6 || strcmp(argv[1], "-n") != 0 || strcmp(argv[3], "--") != 0)
+    if (argc < 6 || strcmp(argv[1], "-n") != 0)
+        return usage_error();
+    const char *warm = NULL;
+    int first = 3;
+    if (strcmp(argv[3], "-w") == 0) {
+        warm = argv[4];
+        first = 5;
+    }
+    if (first >= argc || strcmp(argv[first], "--") != 0)
         return usage_error();
     int runs = atoi(argv[2]);
     if (runs < 1 || runs > 1000)
@@ -136,13 +165,15 @@ int main(int argc, char **argv)
     struct command *commands = calloc((size_t)argc, sizeof *commands);
     if (!commands)
         return 1;
-    int count = parse_commands(argc, argv, commands, runs);
+    int count = parse_commands(argc, argv, first, commands, runs);
     if (count <= 0)
         return usage_error();
     for (int round = 0; round < runs; round++) {
         for (int turn = 0; turn < count; turn++) {
             int which = round % 2 ? count - 1 - turn : turn;
             struct command *command = &commands[which];
+            if (warm && !warm_file(warm))
+                return 1;
             if (!run_once(command, &command->seconds[round], &command->peak_kib[round]))
                 return 1;
         }
