@@ -125,6 +125,18 @@ static char *string_table_store(struct string_table *table, const char *text, si
     return copy;
 }
 
+/* memset through a pointer the compiler cannot see through, so that it
+ * does not turn malloc + memset into calloc. calloc leaves fresh pages
+ * unmapped: the probes would read them first (as the shared zero page) and
+ * the first write to each would then cost a copy and, with two loader
+ * threads, a TLB flush on the other CPU (an interrupt; slow in a VM). */
+static void *(*volatile zero_by_writing_memset)(void *, int, size_t) = memset;
+
+static void zero_by_writing(void *bytes, size_t size)
+{
+    zero_by_writing_memset(bytes, 0, size);
+}
+
 static void slots_place(uint64_t *slots, size_t slot_count, uint64_t hash, uint32_t id)
 {
     size_t slot = hash & (slot_count - 1);
@@ -136,9 +148,12 @@ static void slots_place(uint64_t *slots, size_t slot_count, uint64_t hash, uint3
 static bool string_table_grow_slots(struct string_table *table)
 {
     size_t slot_count = table->slot_count ? table->slot_count * 2 : FIRST_SLOT_COUNT;
-    uint64_t *slots = calloc(slot_count, sizeof *slots);
+    if (slot_count > SIZE_MAX / sizeof(uint64_t))
+        return false;
+    uint64_t *slots = malloc(slot_count * sizeof *slots);
     if (!slots)
         return false;
+    zero_by_writing(slots, slot_count * sizeof *slots);
     for (size_t id = 0; id < table->count; id++) {
         const struct string_entry *entry = &table->entries[id];
         slots_place(slots, slot_count, string_hash(entry->text, entry->length), (uint32_t)id);
