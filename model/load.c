@@ -64,14 +64,10 @@ void load_tracker_report(struct load_tracker *tracker, size_t done)
         tracker->options->progress(tracker->options->progress_context, done, tracker->total);
 }
 
-void load_tracker_release(struct load_tracker *tracker, size_t offset)
+static void load_tracker_release(struct load_tracker *tracker, size_t offset)
 {
-    if (!tracker || !tracker->release)
+    if (!tracker || !tracker->release || offset < tracker->released_at)
         return;
-    if (offset < tracker->released_at) {
-        tracker->released_at = offset; /* a new pass */
-        return;
-    }
     if (offset - tracker->released_at < LOAD_TRACKER_STEP)
         return;
     tracker->release(tracker->release_context, tracker->released_at, offset);

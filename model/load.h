@@ -76,16 +76,14 @@ struct load_tracker {
 
 /* The loader is done with the bytes before `offset`: progress and release. */
 void load_tracker_advance(struct load_tracker *tracker, size_t offset);
-/* Release only: for a pass that reads ahead of the real work. An offset
- * behind the last one starts a new pass over the bytes. */
-void load_tracker_release(struct load_tracker *tracker, size_t offset);
 /* Progress only: `done` bytes of `total`, whatever was read where. */
 void load_tracker_report(struct load_tracker *tracker, size_t done);
 
-/* A value's snapshot list of at least this many entries is decoded on two
- * threads (the default is LOAD_PROTOBUF_PARALLEL_THRESHOLD; 0 restores it).
+/* The snapshot list of a PerAllocatorMemoryProfile of at least this many
+ * bytes is decoded on two threads (the default is
+ * LOAD_PROTOBUF_PARALLEL_THRESHOLD, about 30000 snapshots; 0 restores it).
  * For the tests: the result is the same either way. */
-#define LOAD_PROTOBUF_PARALLEL_THRESHOLD ((size_t)65536)
+#define LOAD_PROTOBUF_PARALLEL_THRESHOLD ((size_t)4 << 20)
 void load_protobuf_set_parallel_threshold(size_t threshold);
 
 /* Whether a snapshot in its usual layout is decoded by the loader's fast

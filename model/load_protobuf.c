@@ -17,15 +17,18 @@
  * reader (see struct load_tracker), so the mapped file is never resident
  * as a whole.
  *
- * A value's long snapshot list is decoded on two threads: a worker takes
- * the entries from the middle of the value on, straight into their places
- * in the columns (reserved beforehand, so never moved while it runs), with
- * a string table of its own whose ids are translated after it is joined.
- * The result, errors included, is the sequential decoder's. */
+ * A big value's snapshot list is decoded on two threads, without a pass
+ * over the value first: a worker takes the entries from the middle of the
+ * value on, straight into their places in the columns (reserved from an
+ * estimate, so never moved while it runs), with a string table of its own
+ * whose ids are translated after it is joined. The result, errors
+ * included, is the sequential decoder's (see "a long snapshot list on two
+ * threads" below). */
 #include "config.h"
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,15 +123,22 @@ static enum load_status wire_read_varint_slow(const struct wire *wire, size_t *p
     return LOAD_BAD_INPUT;
 }
 
-/* Most varints (tags, small numbers) are one byte. The readers below are
- * forced inline: they run for every field of every snapshot. */
+/* Most varints (tags, small numbers) are one byte, and the length of a
+ * snapshot is two. The readers below are forced inline: they run for every
+ * field of every snapshot. */
 static inline __attribute__((always_inline)) enum load_status
 wire_read_varint(const struct wire *wire, size_t *position, size_t end, uint64_t *value)
 {
     size_t start = *position;
-    if (start < end && wire->bytes[start] < 0x80) {
-        *value = wire->bytes[start];
+    const uint8_t *bytes = wire->bytes + start;
+    if (start < end && bytes[0] < 0x80) {
+        *value = bytes[0];
         *position = start + 1;
+        return LOAD_OK;
+    }
+    if (end - start >= 2 && bytes[1] < 0x80) {
+        *value = (uint64_t)(bytes[0] & 0x7f) | (uint64_t)bytes[1] << 7;
+        *position = start + 2;
         return LOAD_OK;
     }
     return wire_read_varint_slow(wire, position, end, value);
@@ -718,151 +728,122 @@ void load_protobuf_set_parallel_threshold(size_t threshold)
     protobuf_parallel_threshold = threshold ? threshold : LOAD_PROTOBUF_PARALLEL_THRESHOLD;
 }
 
-/* What the pre-pass learns about one repeated snapshot field of a value:
- * how many entries, and where a second thread could take over. */
-struct snapshot_census {
-    uint32_t number;      /* 1 or 5 */
-    size_t count;
-    bool has_split;
-    bool run_open;
-    size_t split_index;   /* entries before split_offset */
-    size_t split_offset;  /* the first entry in the second half of the value */
-    size_t resume_offset; /* the end of the run of entries from split_offset */
-};
+/* ---- a long snapshot list on two threads ---- */
 
-/* The split is at the value's middle byte, not its middle entry (the count
- * is known only at the end of the pre-pass): the same thing for a value
- * that is mostly this list, as any big value is. */
-static void census_note(struct snapshot_census *census, const struct wire_field *field,
-                        size_t middle)
-{
-    bool is_entry = field->number == census->number;
-    if (census->run_open && !is_entry) {
-        census->resume_offset = field->offset;
-        census->run_open = false;
-    }
-    if (!is_entry)
-        return;
-    if (!census->has_split && field->offset >= middle) {
-        census->has_split = census->run_open = true;
-        census->split_index = census->count;
-        census->split_offset = field->offset;
-    }
-    census->count++;
-}
+/* A big value is shared without a pass over it first: the main thread
+ * decodes it from its start, as one thread would; a worker walks the same
+ * fields without decoding them up to the list's first entry past the
+ * value's middle (the entries it counts on the way are the index of that
+ * entry in the columns) and decodes the list from there on, straight into
+ * the columns the main thread reserved from an estimate of its length.
+ * The columns do not move while the worker runs: when the main thread
+ * would have to grow them, it stops the worker first.
+ *
+ * The worker never reports an error. It stops at the first entry it cannot
+ * store (bad bytes, no room left, no memory) and the main thread, having
+ * taken over its entries, decodes on from there: whatever went wrong is
+ * found again, and reported, exactly as one thread reports it. */
 
-static bool protobuf_likely_split(const struct snapshot_census *timeline,
-                                  const struct snapshot_census *sampled)
-{
-    size_t half = protobuf_parallel_threshold / 2;
-    return timeline->count >= half || sampled->count >= half;
-}
-
-/* The cheap pre-pass: count the snapshots by skipping them, so the columns
- * are reserved once and exactly instead of doubling past the need. */
-static enum load_status protobuf_count_snapshots(const struct protobuf_loader *loader,
-                                                 size_t position, size_t end,
-                                                 struct snapshot_census *timeline,
-                                                 struct snapshot_census *sampled)
-{
-    struct wire_field field;
-    size_t middle = position + (end - position) / 2;
-    *timeline = (struct snapshot_census){ .number = 1 };
-    *sampled = (struct snapshot_census){ .number = 5 };
-    while (position < end) {
-        enum load_status status = wire_read_field(&loader->wire, &position, end, &field);
-        if (status != LOAD_OK)
-            return status;
-        census_note(timeline, &field, middle);
-        census_note(sampled, &field, middle);
-        /* Touched pages stay resident until dropped: drop them now, the
-         * real pass maps them back from the page cache one window at a
-         * time, so a file is never resident as a whole. The second half
-         * of a value likely to be split stays: the worker reads it next
-         * and drops it as it goes, while the columns are still small. */
-        if (field.offset < middle || !protobuf_likely_split(timeline, sampled))
-            load_tracker_release(loader->tracker, position);
-    }
-    if (timeline->run_open)
-        timeline->resume_offset = end;
-    if (sampled->run_open)
-        sampled->resume_offset = end;
-    return LOAD_OK;
-}
-
-static bool protobuf_reserve_more(struct snapshot_columns *columns, size_t more)
-{
-    if (more == 0)
-        return true;
-    if (more > SIZE_MAX - columns->count)
-        return false;
-    return snapshot_columns_reserve(columns, columns->count + more);
-}
-
-/* Part of a value left to the worker thread: the entries of field `number`
- * from `start` on, which the main thread skips, jumping from `start` to
- * `resume` over their first run. number is 0 when there is no such part. */
-struct protobuf_split {
-    uint32_t number;
-    size_t start;
-    size_t resume;
-    size_t first_index; /* the column index of the entry at `start` */
-    size_t end_index;   /* the count once the value is decoded */
-    struct snapshot_columns *columns;
-};
-
-/* Only one field is split: the other one, if any, is the main thread's. */
-static void protobuf_plan_split(const struct snapshot_census *census,
-                                struct snapshot_columns *columns, struct protobuf_split *split)
-{
-    if (split->number || census->count < protobuf_parallel_threshold || !census->has_split)
-        return;
-    *split = (struct protobuf_split){
-        .number = census->number,
-        .start = census->split_offset,
-        .resume = census->resume_offset,
-        .first_index = columns->count + census->split_index,
-        .end_index = columns->count + census->count,
-        .columns = columns,
-    };
-}
-
-static enum load_status protobuf_reserve_snapshots(struct protobuf_loader *loader, size_t index,
-                                                   size_t start, size_t end,
-                                                   struct protobuf_split *split)
-{
-    struct snapshot_census timeline, sampled;
-    enum load_status status = protobuf_count_snapshots(loader, start, end, &timeline, &sampled);
-    if (status != LOAD_OK)
-        return status;
-    struct allocator *allocator = &loader->profile->allocators[index];
-    if (!protobuf_reserve_more(&allocator->raw_snapshots, timeline.count) ||
-        !protobuf_reserve_more(&allocator->raw_sampled, sampled.count))
-        return protobuf_fail_memory(loader, start);
-    *split = (struct protobuf_split){ 0 };
-    protobuf_plan_split(&timeline, &allocator->raw_snapshots, split);
-    protobuf_plan_split(&sampled, &allocator->raw_sampled, split);
-    return LOAD_OK;
-}
-
-/* ---- the worker thread ---- */
+/* The main thread's part is a little more than half (half and a 32nd):
+ * the worker walks that part before it decodes its own. The estimate of
+ * the list's length comes from its first entries. */
+enum { SPLIT_EXTRA_SHARE = 32, SPLIT_SAMPLE_ENTRIES = 256, SPLIT_SAMPLE_FIELDS = 65536 };
 
 struct protobuf_worker {
     pthread_t thread;
-    struct protobuf_split split;
-    size_t end; /* of the value */
     struct protobuf_loader loader; /* no profile, no tracker, its own strings */
-    struct load_error error;
+    struct load_error error;       /* the worker's wire errors go here, unread */
+    uint32_t number;               /* the list split: 1 or 5 */
+    size_t start, middle, end;     /* of the value */
+    struct snapshot_columns *columns;
+    size_t base;     /* columns->count when the value began */
+    size_t capacity; /* columns->capacity, fixed while the worker runs */
     /* The tracker's release, called from the worker: it only drops pages. */
     void (*release)(void *context, size_t from, size_t to);
     void *release_context;
     size_t page_size;
+    atomic_bool cancelled;
     /* Set by the worker; read after the join. */
-    enum load_status status;
-    size_t error_offset; /* of the value's field that failed */
+    bool has_split;
+    size_t split;       /* the list's first entry at or past middle */
+    size_t first_index; /* its index in the columns */
+    size_t stored;      /* entries decoded into [first_index, first_index + stored) */
+    size_t stop;        /* the list's first entry from split on not decoded; end if none */
+    size_t resume;      /* the first other field from split on; end if none */
 };
 
-/* Drops whole pages of the worker's own range behind it, as the tracker
+/* The list most of the value's first entries belong to, and room for it in
+ * its columns: the value's size over the entries' average size, plus a
+ * quarter. Room not used costs address space only (its pages are never
+ * touched). False when there is no list to split or no room to be had. */
+static bool protobuf_reserve_split(const struct protobuf_loader *loader, struct allocator *allocator,
+                                   size_t start, size_t end, struct protobuf_worker *worker)
+{
+    struct load_error ignored;
+    const struct wire wire = { loader->wire.bytes, loader->wire.size, &ignored };
+    size_t count[6] = { 0 }, bytes[6] = { 0 }, position = start;
+    struct wire_field field;
+    for (size_t fields = 0; fields < SPLIT_SAMPLE_FIELDS && position < end; fields++) {
+        if (wire_read_field(&wire, &position, end, &field) != LOAD_OK)
+            break;
+        if (field.number != 1 && field.number != 5)
+            continue;
+        count[field.number]++;
+        bytes[field.number] += position - field.offset;
+        if (count[field.number] == SPLIT_SAMPLE_ENTRIES)
+            break;
+    }
+    uint32_t number = count[5] > count[1] ? 5 : 1;
+    if (count[number] == 0)
+        return false;
+    size_t length = (end - start) / (bytes[number] / count[number]);
+    size_t most = (end - start) / 2 + 1; /* an entry takes two bytes at least */
+    length = length + length / 4 + 16 < most ? length + length / 4 + 16 : most;
+    struct snapshot_columns *columns =
+        number == 1 ? &allocator->raw_snapshots : &allocator->raw_sampled;
+    if (length > SIZE_MAX - columns->count ||
+        !snapshot_columns_reserve(columns, columns->count + length))
+        return false;
+    worker->number = number;
+    worker->start = start;
+    worker->middle = start + (end - start) / 2 + (end - start) / SPLIT_EXTRA_SHARE;
+    worker->end = end;
+    worker->columns = columns;
+    worker->base = columns->count;
+    worker->capacity = columns->capacity;
+    return true;
+}
+
+static bool protobuf_worker_cancelled(struct protobuf_worker *worker)
+{
+    return atomic_load_explicit(&worker->cancelled, memory_order_relaxed);
+}
+
+/* Skips the main thread's part, counting the list's entries in it. */
+static bool protobuf_worker_find_split(struct protobuf_worker *worker)
+{
+    const struct wire *wire = &worker->loader.wire;
+    size_t position = worker->start, entries = 0;
+    struct wire_field field;
+    for (size_t fields = 0; position < worker->end; fields++) {
+        if (fields % 4096 == 0 && protobuf_worker_cancelled(worker))
+            return false;
+        if (wire_read_field(wire, &position, worker->end, &field) != LOAD_OK)
+            return false; /* the main thread meets it first */
+        if (field.number != worker->number)
+            continue;
+        if (field.offset >= worker->middle) {
+            worker->has_split = true;
+            worker->split = field.offset;
+            worker->first_index = worker->base + entries;
+            return true;
+        }
+        entries++;
+    }
+    return false;
+}
+
+/* Drops whole pages of the worker's own part behind it, as the tracker
  * does behind the main thread. */
 static void protobuf_worker_release(struct protobuf_worker *worker, size_t *released,
                                     size_t position)
@@ -874,46 +855,60 @@ static void protobuf_worker_release(struct protobuf_worker *worker, size_t *rele
     *released = position - position % worker->page_size;
 }
 
+/* The list's entries from the split on, until one cannot be stored. */
+static void protobuf_worker_decode(struct protobuf_worker *worker)
+{
+    struct protobuf_loader *loader = &worker->loader;
+    size_t position = worker->split, index = worker->first_index;
+    /* Rounded up: the page holding the split is the main thread's too. */
+    size_t released = position + (worker->page_size - position % worker->page_size);
+    worker->stop = worker->resume = worker->end;
+    while (position < worker->end && !protobuf_worker_cancelled(worker)) {
+        struct wire_field field = { .offset = position };
+        struct snapshot snapshot = { 0 };
+        if (wire_read_field(&loader->wire, &position, worker->end, &field) != LOAD_OK) {
+            worker->stop = field.offset;
+            break;
+        }
+        if (field.number != worker->number) {
+            if (worker->resume == worker->end)
+                worker->resume = field.offset;
+            continue;
+        }
+        if (index >= worker->capacity || field.type != WIRE_LENGTH ||
+            protobuf_read_snapshot(loader, field.start, field.end, &snapshot) != LOAD_OK) {
+            worker->stop = field.offset;
+            break;
+        }
+        snapshot_columns_set(worker->columns, index++, &snapshot);
+        protobuf_worker_release(worker, &released, position);
+    }
+    worker->stored = index - worker->first_index;
+}
+
 static void *protobuf_worker_run(void *argument)
 {
     struct protobuf_worker *worker = argument;
-    struct protobuf_loader *loader = &worker->loader;
-    const struct protobuf_split *split = &worker->split;
-    size_t position = split->start;
-    size_t index = split->first_index;
-    /* Rounded up: the page holding `start` is the main thread's too. */
-    size_t released = position + (worker->page_size - position % worker->page_size);
-    struct wire_field field = { .offset = position };
-    enum load_status status = LOAD_OK;
-    while (status == LOAD_OK && position < worker->end) {
-        status = wire_read_field(&loader->wire, &position, worker->end, &field);
-        if (status != LOAD_OK || field.number != split->number)
-            continue;
-        struct snapshot snapshot = { 0 };
-        status = wire_expect(&loader->wire, &field, WIRE_LENGTH,
-                             allocator_field_names[split->number]);
-        if (status == LOAD_OK)
-            status = protobuf_read_snapshot(loader, field.start, field.end, &snapshot);
-        if (status == LOAD_OK)
-            snapshot_columns_set(split->columns, index++, &snapshot);
-        protobuf_worker_release(worker, &released, position);
-    }
-    worker->status = status;
-    worker->error_offset = field.offset;
+    if (protobuf_worker_find_split(worker))
+        protobuf_worker_decode(worker);
     return NULL;
 }
 
-/* NULL when the worker cannot be had (out of memory, no thread): the
- * caller then decodes the whole value itself. */
+/* NULL when the value is not worth a worker or one cannot be had (no
+ * estimate, out of memory, no thread): one thread decodes it all. */
 static struct protobuf_worker *protobuf_worker_start(const struct protobuf_loader *loader,
-                                                     const struct protobuf_split *split,
-                                                     size_t end)
+                                                     size_t index, size_t start, size_t end)
 {
+    if (end - start < protobuf_parallel_threshold)
+        return NULL;
     struct protobuf_worker *worker = calloc(1, sizeof *worker);
     if (!worker)
         return NULL;
-    worker->split = *split;
-    worker->end = end;
+    if (!protobuf_reserve_split(loader, &loader->profile->allocators[index], start, end,
+                                worker)) {
+        free(worker);
+        return NULL;
+    }
     worker->loader = (struct protobuf_loader){
         .wire = { .bytes = loader->wire.bytes, .size = loader->wire.size,
                   .error = &worker->error },
@@ -925,6 +920,7 @@ static struct protobuf_worker *protobuf_worker_start(const struct protobuf_loade
     }
     long page_size = sysconf(_SC_PAGESIZE);
     worker->page_size = page_size > 0 ? (size_t)page_size : 4096;
+    atomic_init(&worker->cancelled, false);
     if (worker->loader.strings &&
         pthread_create(&worker->thread, NULL, protobuf_worker_run, worker) == 0)
         return worker;
@@ -933,53 +929,77 @@ static struct protobuf_worker *protobuf_worker_start(const struct protobuf_loade
     return NULL;
 }
 
-/* The worker's string ids become the profile's. */
-static enum load_status protobuf_worker_adopt(struct protobuf_loader *loader,
-                                              const struct protobuf_worker *worker)
+static void protobuf_worker_free(struct protobuf_worker *worker)
+{
+    string_table_free(worker->loader.strings);
+    free(worker);
+}
+
+/* Stops the worker and forgets what it did: its entries lie past the
+ * columns' count, where the main thread overwrites them. */
+static void protobuf_worker_cancel(struct protobuf_worker *worker)
+{
+    atomic_store_explicit(&worker->cancelled, true, memory_order_relaxed);
+    pthread_join(worker->thread, NULL);
+    protobuf_worker_free(worker);
+}
+
+/* The worker's entries become the columns' next ones, their string ids
+ * the profile's. */
+static bool protobuf_worker_adopt(struct protobuf_loader *loader,
+                                  const struct protobuf_worker *worker)
 {
     const struct string_table *strings = worker->loader.strings;
     size_t count = string_table_count(strings);
     uint32_t *ids = malloc(count * sizeof *ids);
     if (!ids)
-        return protobuf_fail_memory(loader, worker->split.start);
+        return false;
     for (size_t id = 0; id < count; id++) {
         ids[id] = string_table_intern(loader->strings, string_table_text(strings, (uint32_t)id),
                                       string_table_length(strings, (uint32_t)id));
         if (ids[id] == STRING_ID_NONE) {
             free(ids);
-            return protobuf_fail_memory(loader, worker->split.start);
+            return false;
         }
     }
-    struct snapshot_columns *columns = worker->split.columns;
-    for (size_t i = worker->split.first_index; i < worker->split.end_index; i++) {
+    struct snapshot_columns *columns = worker->columns;
+    size_t end_index = worker->first_index + worker->stored;
+    for (size_t i = worker->first_index; i < end_index; i++) {
         columns->op_name[i] = ids[columns->op_name[i]];
         columns->region_type[i] = ids[columns->region_type[i]];
         columns->data_type[i] = ids[columns->data_type[i]];
         columns->tensor_shape[i] = ids[columns->tensor_shape[i]];
     }
-    columns->count = worker->split.end_index;
+    columns->count = end_index;
     free(ids);
-    return LOAD_OK;
+    return true;
 }
 
-/* Joins the worker. `status` is the main thread's, failed at the field at
- * `failed_at`: whichever error comes first in the file is the one the
- * sequential decoder would have stopped at. */
-static enum load_status protobuf_worker_finish(struct protobuf_loader *loader,
-                                               struct protobuf_worker *worker,
-                                               enum load_status status, size_t failed_at)
+/* The entries of the list the main thread leaves alone: those in
+ * [from, to), the worker's. */
+struct protobuf_taken {
+    uint32_t number;
+    size_t from;
+    size_t to;
+};
+
+/* The main thread has reached the split at `offset`: it joins the worker,
+ * takes its entries over and returns where to go on (the worker's first
+ * field that is not one of them). `offset` again if nothing can be taken. */
+static size_t protobuf_worker_hand_over(struct protobuf_loader *loader,
+                                        struct protobuf_worker *worker, size_t offset,
+                                        struct protobuf_taken *taken)
 {
     pthread_join(worker->thread, NULL);
-    if (worker->status != LOAD_OK && (status == LOAD_OK || worker->error_offset < failed_at)) {
-        status = worker->status;
-        if (loader->wire.error)
-            *loader->wire.error = worker->error;
+    size_t next = offset;
+    if (worker->has_split && worker->split == offset &&
+        worker->first_index == worker->columns->count && worker->stored > 0 &&
+        protobuf_worker_adopt(loader, worker)) {
+        *taken = (struct protobuf_taken){ worker->number, offset, worker->stop };
+        next = worker->resume < worker->stop ? worker->resume : worker->stop;
     }
-    if (status == LOAD_OK)
-        status = protobuf_worker_adopt(loader, worker);
-    string_table_free(worker->loader.strings);
-    free(worker);
-    return status;
+    protobuf_worker_free(worker);
+    return next;
 }
 
 /* ---- the main thread's part of a value ---- */
@@ -1008,54 +1028,43 @@ static enum load_status protobuf_read_allocator_field(struct protobuf_loader *lo
     }
 }
 
-/* Every field of the value in file order but the worker's part (split may
- * be NULL); *failed_at is the offset of the field an error is about. The
- * tracker is not advanced into the worker's part: releasing the pages it
- * is reading would only make it read them again. */
-static enum load_status protobuf_read_allocator_fields(struct protobuf_loader *loader,
-                                                       size_t index, size_t position,
-                                                       size_t end,
-                                                       const struct protobuf_split *split,
-                                                       size_t *failed_at)
+/* One PerAllocatorMemoryProfile, merged into allocator `index`, every
+ * field in file order; the worker (if one starts) takes the list's entries
+ * from the middle on. */
+static enum load_status protobuf_read_allocator(struct protobuf_loader *loader, size_t index,
+                                                size_t position, size_t end)
 {
-    struct wire_field field = { .offset = position };
+    struct protobuf_worker *worker = protobuf_worker_start(loader, index, position, end);
+    struct protobuf_taken taken = { 0 };
+    struct wire_field field;
     enum load_status status = LOAD_OK;
     while (status == LOAD_OK && position < end) {
-        if (split && position == split->start) {
-            position = split->resume;
-            continue;
-        }
         status = wire_read_field(&loader->wire, &position, end, &field);
         if (status != LOAD_OK || field.number > 5)
             continue;
-        if (split && field.number == split->number && field.offset >= split->start)
+        if (field.number == taken.number && field.offset >= taken.from &&
+            field.offset < taken.to)
             continue;
+        if (worker && field.number == worker->number) {
+            if (field.offset >= worker->middle) {
+                position = protobuf_worker_hand_over(loader, worker, field.offset, &taken);
+                worker = NULL;
+                continue;
+            }
+            /* Growing the columns would move them under the worker. */
+            if (worker->columns->count == worker->capacity) {
+                protobuf_worker_cancel(worker);
+                worker = NULL;
+            }
+        }
         status = wire_expect(&loader->wire, &field, WIRE_LENGTH,
                              allocator_field_names[field.number]);
         if (status == LOAD_OK)
             status = protobuf_read_allocator_field(loader, index, &field);
-        if (!split || position <= split->start)
-            load_tracker_advance(loader->tracker, position);
+        load_tracker_advance(loader->tracker, position);
     }
-    *failed_at = field.offset;
-    return status;
-}
-
-/* One PerAllocatorMemoryProfile, merged into allocator `index`. */
-static enum load_status protobuf_read_allocator(struct protobuf_loader *loader, size_t index,
-                                                size_t position, size_t end)
-{
-    struct protobuf_split split;
-    enum load_status status = protobuf_reserve_snapshots(loader, index, position, end, &split);
-    if (status != LOAD_OK)
-        return status;
-    struct protobuf_worker *worker =
-        split.number ? protobuf_worker_start(loader, &split, end) : NULL;
-    size_t failed_at;
-    status = protobuf_read_allocator_fields(loader, index, position, end,
-                                            worker ? &split : NULL, &failed_at);
     if (worker)
-        status = protobuf_worker_finish(loader, worker, status, failed_at);
+        protobuf_worker_cancel(worker);
     return status;
 }
 

@@ -73,6 +73,19 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
     return true;
 }
 
+void snapshot_columns_fit(struct snapshot_columns *columns)
+{
+    if (columns->count == 0 || columns->count == columns->capacity)
+        return;
+    /* Shrinking in place cannot fail in practice; if it does, the column
+     * simply keeps its room. */
+#define SHRINK(name)                                                             \
+    column_resize((void **)&columns->name, sizeof *columns->name, columns->count);
+    FOR_EACH_COLUMN(SHRINK)
+#undef SHRINK
+    columns->capacity = columns->count;
+}
+
 bool snapshot_columns_append(struct snapshot_columns *columns, const struct snapshot *snapshot)
 {
     if (columns->index) {
@@ -485,6 +498,7 @@ static bool allocator_finish(struct allocator *allocator)
                                           : &allocator->raw_snapshots;
     allocator->timeline = *source;
     memset(source, 0, sizeof *source);
+    snapshot_columns_fit(&allocator->timeline);
     if (!timeline_is_sorted(&allocator->timeline) && !timeline_sort(&allocator->timeline))
         return false;
     allocator_count_activities(allocator);

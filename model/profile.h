@@ -79,6 +79,10 @@ struct snapshot_columns {
 
 /* Grow to hold at least `capacity` snapshots; false when memory runs out. */
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
+/* Give back the room past the last snapshot (loaders reserve from
+ * estimates): capacity == count afterwards (a column realloc() cannot
+ * shrink keeps its room, unused). */
+void snapshot_columns_fit(struct snapshot_columns *columns);
 /* Append one snapshot (amortised growth); false when memory runs out. */
 bool snapshot_columns_append(struct snapshot_columns *columns, const struct snapshot *snapshot);
 /* Stores snapshot `index` (below the capacity) in place; the count is the

@@ -566,7 +566,7 @@ static void test_random_messages_match_protobuf_c(void **state)
 /* ---- hand-made wire bytes ---- */
 
 struct wire_buffer {
-    uint8_t bytes[4096];
+    uint8_t bytes[16384];
     size_t size;
 };
 
@@ -900,7 +900,9 @@ static void test_duplicate_allocator_key_merges(void **state)
 }
 
 /* The pre-pass counts the snapshots, so the columns hold no spare room. */
-static void test_snapshot_columns_reserved_exactly(void **state)
+/* The loader reserves room from estimates; the finished timeline keeps
+ * none past its last snapshot, whether one thread loaded it or two. */
+static void test_timeline_keeps_no_spare_room(void **state)
 {
     (void)state;
     struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
@@ -912,13 +914,18 @@ static void test_snapshot_columns_reserved_exactly(void **state)
     put_entry(&profile_bytes, "a", &value);
     put_entry(&profile_bytes, "a", &value);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    const struct allocator *allocator = find_allocator(profile, "a");
-    assert_int_equal(allocator->raw_snapshots.count, 6);
-    assert_int_equal(allocator->raw_snapshots.capacity, 6);
-    assert_int_equal(allocator->raw_sampled.count, 42);
-    assert_int_equal(allocator->raw_sampled.capacity, 42);
-    profile_free(profile);
+    for (int threads = 1; threads <= 2; threads++) {
+        load_protobuf_set_parallel_threshold(threads == 1 ? SIZE_MAX : 2);
+        struct profile *profile = load_ok(&profile_bytes);
+        const struct allocator *allocator = find_allocator(profile, "a");
+        assert_int_equal(allocator->raw_snapshots.count, 6);
+        assert_int_equal(allocator->raw_sampled.count, 42);
+        assert_true(profile_finish(profile));
+        allocator = find_allocator(profile, "a");
+        assert_int_equal(allocator->timeline.count, 42);
+        assert_int_equal(allocator->timeline.capacity, 42);
+        profile_free(profile);
+    }
 }
 
 static void test_special_allocation_has_only_metadata(void **state)
@@ -1354,6 +1361,50 @@ static void test_damaged_long_value_two_threads_match_one(void **state)
     assert_true(loaded > 0);
 }
 
+/* The worker decodes into room reserved from the average size of the
+ * list's first entries. Lists whose later entries are much smaller run
+ * out of it: in the worker's part (it stops, the main thread goes on from
+ * there) or already in the main thread's (it stops the worker and grows
+ * the columns). Either way the result is one thread's.
+ * `big` entries of 11 bytes (a time of 2^49 takes 8 varint bytes), then
+ * `small` empty ones of 2 bytes. */
+static struct wire_buffer shrinking_list(int big, int small)
+{
+    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    struct wire_buffer timed = { .size = 0 }, empty = { .size = 0 };
+    put_varint_field(&timed, 1, (uint64_t)1 << 49);
+    assert_int_equal(timed.size, 9);
+    for (int index = 0; index < big; index++)
+        put_message_field(&value, 1, &timed);
+    for (int index = 0; index < small; index++)
+        put_message_field(&value, 1, &empty);
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    return profile_bytes;
+}
+
+static void test_lists_outgrowing_their_estimate_match_one_thread(void **state)
+{
+    (void)state;
+    /* 11500 bytes, room for 1322: the main thread's part holds ~800
+     * entries, the worker's ~2700. */
+    struct wire_buffer worker_short = shrinking_list(500, 3000);
+    /* 12066 bytes, room for 1386: the main thread's part alone holds
+     * ~2050 entries. */
+    struct wire_buffer main_short = shrinking_list(256, 4625);
+    const struct wire_buffer *messages[] = { &worker_short, &main_short };
+    for (size_t index = 0; index < 2; index++) {
+        assert_int_equal(expect_same_on_two_threads(messages[index]->bytes,
+                                                    messages[index]->size),
+                         LOAD_OK);
+        struct threshold_load two =
+            load_with_threshold(messages[index]->bytes, messages[index]->size, 2);
+        const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
+        assert_int_equal(gpu->timeline.count, index == 0 ? 3500 : 4881);
+        assert_int_equal(gpu->timeline.time_ps[gpu->timeline.count - 1], (int64_t)1 << 49);
+        profile_free(two.profile);
+    }
+}
+
 /* One value of `count` snapshots; those numbered first_bad and second_bad
  * (-1: none) carry a time_offset_ps of the wrong wire type. */
 static struct wire_buffer snapshots_with_errors(int count, int first_bad, int second_bad)
@@ -1700,7 +1751,8 @@ int main(void)
         cmocka_unit_test(test_map_value_before_key),
         cmocka_unit_test(test_map_entry_without_key_or_value),
         cmocka_unit_test(test_duplicate_allocator_key_merges),
-        cmocka_unit_test(test_snapshot_columns_reserved_exactly),
+        cmocka_unit_test_teardown(test_timeline_keeps_no_spare_room,
+                                  parallel_threshold_restore),
         cmocka_unit_test(test_special_allocation_has_only_metadata),
         cmocka_unit_test(test_strings_are_kept_byte_for_byte),
         cmocka_unit_test(test_negative_int32_is_a_ten_byte_varint),
@@ -1715,6 +1767,8 @@ int main(void)
         cmocka_unit_test_teardown(test_random_messages_match_protobuf_c_on_two_threads,
                                   parallel_threshold_restore),
         cmocka_unit_test_teardown(test_long_value_two_threads_match_one,
+                                  parallel_threshold_restore),
+        cmocka_unit_test_teardown(test_lists_outgrowing_their_estimate_match_one_thread,
                                   parallel_threshold_restore),
         cmocka_unit_test_teardown(test_damaged_long_value_two_threads_match_one,
                                   parallel_threshold_restore),
