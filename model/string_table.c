@@ -64,8 +64,16 @@ static uint64_t mix(uint64_t hash, uint64_t word)
     return hash ^ (hash >> 32);
 }
 
+static uint64_t load_half_word(const char *bytes)
+{
+    uint32_t half;
+    memcpy(&half, bytes, sizeof half);
+    return half;
+}
+
 /* Eight bytes per step; the tail is the last eight bytes again (they
- * overlap the step before), so there is no byte loop past 8 bytes. */
+ * overlap the step before), so there is no byte loop past 8 bytes, and
+ * from 4 to 7 bytes two overlapping 4-byte loads. */
 static uint64_t string_hash(const char *text, size_t length)
 {
     uint64_t hash = mix(0x243f6a8885a308d3u, length);
@@ -74,6 +82,8 @@ static uint64_t string_hash(const char *text, size_t length)
         for (; i + 8 < length; i += 8)
             hash = mix(hash, load_word(text + i));
         hash = mix(hash, load_word(text + length - 8));
+    } else if (length >= 4) {
+        hash = mix(hash, load_half_word(text) | load_half_word(text + length - 4) << 32);
     } else {
         uint64_t word = 0;
         for (size_t i = 0; i < length; i++)
@@ -88,15 +98,25 @@ static uint32_t string_tag(uint64_t hash)
     return (uint32_t)(hash >> 32);
 }
 
-/* memcmp(a, b, length) == 0, inline for the short strings profiles are
- * full of, where a library call costs more than the compare. */
+/* memcmp(a, b, length) == 0, inline: profiles are full of short strings
+ * (regions, data types, shapes) and op names of a few words, where a
+ * library call costs more than the compare. Loads overlap at the tail
+ * instead of looping over bytes. */
 static bool same_bytes(const char *a, const char *b, size_t length)
 {
-    if (length < 8 || length > 16)
-        return memcmp(a, b, length) == 0;
-    /* Two words that overlap when length < 16, both inside the strings. */
-    return load_word(a) == load_word(b) &&
-           load_word(a + length - 8) == load_word(b + length - 8);
+    if (length >= 8) {
+        for (size_t i = 0; i + 8 < length; i += 8)
+            if (load_word(a + i) != load_word(b + i))
+                return false;
+        return load_word(a + length - 8) == load_word(b + length - 8);
+    }
+    if (length >= 4)
+        return load_half_word(a) == load_half_word(b) &&
+               load_half_word(a + length - 4) == load_half_word(b + length - 4);
+    for (size_t i = 0; i < length; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
 }
 
 static bool cached_holds(const struct string_cached *cached, const char *text, size_t length)

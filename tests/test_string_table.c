@@ -138,6 +138,37 @@ static void test_same_prefix_different_lengths(void **state)
     string_table_free(table);
 }
 
+/* Strings are compared and hashed a word (or half a word) at a time, the
+ * tail by an overlapping load: a change of one byte anywhere, at every
+ * length, must make another string, through the slots, the hot cache and
+ * the hints alike. */
+static void test_one_byte_apart_at_every_length(void **state)
+{
+    (void)state;
+    struct string_table *table = string_table_new();
+    char text[41];
+    for (size_t length = 1; length <= 40; length++) {
+        memset(text, 'a', length);
+        uint32_t base = string_table_intern(table, text, length);
+        for (size_t position = 0; position < length; position++) {
+            text[position] = 'b';
+            uint32_t changed = string_table_intern(table, text, length);
+            assert_int_not_equal(changed, base);
+            assert_int_equal(string_table_length(table, changed), length);
+            assert_memory_equal(string_table_text(table, changed), text, length);
+            /* The hint holds the changed string now; the base must miss it. */
+            assert_int_equal(string_table_intern_hinted(table, 1, text, length), changed);
+            text[position] = 'a';
+            assert_int_equal(string_table_intern_hinted(table, 1, text, length), base);
+            assert_int_equal(string_table_intern(table, text, length), base);
+        }
+    }
+    /* The empty string, then 40 lengths each with itself and one variant
+     * per position. */
+    assert_int_equal(string_table_count(table), 1 + 40 + 40 * 41 / 2);
+    string_table_free(table);
+}
+
 static void test_unknown_id_is_empty(void **state)
 {
     (void)state;
@@ -158,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_long_string_larger_than_a_chunk),
         cmocka_unit_test(test_hinted_same_ids_as_plain),
         cmocka_unit_test(test_same_prefix_different_lengths),
+        cmocka_unit_test(test_one_byte_apart_at_every_length),
         cmocka_unit_test(test_unknown_id_is_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
