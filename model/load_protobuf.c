@@ -744,10 +744,10 @@ void load_protobuf_set_parallel_threshold(size_t threshold)
  * taken over its entries, decodes on from there: whatever went wrong is
  * found again, and reported, exactly as one thread reports it. */
 
-/* The main thread's part is a little more than half (half and a 32nd):
+/* The main thread's part is a little more than half (half and a 20th):
  * the worker walks that part before it decodes its own. The estimate of
  * the list's length comes from its first entries. */
-enum { SPLIT_EXTRA_SHARE = 32, SPLIT_SAMPLE_ENTRIES = 256, SPLIT_SAMPLE_FIELDS = 65536 };
+enum { SPLIT_EXTRA_SHARE = 20, SPLIT_SAMPLE_ENTRIES = 256, SPLIT_SAMPLE_FIELDS = 65536 };
 
 struct protobuf_worker {
     pthread_t thread;
@@ -952,15 +952,9 @@ static bool protobuf_worker_adopt(struct protobuf_loader *loader,
     const struct string_table *strings = worker->loader.strings;
     size_t count = string_table_count(strings);
     uint32_t *ids = malloc(count * sizeof *ids);
-    if (!ids)
+    if (!ids || !string_table_merge(loader->strings, strings, ids)) {
+        free(ids);
         return false;
-    for (size_t id = 0; id < count; id++) {
-        ids[id] = string_table_intern(loader->strings, string_table_text(strings, (uint32_t)id),
-                                      string_table_length(strings, (uint32_t)id));
-        if (ids[id] == STRING_ID_NONE) {
-            free(ids);
-            return false;
-        }
     }
     struct snapshot_columns *columns = worker->columns;
     size_t end_index = worker->first_index + worker->stored;

@@ -235,6 +235,22 @@ void string_table_free(struct string_table *table)
     free(table);
 }
 
+/* The id of the bytes in the slots, or STRING_ID_NONE. */
+static uint32_t string_table_find(const struct string_table *table, const char *text,
+                                  size_t length, uint64_t hash)
+{
+    uint32_t tag = string_tag(hash);
+    size_t mask = table->slot_count - 1;
+    for (size_t slot = hash & mask; table->slots[slot]; slot = (slot + 1) & mask) {
+        uint64_t packed = table->slots[slot];
+        const struct string_entry *entry = &table->entries[(uint32_t)packed - 1];
+        if ((uint32_t)(packed >> 32) == tag && entry->length == length &&
+            same_bytes(entry->text, text, length))
+            return (uint32_t)packed - 1;
+    }
+    return STRING_ID_NONE;
+}
+
 uint32_t string_table_intern(struct string_table *table, const char *text, size_t length)
 {
     if (length == 0)
@@ -244,22 +260,46 @@ uint32_t string_table_intern(struct string_table *table, const char *text, size_
     struct string_cached *hot = &table->hot[(hash >> 40) % STRING_TABLE_HOT];
     if (hot->tag == tag && cached_holds(hot, text, length))
         return hot->id;
-    uint32_t id = STRING_ID_NONE;
-    size_t mask = table->slot_count - 1;
-    for (size_t slot = hash & mask; table->slots[slot]; slot = (slot + 1) & mask) {
-        uint64_t packed = table->slots[slot];
-        const struct string_entry *entry = &table->entries[(uint32_t)packed - 1];
-        if ((uint32_t)(packed >> 32) == tag && entry->length == length &&
-            same_bytes(entry->text, text, length)) {
-            id = (uint32_t)packed - 1;
-            break;
-        }
-    }
+    uint32_t id = string_table_find(table, text, length, hash);
     if (id == STRING_ID_NONE)
         id = string_table_add(table, text, length, hash);
     if (id != STRING_ID_NONE && length <= UINT32_MAX)
         *hot = (struct string_cached){table->entries[id].text, (uint32_t)length, id, tag};
     return id;
+}
+
+/* How many strings ahead the merge hashes and fetches their slots: a
+ * slot is a cache miss (the slots of a big table are megabytes), and
+ * several misses in flight cost little more than one. */
+enum { MERGE_AHEAD = 8 };
+
+bool string_table_merge(struct string_table *table, const struct string_table *other,
+                        uint32_t *ids)
+{
+    size_t count = other->count;
+    /* A slot fetched ahead may move when an addition grows the slots:
+     * that fetch is wasted, nothing worse (a prefetch never faults). */
+    uint64_t hashes[MERGE_AHEAD];
+    for (size_t ahead = 0; ahead < count + MERGE_AHEAD; ahead++) {
+        if (ahead >= MERGE_AHEAD) {
+            size_t id = ahead - MERGE_AHEAD;
+            const struct string_entry *entry = &other->entries[id];
+            uint64_t hash = hashes[id % MERGE_AHEAD];
+            uint32_t found = string_table_find(table, entry->text, entry->length, hash);
+            if (found == STRING_ID_NONE)
+                found = string_table_add(table, entry->text, entry->length, hash);
+            if (found == STRING_ID_NONE)
+                return false;
+            ids[id] = found;
+        }
+        if (ahead < count) {
+            const struct string_entry *entry = &other->entries[ahead];
+            uint64_t hash = string_hash(entry->text, entry->length);
+            hashes[ahead % MERGE_AHEAD] = hash;
+            __builtin_prefetch(&table->slots[hash & (table->slot_count - 1)]);
+        }
+    }
+    return true;
 }
 
 uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, const char *text,

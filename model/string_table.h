@@ -33,6 +33,13 @@ uint32_t string_table_intern(struct string_table *table, const char *text, size_
 uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, const char *text,
                                     size_t length);
 
+/* Adds every string of `other` to `table`: ids[i] becomes the id in
+ * `table` of other's id i (ids has string_table_count(other) elements).
+ * Faster than interning them one by one. False when memory runs out
+ * (`table` then holds some of them). */
+bool string_table_merge(struct string_table *table, const struct string_table *other,
+                        uint32_t *ids);
+
 /* NUL-terminated text of an id; "" for an id the table never gave out. */
 const char *string_table_text(const struct string_table *table, uint32_t id);
 size_t string_table_length(const struct string_table *table, uint32_t id);
