@@ -64,7 +64,7 @@ void load_tracker_report(struct load_tracker *tracker, size_t done)
         tracker->options->progress(tracker->options->progress_context, done, tracker->total);
 }
 
-static void load_tracker_release(struct load_tracker *tracker, size_t offset)
+void load_tracker_release(struct load_tracker *tracker, size_t offset)
 {
     if (!tracker || !tracker->release || offset < tracker->released_at)
         return;

@@ -76,6 +76,9 @@ struct load_tracker {
 
 /* The loader is done with the bytes before `offset`: progress and release. */
 void load_tracker_advance(struct load_tracker *tracker, size_t offset);
+/* Release only: this thread is done with the bytes before `offset` (for
+ * a loader whose progress counts another thread's work too). */
+void load_tracker_release(struct load_tracker *tracker, size_t offset);
 /* Progress only: `done` bytes of `total`, whatever was read where. */
 void load_tracker_report(struct load_tracker *tracker, size_t done);
 

@@ -763,6 +763,7 @@ struct protobuf_worker {
     void *release_context;
     size_t page_size;
     atomic_bool cancelled;
+    atomic_size_t reached; /* for progress: where the worker's decoding is */
     /* Set by the worker; read after the join. */
     bool has_split;
     size_t split;       /* the list's first entry at or past middle */
@@ -882,6 +883,8 @@ static void protobuf_worker_decode(struct protobuf_worker *worker)
         }
         snapshot_columns_set(worker->columns, index++, &snapshot);
         protobuf_worker_release(worker, &released, position);
+        if (index % 1024 == 0)
+            atomic_store_explicit(&worker->reached, position, memory_order_relaxed);
     }
     worker->stored = index - worker->first_index;
 }
@@ -921,6 +924,7 @@ static struct protobuf_worker *protobuf_worker_start(const struct protobuf_loade
     long page_size = sysconf(_SC_PAGESIZE);
     worker->page_size = page_size > 0 ? (size_t)page_size : 4096;
     atomic_init(&worker->cancelled, false);
+    atomic_init(&worker->reached, 0);
     if (worker->loader.strings &&
         pthread_create(&worker->thread, NULL, protobuf_worker_run, worker) == 0)
         return worker;
@@ -1022,6 +1026,22 @@ static enum load_status protobuf_read_allocator_field(struct protobuf_loader *lo
     }
 }
 
+/* Progress counts the worker's bytes too (it runs from the middle, its
+ * start give or take an entry), or the bar would stop at the middle until
+ * the worker is joined. Pages are released behind each thread by itself. */
+static void protobuf_track(struct protobuf_loader *loader, struct protobuf_worker *worker,
+                           size_t position)
+{
+    if (!worker) {
+        load_tracker_advance(loader->tracker, position);
+        return;
+    }
+    size_t reached = atomic_load_explicit(&worker->reached, memory_order_relaxed);
+    size_t done = position + (reached > worker->middle ? reached - worker->middle : 0);
+    load_tracker_release(loader->tracker, position);
+    load_tracker_report(loader->tracker, done < worker->end ? done : worker->end);
+}
+
 /* One PerAllocatorMemoryProfile, merged into allocator `index`, every
  * field in file order; the worker (if one starts) takes the list's entries
  * from the middle on. */
@@ -1055,7 +1075,7 @@ static enum load_status protobuf_read_allocator(struct protobuf_loader *loader, 
                              allocator_field_names[field.number]);
         if (status == LOAD_OK)
             status = protobuf_read_allocator_field(loader, index, &field);
-        load_tracker_advance(loader->tracker, position);
+        protobuf_track(loader, worker, position);
     }
     if (worker)
         protobuf_worker_cancel(worker);

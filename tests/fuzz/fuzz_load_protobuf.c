@@ -28,8 +28,9 @@ static void check_against_protobuf_c(const uint8_t *data, size_t size, enum load
         fuzz_fail("memtop loads every message protobuf-c accepts", error->message);
 }
 
-/* Two snapshot lists decode alike on one thread and on two (the worker
- * takes the second half of any list of two or more). */
+/* Two snapshot lists decode alike on one thread and on two (with the
+ * threshold at 2, a worker takes the list from the middle of any value of
+ * two bytes or more). */
 static void check_columns_alike(const struct profile *a, const struct snapshot_columns *x,
                                 const struct profile *b, const struct snapshot_columns *y)
 {
