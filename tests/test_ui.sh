@@ -285,6 +285,44 @@ for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
 done
 tmux_stop
 
+# ---- --mouse in the chart and the tables ----
+# click COLUMN ROW: a left click in xterm's SGR encoding (1-based).
+click() {
+    tmux_text "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")"
+}
+mouse_v0=$demo_dir/demo.v0.pb.gz mouse_v1=$demo_dir/demo.v1.pb
+if tmux_have && [ -r "$mouse_v0" ] && [ -r "$mouse_v1" ]; then
+    # At 80x24 the chart's plot starts at column 41, the table's first
+    # data row is line 13.
+    viewer 80 24 "TERM=xterm-256color" --mouse "$mouse_v0"
+    tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
+    click 42 5
+    tap_check "--mouse: a click in the chart puts the cursor on that column" \
+        tmux_wait_for "39.582 ms (largest of 373)"
+    click 40 15
+    click 40 15
+    tap_check "--mouse: a click selects a table row, a second click opens it" \
+        tmux_wait_for "Allocation 3 of 191"
+    tmux_keys Escape
+    quit_cleanly "--mouse in the chart and table: q quits with status 0"
+
+    viewer 80 24 "TERM=xterm-256color" --mouse "$mouse_v1"
+    tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
+    tmux_keys Tab
+    tmux_wait_for "HLO modules (10)" >/dev/null
+    click 40 14
+    click 40 14
+    tap_check "--mouse: clicks on an HLO module zoom the chart to it" \
+        tmux_wait_for "chart zoomed to module 1 jit_train_step"
+    quit_cleanly "--mouse in the HLO modules: q quits with status 0"
+else
+    for name in chart table hlo; do
+        tap_skip "tmux or the demo profiles are absent (--mouse $name)"
+    done
+    tap_skip "tmux or the demo profiles are absent (--mouse quit)"
+    tap_skip "tmux or the demo profiles are absent (--mouse quit again)"
+fi
+
 # ---- e: export what the focused pane shows, as --export would ----
 export_profile=$demo_dir/demo.v0.pb.gz
 if tmux_have && [ -r "$export_profile" ]; then

@@ -696,6 +696,7 @@ void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
         return;
     }
     chart->last_plot_width = g.plot_width;
+    chart->last_plot_offset = g.plot_x - x;
     chart_normalize(viewer, timeline, g.plot_width);
     struct chart_window plot = chart_window_of(chart, g.plot_width);
     chart_columns_compute(timeline, &plot, chart->columns);
@@ -888,6 +889,18 @@ bool chart_pane_handle(struct viewer *viewer, enum request request)
         return true;
     default: return false;
     }
+}
+
+void chart_pane_click(struct viewer *viewer, int column)
+{
+    struct chart_state *chart = &viewer->chart;
+    int plot_column = column - chart->last_plot_offset;
+    if (!chart_timeline(viewer) || chart->last_plot_width <= 0 || plot_column < 0 ||
+        plot_column >= chart->last_plot_width)
+        return;
+    struct chart_window window = chart_window_of(chart, chart->last_plot_width);
+    chart->cursor_ps = chart_column_start(&window, plot_column);
+    chart->pinned = SIZE_MAX;
 }
 
 void chart_pane_jump_to_time(struct viewer *viewer, int64_t time_ps)

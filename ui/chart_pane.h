@@ -24,6 +24,7 @@ struct chart_state {
     bool show_free;
     bool show_fragmentation;
     int last_plot_width;  /* columns of the plot at the last draw */
+    int last_plot_offset; /* its first column, from the pane's left edge */
     /* The snapshot the readout shows after a jump (peak, a table row, a
      * search match); SIZE_MAX: the cursor column's largest. */
     size_t pinned;
@@ -37,6 +38,9 @@ void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
                      bool focused);
 /* true when the request was the chart's to handle. */
 bool chart_pane_handle(struct viewer *viewer, enum request request);
+/* A mouse click `column` cells from the pane's left edge: the cursor to
+ * that column of the plot (a click beside the plot does nothing). */
+void chart_pane_click(struct viewer *viewer, int column);
 /* Cursor to the snapshot nearest time_ps, scrolling the window to show it. */
 void chart_pane_jump_to_time(struct viewer *viewer, int64_t time_ps);
 /* Zoom to [from_ps, to_ps]; false (and a status message) when it holds no snapshot. */

@@ -216,6 +216,19 @@ static void hlo_zoom_chart(struct viewer *viewer)
                       profile_text(viewer->profile, module->name));
 }
 
+void hlo_pane_click(struct viewer *viewer, int row, bool again)
+{
+    struct hlo_state *hlo = &viewer->hlo;
+    if (row < 0 || hlo->top + (size_t)row >= hlo_count(viewer))
+        return;
+    size_t index = hlo->top + (size_t)row;
+    if (again && index == hlo->selected) {
+        hlo_zoom_chart(viewer);
+        return;
+    }
+    hlo->selected = index;
+}
+
 bool hlo_pane_handle(struct viewer *viewer, enum request request)
 {
     struct hlo_state *hlo = &viewer->hlo;

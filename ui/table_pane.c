@@ -617,6 +617,19 @@ static bool table_move(struct table_state *table, enum request request)
     return true;
 }
 
+void table_pane_click(struct viewer *viewer, int row, bool again)
+{
+    struct table_state *table = &viewer->table;
+    if (!viewer->allocator || row < 0 || table->top + (size_t)row >= table->rows.count)
+        return;
+    size_t position = table->top + (size_t)row;
+    if (again && position == table->selected) {
+        table_pane_handle(viewer, REQUEST_ENTER);
+        return;
+    }
+    table->selected = position;
+}
+
 bool table_pane_handle(struct viewer *viewer, enum request request)
 {
     struct table_state *table = &viewer->table;

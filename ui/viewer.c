@@ -398,6 +398,8 @@ static enum pane_kind viewer_pane_at(const struct viewer *viewer, int y, int x)
 
 static const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_kind pane)
 {
+    if (viewer->layout.hlo_tabbed && (pane == PANE_TABLE || pane == PANE_HLO))
+        return &viewer->layout.table; /* the two share it as tabs */
     switch (pane) {
     case PANE_HOSTS: return &viewer->layout.hosts;
     case PANE_ALLOCATORS: return &viewer->layout.allocators;
@@ -416,6 +418,7 @@ static void viewer_handle_mouse(struct viewer *viewer)
     enum pane_kind pane = viewer_pane_at(viewer, event.y, event.x);
     if (pane == PANE_COUNT || !viewer_pane_available(viewer, pane))
         return;
+    bool again = viewer->focus == pane;
     viewer_focus(viewer, pane);
     if (event.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
         enum request request = event.bstate & BUTTON4_PRESSED ? REQUEST_MOVE_UP : REQUEST_MOVE_DOWN;
@@ -423,9 +426,17 @@ static void viewer_handle_mouse(struct viewer *viewer)
             pane_handle(viewer, pane, request);
         return;
     }
+    /* Lists have their rows under the title line, tables under the title
+     * and the column headings. */
     const struct rect *area = viewer_pane_rect(viewer, pane);
     if (pane == PANE_HOSTS || pane == PANE_ALLOCATORS)
         list_pane_click(viewer, pane, event.y - area->y - 1);
+    else if (pane == PANE_CHART)
+        chart_pane_click(viewer, event.x - area->x);
+    else if (pane == PANE_TABLE)
+        table_pane_click(viewer, event.y - area->y - 2, again);
+    else if (pane == PANE_HLO)
+        hlo_pane_click(viewer, event.y - area->y - 2, again);
 }
 
 void viewer_handle_key(struct viewer *viewer, int key)
