@@ -90,15 +90,21 @@ size_t allocation_table_total(const struct allocation_table *table)
     return table->allocator && table->order ? table->allocator->row_count : 0;
 }
 
+int64_t allocation_row_bytes(const struct allocation_row *row)
+{
+    int64_t occurrences = row->occurrences > 0 ? row->occurrences : 1;
+    int64_t bytes;
+    if (__builtin_mul_overflow(row->allocation_bytes, occurrences, &bytes))
+        return row->allocation_bytes < 0 ? INT64_MIN : INT64_MAX;
+    return bytes;
+}
+
 int64_t allocation_table_shown_bytes(const struct allocation_table *table)
 {
     int64_t total = 0;
     for (size_t i = 0; i < table->count; i++) {
-        const struct allocation_row *row = allocation_table_row(table, i);
-        int64_t bytes;
-        int64_t occurrences = row->occurrences > 0 ? row->occurrences : 1;
-        if (__builtin_mul_overflow(row->allocation_bytes, occurrences, &bytes) ||
-            __builtin_add_overflow(total, bytes, &total))
+        int64_t bytes = allocation_row_bytes(allocation_table_row(table, i));
+        if (__builtin_add_overflow(total, bytes, &total))
             return bytes < 0 ? INT64_MIN : INT64_MAX;
     }
     return total;

@@ -79,7 +79,10 @@ const char *allocation_table_op_name(const struct allocation_table *table,
                                      size_t size);
 /* Rows before the filter. */
 size_t allocation_table_total(const struct allocation_table *table);
-/* Sum of allocation size x occurrences over the rows shown (saturating). */
+/* A row's share of the peak: its allocation size times its occurrences
+ * (an occurrence count below 1 counts as 1), saturating. */
+int64_t allocation_row_bytes(const struct allocation_row *row);
+/* Sum of allocation_row_bytes() over the rows shown (saturating). */
 int64_t allocation_table_shown_bytes(const struct allocation_table *table);
 
 #endif

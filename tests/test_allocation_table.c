@@ -6,12 +6,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/profile.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
 #include "model/allocation_table.h"
+#include "model/peak_breakdown.h"
 
 struct row_spec {
     const char *op;
@@ -319,6 +321,81 @@ static void test_sort_cycle(void **state)
     assert_false(allocation_table_default_descending(TABLE_COLUMN_FILE_ORDER));
 }
 
+/* ---- what the peak is made of ---- */
+
+struct expected_group {
+    const char *name;
+    int64_t bytes;
+};
+
+static void assert_breakdown(const struct allocation_table *table, enum breakdown_key key,
+                             const struct expected_group *expected, size_t count, int64_t total)
+{
+    struct peak_breakdown breakdown;
+    assert_true(peak_breakdown_build(&breakdown, table, key));
+    assert_int_equal(breakdown.count, count);
+    for (size_t i = 0; i < count; i++) {
+        assert_string_equal(profile_text(table->profile, breakdown.groups[i].name),
+                            expected[i].name);
+        assert_int_equal(breakdown.groups[i].bytes, expected[i].bytes);
+    }
+    assert_int_equal(breakdown.total_bytes, total);
+    assert_int_equal(breakdown.total_bytes, allocation_table_shown_bytes(table));
+    peak_breakdown_free(&breakdown);
+}
+
+static void test_breakdown_by_region_and_type(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    /* Largest first, equal sizes by name; the unresolved row has neither
+     * region nor type and counts 0 bytes. */
+    static const struct expected_group regions[] = {
+        {"temp", 400 * 2 + 900}, {"output", 400 + 100}, {"persist", 100 * 5}, {"", 0}};
+    assert_breakdown(table, BREAKDOWN_BY_REGION, regions, 4, 2700);
+    static const struct expected_group types[] = {
+        {"float", 400 + 100 * 5 + 900}, {"half", 400 * 2}, {"bfloat16", 100}, {"", 0}};
+    assert_breakdown(table, BREAKDOWN_BY_DATA_TYPE, types, 4, 2700);
+    /* The table's sort changes nothing; its filter picks the rows. */
+    allocation_table_set_sort(table, TABLE_COLUMN_OP_NAME, false);
+    assert_breakdown(table, BREAKDOWN_BY_REGION, regions, 4, 2700);
+    assert_true(allocation_table_set_filter(table, "CONV"));
+    static const struct expected_group conv[] = {{"temp", 800}, {"output", 400}};
+    assert_breakdown(table, BREAKDOWN_BY_REGION, conv, 2, 1200);
+    assert_true(allocation_table_set_filter(table, "no such op"));
+    assert_breakdown(table, BREAKDOWN_BY_REGION, NULL, 0, 0);
+}
+
+/* A hostile file: every row its own data type, sizes in no order. */
+static void test_breakdown_of_many_groups(void **state)
+{
+    (void)state;
+    enum { ROWS = 3000 };
+    static struct row_spec specs[ROWS];
+    static char types[ROWS][16];
+    for (size_t i = 0; i < ROWS; i++) {
+        snprintf(types[i], sizeof types[i], "type%zu", i);
+        specs[i] = (struct row_spec){"op", (int64_t)((i * 7919) % ROWS), 1, 1, "temp", types[i],
+                                     "[1]"};
+    }
+    struct profile *profile = profile_with_rows(specs, ROWS);
+    struct allocation_table table;
+    assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
+    struct peak_breakdown breakdown;
+    assert_true(peak_breakdown_build(&breakdown, &table, BREAKDOWN_BY_DATA_TYPE));
+    assert_int_equal(breakdown.count, ROWS);
+    /* 7919 is prime to 3000: the sizes are 0..2999, each once. */
+    for (size_t i = 0; i < ROWS; i++)
+        assert_int_equal(breakdown.groups[i].bytes, ROWS - 1 - (int64_t)i);
+    assert_int_equal(breakdown.total_bytes, (int64_t)ROWS * (ROWS - 1) / 2);
+    peak_breakdown_free(&breakdown);
+    assert_true(peak_breakdown_build(&breakdown, &table, BREAKDOWN_BY_REGION));
+    assert_int_equal(breakdown.count, 1);
+    assert_int_equal(breakdown.groups[0].bytes, (int64_t)ROWS * (ROWS - 1) / 2);
+    peak_breakdown_free(&breakdown);
+    allocation_table_free(&table);
+    profile_free(profile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +407,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_empty_filter_and_no_match, setup_mixed,
                                         teardown_mixed),
         cmocka_unit_test_setup_teardown(test_unresolved_rows, setup_mixed, teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_breakdown_by_region_and_type, setup_mixed,
+                                        teardown_mixed),
+        cmocka_unit_test(test_breakdown_of_many_groups),
         cmocka_unit_test(test_stability_many_ties),
         cmocka_unit_test(test_special_rows_and_no_allocator),
         cmocka_unit_test(test_matches),

@@ -23,6 +23,8 @@ static size_t tiles(const struct layout *layout, const struct rect **out)
     out[count++] = &layout->hosts;
     out[count++] = &layout->allocators;
     out[count++] = &layout->summary;
+    out[count++] = &layout->by_region;
+    out[count++] = &layout->by_data_type;
     out[count++] = &layout->separator;
     out[count++] = &layout->chart;
     out[count++] = &layout->table;
@@ -167,6 +169,38 @@ static void test_many_allocators_leave_room_for_the_summary(void **state)
     assert_true(layout.summary.height >= 11);
 }
 
+/* The left column's rows past the summary show what the peak is made of,
+ * when there are enough of them; at 80x24 there are not. */
+static void test_tall_left_column_shows_the_breakdowns(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 60, 200, 1, 3, true);
+    assert_usable(&layout, 1, true);
+    assert_int_equal(layout.summary.height, 13);
+    assert_int_equal(layout.by_region.y, layout.summary.y + layout.summary.height);
+    assert_int_equal(layout.by_data_type.y, layout.by_region.y + layout.by_region.height);
+    assert_true(layout.by_region.height >= 3 && layout.by_data_type.height >= 3);
+    assert_int_equal(layout.by_data_type.y + layout.by_data_type.height, layout.status.y);
+    /* A short first list moves the line up; a long one stops short of
+     * the second's title and two rows. */
+    int total = layout.by_region.height + layout.by_data_type.height;
+    layout_share_breakdowns(&layout, 5);
+    assert_usable(&layout, 1, true);
+    assert_int_equal(layout.by_region.height, 5);
+    layout_share_breakdowns(&layout, 1000);
+    assert_usable(&layout, 1, true);
+    assert_int_equal(layout.by_data_type.height, 3);
+    assert_int_equal(layout.by_region.height, total - 3);
+    layout_share_breakdowns(&layout, 0);
+    assert_int_equal(layout.by_region.height, 3);
+    layout_compute(&layout, 24, 80, 1, 3, false);
+    assert_usable(&layout, 1, false);
+    assert_true(rect_is_empty(&layout.by_region) && rect_is_empty(&layout.by_data_type));
+    layout_share_breakdowns(&layout, 5);
+    assert_usable(&layout, 1, false);
+}
+
 static void test_no_allocators_still_lays_out(void **state)
 {
     (void)state;
@@ -215,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_too_small_draws_nothing),
         cmocka_unit_test(test_many_hosts_scroll_in_a_capped_list),
         cmocka_unit_test(test_many_allocators_leave_room_for_the_summary),
+        cmocka_unit_test(test_tall_left_column_shows_the_breakdowns),
         cmocka_unit_test(test_no_allocators_still_lays_out),
         cmocka_unit_test(test_every_size),
         cmocka_unit_test(test_rect_helpers),

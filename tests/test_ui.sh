@@ -323,6 +323,32 @@ else
     tap_skip "tmux or the demo profiles are absent (--mouse quit again)"
 fi
 
+# ---- what the peak is made of, under the summary on a tall terminal ----
+if tmux_have && [ -r "$mouse_v1" ]; then
+    viewer 160 50 "" "$mouse_v1"
+    tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
+    tap_check "160x50: the peak by region under the summary" \
+        tmux_wait_for " persist/dynamic      2.66 GiB  37 %"
+    tap_check "160x50: the peak by data type below it" \
+        tmux_wait_for " bfloat16             4.41 GiB  61 %"
+    tmux_keys /
+    tmux_text dense_2
+    tmux_keys Enter
+    tap_check "160x50: the breakdowns follow the table's filter" \
+        tmux_wait_for "At peak by region (filter)"
+    if tmux_wait_for " output             540.00 MiB 100 %" &&
+        grep -q "540.00 MiB of 7.17 GiB" "$tmux_screen"; then
+        tap_ok "160x50: the filtered breakdown sums what the filtered table sums"
+    else
+        tap_not_ok "160x50: the filtered breakdown sums what the filtered table sums"
+    fi
+    quit_cleanly "160x50 with breakdowns: q quits with status 0"
+else
+    for name in region type filter sums quit; do
+        tap_skip "tmux or demo.v1.pb is absent (breakdown $name)"
+    done
+fi
+
 # ---- e: export what the focused pane shows, as --export would ----
 export_profile=$demo_dir/demo.v0.pb.gz
 if tmux_have && [ -r "$export_profile" ]; then

@@ -6,6 +6,8 @@
 
 /* The summary's title and its twelve fields. */
 #define SUMMARY_WANTED_ROWS 13
+/* A breakdown pane's title and two rows: less is not worth showing. */
+#define BREAKDOWN_MIN_ROWS 3
 /* Below this many rows each, the table and the HLO modules take turns. */
 #define STACKED_MIN_ROWS 10
 
@@ -32,6 +34,22 @@ static int list_rows(size_t count, int share)
     return min_int(items, share);
 }
 
+/* The summary, and below it what the peak is made of when the column is
+ * tall enough for both breakdowns; else the summary has all of it. */
+static void layout_left_bottom(struct layout *layout, int y, int height, int width)
+{
+    int rest = height - SUMMARY_WANTED_ROWS;
+    if (rest < 2 * BREAKDOWN_MIN_ROWS) {
+        layout->summary = rect_make(y, 0, height, width);
+        return;
+    }
+    layout->summary = rect_make(y, 0, SUMMARY_WANTED_ROWS, width);
+    y += SUMMARY_WANTED_ROWS;
+    int regions = rest / 2;
+    layout->by_region = rect_make(y, 0, regions, width);
+    layout->by_data_type = rect_make(y + regions, 0, rest - regions, width);
+}
+
 static void layout_left_column(struct layout *layout, int top, int body, int width,
                                size_t host_count, size_t allocator_count)
 {
@@ -46,7 +64,7 @@ static void layout_left_column(struct layout *layout, int top, int body, int wid
     int allocator_height = 1 + list_rows(allocator_count, share > 3 ? share : 3);
     layout->allocators = rect_make(y, 0, allocator_height, width);
     y += allocator_height;
-    layout->summary = rect_make(y, 0, top + body - y, width);
+    layout_left_bottom(layout, y, top + body - y, width);
 }
 
 static void layout_right_column(struct layout *layout, int top, int body, int x, int width,
@@ -86,6 +104,17 @@ void layout_compute(struct layout *layout, int rows, int cols, size_t host_count
     layout_left_column(layout, top, body, left_width, host_count, allocator_count);
     layout->separator = rect_make(top, left_width, body, 1);
     layout_right_column(layout, top, body, left_width + 1, cols - left_width - 1, has_hlo);
+}
+
+void layout_share_breakdowns(struct layout *layout, int region_rows)
+{
+    struct rect *first = &layout->by_region, *second = &layout->by_data_type;
+    if (rect_is_empty(first) || rect_is_empty(second))
+        return;
+    int total = first->height + second->height;
+    first->height = clamp(region_rows, BREAKDOWN_MIN_ROWS, total - BREAKDOWN_MIN_ROWS);
+    second->y = first->y + first->height;
+    second->height = total - first->height;
 }
 
 bool rect_is_empty(const struct rect *rect)

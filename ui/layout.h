@@ -5,7 +5,8 @@
  *   hosts (only with several hosts) | chart
  *   allocators                      |
  *   summary                         | table  (HLO modules below it, or
- *                                   |         sharing its place as a tab)
+ *   at peak by region  (when there  |         sharing its place as a tab)
+ *   at peak by type     is room)    |
  *   status line                                     (1 row)
  *
  * Each pane's rectangle includes its title row. */
@@ -31,6 +32,8 @@ struct layout {
     struct rect hosts; /* empty with one host */
     struct rect allocators;
     struct rect summary;
+    struct rect by_region;    /* empty when the column is too short */
+    struct rect by_data_type; /* empty when the column is too short */
     struct rect separator; /* the vertical rule between the columns */
     struct rect chart;
     struct rect table;
@@ -41,6 +44,12 @@ struct layout {
 
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
                     size_t allocator_count, bool has_hlo);
+
+/* Moves the line between the two breakdowns so that the first has
+ * `region_rows` rows (its title included), as far as the second keeps a
+ * title and two rows: they list a few groups each, and an even split
+ * would leave a gap under a short first list. */
+void layout_share_breakdowns(struct layout *layout, int region_rows);
 
 bool rect_is_empty(const struct rect *rect);
 bool rect_contains(const struct rect *rect, int y, int x);

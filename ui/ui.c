@@ -7,6 +7,7 @@
 
 #include <curses.h>
 
+#include "ui/breakdown_pane.h"
 #include "ui/header_pane.h"
 #include "ui/help_overlay.h"
 #include "ui/layout.h"
@@ -49,14 +50,15 @@ static void draw_separator(struct viewer *viewer, WINDOW *window)
 {
     const struct layout *layout = &viewer->layout;
     const struct ui_style *style = &viewer->style;
-    const struct rect *left[] = {&layout->hosts, &layout->allocators, &layout->summary};
+    const struct rect *left[] = {&layout->hosts, &layout->allocators, &layout->summary,
+                                 &layout->by_region, &layout->by_data_type};
     const struct rect *right[] = {&layout->chart, &layout->table, &layout->hlo};
     /* Without data only the chart's place has a title. */
     size_t right_count = viewer->allocator ? 3 : 1;
     wattrset(window, style->dim);
     for (int row = 0; row < layout->separator.height; row++) {
         int y = layout->separator.y + row;
-        bool joins_left = row_is_title(left, 3, y), joins_right = row_is_title(right, right_count, y);
+        bool joins_left = row_is_title(left, 5, y), joins_right = row_is_title(right, right_count, y);
         const char *glyph;
         if (!style->utf8)
             glyph = joins_left || joins_right ? "+" : "|";
@@ -159,6 +161,13 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
                               allocators->width, viewer->focus == PANE_ALLOCATORS);
     const struct rect *summary = &layout->summary;
     summary_pane_draw(viewer, window, summary->y, summary->x, summary->height, summary->width);
+    const struct rect *by_region = &layout->by_region, *by_data_type = &layout->by_data_type;
+    if (!rect_is_empty(by_region))
+        breakdown_pane_draw(viewer, window, by_region->y, by_region->x, by_region->height,
+                            by_region->width, BREAKDOWN_BY_REGION);
+    if (!rect_is_empty(by_data_type))
+        breakdown_pane_draw(viewer, window, by_data_type->y, by_data_type->x,
+                            by_data_type->height, by_data_type->width, BREAKDOWN_BY_DATA_TYPE);
     draw_right_column(viewer, window);
     draw_separator(viewer, window);
 }
@@ -184,6 +193,8 @@ static void draw_frame(struct viewer *viewer)
     size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
     layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
                    viewer_pane_available(viewer, PANE_HLO));
+    if (!rect_is_empty(&viewer->layout.by_region))
+        layout_share_breakdowns(&viewer->layout, breakdown_pane_region_rows(viewer));
     bool prompt_cursor = false;
     int cursor_x = 0;
     if (viewer->layout.too_small) {

@@ -134,8 +134,10 @@ void viewer_select_host(struct viewer *viewer, size_t index)
         show_load_progress(&progress, 0, 1);
     const struct profile *profile = host_list_load(hosts, index, &options);
 
-    /* The table's rows point into the old profile: let go of them first. */
+    /* The table's rows and the sums of them point into the old profile:
+     * let go of them first. */
     table_pane_free(viewer);
+    breakdown_pane_free(viewer);
     viewer->host_index = index;
     viewer->host_list.selected = index;
     viewer->profile = profile;
@@ -169,6 +171,7 @@ void viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui
 void viewer_free(struct viewer *viewer)
 {
     table_pane_free(viewer);
+    breakdown_pane_free(viewer);
 }
 
 static bool pane_handle(struct viewer *viewer, enum pane_kind pane, enum request request);

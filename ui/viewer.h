@@ -12,6 +12,7 @@
 
 #include "model/host_list.h"
 #include "model/profile.h"
+#include "ui/breakdown_pane.h"
 #include "ui/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
@@ -72,6 +73,7 @@ struct viewer {
     struct chart_state chart;
     struct table_state table;
     struct hlo_state hlo;
+    struct breakdown_state breakdown;
 
     struct prompt prompt;
     struct export_prompt_state export_prompt;

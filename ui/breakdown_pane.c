@@ -1,0 +1,106 @@
+#include "config.h"
+
+#include "ui/breakdown_pane.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/format.h"
+#include "ui/draw.h"
+#include "ui/viewer.h"
+
+/* Share columns ("100 %") when the pane is at least this wide. */
+#define SHARE_MIN_WIDTH 28
+
+void breakdown_pane_free(struct viewer *viewer)
+{
+    struct breakdown_state *breakdown = &viewer->breakdown;
+    peak_breakdown_free(&breakdown->by_region);
+    peak_breakdown_free(&breakdown->by_data_type);
+    memset(breakdown, 0, sizeof *breakdown);
+}
+
+/* The sums of what the table shows now, built again only when the
+ * allocator or the filter changed (the sort does not change a sum). */
+static void breakdown_update(struct viewer *viewer)
+{
+    struct breakdown_state *breakdown = &viewer->breakdown;
+    const struct allocation_table *rows = &viewer->table.rows;
+    if (breakdown->valid && breakdown->allocator == rows->allocator &&
+        breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0)
+        return;
+    breakdown_pane_free(viewer);
+    /* Out of memory leaves them empty: the pane then shows no rows. */
+    peak_breakdown_build(&breakdown->by_region, rows, BREAKDOWN_BY_REGION);
+    peak_breakdown_build(&breakdown->by_data_type, rows, BREAKDOWN_BY_DATA_TYPE);
+    breakdown->allocator = rows->allocator;
+    breakdown->shown = rows->count;
+    snprintf(breakdown->filter, sizeof breakdown->filter, "%s", rows->filter);
+    breakdown->valid = true;
+}
+
+int breakdown_pane_region_rows(struct viewer *viewer)
+{
+    if (!viewer->allocator)
+        return 0;
+    breakdown_update(viewer);
+    size_t count = viewer->breakdown.by_region.count;
+    return count > 1000 ? 1000 : (int)count + 2;
+}
+
+static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                       const char *name, int64_t bytes, int64_t total, attr_t name_attr)
+{
+    const struct ui_style *style = &viewer->style;
+    char value[64], size[32];
+    format_bytes(bytes, size, sizeof size);
+    if (width >= SHARE_MIN_WIDTH && total > 0 && bytes >= 0) {
+        int share = (int)((double)bytes / (double)total * 100.0 + 0.5);
+        snprintf(value, sizeof value, "%s %3d %%", size, share);
+    } else {
+        snprintf(value, sizeof value, "%s", size);
+    }
+    int value_width = draw_text_width(value, style);
+    wattrset(window, name[0] ? name_attr : style->dim);
+    draw_text(window, y, x, width - value_width - 1, name[0] ? name : "(none)", style);
+    wattrset(window, style->normal);
+    draw_text_right(window, y, x, width, value, style);
+}
+
+void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
+                         int width, enum breakdown_key key)
+{
+    const struct ui_style *style = &viewer->style;
+    if (height <= 0 || width <= 0)
+        return;
+    bool filtered = viewer->table.rows.filter[0] != '\0';
+    const char *title = key == BREAKDOWN_BY_REGION
+                            ? (filtered ? "At peak by region (filter)" : "At peak by region")
+                            : (filtered ? "At peak by type (filter)" : "At peak by type");
+    draw_pane_title(window, y, x, width, title, false, style);
+    if (!viewer->allocator)
+        return;
+    breakdown_update(viewer);
+    const struct peak_breakdown *sums = key == BREAKDOWN_BY_REGION
+                                            ? &viewer->breakdown.by_region
+                                            : &viewer->breakdown.by_data_type;
+    int rows = height - 1;
+    if (rows <= 0)
+        return;
+    size_t shown = sums->count <= (size_t)rows ? sums->count : (size_t)rows - 1;
+    for (size_t i = 0; i < shown; i++)
+        draw_group(viewer, window, y + 1 + (int)i, x + 1, width - 1,
+                   profile_text(viewer->profile, sums->groups[i].name), sums->groups[i].bytes,
+                   sums->total_bytes, style->normal);
+    if (shown == sums->count)
+        return;
+    /* What does not fit, summed on the last line. */
+    int64_t rest = 0;
+    for (size_t i = shown; i < sums->count; i++)
+        if (__builtin_add_overflow(rest, sums->groups[i].bytes, &rest))
+            rest = INT64_MAX;
+    char name[48];
+    snprintf(name, sizeof name, "%zu more", sums->count - shown);
+    draw_group(viewer, window, y + rows, x + 1, width - 1, name, rest, sums->total_bytes,
+               style->dim);
+}
