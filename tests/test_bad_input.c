@@ -28,72 +28,15 @@
 #include "model/profile.h"
 #include "model/timeline.h"
 #include "tests/test_support.h"
+#include "tests/wire_builder.h"
 
 /* ---- bytes in memory ---- */
 
-struct bytes {
-    uint8_t *data;
-    size_t size;
-    size_t capacity;
-};
-
-static void put(struct bytes *bytes, const void *data, size_t size)
-{
-    if (bytes->size + size > bytes->capacity) {
-        size_t capacity = bytes->capacity ? bytes->capacity : 256;
-        while (capacity < bytes->size + size)
-            capacity *= 2;
-        bytes->data = realloc(bytes->data, capacity);
-        assert_non_null(bytes->data);
-        bytes->capacity = capacity;
-    }
-    if (size)
-        memcpy(bytes->data + bytes->size, data, size);
-    bytes->size += size;
-}
-
-static void put_byte(struct bytes *bytes, uint8_t byte)
-{
-    put(bytes, &byte, 1);
-}
-
-static void put_varint(struct bytes *bytes, uint64_t value)
-{
-    while (value >= 0x80) {
-        put_byte(bytes, (uint8_t)(value | 0x80));
-        value >>= 7;
-    }
-    put_byte(bytes, (uint8_t)value);
-}
-
-static void put_varint_field(struct bytes *bytes, uint32_t field, uint64_t value)
-{
-    put_varint(bytes, (uint64_t)field << 3);
-    put_varint(bytes, value);
-}
-
-static void put_double_field(struct bytes *bytes, uint32_t field, double value)
-{
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    put_varint(bytes, (uint64_t)field << 3 | 1);
-    for (int i = 0; i < 8; i++)
-        put_byte(bytes, (uint8_t)(bits >> (8 * i)));
-}
-
-static void put_length_field(struct bytes *bytes, uint32_t field, const void *data, size_t size)
-{
-    put_varint(bytes, (uint64_t)field << 3 | 2);
-    put_varint(bytes, size);
-    put(bytes, data, size);
-}
-
 /* Appends `message` as field `field`, then frees it. */
-static void put_message(struct bytes *bytes, uint32_t field, struct bytes *message)
+static void put_message(struct wire_bytes *bytes, uint32_t field, struct wire_bytes *message)
 {
-    put_length_field(bytes, field, message->data, message->size);
-    free(message->data);
-    *message = (struct bytes){0};
+    wire_bytes_put_message_field(bytes, field, message);
+    wire_bytes_free(message);
 }
 
 /* A MemoryProfileSnapshot: time, stack, heap, fragmentation, activity, op. */
@@ -106,45 +49,46 @@ struct snapshot_spec {
     const char *op;
 };
 
-static void put_snapshot(struct bytes *allocator, uint32_t field, struct snapshot_spec spec)
+static void put_snapshot(struct wire_bytes *allocator, uint32_t field, struct snapshot_spec spec)
 {
-    struct bytes stats = {0}, metadata = {0}, snapshot = {0};
-    put_varint_field(&stats, 1, (uint64_t)spec.stack_bytes);
-    put_varint_field(&stats, 2, (uint64_t)spec.heap_bytes);
-    put_double_field(&stats, 4, spec.fragmentation);
-    put_varint_field(&metadata, 1, (uint64_t)spec.activity);
+    struct wire_bytes stats = {0}, metadata = {0}, snapshot = {0};
+    wire_bytes_put_varint_field(&stats, 1, (uint64_t)spec.stack_bytes);
+    wire_bytes_put_varint_field(&stats, 2, (uint64_t)spec.heap_bytes);
+    wire_bytes_put_double_field(&stats, 4, spec.fragmentation);
+    wire_bytes_put_varint_field(&metadata, 1, (uint64_t)spec.activity);
     if (spec.op)
-        put_length_field(&metadata, 5, spec.op, strlen(spec.op));
-    put_varint_field(&snapshot, 1, (uint64_t)spec.time_ps);
+        wire_bytes_put_string_field(&metadata, 5, spec.op);
+    wire_bytes_put_varint_field(&snapshot, 1, (uint64_t)spec.time_ps);
     put_message(&snapshot, 2, &stats);
     put_message(&snapshot, 3, &metadata);
     put_message(allocator, field, &snapshot);
 }
 
-static void put_active(struct bytes *allocator, int64_t snapshot_index, int64_t special_index,
-                       int64_t occurrences)
+static void put_active(struct wire_bytes *allocator, int64_t snapshot_index,
+                       int64_t special_index, int64_t occurrences)
 {
-    struct bytes active = {0};
-    put_varint_field(&active, 1, (uint64_t)snapshot_index);
-    put_varint_field(&active, 2, (uint64_t)special_index);
-    put_varint_field(&active, 3, (uint64_t)occurrences);
+    struct wire_bytes active = {0};
+    wire_bytes_put_varint_field(&active, 1, (uint64_t)snapshot_index);
+    wire_bytes_put_varint_field(&active, 2, (uint64_t)special_index);
+    wire_bytes_put_varint_field(&active, 3, (uint64_t)occurrences);
     put_message(allocator, 3, &active);
 }
 
 /* One memory_profile_per_allocator entry; frees `allocator`. */
-static void put_allocator(struct bytes *profile, const char *id, struct bytes *allocator)
+static void put_allocator(struct wire_bytes *profile, const char *id,
+                          struct wire_bytes *allocator)
 {
-    struct bytes entry = {0};
-    put_length_field(&entry, 1, id, strlen(id));
+    struct wire_bytes entry = {0};
+    wire_bytes_put_string_field(&entry, 1, id);
     put_message(&entry, 2, allocator);
     put_message(profile, 1, &entry);
 }
 
 /* A small, valid version 0 profile: two allocators, five snapshots, a
  * summary-less timeline and two rows; the base for damaged copies. */
-static struct bytes small_profile(void)
+static struct wire_bytes small_profile(void)
 {
-    struct bytes profile = {0}, gpu = {0}, cpu = {0};
+    struct wire_bytes profile = {0}, gpu = {0}, cpu = {0};
     put_snapshot(&gpu, 1, (struct snapshot_spec){10, 0, 100, 0.5, 1, "conv"});
     put_snapshot(&gpu, 1, (struct snapshot_spec){20, 0, 300, 0.25, 1, "matmul"});
     put_snapshot(&gpu, 1, (struct snapshot_spec){30, 0, 200, 0.0, 2, "conv"});
@@ -154,9 +98,9 @@ static struct bytes small_profile(void)
     put_snapshot(&cpu, 1, (struct snapshot_spec){6, 8, 0, 0.0, 2, "copy"});
     put_allocator(&profile, "GPU_0_bfc", &gpu);
     put_allocator(&profile, "cpu", &cpu);
-    put_varint_field(&profile, 2, 1);
-    put_length_field(&profile, 3, "GPU_0_bfc", 9);
-    put_length_field(&profile, 3, "cpu", 3);
+    wire_bytes_put_varint_field(&profile, 2, 1);
+    wire_bytes_put_string_field(&profile, 3, "GPU_0_bfc");
+    wire_bytes_put_string_field(&profile, 3, "cpu");
     return profile;
 }
 
@@ -359,7 +303,7 @@ static void test_every_single_byte(void **state)
 static void test_every_prefix_of_a_profile(void **state)
 {
     (void)state;
-    struct bytes profile = small_profile();
+    struct wire_bytes profile = small_profile();
     struct profile *whole = load_bytes_ok(profile.data, profile.size);
     assert_int_equal(whole->allocator_count, 2);
     profile_free(whole);
@@ -374,7 +318,7 @@ static void test_every_prefix_of_a_profile(void **state)
     }
     /* Most cuts land inside a field; the few at an entry's end load. */
     assert_true(refused > profile.size / 2);
-    free(profile.data);
+    wire_bytes_free(&profile);
 }
 
 static void test_every_prefix_of_json_and_gzip(void **state)
@@ -410,13 +354,13 @@ static void test_wrong_wire_types(void **state)
     /* version (field 5) as length-delimited. */
     expect_bytes_refused("\x2a\x00", 2, "offset 0: field 5 (version) has wire type 2");
     /* A snapshot's time (field 1 of the snapshot) as fixed32. */
-    struct bytes snapshot = {0}, allocator = {0}, profile = {0};
-    put_varint(&snapshot, 1 << 3 | 5);
-    put(&snapshot, "\x01\x02\x03\x04", 4);
+    struct wire_bytes snapshot = {0}, allocator = {0}, profile = {0};
+    wire_bytes_put_tag(&snapshot, 1, 5);
+    wire_bytes_put_data(&snapshot, "\x01\x02\x03\x04", 4);
     put_message(&allocator, 1, &snapshot);
     put_allocator(&profile, "a", &allocator);
     expect_bytes_refused(profile.data, profile.size, "(time_offset_ps) has wire type 5");
-    free(profile.data);
+    wire_bytes_free(&profile);
     expect_bytes_refused("\x0b\x0c", 2, "group wire type 3, not supported");
     expect_bytes_refused("\x0e\x00", 2, "invalid wire type 6");
     expect_bytes_refused("\x00\x01", 2, "offset 0: invalid field number 0");
@@ -434,16 +378,15 @@ static void test_lengths_past_the_end(void **state)
     expect_bytes_refused("\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11,
                          "length 18446744073709551615 runs past the end");
     /* A length inside the file but past the end of its enclosing entry. */
-    struct bytes entry = {0}, profile = {0};
-    put_length_field(&entry, 1, "a", 1);
-    put_varint(&entry, 2 << 3 | 2);
-    put_varint(&entry, 50);
-    put_length_field(&profile, 1, entry.data, entry.size);
-    free(entry.data);
-    put_length_field(&profile, 99, "padding padding padding padding padding padding padding",
-                     55);
+    struct wire_bytes entry = {0}, profile = {0};
+    wire_bytes_put_length_field(&entry, 1, "a", 1);
+    wire_bytes_put_tag(&entry, 2, 2);
+    wire_bytes_put_varint(&entry, 50);
+    put_message(&profile, 1, &entry);
+    wire_bytes_put_length_field(&profile, 99,
+                                "padding padding padding padding padding padding padding", 55);
     expect_bytes_refused(profile.data, profile.size, "runs past the end of its message");
-    free(profile.data);
+    wire_bytes_free(&profile);
 }
 
 static void test_overlong_and_truncated_varints(void **state)
@@ -476,17 +419,17 @@ static void test_no_allocators(void **state)
 static void test_negative_and_huge_sizes(void **state)
 {
     (void)state;
-    struct bytes allocator = {0}, profile = {0};
+    struct wire_bytes allocator = {0}, profile = {0};
     put_snapshot(&allocator, 1, (struct snapshot_spec){1, INT64_MAX, INT64_MAX, 0.0, 1, "max"});
     put_snapshot(&allocator, 1, (struct snapshot_spec){2, -1, INT64_MIN, 0.0, 2, "min"});
     put_snapshot(&allocator, 1, (struct snapshot_spec){3, -5, -7, 0.0, 1000, "odd activity"});
     put_active(&allocator, 0, -1, INT64_MAX);
     put_active(&allocator, 1, -1, -3);
     put_allocator(&profile, "gpu", &allocator);
-    put_varint_field(&profile, 2, (uint64_t)-2); /* num_hosts */
-    put_varint_field(&profile, 5, (uint64_t)INT64_MIN); /* version */
+    wire_bytes_put_varint_field(&profile, 2, (uint64_t)-2); /* num_hosts */
+    wire_bytes_put_varint_field(&profile, 5, (uint64_t)INT64_MIN); /* version */
     struct profile *loaded = load_bytes_ok(profile.data, profile.size);
-    free(profile.data);
+    wire_bytes_free(&profile);
     const struct allocator *gpu = allocator_named(loaded, "gpu");
     assert_int_equal(gpu->timeline.count, 3);
     /* stack + heap saturates instead of overflowing. */
@@ -512,7 +455,7 @@ static void test_negative_and_huge_sizes(void **state)
 static void test_indices_out_of_range(void **state)
 {
     (void)state;
-    struct bytes allocator = {0}, profile = {0};
+    struct wire_bytes allocator = {0}, profile = {0};
     put_snapshot(&allocator, 1, (struct snapshot_spec){1, 0, 64, 0.0, 1, "only"});
     put_active(&allocator, 0, -1, 1);          /* fine */
     put_active(&allocator, 1, -1, 1);          /* one past the end */
@@ -522,7 +465,7 @@ static void test_indices_out_of_range(void **state)
     put_active(&allocator, INT64_MIN, INT64_MAX, 1);
     put_allocator(&profile, "gpu", &allocator);
     struct profile *loaded = load_bytes_ok(profile.data, profile.size);
-    free(profile.data);
+    wire_bytes_free(&profile);
     const struct allocator *gpu = allocator_named(loaded, "gpu");
     assert_int_equal(gpu->row_count, 6);
     assert_int_equal(gpu->rows[0].origin, ROW_FROM_SNAPSHOT);
@@ -541,7 +484,7 @@ static void test_indices_out_of_range(void **state)
 static void test_odd_fragmentation(void **state)
 {
     (void)state;
-    struct bytes allocator = {0}, profile = {0};
+    struct wire_bytes allocator = {0}, profile = {0};
     put_snapshot(&allocator, 1, (struct snapshot_spec){1, 0, 10, NAN, 1, "nan"});
     put_snapshot(&allocator, 1, (struct snapshot_spec){2, 0, 20, INFINITY, 1, "inf"});
     put_snapshot(&allocator, 1, (struct snapshot_spec){3, 0, 30, -INFINITY, 1, "-inf"});
@@ -549,7 +492,7 @@ static void test_odd_fragmentation(void **state)
     put_snapshot(&allocator, 1, (struct snapshot_spec){5, 0, 5, -0.5, 1, "negative"});
     put_allocator(&profile, "gpu", &allocator);
     struct profile *loaded = load_bytes_ok(profile.data, profile.size);
-    free(profile.data);
+    wire_bytes_free(&profile);
     const struct allocator *gpu = allocator_named(loaded, "gpu");
     assert_true(isnan(gpu->timeline.fragmentation[0]));
     assert_true(isinf(gpu->timeline.fragmentation[1]) && gpu->timeline.fragmentation[1] > 0);
@@ -584,7 +527,7 @@ static void test_odd_fragmentation(void **state)
 static void test_unsorted_and_duplicate_times(void **state)
 {
     (void)state;
-    struct bytes allocator = {0}, profile = {0};
+    struct wire_bytes allocator = {0}, profile = {0};
     put_snapshot(&allocator, 1, (struct snapshot_spec){30, 0, 3, 0.0, 1, "c"});
     put_snapshot(&allocator, 1, (struct snapshot_spec){10, 0, 1, 0.0, 1, "a"});
     put_snapshot(&allocator, 1, (struct snapshot_spec){20, 0, 2, 0.0, 1, "b1"});
@@ -595,7 +538,7 @@ static void test_unsorted_and_duplicate_times(void **state)
     put_active(&allocator, 0, -1, 1); /* the file's snapshot 0: "c" */
     put_allocator(&profile, "gpu", &allocator);
     struct profile *loaded = load_bytes_ok(profile.data, profile.size);
-    free(profile.data);
+    wire_bytes_free(&profile);
     const struct allocator *gpu = allocator_named(loaded, "gpu");
     static const char *const order[] = {"first", "a", "b1", "b2", "b3", "c", "last"};
     assert_int_equal(gpu->timeline.count, 7);
@@ -741,14 +684,14 @@ static void test_invalid_utf8_is_kept_byte_for_byte(void **state)
     profile_free(loaded);
 
     /* The same bytes in binary protobuf, NUL included. */
-    struct bytes allocator_bytes = {0}, profile = {0};
+    struct wire_bytes allocator_bytes = {0}, profile = {0};
     put_snapshot(&allocator_bytes, 1, (struct snapshot_spec){1, 0, 1, 0.0, 1, "\xff\x9b" "2J"});
-    struct bytes entry = {0};
-    put_length_field(&entry, 1, "a\0b", 3);
+    struct wire_bytes entry = {0};
+    wire_bytes_put_length_field(&entry, 1, "a\0b", 3);
     put_message(&entry, 2, &allocator_bytes);
     put_message(&profile, 1, &entry);
     loaded = load_bytes_ok(profile.data, profile.size);
-    free(profile.data);
+    wire_bytes_free(&profile);
     assert_string_equal(profile_text(loaded, loaded->allocators[0].timeline.op_name[0]),
                         "\xff\x9b" "2J");
     assert_int_equal(string_table_length(loaded->strings, loaded->allocators[0].id), 3);

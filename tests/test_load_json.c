@@ -23,6 +23,7 @@
 #include "model/load.h"
 #include "model/profile.h"
 #include "tests/test_support.h"
+#include "tests/wire_builder.h"
 
 /* ---- helpers ---- */
 
@@ -1281,52 +1282,6 @@ static void test_streaming_reads_each_byte_once(void **state)
 
 /* ---- a big profile in both forms ---- */
 
-struct bytes {
-    uint8_t *data;
-    size_t size;
-    size_t capacity;
-};
-
-static void put_bytes(struct bytes *out, const void *data, size_t size)
-{
-    if (out->size + size > out->capacity) {
-        out->capacity = (out->size + size) * 2;
-        out->data = realloc(out->data, out->capacity);
-        assert_non_null(out->data);
-    }
-    memcpy(out->data + out->size, data, size);
-    out->size += size;
-}
-
-static void put_varint(struct bytes *out, uint64_t value)
-{
-    do {
-        uint8_t byte = (uint8_t)(value & 0x7f);
-        value >>= 7;
-        if (value)
-            byte |= 0x80;
-        put_bytes(out, &byte, 1);
-    } while (value);
-}
-
-static void put_varint_field(struct bytes *out, unsigned number, uint64_t value)
-{
-    put_varint(out, (uint64_t)number << 3);
-    put_varint(out, value);
-}
-
-static void put_length_field(struct bytes *out, unsigned number, const void *data, size_t size)
-{
-    put_varint(out, (uint64_t)number << 3 | 2);
-    put_varint(out, size);
-    put_bytes(out, data, size);
-}
-
-static void put_string_field(struct bytes *out, unsigned number, const char *text)
-{
-    put_length_field(out, number, text, strlen(text));
-}
-
 /* Snapshot i of the big profile: strings shared all along (op names) and
  * strings first seen late (shapes), new and known ones all the way. */
 static void big_snapshot_strings(size_t i, char *op, char *shape)
@@ -1336,43 +1291,43 @@ static void big_snapshot_strings(size_t i, char *op, char *shape)
 }
 
 /* The same `count` snapshots as binary protobuf. */
-static struct bytes big_protobuf(size_t count)
+static struct wire_bytes big_protobuf(size_t count)
 {
-    struct bytes value = {0}, entry = {0}, profile = {0};
+    struct wire_bytes value = {0}, entry = {0}, profile = {0};
     for (size_t i = 0; i < count; i++) {
         char op[32], shape[32];
         big_snapshot_strings(i, op, shape);
-        struct bytes snapshot = {0}, stats = {0}, metadata = {0};
-        put_varint_field(&stats, 2, 1000 + i % 977);
-        put_varint_field(&metadata, 1, MEMORY_ACTIVITY_ALLOCATION);
-        put_string_field(&metadata, 5, op);
-        put_string_field(&metadata, 9, shape);
-        put_varint_field(&snapshot, 1, 10 * i);
-        put_length_field(&snapshot, 2, stats.data, stats.size);
-        put_length_field(&snapshot, 3, metadata.data, metadata.size);
-        put_length_field(&value, 1, snapshot.data, snapshot.size);
-        free(snapshot.data);
-        free(stats.data);
-        free(metadata.data);
+        struct wire_bytes snapshot = {0}, stats = {0}, metadata = {0};
+        wire_bytes_put_varint_field(&stats, 2, 1000 + i % 977);
+        wire_bytes_put_varint_field(&metadata, 1, MEMORY_ACTIVITY_ALLOCATION);
+        wire_bytes_put_string_field(&metadata, 5, op);
+        wire_bytes_put_string_field(&metadata, 9, shape);
+        wire_bytes_put_varint_field(&snapshot, 1, 10 * i);
+        wire_bytes_put_message_field(&snapshot, 2, &stats);
+        wire_bytes_put_message_field(&snapshot, 3, &metadata);
+        wire_bytes_put_message_field(&value, 1, &snapshot);
+        wire_bytes_free(&snapshot);
+        wire_bytes_free(&stats);
+        wire_bytes_free(&metadata);
     }
     /* After the snapshots, as protobuf-c writes them: one active allocation. */
-    put_length_field(&value, 3, "\x08\x05", 2); /* {snapshot_index: 5} */
-    put_string_field(&entry, 1, "GPU_0_bfc");
-    put_length_field(&entry, 2, value.data, value.size);
-    put_length_field(&profile, 1, entry.data, entry.size);
-    put_varint_field(&profile, 5, 0);
-    free(value.data);
-    free(entry.data);
+    wire_bytes_put_length_field(&value, 3, "\x08\x05", 2); /* {snapshot_index: 5} */
+    wire_bytes_put_string_field(&entry, 1, "GPU_0_bfc");
+    wire_bytes_put_message_field(&entry, 2, &value);
+    wire_bytes_put_message_field(&profile, 1, &entry);
+    wire_bytes_put_varint_field(&profile, 5, 0);
+    wire_bytes_free(&value);
+    wire_bytes_free(&entry);
     return profile;
 }
 
 /* ... and as proto3 JSON. */
 static char *big_json(size_t count, size_t *size)
 {
-    struct bytes json = {0};
+    struct wire_bytes json = {0};
     static const char head[] = "{\"memoryProfilePerAllocator\":{\"GPU_0_bfc\":{"
                                "\"memoryProfileSnapshots\":[";
-    put_bytes(&json, head, sizeof head - 1);
+    wire_bytes_put_data(&json, head, sizeof head - 1);
     for (size_t i = 0; i < count; i++) {
         char op[32], shape[32], text[256];
         big_snapshot_strings(i, op, shape);
@@ -1381,11 +1336,11 @@ static char *big_json(size_t count, size_t *size)
                               ":\"%zu\"},\"activityMetadata\":{\"memoryActivity\":\"ALLOCATION\","
                               "\"tfOpName\":\"%s\",\"tensorShape\":\"%s\"}}",
                               i ? "," : "", 10 * i, 1000 + i % 977, op, shape);
-        put_bytes(&json, text, (size_t)length);
+        wire_bytes_put_data(&json, text, (size_t)length);
     }
     static const char tail[] = "],\"activeAllocations\":[{\"snapshotIndex\":\"5\"}]}},"
                                "\"version\":0}";
-    put_bytes(&json, tail, sizeof tail); /* with the NUL, not counted */
+    wire_bytes_put_data(&json, tail, sizeof tail); /* with the NUL, not counted */
     *size = json.size - 1;
     return (char *)json.data;
 }
@@ -1405,7 +1360,7 @@ static void test_big_profile_same_from_json_and_protobuf(void **state)
     free(json);
     assert_true(profile_finish(from_json));
 
-    struct bytes protobuf = big_protobuf(COUNT);
+    struct wire_bytes protobuf = big_protobuf(COUNT);
     struct profile *from_protobuf = profile_new();
     assert_non_null(from_protobuf);
     struct progress_seen seen = {0};
@@ -1417,7 +1372,7 @@ static void test_big_profile_same_from_json_and_protobuf(void **state)
         print_error("%s\n", error.message);
     assert_int_equal(status, LOAD_OK);
     assert_true(seen.calls >= 1);
-    free(protobuf.data);
+    wire_bytes_free(&protobuf);
     assert_true(profile_finish(from_protobuf));
 
     assert_int_equal(from_json->allocators[0].timeline.count, COUNT);

@@ -20,6 +20,7 @@
 #include "model/profile.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
+#include "tests/wire_builder.h"
 
 typedef Tensorflow__Profiler__MemoryAggregationStats Stats;
 typedef Tensorflow__Profiler__MemoryActivityMetadata Metadata;
@@ -565,117 +566,54 @@ static void test_random_messages_match_protobuf_c(void **state)
 
 /* ---- hand-made wire bytes ---- */
 
-struct wire_buffer {
-    uint8_t bytes[16384];
-    size_t size;
-};
-
-static void put_byte(struct wire_buffer *buffer, uint8_t byte)
-{
-    assert_true(buffer->size < sizeof buffer->bytes);
-    buffer->bytes[buffer->size++] = byte;
-}
-
-static void put_varint(struct wire_buffer *buffer, uint64_t value)
-{
-    while (value >= 0x80) {
-        put_byte(buffer, (uint8_t)(value | 0x80));
-        value >>= 7;
-    }
-    put_byte(buffer, (uint8_t)value);
-}
-
-static void put_tag(struct wire_buffer *buffer, uint32_t field, unsigned type)
-{
-    put_varint(buffer, (uint64_t)field << 3 | type);
-}
-
-static void put_varint_field(struct wire_buffer *buffer, uint32_t field, uint64_t value)
-{
-    put_tag(buffer, field, 0);
-    put_varint(buffer, value);
-}
-
-static void put_fixed(struct wire_buffer *buffer, uint64_t value, unsigned width)
-{
-    for (unsigned index = 0; index < width; index++)
-        put_byte(buffer, (uint8_t)(value >> (8 * index)));
-}
-
-static void put_double_field(struct wire_buffer *buffer, uint32_t field, double value)
-{
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    put_tag(buffer, field, 1);
-    put_fixed(buffer, bits, 8);
-}
-
-static void put_bytes_field(struct wire_buffer *buffer, uint32_t field, const void *data,
-                            size_t size)
-{
-    put_tag(buffer, field, 2);
-    put_varint(buffer, size);
-    assert_true(buffer->size + size <= sizeof buffer->bytes);
-    memcpy(buffer->bytes + buffer->size, data, size);
-    buffer->size += size;
-}
-
-static void put_string_field(struct wire_buffer *buffer, uint32_t field, const char *text)
-{
-    put_bytes_field(buffer, field, text, strlen(text));
-}
-
-static void put_message_field(struct wire_buffer *buffer, uint32_t field,
-                              const struct wire_buffer *message)
-{
-    put_bytes_field(buffer, field, message->bytes, message->size);
-}
-
 /* One unknown field of each wire type the loader must skip. */
-static void put_unknown_fields(struct wire_buffer *buffer)
+static void put_unknown_fields(struct wire_bytes *buffer)
 {
-    put_varint_field(buffer, 99, UINT64_MAX);
-    put_tag(buffer, 100, 1);
-    put_fixed(buffer, 0x0123456789abcdefu, 8);
-    put_string_field(buffer, 101, "skip me");
-    put_tag(buffer, 102, 5);
-    put_fixed(buffer, 0xdeadbeef, 4);
+    wire_bytes_put_varint_field(buffer, 99, UINT64_MAX);
+    wire_bytes_put_tag(buffer, 100, 1);
+    wire_bytes_put_fixed(buffer, 0x0123456789abcdefu, 8);
+    wire_bytes_put_string_field(buffer, 101, "skip me");
+    wire_bytes_put_tag(buffer, 102, 5);
+    wire_bytes_put_fixed(buffer, 0xdeadbeef, 4);
 }
 
 /* A map entry { key, value } with the value given as bytes. */
-static void put_entry(struct wire_buffer *profile, const char *key,
-                      const struct wire_buffer *value)
+static void put_entry(struct wire_bytes *profile, const char *key,
+                      const struct wire_bytes *value)
 {
-    struct wire_buffer entry = { .size = 0 };
+    struct wire_bytes entry = { 0 };
     if (key)
-        put_string_field(&entry, 1, key);
+        wire_bytes_put_string_field(&entry, 1, key);
     if (value)
-        put_message_field(&entry, 2, value);
-    put_message_field(profile, 1, &entry);
+        wire_bytes_put_message_field(&entry, 2, value);
+    wire_bytes_put_message_field(profile, 1, &entry);
+    wire_bytes_free(&entry);
 }
 
-static struct wire_buffer snapshot_bytes(int64_t time_ps, int64_t heap_bytes, const char *op)
+static struct wire_bytes snapshot_bytes(int64_t time_ps, int64_t heap_bytes, const char *op)
 {
-    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 }, snapshot = { .size = 0 };
-    put_varint_field(&stats, 2, (uint64_t)heap_bytes);
-    put_varint_field(&metadata, 1, MEMORY_ACTIVITY_ALLOCATION);
-    put_string_field(&metadata, 5, op);
-    put_varint_field(&snapshot, 1, (uint64_t)time_ps);
-    put_message_field(&snapshot, 2, &stats);
-    put_message_field(&snapshot, 3, &metadata);
+    struct wire_bytes stats = { 0 }, metadata = { 0 }, snapshot = { 0 };
+    wire_bytes_put_varint_field(&stats, 2, (uint64_t)heap_bytes);
+    wire_bytes_put_varint_field(&metadata, 1, MEMORY_ACTIVITY_ALLOCATION);
+    wire_bytes_put_string_field(&metadata, 5, op);
+    wire_bytes_put_varint_field(&snapshot, 1, (uint64_t)time_ps);
+    wire_bytes_put_message_field(&snapshot, 2, &stats);
+    wire_bytes_put_message_field(&snapshot, 3, &metadata);
+    wire_bytes_free(&stats);
+    wire_bytes_free(&metadata);
     return snapshot;
 }
 
-static enum load_status load_buffer(const struct wire_buffer *buffer, struct profile **profile,
+static enum load_status load_buffer(const struct wire_bytes *buffer, struct profile **profile,
                                     struct load_error *error)
 {
     *profile = profile_new();
     assert_non_null(*profile);
     memset(error, 0, sizeof *error);
-    return load_protobuf(buffer->bytes, buffer->size, *profile, error);
+    return load_protobuf(buffer->data, buffer->size, *profile, error);
 }
 
-static struct profile *load_ok(const struct wire_buffer *buffer)
+static struct profile *load_ok(const struct wire_bytes *buffer)
 {
     struct profile *profile;
     struct load_error error;
@@ -686,7 +624,7 @@ static struct profile *load_ok(const struct wire_buffer *buffer)
 }
 
 /* Loads bytes that must be refused and checks the error's exact text. */
-static void expect_bad_input(const struct wire_buffer *buffer, const char *message)
+static void expect_bad_input(const struct wire_bytes *buffer, const char *message)
 {
     struct profile *profile;
     struct load_error error;
@@ -719,24 +657,24 @@ static void test_empty_buffer_is_an_empty_profile(void **state)
 static void test_unknown_fields_are_skipped(void **state)
 {
     (void)state;
-    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 };
-    struct wire_buffer snapshot = { .size = 0 }, value = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
+    struct wire_bytes stats = { 0 }, metadata = { 0 };
+    struct wire_bytes snapshot = { 0 }, value = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
     put_unknown_fields(&stats);
-    put_varint_field(&stats, 1, 11);
+    wire_bytes_put_varint_field(&stats, 1, 11);
     put_unknown_fields(&metadata);
-    put_string_field(&metadata, 9, "[2,2]");
+    wire_bytes_put_string_field(&metadata, 9, "[2,2]");
     put_unknown_fields(&snapshot);
-    put_message_field(&snapshot, 2, &stats);
-    put_message_field(&snapshot, 3, &metadata);
-    put_varint_field(&snapshot, 1, 42);
+    wire_bytes_put_message_field(&snapshot, 2, &stats);
+    wire_bytes_put_message_field(&snapshot, 3, &metadata);
+    wire_bytes_put_varint_field(&snapshot, 1, 42);
     put_unknown_fields(&value);
-    put_message_field(&value, 1, &snapshot);
+    wire_bytes_put_message_field(&value, 1, &snapshot);
     put_unknown_fields(&value);
     put_unknown_fields(&profile_bytes);
-    put_varint_field(&profile_bytes, 4, 5); /* reserved */
+    wire_bytes_put_varint_field(&profile_bytes, 4, 5); /* reserved */
     put_entry(&profile_bytes, "GPU_0_bfc", &value);
-    put_varint_field(&profile_bytes, 5, 1);
+    wire_bytes_put_varint_field(&profile_bytes, 5, 1);
     put_unknown_fields(&profile_bytes);
 
     struct profile *profile = load_ok(&profile_bytes);
@@ -749,25 +687,26 @@ static void test_unknown_fields_are_skipped(void **state)
     assert_int_equal(loaded.stack_bytes, 11);
     assert_string_equal(profile_text(profile, loaded.tensor_shape), "[2,2]");
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&stats, &metadata, &snapshot, &value, &profile_bytes);
 }
 
 static void test_repeated_scalar_last_wins(void **state)
 {
     (void)state;
-    struct wire_buffer metadata = { .size = 0 }, snapshot = { .size = 0 };
-    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
-    put_string_field(&metadata, 5, "first");
-    put_varint_field(&metadata, 2, 100);
-    put_string_field(&metadata, 5, "second");
-    put_varint_field(&snapshot, 1, 7);
-    put_message_field(&snapshot, 3, &metadata);
-    put_varint_field(&snapshot, 1, 8);
-    put_message_field(&value, 5, &snapshot);
-    put_varint_field(&profile_bytes, 5, 3);
-    put_varint_field(&profile_bytes, 2, 9);
+    struct wire_bytes metadata = { 0 }, snapshot = { 0 };
+    struct wire_bytes value = { 0 }, profile_bytes = { 0 };
+    wire_bytes_put_string_field(&metadata, 5, "first");
+    wire_bytes_put_varint_field(&metadata, 2, 100);
+    wire_bytes_put_string_field(&metadata, 5, "second");
+    wire_bytes_put_varint_field(&snapshot, 1, 7);
+    wire_bytes_put_message_field(&snapshot, 3, &metadata);
+    wire_bytes_put_varint_field(&snapshot, 1, 8);
+    wire_bytes_put_message_field(&value, 5, &snapshot);
+    wire_bytes_put_varint_field(&profile_bytes, 5, 3);
+    wire_bytes_put_varint_field(&profile_bytes, 2, 9);
     put_entry(&profile_bytes, "a", &value);
-    put_varint_field(&profile_bytes, 5, 1);
-    put_varint_field(&profile_bytes, 2, 4);
+    wire_bytes_put_varint_field(&profile_bytes, 5, 1);
+    wire_bytes_put_varint_field(&profile_bytes, 2, 4);
 
     struct profile *profile = load_ok(&profile_bytes);
     assert_int_equal(profile->version, 1);
@@ -779,30 +718,31 @@ static void test_repeated_scalar_last_wins(void **state)
     assert_int_equal(loaded.requested_bytes, 100);
     assert_string_equal(profile_text(profile, loaded.op_name), "second");
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&metadata, &snapshot, &value, &profile_bytes);
 }
 
 /* A repeated submessage merges: its later fields win, the others stay. */
 static void test_repeated_submessage_merges(void **state)
 {
     (void)state;
-    struct wire_buffer stats_one = { .size = 0 }, stats_two = { .size = 0 };
-    struct wire_buffer snapshot = { .size = 0 }, summary_one = { .size = 0 };
-    struct wire_buffer summary_two = { .size = 0 }, value = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
-    put_varint_field(&stats_one, 1, 5);
-    put_varint_field(&stats_one, 2, 6);
-    put_varint_field(&stats_two, 2, 60);
-    put_double_field(&stats_two, 4, 0.5);
-    put_message_field(&snapshot, 2, &stats_one);
-    put_message_field(&snapshot, 2, &stats_two);
-    put_varint_field(&summary_one, 4, 1000);
-    put_varint_field(&summary_one, 1, 10);
-    put_message_field(&summary_one, 2, &stats_one);
-    put_varint_field(&summary_two, 1, 20);
-    put_message_field(&summary_two, 2, &stats_two);
-    put_message_field(&value, 1, &snapshot);
-    put_message_field(&value, 2, &summary_one);
-    put_message_field(&value, 2, &summary_two);
+    struct wire_bytes stats_one = { 0 }, stats_two = { 0 };
+    struct wire_bytes snapshot = { 0 }, summary_one = { 0 };
+    struct wire_bytes summary_two = { 0 }, value = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
+    wire_bytes_put_varint_field(&stats_one, 1, 5);
+    wire_bytes_put_varint_field(&stats_one, 2, 6);
+    wire_bytes_put_varint_field(&stats_two, 2, 60);
+    wire_bytes_put_double_field(&stats_two, 4, 0.5);
+    wire_bytes_put_message_field(&snapshot, 2, &stats_one);
+    wire_bytes_put_message_field(&snapshot, 2, &stats_two);
+    wire_bytes_put_varint_field(&summary_one, 4, 1000);
+    wire_bytes_put_varint_field(&summary_one, 1, 10);
+    wire_bytes_put_message_field(&summary_one, 2, &stats_one);
+    wire_bytes_put_varint_field(&summary_two, 1, 20);
+    wire_bytes_put_message_field(&summary_two, 2, &stats_two);
+    wire_bytes_put_message_field(&value, 1, &snapshot);
+    wire_bytes_put_message_field(&value, 2, &summary_one);
+    wire_bytes_put_message_field(&value, 2, &summary_two);
     put_entry(&profile_bytes, "a", &value);
 
     struct profile *profile = load_ok(&profile_bytes);
@@ -819,19 +759,21 @@ static void test_repeated_submessage_merges(void **state)
     assert_int_equal(allocator->summary.peak.heap_bytes, 60);
     assert_true(allocator->summary.peak.fragmentation == 0.5);
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&stats_one, &stats_two, &snapshot, &summary_one, &summary_two, &value,
+                        &profile_bytes);
 }
 
 static void test_map_value_before_key(void **state)
 {
     (void)state;
-    struct wire_buffer value = { .size = 0 }, entry = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
-    struct wire_buffer snapshot = snapshot_bytes(5, 64, "op");
-    put_message_field(&value, 1, &snapshot);
-    put_message_field(&entry, 2, &value);
-    put_string_field(&entry, 1, "ignored: a later key wins");
-    put_string_field(&entry, 1, "GPU_1_bfc");
-    put_message_field(&profile_bytes, 1, &entry);
+    struct wire_bytes value = { 0 }, entry = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
+    struct wire_bytes snapshot = snapshot_bytes(5, 64, "op");
+    wire_bytes_put_message_field(&value, 1, &snapshot);
+    wire_bytes_put_message_field(&entry, 2, &value);
+    wire_bytes_put_string_field(&entry, 1, "ignored: a later key wins");
+    wire_bytes_put_string_field(&entry, 1, "GPU_1_bfc");
+    wire_bytes_put_message_field(&profile_bytes, 1, &entry);
 
     struct profile *profile = load_ok(&profile_bytes);
     assert_int_equal(profile->allocator_count, 1);
@@ -843,14 +785,15 @@ static void test_map_value_before_key(void **state)
     assert_int_equal(loaded.activity, MEMORY_ACTIVITY_ALLOCATION);
     assert_string_equal(profile_text(profile, loaded.op_name), "op");
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&value, &entry, &profile_bytes, &snapshot);
 }
 
 static void test_map_entry_without_key_or_value(void **state)
 {
     (void)state;
-    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
-    struct wire_buffer snapshot = snapshot_bytes(1, 2, "x");
-    put_message_field(&value, 5, &snapshot);
+    struct wire_bytes value = { 0 }, profile_bytes = { 0 };
+    struct wire_bytes snapshot = snapshot_bytes(1, 2, "x");
+    wire_bytes_put_message_field(&value, 5, &snapshot);
     put_entry(&profile_bytes, NULL, &value);
     put_entry(&profile_bytes, "only a key", NULL);
     put_entry(&profile_bytes, NULL, NULL);
@@ -864,23 +807,24 @@ static void test_map_entry_without_key_or_value(void **state)
     assert_int_equal(empty->raw_sampled.count, 0);
     assert_false(empty->raw_has_summary);
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&value, &profile_bytes, &snapshot);
 }
 
 static void test_duplicate_allocator_key_merges(void **state)
 {
     (void)state;
-    struct wire_buffer first = { .size = 0 }, second = { .size = 0 }, other = { .size = 0 };
-    struct wire_buffer summary_one = { .size = 0 }, summary_two = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
-    struct wire_buffer early = snapshot_bytes(1, 10, "early");
-    struct wire_buffer late = snapshot_bytes(2, 20, "late");
-    put_varint_field(&summary_one, 4, 4096);
-    put_varint_field(&summary_two, 3, 77);
-    put_message_field(&first, 1, &early);
-    put_message_field(&first, 2, &summary_one);
-    put_message_field(&second, 1, &late);
-    put_message_field(&second, 2, &summary_two);
-    put_message_field(&other, 1, &early);
+    struct wire_bytes first = { 0 }, second = { 0 }, other = { 0 };
+    struct wire_bytes summary_one = { 0 }, summary_two = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
+    struct wire_bytes early = snapshot_bytes(1, 10, "early");
+    struct wire_bytes late = snapshot_bytes(2, 20, "late");
+    wire_bytes_put_varint_field(&summary_one, 4, 4096);
+    wire_bytes_put_varint_field(&summary_two, 3, 77);
+    wire_bytes_put_message_field(&first, 1, &early);
+    wire_bytes_put_message_field(&first, 2, &summary_one);
+    wire_bytes_put_message_field(&second, 1, &late);
+    wire_bytes_put_message_field(&second, 2, &summary_two);
+    wire_bytes_put_message_field(&other, 1, &early);
     put_entry(&profile_bytes, "GPU_0_bfc", &first);
     put_entry(&profile_bytes, "cpu", &other);
     put_entry(&profile_bytes, "GPU_0_bfc", &second);
@@ -897,6 +841,8 @@ static void test_duplicate_allocator_key_merges(void **state)
     assert_int_equal(merged->summary.peak_time_ps, 77);
     assert_int_equal(profile->allocators[1].raw_snapshots.count, 1);
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&first, &second, &other, &summary_one, &summary_two, &profile_bytes,
+                        &early, &late);
 }
 
 /* The pre-pass counts the snapshots, so the columns hold no spare room. */
@@ -905,12 +851,12 @@ static void test_duplicate_allocator_key_merges(void **state)
 static void test_timeline_keeps_no_spare_room(void **state)
 {
     (void)state;
-    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
-    struct wire_buffer snapshot = snapshot_bytes(1, 2, "op");
+    struct wire_bytes value = { 0 }, profile_bytes = { 0 };
+    struct wire_bytes snapshot = snapshot_bytes(1, 2, "op");
     for (int index = 0; index < 3; index++)
-        put_message_field(&value, 1, &snapshot);
+        wire_bytes_put_message_field(&value, 1, &snapshot);
     for (int index = 0; index < 21; index++)
-        put_message_field(&value, 5, &snapshot);
+        wire_bytes_put_message_field(&value, 5, &snapshot);
     put_entry(&profile_bytes, "a", &value);
     put_entry(&profile_bytes, "a", &value);
 
@@ -926,24 +872,25 @@ static void test_timeline_keeps_no_spare_room(void **state)
         assert_int_equal(allocator->timeline.capacity, 42);
         profile_free(profile);
     }
+    WIRE_BYTES_FREE_ALL(&value, &profile_bytes, &snapshot);
 }
 
 static void test_special_allocation_has_only_metadata(void **state)
 {
     (void)state;
-    struct wire_buffer metadata = { .size = 0 }, value = { .size = 0 };
-    struct wire_buffer active = { .size = 0 }, profile_bytes = { .size = 0 };
-    struct wire_buffer summary = { .size = 0 };
-    put_varint_field(&metadata, 3, 1 << 20);
-    put_string_field(&metadata, 5, "stack");
-    put_string_field(&metadata, 7, "stack");
-    put_varint_field(&metadata, 1, (uint64_t)-1); /* a negative enum: 10 bytes */
-    put_varint_field(&active, 1, (uint64_t)-1);
-    put_varint_field(&active, 2, 0);
-    put_varint_field(&active, 3, 2);
-    put_message_field(&value, 4, &metadata);
-    put_message_field(&value, 3, &active);
-    put_message_field(&value, 2, &summary); /* present but empty */
+    struct wire_bytes metadata = { 0 }, value = { 0 };
+    struct wire_bytes active = { 0 }, profile_bytes = { 0 };
+    struct wire_bytes summary = { 0 };
+    wire_bytes_put_varint_field(&metadata, 3, 1 << 20);
+    wire_bytes_put_string_field(&metadata, 5, "stack");
+    wire_bytes_put_string_field(&metadata, 7, "stack");
+    wire_bytes_put_varint_field(&metadata, 1, (uint64_t)-1); /* a negative enum: 10 bytes */
+    wire_bytes_put_varint_field(&active, 1, (uint64_t)-1);
+    wire_bytes_put_varint_field(&active, 2, 0);
+    wire_bytes_put_varint_field(&active, 3, 2);
+    wire_bytes_put_message_field(&value, 4, &metadata);
+    wire_bytes_put_message_field(&value, 3, &active);
+    wire_bytes_put_message_field(&value, 2, &summary); /* present but empty */
     put_entry(&profile_bytes, "a", &value);
 
     struct profile *profile = load_ok(&profile_bytes);
@@ -962,6 +909,7 @@ static void test_special_allocation_has_only_metadata(void **state)
     assert_true(allocator->raw_has_summary);
     assert_int_equal(allocator->summary.capacity_bytes, 0);
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&metadata, &value, &active, &profile_bytes, &summary);
 }
 
 /* Strings are kept byte for byte, even past a NUL (protobuf-c cuts there). */
@@ -970,16 +918,16 @@ static void test_strings_are_kept_byte_for_byte(void **state)
     (void)state;
     static const char op[] = { 'a', '\0', 'b', '\x1b' };
     static const char key[] = { 'k', '\0' };
-    struct wire_buffer metadata = { .size = 0 }, snapshot = { .size = 0 };
-    struct wire_buffer value = { .size = 0 }, entry = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
-    put_bytes_field(&metadata, 5, op, sizeof op);
-    put_message_field(&snapshot, 3, &metadata);
-    put_message_field(&value, 1, &snapshot);
-    put_bytes_field(&entry, 1, key, sizeof key);
-    put_message_field(&entry, 2, &value);
-    put_message_field(&profile_bytes, 1, &entry);
-    put_bytes_field(&profile_bytes, 3, key, sizeof key);
+    struct wire_bytes metadata = { 0 }, snapshot = { 0 };
+    struct wire_bytes value = { 0 }, entry = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
+    wire_bytes_put_length_field(&metadata, 5, op, sizeof op);
+    wire_bytes_put_message_field(&snapshot, 3, &metadata);
+    wire_bytes_put_message_field(&value, 1, &snapshot);
+    wire_bytes_put_length_field(&entry, 1, key, sizeof key);
+    wire_bytes_put_message_field(&entry, 2, &value);
+    wire_bytes_put_message_field(&profile_bytes, 1, &entry);
+    wire_bytes_put_length_field(&profile_bytes, 3, key, sizeof key);
 
     struct profile *profile = load_ok(&profile_bytes);
     assert_int_equal(profile->allocator_count, 1);
@@ -991,181 +939,191 @@ static void test_strings_are_kept_byte_for_byte(void **state)
     assert_int_equal(string_table_length(profile->strings, loaded.op_name), sizeof op);
     assert_memory_equal(string_table_text(profile->strings, loaded.op_name), op, sizeof op);
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&metadata, &snapshot, &value, &entry, &profile_bytes);
 }
 
 /* int32 fields arrive as sign-extended 64-bit varints. */
 static void test_negative_int32_is_a_ten_byte_varint(void **state)
 {
     (void)state;
-    struct wire_buffer profile_bytes = { .size = 0 };
-    put_varint_field(&profile_bytes, 5, (uint64_t)(int64_t)INT32_MIN);
-    put_varint_field(&profile_bytes, 2, (uint64_t)-1);
+    struct wire_bytes profile_bytes = { 0 };
+    wire_bytes_put_varint_field(&profile_bytes, 5, (uint64_t)(int64_t)INT32_MIN);
+    wire_bytes_put_varint_field(&profile_bytes, 2, (uint64_t)-1);
     assert_int_equal(profile_bytes.size, 22);
 
     struct profile *profile = load_ok(&profile_bytes);
     assert_int_equal(profile->version, INT32_MIN);
     assert_int_equal(profile->num_hosts, -1);
     profile_free(profile);
+    wire_bytes_free(&profile_bytes);
 }
 
 static void test_wrong_wire_type_names_the_offset(void **state)
 {
     (void)state;
-    struct wire_buffer top = { .size = 0 };
-    put_varint_field(&top, 5, 300); /* 3 bytes */
-    put_varint_field(&top, 2, 1);   /* 2 bytes */
-    put_string_field(&top, 3, "a"); /* 3 bytes */
-    put_varint_field(&top, 3, 0);
+    struct wire_bytes top = { 0 };
+    wire_bytes_put_varint_field(&top, 5, 300); /* 3 bytes */
+    wire_bytes_put_varint_field(&top, 2, 1);   /* 2 bytes */
+    wire_bytes_put_string_field(&top, 3, "a"); /* 3 bytes */
+    wire_bytes_put_varint_field(&top, 3, 0);
     expect_bad_input(&top, "offset 8: field 3 (memory_ids) has wire type 0, expected 2");
 
     /* Deep inside: fragmentation sent as a varint. Offsets are absolute. */
-    struct wire_buffer stats = { .size = 0 }, snapshot = { .size = 0 };
-    struct wire_buffer value = { .size = 0 }, nested = { .size = 0 };
-    put_varint_field(&stats, 4, 1);
-    put_message_field(&snapshot, 2, &stats);
-    put_message_field(&value, 1, &snapshot);
+    struct wire_bytes stats = { 0 }, snapshot = { 0 };
+    struct wire_bytes value = { 0 }, nested = { 0 };
+    wire_bytes_put_varint_field(&stats, 4, 1);
+    wire_bytes_put_message_field(&snapshot, 2, &stats);
+    wire_bytes_put_message_field(&value, 1, &snapshot);
     put_entry(&nested, "k", &value);
     /* entry tag+length 2, key 3, value tag+length 2, snapshot 2, stats 2 */
     expect_bad_input(&nested, "offset 11: field 4 (fragmentation) has wire type 0, expected 1");
 
-    struct wire_buffer key = { .size = 0 }, entry = { .size = 0 };
-    put_varint_field(&entry, 1, 3);
-    put_message_field(&key, 1, &entry);
+    struct wire_bytes key = { 0 }, entry = { 0 };
+    wire_bytes_put_varint_field(&entry, 1, 3);
+    wire_bytes_put_message_field(&key, 1, &entry);
     expect_bad_input(&key, "offset 2: field 1 (key) has wire type 0, expected 2");
 
-    struct wire_buffer summary = { .size = 0 }, bad_summary = { .size = 0 };
-    struct wire_buffer with_summary = { .size = 0 };
-    put_string_field(&summary, 1, "not a varint");
-    put_message_field(&bad_summary, 2, &summary);
+    struct wire_bytes summary = { 0 }, bad_summary = { 0 };
+    struct wire_bytes with_summary = { 0 };
+    wire_bytes_put_string_field(&summary, 1, "not a varint");
+    wire_bytes_put_message_field(&bad_summary, 2, &summary);
     put_entry(&with_summary, "k", &bad_summary);
     expect_bad_input(&with_summary,
                      "offset 9: field 1 (peak_bytes_usage_lifetime) has wire type 2, expected 0");
+    WIRE_BYTES_FREE_ALL(&top, &stats, &snapshot, &value, &nested, &key, &entry, &summary,
+                        &bad_summary, &with_summary);
 }
 
 static void test_overlong_varint(void **state)
 {
     (void)state;
-    struct wire_buffer buffer = { .size = 0 };
-    put_tag(&buffer, 5, 0);
+    struct wire_bytes buffer = { 0 };
+    wire_bytes_put_tag(&buffer, 5, 0);
     for (int index = 0; index < 10; index++)
-        put_byte(&buffer, 0x80);
-    put_byte(&buffer, 0x01);
+        wire_bytes_put_byte(&buffer, 0x80);
+    wire_bytes_put_byte(&buffer, 0x01);
     expect_bad_input(&buffer, "offset 1: varint longer than 10 bytes");
 
     /* Ten bytes with the high bits of the last one set are still fine. */
-    struct wire_buffer ten = { .size = 0 };
-    put_tag(&ten, 5, 0);
+    struct wire_bytes ten = { 0 };
+    wire_bytes_put_tag(&ten, 5, 0);
     for (int index = 0; index < 9; index++)
-        put_byte(&ten, 0xff);
-    put_byte(&ten, 0x7f);
+        wire_bytes_put_byte(&ten, 0xff);
+    wire_bytes_put_byte(&ten, 0x7f);
     struct profile *profile = load_ok(&ten);
     assert_int_equal(profile->version, -1);
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&buffer, &ten);
 }
 
 static void test_truncated_varint(void **state)
 {
     (void)state;
-    struct wire_buffer buffer = { .size = 0 };
-    put_tag(&buffer, 2, 0);
-    put_byte(&buffer, 0x80);
-    put_byte(&buffer, 0x80);
+    struct wire_bytes buffer = { 0 };
+    wire_bytes_put_tag(&buffer, 2, 0);
+    wire_bytes_put_byte(&buffer, 0x80);
+    wire_bytes_put_byte(&buffer, 0x80);
     expect_bad_input(&buffer, "offset 1: varint runs past the end of the data (3 bytes)");
+    wire_bytes_free(&buffer);
 }
 
 static void test_length_past_end(void **state)
 {
     (void)state;
-    struct wire_buffer buffer = { .size = 0 };
-    put_tag(&buffer, 3, 2);
-    put_varint(&buffer, 900000);
-    put_byte(&buffer, 'a');
+    struct wire_bytes buffer = { 0 };
+    wire_bytes_put_tag(&buffer, 3, 2);
+    wire_bytes_put_varint(&buffer, 900000);
+    wire_bytes_put_byte(&buffer, 'a');
     expect_bad_input(&buffer, "offset 1: length 900000 runs past the end of the data (5 bytes)");
 
     /* A length that fits the file but not its enclosing message. */
-    struct wire_buffer nested = { .size = 0 };
-    put_tag(&nested, 1, 2);
-    put_varint(&nested, 3);
-    put_tag(&nested, 1, 2);
-    put_varint(&nested, 5);
-    put_byte(&nested, 'x');
+    struct wire_bytes nested = { 0 };
+    wire_bytes_put_tag(&nested, 1, 2);
+    wire_bytes_put_varint(&nested, 3);
+    wire_bytes_put_tag(&nested, 1, 2);
+    wire_bytes_put_varint(&nested, 5);
+    wire_bytes_put_byte(&nested, 'x');
     for (int index = 0; index < 8; index++)
-        put_varint_field(&nested, 99, 0);
+        wire_bytes_put_varint_field(&nested, 99, 0);
     expect_bad_input(&nested, "offset 3: length 5 runs past the end of its message (at offset 5)");
 
     /* The largest lengths must not wrap around. */
-    struct wire_buffer huge = { .size = 0 };
-    put_tag(&huge, 3, 2);
-    put_varint(&huge, UINT64_MAX);
+    struct wire_bytes huge = { 0 };
+    wire_bytes_put_tag(&huge, 3, 2);
+    wire_bytes_put_varint(&huge, UINT64_MAX);
     expect_bad_input(&huge, "offset 1: length 18446744073709551615 runs past the end of the "
                             "data (11 bytes)");
+    WIRE_BYTES_FREE_ALL(&buffer, &nested, &huge);
 }
 
 static void test_truncated_fixed64(void **state)
 {
     (void)state;
-    struct wire_buffer buffer = { .size = 0 };
-    put_tag(&buffer, 100, 1);
-    put_fixed(&buffer, 0x010203, 3);
+    struct wire_bytes buffer = { 0 };
+    wire_bytes_put_tag(&buffer, 100, 1);
+    wire_bytes_put_fixed(&buffer, 0x010203, 3);
     expect_bad_input(&buffer, "offset 2: fixed64 value runs past the end of the data (5 bytes)");
 
-    struct wire_buffer fixed32 = { .size = 0 };
-    put_tag(&fixed32, 7, 5);
-    put_fixed(&fixed32, 1, 2);
+    struct wire_bytes fixed32 = { 0 };
+    wire_bytes_put_tag(&fixed32, 7, 5);
+    wire_bytes_put_fixed(&fixed32, 1, 2);
     expect_bad_input(&fixed32, "offset 1: fixed32 value runs past the end of the data (3 bytes)");
+    WIRE_BYTES_FREE_ALL(&buffer, &fixed32);
 }
 
 static void test_group_and_invalid_wire_types(void **state)
 {
     (void)state;
-    struct wire_buffer start = { .size = 0 };
-    put_varint_field(&start, 5, 1);
-    put_tag(&start, 9, 3);
-    put_tag(&start, 9, 4);
+    struct wire_bytes start = { 0 };
+    wire_bytes_put_varint_field(&start, 5, 1);
+    wire_bytes_put_tag(&start, 9, 3);
+    wire_bytes_put_tag(&start, 9, 4);
     expect_bad_input(&start, "offset 2: field 9 has group wire type 3, not supported");
 
-    struct wire_buffer end = { .size = 0 };
-    put_tag(&end, 9, 4);
+    struct wire_bytes end = { 0 };
+    wire_bytes_put_tag(&end, 9, 4);
     expect_bad_input(&end, "offset 0: field 9 has group wire type 4, not supported");
 
-    struct wire_buffer six = { .size = 0 };
-    put_tag(&six, 1, 6);
+    struct wire_bytes six = { 0 };
+    wire_bytes_put_tag(&six, 1, 6);
     expect_bad_input(&six, "offset 0: field 1 has invalid wire type 6");
 
-    struct wire_buffer zero = { .size = 0 };
-    put_varint_field(&zero, 0, 1);
+    struct wire_bytes zero = { 0 };
+    wire_bytes_put_varint_field(&zero, 0, 1);
     expect_bad_input(&zero, "offset 0: invalid field number 0");
 
-    struct wire_buffer wide = { .size = 0 };
-    put_varint(&wide, (uint64_t)1 << 35);
-    put_byte(&wide, 0);
+    struct wire_bytes wide = { 0 };
+    wire_bytes_put_varint(&wide, (uint64_t)1 << 35);
+    wire_bytes_put_byte(&wide, 0);
     expect_bad_input(&wide, "offset 0: invalid field number 4294967296");
+    WIRE_BYTES_FREE_ALL(&start, &end, &six, &zero, &wide);
 }
 
 /* A small message with every kind of field, for the damage tests. */
-static struct wire_buffer full_message(void)
+static struct wire_bytes full_message(void)
 {
-    struct wire_buffer summary = { .size = 0 }, active = { .size = 0 }, special = { .size = 0 };
-    struct wire_buffer value = { .size = 0 }, module = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
-    struct wire_buffer snapshot = snapshot_bytes(123456, 1 << 20, "jit/dot");
-    put_varint_field(&summary, 1, 1 << 21);
-    put_varint_field(&summary, 4, (uint64_t)1 << 34);
-    put_varint_field(&active, 1, 0);
-    put_varint_field(&active, 3, 1);
-    put_string_field(&special, 7, "persist/dynamic");
-    put_message_field(&value, 1, &snapshot);
-    put_message_field(&value, 2, &summary);
-    put_message_field(&value, 3, &active);
-    put_message_field(&value, 4, &special);
-    put_message_field(&value, 5, &snapshot);
-    put_string_field(&module, 1, "jit_step");
-    put_varint_field(&module, 4, 7);
+    struct wire_bytes summary = { 0 }, active = { 0 }, special = { 0 };
+    struct wire_bytes value = { 0 }, module = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
+    struct wire_bytes snapshot = snapshot_bytes(123456, 1 << 20, "jit/dot");
+    wire_bytes_put_varint_field(&summary, 1, 1 << 21);
+    wire_bytes_put_varint_field(&summary, 4, (uint64_t)1 << 34);
+    wire_bytes_put_varint_field(&active, 1, 0);
+    wire_bytes_put_varint_field(&active, 3, 1);
+    wire_bytes_put_string_field(&special, 7, "persist/dynamic");
+    wire_bytes_put_message_field(&value, 1, &snapshot);
+    wire_bytes_put_message_field(&value, 2, &summary);
+    wire_bytes_put_message_field(&value, 3, &active);
+    wire_bytes_put_message_field(&value, 4, &special);
+    wire_bytes_put_message_field(&value, 5, &snapshot);
+    wire_bytes_put_string_field(&module, 1, "jit_step");
+    wire_bytes_put_varint_field(&module, 4, 7);
     put_entry(&profile_bytes, "GPU_0_bfc", &value);
-    put_varint_field(&profile_bytes, 2, 1);
-    put_string_field(&profile_bytes, 3, "GPU_0_bfc");
-    put_varint_field(&profile_bytes, 5, 1);
-    put_message_field(&profile_bytes, 6, &module);
+    wire_bytes_put_varint_field(&profile_bytes, 2, 1);
+    wire_bytes_put_string_field(&profile_bytes, 3, "GPU_0_bfc");
+    wire_bytes_put_varint_field(&profile_bytes, 5, 1);
+    wire_bytes_put_message_field(&profile_bytes, 6, &module);
+    WIRE_BYTES_FREE_ALL(&summary, &active, &special, &value, &module, &snapshot);
     return profile_bytes;
 }
 
@@ -1186,7 +1144,7 @@ static enum load_status expect_ok_or_refused(const uint8_t *bytes, size_t size)
 static void test_every_prefix_loads_or_is_refused(void **state)
 {
     (void)state;
-    struct wire_buffer message = full_message();
+    struct wire_bytes message = full_message();
     struct profile *whole = load_ok(&message);
     assert_int_equal(whole->allocator_count, 1);
     assert_int_equal(whole->hlo_module_count, 1);
@@ -1196,29 +1154,31 @@ static void test_every_prefix_loads_or_is_refused(void **state)
         /* A copy of just the prefix, so reading past it is caught. */
         uint8_t *prefix = malloc(size ? size : 1);
         assert_non_null(prefix);
-        memcpy(prefix, message.bytes, size);
+        memcpy(prefix, message.data, size);
         refused += expect_ok_or_refused(prefix, size) == LOAD_BAD_INPUT;
         free(prefix);
     }
     /* Most cuts land inside a field. */
     assert_true(refused > message.size / 2);
+    wire_bytes_free(&message);
 }
 
 static void test_every_damaged_byte_loads_or_is_refused(void **state)
 {
     (void)state;
     static const uint8_t replacements[] = { 0x00, 0x01, 0x7f, 0x80, 0xff, 0x0a, 0x0b, 0x0f };
-    struct wire_buffer message = full_message();
+    struct wire_bytes message = full_message();
     for (size_t position = 0; position < message.size; position++) {
         for (size_t pick = 0; pick < sizeof replacements; pick++) {
             uint8_t *damaged = malloc(message.size);
             assert_non_null(damaged);
-            memcpy(damaged, message.bytes, message.size);
+            memcpy(damaged, message.data, message.size);
             damaged[position] = replacements[pick];
             expect_ok_or_refused(damaged, message.size);
             free(damaged);
         }
     }
+    wire_bytes_free(&message);
 }
 
 /* ---- the two-thread decoder gives what one thread gives ---- */
@@ -1279,51 +1239,54 @@ static enum load_status expect_same_on_two_threads(const uint8_t *bytes, size_t 
  * GPU_1_bfc's sampled_timeline_snapshots (with one memory_profile_snapshot
  * in the middle), and a short cpu list. The worker's part starts in the
  * middle of a list; the other fields must stay in order. */
-static struct wire_buffer long_message(void)
+static struct wire_bytes long_message(void)
 {
     static const char *const ops[] = { "jit/dot", "jit/add", "jit/dot", "x", "jit/mul", "" };
-    struct wire_buffer value = { .size = 0 }, again = { .size = 0 }, other = { .size = 0 };
-    struct wire_buffer sampled = { .size = 0 };
-    struct wire_buffer summary = { .size = 0 }, active = { .size = 0 }, special = { .size = 0 };
-    struct wire_buffer profile_bytes = { .size = 0 };
-    put_varint_field(&summary, 1, 1 << 21);
-    put_string_field(&special, 7, "persist/dynamic");
+    struct wire_bytes value = { 0 }, again = { 0 }, other = { 0 };
+    struct wire_bytes sampled = { 0 };
+    struct wire_bytes summary = { 0 }, active = { 0 }, special = { 0 };
+    struct wire_bytes profile_bytes = { 0 };
+    wire_bytes_put_varint_field(&summary, 1, 1 << 21);
+    wire_bytes_put_string_field(&special, 7, "persist/dynamic");
     for (int index = 0; index < 12; index++) {
-        struct wire_buffer snapshot = snapshot_bytes(1000 + index, index << 10, ops[index % 6]);
-        put_message_field(&value, 1, &snapshot);
-        put_message_field(&sampled, 5, &snapshot);
+        struct wire_bytes snapshot = snapshot_bytes(1000 + index, index << 10, ops[index % 6]);
+        wire_bytes_put_message_field(&value, 1, &snapshot);
+        wire_bytes_put_message_field(&sampled, 5, &snapshot);
         if (index == 2 || index == 9) {
             /* Rows pointing into either half of the list. */
             active.size = 0;
-            put_varint_field(&active, 1, (uint64_t)index * 4 % 11);
-            put_varint_field(&active, 3, 2);
-            put_message_field(&value, 3, &active);
+            wire_bytes_put_varint_field(&active, 1, (uint64_t)index * 4 % 11);
+            wire_bytes_put_varint_field(&active, 3, 2);
+            wire_bytes_put_message_field(&value, 3, &active);
         }
         if (index == 5)
-            put_message_field(&sampled, 1, &snapshot);
+            wire_bytes_put_message_field(&sampled, 1, &snapshot);
         if (index == 10)
-            put_message_field(&value, 4, &special);
+            wire_bytes_put_message_field(&value, 4, &special);
+        wire_bytes_free(&snapshot);
     }
-    put_message_field(&value, 2, &summary);
+    wire_bytes_put_message_field(&value, 2, &summary);
     for (int index = 0; index < 4; index++) {
-        struct wire_buffer snapshot = snapshot_bytes(500 + index, 1 << 20, ops[5 - index]);
-        put_message_field(&again, 1, &snapshot);
-        put_message_field(&other, 1, &snapshot);
+        struct wire_bytes snapshot = snapshot_bytes(500 + index, 1 << 20, ops[5 - index]);
+        wire_bytes_put_message_field(&again, 1, &snapshot);
+        wire_bytes_put_message_field(&other, 1, &snapshot);
+        wire_bytes_free(&snapshot);
     }
     put_entry(&profile_bytes, "GPU_0_bfc", &value);
     put_entry(&profile_bytes, "GPU_1_bfc", &sampled);
     put_entry(&profile_bytes, "cpu", &other);
     put_entry(&profile_bytes, "GPU_0_bfc", &again);
-    put_string_field(&profile_bytes, 3, "GPU_0_bfc");
+    wire_bytes_put_string_field(&profile_bytes, 3, "GPU_0_bfc");
+    WIRE_BYTES_FREE_ALL(&value, &again, &other, &sampled, &summary, &active, &special);
     return profile_bytes;
 }
 
 static void test_long_value_two_threads_match_one(void **state)
 {
     (void)state;
-    struct wire_buffer message = long_message();
-    assert_int_equal(expect_same_on_two_threads(message.bytes, message.size), LOAD_OK);
-    struct threshold_load two = load_with_threshold(message.bytes, message.size, 2);
+    struct wire_bytes message = long_message();
+    assert_int_equal(expect_same_on_two_threads(message.data, message.size), LOAD_OK);
+    struct threshold_load two = load_with_threshold(message.data, message.size, 2);
     assert_int_equal(two.status, LOAD_OK);
     const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
     assert_int_equal(gpu->timeline.count, 16);
@@ -1336,20 +1299,22 @@ static void test_long_value_two_threads_match_one(void **state)
     assert_int_equal(find_allocator(two.profile, "GPU_1_bfc")->timeline.count, 12);
     assert_int_equal(find_allocator(two.profile, "cpu")->timeline.count, 4);
     profile_free(two.profile);
+    wire_bytes_free(&message);
 }
 
 static void test_damaged_long_value_two_threads_match_one(void **state)
 {
     (void)state;
     static const uint8_t replacements[] = { 0x00, 0x7f, 0x80, 0x0b };
-    struct wire_buffer message = long_message();
+    struct wire_bytes message = long_message();
     size_t refused = 0, loaded = 0;
     for (size_t size = 0; size < message.size; size++)
-        refused += expect_same_on_two_threads(message.bytes, size) != LOAD_OK;
+        refused += expect_same_on_two_threads(message.data, size) != LOAD_OK;
+    uint8_t *damaged = malloc(message.size);
+    assert_non_null(damaged);
     for (size_t position = 0; position < message.size; position++) {
         for (size_t pick = 0; pick < sizeof replacements; pick++) {
-            uint8_t damaged[sizeof message.bytes];
-            memcpy(damaged, message.bytes, message.size);
+            memcpy(damaged, message.data, message.size);
             damaged[position] = replacements[pick];
             if (expect_same_on_two_threads(damaged, message.size) == LOAD_OK)
                 loaded++;
@@ -1359,6 +1324,8 @@ static void test_damaged_long_value_two_threads_match_one(void **state)
     }
     assert_true(refused > message.size);
     assert_true(loaded > 0);
+    free(damaged);
+    wire_bytes_free(&message);
 }
 
 /* The worker decodes into room reserved from the average size of the
@@ -1368,17 +1335,18 @@ static void test_damaged_long_value_two_threads_match_one(void **state)
  * the columns). Either way the result is one thread's.
  * `big` entries of 11 bytes (a time of 2^49 takes 8 varint bytes), then
  * `small` empty ones of 2 bytes. */
-static struct wire_buffer shrinking_list(int big, int small)
+static struct wire_bytes shrinking_list(int big, int small)
 {
-    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
-    struct wire_buffer timed = { .size = 0 }, empty = { .size = 0 };
-    put_varint_field(&timed, 1, (uint64_t)1 << 49);
+    struct wire_bytes value = { 0 }, profile_bytes = { 0 };
+    struct wire_bytes timed = { 0 }, empty = { 0 };
+    wire_bytes_put_varint_field(&timed, 1, (uint64_t)1 << 49);
     assert_int_equal(timed.size, 9);
     for (int index = 0; index < big; index++)
-        put_message_field(&value, 1, &timed);
+        wire_bytes_put_message_field(&value, 1, &timed);
     for (int index = 0; index < small; index++)
-        put_message_field(&value, 1, &empty);
+        wire_bytes_put_message_field(&value, 1, &empty);
     put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    WIRE_BYTES_FREE_ALL(&value, &timed);
     return profile_bytes;
 }
 
@@ -1387,42 +1355,45 @@ static void test_lists_outgrowing_their_estimate_match_one_thread(void **state)
     (void)state;
     /* 11500 bytes, room for 1322: the main thread's part holds ~800
      * entries, the worker's ~2700. */
-    struct wire_buffer worker_short = shrinking_list(500, 3000);
+    struct wire_bytes worker_short = shrinking_list(500, 3000);
     /* 12066 bytes, room for 1386: the main thread's part alone holds
      * ~2050 entries. */
-    struct wire_buffer main_short = shrinking_list(256, 4625);
-    const struct wire_buffer *messages[] = { &worker_short, &main_short };
+    struct wire_bytes main_short = shrinking_list(256, 4625);
+    const struct wire_bytes *messages[] = { &worker_short, &main_short };
     for (size_t index = 0; index < 2; index++) {
-        assert_int_equal(expect_same_on_two_threads(messages[index]->bytes,
+        assert_int_equal(expect_same_on_two_threads(messages[index]->data,
                                                     messages[index]->size),
                          LOAD_OK);
         struct threshold_load two =
-            load_with_threshold(messages[index]->bytes, messages[index]->size, 2);
+            load_with_threshold(messages[index]->data, messages[index]->size, 2);
         const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
         assert_int_equal(gpu->timeline.count, index == 0 ? 3500 : 4881);
         assert_int_equal(gpu->timeline.time_ps[gpu->timeline.count - 1], (int64_t)1 << 49);
         profile_free(two.profile);
     }
+    WIRE_BYTES_FREE_ALL(&worker_short, &main_short);
 }
 
 /* One value of `count` snapshots; those numbered first_bad and second_bad
  * (-1: none) carry a time_offset_ps of the wrong wire type. */
-static struct wire_buffer snapshots_with_errors(int count, int first_bad, int second_bad)
+static struct wire_bytes snapshots_with_errors(int count, int first_bad, int second_bad)
 {
-    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
+    struct wire_bytes value = { 0 }, profile_bytes = { 0 };
     for (int index = 0; index < count; index++) {
-        struct wire_buffer snapshot = snapshot_bytes(index, 1 << 10, "jit/dot");
+        struct wire_bytes snapshot = snapshot_bytes(index, 1 << 10, "jit/dot");
         if (index == first_bad || index == second_bad)
-            put_string_field(&snapshot, 1, "late");
-        put_message_field(&value, 1, &snapshot);
+            wire_bytes_put_string_field(&snapshot, 1, "late");
+        wire_bytes_put_message_field(&value, 1, &snapshot);
+        wire_bytes_free(&snapshot);
     }
     put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    wire_bytes_free(&value);
     return profile_bytes;
 }
 
-static struct load_error error_on_threads(const struct wire_buffer *message, size_t threshold)
+static struct load_error error_on_threads(const struct wire_bytes *message, size_t threshold)
 {
-    struct threshold_load load = load_with_threshold(message->bytes, message->size, threshold);
+    struct threshold_load load = load_with_threshold(message->data, message->size, threshold);
     assert_int_equal(load.status, LOAD_BAD_INPUT);
     profile_free(load.profile);
     return load.error;
@@ -1431,19 +1402,20 @@ static struct load_error error_on_threads(const struct wire_buffer *message, siz
 static void test_error_in_the_second_half_matches_one_thread(void **state)
 {
     (void)state;
-    struct wire_buffer late = snapshots_with_errors(20, 15, -1);
+    struct wire_bytes late = snapshots_with_errors(20, 15, -1);
     struct load_error one = error_on_threads(&late, SIZE_MAX);
     struct load_error two = error_on_threads(&late, 2);
     assert_string_equal(two.message, one.message);
     assert_non_null(strstr(one.message, "(time_offset_ps) has wire type 2, expected 0"));
 
     /* Errors in both halves: the first in the file is the one named. */
-    struct wire_buffer early = snapshots_with_errors(20, 3, -1);
-    struct wire_buffer both = snapshots_with_errors(20, 3, 15);
+    struct wire_bytes early = snapshots_with_errors(20, 3, -1);
+    struct wire_bytes both = snapshots_with_errors(20, 3, 15);
     struct load_error first = error_on_threads(&early, SIZE_MAX);
     assert_string_equal(error_on_threads(&both, 2).message, first.message);
     assert_string_equal(error_on_threads(&both, SIZE_MAX).message, first.message);
     assert_string_not_equal(first.message, one.message);
+    WIRE_BYTES_FREE_ALL(&late, &early, &both);
 }
 
 static struct profile *load_path_with_threshold(const char *path, size_t threshold)
@@ -1536,41 +1508,43 @@ static enum load_status expect_same_without_fast_path(const uint8_t *bytes, size
 
 /* A snapshot with every field, in field order, with values that take
  * every varint length (negative int64s take ten bytes). */
-static struct wire_buffer full_snapshot_bytes(int64_t seed)
+static struct wire_bytes full_snapshot_bytes(int64_t seed)
 {
-    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 }, snapshot = { .size = 0 };
-    put_varint_field(&stats, 1, (uint64_t)(seed * 3));
-    put_varint_field(&stats, 2, (uint64_t)INT64_MAX - (uint64_t)seed);
-    put_varint_field(&stats, 3, (uint64_t)(-seed - 1));
-    put_double_field(&stats, 4, 0.25 + (double)seed);
-    put_varint_field(&stats, 5, (uint64_t)1 << (seed % 64));
-    put_varint_field(&metadata, 1, (uint64_t)(int64_t)(seed % 3 - 1));
-    put_varint_field(&metadata, 2, (uint64_t)seed << 20);
-    put_varint_field(&metadata, 3, (uint64_t)seed << 40);
-    put_varint_field(&metadata, 4, UINT64_MAX - (uint64_t)seed);
-    put_string_field(&metadata, 5, seed % 2 ? "jit/dot" : "jit/add");
-    put_varint_field(&metadata, 6, (uint64_t)seed);
-    put_string_field(&metadata, 7, "persist");
-    put_string_field(&metadata, 8, seed % 3 ? "float" : "");
-    put_string_field(&metadata, 9, "[768,3072]");
-    put_varint_field(&snapshot, 1, (uint64_t)seed * 1000003);
-    put_message_field(&snapshot, 2, &stats);
-    put_message_field(&snapshot, 3, &metadata);
+    struct wire_bytes stats = { 0 }, metadata = { 0 }, snapshot = { 0 };
+    wire_bytes_put_varint_field(&stats, 1, (uint64_t)(seed * 3));
+    wire_bytes_put_varint_field(&stats, 2, (uint64_t)INT64_MAX - (uint64_t)seed);
+    wire_bytes_put_varint_field(&stats, 3, (uint64_t)(-seed - 1));
+    wire_bytes_put_double_field(&stats, 4, 0.25 + (double)seed);
+    wire_bytes_put_varint_field(&stats, 5, (uint64_t)1 << (seed % 64));
+    wire_bytes_put_varint_field(&metadata, 1, (uint64_t)(int64_t)(seed % 3 - 1));
+    wire_bytes_put_varint_field(&metadata, 2, (uint64_t)seed << 20);
+    wire_bytes_put_varint_field(&metadata, 3, (uint64_t)seed << 40);
+    wire_bytes_put_varint_field(&metadata, 4, UINT64_MAX - (uint64_t)seed);
+    wire_bytes_put_string_field(&metadata, 5, seed % 2 ? "jit/dot" : "jit/add");
+    wire_bytes_put_varint_field(&metadata, 6, (uint64_t)seed);
+    wire_bytes_put_string_field(&metadata, 7, "persist");
+    wire_bytes_put_string_field(&metadata, 8, seed % 3 ? "float" : "");
+    wire_bytes_put_string_field(&metadata, 9, "[768,3072]");
+    wire_bytes_put_varint_field(&snapshot, 1, (uint64_t)seed * 1000003);
+    wire_bytes_put_message_field(&snapshot, 2, &stats);
+    wire_bytes_put_message_field(&snapshot, 3, &metadata);
+    WIRE_BYTES_FREE_ALL(&stats, &metadata);
     return snapshot;
 }
 
 /* One value holding `snapshot` between two usual ones, as a timeline
  * snapshot and as a sampled one. */
-static struct wire_buffer profile_around(const struct wire_buffer *snapshot)
+static struct wire_bytes profile_around(const struct wire_bytes *snapshot)
 {
-    struct wire_buffer value = { .size = 0 }, profile_bytes = { .size = 0 };
-    struct wire_buffer before = full_snapshot_bytes(7), after = full_snapshot_bytes(8);
+    struct wire_bytes value = { 0 }, profile_bytes = { 0 };
+    struct wire_bytes before = full_snapshot_bytes(7), after = full_snapshot_bytes(8);
     for (uint32_t field = 1; field <= 5; field += 4) {
-        put_message_field(&value, field, &before);
-        put_message_field(&value, field, snapshot);
-        put_message_field(&value, field, &after);
+        wire_bytes_put_message_field(&value, field, &before);
+        wire_bytes_put_message_field(&value, field, snapshot);
+        wire_bytes_put_message_field(&value, field, &after);
     }
     put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    WIRE_BYTES_FREE_ALL(&value, &before, &after);
     return profile_bytes;
 }
 
@@ -1578,14 +1552,15 @@ static void test_fast_path_matches_generic_decoder(void **state)
 {
     (void)state;
     for (int64_t seed = 0; seed < 70; seed++) {
-        struct wire_buffer snapshot = full_snapshot_bytes(seed);
-        struct wire_buffer profile_bytes = profile_around(&snapshot);
-        assert_int_equal(expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size),
+        struct wire_bytes snapshot = full_snapshot_bytes(seed);
+        struct wire_bytes profile_bytes = profile_around(&snapshot);
+        assert_int_equal(expect_same_without_fast_path(profile_bytes.data, profile_bytes.size),
                          LOAD_OK);
+        WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
     }
     /* And the values themselves, not only their agreement. */
-    struct wire_buffer snapshot = full_snapshot_bytes(5);
-    struct wire_buffer profile_bytes = profile_around(&snapshot);
+    struct wire_bytes snapshot = full_snapshot_bytes(5);
+    struct wire_bytes profile_bytes = profile_around(&snapshot);
     struct profile *profile = load_ok(&profile_bytes);
     struct snapshot loaded;
     snapshot_columns_get(&profile->allocators[0].raw_snapshots, 1, &loaded);
@@ -1605,37 +1580,39 @@ static void test_fast_path_matches_generic_decoder(void **state)
     expect_text(profile, loaded.data_type, "float");
     expect_text(profile, loaded.tensor_shape, "[768,3072]");
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
 }
 
 /* Snapshots the fast path must leave to the generic decoder: each one
  * differs from the usual layout in one way. */
-static struct wire_buffer unusual_snapshot_bytes(int variant)
+static struct wire_bytes unusual_snapshot_bytes(int variant)
 {
-    struct wire_buffer stats = { .size = 0 }, metadata = { .size = 0 }, snapshot = { .size = 0 };
-    put_varint_field(&stats, 2, 4096);
-    put_varint_field(&metadata, 1, 1);
-    put_string_field(&metadata, 5, "jit/dot");
-    put_string_field(&metadata, 8, "float");
+    struct wire_bytes stats = { 0 }, metadata = { 0 }, snapshot = { 0 };
+    wire_bytes_put_varint_field(&stats, 2, 4096);
+    wire_bytes_put_varint_field(&metadata, 1, 1);
+    wire_bytes_put_string_field(&metadata, 5, "jit/dot");
+    wire_bytes_put_string_field(&metadata, 8, "float");
     switch (variant) {
     case 0: /* submessages out of order, time last */
-        put_message_field(&snapshot, 3, &metadata);
-        put_message_field(&snapshot, 2, &stats);
-        put_varint_field(&snapshot, 1, 77);
+        wire_bytes_put_message_field(&snapshot, 3, &metadata);
+        wire_bytes_put_message_field(&snapshot, 2, &stats);
+        wire_bytes_put_varint_field(&snapshot, 1, 77);
+        WIRE_BYTES_FREE_ALL(&stats, &metadata);
         return snapshot;
     case 1: /* fields out of order inside stats and metadata */
-        put_varint_field(&stats, 1, 12);
-        put_varint_field(&metadata, 2, 5);
+        wire_bytes_put_varint_field(&stats, 1, 12);
+        wire_bytes_put_varint_field(&metadata, 2, 5);
         break;
     case 2: /* repeated scalars: the last wins */
-        put_varint_field(&stats, 2, 8192);
-        put_string_field(&metadata, 5, "jit/add");
-        put_varint_field(&snapshot, 1, 1);
-        put_varint_field(&snapshot, 1, 2);
+        wire_bytes_put_varint_field(&stats, 2, 8192);
+        wire_bytes_put_string_field(&metadata, 5, "jit/add");
+        wire_bytes_put_varint_field(&snapshot, 1, 1);
+        wire_bytes_put_varint_field(&snapshot, 1, 2);
         break;
     case 3: /* repeated submessages: merged */
-        put_message_field(&snapshot, 2, &stats);
+        wire_bytes_put_message_field(&snapshot, 2, &stats);
         stats.size = 0;
-        put_varint_field(&stats, 5, 99);
+        wire_bytes_put_varint_field(&stats, 5, 99);
         break;
     case 4: /* unknown fields in stats and metadata */
         put_unknown_fields(&stats);
@@ -1645,45 +1622,48 @@ static struct wire_buffer unusual_snapshot_bytes(int variant)
         put_unknown_fields(&snapshot);
         break;
     case 6: /* missing submessages: only a time */
-        put_varint_field(&snapshot, 1, 5);
+        wire_bytes_put_varint_field(&snapshot, 1, 5);
+        WIRE_BYTES_FREE_ALL(&stats, &metadata);
         return snapshot;
     case 7: /* empty submessages */
         stats.size = metadata.size = 0;
         break;
     case 8: /* a known field with another wire type: refused */
-        put_tag(&stats, 4, 0);
-        put_varint(&stats, 3);
+        wire_bytes_put_tag(&stats, 4, 0);
+        wire_bytes_put_varint(&stats, 3);
         break;
     case 9: /* a two-byte tag for field 1 (valid protobuf) */
-        put_byte(&snapshot, 0x88);
-        put_byte(&snapshot, 0x00);
-        put_varint(&snapshot, 3);
+        wire_bytes_put_byte(&snapshot, 0x88);
+        wire_bytes_put_byte(&snapshot, 0x00);
+        wire_bytes_put_varint(&snapshot, 3);
         break;
     case 10: /* an eleven-byte varint: refused */
         for (int index = 0; index < 10; index++)
-            put_byte(&stats, 0xff);
-        put_byte(&stats, 0x01);
+            wire_bytes_put_byte(&stats, 0xff);
+        wire_bytes_put_byte(&stats, 0x01);
         break;
     case 11: /* a string longer than its metadata: refused */
-        put_tag(&metadata, 9, 2);
-        put_varint(&metadata, 40);
-        put_byte(&metadata, 'x');
+        wire_bytes_put_tag(&metadata, 9, 2);
+        wire_bytes_put_varint(&metadata, 40);
+        wire_bytes_put_byte(&metadata, 'x');
         break;
     case 12: /* a group: refused */
-        put_tag(&metadata, 10, 3);
+        wire_bytes_put_tag(&metadata, 10, 3);
         break;
     case 13: /* field 0: refused */
-        put_byte(&snapshot, 0x00);
-        put_byte(&snapshot, 0x00);
+        wire_bytes_put_byte(&snapshot, 0x00);
+        wire_bytes_put_byte(&snapshot, 0x00);
         break;
     default: /* a time after the submessages */
-        put_message_field(&snapshot, 2, &stats);
-        put_message_field(&snapshot, 3, &metadata);
-        put_varint_field(&snapshot, 1, 9);
+        wire_bytes_put_message_field(&snapshot, 2, &stats);
+        wire_bytes_put_message_field(&snapshot, 3, &metadata);
+        wire_bytes_put_varint_field(&snapshot, 1, 9);
+        WIRE_BYTES_FREE_ALL(&stats, &metadata);
         return snapshot;
     }
-    put_message_field(&snapshot, 2, &stats);
-    put_message_field(&snapshot, 3, &metadata);
+    wire_bytes_put_message_field(&snapshot, 2, &stats);
+    wire_bytes_put_message_field(&snapshot, 3, &metadata);
+    WIRE_BYTES_FREE_ALL(&stats, &metadata);
     return snapshot;
 }
 
@@ -1692,17 +1672,18 @@ static void test_fast_path_falls_back_on_unusual_snapshots(void **state)
     (void)state;
     int refused = 0;
     for (int variant = 0; variant <= 14; variant++) {
-        struct wire_buffer snapshot = unusual_snapshot_bytes(variant);
-        struct wire_buffer profile_bytes = profile_around(&snapshot);
-        if (expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size) != LOAD_OK)
+        struct wire_bytes snapshot = unusual_snapshot_bytes(variant);
+        struct wire_bytes profile_bytes = profile_around(&snapshot);
+        if (expect_same_without_fast_path(profile_bytes.data, profile_bytes.size) != LOAD_OK)
             refused++;
+        WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
     }
     /* Variants 8, 10, 11, 12 and 13 are corrupt. */
     assert_int_equal(refused, 5);
 
     /* Merged and last-wins values, checked directly. */
-    struct wire_buffer snapshot = unusual_snapshot_bytes(2);
-    struct wire_buffer profile_bytes = profile_around(&snapshot);
+    struct wire_bytes snapshot = unusual_snapshot_bytes(2);
+    struct wire_bytes profile_bytes = profile_around(&snapshot);
     struct profile *profile = load_ok(&profile_bytes);
     struct snapshot loaded;
     snapshot_columns_get(&profile->allocators[0].raw_snapshots, 1, &loaded);
@@ -1710,6 +1691,7 @@ static void test_fast_path_falls_back_on_unusual_snapshots(void **state)
     assert_int_equal(loaded.heap_bytes, 8192);
     expect_text(profile, loaded.op_name, "jit/add");
     profile_free(profile);
+    WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
 }
 
 /* A snapshot cut at every byte, its own length shortened to match (so
@@ -1718,26 +1700,30 @@ static void test_fast_path_falls_back_on_unusual_snapshots(void **state)
 static void test_fast_path_cut_or_damaged_snapshot_matches_generic(void **state)
 {
     (void)state;
-    struct wire_buffer whole = full_snapshot_bytes(3);
+    struct wire_bytes whole = full_snapshot_bytes(3);
     for (size_t cut = 0; cut <= whole.size; cut++) {
-        struct wire_buffer snapshot = whole;
-        snapshot.size = cut;
-        struct wire_buffer profile_bytes = profile_around(&snapshot);
-        expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size);
+        struct wire_bytes snapshot = { 0 };
+        wire_bytes_put_data(&snapshot, whole.data, cut);
+        struct wire_bytes profile_bytes = profile_around(&snapshot);
+        expect_same_without_fast_path(profile_bytes.data, profile_bytes.size);
+        WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
     }
     static const uint8_t damages[] = { 0x00, 0x80, 0xff, 0x0a, 0x12, 0x21, 0x7f };
     for (size_t at = 0; at < whole.size; at++) {
         for (size_t damage = 0; damage < sizeof damages; damage++) {
-            struct wire_buffer snapshot = whole;
-            snapshot.bytes[at] = damages[damage];
-            struct wire_buffer profile_bytes = profile_around(&snapshot);
-            expect_same_without_fast_path(profile_bytes.bytes, profile_bytes.size);
+            struct wire_bytes snapshot = { 0 };
+            wire_bytes_put_data(&snapshot, whole.data, whole.size);
+            snapshot.data[at] = damages[damage];
+            struct wire_bytes profile_bytes = profile_around(&snapshot);
+            expect_same_without_fast_path(profile_bytes.data, profile_bytes.size);
+            WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
         }
     }
     /* The file itself cut at every byte. */
-    struct wire_buffer profile_bytes = profile_around(&whole);
+    struct wire_bytes profile_bytes = profile_around(&whole);
     for (size_t cut = 0; cut <= profile_bytes.size; cut++)
-        expect_same_without_fast_path(profile_bytes.bytes, cut);
+        expect_same_without_fast_path(profile_bytes.data, cut);
+    WIRE_BYTES_FREE_ALL(&whole, &profile_bytes);
 }
 
 int main(void)
