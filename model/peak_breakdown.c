@@ -6,14 +6,7 @@
 #include <string.h>
 
 #include "model/index_sort.h"
-
-static int64_t add_saturating(int64_t a, int64_t b)
-{
-    int64_t sum;
-    if (__builtin_add_overflow(a, b, &sum))
-        return a > 0 ? INT64_MAX : INT64_MIN;
-    return sum;
-}
+#include "model/saturating.h"
 
 static uint32_t row_name(const struct allocation_row *row, enum breakdown_key key)
 {
@@ -59,8 +52,8 @@ static size_t breakdown_sum_runs(const struct allocation_row *rows, const size_t
         if (group_count == 0 || groups[group_count - 1].name != name)
             groups[group_count++] = (struct breakdown_group){ name, 0 };
         int64_t bytes = allocation_row_bytes(row);
-        groups[group_count - 1].bytes = add_saturating(groups[group_count - 1].bytes, bytes);
-        *total = add_saturating(*total, bytes);
+        groups[group_count - 1].bytes = saturating_add(groups[group_count - 1].bytes, bytes);
+        *total = saturating_add(*total, bytes);
     }
     return group_count;
 }

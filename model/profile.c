@@ -3,6 +3,7 @@
 #include "model/profile.h"
 
 #include "model/index_sort.h"
+#include "model/saturating.h"
 #include "model/timeline.h"
 
 #include <stdlib.h>
@@ -30,16 +31,6 @@ const char *memory_activity_label(int activity)
     case MEMORY_ACTIVITY_EXPANSION: return "expansion";
     default: return "unknown";
     }
-}
-
-/* Profiles come from other machines: sums of their numbers must not be
- * undefined behaviour when a hostile file puts INT64_MAX in two fields. */
-static int64_t add_saturating(int64_t a, int64_t b)
-{
-    int64_t sum;
-    if (__builtin_add_overflow(a, b, &sum))
-        return a > 0 ? INT64_MAX : INT64_MIN;
-    return sum;
 }
 
 /* ---- columns ---- */
@@ -157,7 +148,7 @@ void snapshot_columns_free(struct snapshot_columns *columns)
 
 int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t index)
 {
-    return add_saturating(columns->stack_bytes[index], columns->heap_bytes[index]);
+    return saturating_add(columns->stack_bytes[index], columns->heap_bytes[index]);
 }
 
 /* ---- the profile ---- */
@@ -347,7 +338,7 @@ void allocator_set_summary(struct allocator *allocator, int64_t capacity_bytes,
     summary->lifetime_peak_bytes = lifetime_peak_bytes;
     summary->peak = *peak;
     summary->peak_time_ps = peak_time_ps;
-    summary->peak_bytes = add_saturating(peak->stack_bytes, peak->heap_bytes);
+    summary->peak_bytes = saturating_add(peak->stack_bytes, peak->heap_bytes);
     allocator->raw_has_summary = true;
 }
 
@@ -479,7 +470,7 @@ static void allocator_derive_summary(struct allocator *allocator)
         .fragmentation = timeline->fragmentation[peak],
         .peak_bytes_in_use = snapshot_columns_in_use(timeline, peak),
     };
-    allocator_set_summary(allocator, add_saturating(stats.peak_bytes_in_use, stats.free_bytes),
+    allocator_set_summary(allocator, saturating_add(stats.peak_bytes_in_use, stats.free_bytes),
                           timeline->peak_bytes_in_use[timeline->count - 1], &stats,
                           timeline->time_ps[peak]);
     allocator->summary.derived = true;

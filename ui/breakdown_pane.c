@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/saturating.h"
 #include "ui/draw.h"
 #include "ui/viewer.h"
 
@@ -97,8 +98,7 @@ void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, in
     /* What does not fit, summed on the last line. */
     int64_t rest = 0;
     for (size_t i = shown; i < sums->count; i++)
-        if (__builtin_add_overflow(rest, sums->groups[i].bytes, &rest))
-            rest = INT64_MAX;
+        rest = saturating_add(rest, sums->groups[i].bytes);
     char name[48];
     snprintf(name, sizeof name, "%zu more", sums->count - shown);
     draw_group(viewer, window, y + rows, x + 1, width - 1, name, rest, sums->total_bytes,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/saturating.h"
 #include "model/timeline.h"
 #include "ui/viewer.h"
 
@@ -63,14 +64,6 @@ static int chart_width(const struct chart_state *chart)
 static struct chart_window chart_window_of(const struct chart_state *chart, int width)
 {
     return (struct chart_window){chart->from_ps, chart->to_ps, width};
-}
-
-static int64_t add_saturating(int64_t a, int64_t b)
-{
-    int64_t sum;
-    if (__builtin_add_overflow(a, b, &sum))
-        return a > 0 ? INT64_MAX : INT64_MIN;
-    return sum;
 }
 
 /* Sets the window and keeps the cursor inside it; a cursor that had to
@@ -211,7 +204,7 @@ static int64_t column_value(const struct chart_state *chart, const struct snapsh
     if (!chart->show_free)
         return column->in_use;
     int64_t free_bytes = timeline->free_bytes[column->snapshot];
-    return add_saturating(column->in_use, free_bytes > 0 ? free_bytes : 0);
+    return saturating_add(column->in_use, free_bytes > 0 ? free_bytes : 0);
 }
 
 /* The smallest of 1, 2, 5, 10, 20, 50, 100 % at or above the largest
