@@ -15,4 +15,12 @@ static inline int64_t saturating_add(int64_t a, int64_t b)
     return sum;
 }
 
+static inline int64_t saturating_subtract(int64_t a, int64_t b)
+{
+    int64_t difference;
+    if (__builtin_sub_overflow(a, b, &difference))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return difference;
+}
+
 #endif
