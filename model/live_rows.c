@@ -1,0 +1,320 @@
+#include "config.h"
+
+#include "model/live_rows.h"
+
+#include "model/index_sort.h"
+#include "model/integer_map.h"
+#include "model/saturating.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool live_special_texts_intern(struct string_table *strings, struct live_special_texts *texts)
+{
+    const struct {
+        uint32_t *id;
+        const char *text;
+    } wanted[] = {
+        {&texts->stack_name, LIVE_STACK_NAME},
+        {&texts->stack_region, "stack"},
+        {&texts->before_name, LIVE_BEFORE_PROFILE_NAME},
+        {&texts->before_region, "persist/dynamic"},
+        {&texts->data_type, "INVALID"},
+        {&texts->shape, "unknown"},
+    };
+    for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+        *wanted[i].id = string_table_intern(strings, wanted[i].text, strlen(wanted[i].text));
+        if (*wanted[i].id == STRING_ID_NONE)
+            return false;
+    }
+    return true;
+}
+
+static struct allocation_row row_from_snapshot(const struct snapshot_columns *timeline,
+                                               uint32_t index)
+{
+    return (struct allocation_row){
+        .origin = ROW_FROM_SNAPSHOT,
+        .snapshot_index = index,
+        .special_index = -1,
+        .occurrences = 1,
+        .allocation_bytes = timeline->allocation_bytes[index],
+        .requested_bytes = timeline->requested_bytes[index],
+        .op_name = timeline->op_name[index],
+        .region_type = timeline->region_type[index],
+        .data_type = timeline->data_type[index],
+        .tensor_shape = timeline->tensor_shape[index],
+        .step_id = timeline->step_id[index],
+        .address = timeline->address[index],
+        .activity = timeline->activity[index],
+        .has_time = true,
+        .time_ps = timeline->time_ps[index],
+    };
+}
+
+/* The `number`-th special row present (0 first), as XProf numbers its
+ * own: snapshot_index -1 - number, special_index number. */
+static struct allocation_row special_row(int64_t number, int64_t bytes, uint32_t name,
+                                         uint32_t region, const struct live_special_texts *texts,
+                                         int64_t step_id)
+{
+    return (struct allocation_row){
+        .origin = ROW_FROM_SPECIAL,
+        .snapshot_index = -1 - number,
+        .special_index = number,
+        .occurrences = 1,
+        .allocation_bytes = bytes,
+        .requested_bytes = bytes,
+        .op_name = name,
+        .region_type = region,
+        .data_type = texts->data_type,
+        .tensor_shape = texts->shape,
+        .step_id = step_id,
+        .activity = MEMORY_ACTIVITY_ALLOCATION,
+    };
+}
+
+/* Appends the special rows of the request to `rows`; returns how many. */
+static size_t special_rows_add(const struct live_rows_request *request,
+                               struct allocation_row *rows)
+{
+    if (!request->with_specials || request->end == 0)
+        return 0;
+    const struct snapshot_columns *timeline = request->timeline;
+    size_t last = request->end - 1;
+    int64_t before = saturating_subtract(timeline->heap_bytes[last],
+                                         request->live_allocation_bytes);
+    int64_t stack = timeline->stack_bytes[last];
+    size_t count = 0;
+    if (before > 0) {
+        rows[count] = special_row((int64_t)count, before, request->texts->before_name,
+                                  request->texts->before_region, request->texts,
+                                  timeline->step_id[last]);
+        count++;
+    }
+    if (stack > 0) {
+        rows[count] = special_row((int64_t)count, stack, request->texts->stack_name,
+                                  request->texts->stack_region, request->texts,
+                                  timeline->step_id[last]);
+        count++;
+    }
+    return count;
+}
+
+/* ---- XProf's order ---- */
+
+struct row_order_context {
+    const struct string_table *strings;
+    const struct allocation_row *rows;
+};
+
+/* Bytewise, as std::string compares: a NUL inside a name counts too. */
+static int text_compare(const struct string_table *strings, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 0;
+    size_t length_a = string_table_length(strings, a), length_b = string_table_length(strings, b);
+    int order = memcmp(string_table_text(strings, a), string_table_text(strings, b),
+                       length_a < length_b ? length_a : length_b);
+    if (order != 0)
+        return order;
+    return (length_a > length_b) - (length_a < length_b);
+}
+
+/* XProf's key: sizes descending, then the four texts ascending. */
+static int row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+                           const struct allocation_row *b)
+{
+    if (a->allocation_bytes != b->allocation_bytes)
+        return a->allocation_bytes > b->allocation_bytes ? -1 : 1;
+    if (a->requested_bytes != b->requested_bytes)
+        return a->requested_bytes > b->requested_bytes ? -1 : 1;
+    int order = text_compare(strings, a->op_name, b->op_name);
+    if (order == 0)
+        order = text_compare(strings, a->region_type, b->region_type);
+    if (order == 0)
+        order = text_compare(strings, a->data_type, b->data_type);
+    if (order == 0)
+        order = text_compare(strings, a->tensor_shape, b->tensor_shape);
+    return order;
+}
+
+/* Equal keys in snapshot order, so that a merged row ends on the latest
+ * (XProf's own pick among equal rows is arbitrary: an unstable sort). */
+static bool row_before(const void *context, size_t a, size_t b)
+{
+    const struct row_order_context *order = context;
+    const struct allocation_row *x = &order->rows[a], *y = &order->rows[b];
+    int key = row_key_compare(order->strings, x, y);
+    return key < 0 || (key == 0 && x->snapshot_index < y->snapshot_index);
+}
+
+/* One string table gives equal texts equal ids: no text compare needed. */
+static bool row_same_key(const struct allocation_row *a, const struct allocation_row *b)
+{
+    return a->allocation_bytes == b->allocation_bytes &&
+           a->requested_bytes == b->requested_bytes && a->op_name == b->op_name &&
+           a->region_type == b->region_type && a->data_type == b->data_type &&
+           a->tensor_shape == b->tensor_shape;
+}
+
+/* Writes the rows in `order` into rows->rows, merging equal neighbours
+ * (a special row and an allocation can have the same key). */
+static void rows_merge(const struct allocation_row *groups, const size_t *order, size_t total,
+                       struct live_rows *rows)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < total; i++) {
+        const struct allocation_row *row = &groups[order[i]];
+        if (count > 0 && row_same_key(&rows->rows[count - 1], row)) {
+            int64_t occurrences = saturating_add(rows->rows[count - 1].occurrences,
+                                                 row->occurrences);
+            rows->rows[count - 1] = *row;
+            rows->rows[count - 1].occurrences = occurrences;
+        } else {
+            rows->rows[count++] = *row;
+        }
+    }
+    rows->count = count;
+}
+
+/* ---- equal allocations grouped before sorting ---- */
+
+/* One group per distinct key: the row of its latest allocation, with
+ * the allocations counted in `occurrences`. Grouping first makes a leak
+ * of a million identical tensors a sort of a few groups, not of a
+ * million rows. */
+struct live_groups {
+    struct allocation_row *rows;
+    uint32_t *next; /* the next group with the same key hash, + 1; 0: none */
+    size_t count;
+    size_t capacity;
+    struct integer_map heads; /* key hash -> its first group + 1 */
+};
+
+static uint64_t key_hash(const struct allocation_row *row)
+{
+    uint64_t words[] = {(uint64_t)row->allocation_bytes, (uint64_t)row->requested_bytes,
+                        (uint64_t)row->op_name << 32 | row->region_type,
+                        (uint64_t)row->data_type << 32 | row->tensor_shape};
+    uint64_t hash = 0x243f6a8885a308d3u;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        hash = (hash ^ words[i]) * 0x9e3779b97f4a7c15u;
+        hash ^= hash >> 32;
+    }
+    return hash;
+}
+
+static bool live_groups_reserve(struct live_groups *groups, size_t needed)
+{
+    size_t capacity = groups->capacity;
+    return live_array_reserve((void **)&groups->rows, &groups->capacity, needed,
+                              sizeof *groups->rows) &&
+           live_array_reserve((void **)&groups->next, &capacity, needed, sizeof *groups->next);
+}
+
+static bool live_groups_add(struct live_groups *groups, const struct allocation_row *row)
+{
+    uint64_t hash = key_hash(row);
+    uint32_t *head = integer_map_find(&groups->heads, hash);
+    for (uint32_t group = head ? *head : 0; group != 0; group = groups->next[group - 1]) {
+        struct allocation_row *found = &groups->rows[group - 1];
+        if (!row_same_key(found, row))
+            continue;
+        int64_t occurrences = found->occurrences + 1;
+        if (row->snapshot_index > found->snapshot_index)
+            *found = *row; /* the latest allocation speaks for the group */
+        found->occurrences = occurrences;
+        return true;
+    }
+    if (groups->count >= UINT32_MAX - 1 || !live_groups_reserve(groups, groups->count + 1))
+        return false;
+    groups->rows[groups->count] = *row;
+    groups->next[groups->count] = head ? *head : 0;
+    groups->count++;
+    return integer_map_put(&groups->heads, hash, (uint32_t)groups->count);
+}
+
+static void live_groups_free(struct live_groups *groups)
+{
+    free(groups->rows);
+    free(groups->next);
+    integer_map_free(&groups->heads);
+}
+
+/* Groups the live allocations, adds the special rows (room for two is
+ * kept), and sums the bytes into rows->total_bytes. */
+static bool live_groups_fill(struct live_groups *groups, const struct live_rows_request *request,
+                             struct live_rows *rows)
+{
+    int64_t bytes = 0;
+    for (size_t i = 0; i < request->live_count; i++) {
+        struct allocation_row row = row_from_snapshot(request->timeline, request->live[i]);
+        bytes = saturating_add(bytes, row.allocation_bytes);
+        if (!live_groups_add(groups, &row))
+            return false;
+    }
+    if (!live_groups_reserve(groups, groups->count + 2))
+        return false;
+    size_t specials = special_rows_add(request, groups->rows + groups->count);
+    for (size_t i = 0; i < specials; i++)
+        bytes = saturating_add(bytes, groups->rows[groups->count + i].allocation_bytes);
+    groups->count += specials;
+    rows->total_bytes = bytes;
+    return true;
+}
+
+/* Sorts the groups in XProf's order into rows->rows. */
+static bool live_groups_sort(const struct live_groups *groups,
+                             const struct live_rows_request *request, struct live_rows *rows)
+{
+    size_t total = groups->count;
+    size_t *order = malloc((total ? total : 1) * sizeof *order);
+    size_t *scratch = malloc((total ? total : 1) * sizeof *scratch);
+    bool ok = order && scratch &&
+              live_array_reserve((void **)&rows->rows, &rows->capacity, total, sizeof *rows->rows);
+    if (ok) {
+        for (size_t i = 0; i < total; i++)
+            order[i] = i;
+        struct row_order_context context = {request->profile->strings, groups->rows};
+        index_sort_stable(order, scratch, total, row_before, &context);
+        rows_merge(groups->rows, order, total, rows);
+    }
+    free(order);
+    free(scratch);
+    return ok;
+}
+
+bool live_rows_make(const struct live_rows_request *request, struct live_rows *rows)
+{
+    rows->count = 0;
+    rows->total_bytes = 0;
+    rows->allocations = request->live_count;
+    rows->as_of_index = request->end > 0 ? (int64_t)request->end - 1 : -1;
+    struct live_groups groups = {0};
+    bool ok = live_groups_fill(&groups, request, rows) && live_groups_sort(&groups, request, rows);
+    live_groups_free(&groups);
+    if (!ok) {
+        rows->count = 0;
+        rows->total_bytes = 0;
+    }
+    return ok;
+}
+
+bool live_array_reserve(void **array, size_t *capacity, size_t needed, size_t size)
+{
+    if (needed <= *capacity)
+        return true;
+    size_t grown = *capacity < 16 ? 16 : *capacity;
+    while (grown < needed) {
+        if (grown > SIZE_MAX / 2 / size)
+            return false;
+        grown *= 2;
+    }
+    void *memory = realloc(*array, grown * size);
+    if (!memory)
+        return false;
+    *array = memory;
+    *capacity = grown;
+    return true;
+}

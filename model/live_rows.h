@@ -1,0 +1,58 @@
+/* live_rows: turns a set of live allocations (snapshot indices) into the
+ * rows live_set.h promises: one row per allocation plus the special rows,
+ * ordered and merged as XProf orders its peak table.
+ *
+ * Internal to the live-set query (model/live_set.c is its only caller);
+ * views use model/live_set.h. It must not replay the timeline (that is
+ * live_set.c's) nor keep state between calls. */
+#ifndef MEMTOP_LIVE_ROWS_H
+#define MEMTOP_LIVE_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/live_set.h"
+#include "model/profile.h"
+#include "model/string_table.h"
+
+/* String ids of the special rows' texts in the profile's table. */
+struct live_special_texts {
+    uint32_t stack_name;
+    uint32_t stack_region;
+    uint32_t before_name;
+    uint32_t before_region;
+    uint32_t data_type; /* "INVALID" */
+    uint32_t shape;     /* "unknown" */
+};
+
+/* Interns the texts (the string table only grows); false when memory
+ * runs out. */
+bool live_special_texts_intern(struct string_table *strings, struct live_special_texts *texts);
+
+struct live_rows_request {
+    const struct profile *profile; /* for the strings */
+    const struct snapshot_columns *timeline;
+    const struct live_special_texts *texts;
+    const uint32_t *live; /* timeline indices of the live allocations, any order */
+    size_t live_count;
+    /* Snapshots replayed: the special rows come from snapshot end - 1
+     * (none when end is 0). */
+    size_t end;
+    bool with_specials;
+    /* The heap bytes the special row "allocated before the profile"
+     * subtracts from: the sum of every live allocation's size, which is
+     * more than the listed ones' when the request lists only some. */
+    int64_t live_allocation_bytes;
+};
+
+/* Replaces rows->rows with the request's rows; false when memory runs
+ * out (the rows are then empty). O(L) to group L allocations by key,
+ * then O(G log G) to sort the G distinct ones. */
+bool live_rows_make(const struct live_rows_request *request, struct live_rows *rows);
+
+/* Makes room for `needed` elements of `size` bytes in *array (doubling);
+ * false when memory runs out. Shared with live_set.c. */
+bool live_array_reserve(void **array, size_t *capacity, size_t needed, size_t size);
+
+#endif

@@ -1,0 +1,442 @@
+#include "config.h"
+
+#include "model/live_set.h"
+
+#include "model/integer_map.h"
+#include "model/live_rows.h"
+#include "model/saturating.h"
+#include "model/timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The live set after the first `position` snapshots, as `count` snapshot
+ * indices stored ascending from entries[offset], each as its difference
+ * from the one before (the first as itself) in a varint: 1 or 2 bytes
+ * where a checkpoint holds thousands of allocations. */
+struct live_checkpoint {
+    size_t position;
+    size_t offset;
+    size_t count;
+};
+
+struct live_index {
+    const struct profile *profile;
+    const struct snapshot_columns *timeline;
+    size_t interval;
+    struct live_checkpoint *checkpoints;
+    size_t checkpoint_count;
+    size_t checkpoint_capacity;
+    uint8_t *entries;
+    size_t entry_bytes;
+    size_t entry_capacity;
+    struct live_special_texts texts;
+    /* Query scratch: the replayed gap's last event per address (value:
+     * snapshot index + 1 for an allocation, 0 for a deallocation), and
+     * the live allocations found. */
+    struct integer_map window;
+    uint32_t *live;
+    size_t live_capacity;
+};
+
+const char *live_status_message(enum live_status status)
+{
+    switch (status) {
+    case LIVE_OK: return "ok";
+    case LIVE_SAMPLED_TIMELINE:
+        return "live allocations need the full timeline; this file keeps XProf's "
+               "1000-snapshot sample (open the run's .xplane.pb instead)";
+    case LIVE_NO_MEMORY: return "out of memory";
+    }
+    return "unknown status";
+}
+
+void live_rows_free(struct live_rows *rows)
+{
+    free(rows->rows);
+    *rows = (struct live_rows){.as_of_index = -1};
+}
+
+/* ---- checkpoint entries: ascending indices as varint differences ---- */
+
+static uint8_t *varint_put(uint8_t *out, uint32_t value)
+{
+    while (value >= 0x80) {
+        *out++ = (uint8_t)(value | 0x80);
+        value >>= 7;
+    }
+    *out++ = (uint8_t)value;
+    return out;
+}
+
+static const uint8_t *varint_get(const uint8_t *in, uint32_t *value)
+{
+    uint32_t result = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t byte = *in++;
+        result |= (uint32_t)(byte & 0x7f) << shift;
+        if (byte < 0x80)
+            break;
+    }
+    *value = result;
+    return in;
+}
+
+static int compare_indices(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- building: one replay with a dense live set ---- */
+
+/* The live set during the build: the snapshot indices of the live
+ * allocations in no order, and each live address's position among them
+ * (a free moves the last one into the hole). */
+struct live_replay {
+    struct integer_map positions;
+    uint32_t *live;
+    size_t count;
+    size_t capacity;
+    uint32_t *sorted; /* scratch for a checkpoint, `capacity` long */
+};
+
+static void live_replay_free(struct live_replay *replay)
+{
+    integer_map_free(&replay->positions);
+    free(replay->live);
+    free(replay->sorted);
+}
+
+static bool live_replay_allocate(struct live_replay *replay, uint64_t address, uint32_t index)
+{
+    uint32_t *position = integer_map_find(&replay->positions, address);
+    if (position) {
+        replay->live[*position] = index; /* the address is reused: replace */
+        return true;
+    }
+    size_t capacity = replay->capacity;
+    if (!live_array_reserve((void **)&replay->live, &replay->capacity, replay->count + 1,
+                       sizeof *replay->live))
+        return false;
+    if (replay->capacity != capacity) {
+        free(replay->sorted);
+        replay->sorted = malloc(replay->capacity * sizeof *replay->sorted);
+        if (!replay->sorted)
+            return false;
+    }
+    if (!integer_map_put(&replay->positions, address, (uint32_t)replay->count))
+        return false;
+    replay->live[replay->count++] = index;
+    return true;
+}
+
+static void live_replay_free_address(struct live_replay *replay,
+                                     const struct snapshot_columns *timeline, uint64_t address)
+{
+    uint32_t position;
+    if (!integer_map_remove(&replay->positions, address, &position))
+        return; /* never allocated (or already freed): nothing to free */
+    uint32_t last = replay->live[--replay->count];
+    if (position == replay->count)
+        return;
+    replay->live[position] = last;
+    *integer_map_find(&replay->positions, timeline->address[last]) = position;
+}
+
+static bool live_replay_apply(struct live_replay *replay, const struct snapshot_columns *timeline,
+                              size_t index)
+{
+    if (timeline->activity[index] == MEMORY_ACTIVITY_ALLOCATION)
+        return live_replay_allocate(replay, timeline->address[index], (uint32_t)index);
+    if (timeline->activity[index] == MEMORY_ACTIVITY_DEALLOCATION)
+        live_replay_free_address(replay, timeline, timeline->address[index]);
+    return true;
+}
+
+/* Stores the replay's live set as the checkpoint at `position`. */
+static bool live_index_add_checkpoint(struct live_index *index, struct live_replay *replay,
+                                      size_t position)
+{
+    size_t count = replay->count;
+    if (!live_array_reserve((void **)&index->checkpoints, &index->checkpoint_capacity,
+                       index->checkpoint_count + 1, sizeof *index->checkpoints) ||
+        !live_array_reserve((void **)&index->entries, &index->entry_capacity,
+                       index->entry_bytes + count * 5, 1))
+        return false;
+    if (count > 0) {
+        memcpy(replay->sorted, replay->live, count * sizeof *replay->sorted);
+        qsort(replay->sorted, count, sizeof *replay->sorted, compare_indices);
+    }
+    index->checkpoints[index->checkpoint_count++] =
+        (struct live_checkpoint){position, index->entry_bytes, count};
+    uint8_t *out = index->entries + index->entry_bytes;
+    uint32_t previous = 0;
+    for (size_t i = 0; i < count; i++) {
+        out = varint_put(out, replay->sorted[i] - previous);
+        previous = replay->sorted[i];
+    }
+    index->entry_bytes = (size_t)(out - index->entries);
+    return true;
+}
+
+/* A checkpoint at 0, then one whenever max(interval, live allocations at
+ * the last checkpoint) snapshots have gone by: a checkpoint of L entries
+ * is paid for by a gap of at least L snapshots, so all of them together
+ * hold fewer entries than the timeline has snapshots, while a query
+ * replays at most the gap. */
+static bool live_index_replay(struct live_index *index)
+{
+    const struct snapshot_columns *timeline = index->timeline;
+    struct live_replay replay = {0};
+    bool ok = true;
+    size_t next = 0;
+    for (size_t i = 0; ok && i <= timeline->count; i++) {
+        if (i == next) {
+            ok = live_index_add_checkpoint(index, &replay, i);
+            next = i + (replay.count > index->interval ? replay.count : index->interval);
+        }
+        if (ok && i < timeline->count)
+            ok = live_replay_apply(&replay, timeline, i);
+    }
+    live_replay_free(&replay);
+    if (ok) { /* give back the room the estimates left */
+        uint8_t *entries = realloc(index->entries, index->entry_bytes ? index->entry_bytes : 1);
+        if (entries) {
+            index->entries = entries;
+            index->entry_capacity = index->entry_bytes ? index->entry_bytes : 1;
+        }
+    }
+    return ok;
+}
+
+enum live_status live_index_build(const struct profile *profile, const struct allocator *allocator,
+                                  size_t interval, struct live_index **out)
+{
+    *out = NULL;
+    if (allocator->timeline_sampled)
+        return LIVE_SAMPLED_TIMELINE;
+    /* Indices are stored in 32 bits; such a timeline would need hundreds
+     * of gigabytes of columns anyway. */
+    if (allocator->timeline.count >= UINT32_MAX)
+        return LIVE_NO_MEMORY;
+    struct live_index *index = calloc(1, sizeof *index);
+    if (!index)
+        return LIVE_NO_MEMORY;
+    index->profile = profile;
+    index->timeline = &allocator->timeline;
+    index->interval = interval ? interval : LIVE_INDEX_DEFAULT_INTERVAL;
+    if (index->interval > allocator->timeline.count)
+        index->interval = allocator->timeline.count + 1; /* one checkpoint, at 0 */
+    if (!live_special_texts_intern(profile->strings, &index->texts) ||
+        !live_index_replay(index)) {
+        live_index_free(index);
+        return LIVE_NO_MEMORY;
+    }
+    *out = index;
+    return LIVE_OK;
+}
+
+void live_index_free(struct live_index *index)
+{
+    if (!index)
+        return;
+    free(index->checkpoints);
+    free(index->entries);
+    integer_map_free(&index->window);
+    free(index->live);
+    free(index);
+}
+
+size_t live_index_checkpoint_count(const struct live_index *index)
+{
+    return index->checkpoint_count;
+}
+
+size_t live_index_checkpoint_position(const struct live_index *index, size_t checkpoint)
+{
+    return index->checkpoints[checkpoint].position;
+}
+
+size_t live_index_checkpoint_bytes(const struct live_index *index)
+{
+    return index->entry_capacity + index->checkpoint_capacity * sizeof *index->checkpoints;
+}
+
+/* ---- queries ---- */
+
+/* How many snapshots have time <= time_ps: the replay's end. */
+static size_t snapshots_until(const struct snapshot_columns *timeline, int64_t time_ps)
+{
+    return time_ps == INT64_MAX ? timeline->count : timeline_find_time(timeline, time_ps + 1);
+}
+
+/* The last checkpoint at or before `end` (the first is at 0). */
+static const struct live_checkpoint *live_index_checkpoint_before(const struct live_index *index,
+                                                                  size_t end)
+{
+    size_t low = 0, high = index->checkpoint_count; /* answer in [low, high) */
+    while (high - low > 1) {
+        size_t middle = low + (high - low) / 2;
+        if (index->checkpoints[middle].position <= end)
+            low = middle;
+        else
+            high = middle;
+    }
+    return &index->checkpoints[low];
+}
+
+/* Replays [from, end) into the window: each address's last event. */
+static bool live_index_replay_window(struct live_index *index, size_t from, size_t end)
+{
+    const struct snapshot_columns *timeline = index->timeline;
+    if (!integer_map_reset(&index->window, end - from))
+        return false;
+    for (size_t i = from; i < end; i++) {
+        int activity = timeline->activity[i];
+        if (activity == MEMORY_ACTIVITY_ALLOCATION)
+            integer_map_put(&index->window, timeline->address[i], (uint32_t)i + 1);
+        else if (activity == MEMORY_ACTIVITY_DEALLOCATION)
+            integer_map_put(&index->window, timeline->address[i], 0);
+        /* the map has room for every event of the gap: puts cannot fail */
+    }
+    return true;
+}
+
+/* Fills index->live with the allocations live after `end` snapshots
+ * whose index is at least `first`, in no particular order; *count gets
+ * how many, *bytes the sum of every live allocation's size (those below
+ * `first` included). */
+static bool live_index_collect(struct live_index *index, size_t end, size_t first, size_t *count,
+                               int64_t *bytes)
+{
+    const struct snapshot_columns *timeline = index->timeline;
+    const struct live_checkpoint *checkpoint = live_index_checkpoint_before(index, end);
+    if (!live_index_replay_window(index, checkpoint->position, end) ||
+        !live_array_reserve((void **)&index->live, &index->live_capacity,
+                       checkpoint->count + (end - checkpoint->position), sizeof *index->live))
+        return false;
+    size_t found = 0;
+    int64_t sum = 0;
+    const uint8_t *in = index->entries + checkpoint->offset;
+    uint32_t snapshot = 0;
+    for (size_t i = 0; i < checkpoint->count; i++) {
+        uint32_t step;
+        in = varint_get(in, &step);
+        snapshot += step;
+        if (integer_map_find(&index->window, timeline->address[snapshot]))
+            continue; /* the gap decides this address's fate */
+        sum = saturating_add(sum, timeline->allocation_bytes[snapshot]);
+        if (snapshot >= first)
+            index->live[found++] = snapshot;
+    }
+    const struct integer_map *window = &index->window;
+    for (size_t slot = 0; slot < window->capacity; slot++) {
+        if (!window->slots[slot].used || window->slots[slot].value == 0)
+            continue;
+        uint32_t allocated = window->slots[slot].value - 1;
+        sum = saturating_add(sum, timeline->allocation_bytes[allocated]);
+        if (allocated >= first)
+            index->live[found++] = allocated;
+    }
+    *count = found;
+    *bytes = sum;
+    return true;
+}
+
+static enum live_status live_index_query(struct live_index *index, size_t end, size_t first,
+                                         bool with_specials, struct live_rows *rows)
+{
+    size_t count;
+    int64_t bytes;
+    if (!live_index_collect(index, end, first, &count, &bytes)) {
+        rows->count = 0;
+        return LIVE_NO_MEMORY;
+    }
+    struct live_rows_request request = {
+        .profile = index->profile,
+        .timeline = index->timeline,
+        .texts = &index->texts,
+        .live = index->live,
+        .live_count = count,
+        .end = end,
+        .with_specials = with_specials,
+        .live_allocation_bytes = bytes,
+    };
+    return live_rows_make(&request, rows) ? LIVE_OK : LIVE_NO_MEMORY;
+}
+
+enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
+                                    struct live_rows *rows)
+{
+    return live_index_query(index, snapshots_until(index->timeline, time_ps), 0, true, rows);
+}
+
+enum live_status live_index_rows_grown(struct live_index *index, int64_t since_ps,
+                                       int64_t time_ps, struct live_rows *rows)
+{
+    size_t end = snapshots_until(index->timeline, time_ps);
+    size_t first = snapshots_until(index->timeline, since_ps);
+    /* Allocated after since_ps means an index from `first` on; none is
+     * below `end` when since_ps >= time_ps. */
+    return live_index_query(index, end, first, false, rows);
+}
+
+enum live_status live_index_allocations_at(struct live_index *index, int64_t time_ps,
+                                           size_t **indices, size_t *count)
+{
+    *indices = NULL;
+    *count = 0;
+    size_t found;
+    int64_t bytes;
+    if (!live_index_collect(index, snapshots_until(index->timeline, time_ps), 0, &found, &bytes))
+        return LIVE_NO_MEMORY;
+    if (found == 0)
+        return LIVE_OK;
+    qsort(index->live, found, sizeof *index->live, compare_indices);
+    *indices = malloc(found * sizeof **indices);
+    if (!*indices)
+        return LIVE_NO_MEMORY;
+    for (size_t i = 0; i < found; i++)
+        (*indices)[i] = index->live[i];
+    *count = found;
+    return LIVE_OK;
+}
+
+/* ---- one index per allocator, built when first asked for ---- */
+
+void live_index_cache_init(struct live_index_cache *cache, const struct profile *profile)
+{
+    *cache = (struct live_index_cache){.profile = profile};
+}
+
+enum live_status live_index_cache_get(struct live_index_cache *cache, size_t allocator_index,
+                                      struct live_index **index)
+{
+    *index = NULL;
+    if (!cache->indexes) {
+        cache->indexes = calloc(cache->profile->allocator_count ? cache->profile->allocator_count
+                                                                : 1,
+                                sizeof *cache->indexes);
+        if (!cache->indexes)
+            return LIVE_NO_MEMORY;
+    }
+    if (!cache->indexes[allocator_index]) {
+        enum live_status status =
+            live_index_build(cache->profile, &cache->profile->allocators[allocator_index],
+                             cache->interval, &cache->indexes[allocator_index]);
+        if (status != LIVE_OK)
+            return status;
+    }
+    *index = cache->indexes[allocator_index];
+    return LIVE_OK;
+}
+
+void live_index_cache_free(struct live_index_cache *cache)
+{
+    if (cache->indexes)
+        for (size_t i = 0; i < cache->profile->allocator_count; i++)
+            live_index_free(cache->indexes[i]);
+    free(cache->indexes);
+    cache->indexes = NULL;
+}

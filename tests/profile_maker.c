@@ -1,0 +1,148 @@
+#include "config.h"
+
+#include "tests/profile_maker.h"
+
+#include "model/load.h"
+#include "tests/test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+static uint32_t maker_intern(struct profile *profile, const char *text)
+{
+    if (!text)
+        text = "";
+    uint32_t id = string_table_intern(profile->strings, text, strlen(text));
+    assert_int_not_equal(id, STRING_ID_NONE);
+    return id;
+}
+
+static struct snapshot maker_snapshot(struct profile *profile, const struct made_event *event)
+{
+    return (struct snapshot){
+        .time_ps = event->time_ps,
+        .stack_bytes = event->stack_bytes,
+        .heap_bytes = event->heap_bytes,
+        .activity = event->activity,
+        .requested_bytes = event->requested_bytes ? event->requested_bytes
+                                                  : event->allocation_bytes,
+        .allocation_bytes = event->allocation_bytes,
+        .address = event->address,
+        .step_id = event->step_id,
+        .op_name = maker_intern(profile, event->op),
+        .region_type = maker_intern(profile, event->region ? event->region : "output"),
+        .data_type = maker_intern(profile, "float"),
+        .tensor_shape = maker_intern(profile, "[4]"),
+    };
+}
+
+struct profile *profile_maker_new(void)
+{
+    struct profile *profile = profile_new();
+    assert_non_null(profile);
+    return profile;
+}
+
+struct allocator *profile_maker_allocator(struct profile *profile, const char *id)
+{
+    struct allocator *allocator = profile_add_allocator(profile, id, strlen(id));
+    assert_non_null(allocator);
+    return allocator;
+}
+
+void profile_maker_append(struct profile *profile, struct allocator *allocator,
+                          const struct made_event *event, bool sampled)
+{
+    struct snapshot snapshot = maker_snapshot(profile, event);
+    assert_true(snapshot_columns_append(sampled ? &allocator->raw_sampled
+                                                : &allocator->raw_snapshots,
+                                        &snapshot));
+}
+
+void profile_maker_add_row(struct profile *profile, struct allocator *allocator,
+                           const struct made_event *event, int64_t occurrences)
+{
+    struct snapshot snapshot = maker_snapshot(profile, event);
+    struct active_allocation active = {
+        .snapshot_index = (int64_t)allocator->raw_snapshots.count,
+        .special_index = -1,
+        .occurrences = occurrences,
+    };
+    assert_true(snapshot_columns_append(&allocator->raw_snapshots, &snapshot));
+    assert_true(allocator_add_active(allocator, &active));
+}
+
+void profile_maker_add_special_row(struct profile *profile, struct allocator *allocator,
+                                   const struct made_event *event)
+{
+    struct snapshot snapshot = maker_snapshot(profile, event);
+    struct active_allocation active = {
+        .snapshot_index = -1 - (int64_t)allocator->raw_specials.count,
+        .special_index = (int64_t)allocator->raw_specials.count,
+        .occurrences = 1,
+    };
+    assert_true(snapshot_columns_append(&allocator->raw_specials, &snapshot));
+    assert_true(allocator_add_active(allocator, &active));
+}
+
+void profile_maker_add_unresolved_row(struct allocator *allocator)
+{
+    struct active_allocation active = {.snapshot_index = 99999, .special_index = -1,
+                                       .occurrences = 1};
+    assert_true(allocator_add_active(allocator, &active));
+}
+
+void profile_maker_finish(struct profile *profile)
+{
+    assert_true(profile_finish(profile));
+}
+
+static uint32_t copy_text(struct profile *to, const struct profile *from, uint32_t id)
+{
+    uint32_t copied = string_table_intern(to->strings, profile_text(from, id),
+                                          string_table_length(from->strings, id));
+    assert_int_not_equal(copied, STRING_ID_NONE);
+    return copied;
+}
+
+struct profile *profile_maker_window(const struct profile *source, size_t allocator_index,
+                                     size_t first, int64_t time_grid)
+{
+    const struct allocator *from = &source->allocators[allocator_index];
+    struct profile *profile = profile_maker_new();
+    struct allocator *to = profile_maker_allocator(profile, profile_text(source, from->id));
+    struct snapshot snapshot;
+    for (size_t i = first; i < from->timeline.count; i++) {
+        snapshot_columns_get(&from->timeline, i, &snapshot);
+        if (time_grid > 0)
+            snapshot.time_ps -= snapshot.time_ps % time_grid;
+        snapshot.op_name = copy_text(profile, source, snapshot.op_name);
+        snapshot.region_type = copy_text(profile, source, snapshot.region_type);
+        snapshot.data_type = copy_text(profile, source, snapshot.data_type);
+        snapshot.tensor_shape = copy_text(profile, source, snapshot.tensor_shape);
+        assert_true(snapshot_columns_append(&to->raw_snapshots, &snapshot));
+    }
+    profile_maker_finish(profile);
+    return profile;
+}
+
+struct profile *profile_maker_generate(const char *name, const char *arguments)
+{
+    const char *build = getenv("MEMTOP_BUILDDIR");
+    if (!build)
+        return NULL;
+    char path[512], command[2048];
+    snprintf(path, sizeof path, "%s/%s", test_directory(), name);
+    snprintf(command, sizeof command, "'%s/tests/generate_profile' %s -o '%s'", build,
+             arguments, path);
+    assert_int_equal(system(command), 0);
+    struct profile *profile = NULL;
+    struct load_error error;
+    assert_int_equal(profile_load(path, NULL, &profile, &error), LOAD_OK);
+    return profile;
+}

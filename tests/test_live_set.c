@@ -1,0 +1,341 @@
+/* Tests of model/live_set: the live allocations at any time and what
+ * grew, against the definition read literally (a brute-force replay from
+ * the start for every probe) on hand-made and generated profiles. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/live_set.h"
+#include "tests/live_brute_force.h"
+#include "tests/profile_maker.h"
+#include "tests/test_support.h"
+
+#define ALLOC MEMORY_ACTIVITY_ALLOCATION
+#define FREE MEMORY_ACTIVITY_DEALLOCATION
+
+/* ---- hand-made timelines ---- */
+
+/* Events at 10..60 ps: an unmatched free, equal times, a reused address,
+ * two equal allocations, memory from before the profile and stack. */
+static const struct made_event hand_made[] = {
+    {.time_ps = 10, .activity = ALLOC, .address = 0x100, .allocation_bytes = 64, .op = "a",
+     .step_id = 1, .heap_bytes = 1064, .stack_bytes = 8},
+    {.time_ps = 20, .activity = ALLOC, .address = 0x200, .allocation_bytes = 32, .op = "b",
+     .step_id = 1, .heap_bytes = 1096, .stack_bytes = 8},
+    {.time_ps = 20, .activity = FREE, .address = 0x999, .allocation_bytes = 500, .op = "gone",
+     .step_id = 1, .heap_bytes = 596, .stack_bytes = 8},
+    {.time_ps = 30, .activity = FREE, .address = 0x100, .allocation_bytes = 64, .op = "a",
+     .step_id = 2, .heap_bytes = 532},
+    {.time_ps = 30, .activity = ALLOC, .address = 0x100, .allocation_bytes = 64, .op = "c",
+     .step_id = 2, .heap_bytes = 596},
+    {.time_ps = 40, .activity = ALLOC, .address = 0x300, .allocation_bytes = 64, .op = "c",
+     .step_id = 2, .heap_bytes = 660},
+    {.time_ps = 50, .activity = MEMORY_ACTIVITY_RESERVATION, .address = 0x300, .step_id = 2,
+     .heap_bytes = 660},
+    {.time_ps = 60, .activity = ALLOC, .address = 0x300, .allocation_bytes = 16, .op = "d",
+     .step_id = 3, .heap_bytes = 612},
+};
+
+static struct profile *hand_made_profile(void)
+{
+    struct profile *profile = profile_maker_new();
+    struct allocator *allocator = profile_maker_allocator(profile, "GPU_0_bfc");
+    for (size_t i = 0; i < sizeof hand_made / sizeof hand_made[0]; i++)
+        profile_maker_append(profile, allocator, &hand_made[i], false);
+    profile_maker_finish(profile);
+    return profile;
+}
+
+static const char *op_of(const struct profile *profile, const struct live_rows *rows, size_t i)
+{
+    return profile_text(profile, rows->rows[i].op_name);
+}
+
+static void test_hand_made_times(void **state)
+{
+    (void)state;
+    struct profile *profile = hand_made_profile();
+    struct live_index *index;
+    assert_int_equal(live_index_build(profile, &profile->allocators[0], 2, &index), LIVE_OK);
+    struct live_rows rows = {0};
+
+    /* Before the first snapshot: nothing, not even special rows. */
+    assert_int_equal(live_index_rows_at(index, 9, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 0);
+    assert_true(rows.as_of_index == -1);
+
+    /* At 10: "a", 1000 bytes from before the profile, 8 of stack. */
+    assert_int_equal(live_index_rows_at(index, 10, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 3);
+    assert_string_equal(op_of(profile, &rows, 0), "allocated before the profile");
+    assert_true(rows.rows[0].allocation_bytes == 1000);
+    assert_int_equal(rows.rows[0].origin, ROW_FROM_SPECIAL);
+    assert_true(rows.rows[0].snapshot_index == -1 && rows.rows[0].special_index == 0);
+    assert_string_equal(profile_text(profile, rows.rows[0].region_type), "persist/dynamic");
+    assert_string_equal(op_of(profile, &rows, 1), "a");
+    assert_true(rows.rows[1].time_ps == 10 && rows.rows[1].has_time);
+    assert_string_equal(op_of(profile, &rows, 2), "stack");
+    assert_true(rows.rows[2].snapshot_index == -2 && rows.rows[2].special_index == 1);
+    assert_true(rows.total_bytes == 1072);
+
+    /* At 20 both snapshots of time 20 count; the unmatched free of 500
+     * bytes removes nothing, so the heap (596) is a, b and 500 bytes from
+     * before the profile. */
+    assert_int_equal(live_index_rows_at(index, 20, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 4);
+    assert_true(rows.rows[0].allocation_bytes == 500);
+    assert_int_equal(rows.allocations, 2);
+    assert_true(rows.as_of_index == 2);
+
+    /* At 45: 0x100 was freed and allocated again as "c"; two "c" of 64
+     * bytes merge, keeping the later one; no stack now, and of the heap
+     * (660 = 32 + 64 + 64 + 500) 500 bytes still come from before. */
+    assert_int_equal(live_index_rows_at(index, 45, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 3);
+    assert_string_equal(op_of(profile, &rows, 1), "c");
+    assert_true(rows.rows[1].occurrences == 2);
+    assert_true(rows.rows[1].snapshot_index == 5 && rows.rows[1].time_ps == 40);
+    assert_string_equal(op_of(profile, &rows, 2), "b");
+
+    /* At 60 the address of a live "c" is allocated again without a free:
+     * the newer allocation replaces it. A reservation changed nothing. */
+    size_t *live, count;
+    assert_int_equal(live_index_allocations_at(index, 60, &live, &count), LIVE_OK);
+    assert_int_equal(count, 3);
+    assert_int_equal(live[0], 1);
+    assert_int_equal(live[1], 4);
+    assert_int_equal(live[2], 7);
+    free(live);
+
+    /* What grew since 25: "c" of 30 and "d" of 60 (which replaced the
+     * "c" of 40), not "b" of 20. */
+    assert_int_equal(live_index_rows_grown(index, 25, 60, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 2);
+    assert_string_equal(op_of(profile, &rows, 0), "c");
+    assert_string_equal(op_of(profile, &rows, 1), "d");
+    assert_true(rows.total_bytes == 64 + 16);
+    /* Strictly after: since 30 leaves out the "c" allocated at 30. */
+    assert_int_equal(live_index_rows_grown(index, 30, 60, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 1);
+    assert_true(rows.rows[0].occurrences == 1 && rows.rows[0].snapshot_index == 7);
+    assert_int_equal(live_index_rows_grown(index, 60, 60, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 0);
+    assert_int_equal(live_index_rows_grown(index, 70, 60, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 0);
+
+    live_rows_free(&rows);
+    live_index_free(index);
+    profile_free(profile);
+}
+
+static void test_hand_made_against_brute_force(void **state)
+{
+    (void)state;
+    struct profile *profile = hand_made_profile();
+    check_timeline_against_brute_force(profile, &profile->allocators[0]);
+    profile_free(profile);
+}
+
+static void test_empty_timeline(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_maker_new();
+    profile_maker_allocator(profile, "empty");
+    profile_maker_finish(profile);
+    struct live_index *index;
+    assert_int_equal(live_index_build(profile, &profile->allocators[0], 0, &index), LIVE_OK);
+    struct live_rows rows = {0};
+    assert_int_equal(live_index_rows_at(index, 0, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 0);
+    live_rows_free(&rows);
+    live_index_free(index);
+    profile_free(profile);
+}
+
+static void test_sampled_timeline_refused(void **state)
+{
+    (void)state;
+    struct profile *profile = profile_maker_new();
+    struct allocator *allocator = profile_maker_allocator(profile, "GPU_0_bfc");
+    profile_maker_append(profile, allocator, &hand_made[0], true);
+    profile_maker_finish(profile);
+    assert_true(profile->allocators[0].timeline_sampled);
+    struct live_index *index = (struct live_index *)1;
+    assert_int_equal(live_index_build(profile, &profile->allocators[0], 0, &index),
+                     LIVE_SAMPLED_TIMELINE);
+    assert_null(index);
+    assert_string_equal(live_status_message(LIVE_SAMPLED_TIMELINE),
+                        "live allocations need the full timeline; this file keeps XProf's "
+                        "1000-snapshot sample (open the run's .xplane.pb instead)");
+    struct live_index_cache cache;
+    live_index_cache_init(&cache, profile);
+    assert_int_equal(live_index_cache_get(&cache, 0, &index), LIVE_SAMPLED_TIMELINE);
+    assert_null(index);
+    live_index_cache_free(&cache);
+    profile_free(profile);
+}
+
+static void test_cache_builds_once(void **state)
+{
+    (void)state;
+    struct profile *profile = hand_made_profile();
+    struct live_index_cache cache;
+    live_index_cache_init(&cache, profile);
+    struct live_index *first, *again;
+    assert_int_equal(live_index_cache_get(&cache, 0, &first), LIVE_OK);
+    assert_int_equal(live_index_cache_get(&cache, 0, &again), LIVE_OK);
+    assert_ptr_equal(first, again);
+    live_index_cache_free(&cache);
+    profile_free(profile);
+}
+
+/* ---- generated profiles ---- */
+
+#define GENERATED_ARGUMENTS "--version 0 --snapshots 6000 --allocators 3 --steps 6 --seed 11 --unsorted"
+
+static void test_generated_against_brute_force(void **state)
+{
+    (void)state;
+    struct profile *profile =
+        profile_maker_generate("live.v0.pb", "--format pb " GENERATED_ARGUMENTS);
+    if (!profile)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    assert_int_equal(profile->allocator_count, 3);
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        check_timeline_against_brute_force(profile, &profile->allocators[i]);
+    profile_free(profile);
+}
+
+/* Whether some DEALLOCATION frees an address never allocated before it. */
+static bool has_unmatched_free(const struct snapshot_columns *timeline)
+{
+    for (size_t i = 0; i < timeline->count; i++) {
+        if (timeline->activity[i] != FREE)
+            continue;
+        bool matched = false;
+        for (size_t j = 0; j < i && !matched; j++)
+            matched = timeline->activity[j] == ALLOC && timeline->address[j] == timeline->address[i];
+        if (!matched)
+            return true;
+    }
+    return false;
+}
+
+/* A window that opens late (frees of allocations made before it, memory
+ * allocated before it) with times on a coarse grid (many equal times). */
+static void test_late_window_against_brute_force(void **state)
+{
+    (void)state;
+    struct profile *source =
+        profile_maker_generate("live-window.v0.pb", "--format pb " GENERATED_ARGUMENTS);
+    if (!source)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    const struct snapshot_columns *full = &source->allocators[0].timeline;
+    int64_t grid = (full->time_ps[full->count - 1] - full->time_ps[0]) / (int64_t)full->count * 4;
+    struct profile *profile = profile_maker_window(source, 0, full->count * 2 / 5, grid);
+    const struct allocator *allocator = &profile->allocators[0];
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    size_t equal_times = 0;
+    for (size_t i = 1; i < timeline->count; i++)
+        equal_times += timeline->time_ps[i] == timeline->time_ps[i - 1];
+    assert_true(equal_times > timeline->count / 4);
+    assert_true(has_unmatched_free(timeline));
+
+    check_timeline_against_brute_force(profile, allocator);
+
+    /* Memory from before the window shows as its own row. */
+    struct live_index *index;
+    assert_int_equal(live_index_build(profile, allocator, 0, &index), LIVE_OK);
+    struct live_rows rows = {0};
+    assert_int_equal(live_index_rows_at(index, timeline->time_ps[timeline->count / 2], &rows),
+                     LIVE_OK);
+    bool before = false;
+    for (size_t i = 0; i < rows.count; i++)
+        before |= strcmp(op_of(profile, &rows, i), "allocated before the profile") == 0;
+    assert_true(before);
+    live_rows_free(&rows);
+    live_index_free(index);
+    profile_free(profile);
+    profile_free(source);
+}
+
+/* The same run as protobuf and as JSON answers the same, row for row. */
+static void test_protobuf_and_json_agree(void **state)
+{
+    (void)state;
+    struct profile *pb = profile_maker_generate("agree.v0.pb", "--format pb " GENERATED_ARGUMENTS);
+    if (!pb)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    struct profile *json =
+        profile_maker_generate("agree.v0.json", "--format json " GENERATED_ARGUMENTS);
+    assert_int_equal(pb->allocator_count, json->allocator_count);
+    struct live_rows from_pb = {0}, from_json = {0};
+    for (size_t a = 0; a < pb->allocator_count; a++) {
+        struct live_index *x, *y;
+        assert_int_equal(live_index_build(pb, &pb->allocators[a], 0, &x), LIVE_OK);
+        assert_int_equal(live_index_build(json, &json->allocators[a], 0, &y), LIVE_OK);
+        struct probes probes = probes_for(&pb->allocators[a].timeline, x);
+        for (size_t p = 0; p < probes.count; p++) {
+            assert_int_equal(live_index_rows_at(x, probes.times[p], &from_pb), LIVE_OK);
+            assert_int_equal(live_index_rows_at(y, probes.times[p], &from_json), LIVE_OK);
+            assert_int_equal(from_pb.count, from_json.count);
+            assert_true(from_pb.total_bytes == from_json.total_bytes);
+            for (size_t i = 0; i < from_pb.count; i++) {
+                const struct allocation_row *r = &from_pb.rows[i], *s = &from_json.rows[i];
+                assert_true(r->snapshot_index == s->snapshot_index);
+                assert_true(r->occurrences == s->occurrences);
+                assert_true(r->allocation_bytes == s->allocation_bytes);
+                assert_true(r->time_ps == s->time_ps);
+                assert_string_equal(profile_text(pb, r->op_name), profile_text(json, s->op_name));
+                assert_string_equal(profile_text(pb, r->tensor_shape),
+                                    profile_text(json, s->tensor_shape));
+            }
+        }
+        free(probes.times);
+        live_index_free(x);
+        live_index_free(y);
+    }
+    live_rows_free(&from_pb);
+    live_rows_free(&from_json);
+    profile_free(pb);
+    profile_free(json);
+}
+
+static void test_version_1_refused(void **state)
+{
+    (void)state;
+    struct profile *profile =
+        profile_maker_generate("live.v1.pb", "--version 1 --snapshots 3000 --seed 5");
+    if (!profile)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    for (size_t a = 0; a < profile->allocator_count; a++) {
+        struct live_index *index;
+        assert_true(profile->allocators[a].timeline_sampled);
+        assert_int_equal(live_index_build(profile, &profile->allocators[a], 0, &index),
+                         LIVE_SAMPLED_TIMELINE);
+    }
+    profile_free(profile);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_made_times),
+        cmocka_unit_test(test_hand_made_against_brute_force),
+        cmocka_unit_test(test_empty_timeline),
+        cmocka_unit_test(test_sampled_timeline_refused),
+        cmocka_unit_test(test_cache_builds_once),
+        cmocka_unit_test(test_generated_against_brute_force),
+        cmocka_unit_test(test_late_window_against_brute_force),
+        cmocka_unit_test(test_protobuf_and_json_agree),
+        cmocka_unit_test(test_version_1_refused),
+    };
+    return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
+}
