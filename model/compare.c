@@ -1,0 +1,197 @@
+#include "config.h"
+
+#include "model/compare.h"
+
+#include "model/allocation_table.h"
+#include "model/saturating.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- texts by their bytes (two profiles have two string tables) ---- */
+
+struct text {
+    const char *bytes;
+    size_t length;
+};
+
+static struct text profile_bytes(const struct profile *profile, uint32_t id)
+{
+    return (struct text){string_table_text(profile->strings, id),
+                         string_table_length(profile->strings, id)};
+}
+
+static int text_compare(struct text a, struct text b)
+{
+    int order = memcmp(a.bytes, b.bytes, a.length < b.length ? a.length : b.length);
+    if (order != 0)
+        return order;
+    return (a.length > b.length) - (a.length < b.length);
+}
+
+/* ---- allocators matched by memory id ---- */
+
+static struct allocator_delta allocator_delta_of(const struct allocator *base,
+                                                 const struct allocator *new)
+{
+    const struct allocator_summary *b = &base->summary, *n = &new->summary;
+    return (struct allocator_delta){
+        .peak_bytes = saturating_subtract(n->peak_bytes, b->peak_bytes),
+        .heap_bytes = saturating_subtract(n->peak.heap_bytes, b->peak.heap_bytes),
+        .stack_bytes = saturating_subtract(n->peak.stack_bytes, b->peak.stack_bytes),
+        .capacity_bytes = saturating_subtract(n->capacity_bytes, b->capacity_bytes),
+        /* counts fit in int64: they count snapshots held in memory */
+        .allocations = (int64_t)n->allocations - (int64_t)b->allocations,
+        .deallocations = (int64_t)n->deallocations - (int64_t)b->deallocations,
+    };
+}
+
+/* The allocator of `profile` whose memory id has the bytes of `id`, or -1. */
+static long allocator_matching(const struct profile *profile, struct text id)
+{
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        if (text_compare(profile_bytes(profile, profile->allocators[i].id), id) == 0)
+            return (long)i;
+    return -1;
+}
+
+bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
+                              const struct profile *new)
+{
+    *comparison = (struct profile_comparison){0};
+    size_t most = base->allocator_count + new->allocator_count;
+    comparison->pairs = calloc(most ? most : 1, sizeof *comparison->pairs);
+    bool *matched = calloc(new->allocator_count ? new->allocator_count : 1, sizeof *matched);
+    if (!comparison->pairs || !matched) {
+        free(matched);
+        profile_comparison_free(comparison);
+        return false;
+    }
+    for (size_t i = 0; i < base->allocator_count; i++) {
+        const struct allocator *allocator = &base->allocators[i];
+        long other = allocator_matching(new, profile_bytes(base, allocator->id));
+        struct allocator_pair *pair = &comparison->pairs[comparison->count++];
+        pair->base = allocator;
+        if (other >= 0 && !matched[other]) {
+            matched[other] = true;
+            pair->new = &new->allocators[other];
+            pair->delta = allocator_delta_of(pair->base, pair->new);
+        }
+    }
+    for (size_t i = 0; i < new->allocator_count; i++)
+        if (!matched[i])
+            comparison->pairs[comparison->count++].new = &new->allocators[i];
+    free(matched);
+    return true;
+}
+
+void profile_comparison_free(struct profile_comparison *comparison)
+{
+    free(comparison->pairs);
+    comparison->pairs = NULL;
+    comparison->count = 0;
+}
+
+/* ---- what was live at each peak, by op name ---- */
+
+/* One row of either side, before grouping. */
+struct op_entry {
+    struct text name;
+    int64_t bytes;
+    int64_t count;
+    bool is_new;
+};
+
+static int op_entry_compare(const void *a, const void *b)
+{
+    return text_compare(((const struct op_entry *)a)->name, ((const struct op_entry *)b)->name);
+}
+
+static size_t op_entries_add(struct op_entry *entries, const struct profile *profile,
+                             const struct allocator *allocator, bool is_new)
+{
+    if (!allocator)
+        return 0;
+    for (size_t i = 0; i < allocator->row_count; i++) {
+        const struct allocation_row *row = &allocator->rows[i];
+        int64_t occurrences = row->occurrences < 1 ? 1 : row->occurrences;
+        struct text name = {COMPARE_UNRESOLVED_NAME, strlen(COMPARE_UNRESOLVED_NAME)};
+        if (row->origin != ROW_UNRESOLVED)
+            name = profile_bytes(profile, row->op_name);
+        entries[i] = (struct op_entry){name, allocation_row_bytes(row), occurrences, is_new};
+    }
+    return allocator->row_count;
+}
+
+/* Sums runs of one name into table->rows; returns how many. */
+static size_t op_entries_group(const struct op_entry *entries, size_t count,
+                               struct op_delta *rows)
+{
+    size_t groups = 0;
+    for (size_t i = 0; i < count; i++) {
+        const struct op_entry *entry = &entries[i];
+        if (groups == 0 || text_compare((struct text){rows[groups - 1].op_name,
+                                                      rows[groups - 1].op_name_length},
+                                        entry->name) != 0)
+            rows[groups++] = (struct op_delta){.op_name = entry->name.bytes,
+                                               .op_name_length = entry->name.length};
+        struct op_delta *row = &rows[groups - 1];
+        if (entry->is_new) {
+            row->new_bytes = saturating_add(row->new_bytes, entry->bytes);
+            row->new_count = saturating_add(row->new_count, entry->count);
+        } else {
+            row->base_bytes = saturating_add(row->base_bytes, entry->bytes);
+            row->base_count = saturating_add(row->base_count, entry->count);
+        }
+    }
+    for (size_t i = 0; i < groups; i++)
+        rows[i].delta_bytes = saturating_subtract(rows[i].new_bytes, rows[i].base_bytes);
+    return groups;
+}
+
+static uint64_t magnitude(int64_t value)
+{
+    return value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+}
+
+static int op_delta_compare(const void *a, const void *b)
+{
+    const struct op_delta *x = a, *y = b;
+    uint64_t size_x = magnitude(x->delta_bytes), size_y = magnitude(y->delta_bytes);
+    if (size_x != size_y)
+        return size_x > size_y ? -1 : 1;
+    return text_compare((struct text){x->op_name, x->op_name_length},
+                        (struct text){y->op_name, y->op_name_length});
+}
+
+bool op_comparison_build(struct op_comparison *table, const struct profile *base,
+                         const struct allocator *base_allocator, const struct profile *new,
+                         const struct allocator *new_allocator)
+{
+    *table = (struct op_comparison){0};
+    size_t total = (base_allocator ? base_allocator->row_count : 0) +
+                   (new_allocator ? new_allocator->row_count : 0);
+    if (total == 0)
+        return true;
+    struct op_entry *entries = malloc(total * sizeof *entries);
+    table->rows = malloc(total * sizeof *table->rows);
+    if (!entries || !table->rows) {
+        free(entries);
+        op_comparison_free(table);
+        return false;
+    }
+    size_t count = op_entries_add(entries, base, base_allocator, false);
+    count += op_entries_add(entries + count, new, new_allocator, true);
+    qsort(entries, count, sizeof *entries, op_entry_compare);
+    table->count = op_entries_group(entries, count, table->rows);
+    free(entries);
+    qsort(table->rows, table->count, sizeof *table->rows, op_delta_compare);
+    return true;
+}
+
+void op_comparison_free(struct op_comparison *table)
+{
+    free(table->rows);
+    table->rows = NULL;
+    table->count = 0;
+}

@@ -1,0 +1,87 @@
+/* compare: two profiles side by side (memtop --compare BASE NEW): their
+ * allocators matched by memory id with the deltas of their summaries,
+ * and what was live at each one's peak grouped by op name.
+ *
+ * Definitions:
+ * - Allocators match when their memory ids ("GPU_0_bfc") are the same
+ *   bytes. Pairs are listed in the base's allocator order, then the
+ *   allocators only the new profile has, in its order; an allocator in
+ *   one profile only has NULL on the other side and no deltas.
+ * - Deltas are new minus base (saturating): peak (stack+heap at the
+ *   window peak), heap and stack at that peak, capacity, and the
+ *   allocation and deallocation counts (counts of the sample when a
+ *   timeline is XProf's sample: allocator->timeline_sampled says so).
+ * - The op table: each side's rows at its peak (allocator->rows, XProf's
+ *   peak table, special rows included) summed by op name: bytes are a
+ *   row's allocation bytes times its occurrences, counts its
+ *   occurrences (as allocation_row_bytes() counts an occurrence below 1
+ *   as 1, so does this). A row that names no snapshot (unresolved)
+ *   counts under the op name "(unresolved)". Op names match by their
+ *   bytes. Sorted by |delta| descending, ties by op name bytewise
+ *   ascending: the CSV op_name,base_bytes,new_bytes,delta_bytes,
+ *   base_count,new_count (report layer, later wave).
+ *
+ * Owns: the pair list and the op table it builds (op names point into
+ * the profiles' string tables: the profiles must outlive them). Called by
+ * the compare view, --export compare and --summary --json --compare.
+ * Must not: change either profile, draw, print. */
+#ifndef MEMTOP_COMPARE_H
+#define MEMTOP_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+#define COMPARE_UNRESOLVED_NAME "(unresolved)"
+
+struct allocator_delta {
+    int64_t peak_bytes;
+    int64_t heap_bytes;
+    int64_t stack_bytes;
+    int64_t capacity_bytes;
+    int64_t allocations;
+    int64_t deallocations;
+};
+
+struct allocator_pair {
+    const struct allocator *base; /* NULL: only in the new profile */
+    const struct allocator *new;  /* NULL: only in the base profile */
+    struct allocator_delta delta; /* all zero unless both are there */
+};
+
+struct profile_comparison {
+    struct allocator_pair *pairs;
+    size_t count;
+};
+
+/* False when memory runs out (the comparison is then empty but valid). */
+bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
+                              const struct profile *new);
+void profile_comparison_free(struct profile_comparison *comparison);
+
+struct op_delta {
+    const char *op_name; /* NUL-terminated, but may hold NULs: see the length */
+    size_t op_name_length;
+    int64_t base_bytes;
+    int64_t new_bytes;
+    int64_t delta_bytes; /* new - base, saturating */
+    int64_t base_count;
+    int64_t new_count;
+};
+
+struct op_comparison {
+    struct op_delta *rows;
+    size_t count;
+};
+
+/* The op table of two allocators' peak rows; either allocator may be
+ * NULL (no rows on that side). False when memory runs out (the table is
+ * then empty but valid). O(r log r) in the rows. */
+bool op_comparison_build(struct op_comparison *table, const struct profile *base,
+                         const struct allocator *base_allocator, const struct profile *new,
+                         const struct allocator *new_allocator);
+void op_comparison_free(struct op_comparison *table);
+
+#endif
