@@ -365,20 +365,24 @@ static void attribute_thread(struct kineto *out, struct arena *arena, int thread
     free(intervals);
 }
 
-/* step_id: N of the ProfilerStep#N whose [ts, ts + dur) holds the time. */
+/* step_id: N of the ProfilerStep#N whose [ts, ts + dur) holds the time
+ * (the steps are disjoint and few: a scan over them). */
 static void assign_steps(struct kineto *out, struct placed *placed, size_t count)
 {
     const struct pytorch *sim = out->sim;
+    struct interval *steps = checked_calloc(sim->op_count, sizeof *steps);
+    size_t step_count = 0;
+    for (size_t i = 0; i < sim->op_count; i++)
+        if (sim->ops[i].name < 0)
+            steps[step_count++] = (struct interval){written_ns(out->options, sim->ops[i].start),
+                                                    written_ns(out->options, sim->ops[i].end), &sim->ops[i], i};
     for (size_t e = 0; e < count; e++) {
         placed[e].step = -1;
-        for (size_t i = 0; i < sim->op_count; i++) {
-            const struct op *op = &sim->ops[i];
-            if (op->name >= 0)
-                continue;
-            if (written_ns(out->options, op->start) <= placed[e].ns && placed[e].ns < written_ns(out->options, op->end))
-                placed[e].step = -1 - op->name;
-        }
+        for (size_t i = 0; i < step_count; i++)
+            if (steps[i].start <= placed[e].ns && placed[e].ns < steps[i].end)
+                placed[e].step = -1 - steps[i].op->name;
     }
+    free(steps);
 }
 
 struct address_entry {
