@@ -6,6 +6,7 @@
 #       tmux_keys KEY...               send-keys (tmux key names: Escape, Enter, BTab)
 #       tmux_text TEXT                 types TEXT literally
 #       tmux_capture                   the screen into $tmux_screen
+#       tmux_paste TEXT                TEXT in one write (escape sequences)
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
@@ -142,6 +143,15 @@ tmux_keys() {
 
 tmux_text() {
     tmux_run send-keys -t "$tmux_session" -l "$1"
+}
+
+# tmux_paste TEXT: TEXT reaches the program in one write. send-keys
+# writes key by key, and on a busy machine the gap inside an escape
+# sequence (a mouse click) can pass the viewer's escape delay, which then
+# reads a lone Esc.
+tmux_paste() {
+    printf '%s' "$1" | tmux_run load-buffer -b memtop-paste - &&
+        tmux_run paste-buffer -d -b memtop-paste -t "$tmux_session"
 }
 
 tmux_capture() {

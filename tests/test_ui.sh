@@ -217,10 +217,10 @@ echo EXIT=\$?; sleep 60"
     # m up) on the third allocator, then on the second.
     viewer 80 24 "TERM=xterm-256color" --mouse "$main_file"
     tmux_wait_for "$home" >/dev/null
-    tmux_text "$(printf '\033[<0;6;5M\033[<0;6;5m')"
+    tmux_paste "$(printf '\033[<0;6;5M\033[<0;6;5m')"
     third=$(echo "$allocators" | sed -n 3p)
     tap_check "--mouse: a click selects an allocator" tmux_wait_for "allocator $third (3/$count)"
-    tmux_text "$(printf '\033[<0;6;4M\033[<0;6;4m')"
+    tmux_paste "$(printf '\033[<0;6;4M\033[<0;6;4m')"
     tap_check "--mouse: another click selects another" \
         tmux_wait_for "allocator $second (2/$count)"
     quit_cleanly "--mouse: q quits with status 0"
@@ -288,7 +288,7 @@ tmux_stop
 # ---- --mouse in the chart and the tables ----
 # click COLUMN ROW: a left click in xterm's SGR encoding (1-based).
 click() {
-    tmux_text "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")"
+    tmux_paste "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")"
 }
 mouse_v0=$demo_dir/demo.v0.pb.gz mouse_v1=$demo_dir/demo.v1.pb
 if tmux_have && [ -r "$mouse_v0" ] && [ -r "$mouse_v1" ]; then
