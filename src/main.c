@@ -12,10 +12,10 @@
 
 #include "model/format.h"
 #include "model/host_list.h"
-#include "src/export.h"
+#include "report/export.h"
 #include "src/options.h"
 #include "src/progress.h"
-#include "src/summary_report.h"
+#include "report/summary_report.h"
 #include "ui/keys.h"
 #include "ui/ui.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/export.h"
+#include "report/export.h"
 
 enum run_mode {
     RUN_VIEWER,  /* the full-screen viewer (default) */

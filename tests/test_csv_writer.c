@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/csv_writer.h"
+#include "report/csv_writer.h"
 #include "tests/test_support.h"
 
 /* A writer on a memory stream; text() ends it and returns what it wrote. */

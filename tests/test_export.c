@@ -24,8 +24,8 @@
 
 #include "model/load.h"
 #include "model/profile.h"
-#include "src/csv_writer.h"
-#include "src/export.h"
+#include "report/csv_writer.h"
+#include "report/export.h"
 #include "tests/test_support.h"
 #include "model/allocation_table.h"
 

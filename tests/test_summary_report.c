@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "model/profile.h"
-#include "src/summary_report.h"
+#include "report/summary_report.h"
 #include "tests/test_support.h"
 
 /* Runs a writer into memory; the caller frees the text. */

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "src/csv_writer.h"
+#include "report/csv_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 #include "config.h"
 
-#include "src/csv_writer.h"
-#include "src/export.h"
+#include "report/csv_writer.h"
+#include "report/export.h"
 
 static const char *const allocation_columns[] = {
     "op_name", "allocation_bytes", "requested_bytes", "occurrences", "region_type", "data_type",

@@ -4,7 +4,7 @@
  * viewer's `e` key: fill a struct export_request with what the view shows
  * and call export_write() for a stream or export_to_path() for a file.
  * The CSV dialect (LF line ends, quoting, the formula guard, numbers) is
- * described in src/csv_writer.h; every number is a raw integer (bytes,
+ * described in report/csv_writer.h; every number is a raw integer (bytes,
  * picoseconds) except time_ms and fragmentation.
  *
  * Columns, header row first:

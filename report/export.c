@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "src/export.h"
+#include "report/export.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/csv_writer.h"
+#include "report/csv_writer.h"
 
 /* ---- names ---- */
 

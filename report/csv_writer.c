@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "src/csv_writer.h"
+#include "report/csv_writer.h"
 
 #include "model/format.h"
 

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "src/summary_report.h"
+#include "report/summary_report.h"
 
 #include <inttypes.h>
 #include <math.h>
