@@ -22,6 +22,12 @@ static void writer_fail(struct csv_writer *writer)
         writer->error = errno ? errno : EIO;
 }
 
+void csv_writer_fail(struct csv_writer *writer, int error_number)
+{
+    if (!writer->error)
+        writer->error = error_number ? error_number : EIO;
+}
+
 static void writer_put(struct csv_writer *writer, const char *bytes, size_t length)
 {
     if (writer->error || length == 0)

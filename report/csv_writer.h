@@ -59,6 +59,10 @@ void csv_writer_record(struct csv_writer *writer, const char *const *fields, siz
  * errno of the first failure. */
 int csv_writer_finish(struct csv_writer *writer);
 
+/* Records a failure that happened outside the writer (e.g. ENOMEM while
+ * gathering rows): later fields are skipped and finish reports it. */
+void csv_writer_fail(struct csv_writer *writer, int error_number);
+
 /* Whether csv_writer_text() would put an apostrophe in front of text. */
 bool csv_writer_needs_guard(const char *text);
 

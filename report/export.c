@@ -41,47 +41,40 @@ const char *export_view_list(void)
     return "allocations, timeline, summary, hlo";
 }
 
-/* The sortable columns, named as in the allocations header (the table's
- * own names are headings for people). */
-static const struct {
-    const char *name;
-    enum table_column column;
-} sort_columns[] = {
-    {"op_name", TABLE_COLUMN_OP_NAME},
-    {"allocation_bytes", TABLE_COLUMN_ALLOCATION_BYTES},
-    {"requested_bytes", TABLE_COLUMN_REQUESTED_BYTES},
-    {"occurrences", TABLE_COLUMN_OCCURRENCES},
-    {"region_type", TABLE_COLUMN_REGION_TYPE},
-    {"data_type", TABLE_COLUMN_DATA_TYPE},
-    {"tensor_shape", TABLE_COLUMN_TENSOR_SHAPE},
-};
-
+/* The sortable columns are named as in the allocations header (the
+ * column table's csv_name; its `name` is for people). */
 bool export_sort_parse(const char *text, enum table_column *column, bool *descending)
 {
     const char *colon = strchr(text, ':');
     size_t name_length = colon ? (size_t)(colon - text) : strlen(text);
-    for (size_t i = 0; i < sizeof sort_columns / sizeof *sort_columns; i++) {
-        if (strlen(sort_columns[i].name) != name_length ||
-            strncmp(text, sort_columns[i].name, name_length) != 0)
-            continue;
-        if (!colon) /* the direction the viewer's table sorts in first */
-            *descending = allocation_table_default_descending(sort_columns[i].column);
-        else if (strcmp(colon + 1, "asc") == 0)
-            *descending = false;
-        else if (strcmp(colon + 1, "desc") == 0)
-            *descending = true;
-        else
-            return false;
-        *column = sort_columns[i].column;
-        return true;
-    }
-    return false;
+    enum table_column found;
+    if (!allocation_column_find(text, name_length, &found) || found == TABLE_COLUMN_FILE_ORDER ||
+        !allocation_column_sortable(found))
+        return false;
+    if (!colon) /* the direction the viewer's table sorts in first */
+        *descending = allocation_table_default_descending(found);
+    else if (strcmp(colon + 1, "asc") == 0)
+        *descending = false;
+    else if (strcmp(colon + 1, "desc") == 0)
+        *descending = true;
+    else
+        return false;
+    *column = found;
+    return true;
 }
 
 const char *export_sort_list(void)
 {
-    return "op_name, allocation_bytes, requested_bytes, occurrences, region_type, data_type, "
-           "tensor_shape";
+    static char list[512];
+    if (list[0])
+        return list;
+    size_t used = 0;
+    const struct allocation_column_info *columns = allocation_columns();
+    for (size_t i = 0; i < ALLOCATION_COLUMN_COUNT && used < sizeof list; i++)
+        if (columns[i].compare)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                     columns[i].csv_name);
+    return list;
 }
 
 /* ---- milliseconds ---- */

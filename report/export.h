@@ -107,11 +107,13 @@ const char *export_view_list(void);
 char *export_default_path(const struct profile *profile, const struct allocator *allocator,
                           enum export_view view);
 
-/* --sort COLUMN[:asc|:desc] with COLUMN as in the allocations header
- * (op_name ... tensor_shape); without a direction, numbers sort
- * descending and text ascending. false when text is not one of them. */
+/* --sort COLUMN[:asc|:desc] with COLUMN a sortable column of the
+ * allocations header (model/allocation_columns.h: op_name ...
+ * tensor_shape); without a direction, numbers sort descending and text
+ * ascending. false when text is not one of them. */
 bool export_sort_parse(const char *text, enum table_column *column, bool *descending);
-/* "op_name, allocation_bytes, ...", for usage messages. */
+/* "op_name, allocation_bytes, ...", the sortable columns for usage
+ * messages (built once, on the first call). */
 const char *export_sort_list(void);
 
 /* Milliseconds as typed ("1685.89", "-2", "0.000000001") to picoseconds,

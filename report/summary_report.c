@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/allocation_table.h"
 #include "model/format.h"
 
 /* ---- text ---- */
@@ -25,34 +26,13 @@ static void text_size_line(FILE *out, const char *label, int64_t bytes)
     fprintf(out, "  %-28s %14s\n", label, format_bytes(bytes, size, sizeof size));
 }
 
-/* A row's place in the "largest first" list: size, then the file's order,
- * so rows of equal size keep XProf's order. */
-struct ranked_row {
-    int64_t allocation_bytes;
-    size_t index;
-};
-
-static int compare_ranked_rows(const void *a, const void *b)
+/* The largest rows first; rows of equal size keep the source's order
+ * (XProf's). */
+static void text_top_rows(FILE *out, const struct allocation_table *table)
 {
-    const struct ranked_row *x = a, *y = b;
-    if (x->allocation_bytes != y->allocation_bytes)
-        return x->allocation_bytes > y->allocation_bytes ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static void text_top_rows(FILE *out, const struct profile *profile,
-                          const struct allocator *allocator)
-{
-    size_t count = allocator->row_count;
-    struct ranked_row *order = malloc(count * sizeof *order);
-    if (!order)
-        return;
-    for (size_t i = 0; i < count; i++)
-        order[i] = (struct ranked_row){allocator->rows[i].allocation_bytes, i};
-    qsort(order, count, sizeof *order, compare_ranked_rows);
-    size_t shown = count < SUMMARY_REPORT_TOP_ROWS ? count : SUMMARY_REPORT_TOP_ROWS;
+    size_t shown = table->count < SUMMARY_REPORT_TOP_ROWS ? table->count : SUMMARY_REPORT_TOP_ROWS;
     for (size_t i = 0; i < shown; i++) {
-        const struct allocation_row *row = &allocator->rows[order[i].index];
+        const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
         if (row->origin == ROW_UNRESOLVED) {
             fprintf(out, "    %12s  x%-4" PRId64 " (unresolved: snapshot %" PRId64
@@ -60,6 +40,7 @@ static void text_top_rows(FILE *out, const struct profile *profile,
                     "?", row->occurrences, row->snapshot_index, row->special_index);
             continue;
         }
+        const struct profile *profile = table->profile;
         fprintf(out, "    %12s  x%-4" PRId64 " %s  %s  %s  %s\n",
                 format_bytes(row->allocation_bytes, size, sizeof size), row->occurrences,
                 safe(profile, row->op_name, op, sizeof op),
@@ -67,7 +48,21 @@ static void text_top_rows(FILE *out, const struct profile *profile,
                 safe(profile, row->data_type, type, sizeof type),
                 safe(profile, row->tensor_shape, shape, sizeof shape));
     }
-    free(order);
+}
+
+/* "Active allocations at peak: 3 rows", then the largest of them. */
+static void text_rows(FILE *out, const struct profile *profile, const struct allocator *allocator)
+{
+    struct allocation_table table;
+    bool ok = allocation_table_init(&table, profile, allocator);
+    size_t count = table.source.count;
+    fprintf(out, "  Active allocations %s: %zu row%s%s\n", table.source.label, count,
+            count == 1 ? "" : "s", count > SUMMARY_REPORT_TOP_ROWS ? ", the largest:" : "");
+    if (ok) {
+        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+        text_top_rows(out, &table);
+    }
+    allocation_table_free(&table);
 }
 
 static void text_allocator(FILE *out, const struct profile *profile,
@@ -91,10 +86,7 @@ static void text_allocator(FILE *out, const struct profile *profile,
     text_size_line(out, "  Free memory", summary->peak.free_bytes);
     fprintf(out, "  %-28s %14s\n", "  Fragmentation",
             format_percent(summary->peak.fragmentation, percent, sizeof percent));
-    fprintf(out, "  Active allocations at peak: %zu row%s%s\n", allocator->row_count,
-            allocator->row_count == 1 ? "" : "s",
-            allocator->row_count > SUMMARY_REPORT_TOP_ROWS ? ", the largest:" : "");
-    text_top_rows(out, profile, allocator);
+    text_rows(out, profile, allocator);
 }
 
 void summary_report_text(FILE *out, const struct profile *profile, const char *host)
