@@ -81,15 +81,10 @@ void export_request_init(struct export_request *request, enum export_view view,
 enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
                                 char *error, size_t error_size);
 
-/* Writes the CSV to path atomically: into a temporary ".NAME.XXXXXX" in
- * the same directory, flushed and fsync'ed, then renamed over path, so
- * path is either untouched or complete, also when the disk fills up (the
- * temporary is removed on every failure). The new file has mode
- * 0644 & ~umask (the umask is read with umask(2): call from one thread)
- * and keeps nothing of a file it replaces; a symlink at path is replaced,
- * not followed. Without replace an existing path is never touched:
- * EXPORT_EXISTS (checked first, and again by the rename itself with
- * renameat2(RENAME_NOREPLACE), or link(2) where that is unsupported). */
+/* Writes the CSV to path atomically through report/atomic_file.h, so
+ * that path is either untouched or complete; a symlink at path is
+ * replaced, not followed. Without replace an existing path is never
+ * touched: EXPORT_EXISTS (checked first, and again by the rename itself). */
 enum export_status export_to_path(const char *path, bool replace,
                                   const struct export_request *request, size_t *rows,
                                   char *error, size_t error_size);

@@ -1,0 +1,183 @@
+#include "config.h"
+
+#include "report/atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static enum atomic_file_status fail(char *error, size_t error_size, const char *reason,
+                                    int error_number)
+{
+    if (error_number)
+        snprintf(error, error_size, "%s%s%s", reason, reason[0] ? ": " : "",
+                 strerror(error_number));
+    else
+        snprintf(error, error_size, "%s", reason);
+    return ATOMIC_FILE_FAILED;
+}
+
+/* ---- writing a file atomically ---- */
+
+/* Longest part of the target's name used in the temporary's, so that
+ * ".NAME.XXXXXX" stays below NAME_MAX. */
+#define TEMPORARY_NAME_MAX 200
+
+struct path_parts {
+    char *directory; /* "." for a bare name */
+    char *temporary; /* directory/.NAME.XXXXXX, a mkstemp template */
+};
+
+static void path_parts_free(struct path_parts *parts)
+{
+    free(parts->directory);
+    free(parts->temporary);
+}
+
+static bool path_parts_split(const char *path, struct path_parts *parts)
+{
+    *parts = (struct path_parts){0};
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    /* "name" lives in ".", "/name" in "/", "a/b/name" in "a/b". */
+    const char *directory = slash ? path : ".";
+    size_t directory_length = slash ? (size_t)(slash - path) : 1;
+    size_t name_length = strnlen(name, TEMPORARY_NAME_MAX);
+    size_t size = directory_length + name_length + sizeof "/..XXXXXX";
+    parts->directory = malloc(directory_length + 2);
+    parts->temporary = malloc(size);
+    if (!parts->directory || !parts->temporary) {
+        path_parts_free(parts);
+        return false;
+    }
+    if (directory_length == 0)
+        strcpy(parts->directory, "/");
+    else
+        snprintf(parts->directory, directory_length + 2, "%.*s", (int)directory_length,
+                 directory);
+    snprintf(parts->temporary, size, "%.*s/.%.*s.XXXXXX", (int)directory_length, directory,
+             (int)name_length, name);
+    return true;
+}
+
+static mode_t new_file_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0644 & ~mask;
+}
+
+/* The content into the open temporary, flushed to the disk; closes it. */
+static enum atomic_file_status temporary_write(int fd, atomic_file_write_fn *write_content,
+                                               void *context, char *error, size_t error_size)
+{
+    if (fchmod(fd, new_file_mode()) != 0) {
+        int saved = errno;
+        close(fd);
+        return fail(error, error_size, "cannot set the mode of the temporary file", saved);
+    }
+    FILE *file = fdopen(fd, "w");
+    if (!file) {
+        int saved = errno;
+        close(fd);
+        return fail(error, error_size, "", saved);
+    }
+    enum atomic_file_status status =
+        write_content(file, context, error, error_size) ? ATOMIC_FILE_OK : ATOMIC_FILE_FAILED;
+    /* Flushed before the fsync, so that it syncs everything. */
+    if (status == ATOMIC_FILE_OK && fflush(file) != 0)
+        status = fail(error, error_size, "", errno);
+    /* fsync refuses only files that cannot be synced (EINVAL): nothing to
+     * lose there. */
+    if (status == ATOMIC_FILE_OK && fsync(fd) != 0 && errno != EINVAL)
+        status = fail(error, error_size, "", errno);
+    if (fclose(file) != 0 && status == ATOMIC_FILE_OK)
+        status = fail(error, error_size, "", errno);
+    return status;
+}
+
+/* The rename that makes the file appear, refusing to replace one that
+ * appeared meanwhile when !replace. */
+static enum atomic_file_status temporary_publish(const char *temporary, const char *path,
+                                                 bool replace, char *error, size_t error_size)
+{
+    if (!replace) {
+#ifdef RENAME_NOREPLACE
+        if (renameat2(AT_FDCWD, temporary, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+            return ATOMIC_FILE_OK;
+        if (errno == EEXIST)
+            return ATOMIC_FILE_EXISTS;
+        if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+            return fail(error, error_size, "cannot rename the temporary file", errno);
+#endif
+        /* No RENAME_NOREPLACE here: link(2) also refuses an existing name. */
+        if (link(temporary, path) == 0) {
+            unlink(temporary);
+            return ATOMIC_FILE_OK;
+        }
+        if (errno == EEXIST)
+            return ATOMIC_FILE_EXISTS;
+        if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS && errno != EMLINK)
+            return fail(error, error_size, "cannot link the temporary file", errno);
+        /* No hard links either (FAT, some network file systems). */
+        struct stat status;
+        if (lstat(path, &status) == 0)
+            return ATOMIC_FILE_EXISTS;
+    }
+    if (rename(temporary, path) != 0)
+        return fail(error, error_size, "cannot rename the temporary file", errno);
+    return ATOMIC_FILE_OK;
+}
+
+/* Makes the rename itself durable; a directory that cannot be synced
+ * still holds the complete file, so errors here are not failures. */
+static void directory_sync(const char *directory)
+{
+    int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+static enum atomic_file_status file_write(const char *path, bool replace,
+                                          atomic_file_write_fn *write_content, void *context,
+                                          char *error, size_t error_size)
+{
+    struct stat status;
+    /* Refuse early: no point writing a large file that cannot be placed. */
+    if (!replace && lstat(path, &status) == 0)
+        return ATOMIC_FILE_EXISTS;
+    const char *name = strrchr(path, '/');
+    if ((name ? name[1] : path[0]) == '\0')
+        return fail(error, error_size, "", path[0] ? EISDIR : ENOENT);
+    struct path_parts parts;
+    if (!path_parts_split(path, &parts))
+        return fail(error, error_size, "", ENOMEM);
+    int fd = mkstemp(parts.temporary);
+    if (fd < 0) {
+        int saved = errno;
+        path_parts_free(&parts);
+        return fail(error, error_size, "cannot create a temporary file there", saved);
+    }
+    enum atomic_file_status result =
+        temporary_write(fd, write_content, context, error, error_size);
+    if (result == ATOMIC_FILE_OK)
+        result = temporary_publish(parts.temporary, path, replace, error, error_size);
+    if (result == ATOMIC_FILE_OK)
+        directory_sync(parts.directory);
+    else
+        unlink(parts.temporary);
+    path_parts_free(&parts);
+    return result;
+}
+
+enum atomic_file_status atomic_file_write(const char *path, bool replace,
+                                          atomic_file_write_fn *write_content, void *context,
+                                          char *error, size_t error_size)
+{
+    return file_write(path, replace, write_content, context, error, error_size);
+}
