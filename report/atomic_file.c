@@ -4,10 +4,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
+
+/* procfs's f_type (linux/magic.h). */
+#define PROC_FILE_SYSTEM_MAGIC 0x9fa0
+/* Links followed before giving up, as the kernel's own limit. */
+#define LINK_HOPS_MAX 40
 
 static enum atomic_file_status fail(char *error, size_t error_size, const char *reason,
                                     int error_number)
@@ -18,6 +27,139 @@ static enum atomic_file_status fail(char *error, size_t error_size, const char *
     else
         snprintf(error, error_size, "%s", reason);
     return ATOMIC_FILE_FAILED;
+}
+
+/* ---- what the path is ---- */
+
+enum target_kind {
+    TARGET_FILE,   /* absent, a regular file or a symlink: written atomically */
+    TARGET_STREAM, /* a FIFO, a character device, a link into /proc: written directly */
+    TARGET_REFUSED,
+};
+
+/* The directory part of path, "." for a bare name; false when too long. */
+static bool directory_of(const char *path, char *directory, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return snprintf(directory, size, ".") < (int)size;
+    size_t length = slash == path ? 1 : (size_t)(slash - path);
+    if (length >= size)
+        return false;
+    memcpy(directory, path, length);
+    directory[length] = '\0';
+    return true;
+}
+
+/* Whether the link at path lives in procfs: a /proc/PID/fd/N link names
+ * a file this process has open, whatever its target text says. */
+static bool link_is_in_proc(const char *path)
+{
+#ifdef __linux__
+    char directory[PATH_MAX];
+    struct statfs file_system;
+    return directory_of(path, directory, sizeof directory) &&
+           statfs(directory, &file_system) == 0 &&
+           file_system.f_type == PROC_FILE_SYSTEM_MAGIC;
+#else
+    return strncmp(path, "/proc/", 6) == 0;
+#endif
+}
+
+/* Whether path is a symlink whose chain of links reaches into /proc, as
+ * /dev/stdout (-> /proc/self/fd/1) and /dev/fd/N do. */
+static bool leads_into_proc(const char *path)
+{
+    char current[PATH_MAX];
+    if (snprintf(current, sizeof current, "%s", path) >= (int)sizeof current)
+        return false;
+    for (int hop = 0; hop < LINK_HOPS_MAX; hop++) {
+        struct stat status;
+        if (lstat(current, &status) != 0 || !S_ISLNK(status.st_mode))
+            return false;
+        if (link_is_in_proc(current))
+            return true;
+        char target[PATH_MAX], directory[PATH_MAX];
+        ssize_t length = readlink(current, target, sizeof target - 1);
+        if (length < 0)
+            return false;
+        target[length] = '\0';
+        if (target[0] == '/') {
+            memcpy(current, target, (size_t)length + 1);
+        } else {
+            if (!directory_of(current, directory, sizeof directory) ||
+                snprintf(current, sizeof current, "%s/%s", directory, target) >=
+                    (int)sizeof current)
+                return false;
+        }
+    }
+    return false;
+}
+
+/* What a path that is not a file to replace would be written as, or why
+ * not; status is lstat's (or, through /proc, stat's) view of it. */
+static enum target_kind kind_of_special(const struct stat *status, const char **reason)
+{
+    if (S_ISFIFO(status->st_mode) || S_ISCHR(status->st_mode))
+        return TARGET_STREAM;
+    if (S_ISDIR(status->st_mode))
+        *reason = "is a directory, not a file";
+    else if (S_ISBLK(status->st_mode))
+        *reason = "is a block device; memtop writes files, FIFOs and character devices";
+    else if (S_ISSOCK(status->st_mode))
+        *reason = "is a socket; memtop writes files, FIFOs and character devices";
+    else
+        *reason = "is not a file; memtop writes files, FIFOs and character devices";
+    return TARGET_REFUSED;
+}
+
+/* How to write path; *append is set for a regular file reached through
+ * /proc (e.g. a redirected standard output), which is written at its end
+ * as the redirection that opened it would. */
+static enum target_kind target_classify(const char *path, bool *append, const char **reason,
+                                        int *error_number)
+{
+    *append = false;
+    *error_number = 0;
+    struct stat status;
+    if (lstat(path, &status) != 0)
+        return TARGET_FILE; /* absent; other errors show when the temporary is made */
+    if (S_ISREG(status.st_mode))
+        return TARGET_FILE;
+    if (S_ISLNK(status.st_mode)) {
+        if (!leads_into_proc(path))
+            return TARGET_FILE; /* replaced, not followed */
+        if (stat(path, &status) != 0) {
+            *error_number = errno;
+            return TARGET_REFUSED;
+        }
+        if (S_ISREG(status.st_mode)) {
+            *append = true;
+            return TARGET_STREAM;
+        }
+    }
+    return kind_of_special(&status, reason);
+}
+
+/* ---- writing directly ---- */
+
+static enum atomic_file_status stream_write(const char *path, bool append,
+                                            atomic_file_write_fn *write_content, void *context,
+                                            char *error, size_t error_size)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (append ? O_APPEND : 0));
+    if (fd < 0)
+        return fail(error, error_size, "", errno);
+    FILE *stream = fdopen(fd, "w");
+    if (!stream) {
+        int saved = errno;
+        close(fd);
+        return fail(error, error_size, "", saved);
+    }
+    bool ok = write_content(stream, context, error, error_size);
+    if (fclose(stream) != 0 && ok)
+        return fail(error, error_size, "", errno);
+    return ok ? ATOMIC_FILE_OK : ATOMIC_FILE_FAILED;
 }
 
 /* ---- writing a file atomically ---- */
@@ -179,5 +321,13 @@ enum atomic_file_status atomic_file_write(const char *path, bool replace,
                                           atomic_file_write_fn *write_content, void *context,
                                           char *error, size_t error_size)
 {
-    return file_write(path, replace, write_content, context, error, error_size);
+    bool append;
+    const char *reason = "";
+    int error_number;
+    switch (target_classify(path, &append, &reason, &error_number)) {
+    case TARGET_STREAM:
+        return stream_write(path, append, write_content, context, error, error_size);
+    case TARGET_REFUSED: return fail(error, error_size, reason, error_number);
+    default: return file_write(path, replace, write_content, context, error, error_size);
+    }
 }

@@ -13,6 +13,12 @@
  * a file it replaces. A symlink at the path is a file like any other: it
  * is replaced, never followed, and its target stays untouched.
  *
+ * What cannot be replaced atomically is not replaced: a FIFO, a character
+ * device (a terminal, /dev/null) and a link into /proc (/dev/stdout,
+ * /dev/stderr, /dev/fd/N: it names a file this process has open) are
+ * opened and written directly, whether replacing was allowed or not. A
+ * directory, a block device and a socket are refused.
+ *
  * It must not know what it writes, and it prints nothing: the outcome
  * and a one-line reason (no path in it) go back to the caller. */
 #ifndef MEMTOP_ATOMIC_FILE_H

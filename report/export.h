@@ -81,10 +81,12 @@ void export_request_init(struct export_request *request, enum export_view view,
 enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
                                 char *error, size_t error_size);
 
-/* Writes the CSV to path atomically through report/atomic_file.h, so
- * that path is either untouched or complete; a symlink at path is
- * replaced, not followed. Without replace an existing path is never
- * touched: EXPORT_EXISTS (checked first, and again by the rename itself). */
+/* Writes the CSV to path through report/atomic_file.h: a file (or a
+ * symlink, replaced, not followed) atomically, so that path is either
+ * untouched or complete; a FIFO, a character device or a /dev/stdout-like
+ * link directly; a directory or other special file is refused. Without
+ * replace an existing file is never touched: EXPORT_EXISTS (checked
+ * first, and again by the rename itself). */
 enum export_status export_to_path(const char *path, bool replace,
                                   const struct export_request *request, size_t *rows,
                                   char *error, size_t error_size);

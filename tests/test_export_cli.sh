@@ -176,6 +176,49 @@ if [ -r "$sample" ]; then
     memtop_run --export hlo -o - "$sample"
     tap_check "-o - is stdout" cmp -s "$work/out" "$work/sample-hlo.csv"
 
+    # What cannot be replaced atomically is written into, --force or not;
+    # a directory is refused (issue 16.1).
+    # (timeout: a FIFO wrongly replaced would leave its reader waiting.)
+    mkfifo "$work/dir/fifo"
+    timeout 60 cat "$work/dir/fifo" >"$work/from-fifo" &
+    reader=$!
+    memtop_run --export hlo -o "$work/dir/fifo" "$sample"
+    wait "$reader"
+    tap_check "-o FIFO: written into, not replaced" sh -c \
+        "test $status -eq 0 && cmp -s '$work/from-fifo' '$work/sample-hlo.csv' && test -p '$work/dir/fifo'"
+    timeout 60 cat "$work/dir/fifo" >"$work/from-fifo" &
+    reader=$!
+    memtop_run --export hlo --force -o "$work/dir/fifo" "$sample"
+    wait "$reader"
+    tap_check "-o FIFO --force: written into, still a FIFO" sh -c \
+        "test $status -eq 0 && cmp -s '$work/from-fifo' '$work/sample-hlo.csv' && test -p '$work/dir/fifo'"
+    rm -f "$work/dir/fifo"
+    memtop_run --export hlo -o /dev/null "$sample"
+    tap_check "-o /dev/null: written into, status 0" test "$status" -eq 0 -a ! -s "$work/err" -a -c /dev/null
+    if [ "$(id -u)" -eq 0 ] && mknod "$work/dir/null" c 1 3 2>/dev/null; then
+        memtop_run --export hlo --force -o "$work/dir/null" "$sample"
+        tap_check "-o DEVICE --force (a node of /dev/null): written into, still a device" \
+            test "$status" -eq 0 -a -c "$work/dir/null"
+        rm -f "$work/dir/null"
+    else
+        tap_skip "not root: cannot mknod a character device"
+    fi
+    "$memtop" --export hlo --force -o /dev/fd/1 "$sample" >"$work/fd1.csv" 2>"$work/err"
+    status=$?
+    tap_check "-o /dev/fd/1 with stdout on a file: that file gets the CSV" sh -c \
+        "test $status -eq 0 && cmp -s '$work/fd1.csv' '$work/sample-hlo.csv'"
+    ln -s /dev/stdout "$work/dir/to-stdout"
+    "$memtop" --export hlo -o "$work/dir/to-stdout" "$sample" | cat >"$work/piped.csv"
+    tap_check "-o LINK to /dev/stdout, stdout a pipe: the pipe gets it, the link stays" sh -c \
+        "cmp -s '$work/piped.csv' '$work/sample-hlo.csv' && test -L '$work/dir/to-stdout'"
+    rm -f "$work/dir/to-stdout"
+    mkdir "$work/dir/sub"
+    memtop_run --export hlo --force -o "$work/dir/sub" "$sample"
+    memtop_expect "-o DIRECTORY: refused, status 1, saying why" 1 \
+        err "^memtop: $work/dir/sub: is a directory, not a file$"
+    tap_check "  ... the directory untouched, no temporary left" sh -c \
+        "test -d '$work/dir/sub' && ! ls -A '$work/dir' | grep -q '^\.'"
+
     if [ -w /dev/full ]; then
         "$memtop" --export timeline "$sample" >/dev/full 2>"$work/err"; status=$?
         : >"$work/out"
