@@ -127,14 +127,21 @@ size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
     return length;
 }
 
-/* Characters that reorder the text around them (right-to-left marks,
- * embeddings, overrides, isolates): a name holding one could make the
- * rest of a line read differently from what it is. */
-static bool format_is_bidi_control(uint32_t code_point)
+bool format_is_control(uint32_t code_point)
+{
+    return code_point < 0x20 || code_point == 0x7f || (code_point >= 0x80 && code_point < 0xa0);
+}
+
+bool format_is_bidi_control(uint32_t code_point)
 {
     return code_point == 0x061c || code_point == 0x200e || code_point == 0x200f ||
            (code_point >= 0x202a && code_point <= 0x202e) ||
            (code_point >= 0x2066 && code_point <= 0x2069);
+}
+
+bool format_is_unsafe_code_point(uint32_t code_point)
+{
+    return format_is_control(code_point) || format_is_bidi_control(code_point);
 }
 
 size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
@@ -151,8 +158,7 @@ size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
         if (length == 0) {
             piece_length = (size_t)snprintf(piece, sizeof piece, "%s", ascii ? "?" : "\xef\xbf\xbd");
             length = 1;
-        } else if (code_point < 0x20 || code_point == 0x7f ||
-                   (code_point >= 0x80 && code_point < 0xa0)) {
+        } else if (format_is_control(code_point)) {
             piece_length = (size_t)snprintf(piece, sizeof piece, "\\x%02x", (unsigned)code_point);
         } else if (format_is_bidi_control(code_point) || (ascii && code_point >= 0x80)) {
             piece_length = (size_t)snprintf(piece, sizeof piece, "\\u{%x}", (unsigned)code_point);

@@ -24,6 +24,17 @@ char *format_double(double value, char *buffer, size_t size);
 /* Fragmentation 0..1 as a percentage, "12.34 %"; other values as-is. */
 char *format_percent(double fraction, char *buffer, size_t size);
 
+/* What must never reach a terminal raw; the one definition that every
+ * escaping writer uses (format_safe_text, JSON strings, CSV to a
+ * terminal), so that the text and JSON reports escape the same set.
+ * Controls: C0 (U+0000..U+001F), DEL and C1 (U+0080..U+009F), which move
+ * the cursor, set titles, write the clipboard. Bidirectional controls:
+ * U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which reorder
+ * the text around them, so a name could read as something it is not. */
+bool format_is_control(uint32_t code_point);
+bool format_is_bidi_control(uint32_t code_point);
+bool format_is_unsafe_code_point(uint32_t code_point); /* either of them */
+
 /* Text from a profile made safe to show: C0 and C1 controls, ESC and DEL
  * become "\x1b"-style escapes, bidirectional controls (U+202E and its
  * kin) become "\u{202e}", invalid UTF-8 becomes U+FFFD (or '?' when ascii

@@ -3,14 +3,9 @@
 #include "report/summary_report.h"
 
 #include <inttypes.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "model/allocation_table.h"
 #include "model/format.h"
-
-/* ---- text ---- */
 
 /* Safe to print; "-" for an empty field so columns stay readable. */
 static const char *safe(const struct profile *profile, uint32_t id, char *buffer, size_t size)
@@ -107,91 +102,4 @@ void summary_report_text(FILE *out, const struct profile *profile, const char *h
     fputc('\n', out);
     for (size_t i = 0; i < profile->allocator_count; i++)
         text_allocator(out, profile, &profile->allocators[i]);
-}
-
-/* ---- JSON ---- */
-
-void summary_report_json_string(FILE *out, const char *text)
-{
-    fputc('"', out);
-    while (*text) {
-        uint32_t code_point;
-        size_t length = format_utf8_decode(text, &code_point);
-        if (length == 0) {
-            fputs("\\ufffd", out); /* invalid UTF-8 */
-            length = 1;
-        } else if (code_point == '"' || code_point == '\\') {
-            fputc('\\', out);
-            fputc((int)code_point, out);
-        } else if (code_point < 0x20 || (code_point >= 0x7f && code_point < 0xa0)) {
-            fprintf(out, "\\u%04x", (unsigned)code_point);
-        } else {
-            fwrite(text, 1, length, out);
-        }
-        text += length;
-    }
-    fputc('"', out);
-}
-
-/* NaN and infinities are not JSON. */
-static void json_double(FILE *out, double value)
-{
-    char text[32];
-    fputs(isfinite(value) ? format_double(value, text, sizeof text) : "null", out);
-}
-
-static void json_allocator(FILE *out, const struct profile *profile,
-                           const struct allocator *allocator)
-{
-    const struct allocator_summary *summary = &allocator->summary;
-    fputs("{\"id\":", out);
-    summary_report_json_string(out, profile_text(profile, allocator->id));
-    fprintf(out,
-            ",\"snapshots\":%zu,\"allocations\":%zu,\"deallocations\":%zu"
-            ",\"capacity_bytes\":%" PRId64 ",\"lifetime_peak_bytes\":%" PRId64
-            ",\"peak\":{\"bytes\":%" PRId64 ",\"time_ps\":%" PRId64 ",\"heap_bytes\":%" PRId64
-            ",\"stack_bytes\":%" PRId64 ",\"free_bytes\":%" PRId64 ",\"fragmentation\":",
-            allocator->timeline.count, summary->allocations, summary->deallocations,
-            summary->capacity_bytes, summary->lifetime_peak_bytes, summary->peak_bytes,
-            summary->peak_time_ps, summary->peak.heap_bytes, summary->peak.stack_bytes,
-            summary->peak.free_bytes);
-    json_double(out, summary->peak.fragmentation);
-    fprintf(out, "},\"active_allocations\":%zu,\"summary_computed\":%s,\"timeline_sampled\":%s}",
-            allocator->row_count, summary->derived ? "true" : "false",
-            allocator->timeline_sampled ? "true" : "false");
-}
-
-static void json_host_and_file(FILE *out, const char *host, const char *path)
-{
-    fputs("{", out);
-    if (host) {
-        fputs("\"host\":", out);
-        summary_report_json_string(out, host);
-        fputc(',', out);
-    }
-    fputs("\"file\":", out);
-    summary_report_json_string(out, path);
-}
-
-void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error)
-{
-    json_host_and_file(out, host, path);
-    fputs(",\"error\":", out);
-    summary_report_json_string(out, error);
-    fputs("}", out);
-}
-
-void summary_report_json(FILE *out, const struct profile *profile, const char *host)
-{
-    json_host_and_file(out, host, profile->path);
-    fprintf(out, ",\"format\":\"%s\",\"gzip\":%s,\"version\":%d,\"hosts\":%d,\"hlo_modules\":%zu",
-            profile_format_name(profile->format), profile->gzipped ? "true" : "false",
-            profile->version, profile->num_hosts, profile->hlo_module_count);
-    fputs(",\"allocators\":[", out);
-    for (size_t i = 0; i < profile->allocator_count; i++) {
-        if (i)
-            fputc(',', out);
-        json_allocator(out, profile, &profile->allocators[i]);
-    }
-    fputs("]}", out);
 }
