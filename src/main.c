@@ -57,9 +57,16 @@ static void print_error(const char *format, ...)
     fprintf(stderr, "memtop: %s\n", safe);
 }
 
+/* "memtop: PATH: MESSAGE". The loader escaped the file's text in its
+ * message already (its backslashes are escapes, not to be doubled); the
+ * message is made safe once more only in case. */
 static void print_load_error(const char *path, const struct load_error *error)
 {
-    print_error("%s: %s", path, error->message);
+    char safe_path[2048], safe_message[4096];
+    format_safe_text(path, false, safe_path, sizeof safe_path);
+    format_safe_text_with(error->message, FORMAT_SAFE_KEEP_BACKSLASH, safe_message,
+                          sizeof safe_message);
+    fprintf(stderr, "memtop: %s: %s\n", safe_path, safe_message);
 }
 
 /* Loads host `index` with a progress bar on stderr (when it is a
