@@ -19,8 +19,18 @@
  *   as the decimal point whatever the locale; NaN and the infinities as
  *   "nan", "inf" and "-inf", which pandas and strtod read back.
  *
+ * - To a terminal (csv_writer_escape_controls(), which export_write()
+ *   turns on when its stream is a tty) text is first made safe as the
+ *   viewer shows it (model/format.h's format_safe_text: controls, ESC,
+ *   OSC and C1 as "\x1b", bidirectional controls as "\u{202e}", a
+ *   backslash as "\\", invalid UTF-8 as U+FFFD), so that a profile's
+ *   op name cannot set the title or write the clipboard; then quoted and
+ *   guarded as above. To a file or a pipe nothing is escaped: the bytes
+ *   are the profile's.
+ *
  * Write errors are sticky: the first failing call's errno is kept (later
- * fields are then skipped) and csv_writer_finish() reports it. */
+ * fields are then skipped) and csv_writer_finish() reports it. It must
+ * not decide what a report holds; the exporters (export*.c) do. */
 #ifndef MEMTOP_CSV_WRITER_H
 #define MEMTOP_CSV_WRITER_H
 
@@ -34,9 +44,12 @@ struct csv_writer {
     size_t fields;  /* fields written on the current record */
     size_t records; /* records ended so far (the header included) */
     int error;      /* errno of the first failed write; 0 while all is well */
+    bool escape_controls; /* text made safe for a terminal first */
 };
 
 void csv_writer_init(struct csv_writer *writer, FILE *out);
+/* Text fields from now on made safe for a terminal (or not), as above. */
+void csv_writer_escape_controls(struct csv_writer *writer, bool escape);
 
 /* One field each; the separator is added as needed. */
 void csv_writer_text(struct csv_writer *writer, const char *text);

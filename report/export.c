@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/atomic_file.h"
 #include "report/csv_writer.h"
@@ -81,6 +82,8 @@ enum export_status export_write(FILE *out, const struct export_request *request,
         return export_fail(error, error_size, reason, 0);
     struct csv_writer writer;
     csv_writer_init(&writer, out);
+    /* Bytes for a program stay the profile's; a terminal gets them safe. */
+    csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
     size_t written = exporters[checked.view](&writer, &checked);
     int error_number = csv_writer_finish(&writer);
     if (error_number)

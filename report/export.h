@@ -75,7 +75,9 @@ struct export_request {
 void export_request_init(struct export_request *request, enum export_view view,
                          const struct profile *profile, const struct allocator *allocator);
 
-/* Writes the header and the rows to out and flushes it. *rows (may be
+/* Writes the header and the rows to out and flushes it. When out is a
+ * terminal, text is escaped as the viewer escapes it (csv_writer.h);
+ * to anything else the bytes are the profile's. *rows (may be
  * NULL) gets the number of data rows written. EXPORT_OK or EXPORT_FAILED
  * with a one-line reason (no file name) in error. */
 enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,

@@ -290,4 +290,29 @@ else
     tap_skip "demo data is absent (the half-way failure test)"
 fi
 
+# ---- CSV to a terminal: escaped as the viewer escapes it (issue 16.3) ----
+# An op name that would set the terminal's title (OSC 0), then a literal
+# backslash-x-1-b, which must read differently from a real ESC.
+printf '{"memoryProfilePerAllocator":{"gpu":{"memoryProfileSnapshots":[{"timeOffsetPs":"1","aggregationStats":{"heapAllocatedBytes":"64"},"activityMetadata":{"memoryActivity":"ALLOCATION","tfOpName":"\\u001b]0;PWNED\\u0007x\\\\x1b","allocationBytes":"64"}}],"activeAllocations":[{"snapshotIndex":"0","specialIndex":"-1","numOccurrences":"1"}]}}}' \
+    >"$work/osc.json"
+"$memtop" --export allocations "$work/osc.json" >"$work/osc-pipe.csv"
+printf '\033]0;PWNED\007x\\x1b,64,' >"$work/osc-raw"
+tap_check "CSV to a pipe or file: the profile's bytes, unescaped" sh -c \
+    "sed -n 2p '$work/osc-pipe.csv' | head -c $(wc -c <"$work/osc-raw") | cmp -s - '$work/osc-raw'"
+if tmux_have; then
+    tmux_start 160 8 "env TERM=tmux-256color '$memtop' --export allocations '$work/osc.json'; echo EXIT=\$?; sleep 60"
+    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
+        grep -F -q '\x1b]0;PWNED\x07x\\x1b,64,' "$tmux_screen"; then
+        tap_ok "CSV to a terminal: ESC, OSC and BEL shown as \\x1b..., a backslash doubled"
+    else
+        tap_not_ok "CSV to a terminal: ESC, OSC and BEL shown as \\x1b..., a backslash doubled"
+    fi
+    title=$(tmux_run display-message -p -t "$tmux_session" '#{pane_title}')
+    tap_check "  ... and the terminal's title is not set" test "${title#*PWNED}" = "$title"
+    tmux_stop
+else
+    tap_skip "tmux not found (CSV to a terminal)"
+    tap_skip "tmux not found (the terminal's title)"
+fi
+
 tap_done
