@@ -223,7 +223,7 @@ if [ -r "$sample" ]; then
         "$memtop" --export timeline "$sample" >/dev/full 2>"$work/err"; status=$?
         : >"$work/out"
         memtop_expect "stdout on a full disk: status 1" 1 \
-            err "^memtop: writing to standard output: No space left on device$"
+            err "^memtop: standard output: No space left on device$"
     else
         tap_skip "/dev/full not available"
     fi
