@@ -1,6 +1,9 @@
-/* format: numbers as people read them, shared by every view and report.
- * Sizes are 1024-based with two decimals ("13.75 GiB"), plain bytes below
- * 1 KiB ("512 B"); times are picoseconds shown in milliseconds. */
+/* format: numbers as people read them, and the rules for making a
+ * profile's text safe to show, shared by every view and report (ui/,
+ * report/, main's error lines). Sizes are 1024-based with two decimals
+ * ("13.75 GiB"), plain bytes below 1 KiB ("512 B"); times are
+ * picoseconds shown in milliseconds. It writes into the caller's
+ * buffers only: it must not print, and must not know about screens. */
 #ifndef MEMTOP_FORMAT_H
 #define MEMTOP_FORMAT_H
 

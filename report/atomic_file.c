@@ -141,8 +141,33 @@ static enum target_kind target_classify(const char *path, bool *append, const ch
     return kind_of_special(&status, reason);
 }
 
-/* ---- writing directly ---- */
+/* ---- writing ---- */
 
+/* The content into fd, flushed to the disk; closes fd. */
+static enum atomic_file_status descriptor_write(int fd, atomic_file_write_fn *write_content,
+                                                void *context, char *error, size_t error_size)
+{
+    FILE *stream = fdopen(fd, "w");
+    if (!stream) {
+        int saved = errno;
+        close(fd);
+        return fail(error, error_size, "", saved);
+    }
+    enum atomic_file_status status =
+        write_content(stream, context, error, error_size) ? ATOMIC_FILE_OK : ATOMIC_FILE_FAILED;
+    /* Flushed before the fsync, so that it syncs everything. */
+    if (status == ATOMIC_FILE_OK && fflush(stream) != 0)
+        status = fail(error, error_size, "", errno);
+    /* fsync refuses only what cannot be synced (EINVAL: a pipe, a
+     * terminal): nothing to lose there. */
+    if (status == ATOMIC_FILE_OK && fsync(fd) != 0 && errno != EINVAL)
+        status = fail(error, error_size, "", errno);
+    if (fclose(stream) != 0 && status == ATOMIC_FILE_OK)
+        status = fail(error, error_size, "", errno);
+    return status;
+}
+
+/* A FIFO, a device, a file behind /proc: opened and written as it is. */
 static enum atomic_file_status stream_write(const char *path, bool append,
                                             atomic_file_write_fn *write_content, void *context,
                                             char *error, size_t error_size)
@@ -150,16 +175,7 @@ static enum atomic_file_status stream_write(const char *path, bool append,
     int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (append ? O_APPEND : 0));
     if (fd < 0)
         return fail(error, error_size, "", errno);
-    FILE *stream = fdopen(fd, "w");
-    if (!stream) {
-        int saved = errno;
-        close(fd);
-        return fail(error, error_size, "", saved);
-    }
-    bool ok = write_content(stream, context, error, error_size);
-    if (fclose(stream) != 0 && ok)
-        return fail(error, error_size, "", errno);
-    return ok ? ATOMIC_FILE_OK : ATOMIC_FILE_FAILED;
+    return descriptor_write(fd, write_content, context, error, error_size);
 }
 
 /* ---- writing a file atomically ---- */
@@ -221,24 +237,7 @@ static enum atomic_file_status temporary_write(int fd, atomic_file_write_fn *wri
         close(fd);
         return fail(error, error_size, "cannot set the mode of the temporary file", saved);
     }
-    FILE *file = fdopen(fd, "w");
-    if (!file) {
-        int saved = errno;
-        close(fd);
-        return fail(error, error_size, "", saved);
-    }
-    enum atomic_file_status status =
-        write_content(file, context, error, error_size) ? ATOMIC_FILE_OK : ATOMIC_FILE_FAILED;
-    /* Flushed before the fsync, so that it syncs everything. */
-    if (status == ATOMIC_FILE_OK && fflush(file) != 0)
-        status = fail(error, error_size, "", errno);
-    /* fsync refuses only files that cannot be synced (EINVAL): nothing to
-     * lose there. */
-    if (status == ATOMIC_FILE_OK && fsync(fd) != 0 && errno != EINVAL)
-        status = fail(error, error_size, "", errno);
-    if (fclose(file) != 0 && status == ATOMIC_FILE_OK)
-        status = fail(error, error_size, "", errno);
-    return status;
+    return descriptor_write(fd, write_content, context, error, error_size);
 }
 
 /* The rename that makes the file appear, refusing to replace one that

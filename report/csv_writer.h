@@ -1,4 +1,5 @@
-/* csv_writer: RFC 4180 records on a FILE*, one field at a time.
+/* csv_writer: RFC 4180 records on a FILE*, one field at a time. The
+ * exporters (report/export*.c) call it.
  *
  * The dialect memtop writes, chosen so that pandas, spreadsheets and unix
  * tools all read it without options:
@@ -18,7 +19,6 @@
  *   back as the same value ("%.15g", then 16, then 17 digits), with '.'
  *   as the decimal point whatever the locale; NaN and the infinities as
  *   "nan", "inf" and "-inf", which pandas and strtod read back.
- *
  * - To a terminal (csv_writer_escape_controls(), which export_write()
  *   turns on when its stream is a tty) text is first made safe as the
  *   viewer shows it (model/format.h's format_safe_text: controls, ESC,

@@ -23,14 +23,11 @@ void export_request_init(struct export_request *request, enum export_view view,
     };
 }
 
+/* A one-line reason in error: a text, or an errno's text. */
 static enum export_status export_fail(char *error, size_t error_size, const char *reason,
                                       int error_number)
 {
-    if (error_number)
-        snprintf(error, error_size, "%s%s%s", reason, reason[0] ? ": " : "",
-                 strerror(error_number));
-    else
-        snprintf(error, error_size, "%s", reason);
+    snprintf(error, error_size, "%s", error_number ? strerror(error_number) : reason);
     return EXPORT_FAILED;
 }
 

@@ -1,8 +1,13 @@
 /* export: a view of a profile as CSV, for pandas, spreadsheets and CI.
  *
- * One code path for the batch mode (memtop --export VIEW PROFILE) and the
- * viewer's `e` key: fill a struct export_request with what the view shows
- * and call export_write() for a stream or export_to_path() for a file.
+ * One code path for the batch mode (main: memtop --export VIEW PROFILE)
+ * and the viewer's `e` key (ui/export_prompt): fill a struct
+ * export_request with what the view shows and call export_write() for a
+ * stream or export_to_path() for a file (report/atomic_file.h). It owns
+ * the view names, --sort and --from/--to parsing (export_parse.c) and one
+ * exporter per view (export_*.c). It must not print or pick exit codes:
+ * a status and a one-line reason go back to the caller, which names the
+ * output. The allocations columns are model/allocation_columns.h's.
  * The CSV dialect (LF line ends, quoting, the formula guard, numbers) is
  * described in report/csv_writer.h; every number is a raw integer (bytes,
  * picoseconds) except time_ms and fragmentation.
@@ -21,8 +26,9 @@
  *   summary      allocator,snapshots,allocations,deallocations,
  *                capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,
  *                peak_heap_bytes,peak_stack_bytes,peak_free_bytes,
- *                peak_fragmentation,active_allocations,summary_computed;
- *                one row per allocator (the --summary --json fields).
+ *                peak_fragmentation,active_allocations,summary_computed,
+ *                timeline_sampled; one row per allocator (the --summary
+ *                --json fields).
  *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
  *                (duration empty when end - start overflows int64).
  * activity is the proto3 enum name (ALLOCATION, ..., UNKNOWN_ACTIVITY);

@@ -172,6 +172,20 @@ void json_writer_null(struct json_writer *writer)
     writer_put_text(writer, "null");
 }
 
+/* json_writer_member_KIND: the key, then json_writer_KIND's value. */
+#define JSON_WRITER_MEMBER(kind, type)                                                     \
+    void json_writer_member_##kind(struct json_writer *writer, const char *name, type value) \
+    {                                                                                      \
+        json_writer_key(writer, name);                                                     \
+        json_writer_##kind(writer, value);                                                 \
+    }
+
+JSON_WRITER_MEMBER(string, const char *)
+JSON_WRITER_MEMBER(int, int64_t)
+JSON_WRITER_MEMBER(unsigned, uint64_t)
+JSON_WRITER_MEMBER(double, double)
+JSON_WRITER_MEMBER(bool, bool)
+
 int json_writer_finish(struct json_writer *writer)
 {
     if (!writer->error) {

@@ -50,6 +50,13 @@ void json_writer_double(struct json_writer *writer, double value);
 void json_writer_bool(struct json_writer *writer, bool value);
 void json_writer_null(struct json_writer *writer);
 
+/* A member of an object: json_writer_key(), then the value. */
+void json_writer_member_string(struct json_writer *writer, const char *name, const char *text);
+void json_writer_member_int(struct json_writer *writer, const char *name, int64_t value);
+void json_writer_member_unsigned(struct json_writer *writer, const char *name, uint64_t value);
+void json_writer_member_double(struct json_writer *writer, const char *name, double value);
+void json_writer_member_bool(struct json_writer *writer, const char *name, bool value);
+
 /* Flushes the stream; 0 when everything reached it, else the errno of
  * the first failure. */
 int json_writer_finish(struct json_writer *writer);

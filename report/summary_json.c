@@ -8,18 +8,12 @@ static void json_peak(struct json_writer *writer, const struct allocator_summary
 {
     json_writer_key(writer, "peak");
     json_writer_object_begin(writer);
-    json_writer_key(writer, "bytes");
-    json_writer_int(writer, summary->peak_bytes);
-    json_writer_key(writer, "time_ps");
-    json_writer_int(writer, summary->peak_time_ps);
-    json_writer_key(writer, "heap_bytes");
-    json_writer_int(writer, summary->peak.heap_bytes);
-    json_writer_key(writer, "stack_bytes");
-    json_writer_int(writer, summary->peak.stack_bytes);
-    json_writer_key(writer, "free_bytes");
-    json_writer_int(writer, summary->peak.free_bytes);
-    json_writer_key(writer, "fragmentation");
-    json_writer_double(writer, summary->peak.fragmentation);
+    json_writer_member_int(writer, "bytes", summary->peak_bytes);
+    json_writer_member_int(writer, "time_ps", summary->peak_time_ps);
+    json_writer_member_int(writer, "heap_bytes", summary->peak.heap_bytes);
+    json_writer_member_int(writer, "stack_bytes", summary->peak.stack_bytes);
+    json_writer_member_int(writer, "free_bytes", summary->peak.free_bytes);
+    json_writer_member_double(writer, "fragmentation", summary->peak.fragmentation);
     json_writer_object_end(writer);
 }
 
@@ -28,25 +22,16 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
 {
     const struct allocator_summary *summary = &allocator->summary;
     json_writer_object_begin(writer);
-    json_writer_key(writer, "id");
-    json_writer_string(writer, profile_text(profile, allocator->id));
-    json_writer_key(writer, "snapshots");
-    json_writer_unsigned(writer, allocator->timeline.count);
-    json_writer_key(writer, "allocations");
-    json_writer_unsigned(writer, summary->allocations);
-    json_writer_key(writer, "deallocations");
-    json_writer_unsigned(writer, summary->deallocations);
-    json_writer_key(writer, "capacity_bytes");
-    json_writer_int(writer, summary->capacity_bytes);
-    json_writer_key(writer, "lifetime_peak_bytes");
-    json_writer_int(writer, summary->lifetime_peak_bytes);
+    json_writer_member_string(writer, "id", profile_text(profile, allocator->id));
+    json_writer_member_unsigned(writer, "snapshots", allocator->timeline.count);
+    json_writer_member_unsigned(writer, "allocations", summary->allocations);
+    json_writer_member_unsigned(writer, "deallocations", summary->deallocations);
+    json_writer_member_int(writer, "capacity_bytes", summary->capacity_bytes);
+    json_writer_member_int(writer, "lifetime_peak_bytes", summary->lifetime_peak_bytes);
     json_peak(writer, summary);
-    json_writer_key(writer, "active_allocations");
-    json_writer_unsigned(writer, allocator->row_count);
-    json_writer_key(writer, "summary_computed");
-    json_writer_bool(writer, summary->derived);
-    json_writer_key(writer, "timeline_sampled");
-    json_writer_bool(writer, allocator->timeline_sampled);
+    json_writer_member_unsigned(writer, "active_allocations", allocator->row_count);
+    json_writer_member_bool(writer, "summary_computed", summary->derived);
+    json_writer_member_bool(writer, "timeline_sampled", allocator->timeline_sampled);
     json_writer_object_end(writer);
 }
 
@@ -54,20 +39,16 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
 static void json_host_and_file(struct json_writer *writer, const char *host, const char *path)
 {
     json_writer_object_begin(writer);
-    if (host) {
-        json_writer_key(writer, "host");
-        json_writer_string(writer, host);
-    }
-    json_writer_key(writer, "file");
-    json_writer_string(writer, path);
+    if (host)
+        json_writer_member_string(writer, "host", host);
+    json_writer_member_string(writer, "file", path);
 }
 
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
                                   const char *host, const char *error)
 {
     json_host_and_file(writer, host, path);
-    json_writer_key(writer, "error");
-    json_writer_string(writer, error);
+    json_writer_member_string(writer, "error", error);
     json_writer_object_end(writer);
 }
 
@@ -75,16 +56,11 @@ void summary_report_json_to(struct json_writer *writer, const struct profile *pr
                             const char *host)
 {
     json_host_and_file(writer, host, profile->path);
-    json_writer_key(writer, "format");
-    json_writer_string(writer, profile_format_name(profile->format));
-    json_writer_key(writer, "gzip");
-    json_writer_bool(writer, profile->gzipped);
-    json_writer_key(writer, "version");
-    json_writer_int(writer, profile->version);
-    json_writer_key(writer, "hosts");
-    json_writer_int(writer, profile->num_hosts);
-    json_writer_key(writer, "hlo_modules");
-    json_writer_unsigned(writer, profile->hlo_module_count);
+    json_writer_member_string(writer, "format", profile_format_name(profile->format));
+    json_writer_member_bool(writer, "gzip", profile->gzipped);
+    json_writer_member_int(writer, "version", profile->version);
+    json_writer_member_int(writer, "hosts", profile->num_hosts);
+    json_writer_member_unsigned(writer, "hlo_modules", profile->hlo_module_count);
     json_writer_key(writer, "allocators");
     json_writer_array_begin(writer);
     for (size_t i = 0; i < profile->allocator_count; i++)
