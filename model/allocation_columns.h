@@ -9,7 +9,12 @@
  * pane. A new column is one row here (and an id in enum table_column).
  *
  * It must not format for a screen or a file: values come out raw (a
- * number, a profile's text); each caller writes them its own way. */
+ * number, a profile's text); each caller writes them its own way.
+ *
+ * TODO(lead, after the wave-1 merge): ui/table_pane.c still has its own
+ * column_specs (heading, alignment, widths) and cell_text switch; they
+ * should read heading, right_aligned, min_width, max_width, kind and
+ * value from here (the pane keeps its display order and hide order). */
 #ifndef MEMTOP_ALLOCATION_COLUMNS_H
 #define MEMTOP_ALLOCATION_COLUMNS_H
 
