@@ -196,7 +196,10 @@ static void test_directories_and_sockets_are_refused(void **state)
     rmdir(directory);
 
     struct sockaddr_un address = {.sun_family = AF_UNIX};
-    snprintf(address.sun_path, sizeof address.sun_path, "%s", path_in("socket"));
+    const char *socket_path = path_in("socket");
+    if (strlen(socket_path) >= sizeof address.sun_path)
+        TEST_SKIP("the test directory's path is too long for a socket");
+    memcpy(address.sun_path, socket_path, strlen(socket_path) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     assert_true(fd >= 0);
     assert_int_equal(bind(fd, (const struct sockaddr *)&address, sizeof address), 0);
