@@ -10,37 +10,43 @@
 
 const char *allocation_table_column_name(enum table_column column)
 {
-    switch (column) {
-    case TABLE_COLUMN_FILE_ORDER: return "File order";
-    case TABLE_COLUMN_OP_NAME: return "Op name";
-    case TABLE_COLUMN_ALLOCATION_BYTES: return "Allocation";
-    case TABLE_COLUMN_REQUESTED_BYTES: return "Requested";
-    case TABLE_COLUMN_OCCURRENCES: return "Occurrences";
-    case TABLE_COLUMN_REGION_TYPE: return "Region";
-    case TABLE_COLUMN_DATA_TYPE: return "Data type";
-    case TABLE_COLUMN_TENSOR_SHAPE: return "Shape";
-    default: return "";
-    }
-}
-
-enum table_column allocation_table_next_column(enum table_column column)
-{
-    switch (column) {
-    case TABLE_COLUMN_FILE_ORDER: return TABLE_COLUMN_ALLOCATION_BYTES;
-    case TABLE_COLUMN_ALLOCATION_BYTES: return TABLE_COLUMN_REQUESTED_BYTES;
-    case TABLE_COLUMN_REQUESTED_BYTES: return TABLE_COLUMN_OCCURRENCES;
-    case TABLE_COLUMN_OCCURRENCES: return TABLE_COLUMN_OP_NAME;
-    case TABLE_COLUMN_OP_NAME: return TABLE_COLUMN_REGION_TYPE;
-    case TABLE_COLUMN_REGION_TYPE: return TABLE_COLUMN_DATA_TYPE;
-    case TABLE_COLUMN_DATA_TYPE: return TABLE_COLUMN_TENSOR_SHAPE;
-    default: return TABLE_COLUMN_FILE_ORDER;
-    }
+    if (column == TABLE_COLUMN_FILE_ORDER)
+        return "File order";
+    const struct allocation_column_info *info = allocation_column(column);
+    return info ? info->name : "";
 }
 
 bool allocation_table_default_descending(enum table_column column)
 {
-    return column == TABLE_COLUMN_ALLOCATION_BYTES || column == TABLE_COLUMN_REQUESTED_BYTES ||
-           column == TABLE_COLUMN_OCCURRENCES;
+    const struct allocation_column_info *info = allocation_column(column);
+    return info && info->compare && info->descending_first;
+}
+
+/* The position of a column in the sort cycle: 0 for file order, then the
+ * largest-first columns, then the A-to-Z ones. */
+static int sort_cycle_position(enum table_column column)
+{
+    if (column == TABLE_COLUMN_FILE_ORDER)
+        return 0;
+    const struct allocation_column_info *info = allocation_column(column);
+    if (!info || !info->compare)
+        return -1;
+    return 1 + (info->descending_first ? 0 : ALLOCATION_COLUMN_COUNT) + (int)column;
+}
+
+enum table_column allocation_table_next_column(enum table_column column)
+{
+    int position = sort_cycle_position(column);
+    enum table_column next = TABLE_COLUMN_FILE_ORDER;
+    int next_position = 0;
+    for (int id = 0; id < ALLOCATION_COLUMN_COUNT; id++) {
+        int candidate = sort_cycle_position((enum table_column)id);
+        if (candidate > position && (next_position == 0 || candidate < next_position)) {
+            next = (enum table_column)id;
+            next_position = candidate;
+        }
+    }
+    return next;
 }
 
 static char fold_case(char c)
@@ -87,7 +93,7 @@ const char *allocation_table_op_name(const struct allocation_table *table,
 
 size_t allocation_table_total(const struct allocation_table *table)
 {
-    return table->allocator && table->order ? table->allocator->row_count : 0;
+    return table->order ? table->source.count : 0;
 }
 
 int64_t allocation_row_bytes(const struct allocation_row *row)
@@ -112,60 +118,21 @@ int64_t allocation_table_shown_bytes(const struct allocation_table *table)
 
 /* ---- sorting ---- */
 
-static int compare_numbers(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
-
-/* Case-insensitive first so "conv" sorts beside "Conv", then by bytes so
- * the order never depends on anything but the text. */
-static int compare_text(const char *a, const char *b)
-{
-    for (size_t i = 0;; i++) {
-        unsigned char fa = (unsigned char)fold_case(a[i]), fb = (unsigned char)fold_case(b[i]);
-        if (fa != fb)
-            return (fa > fb) - (fa < fb);
-        if (a[i] == '\0')
-            break;
-    }
-    int bytes = strcmp(a, b);
-    return (bytes > 0) - (bytes < 0);
-}
-
-static int compare_strings(const struct allocation_table *table, uint32_t a, uint32_t b)
-{
-    if (a == b)
-        return 0;
-    return compare_text(profile_text(table->profile, a), profile_text(table->profile, b));
-}
-
-/* The order of two rows in the table's sort column, ascending. */
-static int compare_rows(const struct allocation_table *table, size_t a, size_t b)
-{
-    const struct allocation_row *x = &table->allocator->rows[a];
-    const struct allocation_row *y = &table->allocator->rows[b];
-    switch (table->sort_column) {
-    case TABLE_COLUMN_OP_NAME: return compare_strings(table, x->op_name, y->op_name);
-    case TABLE_COLUMN_ALLOCATION_BYTES:
-        return compare_numbers(x->allocation_bytes, y->allocation_bytes);
-    case TABLE_COLUMN_REQUESTED_BYTES:
-        return compare_numbers(x->requested_bytes, y->requested_bytes);
-    case TABLE_COLUMN_OCCURRENCES: return compare_numbers(x->occurrences, y->occurrences);
-    case TABLE_COLUMN_REGION_TYPE: return compare_strings(table, x->region_type, y->region_type);
-    case TABLE_COLUMN_DATA_TYPE: return compare_strings(table, x->data_type, y->data_type);
-    case TABLE_COLUMN_TENSOR_SHAPE:
-        return compare_strings(table, x->tensor_shape, y->tensor_shape);
-    default: return 0;
-    }
-}
+/* What row_before needs: the table and its sort column's comparison,
+ * looked up once per sort rather than once per comparison. */
+struct sort_context {
+    const struct allocation_table *table;
+    allocation_compare_fn *compare;
+};
 
 /* Whether row a goes before row b: the sort column in the table's
- * direction, then the file's order (the stable tie-break). An
- * index_before_fn whose context is the table. */
+ * direction, then the source's order (the stable tie-break). An
+ * index_before_fn whose context is a sort_context. */
 static bool row_before(const void *context, size_t a, size_t b)
 {
-    const struct allocation_table *table = context;
-    int order = compare_rows(table, a, b);
+    const struct sort_context *sort = context;
+    const struct allocation_table *table = sort->table;
+    int order = sort->compare(table->profile, &table->source.rows[a], &table->source.rows[b]);
     if (table->descending)
         order = -order;
     return order != 0 ? order < 0 : a < b;
@@ -173,7 +140,8 @@ static bool row_before(const void *context, size_t a, size_t b)
 
 static void sort_rows(struct allocation_table *table, size_t count)
 {
-    index_sort_stable(table->sorted, table->scratch, count, row_before, table);
+    struct sort_context sort = {table, allocation_column(table->sort_column)->compare};
+    index_sort_stable(table->sorted, table->scratch, count, row_before, &sort);
 }
 
 /* ---- the table ---- */
@@ -183,19 +151,33 @@ static void table_refilter(struct allocation_table *table)
     size_t total = allocation_table_total(table);
     table->count = 0;
     for (size_t i = 0; i < total; i++)
-        if (allocation_table_row_matches(table, &table->allocator->rows[table->sorted[i]]))
+        if (allocation_table_row_matches(table, &table->source.rows[table->sorted[i]]))
             table->order[table->count++] = table->sorted[i];
 }
 
-bool allocation_table_init(struct allocation_table *table, const struct profile *profile,
-                           const struct allocator *allocator)
+struct allocation_row_source allocation_rows_at_peak(const struct profile *profile,
+                                                     const struct allocator *allocator)
 {
-    *table = (struct allocation_table){
+    return (struct allocation_row_source){
         .profile = profile,
         .allocator = allocator,
+        .rows = allocator ? allocator->rows : NULL,
+        .count = allocator ? allocator->row_count : 0,
+        .label = "at peak",
+    };
+}
+
+bool allocation_table_init_source(struct allocation_table *table,
+                                  const struct allocation_row_source *source)
+{
+    *table = (struct allocation_table){
+        .source = *source,
+        .profile = source->profile,
+        .allocator = source->allocator,
         .sort_column = TABLE_COLUMN_FILE_ORDER,
     };
-    size_t total = allocator ? allocator->row_count : 0;
+    size_t total = source->rows ? source->count : 0;
+    table->source.count = total;
     /* One element at least, so a table with no rows still has its arrays
      * and allocation_table_total() can tell "no rows" from "no memory". */
     size_t size = (total ? total : 1) * sizeof(size_t);
@@ -210,6 +192,13 @@ bool allocation_table_init(struct allocation_table *table, const struct profile 
         table->sorted[i] = table->order[i] = i;
     table->count = total;
     return true;
+}
+
+bool allocation_table_init(struct allocation_table *table, const struct profile *profile,
+                           const struct allocator *allocator)
+{
+    struct allocation_row_source source = allocation_rows_at_peak(profile, allocator);
+    return allocation_table_init_source(table, &source);
 }
 
 void allocation_table_free(struct allocation_table *table)
@@ -233,7 +222,7 @@ bool allocation_table_set_filter(struct allocation_table *table, const char *fil
 void allocation_table_set_sort(struct allocation_table *table, enum table_column column,
                                bool descending)
 {
-    if (column < TABLE_COLUMN_FILE_ORDER || column >= TABLE_COLUMN_COUNT)
+    if (!allocation_column_sortable(column))
         column = TABLE_COLUMN_FILE_ORDER;
     table->sort_column = column;
     table->descending = descending;
@@ -252,5 +241,5 @@ const struct allocation_row *allocation_table_row(const struct allocation_table 
 {
     if (position >= table->count)
         return NULL;
-    return &table->allocator->rows[table->order[position]];
+    return &table->source.rows[table->order[position]];
 }

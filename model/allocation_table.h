@@ -1,9 +1,17 @@
-/* allocation_table: the rows of the active-allocations table as a view
- * sees them: filtered by op name and sorted. No drawing, so the viewer
- * and the CSV exporter share it and the tests check it without a screen.
+/* allocation_table: the rows of an allocations table as a view sees
+ * them: filtered by op name, sorted, totalled. No drawing, so the viewer,
+ * the CSV exporter and the text summary share it and the tests check it
+ * without a screen.
  *
- * Sorts are stable: rows that compare equal keep the file's order (XProf
- * writes them largest first), in both directions. */
+ * The rows come from a row source: today the allocator's rows at its
+ * peak (allocation_rows_at_peak); later rows computed on the fly (what is
+ * live at a time, what grew since a mark). The table borrows them: the
+ * source's rows must outlive it. The table must not reach into
+ * allocator->rows itself, nor know which source it shows.
+ *
+ * Sorts are stable: rows that compare equal keep the source's order
+ * (XProf writes them largest first), in both directions. The columns and
+ * how they compare are model/allocation_columns.h's. */
 #ifndef MEMTOP_ALLOCATION_TABLE_H
 #define MEMTOP_ALLOCATION_TABLE_H
 
@@ -11,18 +19,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/allocation_columns.h"
 #include "model/profile.h"
 
-enum table_column {
-    TABLE_COLUMN_FILE_ORDER = -1, /* no sort: XProf's order, as in the file */
-    TABLE_COLUMN_OP_NAME = 0,
-    TABLE_COLUMN_ALLOCATION_BYTES,
-    TABLE_COLUMN_REQUESTED_BYTES,
-    TABLE_COLUMN_OCCURRENCES,
-    TABLE_COLUMN_REGION_TYPE,
-    TABLE_COLUMN_DATA_TYPE,
-    TABLE_COLUMN_TENSOR_SHAPE,
-    TABLE_COLUMN_COUNT
+/* Rows to show and what they are. */
+struct allocation_row_source {
+    const struct profile *profile;     /* for the rows' strings */
+    const struct allocator *allocator; /* whose rows they are; NULL: none */
+    const struct allocation_row *rows; /* borrowed, in the source's own order */
+    size_t count;
+    const char *label; /* what they are, for people: "at peak" */
 };
 
 #define ALLOCATION_TABLE_FILTER_SIZE 256
@@ -30,9 +36,12 @@ enum table_column {
 #define ALLOCATION_TABLE_LABEL_SIZE 64
 
 struct allocation_table {
+    struct allocation_row_source source;
+    /* The source's profile and allocator, kept here for the callers that
+     * read them from the table. */
     const struct profile *profile;
     const struct allocator *allocator;
-    size_t *order;   /* indices into allocator->rows, in display order */
+    size_t *order;   /* indices into source.rows, in display order */
     size_t count;    /* rows shown (after the filter) */
     enum table_column sort_column;
     bool descending;
@@ -42,19 +51,29 @@ struct allocation_table {
     size_t *scratch; /* for the merge sort */
 };
 
+/* The allocator's rows at its peak (XProf's active allocations), in the
+ * file's order; allocator may be NULL (no rows). */
+struct allocation_row_source allocation_rows_at_peak(const struct profile *profile,
+                                                     const struct allocator *allocator);
+
 /* The column's name for people ("Allocation", "Op name"), as the status line
- * names the sort. The CSV column names are the exporter's (src/export.h). */
+ * names the sort ("File order" for no sort). */
 const char *allocation_table_column_name(enum table_column column);
 /* The sort after `column` in the order the table's sort key cycles
- * through: file order, allocation, requested, occurrences, op, region,
- * data type, shape, then file order again. */
+ * through: file order, then the sortable columns that sort largest first,
+ * then the A-to-Z ones, each group in the column table's order (today:
+ * allocation, requested, occurrences, op, region, data type, shape), then
+ * file order again. */
 enum table_column allocation_table_next_column(enum table_column column);
 /* The direction a column sorts in first: sizes and counts largest first,
  * text A to Z, file order as in the file. */
 bool allocation_table_default_descending(enum table_column column);
 
-/* A table of every row of `allocator` (may be NULL: no rows) in file
- * order; false when memory runs out (the table is then empty but valid). */
+/* A table of every row of `source` in the source's order; false when
+ * memory runs out (the table is then empty but valid). */
+bool allocation_table_init_source(struct allocation_table *table,
+                                  const struct allocation_row_source *source);
+/* The same for the rows at the peak of `allocator` (may be NULL: no rows). */
 bool allocation_table_init(struct allocation_table *table, const struct profile *profile,
                            const struct allocator *allocator);
 void allocation_table_free(struct allocation_table *table);
@@ -77,7 +96,7 @@ bool allocation_table_row_matches(const struct allocation_table *table,
 const char *allocation_table_op_name(const struct allocation_table *table,
                                      const struct allocation_row *row, char *buffer,
                                      size_t size);
-/* Rows before the filter. */
+/* Rows before the filter (0 when the table has no memory). */
 size_t allocation_table_total(const struct allocation_table *table);
 /* A row's share of the peak: its allocation size times its occurrences
  * (an occurrence count below 1 counts as 1), saturating. */

@@ -127,17 +127,45 @@ size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
     return length;
 }
 
-/* Characters that reorder the text around them (right-to-left marks,
- * embeddings, overrides, isolates): a name holding one could make the
- * rest of a line read differently from what it is. */
-static bool format_is_bidi_control(uint32_t code_point)
+bool format_is_control(uint32_t code_point)
+{
+    return code_point < 0x20 || code_point == 0x7f || (code_point >= 0x80 && code_point < 0xa0);
+}
+
+bool format_is_bidi_control(uint32_t code_point)
 {
     return code_point == 0x061c || code_point == 0x200e || code_point == 0x200f ||
            (code_point >= 0x202a && code_point <= 0x202e) ||
            (code_point >= 0x2066 && code_point <= 0x2069);
 }
 
-size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
+bool format_is_unsafe_code_point(uint32_t code_point)
+{
+    return format_is_control(code_point) || format_is_bidi_control(code_point);
+}
+
+/* One character of text, made safe, into piece (16 bytes); *length gets
+ * the bytes it took from text. Returns the piece's length. */
+static size_t safe_piece(const unsigned char *in, unsigned options, char *piece, size_t *length)
+{
+    bool ascii = options & FORMAT_SAFE_ASCII;
+    uint32_t code_point;
+    *length = format_utf8_decode((const char *)in, &code_point);
+    if (*length == 0) {
+        *length = 1;
+        return (size_t)snprintf(piece, 16, "%s", ascii ? "?" : "\xef\xbf\xbd");
+    }
+    if (format_is_control(code_point))
+        return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)code_point);
+    if (format_is_bidi_control(code_point) || (ascii && code_point >= 0x80))
+        return (size_t)snprintf(piece, 16, "\\u{%x}", (unsigned)code_point);
+    if (code_point == '\\' && !(options & FORMAT_SAFE_KEEP_BACKSLASH))
+        return (size_t)snprintf(piece, 16, "\\\\");
+    memcpy(piece, in, *length);
+    return *length;
+}
+
+size_t format_safe_text_with(const char *text, unsigned options, char *buffer, size_t size)
 {
     if (size == 0)
         return 0;
@@ -145,21 +173,8 @@ size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
     size_t used = 0;
     while (*in) {
         char piece[16];
-        size_t piece_length;
-        uint32_t code_point;
-        size_t length = format_utf8_decode((const char *)in, &code_point);
-        if (length == 0) {
-            piece_length = (size_t)snprintf(piece, sizeof piece, "%s", ascii ? "?" : "\xef\xbf\xbd");
-            length = 1;
-        } else if (code_point < 0x20 || code_point == 0x7f ||
-                   (code_point >= 0x80 && code_point < 0xa0)) {
-            piece_length = (size_t)snprintf(piece, sizeof piece, "\\x%02x", (unsigned)code_point);
-        } else if (format_is_bidi_control(code_point) || (ascii && code_point >= 0x80)) {
-            piece_length = (size_t)snprintf(piece, sizeof piece, "\\u{%x}", (unsigned)code_point);
-        } else {
-            memcpy(piece, in, length);
-            piece_length = length;
-        }
+        size_t length;
+        size_t piece_length = safe_piece(in, options, piece, &length);
         if (used + piece_length >= size)
             break;
         memcpy(buffer + used, piece, piece_length);
@@ -168,4 +183,9 @@ size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
     }
     buffer[used] = '\0';
     return used;
+}
+
+size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
+{
+    return format_safe_text_with(text, ascii ? FORMAT_SAFE_ASCII : 0, buffer, size);
 }

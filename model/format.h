@@ -1,6 +1,9 @@
-/* format: numbers as people read them, shared by every view and report.
- * Sizes are 1024-based with two decimals ("13.75 GiB"), plain bytes below
- * 1 KiB ("512 B"); times are picoseconds shown in milliseconds. */
+/* format: numbers as people read them, and the rules for making a
+ * profile's text safe to show, shared by every view and report (ui/,
+ * report/, main's error lines). Sizes are 1024-based with two decimals
+ * ("13.75 GiB"), plain bytes below 1 KiB ("512 B"); times are
+ * picoseconds shown in milliseconds. It writes into the caller's
+ * buffers only: it must not print, and must not know about screens. */
 #ifndef MEMTOP_FORMAT_H
 #define MEMTOP_FORMAT_H
 
@@ -24,13 +27,37 @@ char *format_double(double value, char *buffer, size_t size);
 /* Fragmentation 0..1 as a percentage, "12.34 %"; other values as-is. */
 char *format_percent(double fraction, char *buffer, size_t size);
 
+/* What must never reach a terminal raw; the one definition that every
+ * escaping writer uses (format_safe_text, JSON strings, CSV to a
+ * terminal), so that the text and JSON reports escape the same set.
+ * Controls: C0 (U+0000..U+001F), DEL and C1 (U+0080..U+009F), which move
+ * the cursor, set titles, write the clipboard. Bidirectional controls:
+ * U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which reorder
+ * the text around them, so a name could read as something it is not. */
+bool format_is_control(uint32_t code_point);
+bool format_is_bidi_control(uint32_t code_point);
+bool format_is_unsafe_code_point(uint32_t code_point); /* either of them */
+
 /* Text from a profile made safe to show: C0 and C1 controls, ESC and DEL
  * become "\x1b"-style escapes, bidirectional controls (U+202E and its
- * kin) become "\u{202e}", invalid UTF-8 becomes U+FFFD (or '?' when ascii
- * is set, which also escapes every non-ASCII character as "\u{e9}").
- * Always NUL-terminates; cuts on a character boundary when short of room.
- * Returns the number of bytes written. */
+ * kin) become "\u{202e}", a backslash becomes "\\" (so that a name
+ * holding the four characters \x1b reads differently from one holding
+ * ESC), invalid UTF-8 becomes U+FFFD (or '?' when ascii is set, which also
+ * escapes every non-ASCII character as "\u{e9}"). Always NUL-terminates;
+ * cuts on a character boundary when short of room. Returns the number of
+ * bytes written. A buffer of 4 * strlen(text) + 1 bytes always holds all
+ * of it (no character grows more than fourfold). */
 size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size);
+
+/* format_safe_text with options: FORMAT_SAFE_ASCII is its ascii;
+ * FORMAT_SAFE_KEEP_BACKSLASH leaves backslashes as they are, for text
+ * that is already escaped (a loader's error message, whose backslashes
+ * are its own escapes) and is made safe again only in case. */
+enum {
+    FORMAT_SAFE_ASCII = 1,
+    FORMAT_SAFE_KEEP_BACKSLASH = 2,
+};
+size_t format_safe_text_with(const char *text, unsigned options, char *buffer, size_t size);
 
 /* Decodes the UTF-8 character at bytes (NUL-terminated); returns its
  * length, or 0 when the bytes there are not valid UTF-8 (overlong,

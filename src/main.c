@@ -4,6 +4,7 @@
  * the exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input. */
 #include "config.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,10 +13,11 @@
 
 #include "model/format.h"
 #include "model/host_list.h"
-#include "src/export.h"
+#include "report/export.h"
+#include "report/json_writer.h"
 #include "src/options.h"
 #include "src/progress.h"
-#include "src/summary_report.h"
+#include "report/summary_report.h"
 #include "ui/keys.h"
 #include "ui/ui.h"
 
@@ -57,9 +59,16 @@ static void print_error(const char *format, ...)
     fprintf(stderr, "memtop: %s\n", safe);
 }
 
+/* "memtop: PATH: MESSAGE". The loader escaped the file's text in its
+ * message already (its backslashes are escapes, not to be doubled); the
+ * message is made safe once more only in case. */
 static void print_load_error(const char *path, const struct load_error *error)
 {
-    print_error("%s: %s", path, error->message);
+    char safe_path[2048], safe_message[4096];
+    format_safe_text(path, false, safe_path, sizeof safe_path);
+    format_safe_text_with(error->message, FORMAT_SAFE_KEEP_BACKSLASH, safe_message,
+                          sizeof safe_message);
+    fprintf(stderr, "memtop: %s: %s\n", safe_path, safe_message);
 }
 
 /* Loads host `index` with a progress bar on stderr (when it is a
@@ -74,51 +83,79 @@ static const struct profile *load_host(struct host_list *hosts, size_t index)
     return profile;
 }
 
+/* Whether everything written to stdout reached it: 0, else the errno of
+ * the failure (EIO when the stream kept none). */
+static int stdout_error(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    return errno ? errno : EIO;
+}
+
+/* The end of a batch mode that wrote to stdout: "memtop: standard
+ * output: No space left on device" and status 1 when the output did not
+ * all get there (error_number, or what the final flush finds). */
+static int stdout_finish(int status, int error_number)
+{
+    if (!error_number)
+        error_number = stdout_error();
+    if (!error_number)
+        return status;
+    print_error("standard output: %s", strerror(error_number));
+    return exit_status_worst(status, EXIT_RUNTIME_FAILURE);
+}
+
+/* One host's report (text reports after the first one get a blank line
+ * before them); a host that failed to load is reported on stderr (and,
+ * in a JSON array, as an object with its error). */
+static int summary_host(struct host_list *hosts, size_t index, bool several, bool after_report,
+                        struct json_writer *json)
+{
+    struct host *host = &hosts->hosts[index];
+    const struct profile *profile = load_host(hosts, index);
+    const char *host_name = several ? host->name : NULL;
+    if (!profile) {
+        print_load_error(host->path, &host->error);
+        if (json && several)
+            summary_report_json_error_to(json, host->path, host_name, host->error.message);
+        return exit_status_for(host->status);
+    }
+    if (json) {
+        summary_report_json_to(json, profile, host_name);
+    } else {
+        if (after_report)
+            fputc('\n', stdout);
+        summary_report_text(stdout, profile, host_name);
+    }
+    /* Reports need one host at a time: free it before the next. */
+    profile_free(host->profile);
+    host->profile = NULL;
+    return EXIT_OK;
+}
+
 static int run_summary(struct host_list *hosts, bool json)
 {
     int status = EXIT_OK;
     bool several = hosts->count > 1;
-    bool first = true;
+    struct json_writer writer;
+    json_writer_init(&writer, stdout);
     if (json && several)
-        fputc('[', stdout);
+        json_writer_array_begin(&writer);
+    int write_error = 0; /* of the text report, seen as soon as it happens */
+    bool written = false;
     for (size_t i = 0; i < hosts->count; i++) {
-        struct host *host = &hosts->hosts[i];
-        const struct profile *profile = load_host(hosts, i);
-        const char *host_name = several ? host->name : NULL;
-        if (!profile) {
-            print_load_error(host->path, &host->error);
-            status = exit_status_worst(status, exit_status_for(host->status));
-            if (json && several) {
-                if (!first)
-                    fputc(',', stdout);
-                summary_report_json_error(stdout, host->path, host_name, host->error.message);
-                first = false;
-            }
-            continue;
-        }
-        if (json) {
-            if (!first)
-                fputc(',', stdout);
-            summary_report_json(stdout, profile, host_name);
-        } else {
-            if (!first)
-                fputc('\n', stdout);
-            summary_report_text(stdout, profile, host_name);
-        }
-        first = false;
-        /* Reports need one host at a time: free it before the next. */
-        profile_free(host->profile);
-        host->profile = NULL;
+        int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL);
+        written = written || host_status == EXIT_OK;
+        status = exit_status_worst(status, host_status);
+        if (!write_error && ferror(stdout))
+            write_error = errno ? errno : EIO;
     }
     if (json && several)
-        fputc(']', stdout);
-    if (json && !first)
+        json_writer_array_end(&writer);
+    if (json && (several || written))
         fputc('\n', stdout);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        perror("memtop: writing the summary");
-        status = exit_status_worst(status, EXIT_RUNTIME_FAILURE);
-    }
-    return status;
+    return stdout_finish(status, json ? json_writer_finish(&writer) : write_error);
 }
 
 static int run_viewer(struct host_list *hosts, const struct options *options)
@@ -187,10 +224,8 @@ static int export_output(const struct export_request *request,
         return EXIT_OK;
     if (status == EXPORT_EXISTS)
         print_error("%s: already exists; --force replaces it", export->output);
-    else if (to_stdout)
-        print_error("writing to standard output: %s", error);
     else
-        print_error("%s: %s", export->output, error);
+        print_error("%s: %s", to_stdout ? "standard output" : export->output, error);
     return EXIT_RUNTIME_FAILURE;
 }
 
@@ -250,15 +285,15 @@ int main(int argc, char **argv)
     }
     if (options.mode == RUN_HELP) {
         options_print_help(stdout);
-        return EXIT_OK;
+        return stdout_finish(EXIT_OK, 0);
     }
     if (options.mode == RUN_VERSION) {
         puts(PACKAGE_STRING);
-        return EXIT_OK;
+        return stdout_finish(EXIT_OK, 0);
     }
     if (options.mode == RUN_LIST_KEYS) {
         keys_print_markdown(stdout);
-        return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RUNTIME_FAILURE;
+        return stdout_finish(EXIT_OK, 0);
     }
     struct host_list hosts;
     struct load_error load_error;

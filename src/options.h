@@ -1,6 +1,7 @@
 /* options: the command line, parsed into a struct main acts on.
- * GNU-style long options through getopt_long; no printing here except
- * the help text, which main asks for. */
+ * GNU-style long options through getopt_long. Called by main only. It
+ * must not open files or print (except the help text, which main asks
+ * for): a bad option comes back as a one-line reason. */
 #ifndef MEMTOP_OPTIONS_H
 #define MEMTOP_OPTIONS_H
 
@@ -9,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/export.h"
+#include "report/export.h"
 
 enum run_mode {
     RUN_VIEWER,  /* the full-screen viewer (default) */

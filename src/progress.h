@@ -5,7 +5,9 @@
  *
  * Only when standard error is a terminal, and only once the load has taken
  * PROGRESS_DELAY_SECONDS: a quick load prints nothing, and neither does a
- * redirected one, so scripts and logs never see it. */
+ * redirected one, so scripts and logs never see it. Called by main around
+ * each batch load (the viewer shows progress in its status line); it must
+ * not touch standard output, which carries the report. */
 #ifndef MEMTOP_PROGRESS_H
 #define MEMTOP_PROGRESS_H
 

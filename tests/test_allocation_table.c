@@ -396,6 +396,96 @@ static void test_breakdown_of_many_groups(void **state)
     profile_free(profile);
 }
 
+/* ---- rows from a source; the column table ---- */
+
+/* Rows that are not an allocator's rows at its peak (as rows computed on
+ * the fly will be): the table sorts, filters and totals them the same. */
+static void test_rows_from_another_source(void **state)
+{
+    struct fixture *fixture = *state;
+    const struct allocator *allocator = &fixture->profile->allocators[0];
+    /* Rows 5, 2 and 0 of the file, in that order. */
+    struct allocation_row rows[3] = {allocator->rows[5], allocator->rows[2], allocator->rows[0]};
+    struct allocation_row_source source = {
+        .profile = fixture->profile, .rows = rows, .count = 3, .label = "grown since the mark"};
+    struct allocation_table table;
+    assert_true(allocation_table_init_source(&table, &source));
+    assert_string_equal(table.source.label, "grown since the mark");
+    assert_null(table.allocator);
+    assert_int_equal(allocation_table_total(&table), 3);
+    assert_ptr_equal(allocation_table_row(&table, 0), &rows[0]); /* the source's order */
+    allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, false);
+    assert_ptr_equal(allocation_table_row(&table, 0), &rows[1]); /* MatMul, 100 */
+    assert_ptr_equal(allocation_table_row(&table, 2), &rows[0]); /* matmul_grad, 900 */
+    assert_true(allocation_table_set_filter(&table, "matmul"));
+    assert_int_equal(table.count, 2);
+    assert_int_equal(allocation_table_shown_bytes(&table), 100 * 5 + 900);
+    allocation_table_free(&table);
+
+    struct allocation_row_source at_peak = allocation_rows_at_peak(fixture->profile, allocator);
+    assert_string_equal(at_peak.label, "at peak");
+    assert_ptr_equal(at_peak.rows, allocator->rows);
+    assert_int_equal(at_peak.count, allocator->row_count);
+}
+
+/* One table of columns, in the CSV's order; the first TABLE_COLUMN_COUNT
+ * are the sortable ones, each with a name, a heading and a comparison. */
+static void test_column_table(void **state)
+{
+    (void)state;
+    const struct allocation_column_info *columns = allocation_columns();
+    char header[512] = "";
+    for (int id = 0; id < ALLOCATION_COLUMN_COUNT; id++) {
+        assert_ptr_equal(allocation_column((enum table_column)id), &columns[id]);
+        assert_int_equal(columns[id].id, id);
+        assert_non_null(columns[id].value);
+        assert_true(columns[id].name[0] && columns[id].heading[0]);
+        assert_int_equal(allocation_column_sortable((enum table_column)id),
+                         id < TABLE_COLUMN_COUNT);
+        assert_int_equal(columns[id].compare != NULL, id < TABLE_COLUMN_COUNT);
+        enum table_column found = TABLE_COLUMN_FILE_ORDER;
+        assert_true(allocation_column_find(columns[id].csv_name, strlen(columns[id].csv_name),
+                                           &found));
+        assert_int_equal(found, id);
+        snprintf(header + strlen(header), sizeof header - strlen(header), "%s%s", id ? "," : "",
+                 columns[id].csv_name);
+    }
+    assert_string_equal(header, "op_name,allocation_bytes,requested_bytes,occurrences,"
+                                "region_type,data_type,tensor_shape,step_id,time_ps,address,"
+                                "activity,origin,snapshot_index,special_index");
+    assert_null(allocation_column(TABLE_COLUMN_FILE_ORDER));
+    assert_null(allocation_column(ALLOCATION_COLUMN_COUNT));
+    assert_true(allocation_column_sortable(TABLE_COLUMN_FILE_ORDER));
+    enum table_column found;
+    assert_false(allocation_column_find("op_nam", 6, &found));
+    assert_string_equal(allocation_column(TABLE_COLUMN_ALLOCATION_BYTES)->heading, "Size");
+    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_ALLOCATION_BYTES),
+                        "Allocation");
+    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_FILE_ORDER), "File order");
+}
+
+/* Values as the CSV writes them: raw numbers, the profile's text, an
+ * absent time for rows without one. */
+static void test_column_values(void **state)
+{
+    struct fixture *fixture = *state;
+    const struct allocation_row *row = &fixture->profile->allocators[0].rows[1];
+    struct allocation_value value =
+        allocation_column(TABLE_COLUMN_OP_NAME)->value(fixture->profile, row);
+    assert_string_equal(value.text, "conv2d_1");
+    value = allocation_column(TABLE_COLUMN_OCCURRENCES)->value(fixture->profile, row);
+    assert_int_equal(value.integer, 2);
+    value = allocation_column(TABLE_COLUMN_ORIGIN)->value(fixture->profile, row);
+    assert_string_equal(value.text, "snapshot");
+    value = allocation_column(TABLE_COLUMN_TIME_PS)->value(fixture->profile, row);
+    assert_false(value.absent);
+    const struct allocation_row *unresolved = &fixture->profile->allocators[0].rows[3];
+    value = allocation_column(TABLE_COLUMN_TIME_PS)->value(fixture->profile, unresolved);
+    assert_true(value.absent);
+    value = allocation_column(TABLE_COLUMN_ORIGIN)->value(fixture->profile, unresolved);
+    assert_string_equal(value.text, "unresolved");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +504,10 @@ int main(void)
         cmocka_unit_test(test_special_rows_and_no_allocator),
         cmocka_unit_test(test_matches),
         cmocka_unit_test(test_sort_cycle),
+        cmocka_unit_test_setup_teardown(test_rows_from_another_source, setup_mixed,
+                                        teardown_mixed),
+        cmocka_unit_test(test_column_table),
+        cmocka_unit_test_setup_teardown(test_column_values, setup_mixed, teardown_mixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

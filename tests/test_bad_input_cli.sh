@@ -168,6 +168,29 @@ else
     tap_not_ok "--summary --json: profile strings escaped" "$work/out"
 fi
 
+# Bidirectional controls in the allocator id and in a host's file name:
+# escaped in the JSON report as in the text one (issue 16.2).
+mkdir "$work/bidi"
+bidi_name=$(printf 'w\342\200\256bp.json')
+printf '{"memoryProfilePerAllocator":{"gpu\\u202ex\\u2066y\\u200fz\\u061c":{"memoryProfileSnapshots":[{"timeOffsetPs":"1","aggregationStats":{"heapAllocatedBytes":"64"}}]}}}' \
+    >"$work/bidi/$bidi_name"
+cp "$work/bidi/$bidi_name" "$work/bidi/plain.json"
+run --summary --json "$work/bidi"
+raw_bidi=$(printf '\342\200\256|\342\201\246|\342\200\217|\330\234')
+if [ "$status" -eq 0 ] && ! LC_ALL=C grep -Eq "$raw_bidi" "$work/out" &&
+   grep -q '"id":"gpu\\u202ex\\u2066y\\u200fz\\u061c"' "$work/out" &&
+   grep -q '"host":"w\\u202ebp","file":"[^"]*/w\\u202ebp.json"' "$work/out"; then
+    tap_ok "--summary --json: bidirectional controls in ids, hosts and files as \\u escapes"
+else
+    tap_not_ok "--summary --json: bidirectional controls in ids, hosts and files as \\u escapes" "$work/out" "$work/err"
+fi
+run --summary "$work/bidi"
+if [ "$status" -eq 0 ] && ! LC_ALL=C grep -Eq "$raw_bidi" "$work/out"; then
+    tap_ok "--summary text: the same bidirectional controls escaped"
+else
+    tap_not_ok "--summary text: the same bidirectional controls escaped" "$work/out"
+fi
+
 # A key of the file in a JSON error message.
 printf '{"memoryProfilePerAllocator":{"%s":5}}' "$evil" >"$work/evil-error.json"
 run --summary "$work/evil-error.json"

@@ -20,6 +20,16 @@ else
 fi
 memtop_run --version
 memtop_expect "--version" 0 out "^memtop [0-9]"
+if [ -w /dev/full ]; then
+    for option in --list-keys --help --version; do
+        "$memtop" $option >/dev/full 2>"$work/err"; status=$?
+        : >"$work/out"
+        memtop_expect "$option on a full disk: status 1, the output named" 1 \
+            err "^memtop: standard output: No space left on device$"
+    done
+else
+    for option in --list-keys --help --version; do tap_skip "/dev/full not available ($option)"; done
+fi
 memtop_run
 memtop_expect "no profile: status 2" 2 err "^memtop: no profile given"
 memtop_run --frobnicate x.pb
@@ -69,12 +79,18 @@ if [ -r "$shared" ]; then
     if [ -w /dev/full ]; then
         "$memtop" --summary "$shared" >/dev/full 2>"$work/err"; status=$?
         : >"$work/out"
-        memtop_expect "a full disk on stdout: status 1" 1 err "memtop: writing the summary"
+        memtop_expect "a full disk on stdout: status 1" 1 \
+            err "^memtop: standard output: No space left on device$"
+        tap_check "  ... one line on stderr" test "$(wc -l <"$work/err")" -eq 1
+        "$memtop" --summary --json "$shared" "$work/run/worker-1.memory_profile.json.gz" \
+            >/dev/full 2>"$work/err"; status=$?
+        memtop_expect "--summary --json on a full disk: status 1, the output named" 1 \
+            err "^memtop: standard output: No space left on device$"
     else
         tap_skip "/dev/full not available"
     fi
 else
-    for name in text json directory non-profile two-files full-disk; do
+    for name in text json directory non-profile two-files full-disk full-disk-line full-disk-json; do
         tap_skip "../shared/data is absent ($name)"
     done
 fi

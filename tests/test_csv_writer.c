@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/csv_writer.h"
+#include "report/csv_writer.h"
 #include "tests/test_support.h"
 
 /* A writer on a memory stream; text() ends it and returns what it wrote. */
@@ -220,6 +220,54 @@ static void test_fixed_point_is_exact(void **state)
     assert_fixed_point(INT64_MIN, 18, "-9.223372036854775808");
 }
 
+/* The bytes one text field turns into for a terminal. */
+static void assert_terminal_field(const char *text, const char *expected)
+{
+    struct capture capture;
+    capture_open(&capture);
+    csv_writer_escape_controls(&capture.writer, true);
+    csv_writer_text(&capture.writer, text);
+    assert_string_equal(capture_text(&capture), expected);
+    capture_free(&capture);
+}
+
+/* For a terminal (issue 16.3): escaped as the viewer escapes, then
+ * quoted and guarded as usual; numbers are unchanged. */
+static void test_text_for_a_terminal_is_escaped(void **state)
+{
+    (void)state;
+    assert_terminal_field("\x1b]0;PWNED\x07x", "\\x1b]0;PWNED\\x07x");
+    assert_terminal_field("\x1b]52;c;aGk=\x1b\\", "\\x1b]52;c;aGk=\\x1b\\\\");
+    assert_terminal_field("x\xc2\x9b" "31m", "x\\x9b31m");
+    assert_terminal_field("op\xe2\x80\xaegpj.exe", "op\\u{202e}gpj.exe");
+    assert_terminal_field("literal \\x1b", "literal \\\\x1b"); /* not an ESC */
+    assert_terminal_field("bad\xff", "bad\xef\xbf\xbd");
+    /* CR and LF become escapes, so they no longer need quotes ... */
+    assert_terminal_field("a\nb", "a\\x0ab");
+    /* ... commas and quotes still do, and the guard still applies. */
+    assert_terminal_field("a,\"b\"\x1b", "\"a,\"\"b\"\"\\x1b\"");
+    assert_terminal_field("=cmd\x1b", "'=cmd\\x1b");
+    assert_terminal_field("\tx", "\\x09x"); /* a tab no longer starts it */
+    /* Longer than the writer's stack buffer. */
+    char long_text[3001], expected[12001];
+    for (size_t i = 0; i < 3000; i++)
+        long_text[i] = '\x1b';
+    long_text[3000] = '\0';
+    for (size_t i = 0; i < 3000; i++)
+        memcpy(expected + 4 * i, "\\x1b", 4);
+    expected[12000] = '\0';
+    assert_terminal_field(long_text, expected);
+    /* Off again: the bytes as they are. */
+    struct capture capture;
+    capture_open(&capture);
+    csv_writer_escape_controls(&capture.writer, true);
+    csv_writer_int(&capture.writer, -5);
+    csv_writer_escape_controls(&capture.writer, false);
+    csv_writer_text(&capture.writer, "\x1b\\");
+    assert_string_equal(capture_text(&capture), "-5,\x1b\\");
+    capture_free(&capture);
+}
+
 static void test_a_full_disk_is_reported(void **state)
 {
     (void)state;
@@ -261,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_doubles_are_shortest_round_trip),
         cmocka_unit_test(test_fixed_point_is_exact),
         cmocka_unit_test(test_a_full_disk_is_reported),
+        cmocka_unit_test(test_text_for_a_terminal_is_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

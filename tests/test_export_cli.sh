@@ -176,11 +176,54 @@ if [ -r "$sample" ]; then
     memtop_run --export hlo -o - "$sample"
     tap_check "-o - is stdout" cmp -s "$work/out" "$work/sample-hlo.csv"
 
+    # What cannot be replaced atomically is written into, --force or not;
+    # a directory is refused (issue 16.1).
+    # (timeout: a FIFO wrongly replaced would leave its reader waiting.)
+    mkfifo "$work/dir/fifo"
+    timeout 60 cat "$work/dir/fifo" >"$work/from-fifo" &
+    reader=$!
+    memtop_run --export hlo -o "$work/dir/fifo" "$sample"
+    wait "$reader"
+    tap_check "-o FIFO: written into, not replaced" sh -c \
+        "test $status -eq 0 && cmp -s '$work/from-fifo' '$work/sample-hlo.csv' && test -p '$work/dir/fifo'"
+    timeout 60 cat "$work/dir/fifo" >"$work/from-fifo" &
+    reader=$!
+    memtop_run --export hlo --force -o "$work/dir/fifo" "$sample"
+    wait "$reader"
+    tap_check "-o FIFO --force: written into, still a FIFO" sh -c \
+        "test $status -eq 0 && cmp -s '$work/from-fifo' '$work/sample-hlo.csv' && test -p '$work/dir/fifo'"
+    rm -f "$work/dir/fifo"
+    memtop_run --export hlo -o /dev/null "$sample"
+    tap_check "-o /dev/null: written into, status 0" test "$status" -eq 0 -a ! -s "$work/err" -a -c /dev/null
+    if [ "$(id -u)" -eq 0 ] && mknod "$work/dir/null" c 1 3 2>/dev/null; then
+        memtop_run --export hlo --force -o "$work/dir/null" "$sample"
+        tap_check "-o DEVICE --force (a node of /dev/null): written into, still a device" \
+            test "$status" -eq 0 -a -c "$work/dir/null"
+        rm -f "$work/dir/null"
+    else
+        tap_skip "not root: cannot mknod a character device"
+    fi
+    "$memtop" --export hlo --force -o /dev/fd/1 "$sample" >"$work/fd1.csv" 2>"$work/err"
+    status=$?
+    tap_check "-o /dev/fd/1 with stdout on a file: that file gets the CSV" sh -c \
+        "test $status -eq 0 && cmp -s '$work/fd1.csv' '$work/sample-hlo.csv'"
+    ln -s /dev/stdout "$work/dir/to-stdout"
+    "$memtop" --export hlo -o "$work/dir/to-stdout" "$sample" | cat >"$work/piped.csv"
+    tap_check "-o LINK to /dev/stdout, stdout a pipe: the pipe gets it, the link stays" sh -c \
+        "cmp -s '$work/piped.csv' '$work/sample-hlo.csv' && test -L '$work/dir/to-stdout'"
+    rm -f "$work/dir/to-stdout"
+    mkdir "$work/dir/sub"
+    memtop_run --export hlo --force -o "$work/dir/sub" "$sample"
+    memtop_expect "-o DIRECTORY: refused, status 1, saying why" 1 \
+        err "^memtop: $work/dir/sub: is a directory, not a file$"
+    tap_check "  ... the directory untouched, no temporary left" sh -c \
+        "test -d '$work/dir/sub' && ! ls -A '$work/dir' | grep -q '^\.'"
+
     if [ -w /dev/full ]; then
         "$memtop" --export timeline "$sample" >/dev/full 2>"$work/err"; status=$?
         : >"$work/out"
         memtop_expect "stdout on a full disk: status 1" 1 \
-            err "^memtop: writing to standard output: No space left on device$"
+            err "^memtop: standard output: No space left on device$"
     else
         tap_skip "/dev/full not available"
     fi
@@ -245,6 +288,31 @@ if [ -r "$big" ]; then
         "test \"\$(cat '$work/limited/big.csv')\" = old && ! ls -A '$work/limited' | grep -q '^\.'"
 else
     tap_skip "demo data is absent (the half-way failure test)"
+fi
+
+# ---- CSV to a terminal: escaped as the viewer escapes it (issue 16.3) ----
+# An op name that would set the terminal's title (OSC 0), then a literal
+# backslash-x-1-b, which must read differently from a real ESC.
+printf '{"memoryProfilePerAllocator":{"gpu":{"memoryProfileSnapshots":[{"timeOffsetPs":"1","aggregationStats":{"heapAllocatedBytes":"64"},"activityMetadata":{"memoryActivity":"ALLOCATION","tfOpName":"\\u001b]0;PWNED\\u0007x\\\\x1b","allocationBytes":"64"}}],"activeAllocations":[{"snapshotIndex":"0","specialIndex":"-1","numOccurrences":"1"}]}}}' \
+    >"$work/osc.json"
+"$memtop" --export allocations "$work/osc.json" >"$work/osc-pipe.csv"
+printf '\033]0;PWNED\007x\\x1b,64,' >"$work/osc-raw"
+tap_check "CSV to a pipe or file: the profile's bytes, unescaped" sh -c \
+    "sed -n 2p '$work/osc-pipe.csv' | head -c $(wc -c <"$work/osc-raw") | cmp -s - '$work/osc-raw'"
+if tmux_have; then
+    tmux_start 160 8 "env TERM=tmux-256color '$memtop' --export allocations '$work/osc.json'; echo EXIT=\$?; sleep 60"
+    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
+        grep -F -q '\x1b]0;PWNED\x07x\\x1b,64,' "$tmux_screen"; then
+        tap_ok "CSV to a terminal: ESC, OSC and BEL shown as \\x1b..., a backslash doubled"
+    else
+        tap_not_ok "CSV to a terminal: ESC, OSC and BEL shown as \\x1b..., a backslash doubled"
+    fi
+    title=$(tmux_run display-message -p -t "$tmux_session" '#{pane_title}')
+    tap_check "  ... and the terminal's title is not set" test "${title#*PWNED}" = "$title"
+    tmux_stop
+else
+    tap_skip "tmux not found (CSV to a terminal)"
+    tap_skip "tmux not found (the terminal's title)"
 fi
 
 tap_done

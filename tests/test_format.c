@@ -112,6 +112,41 @@ static void test_safe_text_cuts_on_character_boundary(void **state)
     assert_int_equal(format_safe_text("x", false, buffer, 0), 0);
 }
 
+/* A backslash in a name is doubled, so that the four characters \x1b
+ * read differently from ESC (issue 16.3); text already escaped (a
+ * loader's message) keeps its backslashes. */
+static void test_safe_text_escapes_backslash(void **state)
+{
+    (void)state;
+    assert_string_equal(safe("a\\x1b", false), "a\\\\x1b");
+    assert_string_equal(safe("a\x1b", false), "a\\x1b");
+    assert_string_equal(safe("C:\\dir\\", true), "C:\\\\dir\\\\");
+    char buffer[64];
+    format_safe_text_with("key \\x1b\x1b \xe2\x80\xae", FORMAT_SAFE_KEEP_BACKSLASH, buffer,
+                          sizeof buffer);
+    assert_string_equal(buffer, "key \\x1b\\x1b \\u{202e}");
+    format_safe_text_with("caf\xc3\xa9\\", FORMAT_SAFE_ASCII, buffer, sizeof buffer);
+    assert_string_equal(buffer, "caf\\u{e9}\\\\");
+    /* A doubled backslash that does not fit whole is left out whole. */
+    char small[4];
+    assert_int_equal(format_safe_text("ab\\", false, small, sizeof small), 2);
+    assert_string_equal(small, "ab");
+}
+
+/* The one definition of what must not reach a terminal raw. */
+static void test_unsafe_code_points(void **state)
+{
+    (void)state;
+    const uint32_t unsafe[] = {0x00, 0x1b, 0x1f, 0x7f, 0x80, 0x9b, 0x9f, 0x061c, 0x200e,
+                               0x200f, 0x202a, 0x202e, 0x2066, 0x2069};
+    const uint32_t safe_ones[] = {0x20, '\\', 0x7e, 0xa0, 0xe9, 0x200d, 0x2010, 0x2029,
+                                  0x202f, 0x2065, 0x206a, 0x1f600};
+    for (size_t i = 0; i < sizeof unsafe / sizeof *unsafe; i++)
+        assert_true(format_is_unsafe_code_point(unsafe[i]));
+    for (size_t i = 0; i < sizeof safe_ones / sizeof *safe_ones; i++)
+        assert_false(format_is_unsafe_code_point(safe_ones[i]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +157,8 @@ int main(void)
         cmocka_unit_test(test_safe_text_escapes_controls),
         cmocka_unit_test(test_safe_text_utf8),
         cmocka_unit_test(test_safe_text_cuts_on_character_boundary),
+        cmocka_unit_test(test_safe_text_escapes_backslash),
+        cmocka_unit_test(test_unsafe_code_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "model/profile.h"
-#include "src/summary_report.h"
+#include "report/summary_report.h"
 #include "tests/test_support.h"
 
 /* Runs a writer into memory; the caller frees the text. */
@@ -147,6 +147,55 @@ static void test_json_strings_always_valid(void **state)
     }
 }
 
+/* Bidirectional controls (U+202E, U+2066..U+2069, U+200E/F, U+061C,
+ * U+202A..U+202D) in ids, host and file names: \u escapes, as the text
+ * report escapes them (issue 16.2), so no raw one reaches a terminal. */
+static void test_json_escapes_bidirectional_controls(void **state)
+{
+    (void)state;
+    static const char *const bidi[] = {
+        "\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x81\xa7", "\xe2\x81\xa8", "\xe2\x81\xa9",
+        "\xe2\x80\x8e", "\xe2\x80\x8f", "\xd8\x9c",     "\xe2\x80\xaa", "\xe2\x80\xab",
+        "\xe2\x80\xac", "\xe2\x80\xad",
+    };
+    static const char *const escaped[] = {
+        "\\u202e", "\\u2066", "\\u2067", "\\u2068", "\\u2069", "\\u200e",
+        "\\u200f", "\\u061c", "\\u202a", "\\u202b", "\\u202c", "\\u202d",
+    };
+    for (size_t i = 0; i < sizeof bidi / sizeof *bidi; i++) {
+        char input[32], expected[32];
+        snprintf(input, sizeof input, "a%sb", bidi[i]);
+        snprintf(expected, sizeof expected, "\"a%sb\"", escaped[i]);
+        char *text = json_string(input);
+        assert_string_equal(text, expected);
+        free(text);
+    }
+    /* In a whole report: the allocator id, the host and the file name. */
+    struct profile *profile = profile_new();
+    free(profile->path);
+    profile->path = strdup("run/\xe2\x80\xaelmth.pb");
+    profile_add_allocator(profile, "gpu\xe2\x81\xa6x", 7);
+    assert_true(profile_finish(profile));
+    char *text = capture(summary_report_json, profile, "host\xe2\x80\x8f");
+    assert_null(strstr(text, "\xe2\x80"));
+    assert_null(strstr(text, "\xe2\x81"));
+    assert_non_null(strstr(text, "\"host\":\"host\\u200f\""));
+    assert_non_null(strstr(text, "\"file\":\"run/\\u202elmth.pb\""));
+    assert_non_null(strstr(text, "\"id\":\"gpu\\u2066x\""));
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    assert_string_equal(cJSON_GetObjectItem(root, "host")->valuestring, "host\xe2\x80\x8f");
+    cJSON_Delete(root);
+    free(text);
+    /* The text report escapes the same ones. */
+    text = capture(summary_report_text, profile, "host\xe2\x80\x8f");
+    assert_null(strstr(text, "\xe2\x80\xae"));
+    assert_non_null(strstr(text, "run/\\u{202e}lmth.pb"));
+    assert_non_null(strstr(text, "host\\u{200f}"));
+    free(text);
+    profile_free(profile);
+}
+
 /* The value printed after a label, blanks skipped. */
 static void assert_field(const char *text, const char *label, const char *value)
 {
@@ -194,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_json_with_host),
         cmocka_unit_test(test_json_strings_always_valid),
         cmocka_unit_test(test_text_report_for_people),
+        cmocka_unit_test(test_json_escapes_bidirectional_controls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

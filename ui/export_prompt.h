@@ -6,7 +6,7 @@
 #ifndef MEMTOP_EXPORT_PROMPT_H
 #define MEMTOP_EXPORT_PROMPT_H
 
-#include "src/export.h"
+#include "report/export.h"
 
 struct viewer;
 

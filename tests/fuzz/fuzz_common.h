@@ -23,7 +23,7 @@
 #include "model/load.h"
 #include "model/profile.h"
 #include "model/timeline.h"
-#include "src/summary_report.h"
+#include "report/summary_report.h"
 
 /* Says which promise broke, then aborts: libFuzzer saves the input. */
 static void fuzz_fail(const char *what, const char *detail)

@@ -8,7 +8,9 @@
  * quoted; the writer's record count must match. The same fields are then
  * written again into a stream with room for only part of them, and
  * csv_writer_finish() must report an error exactly when the output did
- * not fit. */
+ * not fit. Last, the fields are written for a terminal: the output must
+ * hold no control, DEL, C1 or bidirectional control and only valid UTF-8,
+ * and every text must read back as format_safe_text made it. */
 #include "config.h"
 
 #include <errno.h>
@@ -20,7 +22,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "src/csv_writer.h"
+#include "model/format.h"
+#include "report/csv_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -253,13 +256,37 @@ static void expect_fixed_point(const struct field *field, const struct csv_field
         fail("fixed point: the exact value", read->text);
 }
 
-static void expect_field(const struct field *field, const struct csv_field *read)
+/* What a text field holds once written: the text, or for a terminal the
+ * text made safe (malloc'd; NULL when memory runs out). */
+static char *written_text(const char *text, bool escaped)
+{
+    size_t size = escaped ? 4 * strlen(text) + 1 : strlen(text) + 1;
+    char *copy = malloc(size);
+    if (copy && escaped)
+        format_safe_text(text, false, copy, size);
+    else if (copy)
+        memcpy(copy, text, size);
+    return copy;
+}
+
+static void expect_text(const struct field *field, const struct csv_field *read, bool escaped)
+{
+    char *expected = written_text(field->text, escaped);
+    if (!expected)
+        return;
+    if (strlen(read->text) != read->length || strcmp(unguard(read->text), expected) != 0)
+        fail(escaped ? "a text for a terminal reads back as format_safe_text made it"
+                     : "a text reads back byte for byte",
+             read->text);
+    free(expected);
+}
+
+static void expect_field(const struct field *field, const struct csv_field *read, bool escaped)
 {
     char *end;
     switch (field->op) {
     case OP_TEXT:
-        if (strlen(read->text) != read->length || strcmp(unguard(read->text), field->text) != 0)
-            fail("a text reads back byte for byte", read->text);
+        expect_text(field, read, escaped);
         break;
     case OP_INT:
         expect_unquoted(read);
@@ -303,7 +330,7 @@ static void expect_field(const struct field *field, const struct csv_field *read
 
 /* Reads the whole CSV and compares it with the program, record by record. */
 static void expect_csv(const struct program *program, const char *csv, size_t size,
-                       size_t records)
+                       size_t records, bool escaped)
 {
     size_t at = 0, next = 0, seen_records = 0;
     while (next < program->count) {
@@ -319,7 +346,7 @@ static void expect_csv(const struct program *program, const char *csv, size_t si
             if (!csv_read_field(csv, size, &at, &read))
                 fail("the output is RFC 4180 CSV", csv);
             if (field < end)
-                expect_field(&program->fields[field], &read);
+                expect_field(&program->fields[field], &read, escaped);
             else if (read.length != 0 || field != next)
                 fail("a record has as many fields as were written", csv);
             free(read.text);
@@ -334,6 +361,40 @@ static void expect_csv(const struct program *program, const char *csv, size_t si
     }
     if (seen_records != records)
         fail("the writer counts the records it ended", NULL);
+}
+
+/* Output for a terminal: nothing a terminal would act on, valid UTF-8. */
+static void expect_terminal_safe(const char *csv, size_t size)
+{
+    for (size_t at = 0; at < size;) {
+        uint32_t code_point;
+        size_t length = format_utf8_decode(csv + at, &code_point);
+        if (length == 0 || at + length > size)
+            fail("CSV for a terminal is valid UTF-8", csv + at);
+        if (code_point != '\n' && format_is_unsafe_code_point(code_point))
+            fail("CSV for a terminal holds no control", csv + at);
+        at += length;
+    }
+}
+
+/* The fields written for a terminal: escaped, safe, still RFC 4180. */
+static void expect_terminal_csv(const struct program *program)
+{
+    char *csv = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&csv, &length);
+    if (!out)
+        return;
+    struct csv_writer writer;
+    csv_writer_init(&writer, out);
+    csv_writer_escape_controls(&writer, true);
+    program_write(program, &writer);
+    if (csv_writer_finish(&writer) != 0)
+        fail("writing to memory succeeds", NULL);
+    fclose(out);
+    expect_terminal_safe(csv, length);
+    expect_csv(program, csv, length, writer.records, true);
+    free(csv);
 }
 
 /* A stream that takes at most `room` bytes, then fails like a full disk. */
@@ -401,11 +462,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (csv_writer_finish(&writer) != 0)
         fail("writing to memory succeeds", NULL);
     fclose(out);
-    expect_csv(&program, csv, length, writer.records);
+    expect_csv(&program, csv, length, writer.records, false);
     /* Room for all of it, or for a part chosen by the first byte. */
     if (size > 0)
         expect_write_error(&program, csv, length,
                            data[0] % 2 ? length : length * data[0] / 256);
+    expect_terminal_csv(&program);
     free(csv);
     program_free(&program);
     return 0;

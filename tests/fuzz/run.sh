@@ -80,7 +80,7 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_d
 say "building with $("$cc" --version | head -n1)"
 objects=""
 for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
-              "$source_dir/src/summary_report.c" "$source_dir/src/csv_writer.c"; do
+              "$source_dir"/report/*.c; do
     [ -f "$source" ] || continue
     # An in-tree build leaves its own generated copy in model/: ours is in gen/.
     case $source in "$source_dir"/model/*.pb-c.c) continue ;; esac

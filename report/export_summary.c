@@ -1,7 +1,7 @@
 #include "config.h"
 
-#include "src/csv_writer.h"
-#include "src/export.h"
+#include "report/csv_writer.h"
+#include "report/export.h"
 
 /* The --summary --json fields of one allocator, the peak object flattened. */
 static const char *const summary_columns[] = {

@@ -1,10 +1,15 @@
 /* export: a view of a profile as CSV, for pandas, spreadsheets and CI.
  *
- * One code path for the batch mode (memtop --export VIEW PROFILE) and the
- * viewer's `e` key: fill a struct export_request with what the view shows
- * and call export_write() for a stream or export_to_path() for a file.
+ * One code path for the batch mode (main: memtop --export VIEW PROFILE)
+ * and the viewer's `e` key (ui/export_prompt): fill a struct
+ * export_request with what the view shows and call export_write() for a
+ * stream or export_to_path() for a file (report/atomic_file.h). It owns
+ * the view names, --sort and --from/--to parsing (export_parse.c) and one
+ * exporter per view (export_*.c). It must not print or pick exit codes:
+ * a status and a one-line reason go back to the caller, which names the
+ * output. The allocations columns are model/allocation_columns.h's.
  * The CSV dialect (LF line ends, quoting, the formula guard, numbers) is
- * described in src/csv_writer.h; every number is a raw integer (bytes,
+ * described in report/csv_writer.h; every number is a raw integer (bytes,
  * picoseconds) except time_ms and fragmentation.
  *
  * Columns, header row first:
@@ -21,8 +26,9 @@
  *   summary      allocator,snapshots,allocations,deallocations,
  *                capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,
  *                peak_heap_bytes,peak_stack_bytes,peak_free_bytes,
- *                peak_fragmentation,active_allocations,summary_computed;
- *                one row per allocator (the --summary --json fields).
+ *                peak_fragmentation,active_allocations,summary_computed,
+ *                timeline_sampled; one row per allocator (the --summary
+ *                --json fields).
  *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
  *                (duration empty when end - start overflows int64).
  * activity is the proto3 enum name (ALLOCATION, ..., UNKNOWN_ACTIVITY);
@@ -75,21 +81,20 @@ struct export_request {
 void export_request_init(struct export_request *request, enum export_view view,
                          const struct profile *profile, const struct allocator *allocator);
 
-/* Writes the header and the rows to out and flushes it. *rows (may be
+/* Writes the header and the rows to out and flushes it. When out is a
+ * terminal, text is escaped as the viewer escapes it (csv_writer.h);
+ * to anything else the bytes are the profile's. *rows (may be
  * NULL) gets the number of data rows written. EXPORT_OK or EXPORT_FAILED
  * with a one-line reason (no file name) in error. */
 enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
                                 char *error, size_t error_size);
 
-/* Writes the CSV to path atomically: into a temporary ".NAME.XXXXXX" in
- * the same directory, flushed and fsync'ed, then renamed over path, so
- * path is either untouched or complete, also when the disk fills up (the
- * temporary is removed on every failure). The new file has mode
- * 0644 & ~umask (the umask is read with umask(2): call from one thread)
- * and keeps nothing of a file it replaces; a symlink at path is replaced,
- * not followed. Without replace an existing path is never touched:
- * EXPORT_EXISTS (checked first, and again by the rename itself with
- * renameat2(RENAME_NOREPLACE), or link(2) where that is unsupported). */
+/* Writes the CSV to path through report/atomic_file.h: a file (or a
+ * symlink, replaced, not followed) atomically, so that path is either
+ * untouched or complete; a FIFO, a character device or a /dev/stdout-like
+ * link directly; a directory or other special file is refused. Without
+ * replace an existing file is never touched: EXPORT_EXISTS (checked
+ * first, and again by the rename itself). */
 enum export_status export_to_path(const char *path, bool replace,
                                   const struct export_request *request, size_t *rows,
                                   char *error, size_t error_size);
@@ -107,11 +112,13 @@ const char *export_view_list(void);
 char *export_default_path(const struct profile *profile, const struct allocator *allocator,
                           enum export_view view);
 
-/* --sort COLUMN[:asc|:desc] with COLUMN as in the allocations header
- * (op_name ... tensor_shape); without a direction, numbers sort
- * descending and text ascending. false when text is not one of them. */
+/* --sort COLUMN[:asc|:desc] with COLUMN a sortable column of the
+ * allocations header (model/allocation_columns.h: op_name ...
+ * tensor_shape); without a direction, numbers sort descending and text
+ * ascending. false when text is not one of them. */
 bool export_sort_parse(const char *text, enum table_column *column, bool *descending);
-/* "op_name, allocation_bytes, ...", for usage messages. */
+/* "op_name, allocation_bytes, ...", the sortable columns for usage
+ * messages (built once, on the first call). */
 const char *export_sort_list(void);
 
 /* Milliseconds as typed ("1685.89", "-2", "0.000000001") to picoseconds,

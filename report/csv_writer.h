@@ -1,4 +1,5 @@
-/* csv_writer: RFC 4180 records on a FILE*, one field at a time.
+/* csv_writer: RFC 4180 records on a FILE*, one field at a time. The
+ * exporters (report/export*.c) call it.
  *
  * The dialect memtop writes, chosen so that pandas, spreadsheets and unix
  * tools all read it without options:
@@ -18,9 +19,18 @@
  *   back as the same value ("%.15g", then 16, then 17 digits), with '.'
  *   as the decimal point whatever the locale; NaN and the infinities as
  *   "nan", "inf" and "-inf", which pandas and strtod read back.
+ * - To a terminal (csv_writer_escape_controls(), which export_write()
+ *   turns on when its stream is a tty) text is first made safe as the
+ *   viewer shows it (model/format.h's format_safe_text: controls, ESC,
+ *   OSC and C1 as "\x1b", bidirectional controls as "\u{202e}", a
+ *   backslash as "\\", invalid UTF-8 as U+FFFD), so that a profile's
+ *   op name cannot set the title or write the clipboard; then quoted and
+ *   guarded as above. To a file or a pipe nothing is escaped: the bytes
+ *   are the profile's.
  *
  * Write errors are sticky: the first failing call's errno is kept (later
- * fields are then skipped) and csv_writer_finish() reports it. */
+ * fields are then skipped) and csv_writer_finish() reports it. It must
+ * not decide what a report holds; the exporters (export*.c) do. */
 #ifndef MEMTOP_CSV_WRITER_H
 #define MEMTOP_CSV_WRITER_H
 
@@ -34,9 +44,12 @@ struct csv_writer {
     size_t fields;  /* fields written on the current record */
     size_t records; /* records ended so far (the header included) */
     int error;      /* errno of the first failed write; 0 while all is well */
+    bool escape_controls; /* text made safe for a terminal first */
 };
 
 void csv_writer_init(struct csv_writer *writer, FILE *out);
+/* Text fields from now on made safe for a terminal (or not), as above. */
+void csv_writer_escape_controls(struct csv_writer *writer, bool escape);
 
 /* One field each; the separator is added as needed. */
 void csv_writer_text(struct csv_writer *writer, const char *text);
@@ -58,6 +71,10 @@ void csv_writer_record(struct csv_writer *writer, const char *const *fields, siz
 /* Flushes the stream; returns 0 when everything reached it, else the
  * errno of the first failure. */
 int csv_writer_finish(struct csv_writer *writer);
+
+/* Records a failure that happened outside the writer (e.g. ENOMEM while
+ * gathering rows): later fields are skipped and finish reports it. */
+void csv_writer_fail(struct csv_writer *writer, int error_number);
 
 /* Whether csv_writer_text() would put an apostrophe in front of text. */
 bool csv_writer_needs_guard(const char *text);

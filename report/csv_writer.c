@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "src/csv_writer.h"
+#include "report/csv_writer.h"
 
 #include "model/format.h"
 
@@ -20,6 +20,17 @@ static void writer_fail(struct csv_writer *writer)
 {
     if (!writer->error)
         writer->error = errno ? errno : EIO;
+}
+
+void csv_writer_escape_controls(struct csv_writer *writer, bool escape)
+{
+    writer->escape_controls = escape;
+}
+
+void csv_writer_fail(struct csv_writer *writer, int error_number)
+{
+    if (!writer->error)
+        writer->error = error_number ? error_number : EIO;
 }
 
 static void writer_put(struct csv_writer *writer, const char *bytes, size_t length)
@@ -58,7 +69,39 @@ bool csv_writer_needs_guard(const char *text)
     return is_formula_start(*text);
 }
 
+/* The text as it goes out: escaped for a terminal into buffer (or a
+ * malloc'd one, in *allocated, when it is long), else as it is. */
+static const char *writer_safe_text(struct csv_writer *writer, const char *text, char *buffer,
+                                    size_t size, char **allocated)
+{
+    *allocated = NULL;
+    if (!writer->escape_controls)
+        return text;
+    size_t needed = 4 * strlen(text) + 1; /* no character grows more than fourfold */
+    if (needed > size) {
+        *allocated = malloc(needed);
+        if (!*allocated) {
+            csv_writer_fail(writer, ENOMEM);
+            return "";
+        }
+        buffer = *allocated;
+        size = needed;
+    }
+    format_safe_text(text, false, buffer, size);
+    return buffer;
+}
+
+static void writer_text(struct csv_writer *writer, const char *text);
+
 void csv_writer_text(struct csv_writer *writer, const char *text)
+{
+    char buffer[1024], *allocated;
+    writer_text(writer, writer_safe_text(writer, text, buffer, sizeof buffer, &allocated));
+    free(allocated);
+}
+
+/* One text field, quoted and guarded; text is already what goes out. */
+static void writer_text(struct csv_writer *writer, const char *text)
 {
     writer_begin_field(writer);
     bool quoted = strpbrk(text, ",\"\r\n") != NULL;

@@ -1,7 +1,7 @@
 #include "config.h"
 
-#include "src/csv_writer.h"
-#include "src/export.h"
+#include "report/csv_writer.h"
+#include "report/export.h"
 
 static const char *const hlo_columns[] = {
     "id", "name", "plane_name", "start_time_ps", "end_time_ps", "duration_ps",

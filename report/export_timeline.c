@@ -1,8 +1,8 @@
 #include "config.h"
 
 #include "model/timeline.h"
-#include "src/csv_writer.h"
-#include "src/export.h"
+#include "report/csv_writer.h"
+#include "report/export.h"
 
 static const char *const timeline_columns[] = {
     "time_ps", "time_ms", "heap_bytes", "stack_bytes", "free_bytes", "fragmentation",

@@ -1,0 +1,200 @@
+#include "config.h"
+
+#include "model/allocation_columns.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* ---- comparing ---- */
+
+static int compare_numbers(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+static char fold_case(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Case-insensitive first so "conv" sorts beside "Conv", then by bytes so
+ * the order never depends on anything but the text. */
+static int compare_text(const char *a, const char *b)
+{
+    for (size_t i = 0;; i++) {
+        unsigned char fa = (unsigned char)fold_case(a[i]), fb = (unsigned char)fold_case(b[i]);
+        if (fa != fb)
+            return (fa > fb) - (fa < fb);
+        if (a[i] == '\0')
+            break;
+    }
+    int bytes = strcmp(a, b);
+    return (bytes > 0) - (bytes < 0);
+}
+
+/* Interned: the same id is the same text, without reading it. */
+static int compare_strings(const struct profile *profile, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 0;
+    return compare_text(profile_text(profile, a), profile_text(profile, b));
+}
+
+#define COMPARE_NUMBER_FIELD(field)                                                          \
+    static int compare_##field(const struct profile *profile, const struct allocation_row *a, \
+                               const struct allocation_row *b)                               \
+    {                                                                                        \
+        (void)profile;                                                                       \
+        return compare_numbers(a->field, b->field);                                          \
+    }
+#define COMPARE_STRING_FIELD(field)                                                          \
+    static int compare_##field(const struct profile *profile, const struct allocation_row *a, \
+                               const struct allocation_row *b)                               \
+    {                                                                                        \
+        return compare_strings(profile, a->field, b->field);                                 \
+    }
+
+COMPARE_STRING_FIELD(op_name)
+COMPARE_NUMBER_FIELD(allocation_bytes)
+COMPARE_NUMBER_FIELD(requested_bytes)
+COMPARE_NUMBER_FIELD(occurrences)
+COMPARE_STRING_FIELD(region_type)
+COMPARE_STRING_FIELD(data_type)
+COMPARE_STRING_FIELD(tensor_shape)
+
+/* ---- values ---- */
+
+#define NUMBER_VALUE(field)                                                                  \
+    static struct allocation_value value_##field(const struct profile *profile,              \
+                                                 const struct allocation_row *row)           \
+    {                                                                                        \
+        (void)profile;                                                                       \
+        return (struct allocation_value){.integer = row->field, .text = ""};                 \
+    }
+#define STRING_VALUE(field)                                                                  \
+    static struct allocation_value value_##field(const struct profile *profile,              \
+                                                 const struct allocation_row *row)           \
+    {                                                                                        \
+        return (struct allocation_value){.text = profile_text(profile, row->field)};         \
+    }
+
+STRING_VALUE(op_name)
+NUMBER_VALUE(allocation_bytes)
+NUMBER_VALUE(requested_bytes)
+NUMBER_VALUE(occurrences)
+STRING_VALUE(region_type)
+STRING_VALUE(data_type)
+STRING_VALUE(tensor_shape)
+NUMBER_VALUE(step_id)
+NUMBER_VALUE(snapshot_index)
+NUMBER_VALUE(special_index)
+
+static struct allocation_value value_time_ps(const struct profile *profile,
+                                             const struct allocation_row *row)
+{
+    (void)profile;
+    /* Special and unresolved rows have no time: an empty cell, not 0. */
+    return (struct allocation_value){.absent = !row->has_time, .integer = row->time_ps,
+                                     .text = ""};
+}
+
+static struct allocation_value value_address(const struct profile *profile,
+                                             const struct allocation_row *row)
+{
+    (void)profile;
+    return (struct allocation_value){.address = row->address, .text = ""};
+}
+
+static struct allocation_value value_activity(const struct profile *profile,
+                                              const struct allocation_row *row)
+{
+    (void)profile;
+    return (struct allocation_value){.text = memory_activity_name(row->activity)};
+}
+
+static const char *origin_name(enum row_origin origin)
+{
+    switch (origin) {
+    case ROW_FROM_SNAPSHOT: return "snapshot";
+    case ROW_FROM_SPECIAL: return "special";
+    default: return "unresolved";
+    }
+}
+
+static struct allocation_value value_origin(const struct profile *profile,
+                                            const struct allocation_row *row)
+{
+    (void)profile;
+    return (struct allocation_value){.text = origin_name(row->origin)};
+}
+
+/* ---- the table ---- */
+
+#define TEXT ALLOCATION_VALUE_TEXT
+#define BYTES ALLOCATION_VALUE_BYTES
+#define INTEGER ALLOCATION_VALUE_INTEGER
+#define ADDRESS ALLOCATION_VALUE_ADDRESS
+
+/* In the CSV's order. The widths and headings are the table pane's. */
+static const struct allocation_column_info columns[ALLOCATION_COLUMN_COUNT] = {
+    {TABLE_COLUMN_OP_NAME, "Op name", "Op name", "op_name", TEXT, false, 12, INT_MAX,
+     compare_op_name, false, value_op_name},
+    {TABLE_COLUMN_ALLOCATION_BYTES, "Allocation", "Size", "allocation_bytes", BYTES, true, 0, 0,
+     compare_allocation_bytes, true, value_allocation_bytes},
+    {TABLE_COLUMN_REQUESTED_BYTES, "Requested", "Requested", "requested_bytes", BYTES, true, 0, 0,
+     compare_requested_bytes, true, value_requested_bytes},
+    {TABLE_COLUMN_OCCURRENCES, "Occurrences", "Occ", "occurrences", INTEGER, true, 0, 0,
+     compare_occurrences, true, value_occurrences},
+    {TABLE_COLUMN_REGION_TYPE, "Region", "Region", "region_type", TEXT, false, 6, 16,
+     compare_region_type, false, value_region_type},
+    {TABLE_COLUMN_DATA_TYPE, "Data type", "Type", "data_type", TEXT, false, 5, 12,
+     compare_data_type, false, value_data_type},
+    {TABLE_COLUMN_TENSOR_SHAPE, "Shape", "Shape", "tensor_shape", TEXT, false, 8, 32,
+     compare_tensor_shape, false, value_tensor_shape},
+    {TABLE_COLUMN_STEP_ID, "Step", "Step", "step_id", INTEGER, true, 0, 0, NULL, false,
+     value_step_id},
+    {TABLE_COLUMN_TIME_PS, "Time", "Time", "time_ps", INTEGER, true, 0, 0, NULL, false,
+     value_time_ps},
+    {TABLE_COLUMN_ADDRESS, "Address", "Address", "address", ADDRESS, true, 0, 0, NULL, false,
+     value_address},
+    {TABLE_COLUMN_ACTIVITY, "Activity", "Activity", "activity", TEXT, false, 8, 16, NULL, false,
+     value_activity},
+    {TABLE_COLUMN_ORIGIN, "Origin", "Origin", "origin", TEXT, false, 6, 10, NULL, false,
+     value_origin},
+    {TABLE_COLUMN_SNAPSHOT_INDEX, "Snapshot", "Snapshot", "snapshot_index", INTEGER, true, 0, 0,
+     NULL, false, value_snapshot_index},
+    {TABLE_COLUMN_SPECIAL_INDEX, "Special", "Special", "special_index", INTEGER, true, 0, 0, NULL,
+     false, value_special_index},
+};
+
+const struct allocation_column_info *allocation_column(enum table_column id)
+{
+    if (id < 0 || id >= ALLOCATION_COLUMN_COUNT)
+        return NULL;
+    return &columns[id];
+}
+
+const struct allocation_column_info *allocation_columns(void)
+{
+    return columns;
+}
+
+bool allocation_column_find(const char *name, size_t length, enum table_column *id)
+{
+    for (size_t i = 0; i < ALLOCATION_COLUMN_COUNT; i++) {
+        if (strlen(columns[i].csv_name) == length &&
+            memcmp(columns[i].csv_name, name, length) == 0) {
+            *id = columns[i].id;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool allocation_column_sortable(enum table_column id)
+{
+    if (id == TABLE_COLUMN_FILE_ORDER)
+        return true;
+    const struct allocation_column_info *column = allocation_column(id);
+    return column && column->compare;
+}

@@ -1,0 +1,98 @@
+/* allocation_columns: the one table of allocation columns. Each row says
+ * what a column is called (for people, in the table pane's header, in
+ * the CSV header and --sort), how the table pane lays it out, how rows
+ * compare in it and how its value is read from a row.
+ *
+ * Called by the allocation table (sorting, the `s` key's cycle, the
+ * status line's "sorted by X"), the CSV exporter (header and cells, by
+ * walking the table), --sort parsing and its usage list, and the table
+ * pane. A new column is one row here (and an id in enum table_column).
+ *
+ * It must not format for a screen or a file: values come out raw (a
+ * number, a profile's text); each caller writes them its own way.
+ *
+ * TODO(lead, after the wave-1 merge): ui/table_pane.c still has its own
+ * column_specs (heading, alignment, widths) and cell_text switch; they
+ * should read heading, right_aligned, min_width, max_width, kind and
+ * value from here (the pane keeps its display order and hide order). */
+#ifndef MEMTOP_ALLOCATION_COLUMNS_H
+#define MEMTOP_ALLOCATION_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+/* The columns, in the CSV's order. The first TABLE_COLUMN_COUNT are the
+ * ones a table sorts by (and --sort names); the others only the CSV
+ * carries today. */
+enum table_column {
+    TABLE_COLUMN_FILE_ORDER = -1, /* no sort: XProf's order, as in the file */
+    TABLE_COLUMN_OP_NAME = 0,
+    TABLE_COLUMN_ALLOCATION_BYTES,
+    TABLE_COLUMN_REQUESTED_BYTES,
+    TABLE_COLUMN_OCCURRENCES,
+    TABLE_COLUMN_REGION_TYPE,
+    TABLE_COLUMN_DATA_TYPE,
+    TABLE_COLUMN_TENSOR_SHAPE,
+    TABLE_COLUMN_COUNT, /* the sortable columns end here */
+    TABLE_COLUMN_STEP_ID = TABLE_COLUMN_COUNT,
+    TABLE_COLUMN_TIME_PS,
+    TABLE_COLUMN_ADDRESS,
+    TABLE_COLUMN_ACTIVITY,
+    TABLE_COLUMN_ORIGIN,
+    TABLE_COLUMN_SNAPSHOT_INDEX,
+    TABLE_COLUMN_SPECIAL_INDEX,
+    ALLOCATION_COLUMN_COUNT
+};
+
+/* How a column's value reads. */
+enum allocation_value_kind {
+    ALLOCATION_VALUE_TEXT,    /* text: a profile's string or a name */
+    ALLOCATION_VALUE_BYTES,   /* a size in bytes (people read "1.50 MiB") */
+    ALLOCATION_VALUE_INTEGER, /* a count, an index, a step, a time */
+    ALLOCATION_VALUE_ADDRESS, /* an unsigned 64-bit address */
+};
+
+struct allocation_value {
+    bool absent;      /* no value here (time of a row without one): an empty cell */
+    int64_t integer;  /* BYTES, INTEGER */
+    uint64_t address; /* ADDRESS */
+    const char *text; /* TEXT: the profile's bytes, never NULL */
+};
+
+/* Compares two rows in a column, ascending: <0, 0, >0. */
+typedef int allocation_compare_fn(const struct profile *profile, const struct allocation_row *a,
+                                  const struct allocation_row *b);
+/* A row's value in a column. */
+typedef struct allocation_value allocation_value_fn(const struct profile *profile,
+                                                    const struct allocation_row *row);
+
+struct allocation_column_info {
+    enum table_column id;
+    const char *name;     /* for people, as the status line names a sort: "Allocation" */
+    const char *heading;  /* the table pane's header, short: "Size" */
+    const char *csv_name; /* the CSV header and --sort: "allocation_bytes" */
+    enum allocation_value_kind kind;
+    /* The table pane: numbers right-aligned; a text column shrinks to
+     * min_width before it is hidden and grows to max_width (0: as wide
+     * as its widest value). */
+    bool right_aligned;
+    int min_width;
+    int max_width;
+    allocation_compare_fn *compare; /* NULL: a table does not sort by it */
+    bool descending_first;          /* sizes and counts largest first, text A to Z */
+    allocation_value_fn *value;
+};
+
+/* The column `id` (NULL for TABLE_COLUMN_FILE_ORDER and ids out of range). */
+const struct allocation_column_info *allocation_column(enum table_column id);
+/* Every column, in the CSV's order: ALLOCATION_COLUMN_COUNT of them. */
+const struct allocation_column_info *allocation_columns(void);
+/* The column whose csv_name is the `length` bytes at name; false when none. */
+bool allocation_column_find(const char *name, size_t length, enum table_column *id);
+/* Whether a table can sort by `id` (file order included). */
+bool allocation_column_sortable(enum table_column id);
+
+#endif

@@ -1,0 +1,122 @@
+#include "config.h"
+
+#include "report/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/atomic_file.h"
+#include "report/csv_writer.h"
+
+/* ---- writing to a stream ---- */
+
+void export_request_init(struct export_request *request, enum export_view view,
+                         const struct profile *profile, const struct allocator *allocator)
+{
+    *request = (struct export_request){
+        .view = view,
+        .profile = profile,
+        .allocator = allocator,
+        .from_ps = INT64_MIN,
+        .to_ps = INT64_MAX,
+    };
+}
+
+/* A one-line reason in error: a text, or an errno's text. */
+static enum export_status export_fail(char *error, size_t error_size, const char *reason,
+                                      int error_number)
+{
+    snprintf(error, error_size, "%s", error_number ? strerror(error_number) : reason);
+    return EXPORT_FAILED;
+}
+
+/* A request with what its view needs; the allocator taken from the table
+ * when only the table was given. */
+static bool request_check(const struct export_request *request, struct export_request *checked,
+                          const char **reason)
+{
+    *checked = *request;
+    if ((unsigned)request->view >= EXPORT_VIEW_COUNT) {
+        *reason = "unknown export view";
+        return false;
+    }
+    if (!request->profile) {
+        *reason = "no profile to export";
+        return false;
+    }
+    if (request->view == EXPORT_VIEW_ALLOCATIONS && request->table) {
+        if (!checked->allocator)
+            checked->allocator = request->table->allocator;
+        if (request->table->allocator != checked->allocator) {
+            *reason = "the table shows another allocator";
+            return false;
+        }
+    }
+    if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE) &&
+        !checked->allocator) {
+        *reason = "the profile has no allocator to export";
+        return false;
+    }
+    return true;
+}
+
+enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
+                                char *error, size_t error_size)
+{
+    static size_t (*const exporters[EXPORT_VIEW_COUNT])(struct csv_writer *,
+                                                        const struct export_request *) = {
+        [EXPORT_VIEW_ALLOCATIONS] = export_allocations,
+        [EXPORT_VIEW_TIMELINE] = export_timeline,
+        [EXPORT_VIEW_SUMMARY] = export_summary,
+        [EXPORT_VIEW_HLO] = export_hlo,
+    };
+    if (rows)
+        *rows = 0;
+    struct export_request checked;
+    const char *reason;
+    if (!request_check(request, &checked, &reason))
+        return export_fail(error, error_size, reason, 0);
+    struct csv_writer writer;
+    csv_writer_init(&writer, out);
+    /* Bytes for a program stay the profile's; a terminal gets them safe. */
+    csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
+    size_t written = exporters[checked.view](&writer, &checked);
+    int error_number = csv_writer_finish(&writer);
+    if (error_number)
+        return export_fail(error, error_size, "", error_number);
+    if (rows)
+        *rows = written;
+    return EXPORT_OK;
+}
+
+/* ---- writing a file ---- */
+
+struct file_export {
+    const struct export_request *request;
+    size_t rows;
+};
+
+/* An atomic_file_write_fn: the CSV of the request. */
+static bool file_export_write(FILE *out, void *context, char *error, size_t error_size)
+{
+    struct file_export *export = context;
+    return export_write(out, export->request, &export->rows, error, error_size) == EXPORT_OK;
+}
+
+enum export_status export_to_path(const char *path, bool replace,
+                                  const struct export_request *request, size_t *rows,
+                                  char *error, size_t error_size)
+{
+    if (rows)
+        *rows = 0;
+    struct file_export export = {request, 0};
+    switch (atomic_file_write(path, replace, file_export_write, &export, error, error_size)) {
+    case ATOMIC_FILE_OK:
+        if (rows)
+            *rows = export.rows;
+        return EXPORT_OK;
+    case ATOMIC_FILE_EXISTS: return EXPORT_EXISTS;
+    default: return EXPORT_FAILED;
+    }
+}

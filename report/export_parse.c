@@ -1,0 +1,158 @@
+#include "config.h"
+
+#include "report/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What people type and read about exports: view names, --sort, times in
+ * milliseconds, the default file name. */
+
+/* ---- names ---- */
+
+static const char *const view_names[EXPORT_VIEW_COUNT] = {
+    [EXPORT_VIEW_ALLOCATIONS] = "allocations",
+    [EXPORT_VIEW_TIMELINE] = "timeline",
+    [EXPORT_VIEW_SUMMARY] = "summary",
+    [EXPORT_VIEW_HLO] = "hlo",
+};
+
+const char *export_view_name(enum export_view view)
+{
+    return (unsigned)view < EXPORT_VIEW_COUNT ? view_names[view] : "unknown";
+}
+
+bool export_view_parse(const char *name, enum export_view *out)
+{
+    for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
+        if (strcmp(name, view_names[view]) == 0) {
+            *out = (enum export_view)view;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *export_view_list(void)
+{
+    return "allocations, timeline, summary, hlo";
+}
+
+/* The sortable columns are named as in the allocations header (the
+ * column table's csv_name; its `name` is for people). */
+bool export_sort_parse(const char *text, enum table_column *column, bool *descending)
+{
+    const char *colon = strchr(text, ':');
+    size_t name_length = colon ? (size_t)(colon - text) : strlen(text);
+    enum table_column found;
+    if (!allocation_column_find(text, name_length, &found) || found == TABLE_COLUMN_FILE_ORDER ||
+        !allocation_column_sortable(found))
+        return false;
+    if (!colon) /* the direction the viewer's table sorts in first */
+        *descending = allocation_table_default_descending(found);
+    else if (strcmp(colon + 1, "asc") == 0)
+        *descending = false;
+    else if (strcmp(colon + 1, "desc") == 0)
+        *descending = true;
+    else
+        return false;
+    *column = found;
+    return true;
+}
+
+const char *export_sort_list(void)
+{
+    static char list[512];
+    if (list[0])
+        return list;
+    size_t used = 0;
+    const struct allocation_column_info *columns = allocation_columns();
+    for (size_t i = 0; i < ALLOCATION_COLUMN_COUNT && used < sizeof list; i++)
+        if (columns[i].compare)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                     columns[i].csv_name);
+    return list;
+}
+
+/* ---- milliseconds ---- */
+
+#define PICOSECONDS_PER_MILLISECOND 1000000000u
+#define MILLISECOND_DIGITS 9
+
+/* magnitude * 10 + digit, false past limit. */
+static bool accumulate_digit(uint64_t *magnitude, unsigned digit, uint64_t limit)
+{
+    if (*magnitude > (limit - digit) / 10)
+        return false;
+    *magnitude = *magnitude * 10 + digit;
+    return true;
+}
+
+bool export_milliseconds_parse(const char *text, int64_t *time_ps)
+{
+    bool negative = *text == '-';
+    if (*text == '-' || *text == '+')
+        text++;
+    /* 2^63 is allowed for a negative value: INT64_MIN ps. */
+    uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t magnitude = 0;
+    size_t digits = 0;
+    for (; *text >= '0' && *text <= '9'; text++, digits++)
+        if (!accumulate_digit(&magnitude, (unsigned)(*text - '0'), limit))
+            return false;
+    /* Whole milliseconds, then nine places of picoseconds. */
+    unsigned places = 0;
+    if (*text == '.') {
+        for (text++; *text >= '0' && *text <= '9'; text++, digits++) {
+            if (places == MILLISECOND_DIGITS) {
+                if (*text != '0')
+                    return false; /* finer than a picosecond */
+                continue;
+            }
+            if (!accumulate_digit(&magnitude, (unsigned)(*text - '0'), limit))
+                return false;
+            places++;
+        }
+    }
+    if (*text != '\0' || digits == 0)
+        return false;
+    for (; places < MILLISECOND_DIGITS; places++)
+        if (!accumulate_digit(&magnitude, 0, limit))
+            return false;
+    *time_ps = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+    return true;
+}
+
+/* ---- default file name ---- */
+
+#define DEFAULT_PATH_ID_MAX 100
+
+static bool is_filename_safe(unsigned char byte)
+{
+    return (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
+           (byte >= '0' && byte <= '9') || byte == '.' || byte == '_' || byte == '-';
+}
+
+char *export_default_path(const struct profile *profile, const struct allocator *allocator,
+                          enum export_view view)
+{
+    char id[DEFAULT_PATH_ID_MAX + 1] = "";
+    if (allocator) {
+        const char *text = profile_text(profile, allocator->id);
+        size_t length = strnlen(text, DEFAULT_PATH_ID_MAX);
+        for (size_t i = 0; i < length; i++)
+            id[i] = is_filename_safe((unsigned char)text[i]) ? text[i] : '_';
+        id[length] = '\0';
+        if (length == 0)
+            strcpy(id, "_");
+    }
+    size_t size = sizeof "memtop--.csv" + strlen(id) + strlen(export_view_name(view));
+    char *path = malloc(size);
+    if (!path)
+        return NULL;
+    if (allocator)
+        snprintf(path, size, "memtop-%s-%s.csv", id, export_view_name(view));
+    else
+        snprintf(path, size, "memtop-%s.csv", export_view_name(view));
+    return path;
+}

@@ -1,0 +1,40 @@
+/* summary_report: the --summary output, for people (text: summary_text.c)
+ * and for scripts and CI (JSON: summary_json.c, through json_writer).
+ * Called by main, one host at a time. It writes only what the model
+ * already computed (no loading, no exit codes) and never prints a
+ * profile's text unescaped: the text report through format_safe_text,
+ * the JSON one through json_writer's string escaping (the same unsafe
+ * set, as \u escapes). */
+#ifndef MEMTOP_SUMMARY_REPORT_H
+#define MEMTOP_SUMMARY_REPORT_H
+
+#include <stdio.h>
+
+#include "model/profile.h"
+
+struct json_writer;
+
+/* How many of the largest active allocations the text report lists. */
+#define SUMMARY_REPORT_TOP_ROWS 10
+
+/* host may be NULL (a single profile: no "host" key / line). */
+void summary_report_text(FILE *out, const struct profile *profile, const char *host);
+void summary_report_json(FILE *out, const struct profile *profile, const char *host);
+/* The object for a host that failed to load: host, file and "error", so a
+ * script reading the array sees every host it asked for. */
+void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error);
+
+/* The same two objects as values of a writer (main puts several hosts
+ * in one array). */
+void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
+                            const char *host);
+void summary_report_json_error_to(struct json_writer *writer, const char *path,
+                                  const char *host, const char *error);
+
+/* A JSON string literal for arbitrary bytes (json_write_string): quotes,
+ * backslashes, controls and bidirectional controls escaped, invalid
+ * UTF-8 replaced by U+FFFD, so the output is always valid JSON and safe
+ * on a terminal whatever the profile holds. */
+void summary_report_json_string(FILE *out, const char *text);
+
+#endif

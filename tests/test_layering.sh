@@ -1,0 +1,107 @@
+#!/bin/sh
+# The order of the house: model <- report <- ui <- src. A layer may
+# include from the layers before it, never from one after it: model/
+# nothing of report/, ui/ or src/; report/ nothing of ui/ or src/; ui/
+# nothing of src/.
+#
+#   test_layering.sh TREE   checks the source tree TREE: prints every
+#                           upward include as FILE:LINE: ... and exits 1
+#                           when there is one, 0 otherwise.
+#   test_layering.sh        the make check test (TAP): checks the source
+#                           tree, then shows that the check can fail: a
+#                           copy of the tree with one upward include
+#                           injected, for each rule, must be refused.
+set -u
+
+layers="model report ui src"
+
+# The layers after $1 in the order of the house.
+layers_after() {
+    after=""
+    seen=false
+    for layer in $layers; do
+        if $seen; then after="$after $layer"; fi
+        [ "$layer" = "$1" ] && seen=true
+    done
+    echo $after
+}
+
+# check_tree TREE: prints the upward includes; false when there is one.
+check_tree() {
+    tree=$1
+    found=0
+    for layer in $layers; do
+        higher=$(layers_after "$layer" | tr ' ' '|')
+        [ -n "$higher" ] || continue
+        for file in "$tree/$layer"/*.c "$tree/$layer"/*.h; do
+            [ -f "$file" ] || continue
+            # #include "ui/x.h", <src/x.h>, "../report/x.h", with any blanks.
+            matches=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*($higher)/" \
+                "$file") || continue
+            echo "$matches" | while IFS= read -r match; do
+                echo "$file:${match%%:*}: $layer/ includes from a later layer: ${match#*:}"
+            done
+            found=1
+        done
+    done
+    [ "$found" -eq 0 ]
+}
+
+if [ $# -gt 0 ]; then
+    check_tree "$1"
+    exit $?
+fi
+
+# ---- the make check test ----
+source_dir="${MEMTOP_SRCDIR:-.}"
+. "$source_dir/tests/lib.sh"
+work=$test_work
+
+if check_tree "$source_dir" >"$work/report"; then
+    tap_ok "no layer includes from a later one (model <- report <- ui <- src)"
+else
+    tap_not_ok "no layer includes from a later one (model <- report <- ui <- src)" "$work/report"
+fi
+
+# A copy of the layers, for injecting includes into.
+copy="$work/tree"
+mkdir "$copy"
+for layer in $layers; do
+    cp -R "$source_dir/$layer" "$copy/$layer"
+done
+tap_check "the check passes on an untouched copy" sh "$0" "$copy"
+
+# inject LAYER HIGHER: one "#include "HIGHER/...h"" appended to a header
+# of LAYER (a copy of which is kept to put back); the check must fail
+# and name that file.
+inject() {
+    layer=$1 higher=$2
+    target=$(ls "$copy/$layer"/*.h | head -n 1)
+    target_header=$(ls "$source_dir/$higher"/*.h | head -n 1)
+    cp "$target" "$work/saved.h"
+    printf '#include "%s/%s"\n' "$higher" "$(basename "$target_header")" >>"$target"
+    if sh "$0" "$copy" >"$work/report" 2>&1; then
+        tap_not_ok "an upward include $layer/ -> $higher/ is refused" "$work/report"
+    elif ! grep -q "^$target:[0-9]*: $layer/ includes from a later layer" "$work/report"; then
+        tap_not_ok "an upward include $layer/ -> $higher/ is refused, naming the file" "$work/report"
+    else
+        tap_ok "an upward include $layer/ -> $higher/ is refused, naming the file"
+    fi
+    cp "$work/saved.h" "$target"
+}
+
+inject model report
+inject model ui
+inject model src
+inject report ui
+inject report src
+inject ui src
+
+# Spellings a careless include might take.
+target="$copy/model/$(ls "$copy/model" | grep '\.c$' | head -n 1)"
+cp "$target" "$work/saved.c"
+printf '  #  include <../ui/draw.h>\n' >>"$target"
+tap_check "  ... also with blanks, <> and ../" sh -c "! sh '$0' '$copy' >/dev/null"
+cp "$work/saved.c" "$target"
+
+tap_done
