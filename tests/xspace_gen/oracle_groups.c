@@ -16,7 +16,8 @@
  * 5. From each root, breadth-first, its id to every reachable event
  *    without one; an event that has one stops the walk there.
  * What the generator never writes (TF loop iterations, tf.data events,
- * IteratorGetNext connections) is refused rather than simulated. */
+ * IteratorGetNext connections, the names XProf's preprocessing mutators
+ * rewrite, group_id stats) is refused rather than simulated. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -261,8 +262,11 @@ static bool check_simulated(const struct host_event *event, const struct groupin
         "IteratorGetNextOp::DoCompute", "IteratorGetNextAsOptionalOp::DoCompute",
         "InstantiatedCapturedFunction::Run", "InstantiatedCapturedFunction::RunWithBorrowedArgs",
         "InstantiatedCapturedFunction::RunInstantiated", "InstantiatedCapturedFunction::RunAsync",
+        /* what XProf's preprocessing mutators act on */
         "ProcessBatch", "BatchingSessionRun", "OrbaxServing::ProcessBatch", "TpuExecuteOp",
-        "DoEnqueueProgram", "CompleteCallbacks", "EnqueueRequestLocked",
+        "DoEnqueueProgram", "DoEnqueueContinuationProgram", "CompleteCallbacks",
+        "EnqueueRequestLocked", "ThreadpoolListener::StartRegion",
+        "ThreadpoolListener::StopRegion",
     };
     for (size_t i = 0; i < sizeof not_simulated / sizeof not_simulated[0]; i++)
         if (name_is(event->name, not_simulated[i]))

@@ -16,6 +16,7 @@ struct device_lines {
     int32_t device;       /* TPU: the plane's device */
     int64_t timestamp_ns; /* of every line of the plane */
     uint32_t compute_lines;
+    uint32_t line_count; /* stream lines: compute lines, then copy lines */
 };
 
 static int64_t extra_events(const struct device_lines *lines, uint64_t launch, uint64_t count)
@@ -58,24 +59,29 @@ static void gpu_kernel(struct device_lines *lines, struct plane *plane, uint32_t
     sink_event(lines->writer, sink, plane, index, &event, stats, 3);
 }
 
-/* Compute lines: each launch's kernel, then its extra kernels, spread over
- * the compute streams; the memcpy line: one copy per launch named like a
- * copy. Each line keeps its own clock so events never overlap. */
+/* Compute lines: each launch's kernels (TF: the launched kernel, then the
+ * extra ones; JAX: a CUDA graph's fusions), spread over the compute
+ * streams. Copy lines: TF's host-to-device copies; JAX's loss coming back
+ * after each train step, on its four D2H streams in turn. Each line keeps
+ * its own clock so its events never overlap. */
 static void gpu_line(void *context, struct plane *plane, uint32_t index, struct sink *sink)
 {
     struct device_lines *lines = context;
     const struct job *job = lines->job;
+    bool jax = job->options.style == STYLE_JAX_GPU;
+    uint32_t copy_lines = lines->line_count - lines->compute_lines;
     int64_t clock = 0;
     for (uint64_t i = 0; i < job->launch_count; i++) {
         const struct launch *launch = &job->launches[i];
         struct text name = string_text(launch->name);
         bool copy = name.size >= 6 && memcmp(name.data, "memcpy", 6) == 0;
         if (index >= lines->compute_lines) {
-            if (!copy)
+            bool fetch = jax && i % 2 == 1;
+            if (!(copy || fetch) || (fetch && (i / 2) % copy_lines != index - lines->compute_lines))
                 continue;
             int64_t start = launch->end_ps + 3000000 > clock ? launch->end_ps + 3000000 : clock;
-            gpu_kernel(lines, plane, index, sink, start, 1500000, string_c("MemcpyH2D"),
-                       launch->correlation_id, i);
+            gpu_kernel(lines, plane, index, sink, start, 1500000,
+                       string_c(jax ? "MemcpyD2H" : "MemcpyH2D"), launch->correlation_id, i);
             clock = start + 1500000 + 1000;
             continue;
         }
@@ -83,9 +89,10 @@ static void gpu_line(void *context, struct plane *plane, uint32_t index, struct 
         for (int64_t k = 0; k < kernels; k++) {
             if ((uint64_t)(k + (int64_t)i) % lines->compute_lines != index)
                 continue;
-            int64_t duration = k == 0 && !copy ? 20000000 : 800000;
+            bool launched = k == 0 && !copy && !jax;
+            int64_t duration = launched ? 20000000 : 800000;
             int64_t start = launch->end_ps + 5000000 > clock ? launch->end_ps + 5000000 : clock;
-            uint32_t kernel = k == 0 && !copy ? launch->name : string_c(fusion_names[k % 8]);
+            uint32_t kernel = launched ? launch->name : string_c(fusion_names[k % 8]);
             gpu_kernel(lines, plane, index, sink, start, duration, kernel,
                        launch->correlation_id, (uint64_t)k);
             clock = start + duration + 1000;
@@ -121,6 +128,7 @@ static struct plane *gpu_plane(struct job *job, struct device_lines *lines)
     bool jax = job->options.style == STYLE_JAX_GPU;
     lines->compute_lines = jax ? 1 : 2;
     uint32_t count = jax ? 5 : 3;
+    lines->line_count = count;
     for (uint32_t i = 0; i < count; i++) {
         const char *name = jax ? jax_streams[i] : tf_streams[i];
         int64_t id = 0;
@@ -212,13 +220,17 @@ static struct plane *metadata_plane(struct job *job)
     uint64_t random = mix_seed(job->options.seed, 23);
     static const char *const modules[] = {"jit__step", "jit_make_batch", "jit_true_divide",
                                           "jit__threefry_split", "jit_broadcast_in_dim"};
+    /* On a TPU host, the first module is the one the TPU planes run. */
+    bool tpu = job->options.style == STYLE_TPU && job->launch_count > 0;
     uint64_t hlo = plane_stat_key(plane, string_c("Hlo Proto"));
     uint64_t program = plane_stat_key(plane, string_c("program_id"));
     struct bytes proto = {0};
     for (int i = 0; i < 5; i++) {
         uint64_t program_id = 100 + random_below(&random, 9900);
-        uint64_t key = plane_event_key(plane, string_printf("%s(%llu)", modules[i],
-                                                            (unsigned long long)program_id));
+        uint32_t name = tpu && i == 0 ? job->launches[0].name
+                                      : string_printf("%s(%llu)", modules[i],
+                                                      (unsigned long long)program_id);
+        uint64_t key = plane_event_key(plane, name);
         plane_event_entry(plane, key)->has_display_name = true;
         proto.size = 0;
         size_t size = i == 0 ? 42599 : 400 + random_below(&random, 20000);
@@ -299,7 +311,8 @@ static void write_one(struct xspace_writer *writer, struct plane *plane)
 void planes_write(struct job *job, struct xspace_writer *writer, int64_t noise)
 {
     enum style style = job->options.style;
-    struct device_lines gpu_lines = {job, writer, noise, 0, 19199693, 1};
+    struct device_lines gpu_lines = {
+        .job = job, .writer = writer, .noise = noise, .timestamp_ns = 19199693};
     if (style == STYLE_JAX_GPU) {
         write_one(writer, metadata_plane(job));
         write_one(writer, scope_range_plane(job));
@@ -309,7 +322,8 @@ void planes_write(struct job *job, struct xspace_writer *writer, int64_t noise)
     if (style == STYLE_TPU) {
         struct device_lines *lines = xcalloc((size_t)job->options.devices, sizeof *lines);
         for (int32_t d = 0; d < job->options.devices; d++) {
-            lines[d] = (struct device_lines){job, writer, noise, d, 1000, 0};
+            lines[d] = (struct device_lines){
+                .job = job, .writer = writer, .noise = noise, .device = d, .timestamp_ns = 1000};
             write_one(writer, tpu_plane(job, &lines[d], d));
         }
         free(lines);

@@ -499,15 +499,13 @@ static uint64_t line_trailer_size(const struct line *line)
     return line->display_name && name_size != 0 ? length_field_size(11, name_size) : 0;
 }
 
-static void write_line_events(struct xspace_writer *writer, struct plane *plane, uint32_t index,
-                              struct sink *sink)
+static void write_line_events(struct plane *plane, uint32_t index, struct sink *sink)
 {
     struct line *line = &plane->lines[index];
     if (line->generate != NULL)
         line->generate(line->generate_context, plane, index, sink);
     else
         sink_put(sink, line->events.data, line->events.size);
-    (void)writer;
 }
 
 void xspace_writer_open(struct xspace_writer *writer, FILE *file,
@@ -536,7 +534,7 @@ void xspace_write_plane(struct xspace_writer *writer, struct plane *plane)
         payload += length_field_size(2, name.size);
     for (uint32_t i = 0; i < plane->line_count; i++) {
         struct sink counter = {0};
-        write_line_events(writer, plane, i, &counter);
+        write_line_events(plane, i, &counter);
         events_size[i] = counter.count;
         payload += length_field_size(3, line_header_size(&plane->lines[i]) + events_size[i] +
                                             line_trailer_size(&plane->lines[i]));
@@ -574,7 +572,7 @@ void xspace_write_plane(struct xspace_writer *writer, struct plane *plane)
         if (line->timestamp_ns != 0)
             sink_varint_field(sink, 3, (uint64_t)line->timestamp_ns);
         uint64_t before = sink->count;
-        write_line_events(writer, plane, i, sink);
+        write_line_events(plane, i, sink);
         if (sink->count - before != events_size[i])
             fatal("a line generator wrote different bytes the second time");
         line_name = string_text(line->name);
