@@ -83,24 +83,12 @@ static void recorded_free(struct recorded_events *events)
     *events = (struct recorded_events){0};
 }
 
-static bool text_is(uint32_t name, const char *text)
-{
-    struct text bytes = string_text(name);
-    return bytes.size == strlen(text) && memcmp(bytes.data, text, bytes.size) == 0;
-}
-
-static bool text_starts(uint32_t name, const char *prefix)
-{
-    struct text bytes = string_text(name);
-    return bytes.size >= strlen(prefix) && memcmp(bytes.data, prefix, strlen(prefix)) == 0;
-}
-
 static void observe_event(void *context, const struct plane *plane, uint32_t line_index,
                           const struct xevent *event, const struct stat_item *stats,
                           uint32_t stat_count)
 {
     struct oracle *oracle = context;
-    if (text_is(plane->name, "/host:CPU") && oracle->host == NULL) {
+    if (string_is(plane->name, "/host:CPU") && oracle->host == NULL) {
         uint32_t slot = 0;
         while (slot < oracle->host_candidate_count && oracle->host_candidates[slot] != plane)
             slot++;
@@ -111,7 +99,7 @@ static void observe_event(void *context, const struct plane *plane, uint32_t lin
         }
         record(&oracle->host_events[slot], line_index, event, stats, stat_count);
     }
-    if (text_is(plane->lines[line_index].name, "XLA Modules")) {
+    if (string_is(plane->lines[line_index].name, "XLA Modules")) {
         if (oracle->modules_plane != plane) {
             oracle->modules.count = oracle->modules.stat_count = 0;
             oracle->modules_plane = plane;
@@ -128,7 +116,7 @@ static bool has_loop_ops(const struct plane *plane)
     for (uint32_t i = 0; i < plane->event_metadata.count; i++)
         for (size_t n = 0; n < sizeof loop_names / sizeof loop_names[0]; n++)
             if (plane->event_metadata.entries[i].has_name &&
-                text_is(plane->event_metadata.entries[i].name, loop_names[n]))
+                string_is(plane->event_metadata.entries[i].name, loop_names[n]))
                 return true;
     return false;
 }
@@ -140,7 +128,7 @@ static void take_modules(struct oracle *oracle, const struct plane *plane)
 {
     if (oracle->modules_plane != plane)
         return;
-    if (text_starts(plane->name, "/device:TPU:")) {
+    if (string_starts_with(plane->name, "/device:TPU:")) {
         struct text name = string_text(plane->name);
         uint32_t short_name = string_intern(name.data + 8, name.size - 8);
         for (uint64_t i = 0; i < oracle->modules.count; i++) {
@@ -180,7 +168,7 @@ static void observe_plane(void *context, const struct plane *plane)
         break;
     }
     /* A /host:CPU plane without events is still the first one. */
-    if (oracle->host == NULL && text_is(plane->name, "/host:CPU"))
+    if (oracle->host == NULL && string_is(plane->name, "/host:CPU"))
         oracle->host = plane;
 }
 

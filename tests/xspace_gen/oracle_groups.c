@@ -37,12 +37,6 @@ struct grouping_stats {
     bool has_group_id;
 };
 
-static bool name_is(uint32_t name, const char *text)
-{
-    struct text bytes = string_text(name);
-    return bytes.size == strlen(text) && memcmp(bytes.data, text, bytes.size) == 0;
-}
-
 static struct grouping_stats read_grouping_stats(const struct plane *plane,
                                                  const struct host_event *event)
 {
@@ -53,28 +47,28 @@ static struct grouping_stats read_grouping_stats(const struct plane *plane,
         uint32_t name = oracle_stat_name(plane, stat, &found);
         if (!found)
             continue;
-        if (name_is(name, "_pt")) {
+        if (string_is(name, "_pt")) {
             stats.has_producer_type = true;
             stats.producer_type = read_int(stat);
-        } else if (name_is(name, "_p")) {
+        } else if (string_is(name, "_p")) {
             stats.has_producer_id = true;
             stats.producer_id = read_int_or_uint(stat);
-        } else if (name_is(name, "_ct")) {
+        } else if (string_is(name, "_ct")) {
             stats.has_consumer_type = true;
             stats.consumer_type = read_int(stat);
-        } else if (name_is(name, "_c")) {
+        } else if (string_is(name, "_c")) {
             stats.has_consumer_id = true;
             stats.consumer_id = read_int_or_uint(stat);
-        } else if (name_is(name, "_r")) {
+        } else if (string_is(name, "_r")) {
             stats.has_root = true;
             stats.root_level = read_int(stat);
-        } else if (name_is(name, "_a")) {
+        } else if (string_is(name, "_a")) {
             stats.is_async = read_int(stat) != 0;
-        } else if (name_is(name, "id")) {
+        } else if (string_is(name, "id")) {
             stats.has_step_id = true;
-        } else if (name_is(name, "group_id")) {
+        } else if (string_is(name, "group_id")) {
             stats.has_group_id = true;
-        } else if (name_is(name, "iter_num")) {
+        } else if (string_is(name, "iter_num")) {
             stats.has_iter_num = true;
             stats.iter_num = read_int(stat);
         }
@@ -269,11 +263,11 @@ static bool check_simulated(const struct host_event *event, const struct groupin
         "ThreadpoolListener::StopRegion",
     };
     for (size_t i = 0; i < sizeof not_simulated / sizeof not_simulated[0]; i++)
-        if (name_is(event->name, not_simulated[i]))
+        if (string_is(event->name, not_simulated[i]))
             return refused("an event name whose grouping rules are not simulated");
     if (stats->has_group_id)
         return refused("a group_id stat in the file (an already grouped space): not simulated");
-    if (name_is(event->name, "ExecutorState::Process") && stats->has_step_id &&
+    if (string_is(event->name, "ExecutorState::Process") && stats->has_step_id &&
         stats->has_iter_num && stats->iter_num != 0)
         return refused("a TF loop iteration (iter_num != 0): not simulated");
     return true;
@@ -303,7 +297,7 @@ int64_t oracle_group(const struct plane *plane, const struct host_event *events,
         ok = check_simulated(event, &stats);
         if (stats.has_root)
             levels[i] = stats.root_level;
-        else if (name_is(event->name, "TraceContext"))
+        else if (string_is(event->name, "TraceContext"))
             levels[i] = 1;
         if (levels[i] != 0) {
             roots = xrealloc(roots, root_count + 1, sizeof *roots);

@@ -82,12 +82,6 @@ static uint32_t data_type_string(int64_t stat_value)
     return string_c(text);
 }
 
-static bool name_is(uint32_t name, const char *text)
-{
-    struct text bytes = string_text(name);
-    return bytes.size == strlen(text) && memcmp(bytes.data, text, bytes.size) == 0;
-}
-
 /* One memory event's snapshot and memory id: every stat in order, the
  * last of a kind wins, each read by its field's rule. */
 static struct snapshot read_snapshot(const struct plane *plane, const struct host_event *event,
@@ -101,33 +95,33 @@ static struct snapshot read_snapshot(const struct plane *plane, const struct hos
         uint32_t name = oracle_stat_name(plane, stat, &found);
         if (!found)
             continue;
-        if (name_is(name, "index_on_host") || name_is(name, "device_ordinal"))
+        if (string_is(name, "index_on_host") || string_is(name, "device_ordinal"))
             *memory_id = string_printf("%" PRId64, read_int(stat));
-        else if (name_is(name, "allocator_name"))
+        else if (string_is(name, "allocator_name"))
             *memory_id = read_string(plane, stat);
-        else if (name_is(name, "bytes_reserved"))
+        else if (string_is(name, "bytes_reserved"))
             snapshot.stack = read_int(stat);
-        else if (name_is(name, "bytes_allocated"))
+        else if (string_is(name, "bytes_allocated"))
             snapshot.heap = read_int(stat);
-        else if (name_is(name, "bytes_available"))
+        else if (string_is(name, "bytes_available"))
             snapshot.free_bytes = read_int(stat);
-        else if (name_is(name, "fragmentation"))
+        else if (string_is(name, "fragmentation"))
             snapshot.fragmentation = read_double(stat);
-        else if (name_is(name, "peak_bytes_in_use"))
+        else if (string_is(name, "peak_bytes_in_use"))
             snapshot.peak_bytes_in_use = read_int(stat);
-        else if (name_is(name, "requested_bytes"))
+        else if (string_is(name, "requested_bytes"))
             snapshot.requested = read_int(stat);
-        else if (name_is(name, "allocation_bytes"))
+        else if (string_is(name, "allocation_bytes"))
             snapshot.allocation_bytes = read_int(stat);
-        else if (name_is(name, "addr"))
+        else if (string_is(name, "addr"))
             snapshot.address = read_int(stat);
-        else if (name_is(name, "tf_op"))
+        else if (string_is(name, "tf_op"))
             snapshot.op = read_string(plane, stat);
-        else if (name_is(name, "region_type"))
+        else if (string_is(name, "region_type"))
             snapshot.region = read_string(plane, stat);
-        else if (name_is(name, "data_type"))
+        else if (string_is(name, "data_type"))
             snapshot.data_type = data_type_string(read_int(stat));
-        else if (name_is(name, "shape"))
+        else if (string_is(name, "shape"))
             snapshot.shape = read_string(plane, stat);
     }
     return snapshot;
@@ -428,8 +422,8 @@ bool oracle_write(struct oracle *oracle, FILE *out, const char *file_name)
     struct profile *profiles = NULL;
     uint64_t profile_count = 0;
     for (uint64_t i = 0; i < count && ok; i++) {
-        bool allocation = name_is(events[i].name, "MemoryAllocation");
-        if (!allocation && !name_is(events[i].name, "MemoryDeallocation"))
+        bool allocation = string_is(events[i].name, "MemoryAllocation");
+        if (!allocation && !string_is(events[i].name, "MemoryDeallocation"))
             continue;
         uint32_t memory_id;
         struct snapshot snapshot = read_snapshot(oracle->host, &events[i], allocation, groups[i],

@@ -132,6 +132,19 @@ struct text string_text(uint32_t id)
     return (struct text){arena.data + entries[id].offset, entries[id].size};
 }
 
+bool string_is(uint32_t id, const char *text)
+{
+    struct text bytes = string_text(id);
+    return bytes.size == strlen(text) && memcmp(bytes.data, text, bytes.size) == 0;
+}
+
+bool string_starts_with(uint32_t id, const char *prefix)
+{
+    struct text bytes = string_text(id);
+    size_t size = strlen(prefix);
+    return bytes.size >= size && memcmp(bytes.data, prefix, size) == 0;
+}
+
 int string_compare(uint32_t a, uint32_t b)
 {
     struct text left = string_text(a), right = string_text(b);

@@ -9,6 +9,7 @@
 #ifndef XSPACE_GEN_STRINGS_H
 #define XSPACE_GEN_STRINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,9 @@ uint32_t string_c(const char *text);
 /* printf into a new interned string (at most 1023 bytes). */
 uint32_t string_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 struct text string_text(uint32_t id);
+/* Whether string `id` is exactly `text` (a C string), or starts with it. */
+bool string_is(uint32_t id, const char *text);
+bool string_starts_with(uint32_t id, const char *prefix);
 /* Bytewise comparison (as std::string compares): <0, 0, >0. */
 int string_compare(uint32_t a, uint32_t b);
 
