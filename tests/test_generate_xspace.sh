@@ -133,6 +133,18 @@ else
     tap_not_ok "hand: HLO module ids and plane" "$hand"
 fi
 
+# ---- --ties no: one step's peak is the highest, so the peak time and the
+# peak step are in that step, and its table lists its live allocations ----
+for style in tf-gpu jax-gpu tpu; do
+    "$generate" --style "$style" --ties no --threads 3 -o "$work/t.pb" --expect "$work/t.expect"
+    if awk '$1 == "allocator" { id = $2 } $1 == "rows" && $2 < 3 && id !~ /cpu|host/ { bad = 1 }
+            END { exit bad }' "$work/t.expect"; then
+        tap_ok "$style --ties no: the peak step's table has its allocations"
+    else
+        tap_not_ok "$style --ties no: the peak step's table has its allocations" "$work/t.expect"
+    fi
+done
+
 # ---- XProf's readings of odd values, in the table at the peak ----
 "$generate" --odd --seed 1 -o "$work/odd.pb" --expect "$work/odd.expect"
 for row in \
