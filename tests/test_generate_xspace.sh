@@ -145,6 +145,18 @@ for style in tf-gpu jax-gpu tpu; do
     fi
 done
 
+# ---- walk order is not time order: device 0 of a TPU capture grows in
+# its last program, after its last transfer (the last event in file
+# order), so XProf's lifetime peak is below the heap at the peak ----
+"$generate" --style tpu -o "$work/tpu.pb" --expect "$work/tpu.expect"
+lifetime=$(value "$work/tpu.expect" peak_bytes_usage_lifetime 0)
+heap=$(value "$work/tpu.expect" heap_allocated_bytes 0)
+if [ -n "$lifetime" ] && [ -n "$heap" ] && [ "$lifetime" -lt "$heap" ]; then
+    tap_ok "tpu: the lifetime peak ($lifetime) is the last visited event's, below $heap"
+else
+    tap_not_ok "tpu: the lifetime peak is the last visited event's" "$work/tpu.expect"
+fi
+
 # ---- XProf's readings of odd values, in the table at the peak ----
 "$generate" --odd --seed 1 -o "$work/odd.pb" --expect "$work/odd.expect"
 for row in \

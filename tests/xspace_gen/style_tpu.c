@@ -15,7 +15,8 @@
  * about 1.96 GB, allocations with tf_op "dummy", data type 0 (INVALID)
  * and XLA shapes such as `s32[1,2048]{1,0:T(1,128)}`, deallocations with
  * none of the three, fragmentation in the 1e-9 range. The capture starts
- * and ends inside steps, as in style tf-gpu. Each execution is recorded
+ * and ends inside steps, as in style tf-gpu; device 0's last program
+ * needs more memory than any before it. Each execution is recorded
  * for the device planes' Steps, XLA Modules and XLA Ops lines. */
 #include "config.h"
 
@@ -87,8 +88,13 @@ static void tpu_execute(struct tpu_job *tpu, int64_t step, int64_t device, struc
     /* --ties no: one step holds an extra buffer through its whole
      * program, so its peak is higher than every other step's. */
     struct block extra = {0};
-    if (step == tpu->unique_peak_step) {
-        extra = allocator_allocate(allocator, 1 << 20);
+    /* Device 0's program in the last, partial step needs 2 MiB more (a
+     * new input shape): its running peak grows after its last transfer,
+     * the last of its events in file order, so XProf's lifetime peak (the
+     * last visited event's) is below the latest event's. */
+    bool grows = step == tpu->steps && device == 0;
+    if (step == tpu->unique_peak_step || grows) {
+        extra = allocator_allocate(allocator, grows ? 2 << 20 : 1 << 20);
         tpu_memory(tpu, line, allocator, &extra, true, tpu->buffer_shapes[0]);
     }
     static struct block live[TPU_MAX_BUFFERS];
