@@ -108,23 +108,6 @@ static void hlo_layout_compute(const struct viewer *viewer, int width, struct hl
     }
 }
 
-static void hlo_scroll(struct hlo_state *hlo, size_t count, int visible)
-{
-    size_t rows = visible > 0 ? (size_t)visible : 1;
-    if (count == 0) {
-        hlo->selected = hlo->top = 0;
-        return;
-    }
-    if (hlo->selected >= count)
-        hlo->selected = count - 1;
-    if (hlo->selected < hlo->top)
-        hlo->top = hlo->selected;
-    if (hlo->selected >= hlo->top + rows)
-        hlo->top = hlo->selected - rows + 1;
-    if (hlo->top + rows > count)
-        hlo->top = count > rows ? count - rows : 0;
-}
-
 static void hlo_title(const struct viewer *viewer, int width, char *title, size_t size)
 {
     size_t count = hlo_count(viewer), outside = 0;
@@ -185,15 +168,15 @@ void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int heig
             draw_text_right(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c],
                             style);
     }
-    hlo->page_rows = height - 2;
-    hlo_scroll(hlo, count, hlo->page_rows);
-    for (int r = 0; r < hlo->page_rows; r++) {
-        size_t index = hlo->top + (size_t)r;
+    int page_rows = height - 2;
+    list_cursor_fit(&hlo->cursor, count, page_rows);
+    for (int r = 0; r < page_rows; r++) {
+        size_t index = hlo->cursor.top + (size_t)r;
         if (index >= count)
             break;
         const struct hlo_module *module = &viewer->profile->hlo_modules[index];
         attr_t attr = hlo_on_timeline(viewer, module) ? style->normal : style->dim;
-        if (index == hlo->selected)
+        if (index == hlo->cursor.selected)
             attr = focused ? style->selected : style->selected_unfocused;
         hlo_draw_row(viewer, window, y + 2 + r, x, width, &layout, module, attr);
     }
@@ -202,9 +185,10 @@ void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int heig
 
 static void hlo_zoom_chart(struct viewer *viewer)
 {
-    if (viewer->hlo.selected >= hlo_count(viewer))
+    size_t selected = viewer->hlo.cursor.selected;
+    if (selected >= hlo_count(viewer))
         return;
-    const struct hlo_module *module = &viewer->profile->hlo_modules[viewer->hlo.selected];
+    const struct hlo_module *module = &viewer->profile->hlo_modules[selected];
     if (!hlo_on_timeline(viewer, module)) {
         viewer_status(viewer, false,
                       "module %lld is outside the memory timeline (different clock?)",
@@ -219,34 +203,21 @@ static void hlo_zoom_chart(struct viewer *viewer)
 void hlo_pane_click(struct viewer *viewer, int row, bool again)
 {
     struct hlo_state *hlo = &viewer->hlo;
-    if (row < 0 || hlo->top + (size_t)row >= hlo_count(viewer))
+    size_t index;
+    if (!list_cursor_item_at(&hlo->cursor, hlo_count(viewer), row, &index))
         return;
-    size_t index = hlo->top + (size_t)row;
-    if (again && index == hlo->selected) {
+    if (again && index == hlo->cursor.selected) {
         hlo_zoom_chart(viewer);
         return;
     }
-    hlo->selected = index;
+    hlo->cursor.selected = index;
 }
 
 bool hlo_pane_handle(struct viewer *viewer, enum request request)
 {
-    struct hlo_state *hlo = &viewer->hlo;
-    size_t count = hlo_count(viewer);
-    size_t last = count > 0 ? count - 1 : 0;
-    size_t page = hlo->page_rows > 1 ? (size_t)hlo->page_rows - 1 : 1;
-    switch (request) {
-    case REQUEST_MOVE_UP: hlo->selected = hlo->selected > 0 ? hlo->selected - 1 : 0; break;
-    case REQUEST_MOVE_DOWN: hlo->selected = hlo->selected < last ? hlo->selected + 1 : last; break;
-    case REQUEST_PAGE_UP: hlo->selected = hlo->selected > page ? hlo->selected - page : 0; break;
-    case REQUEST_PAGE_DOWN:
-        hlo->selected = last - hlo->selected > page ? hlo->selected + page : last;
-        break;
-    case REQUEST_FIRST: hlo->selected = 0; break;
-    case REQUEST_LAST: hlo->selected = last; break;
-    case REQUEST_ENTER: hlo_zoom_chart(viewer); return true;
-    default: return false;
+    if (request == REQUEST_ENTER) {
+        hlo_zoom_chart(viewer);
+        return true;
     }
-    hlo_scroll(hlo, count, hlo->page_rows);
-    return true;
+    return list_cursor_move(&viewer->hlo.cursor, hlo_count(viewer), request);
 }

@@ -8,13 +8,12 @@
 #include <curses.h>
 
 #include "ui/keys.h"
+#include "ui/list_cursor.h"
 
 struct viewer;
 
 struct hlo_state {
-    size_t selected;
-    size_t top;
-    int page_rows; /* rows shown at the last draw, for paging */
+    struct list_cursor cursor; /* the selected module */
 };
 
 void hlo_pane_reset(struct viewer *viewer);

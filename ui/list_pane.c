@@ -6,48 +6,7 @@
 #include <string.h>
 
 #include "model/format.h"
-
-/* Keeps the selection inside [0, count) and on screen. */
-static void list_scroll(struct list_position *position, size_t count, int visible)
-{
-    size_t rows = visible > 0 ? (size_t)visible : 1;
-    if (count == 0) {
-        position->selected = position->top = 0;
-        return;
-    }
-    if (position->selected >= count)
-        position->selected = count - 1;
-    if (position->selected < position->top)
-        position->top = position->selected;
-    if (position->selected >= position->top + rows)
-        position->top = position->selected - rows + 1;
-    if (position->top + rows > count)
-        position->top = count > rows ? count - rows : 0;
-}
-
-/* The new selection for a movement request, or false when it is not one. */
-static bool list_move(size_t selected, size_t count, int page, enum request request,
-                      size_t *moved)
-{
-    size_t step = page > 1 ? (size_t)page - 1 : 1;
-    size_t last = count > 0 ? count - 1 : 0;
-    switch (request) {
-    case REQUEST_MOVE_UP: *moved = selected > 0 ? selected - 1 : 0; return true;
-    case REQUEST_MOVE_DOWN: *moved = selected < last ? selected + 1 : last; return true;
-    case REQUEST_PAGE_UP: *moved = selected > step ? selected - step : 0; return true;
-    case REQUEST_PAGE_DOWN: *moved = last - selected > step ? selected + step : last; return true;
-    case REQUEST_FIRST: *moved = 0; return true;
-    case REQUEST_LAST: *moved = last; return true;
-    default: return false;
-    }
-}
-
-static int list_visible_rows(const struct viewer *viewer, enum pane_kind pane)
-{
-    const struct rect *area =
-        pane == PANE_HOSTS ? &viewer->layout.hosts : &viewer->layout.allocators;
-    return area->height - 1;
-}
+#include "ui/list_cursor.h"
 
 /* The left edge of an item: a marker (or a blank) and a space; a marker
  * shows what is current without colour or reverse video. */
@@ -103,9 +62,9 @@ void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int
         wattrset(window, style->normal);
         return;
     }
-    struct list_position *position = &viewer->allocator_list;
+    struct list_cursor *position = &viewer->allocator_list;
     position->selected = viewer->allocator_index;
-    list_scroll(position, profile->allocator_count, height - 1);
+    list_cursor_fit(position, profile->allocator_count, height - 1);
     for (int row = 0; row + 1 < height; row++) {
         size_t index = position->top + (size_t)row;
         if (index >= profile->allocator_count)
@@ -156,8 +115,8 @@ void list_pane_draw_hosts(struct viewer *viewer, WINDOW *window, int y, int x, i
     char title[64];
     snprintf(title, sizeof title, "Hosts (%zu)", viewer->hosts->count);
     draw_pane_title(window, y, x, width, title, focused, &viewer->style);
-    struct list_position *position = &viewer->host_list;
-    list_scroll(position, viewer->hosts->count, height - 1);
+    struct list_cursor *position = &viewer->host_list;
+    list_cursor_fit(position, viewer->hosts->count, height - 1);
     for (int row = 0; row + 1 < height; row++) {
         size_t index = position->top + (size_t)row;
         if (index >= viewer->hosts->count)
@@ -179,18 +138,13 @@ static void host_cursor_moved(struct viewer *viewer)
 
 bool list_pane_handle(struct viewer *viewer, enum pane_kind pane, enum request request)
 {
-    int page = list_visible_rows(viewer, pane);
-    size_t moved;
     if (pane == PANE_HOSTS) {
-        size_t count = viewer->hosts->count;
         if (request == REQUEST_ENTER) {
             viewer_select_host(viewer, viewer->host_list.selected);
             return true;
         }
-        if (!list_move(viewer->host_list.selected, count, page, request, &moved))
+        if (!list_cursor_move(&viewer->host_list, viewer->hosts->count, request))
             return false;
-        viewer->host_list.selected = moved;
-        list_scroll(&viewer->host_list, count, page);
         host_cursor_moved(viewer);
         return true;
     }
@@ -200,26 +154,28 @@ bool list_pane_handle(struct viewer *viewer, enum pane_kind pane, enum request r
         viewer_focus(viewer, PANE_TABLE);
         return true;
     }
-    if (!list_move(viewer->allocator_index, count, page, request, &moved))
+    /* Moving switches the allocator at once: the cursor is the current
+     * allocator's place. */
+    struct list_cursor moved = viewer->allocator_list;
+    moved.selected = viewer->allocator_index;
+    if (!list_cursor_move(&moved, count, request))
         return false;
-    if (count > 0 && moved != viewer->allocator_index)
-        viewer_select_allocator(viewer, moved);
+    if (count > 0 && moved.selected != viewer->allocator_index)
+        viewer_select_allocator(viewer, moved.selected);
     return true;
 }
 
 void list_pane_click(struct viewer *viewer, enum pane_kind pane, int row)
 {
-    if (row < 0)
-        return;
+    size_t index;
     if (pane == PANE_HOSTS) {
-        size_t index = viewer->host_list.top + (size_t)row;
-        if (index < viewer->hosts->count) {
+        if (list_cursor_item_at(&viewer->host_list, viewer->hosts->count, row, &index)) {
             viewer->host_list.selected = index;
             viewer_select_host(viewer, index);
         }
         return;
     }
-    size_t index = viewer->allocator_list.top + (size_t)row;
-    if (viewer->profile && index < viewer->profile->allocator_count)
+    size_t count = viewer->profile ? viewer->profile->allocator_count : 0;
+    if (list_cursor_item_at(&viewer->allocator_list, count, row, &index))
         viewer_select_allocator(viewer, index);
 }

@@ -195,39 +195,21 @@ static void table_layout_compute(struct table_state *table, int width, struct ta
 /* The selected row as an index into the allocator's rows; SIZE_MAX none. */
 static size_t table_selected_row(const struct table_state *table)
 {
-    if (table->selected >= table->rows.count)
+    if (table->cursor.selected >= table->rows.count)
         return SIZE_MAX;
-    return table->rows.order[table->selected];
+    return table->rows.order[table->cursor.selected];
 }
 
 /* Selects the row with this allocator index when it is shown, else the first. */
 static void table_select_row(struct table_state *table, size_t row_index)
 {
-    table->selected = 0;
+    table->cursor.selected = 0;
     for (size_t i = 0; i < table->rows.count && row_index != SIZE_MAX; i++) {
         if (table->rows.order[i] == row_index) {
-            table->selected = i;
+            table->cursor.selected = i;
             break;
         }
     }
-}
-
-static void table_scroll(struct table_state *table, int visible)
-{
-    size_t rows = visible > 0 ? (size_t)visible : 1;
-    size_t count = table->rows.count;
-    if (count == 0) {
-        table->selected = table->top = 0;
-        return;
-    }
-    if (table->selected >= count)
-        table->selected = count - 1;
-    if (table->selected < table->top)
-        table->top = table->selected;
-    if (table->selected >= table->top + rows)
-        table->top = table->selected - rows + 1;
-    if (table->top + rows > count)
-        table->top = count > rows ? count - rows : 0;
 }
 
 /* ---- reset ---- */
@@ -254,7 +236,7 @@ void table_pane_reset(struct viewer *viewer)
     allocation_table_set_sort(&table->rows, column, descending);
     allocation_table_set_filter(&table->rows, filter);
     table->ready = true;
-    table->selected = table->top = 0;
+    table->cursor.selected = table->cursor.top = 0;
     table_measure(viewer);
 }
 
@@ -353,7 +335,7 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
     struct table_layout layout;
     table_layout_compute(table, width, &layout);
     draw_heading(viewer, window, y + 1, x, &layout);
-    table->page_rows = height - 2;
+    int page_rows = height - 2;
     const struct allocation_table *rows = &table->rows;
     if (rows->count == 0) {
         char message[320];
@@ -368,14 +350,14 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
         wattrset(window, style->normal);
         return;
     }
-    table_scroll(table, table->page_rows);
-    for (int r = 0; r < table->page_rows; r++) {
-        size_t position = table->top + (size_t)r;
+    list_cursor_fit(&table->cursor, rows->count, page_rows);
+    for (int r = 0; r < page_rows; r++) {
+        size_t position = table->cursor.top + (size_t)r;
         const struct allocation_row *row = allocation_table_row(rows, position);
         if (!row)
             break;
         attr_t attr = style->normal;
-        if (position == table->selected)
+        if (position == table->cursor.selected)
             attr = focused ? style->selected : style->selected_unfocused;
         draw_row(viewer, window, y + 2 + r, x, width, &layout, row, attr);
     }
@@ -486,7 +468,7 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
 {
     const struct ui_style *style = &viewer->style;
     struct table_state *table = &viewer->table;
-    const struct allocation_row *row = allocation_table_row(&table->rows, table->selected);
+    const struct allocation_row *row = allocation_table_row(&table->rows, table->cursor.selected);
     if (!row) {
         viewer->overlay = OVERLAY_NONE;
         return;
@@ -508,7 +490,7 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
     wattrset(window, style->normal);
     draw_box(window, top, left, box_height, box_width, style);
     char title[64];
-    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->selected + 1, table->rows.count);
+    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->cursor.selected + 1, table->rows.count);
     wattrset(window, style->title);
     draw_text(window, top, left + 2, box_width - 4, title, style);
     wattrset(window, style->dim);
@@ -530,7 +512,7 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
 static void table_show_row_in_chart(struct viewer *viewer)
 {
     const struct allocation_row *row =
-        allocation_table_row(&viewer->table.rows, viewer->table.selected);
+        allocation_table_row(&viewer->table.rows, viewer->table.cursor.selected);
     if (row && row->has_time)
         chart_pane_jump_to_time(viewer, row->time_ps);
 }
@@ -584,50 +566,31 @@ static void table_match(struct viewer *viewer, bool forward)
         return;
     }
     for (size_t step = 1; step <= count; step++) {
-        size_t position = forward ? (table->selected + step) % count
-                                  : (table->selected + count - step % count) % count;
+        size_t selected = table->cursor.selected;
+        size_t position = forward ? (selected + step) % count
+                                  : (selected + count - step % count) % count;
         const struct allocation_row *row = allocation_table_row(&table->rows, position);
         if (allocation_table_row_matches(&table->rows, row)) {
-            if (forward ? position <= table->selected : position >= table->selected)
+            if (forward ? position <= selected : position >= selected)
                 viewer_status(viewer, false, "search wrapped");
-            table->selected = position;
+            table->cursor.selected = position;
             return;
         }
     }
     viewer_status(viewer, false, "no row matches \"%s\"", table->rows.filter);
 }
 
-static bool table_move(struct table_state *table, enum request request)
-{
-    size_t count = table->rows.count;
-    size_t last = count > 0 ? count - 1 : 0;
-    size_t page = table->page_rows > 1 ? (size_t)table->page_rows - 1 : 1;
-    size_t selected = table->selected;
-    switch (request) {
-    case REQUEST_MOVE_UP: selected = selected > 0 ? selected - 1 : 0; break;
-    case REQUEST_MOVE_DOWN: selected = selected < last ? selected + 1 : last; break;
-    case REQUEST_PAGE_UP: selected = selected > page ? selected - page : 0; break;
-    case REQUEST_PAGE_DOWN: selected = last - selected > page ? selected + page : last; break;
-    case REQUEST_FIRST: selected = 0; break;
-    case REQUEST_LAST: selected = last; break;
-    default: return false;
-    }
-    table->selected = selected;
-    table_scroll(table, table->page_rows);
-    return true;
-}
-
 void table_pane_click(struct viewer *viewer, int row, bool again)
 {
     struct table_state *table = &viewer->table;
-    if (!viewer->allocator || row < 0 || table->top + (size_t)row >= table->rows.count)
+    size_t position;
+    if (!viewer->allocator || !list_cursor_item_at(&table->cursor, table->rows.count, row, &position))
         return;
-    size_t position = table->top + (size_t)row;
-    if (again && position == table->selected) {
+    if (again && position == table->cursor.selected) {
         table_pane_handle(viewer, REQUEST_ENTER);
         return;
     }
-    table->selected = position;
+    table->cursor.selected = position;
 }
 
 bool table_pane_handle(struct viewer *viewer, enum request request)
@@ -635,14 +598,14 @@ bool table_pane_handle(struct viewer *viewer, enum request request)
     struct table_state *table = &viewer->table;
     if (!viewer->allocator)
         return false;
-    if (table_move(table, request)) {
+    if (list_cursor_move(&table->cursor, table->rows.count, request)) {
         if (viewer->overlay == OVERLAY_ROW_DETAIL)
             table_show_row_in_chart(viewer);
         return true;
     }
     switch (request) {
     case REQUEST_ENTER:
-        if (!allocation_table_row(&table->rows, table->selected))
+        if (!allocation_table_row(&table->rows, table->cursor.selected))
             return true;
         viewer->overlay = OVERLAY_ROW_DETAIL;
         table_show_row_in_chart(viewer);

@@ -9,6 +9,7 @@
 
 #include "model/allocation_table.h"
 #include "ui/keys.h"
+#include "ui/list_cursor.h"
 
 struct viewer;
 
@@ -26,10 +27,8 @@ struct table_natural_widths {
 
 struct table_state {
     struct allocation_table rows; /* the visible rows, sorted and filtered */
-    size_t selected;
-    size_t top;
+    struct list_cursor cursor; /* the selected row, by display position */
     bool ready;      /* set up once: sort and filter carry over to the next allocator */
-    int page_rows;   /* data rows at the last draw, for paging */
     struct table_natural_widths natural;
 };
 

@@ -19,6 +19,7 @@
 #include "ui/hlo_pane.h"
 #include "ui/keys.h"
 #include "ui/layout.h"
+#include "ui/list_cursor.h"
 #include "ui/table_pane.h"
 #include "ui/ui.h"
 
@@ -51,11 +52,6 @@ struct prompt {
     prompt_callback on_cancel; /* Esc */
 };
 
-struct list_position {
-    size_t selected;
-    size_t top; /* first visible item */
-};
-
 struct viewer {
     struct host_list *hosts;
     struct ui_options options;
@@ -68,8 +64,8 @@ struct viewer {
 
     enum pane_kind focus;
     enum overlay_kind overlay;
-    struct list_position host_list;
-    struct list_position allocator_list;
+    struct list_cursor host_list;
+    struct list_cursor allocator_list;
     struct chart_state chart;
     struct table_state table;
     struct hlo_state hlo;
@@ -84,7 +80,7 @@ struct viewer {
     /* The shell's own state. */
     struct layout layout;       /* of the last frame: mouse clicks hit it */
     enum pane_kind table_tab;   /* PANE_TABLE or PANE_HLO when they share a place */
-    struct list_position help;  /* the help overlay's scroll */
+    struct list_cursor help;  /* the help overlay's scroll */
     bool redraw_all;            /* Ctrl-L: repaint every cell */
     bool terminal_ready;        /* curses is running: loads may show progress */
 };
