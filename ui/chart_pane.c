@@ -9,13 +9,13 @@
 #include "model/format.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
+#include "ui/time_window.h"
 #include "ui/viewer.h"
 
 /* Widest y-axis label: "500.00 MiB". A rare wider tick ("1000.00 MiB")
  * is left unlabelled rather than widening the margin for every chart. */
 #define LABEL_WIDTH 10
 #define FRAGMENTATION_WIDTH 5 /* " 100%" */
-#define DEFAULT_PLOT_WIDTH 80 /* before the first frame has measured it */
 #define MINIMUM_FOR_LABELS 40 /* narrower panes plot without axes */
 
 #define GLYPH_PEAK(style) ((style)->utf8 ? "\xe2\x96\xbc" : "v")       /* ▼ */
@@ -51,106 +51,9 @@ static const struct snapshot_columns *chart_timeline(const struct viewer *viewer
     return &viewer->allocator->timeline;
 }
 
-static struct chart_range chart_data(const struct snapshot_columns *timeline)
+static struct chart_window chart_window_of(const struct time_window *time, int width)
 {
-    return (struct chart_range){timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
-}
-
-static int chart_width(const struct chart_state *chart)
-{
-    return chart->last_plot_width > 0 ? chart->last_plot_width : DEFAULT_PLOT_WIDTH;
-}
-
-static struct chart_window chart_window_of(const struct chart_state *chart, int width)
-{
-    return (struct chart_window){chart->from_ps, chart->to_ps, width};
-}
-
-/* Sets the window and keeps the cursor inside it; a cursor that had to
- * move no longer shows a pinned snapshot. */
-static void chart_set_range(struct chart_state *chart, struct chart_range range)
-{
-    chart->from_ps = range.from_ps;
-    chart->to_ps = range.to_ps;
-    int64_t cursor = chart->cursor_ps;
-    if (cursor < range.from_ps)
-        cursor = range.from_ps;
-    if (cursor > range.to_ps)
-        cursor = range.to_ps;
-    if (cursor != chart->cursor_ps)
-        chart->pinned = SIZE_MAX;
-    chart->cursor_ps = cursor;
-}
-
-/* The window inside the data with at least a picosecond per column (a
- * wider terminal may need a wider window than the last frame had). */
-static void chart_normalize(struct viewer *viewer, const struct snapshot_columns *timeline,
-                            int width)
-{
-    struct chart_state *chart = &viewer->chart;
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    chart_set_range(chart, chart_range_clamp(range, chart_data(timeline), width));
-    if (chart->pinned != SIZE_MAX &&
-        (chart->pinned >= timeline->count || timeline->time_ps[chart->pinned] != chart->cursor_ps))
-        chart->pinned = SIZE_MAX;
-}
-
-/* The snapshot of the summary's peak: at the peak time, the last one with
- * the peak's stack+heap (XProf's tie rule); the nearest when the file's
- * summary names a time the timeline does not have. */
-static size_t chart_peak_snapshot(const struct allocator *allocator)
-{
-    const struct snapshot_columns *timeline = &allocator->timeline;
-    const struct allocator_summary *summary = &allocator->summary;
-    size_t first, end;
-    timeline_range(timeline, summary->peak_time_ps, summary->peak_time_ps, &first, &end);
-    for (size_t i = end; i > first; i--)
-        if (snapshot_columns_in_use(timeline, i - 1) == summary->peak_bytes)
-            return i - 1;
-    if (first < end)
-        return chart_range_max(timeline, first, end);
-    return timeline_nearest(timeline, summary->peak_time_ps);
-}
-
-static void chart_pin(struct chart_state *chart, const struct snapshot_columns *timeline,
-                      size_t index)
-{
-    chart->cursor_ps = timeline->time_ps[index];
-    chart->pinned = index;
-}
-
-void chart_pane_reset(struct viewer *viewer)
-{
-    struct chart_state *chart = &viewer->chart;
-    chart->from_ps = chart->to_ps = chart->cursor_ps = 0;
-    chart->pinned = SIZE_MAX;
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
-    if (!timeline)
-        return;
-    int width = chart_width(chart);
-    struct chart_range full = chart_range_full(chart_data(timeline), width);
-    chart->from_ps = full.from_ps;
-    chart->to_ps = full.to_ps;
-    size_t peak = chart_peak_snapshot(viewer->allocator);
-    if (peak != SIZE_MAX)
-        chart_pin(chart, timeline, peak);
-    else
-        chart->cursor_ps = full.from_ps;
-}
-
-/* ---- text helpers ---- */
-
-/* Milliseconds with enough decimals for the window's columns (3 at least). */
-static char *chart_time_text(const struct chart_state *chart, int width, int64_t time_ps,
-                             char *buffer, size_t size)
-{
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
-    uint64_t per_column = diff / (uint64_t)(width > 0 ? width : 1);
-    int decimals = chart_time_decimals(per_column > INT64_MAX ? INT64_MAX : (int64_t)per_column);
-    char number[48];
-    format_milliseconds_value(time_ps, decimals < 3 ? 3 : decimals, number, sizeof number);
-    snprintf(buffer, size, "%s ms", number);
-    return buffer;
+    return (struct chart_window){time->from_ps, time->to_ps, width};
 }
 
 /* ---- layout ---- */
@@ -250,13 +153,13 @@ static void frame_compute(const struct viewer *viewer, const struct snapshot_col
     if (frame->top <= 0)
         frame->top = 1;
     /* Of equal maxima, mark the one the summary calls the peak. */
-    struct chart_window window = chart_window_of(chart, width);
+    struct chart_window window = chart_window_of(&viewer->time, width);
     int summary_column = chart_column_of_time(&window, viewer->allocator->summary.peak_time_ps);
     if (summary_column >= 0 && summary_column < width && !columns[summary_column].carried &&
         columns[summary_column].in_use == peak_value)
         frame->peak_column = summary_column;
     frame->fragmentation_top = fragmentation_scale(fragmentation);
-    int cursor = chart_column_of_time(&window, chart->cursor_ps);
+    int cursor = chart_column_of_time(&window, viewer->time.cursor_ps);
     frame->cursor_column = cursor < 0 ? 0 : cursor >= width ? width - 1 : cursor;
 }
 
@@ -392,9 +295,11 @@ static void draw_title(struct viewer *viewer, WINDOW *window, const struct chart
     /* The title, shortened when the peak's marker would land on it:
      * "Memory" alone always ends before the plot's first column. */
     char zoom[32] = "", flags[32] = "", title[96];
-    struct chart_range full = chart_range_full(chart_data(timeline), chart_width(chart));
+    const struct time_window *time = &viewer->time;
+    struct chart_range data = {timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
+    struct chart_range full = chart_range_full(data, time_window_columns(time));
     uint64_t full_diff = chart_range_diff(full.from_ps, full.to_ps);
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
+    uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
     if (diff < full_diff) {
         double factor = (double)full_diff / (double)(diff ? diff : 1);
         snprintf(zoom, sizeof zoom, factor < 10.0 ? " %s%.1f" : " %s%.0f",
@@ -467,9 +372,9 @@ static void draw_time_axis(struct viewer *viewer, WINDOW *window, const struct c
     if (g->axis_y < 0 || g->plot_width <= 0)
         return;
     const struct ui_style *style = &viewer->style;
-    const struct chart_state *chart = &viewer->chart;
-    struct chart_window window_of_plot = chart_window_of(chart, g->plot_width);
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
+    const struct time_window *time = &viewer->time;
+    struct chart_window window_of_plot = chart_window_of(time, g->plot_width);
+    uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
     int width = g->plot_width;
     wattrset(window, style->dim);
     if (g->gutter_width > 0)
@@ -482,8 +387,8 @@ static void draw_time_axis(struct viewer *viewer, WINDOW *window, const struct c
         uint64_t step = diff / (uint64_t)(count > 1 ? count - 1 : 1) / 10;
         decimals = chart_time_decimals(step > INT64_MAX ? INT64_MAX : (int64_t)step);
         char first[48], last[48];
-        format_milliseconds_value(chart->from_ps, decimals, first, sizeof first);
-        format_milliseconds_value(chart->to_ps, decimals, last, sizeof last);
+        format_milliseconds_value(time->from_ps, decimals, first, sizeof first);
+        format_milliseconds_value(time->to_ps, decimals, last, sizeof last);
         int label_width = (int)(strlen(first) > strlen(last) ? strlen(first) : strlen(last));
         count = 1 + (width - label_width) / (label_width + 4);
         if (count > 12)
@@ -607,23 +512,23 @@ static void draw_readout(struct viewer *viewer, WINDOW *window, const struct cha
         return;
     const struct ui_style *style = &viewer->style;
     const struct chart_state *chart = &viewer->chart;
-    int width = g->plot_width > 0 ? g->plot_width : 1;
     const struct chart_column *column = &chart->columns[frame->cursor_column];
-    bool pinned = chart->pinned != SIZE_MAX;
-    size_t index = pinned ? chart->pinned : column->snapshot;
+    const struct time_window *time = &viewer->time;
+    bool pinned = time->pinned != SIZE_MAX;
+    size_t index = pinned ? time->pinned : column->snapshot;
     bool carried = !pinned && column->carried;
     /* The memory line: one line only, so the event always has its own. */
     struct readout readout = {window, style, g->readout_y, g->x + 1, g->width - 1, 1, 0, 0};
-    char time[64], text[160];
-    chart_time_text(chart, width, index != SIZE_MAX && !carried ? timeline->time_ps[index]
-                                                                : chart->cursor_ps,
-                    time, sizeof time);
+    char when[64], text[160];
+    time_window_text(time, index != SIZE_MAX && !carried ? timeline->time_ps[index]
+                                                         : time->cursor_ps,
+                     when, sizeof when);
     size_t first, end;
     timeline_range(timeline, column->from_ps, column->to_ps, &first, &end);
     if (!pinned && end - first > 1)
-        snprintf(text, sizeof text, "%s (largest of %zu)", time, end - first);
+        snprintf(text, sizeof text, "%s (largest of %zu)", when, end - first);
     else
-        snprintf(text, sizeof text, "%s", time);
+        snprintf(text, sizeof text, "%s", when);
     readout_field(&readout, NULL, text, style->title, false);
     if (index == SIZE_MAX) {
         readout_field(&readout, NULL, "before the first snapshot", style->dim, false);
@@ -645,7 +550,7 @@ static void draw_readout(struct viewer *viewer, WINDOW *window, const struct cha
     readout_next_line(&readout);
     if (carried) {
         char last[64];
-        chart_time_text(chart, width, timeline->time_ps[index], last, sizeof last);
+        time_window_text(time, timeline->time_ps[index], last, sizeof last);
         snprintf(text, sizeof text, "no event in this column; the last was at %s", last);
         readout_field(&readout, NULL, text, style->dim, true);
     } else {
@@ -690,8 +595,9 @@ void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
     }
     chart->last_plot_width = g.plot_width;
     chart->last_plot_offset = g.plot_x - x;
-    chart_normalize(viewer, timeline, g.plot_width);
-    struct chart_window plot = chart_window_of(chart, g.plot_width);
+    viewer->time.columns = g.plot_width;
+    time_window_fit(&viewer->time, timeline);
+    struct chart_window plot = chart_window_of(&viewer->time, g.plot_width);
     chart_columns_compute(timeline, &plot, chart->columns);
     struct chart_frame frame;
     frame_compute(viewer, timeline, g.plot_width, &frame);
@@ -712,96 +618,39 @@ void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
 
 /* ---- requests ---- */
 
-/* Cursor `delta` columns on; past an edge the window scrolls. */
-static void chart_move(struct viewer *viewer, const struct snapshot_columns *timeline, int width,
-                       int delta)
+static void chart_move(struct viewer *viewer, const struct snapshot_columns *timeline, int delta)
 {
-    struct chart_state *chart = &viewer->chart;
-    struct chart_window window = chart_window_of(chart, width);
-    int column = chart_column_of_time(&window, chart->cursor_ps);
-    column = column < 0 ? 0 : column >= width ? width - 1 : column;
-    long long target = (long long)column + delta;
-    chart->pinned = SIZE_MAX;
-    if (target >= 0 && target < width) {
-        chart->cursor_ps = chart_column_start(&window, (int)target);
-        return;
-    }
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    int overshoot = target < 0 ? (int)target : (int)(target - (width - 1));
-    bool moved = chart_range_scroll(&range, chart_data(timeline), width, overshoot);
-    chart->from_ps = range.from_ps;
-    chart->to_ps = range.to_ps;
-    window = chart_window_of(chart, width);
-    chart->cursor_ps = chart_column_start(&window, target < 0 ? 0 : width - 1);
-    if (!moved && (column == 0 || column == width - 1))
-        viewer_status(viewer, false, target < 0 ? "start of the timeline" : "end of the timeline");
+    enum time_window_move moved = time_window_move(&viewer->time, timeline, delta);
+    if (moved != TIME_WINDOW_MOVED)
+        viewer_status(viewer, false, moved == TIME_WINDOW_AT_START ? "start of the timeline"
+                                                                    : "end of the timeline");
 }
 
-/* Home/End: to the window's edge, or when already there, to the
- * timeline's. */
-static void chart_move_to_edge(struct viewer *viewer, const struct snapshot_columns *timeline,
-                               int width, bool last)
-{
-    struct chart_state *chart = &viewer->chart;
-    struct chart_window window = chart_window_of(chart, width);
-    int edge = last ? width - 1 : 0;
-    chart->pinned = SIZE_MAX;
-    if (chart_column_of_time(&window, chart->cursor_ps) != edge) {
-        chart->cursor_ps = chart_column_start(&window, edge);
-        return;
-    }
-    struct chart_range data = chart_data(timeline);
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
-    struct chart_range range = last ? (struct chart_range){chart_time_subtract(data.to_ps, diff),
-                                                           data.to_ps}
-                                    : (struct chart_range){data.from_ps,
-                                                           chart_time_add(data.from_ps, diff)};
-    range = chart_range_clamp(range, data, width);
-    chart->from_ps = range.from_ps;
-    chart->to_ps = range.to_ps;
-    window = chart_window_of(chart, width);
-    chart->cursor_ps = chart_column_start(&window, edge);
-}
-
-static void chart_zoom(struct viewer *viewer, const struct snapshot_columns *timeline, int width,
+static void chart_zoom(struct viewer *viewer, const struct snapshot_columns *timeline,
                        bool zoom_in)
 {
-    struct chart_state *chart = &viewer->chart;
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    if (!chart_range_zoom(&range, chart_data(timeline), width, chart->cursor_ps, 2, zoom_in))
+    if (!time_window_zoom(&viewer->time, timeline, zoom_in))
         viewer_status(viewer, false, zoom_in ? "zoomed in as far as it goes (1 ps per column)"
                                              : "the whole timeline is shown");
-    chart_set_range(chart, range);
 }
 
-static void chart_jump_peak(struct viewer *viewer, const struct snapshot_columns *timeline,
-                            int width)
+static void chart_jump_peak(struct viewer *viewer, const struct snapshot_columns *timeline)
 {
-    struct chart_state *chart = &viewer->chart;
-    size_t peak = chart_peak_snapshot(viewer->allocator);
+    size_t peak = time_window_jump_to_peak(&viewer->time, viewer->allocator);
     if (peak == SIZE_MAX)
         return;
-    int64_t time = timeline->time_ps[peak];
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    /* Out of view: zoom out until it shows, so the context stays. */
-    while ((time < range.from_ps || time > range.to_ps) &&
-           chart_range_zoom(&range, chart_data(timeline), width, chart->cursor_ps, 2, false))
-        ;
-    chart_range_show(&range, chart_data(timeline), width, time);
-    chart_set_range(chart, range);
-    chart_pin(chart, timeline, peak);
     char bytes[FORMAT_BYTES_SIZE], at[64];
     viewer_status(viewer, false, "peak %s at %s",
                   format_bytes(snapshot_columns_in_use(timeline, peak), bytes, sizeof bytes),
-                  chart_time_text(chart, width, time, at, sizeof at));
+                  time_window_text(&viewer->time, timeline->time_ps[peak], at, sizeof at));
 }
 
 /* The next (or previous) snapshot whose op name matches the table's
  * filter, wrapping around the timeline. */
-static void chart_match(struct viewer *viewer, const struct snapshot_columns *timeline, int width,
+static void chart_match(struct viewer *viewer, const struct snapshot_columns *timeline,
                         bool forward)
 {
-    struct chart_state *chart = &viewer->chart;
+    struct time_window *time = &viewer->time;
     const char *filter = viewer->table.rows.filter;
     if (!filter[0]) {
         viewer_status(viewer, false, "no filter: / filters the table's op names, n/N find them");
@@ -810,11 +659,11 @@ static void chart_match(struct viewer *viewer, const struct snapshot_columns *ti
     /* Forward from just after the cursor, backward from just before it. */
     size_t count = timeline->count;
     size_t base;
-    if (chart->pinned != SIZE_MAX)
-        base = forward ? chart->pinned + 1 : chart->pinned;
+    if (time->pinned != SIZE_MAX)
+        base = forward ? time->pinned + 1 : time->pinned;
     else
-        base = timeline_find_time(timeline, forward ? chart_time_add(chart->cursor_ps, 1)
-                                                    : chart->cursor_ps);
+        base = timeline_find_time(timeline, forward ? chart_time_add(time->cursor_ps, 1)
+                                                    : time->cursor_ps);
     uint32_t cached_id = STRING_ID_NONE;
     bool cached_match = false;
     for (size_t step = 0; step < count; step++) {
@@ -834,10 +683,7 @@ static void chart_match(struct viewer *viewer, const struct snapshot_columns *ti
         }
         if (!cached_match)
             continue;
-        struct chart_range range = {chart->from_ps, chart->to_ps};
-        chart_range_show(&range, chart_data(timeline), width, timeline->time_ps[index]);
-        chart_set_range(chart, range);
-        chart_pin(chart, timeline, index);
+        time_window_show_snapshot(time, timeline, index);
         if (wrapped)
             viewer_status(viewer, false, "search wrapped around the timeline");
         return;
@@ -851,24 +697,22 @@ bool chart_pane_handle(struct viewer *viewer, enum request request)
     if (!timeline)
         return false;
     struct chart_state *chart = &viewer->chart;
-    int width = chart_width(chart);
+    int width = time_window_columns(&viewer->time);
     int page = width / 10 > 1 ? width / 10 : 1;
-    chart_normalize(viewer, timeline, width);
+    time_window_fit(&viewer->time, timeline);
     switch (request) {
-    case REQUEST_MOVE_LEFT: chart_move(viewer, timeline, width, -1); return true;
-    case REQUEST_MOVE_RIGHT: chart_move(viewer, timeline, width, 1); return true;
-    case REQUEST_PAGE_UP: chart_move(viewer, timeline, width, -page); return true;
-    case REQUEST_PAGE_DOWN: chart_move(viewer, timeline, width, page); return true;
-    case REQUEST_FIRST: chart_move_to_edge(viewer, timeline, width, false); return true;
-    case REQUEST_LAST: chart_move_to_edge(viewer, timeline, width, true); return true;
-    case REQUEST_ZOOM_IN: chart_zoom(viewer, timeline, width, true); return true;
-    case REQUEST_ZOOM_OUT: chart_zoom(viewer, timeline, width, false); return true;
-    case REQUEST_ZOOM_RESET:
-        chart_set_range(chart, chart_range_full(chart_data(timeline), width));
-        return true;
-    case REQUEST_JUMP_PEAK: chart_jump_peak(viewer, timeline, width); return true;
-    case REQUEST_MATCH_NEXT: chart_match(viewer, timeline, width, true); return true;
-    case REQUEST_MATCH_PREVIOUS: chart_match(viewer, timeline, width, false); return true;
+    case REQUEST_MOVE_LEFT: chart_move(viewer, timeline, -1); return true;
+    case REQUEST_MOVE_RIGHT: chart_move(viewer, timeline, 1); return true;
+    case REQUEST_PAGE_UP: chart_move(viewer, timeline, -page); return true;
+    case REQUEST_PAGE_DOWN: chart_move(viewer, timeline, page); return true;
+    case REQUEST_FIRST: time_window_move_to_edge(&viewer->time, timeline, false); return true;
+    case REQUEST_LAST: time_window_move_to_edge(&viewer->time, timeline, true); return true;
+    case REQUEST_ZOOM_IN: chart_zoom(viewer, timeline, true); return true;
+    case REQUEST_ZOOM_OUT: chart_zoom(viewer, timeline, false); return true;
+    case REQUEST_ZOOM_RESET: time_window_show_all(&viewer->time, timeline); return true;
+    case REQUEST_JUMP_PEAK: chart_jump_peak(viewer, timeline); return true;
+    case REQUEST_MATCH_NEXT: chart_match(viewer, timeline, true); return true;
+    case REQUEST_MATCH_PREVIOUS: chart_match(viewer, timeline, false); return true;
     case REQUEST_TOGGLE_FREE:
         chart->show_free = !chart->show_free;
         viewer_status(viewer, false, chart->show_free ? "free memory shown above the memory in use"
@@ -891,63 +735,5 @@ void chart_pane_click(struct viewer *viewer, int column)
     if (!chart_timeline(viewer) || chart->last_plot_width <= 0 || plot_column < 0 ||
         plot_column >= chart->last_plot_width)
         return;
-    struct chart_window window = chart_window_of(chart, chart->last_plot_width);
-    chart->cursor_ps = chart_column_start(&window, plot_column);
-    chart->pinned = SIZE_MAX;
-}
-
-void chart_pane_jump_to_time(struct viewer *viewer, int64_t time_ps)
-{
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
-    if (!timeline)
-        return;
-    struct chart_state *chart = &viewer->chart;
-    int width = chart_width(chart);
-    chart_normalize(viewer, timeline, width);
-    size_t index = timeline_nearest(timeline, time_ps);
-    struct chart_range data = chart_data(timeline);
-    int64_t time = time_ps < data.from_ps ? data.from_ps : time_ps > data.to_ps ? data.to_ps
-                                                                                : time_ps;
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    chart_range_show(&range, data, width, time);
-    chart_set_range(chart, range);
-    /* A sampled timeline may lack the exact snapshot: then the cursor
-     * goes to the time and the readout shows that column. */
-    if (timeline->time_ps[index] == time_ps) {
-        chart_pin(chart, timeline, index);
-    } else {
-        chart->cursor_ps = time;
-        chart->pinned = SIZE_MAX;
-    }
-}
-
-bool chart_pane_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps)
-{
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
-    if (!timeline) {
-        viewer_status(viewer, false, "no memory timeline to zoom");
-        return false;
-    }
-    if (from_ps > to_ps) {
-        int64_t swap = from_ps;
-        from_ps = to_ps;
-        to_ps = swap;
-    }
-    struct chart_state *chart = &viewer->chart;
-    int width = chart_width(chart);
-    size_t first, end;
-    timeline_range(timeline, from_ps, to_ps, &first, &end);
-    if (first >= end) {
-        char from[48], to[48];
-        format_milliseconds_value(from_ps, 3, from, sizeof from);
-        format_milliseconds_value(to_ps, 3, to, sizeof to);
-        viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
-        return false;
-    }
-    struct chart_range data = chart_data(timeline);
-    struct chart_range range = {from_ps > data.from_ps ? from_ps : data.from_ps,
-                                to_ps < data.to_ps ? to_ps : data.to_ps};
-    chart_set_range(chart, chart_range_clamp(range, data, width));
-    chart_pin(chart, timeline, chart_range_max(timeline, first, end));
-    return true;
+    time_window_set_column(&viewer->time, plot_column);
 }

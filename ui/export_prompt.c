@@ -38,8 +38,8 @@ static void export_prompt_write(struct viewer *viewer, bool replace)
     export_request_init(&request, state->view, viewer->profile,
                         state->view == EXPORT_VIEW_SUMMARY ? NULL : viewer->allocator);
     if (state->view == EXPORT_VIEW_TIMELINE) {
-        request.from_ps = viewer->chart.from_ps;
-        request.to_ps = viewer->chart.to_ps;
+        request.from_ps = viewer->time.from_ps;
+        request.to_ps = viewer->time.to_ps;
     }
     if (state->view == EXPORT_VIEW_ALLOCATIONS)
         request.table = &viewer->table.rows;

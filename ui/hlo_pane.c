@@ -8,7 +8,6 @@
 #include "model/timeline.h"
 #include "model/format.h"
 #include "ui/chart_columns.h"
-#include "ui/chart_pane.h"
 #include "ui/viewer.h"
 
 /* Numbers first at fixed places, the name last where it gets the slack. */
@@ -195,7 +194,7 @@ static void hlo_zoom_chart(struct viewer *viewer)
                       (long long)module->id);
         return;
     }
-    if (chart_pane_zoom_to(viewer, module->start_time_ps, module->end_time_ps))
+    if (viewer_zoom_to(viewer, module->start_time_ps, module->end_time_ps))
         viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
                       profile_text(viewer->profile, module->name));
 }

@@ -8,7 +8,6 @@
 
 #include "model/format.h"
 #include "ui/chart_columns.h"
-#include "ui/chart_pane.h"
 #include "ui/viewer.h"
 
 /* The columns as drawn: sizes first, where the eye finds them at a fixed
@@ -514,7 +513,7 @@ static void table_show_row_in_chart(struct viewer *viewer)
     const struct allocation_row *row =
         allocation_table_row(&viewer->table.rows, viewer->table.cursor.selected);
     if (row && row->has_time)
-        chart_pane_jump_to_time(viewer, row->time_ps);
+        viewer_jump_to_time(viewer, row->time_ps);
 }
 
 static void filter_changed(struct viewer *viewer, const char *text)

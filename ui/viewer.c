@@ -100,8 +100,38 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     viewer->allocator_index = index;
     viewer->allocator = &profile->allocators[index];
     viewer->allocator_list.selected = index;
-    chart_pane_reset(viewer);
+    time_window_reset(&viewer->time, viewer->allocator);
     table_pane_reset(viewer);
+}
+
+static const struct snapshot_columns *viewer_timeline(const struct viewer *viewer)
+{
+    if (!viewer->allocator || viewer->allocator->timeline.count == 0)
+        return NULL;
+    return &viewer->allocator->timeline;
+}
+
+void viewer_jump_to_time(struct viewer *viewer, int64_t time_ps)
+{
+    const struct snapshot_columns *timeline = viewer_timeline(viewer);
+    if (timeline)
+        time_window_jump_to(&viewer->time, timeline, time_ps);
+}
+
+bool viewer_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps)
+{
+    const struct snapshot_columns *timeline = viewer_timeline(viewer);
+    if (!timeline) {
+        viewer_status(viewer, false, "no memory timeline to zoom");
+        return false;
+    }
+    if (time_window_zoom_to(&viewer->time, timeline, from_ps, to_ps))
+        return true;
+    char from[48], to[48];
+    format_milliseconds_value(from_ps < to_ps ? from_ps : to_ps, 3, from, sizeof from);
+    format_milliseconds_value(from_ps < to_ps ? to_ps : from_ps, 3, to, sizeof to);
+    viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
+    return false;
 }
 
 struct load_progress {

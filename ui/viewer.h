@@ -21,6 +21,7 @@
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
 #include "ui/table_pane.h"
+#include "ui/time_window.h"
 #include "ui/ui.h"
 
 enum pane_kind {
@@ -61,6 +62,10 @@ struct viewer {
     const struct profile *profile;     /* NULL when the host failed to load */
     size_t allocator_index;
     const struct allocator *allocator; /* NULL when the profile has none */
+
+    /* The time the chart shows: shared, so that other panes ask the
+     * viewer to move it (viewer_jump_to_time, viewer_zoom_to). */
+    struct time_window time;
 
     enum pane_kind focus;
     enum overlay_kind overlay;
@@ -109,6 +114,12 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
                          prompt_callback on_change, prompt_callback on_accept,
                          prompt_callback on_cancel);
+
+/* The chart's cursor to the snapshot nearest time_ps (a table row's). */
+void viewer_jump_to_time(struct viewer *viewer, int64_t time_ps);
+/* The chart's window to [from_ps, to_ps]; false, and a status message,
+ * when it holds no snapshot. */
+bool viewer_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps);
 
 /* Moves the focus to a pane (used by Enter in one pane acting on another). */
 void viewer_focus(struct viewer *viewer, enum pane_kind pane);
