@@ -26,7 +26,7 @@ void breakdown_pane_free(struct viewer *viewer)
 static void breakdown_update(struct viewer *viewer)
 {
     struct breakdown_state *breakdown = &viewer->breakdown;
-    const struct allocation_table *rows = &viewer->table.rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     if (breakdown->valid && breakdown->allocator == rows->allocator &&
         breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0)
         return;
@@ -74,7 +74,7 @@ void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, in
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    bool filtered = viewer->table.rows.filter[0] != '\0';
+    bool filtered = viewer->query.rows.filter[0] != '\0';
     const char *title = key == BREAKDOWN_BY_REGION
                             ? (filtered ? "At peak by region (filter)" : "At peak by region")
                             : (filtered ? "At peak by type (filter)" : "At peak by type");

@@ -651,7 +651,7 @@ static void chart_match(struct viewer *viewer, const struct snapshot_columns *ti
                         bool forward)
 {
     struct time_window *time = &viewer->time;
-    const char *filter = viewer->table.rows.filter;
+    const char *filter = query_filter(&viewer->query);
     if (!filter[0]) {
         viewer_status(viewer, false, "no filter: / filters the table's op names, n/N find them");
         return;

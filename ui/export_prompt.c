@@ -42,7 +42,7 @@ static void export_prompt_write(struct viewer *viewer, bool replace)
         request.to_ps = viewer->time.to_ps;
     }
     if (state->view == EXPORT_VIEW_ALLOCATIONS)
-        request.table = &viewer->table.rows;
+        request.table = &viewer->query.rows;
     size_t rows = 0;
     char error[EXPORT_ERROR_SIZE];
     enum export_status status =

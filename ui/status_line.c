@@ -79,9 +79,9 @@ bool status_line_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
         return false;
     }
     int used = 0;
-    if (viewer->allocator && viewer->table.rows.filter[0]) {
+    if (viewer->allocator && query_filter(&viewer->query)[0]) {
         char filter[320];
-        snprintf(filter, sizeof filter, "filter: %s (Esc clears)  ", viewer->table.rows.filter);
+        snprintf(filter, sizeof filter, "filter: %s (Esc clears)  ", query_filter(&viewer->query));
         wattrset(window, style->title);
         used = draw_text(window, y, x, width, filter, style);
     }

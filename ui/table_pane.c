@@ -8,6 +8,7 @@
 
 #include "model/format.h"
 #include "ui/chart_columns.h"
+#include "ui/filter_prompt.h"
 #include "ui/viewer.h"
 
 /* The columns as drawn: sizes first, where the eye finds them at a fixed
@@ -110,13 +111,13 @@ static void table_measure(struct viewer *viewer)
 {
     struct table_state *table = &viewer->table;
     memset(&table->natural, 0, sizeof table->natural);
-    const struct allocator *allocator = table->rows.allocator;
-    size_t total = allocation_table_total(&table->rows);
+    const struct allocator *allocator = viewer->query.rows.allocator;
+    size_t total = allocation_table_total(&viewer->query.rows);
     for (size_t i = 0; i < total; i++) {
         const struct allocation_row *row = &allocator->rows[i];
         for (int c = 0; c < SHOW_COUNT; c++) {
             char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-            const char *text = cell_text(&table->rows, row, (enum shown_column)c, buffer,
+            const char *text = cell_text(&viewer->query.rows, row, (enum shown_column)c, buffer,
                                          sizeof buffer);
             int width = draw_text_width(text, &viewer->style);
             int *natural = natural_width(&table->natural, (enum shown_column)c);
@@ -135,8 +136,9 @@ static int heading_width(enum shown_column column)
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
-static void table_layout_compute(struct table_state *table, int width, struct table_layout *layout)
+static void table_layout_compute(struct viewer *viewer, int width, struct table_layout *layout)
 {
+    struct table_state *table = &viewer->table;
     int gap = width >= 70 ? 2 : 1;
     for (int c = 0; c < SHOW_COUNT; c++) {
         const struct column_spec *spec = &column_specs[c];
@@ -169,7 +171,7 @@ static void table_layout_compute(struct table_state *table, int width, struct ta
         }
         for (size_t i = 0; i < HIDE_COUNT && !changed; i++) {
             /* The sorted column stays: its arrow says what the order is. */
-            bool sorted = column_specs[hide_order[i]].sort == table->rows.sort_column;
+            bool sorted = column_specs[hide_order[i]].sort == viewer->query.rows.sort_column;
             if (layout->shown[hide_order[i]] && !sorted) {
                 layout->shown[hide_order[i]] = false;
                 changed = true;
@@ -192,19 +194,21 @@ static void table_layout_compute(struct table_state *table, int width, struct ta
 /* ---- selection ---- */
 
 /* The selected row as an index into the allocator's rows; SIZE_MAX none. */
-static size_t table_selected_row(const struct table_state *table)
+static size_t table_selected_row(const struct viewer *viewer)
 {
-    if (table->cursor.selected >= table->rows.count)
+    const struct table_state *table = &viewer->table;
+    if (table->cursor.selected >= viewer->query.rows.count)
         return SIZE_MAX;
-    return table->rows.order[table->cursor.selected];
+    return viewer->query.rows.order[table->cursor.selected];
 }
 
 /* Selects the row with this allocator index when it is shown, else the first. */
-static void table_select_row(struct table_state *table, size_t row_index)
+static void table_select_row(struct viewer *viewer, size_t row_index)
 {
+    struct table_state *table = &viewer->table;
     table->cursor.selected = 0;
-    for (size_t i = 0; i < table->rows.count && row_index != SIZE_MAX; i++) {
-        if (table->rows.order[i] == row_index) {
+    for (size_t i = 0; i < viewer->query.rows.count && row_index != SIZE_MAX; i++) {
+        if (viewer->query.rows.order[i] == row_index) {
             table->cursor.selected = i;
             break;
         }
@@ -213,29 +217,29 @@ static void table_select_row(struct table_state *table, size_t row_index)
 
 /* ---- reset ---- */
 
-void table_pane_free(struct viewer *viewer)
+/* The rows changed under the selection (a filter, a sort): the same row
+ * stays selected when it is still shown, else the first. */
+static void table_follow_query(struct viewer *viewer)
 {
-    allocation_table_free(&viewer->table.rows);
+    struct table_state *table = &viewer->table;
+    if (table->query_generation == viewer->query.generation)
+        return;
+    table_select_row(viewer, table->selected_row);
+    table->query_generation = viewer->query.generation;
+}
+
+/* Remembers the selected row, for when the rows change under it. */
+static void table_remember(struct viewer *viewer)
+{
+    viewer->table.selected_row = table_selected_row(viewer);
+    viewer->table.query_generation = viewer->query.generation;
 }
 
 void table_pane_reset(struct viewer *viewer)
 {
     struct table_state *table = &viewer->table;
-    char filter[ALLOCATION_TABLE_FILTER_SIZE] = "";
-    enum table_column column = TABLE_COLUMN_FILE_ORDER;
-    bool descending = false;
-    if (table->ready) {
-        snprintf(filter, sizeof filter, "%s", table->rows.filter);
-        column = table->rows.sort_column;
-        descending = table->rows.descending;
-    }
-    allocation_table_free(&table->rows);
-    if (!allocation_table_init(&table->rows, viewer->profile, viewer->allocator))
-        viewer_status(viewer, true, "out of memory: the allocations table is empty");
-    allocation_table_set_sort(&table->rows, column, descending);
-    allocation_table_set_filter(&table->rows, filter);
-    table->ready = true;
     table->cursor.selected = table->cursor.top = 0;
+    table_remember(viewer);
     table_measure(viewer);
 }
 
@@ -243,7 +247,7 @@ void table_pane_reset(struct viewer *viewer)
 
 static void table_title(struct viewer *viewer, int width, char *title, size_t size)
 {
-    const struct allocation_table *rows = &viewer->table.rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     const struct ui_style *style = &viewer->style;
     const char *name = width >= 60 ? "Allocations at peak" : "At peak";
     char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
@@ -263,7 +267,7 @@ static void draw_heading(struct viewer *viewer, WINDOW *window, int y, int x,
                          const struct table_layout *layout)
 {
     const struct ui_style *style = &viewer->style;
-    const struct allocation_table *rows = &viewer->table.rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     for (int c = 0; c < SHOW_COUNT; c++) {
         if (!layout->shown[c])
             continue;
@@ -292,7 +296,7 @@ static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int wi
         if (!layout->shown[c])
             continue;
         char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-        const char *text = cell_text(&viewer->table.rows, row, (enum shown_column)c, buffer,
+        const char *text = cell_text(&viewer->query.rows, row, (enum shown_column)c, buffer,
                                      sizeof buffer);
         bool unresolved = c == SHOW_OP_NAME && row->origin == ROW_UNRESOLVED;
         wattrset(window, unresolved && attr == style->normal ? style->error : attr);
@@ -315,6 +319,7 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
         draw_pane_title(window, y, x, width, "Allocations at peak", focused, style);
         return;
     }
+    table_follow_query(viewer);
     char title[512];
     table_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
@@ -332,10 +337,10 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
     if (height < 2)
         return;
     struct table_layout layout;
-    table_layout_compute(table, width, &layout);
+    table_layout_compute(viewer, width, &layout);
     draw_heading(viewer, window, y + 1, x, &layout);
     int page_rows = height - 2;
-    const struct allocation_table *rows = &table->rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     if (rows->count == 0) {
         char message[320];
         if (allocation_table_total(rows) == 0)
@@ -360,6 +365,7 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
             attr = focused ? style->selected : style->selected_unfocused;
         draw_row(viewer, window, y + 2 + r, x, width, &layout, row, attr);
     }
+    table_remember(viewer);
 }
 
 /* ---- the row in full ---- */
@@ -412,7 +418,7 @@ struct detail_field {
 static size_t detail_fields(struct viewer *viewer, const struct allocation_row *row,
                             struct detail_field *fields, char (*buffers)[96])
 {
-    const struct allocation_table *rows = &viewer->table.rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     const struct profile *profile = viewer->profile;
     size_t n = 0;
     char bytes[FORMAT_BYTES_SIZE];
@@ -467,7 +473,8 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
 {
     const struct ui_style *style = &viewer->style;
     struct table_state *table = &viewer->table;
-    const struct allocation_row *row = allocation_table_row(&table->rows, table->cursor.selected);
+    table_follow_query(viewer);
+    const struct allocation_row *row = allocation_table_row(&viewer->query.rows, table->cursor.selected);
     if (!row) {
         viewer->overlay = OVERLAY_NONE;
         return;
@@ -489,7 +496,7 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
     wattrset(window, style->normal);
     draw_box(window, top, left, box_height, box_width, style);
     char title[64];
-    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->cursor.selected + 1, table->rows.count);
+    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->cursor.selected + 1, viewer->query.rows.count);
     wattrset(window, style->title);
     draw_text(window, top, left + 2, box_width - 4, title, style);
     wattrset(window, style->dim);
@@ -511,42 +518,15 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
 static void table_show_row_in_chart(struct viewer *viewer)
 {
     const struct allocation_row *row =
-        allocation_table_row(&viewer->table.rows, viewer->table.cursor.selected);
+        allocation_table_row(&viewer->query.rows, viewer->table.cursor.selected);
     if (row && row->has_time)
         viewer_jump_to_time(viewer, row->time_ps);
 }
 
-static void filter_changed(struct viewer *viewer, const char *text)
-{
-    struct table_state *table = &viewer->table;
-    size_t keep = table_selected_row(table);
-    if (!allocation_table_set_filter(&table->rows, text))
-        viewer_status(viewer, true, "out of memory: the filter was not applied");
-    table_select_row(table, keep);
-}
-
-static void filter_accepted(struct viewer *viewer, const char *text)
-{
-    filter_changed(viewer, text);
-    const struct allocation_table *rows = &viewer->table.rows;
-    if (text[0])
-        viewer_status(viewer, false, "%zu of %zu rows match; n/N step through them, Esc clears",
-                      rows->count, allocation_table_total(rows));
-}
-
-static void filter_cancelled(struct viewer *viewer, const char *text)
-{
-    (void)text;
-    filter_changed(viewer, "");
-    viewer_status(viewer, false, "filter cleared");
-}
-
 static void table_sort(struct viewer *viewer, enum table_column column, bool descending)
 {
-    struct table_state *table = &viewer->table;
-    size_t keep = table_selected_row(table);
-    allocation_table_set_sort(&table->rows, column, descending);
-    table_select_row(table, keep);
+    query_set_sort(&viewer->query, column, descending);
+    table_follow_query(viewer);
     if (column == TABLE_COLUMN_FILE_ORDER)
         viewer_status(viewer, false, descending ? "in reverse file order" : "in file order");
     else
@@ -559,8 +539,8 @@ static void table_sort(struct viewer *viewer, enum table_column column, bool des
 static void table_match(struct viewer *viewer, bool forward)
 {
     struct table_state *table = &viewer->table;
-    size_t count = table->rows.count;
-    if (!table->rows.filter[0]) {
+    size_t count = viewer->query.rows.count;
+    if (!viewer->query.rows.filter[0]) {
         viewer_status(viewer, false, "no filter: / filters op names");
         return;
     }
@@ -568,66 +548,71 @@ static void table_match(struct viewer *viewer, bool forward)
         size_t selected = table->cursor.selected;
         size_t position = forward ? (selected + step) % count
                                   : (selected + count - step % count) % count;
-        const struct allocation_row *row = allocation_table_row(&table->rows, position);
-        if (allocation_table_row_matches(&table->rows, row)) {
+        const struct allocation_row *row = allocation_table_row(&viewer->query.rows, position);
+        if (allocation_table_row_matches(&viewer->query.rows, row)) {
             if (forward ? position <= selected : position >= selected)
                 viewer_status(viewer, false, "search wrapped");
             table->cursor.selected = position;
             return;
         }
     }
-    viewer_status(viewer, false, "no row matches \"%s\"", table->rows.filter);
+    viewer_status(viewer, false, "no row matches \"%s\"", viewer->query.rows.filter);
 }
 
 void table_pane_click(struct viewer *viewer, int row, bool again)
 {
     struct table_state *table = &viewer->table;
     size_t position;
-    if (!viewer->allocator || !list_cursor_item_at(&table->cursor, table->rows.count, row, &position))
+    if (!viewer->allocator)
+        return;
+    table_follow_query(viewer);
+    if (!list_cursor_item_at(&table->cursor, viewer->query.rows.count, row, &position))
         return;
     if (again && position == table->cursor.selected) {
         table_pane_handle(viewer, REQUEST_ENTER);
         return;
     }
     table->cursor.selected = position;
+    table_remember(viewer);
 }
 
-bool table_pane_handle(struct viewer *viewer, enum request request)
+static bool table_handle(struct viewer *viewer, enum request request)
 {
     struct table_state *table = &viewer->table;
-    if (!viewer->allocator)
-        return false;
-    if (list_cursor_move(&table->cursor, table->rows.count, request)) {
+    const struct allocation_table *rows = &viewer->query.rows;
+    if (list_cursor_move(&table->cursor, rows->count, request)) {
         if (viewer->overlay == OVERLAY_ROW_DETAIL)
             table_show_row_in_chart(viewer);
         return true;
     }
     switch (request) {
     case REQUEST_ENTER:
-        if (!allocation_table_row(&table->rows, table->cursor.selected))
+        if (!allocation_table_row(rows, table->cursor.selected))
             return true;
         viewer->overlay = OVERLAY_ROW_DETAIL;
         table_show_row_in_chart(viewer);
         return true;
     case REQUEST_SORT_NEXT: {
-        enum table_column column = allocation_table_next_column(table->rows.sort_column);
+        enum table_column column = allocation_table_next_column(rows->sort_column);
         table_sort(viewer, column, allocation_table_default_descending(column));
         return true;
     }
     case REQUEST_SORT_REVERSE:
-        table_sort(viewer, table->rows.sort_column, !table->rows.descending);
+        table_sort(viewer, rows->sort_column, !rows->descending);
         return true;
-    case REQUEST_FILTER:
-        viewer_prompt_begin(viewer, "/", table->rows.filter, filter_changed, filter_accepted,
-                            filter_cancelled);
-        return true;
+    case REQUEST_FILTER: filter_prompt_begin(viewer); return true;
     case REQUEST_MATCH_NEXT: table_match(viewer, true); return true;
     case REQUEST_MATCH_PREVIOUS: table_match(viewer, false); return true;
-    case REQUEST_CANCEL:
-        if (!table->rows.filter[0])
-            return false;
-        filter_cancelled(viewer, "");
-        return true;
     default: return false;
     }
+}
+
+bool table_pane_handle(struct viewer *viewer, enum request request)
+{
+    if (!viewer->allocator)
+        return false;
+    table_follow_query(viewer);
+    bool handled = table_handle(viewer, request);
+    table_remember(viewer);
+    return handled;
 }

@@ -1,4 +1,6 @@
-/* table_pane: the active allocations at the peak, sortable and filterable. */
+/* table_pane: the active allocations at the peak, as the viewer's query
+ * (ui/query.h) filters and sorts them; its keys edit the query. Owns the
+ * selection and the columns' widths. */
 #ifndef MEMTOP_TABLE_PANE_H
 #define MEMTOP_TABLE_PANE_H
 
@@ -26,15 +28,17 @@ struct table_natural_widths {
 };
 
 struct table_state {
-    struct allocation_table rows; /* the visible rows, sorted and filtered */
     struct list_cursor cursor; /* the selected row, by display position */
-    bool ready;      /* set up once: sort and filter carry over to the next allocator */
+    /* The selected row (an index into the allocator's rows) when the
+     * query was last seen: a filter or a sort keeps it selected. */
+    size_t selected_row;
+    unsigned query_generation;
     struct table_natural_widths natural;
 };
 
-/* Rebuild for the current allocator (filter kept, selection reset). */
+/* The first row selected, the columns measured: after the query's rows
+ * were built for a new allocator. */
 void table_pane_reset(struct viewer *viewer);
-void table_pane_free(struct viewer *viewer);
 void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
                      bool focused);
 bool table_pane_handle(struct viewer *viewer, enum request request);

@@ -9,6 +9,7 @@
 #include <curses.h>
 
 #include "model/format.h"
+#include "ui/filter_prompt.h"
 #include "ui/help_overlay.h"
 #include "ui/list_pane.h"
 #include "ui/status_line.h"
@@ -101,6 +102,8 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     viewer->allocator = &profile->allocators[index];
     viewer->allocator_list.selected = index;
     time_window_reset(&viewer->time, viewer->allocator);
+    if (!query_reset(&viewer->query, profile, viewer->allocator))
+        viewer_status(viewer, true, "out of memory: the allocations table is empty");
     table_pane_reset(viewer);
 }
 
@@ -166,7 +169,7 @@ void viewer_select_host(struct viewer *viewer, size_t index)
 
     /* The table's rows and the sums of them point into the old profile:
      * let go of them first. */
-    table_pane_free(viewer);
+    query_free(&viewer->query);
     breakdown_pane_free(viewer);
     viewer->host_index = index;
     viewer->host_list.selected = index;
@@ -200,7 +203,7 @@ void viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui
 
 void viewer_free(struct viewer *viewer)
 {
-    table_pane_free(viewer);
+    query_free(&viewer->query);
     breakdown_pane_free(viewer);
 }
 
@@ -339,7 +342,7 @@ static void viewer_cancel(struct viewer *viewer)
     }
     if (pane_handle(viewer, viewer->focus, REQUEST_CANCEL))
         return;
-    pane_handle(viewer, PANE_TABLE, REQUEST_CANCEL);
+    filter_prompt_clear(viewer);
 }
 
 static bool viewer_handle_global(struct viewer *viewer, enum request request)

@@ -20,6 +20,7 @@
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
+#include "ui/query.h"
 #include "ui/table_pane.h"
 #include "ui/time_window.h"
 #include "ui/ui.h"
@@ -66,6 +67,8 @@ struct viewer {
     /* The time the chart shows: shared, so that other panes ask the
      * viewer to move it (viewer_jump_to_time, viewer_zoom_to). */
     struct time_window time;
+    /* The filter and sort of the allocations, and the rows they leave. */
+    struct query query;
 
     enum pane_kind focus;
     enum overlay_kind overlay;
