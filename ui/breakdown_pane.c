@@ -3,6 +3,7 @@
 #include "ui/breakdown_pane.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -40,8 +41,16 @@ static void breakdown_update(struct viewer *viewer)
     breakdown->valid = true;
 }
 
-int breakdown_pane_region_rows(struct viewer *viewer)
+struct breakdown_pane {
+    struct pane pane;
+    enum breakdown_key key;
+};
+
+/* The region breakdown's wish: its title, its groups and a blank line
+ * (0 without an allocator). */
+static int breakdown_wanted_rows(struct pane *pane, struct viewer *viewer)
 {
+    (void)pane;
     if (!viewer->allocator)
         return 0;
     breakdown_update(viewer);
@@ -68,9 +77,11 @@ static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int 
     draw_text_right(window, y, x, width, value, style);
 }
 
-void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                         int width, enum breakdown_key key)
+static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    enum breakdown_key key = ((struct breakdown_pane *)pane)->key;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
@@ -103,4 +114,44 @@ void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, in
     snprintf(name, sizeof name, "%zu more", sums->count - shown);
     draw_group(viewer, window, y + rows, x + 1, width - 1, name, rest, sums->total_bytes,
                style->dim);
+}
+
+static void breakdown_free(struct pane *pane)
+{
+    free(pane);
+}
+
+static const struct pane_ops by_region_ops = {
+    .draw = breakdown_draw,
+    .free = breakdown_free,
+    .wanted_rows = breakdown_wanted_rows,
+    .scope = KEY_SCOPE_GLOBAL,
+};
+
+static const struct pane_ops by_data_type_ops = {
+    .draw = breakdown_draw,
+    .free = breakdown_free,
+    .scope = KEY_SCOPE_GLOBAL,
+};
+
+static struct pane *breakdown_create(const struct pane_ops *ops, enum breakdown_key key)
+{
+    struct breakdown_pane *breakdown = calloc(1, sizeof *breakdown);
+    if (!breakdown)
+        return NULL;
+    breakdown->pane.ops = ops;
+    breakdown->key = key;
+    return &breakdown->pane;
+}
+
+struct pane *breakdown_pane_create_by_region(struct viewer *viewer)
+{
+    (void)viewer;
+    return breakdown_create(&by_region_ops, BREAKDOWN_BY_REGION);
+}
+
+struct pane *breakdown_pane_create_by_data_type(struct viewer *viewer)
+{
+    (void)viewer;
+    return breakdown_create(&by_data_type_ops, BREAKDOWN_BY_DATA_TYPE);
 }

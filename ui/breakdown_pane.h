@@ -13,6 +13,7 @@
 
 #include "model/allocation_table.h"
 #include "model/peak_breakdown.h"
+#include "ui/pane.h"
 
 struct viewer;
 
@@ -26,11 +27,8 @@ struct breakdown_state {
     struct peak_breakdown by_data_type;
 };
 
-void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                         int width, enum breakdown_key key);
-/* Rows the region breakdown would like: its title, its groups and a
- * blank line (0 without an allocator). */
-int breakdown_pane_region_rows(struct viewer *viewer);
+struct pane *breakdown_pane_create_by_region(struct viewer *viewer);
+struct pane *breakdown_pane_create_by_data_type(struct viewer *viewer);
 /* Forget the sums (the table's rows are going away). */
 void breakdown_pane_free(struct viewer *viewer);
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -571,9 +572,12 @@ static void draw_message(struct viewer *viewer, WINDOW *window, int y, int x, in
     }
 }
 
-void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused)
+static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    (void)pane;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     if (height <= 0 || width <= 0)
         return;
     if (!viewer->allocator) {
@@ -691,7 +695,7 @@ static void chart_match(struct viewer *viewer, const struct snapshot_columns *ti
     viewer_status(viewer, false, "no snapshot's op name contains \"%s\"", filter);
 }
 
-bool chart_pane_handle(struct viewer *viewer, enum request request)
+static bool chart_handle_request(struct viewer *viewer, enum request request)
 {
     const struct snapshot_columns *timeline = chart_timeline(viewer);
     if (!timeline)
@@ -728,12 +732,61 @@ bool chart_pane_handle(struct viewer *viewer, enum request request)
     }
 }
 
-void chart_pane_click(struct viewer *viewer, int column)
+static struct pane_reply chart_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
 {
+    (void)pane;
+    return chart_handle_request(viewer, request) ? pane_reply_handled() : pane_reply_ignored();
+}
+
+/* A click on a column of the plot puts the cursor there; beside the plot
+ * it does nothing. */
+static struct pane_reply chart_click(struct pane *pane, struct viewer *viewer, int row, int column,
+                                     bool again)
+{
+    (void)pane, (void)row, (void)again;
     struct chart_state *chart = &viewer->chart;
     int plot_column = column - chart->last_plot_offset;
     if (!chart_timeline(viewer) || chart->last_plot_width <= 0 || plot_column < 0 ||
         plot_column >= chart->last_plot_width)
-        return;
+        return pane_reply_handled();
     time_window_set_column(&viewer->time, plot_column);
+    return pane_reply_handled();
+}
+
+/* The timeline in the visible window. */
+static bool chart_export(struct pane *pane, const struct viewer *viewer,
+                         struct export_request *request)
+{
+    (void)pane;
+    if (!viewer->allocator)
+        return false;
+    export_request_init(request, EXPORT_VIEW_TIMELINE, viewer->profile, viewer->allocator);
+    request->from_ps = viewer->time.from_ps;
+    request->to_ps = viewer->time.to_ps;
+    return true;
+}
+
+static void chart_free(struct pane *pane)
+{
+    free(pane);
+}
+
+static const struct pane_ops chart_ops = {
+    .draw = chart_draw,
+    .handle = chart_handle,
+    .click = chart_click,
+    .free = chart_free,
+    .export = chart_export,
+    .scope = KEY_SCOPE_CHART,
+    .keys_reach_it_unfocused = true,
+};
+
+struct pane *chart_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    struct pane *pane = calloc(1, sizeof *pane);
+    if (pane)
+        pane->ops = &chart_ops;
+    return pane;
 }

@@ -13,6 +13,7 @@
 
 #include "ui/chart_columns.h"
 #include "ui/keys.h"
+#include "ui/pane.h"
 
 struct viewer;
 
@@ -28,12 +29,6 @@ struct chart_state {
     struct chart_column columns[CHART_MAX_COLUMNS];
 };
 
-void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused);
-/* true when the request was the chart's to handle. */
-bool chart_pane_handle(struct viewer *viewer, enum request request);
-/* A mouse click `column` cells from the pane's left edge: the cursor to
- * that column of the plot (a click beside the plot does nothing). */
-void chart_pane_click(struct viewer *viewer, int column);
+struct pane *chart_pane_create(struct viewer *viewer);
 
 #endif

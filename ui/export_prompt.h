@@ -16,11 +16,9 @@ struct export_prompt_state {
     char path[256];
 };
 
-/* Starts the flow for the focused pane. */
+/* Starts the flow for the focused pane: what its export op says (the
+ * table's rows, the chart's window, the HLO modules), else the summary
+ * of every allocator. */
 void export_prompt_begin(struct viewer *viewer);
-
-/* The view `e` exports from a pane: allocations (table), timeline
- * (chart), hlo (HLO modules), summary (anything else). */
-enum export_view export_prompt_view_for_pane(int pane);
 
 #endif

@@ -3,6 +3,7 @@
 #include "ui/hlo_pane.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/timeline.h"
@@ -142,9 +143,12 @@ static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, in
     wattrset(window, style->normal);
 }
 
-void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                   bool focused)
+static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    (void)pane;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
     struct hlo_state *hlo = &viewer->hlo;
     if (height <= 0 || width <= 0)
@@ -152,6 +156,7 @@ void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int heig
     char title[160];
     hlo_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
+    pane_draw_tab_hint(area, title, style);
     size_t count = hlo_count(viewer);
     if (height < 2 || count == 0)
         return;
@@ -182,41 +187,86 @@ void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int heig
     wattrset(window, style->normal);
 }
 
-static void hlo_zoom_chart(struct viewer *viewer)
+/* Enter: the chart zoomed to the module's span, when the span is on the
+ * memory timeline. */
+static struct pane_reply hlo_zoom_chart(struct viewer *viewer)
 {
     size_t selected = viewer->hlo.cursor.selected;
     if (selected >= hlo_count(viewer))
-        return;
+        return pane_reply_handled();
     const struct hlo_module *module = &viewer->profile->hlo_modules[selected];
     if (!hlo_on_timeline(viewer, module)) {
         viewer_status(viewer, false,
                       "module %lld is outside the memory timeline (different clock?)",
                       (long long)module->id);
-        return;
+        return pane_reply_handled();
     }
-    if (viewer_zoom_to(viewer, module->start_time_ps, module->end_time_ps))
-        viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
-                      profile_text(viewer->profile, module->name));
+    /* Said now; a zoom that fails says why instead. */
+    viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
+                  profile_text(viewer->profile, module->name));
+    return pane_reply_follow(follow_up_zoom_to(module->start_time_ps, module->end_time_ps));
 }
 
-void hlo_pane_click(struct viewer *viewer, int row, bool again)
+/* Rows start under the title and the column headings: a click selects a
+ * module, a click on the selected one zooms to it as Enter does. */
+static struct pane_reply hlo_click(struct pane *pane, struct viewer *viewer, int row, int column,
+                                   bool again)
 {
+    (void)pane, (void)column;
     struct hlo_state *hlo = &viewer->hlo;
     size_t index;
-    if (!list_cursor_item_at(&hlo->cursor, hlo_count(viewer), row, &index))
-        return;
-    if (again && index == hlo->cursor.selected) {
-        hlo_zoom_chart(viewer);
-        return;
-    }
+    if (!list_cursor_item_at(&hlo->cursor, hlo_count(viewer), row - 2, &index))
+        return pane_reply_handled();
+    if (again && index == hlo->cursor.selected)
+        return hlo_zoom_chart(viewer);
     hlo->cursor.selected = index;
+    return pane_reply_handled();
 }
 
-bool hlo_pane_handle(struct viewer *viewer, enum request request)
+static struct pane_reply hlo_handle(struct pane *pane, struct viewer *viewer,
+                                    enum request request)
 {
-    if (request == REQUEST_ENTER) {
-        hlo_zoom_chart(viewer);
-        return true;
-    }
-    return list_cursor_move(&viewer->hlo.cursor, hlo_count(viewer), request);
+    (void)pane;
+    if (request == REQUEST_ENTER)
+        return hlo_zoom_chart(viewer);
+    return list_cursor_move(&viewer->hlo.cursor, hlo_count(viewer), request)
+               ? pane_reply_handled()
+               : pane_reply_ignored();
+}
+
+static bool hlo_export(struct pane *pane, const struct viewer *viewer,
+                       struct export_request *request)
+{
+    (void)pane;
+    export_request_init(request, EXPORT_VIEW_HLO, viewer->profile, viewer->allocator);
+    return true;
+}
+
+static void hlo_free(struct pane *pane)
+{
+    free(pane);
+}
+
+static const struct pane_ops hlo_ops = {
+    .draw = hlo_draw,
+    .handle = hlo_handle,
+    .click = hlo_click,
+    .free = hlo_free,
+    .export = hlo_export,
+    .scope = KEY_SCOPE_HLO,
+    .moves_through_items = true,
+};
+
+struct pane *hlo_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    struct pane *pane = calloc(1, sizeof *pane);
+    if (pane)
+        pane->ops = &hlo_ops;
+    return pane;
+}
+
+bool hlo_pane_available(const struct viewer *viewer)
+{
+    return viewer->allocator != NULL && viewer->profile->hlo_module_count > 0;
 }

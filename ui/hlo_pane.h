@@ -9,6 +9,7 @@
 
 #include "ui/keys.h"
 #include "ui/list_cursor.h"
+#include "ui/pane.h"
 
 struct viewer;
 
@@ -17,12 +18,8 @@ struct hlo_state {
 };
 
 void hlo_pane_reset(struct viewer *viewer);
-void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                   bool focused);
-bool hlo_pane_handle(struct viewer *viewer, enum request request);
-/* A mouse click on row `row` (0: the first shown): selects it; a click on
- * the module already selected zooms the chart to it, as Enter does, when
- * `again` (the pane had the focus before the click). */
-void hlo_pane_click(struct viewer *viewer, int row, bool again);
+struct pane *hlo_pane_create(struct viewer *viewer);
+/* On screen when the profile has HLO modules and an allocator is shown. */
+bool hlo_pane_available(const struct viewer *viewer);
 
 #endif

@@ -3,10 +3,12 @@
 #include "ui/list_pane.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
 #include "ui/list_cursor.h"
+#include "ui/viewer.h"
 
 /* The left edge of an item: a marker (or a blank) and a space; a marker
  * shows what is current without colour or reverse video. */
@@ -44,9 +46,13 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
     wattrset(window, style->normal);
 }
 
-void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                               int width, bool focused)
+static void allocators_draw(struct pane *pane, struct viewer *viewer,
+                            const struct pane_area *area)
 {
+    (void)pane;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
     draw_pane_title(window, y, x, width, "Allocators", focused, style);
     if (width > 14) {
@@ -109,9 +115,12 @@ static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int w
     wattrset(window, style->normal);
 }
 
-void list_pane_draw_hosts(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                          int width, bool focused)
+static void hosts_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    (void)pane;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     char title[64];
     snprintf(title, sizeof title, "Hosts (%zu)", viewer->hosts->count);
     draw_pane_title(window, y, x, width, title, focused, &viewer->style);
@@ -136,46 +145,99 @@ static void host_cursor_moved(struct viewer *viewer)
         viewer_status(viewer, false, "Enter opens %s", host->name);
 }
 
-bool list_pane_handle(struct viewer *viewer, enum pane_kind pane, enum request request)
+static struct pane_reply hosts_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
 {
-    if (pane == PANE_HOSTS) {
-        if (request == REQUEST_ENTER) {
-            viewer_select_host(viewer, viewer->host_list.selected);
-            return true;
-        }
-        if (!list_cursor_move(&viewer->host_list, viewer->hosts->count, request))
-            return false;
-        host_cursor_moved(viewer);
-        return true;
-    }
+    (void)pane;
+    if (request == REQUEST_ENTER)
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, viewer->host_list.selected));
+    if (!list_cursor_move(&viewer->host_list, viewer->hosts->count, request))
+        return pane_reply_ignored();
+    host_cursor_moved(viewer);
+    return pane_reply_handled();
+}
+
+static struct pane_reply allocators_handle(struct pane *pane, struct viewer *viewer,
+                                           enum request request)
+{
+    (void)pane;
     const struct profile *profile = viewer->profile;
     size_t count = profile ? profile->allocator_count : 0;
-    if (request == REQUEST_ENTER) {
-        viewer_focus(viewer, PANE_TABLE);
-        return true;
-    }
+    if (request == REQUEST_ENTER)
+        return pane_reply_follow(follow_up_focus(PANE_TABLE));
     /* Moving switches the allocator at once: the cursor is the current
      * allocator's place. */
     struct list_cursor moved = viewer->allocator_list;
     moved.selected = viewer->allocator_index;
     if (!list_cursor_move(&moved, count, request))
-        return false;
+        return pane_reply_ignored();
     if (count > 0 && moved.selected != viewer->allocator_index)
-        viewer_select_allocator(viewer, moved.selected);
-    return true;
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, moved.selected));
+    return pane_reply_handled();
 }
 
-void list_pane_click(struct viewer *viewer, enum pane_kind pane, int row)
+/* Items start under the title row. */
+static struct pane_reply hosts_click(struct pane *pane, struct viewer *viewer, int row,
+                                     int column, bool again)
 {
+    (void)pane, (void)column, (void)again;
     size_t index;
-    if (pane == PANE_HOSTS) {
-        if (list_cursor_item_at(&viewer->host_list, viewer->hosts->count, row, &index)) {
-            viewer->host_list.selected = index;
-            viewer_select_host(viewer, index);
-        }
-        return;
-    }
+    if (!list_cursor_item_at(&viewer->host_list, viewer->hosts->count, row - 1, &index))
+        return pane_reply_handled();
+    viewer->host_list.selected = index;
+    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, index));
+}
+
+static struct pane_reply allocators_click(struct pane *pane, struct viewer *viewer, int row,
+                                          int column, bool again)
+{
+    (void)pane, (void)column, (void)again;
     size_t count = viewer->profile ? viewer->profile->allocator_count : 0;
-    if (list_cursor_item_at(&viewer->allocator_list, count, row, &index))
-        viewer_select_allocator(viewer, index);
+    size_t index;
+    if (!list_cursor_item_at(&viewer->allocator_list, count, row - 1, &index))
+        return pane_reply_handled();
+    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, index));
+}
+
+static void list_free(struct pane *pane)
+{
+    free(pane);
+}
+
+static const struct pane_ops hosts_ops = {
+    .draw = hosts_draw,
+    .handle = hosts_handle,
+    .click = hosts_click,
+    .free = list_free,
+    .scope = KEY_SCOPE_LIST,
+    .moves_through_items = true,
+};
+
+static const struct pane_ops allocators_ops = {
+    .draw = allocators_draw,
+    .handle = allocators_handle,
+    .click = allocators_click,
+    .free = list_free,
+    .scope = KEY_SCOPE_LIST,
+    .moves_through_items = true,
+};
+
+static struct pane *list_create(const struct pane_ops *ops)
+{
+    struct pane *pane = calloc(1, sizeof *pane);
+    if (pane)
+        pane->ops = ops;
+    return pane;
+}
+
+struct pane *list_pane_create_hosts(struct viewer *viewer)
+{
+    (void)viewer;
+    return list_create(&hosts_ops);
+}
+
+struct pane *list_pane_create_allocators(struct viewer *viewer)
+{
+    (void)viewer;
+    return list_create(&allocators_ops);
 }

@@ -4,13 +4,10 @@
 #ifndef MEMTOP_SUMMARY_PANE_H
 #define MEMTOP_SUMMARY_PANE_H
 
-#include <stdbool.h>
+#include "ui/pane.h"
 
-#include <curses.h>
+struct viewer;
 
-#include "ui/viewer.h"
-
-void summary_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                       int width);
+struct pane *summary_pane_create(struct viewer *viewer);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -308,9 +309,12 @@ static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int wi
     wattrset(window, style->normal);
 }
 
-void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused)
+static void table_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    (void)pane;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
     struct table_state *table = &viewer->table;
     if (height <= 0 || width <= 0)
@@ -323,17 +327,7 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
     char title[512];
     table_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
-    if (viewer->layout.hlo_tabbed && width >= 60) {
-        char padded[520];
-        snprintf(padded, sizeof padded, " %s ", title);
-        const char *hint = " Tab: HLO modules ";
-        int hint_width = draw_text_width(hint, style);
-        if (draw_text_width(padded, style) + hint_width + 4 <= width) {
-            wattrset(window, style->dim);
-            draw_text(window, y, x + width - hint_width - 1, hint_width, hint, style);
-            wattrset(window, style->normal);
-        }
-    }
+    pane_draw_tab_hint(area, title, style);
     if (height < 2)
         return;
     struct table_layout layout;
@@ -469,8 +463,10 @@ static size_t detail_fields(struct viewer *viewer, const struct allocation_row *
     return n;
 }
 
-void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width)
+static void table_draw_detail(struct pane *pane, struct viewer *viewer, WINDOW *window,
+                              int height, int width)
 {
+    (void)pane;
     const struct ui_style *style = &viewer->style;
     struct table_state *table = &viewer->table;
     table_follow_query(viewer);
@@ -515,12 +511,13 @@ void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, i
 
 /* ---- requests ---- */
 
-static void table_show_row_in_chart(struct viewer *viewer)
+/* The chart's cursor to the selected row's time, when it has one. */
+static void table_show_row_in_chart(struct viewer *viewer, struct pane_reply *reply)
 {
     const struct allocation_row *row =
         allocation_table_row(&viewer->query.rows, viewer->table.cursor.selected);
     if (row && row->has_time)
-        viewer_jump_to_time(viewer, row->time_ps);
+        pane_reply_add(reply, follow_up_jump_to_time(row->time_ps));
 }
 
 static void table_sort(struct viewer *viewer, enum table_column column, bool descending)
@@ -559,60 +556,107 @@ static void table_match(struct viewer *viewer, bool forward)
     viewer_status(viewer, false, "no row matches \"%s\"", viewer->query.rows.filter);
 }
 
-void table_pane_click(struct viewer *viewer, int row, bool again)
-{
-    struct table_state *table = &viewer->table;
-    size_t position;
-    if (!viewer->allocator)
-        return;
-    table_follow_query(viewer);
-    if (!list_cursor_item_at(&table->cursor, viewer->query.rows.count, row, &position))
-        return;
-    if (again && position == table->cursor.selected) {
-        table_pane_handle(viewer, REQUEST_ENTER);
-        return;
-    }
-    table->cursor.selected = position;
-    table_remember(viewer);
-}
-
-static bool table_handle(struct viewer *viewer, enum request request)
+static struct pane_reply table_handle_request(struct viewer *viewer, enum request request)
 {
     struct table_state *table = &viewer->table;
     const struct allocation_table *rows = &viewer->query.rows;
+    struct pane_reply reply = pane_reply_handled();
     if (list_cursor_move(&table->cursor, rows->count, request)) {
-        if (viewer->overlay == OVERLAY_ROW_DETAIL)
-            table_show_row_in_chart(viewer);
-        return true;
+        if (viewer->overlay == OVERLAY_DETAIL)
+            table_show_row_in_chart(viewer, &reply);
+        return reply;
     }
     switch (request) {
     case REQUEST_ENTER:
         if (!allocation_table_row(rows, table->cursor.selected))
-            return true;
-        viewer->overlay = OVERLAY_ROW_DETAIL;
-        table_show_row_in_chart(viewer);
-        return true;
+            return reply;
+        pane_reply_add(&reply, follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
+        table_show_row_in_chart(viewer, &reply);
+        return reply;
     case REQUEST_SORT_NEXT: {
         enum table_column column = allocation_table_next_column(rows->sort_column);
         table_sort(viewer, column, allocation_table_default_descending(column));
-        return true;
+        return reply;
     }
     case REQUEST_SORT_REVERSE:
         table_sort(viewer, rows->sort_column, !rows->descending);
-        return true;
-    case REQUEST_FILTER: filter_prompt_begin(viewer); return true;
-    case REQUEST_MATCH_NEXT: table_match(viewer, true); return true;
-    case REQUEST_MATCH_PREVIOUS: table_match(viewer, false); return true;
-    default: return false;
+        return reply;
+    case REQUEST_FILTER:
+        /* The filter narrows this table: it takes the focus. */
+        filter_prompt_begin(viewer);
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_FOCUS_SELF, 0));
+    case REQUEST_MATCH_NEXT: table_match(viewer, true); return reply;
+    case REQUEST_MATCH_PREVIOUS: table_match(viewer, false); return reply;
+    default: return pane_reply_ignored();
     }
 }
 
-bool table_pane_handle(struct viewer *viewer, enum request request)
+static struct pane_reply table_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
 {
+    (void)pane;
+    if (!viewer->allocator)
+        return pane_reply_ignored();
+    table_follow_query(viewer);
+    struct pane_reply reply = table_handle_request(viewer, request);
+    table_remember(viewer);
+    return reply;
+}
+
+/* Rows start under the title and the column headings: a click selects
+ * one, a click on the selected row opens it as Enter does. */
+static struct pane_reply table_click(struct pane *pane, struct viewer *viewer, int row, int column,
+                                     bool again)
+{
+    (void)column;
+    struct table_state *table = &viewer->table;
+    size_t position;
+    if (!viewer->allocator)
+        return pane_reply_handled();
+    table_follow_query(viewer);
+    if (!list_cursor_item_at(&table->cursor, viewer->query.rows.count, row - 2, &position))
+        return pane_reply_handled();
+    if (again && position == table->cursor.selected)
+        return table_handle(pane, viewer, REQUEST_ENTER);
+    table->cursor.selected = position;
+    table_remember(viewer);
+    return pane_reply_handled();
+}
+
+/* The rows as the table shows them: the query's filter and order. */
+static bool table_export(struct pane *pane, const struct viewer *viewer,
+                         struct export_request *request)
+{
+    (void)pane;
     if (!viewer->allocator)
         return false;
-    table_follow_query(viewer);
-    bool handled = table_handle(viewer, request);
-    table_remember(viewer);
-    return handled;
+    export_request_init(request, EXPORT_VIEW_ALLOCATIONS, viewer->profile, viewer->allocator);
+    request->table = &viewer->query.rows;
+    return true;
+}
+
+static void table_free(struct pane *pane)
+{
+    free(pane);
+}
+
+static const struct pane_ops table_ops = {
+    .draw = table_draw,
+    .handle = table_handle,
+    .click = table_click,
+    .free = table_free,
+    .export = table_export,
+    .draw_detail = table_draw_detail,
+    .scope = KEY_SCOPE_TABLE,
+    .keys_reach_it_unfocused = true,
+    .moves_through_items = true,
+};
+
+struct pane *table_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    struct pane *pane = calloc(1, sizeof *pane);
+    if (pane)
+        pane->ops = &table_ops;
+    return pane;
 }

@@ -12,6 +12,7 @@
 #include "model/allocation_table.h"
 #include "ui/keys.h"
 #include "ui/list_cursor.h"
+#include "ui/pane.h"
 
 struct viewer;
 
@@ -39,14 +40,6 @@ struct table_state {
 /* The first row selected, the columns measured: after the query's rows
  * were built for a new allocator. */
 void table_pane_reset(struct viewer *viewer);
-void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused);
-bool table_pane_handle(struct viewer *viewer, enum request request);
-/* A mouse click on data row `row` (0: the first shown): selects it; a
- * click on the row already selected opens it as Enter does, when `again`
- * (the pane had the focus before the click). */
-void table_pane_click(struct viewer *viewer, int row, bool again);
-/* The OVERLAY_ROW_DETAIL overlay: the selected row in full. */
-void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width);
+struct pane *table_pane_create(struct viewer *viewer);
 
 #endif
