@@ -10,6 +10,18 @@
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
 
+/* A list pane: its cursor, and what it last started over for. */
+struct list_pane {
+    struct pane pane;
+    struct list_cursor cursor;
+    const void *shown; /* the host (hosts) or profile (allocators) at the last reset */
+};
+
+static struct list_pane *list_of(struct pane *pane)
+{
+    return (struct list_pane *)pane;
+}
+
 /* The left edge of an item: a marker (or a blank) and a space; a marker
  * shows what is current without colour or reverse video. */
 #define MARKER_WIDTH 2
@@ -49,7 +61,6 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
 static void allocators_draw(struct pane *pane, struct viewer *viewer,
                             const struct pane_area *area)
 {
-    (void)pane;
     WINDOW *window = area->window;
     int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     bool focused = area->focused;
@@ -68,7 +79,7 @@ static void allocators_draw(struct pane *pane, struct viewer *viewer,
         wattrset(window, style->normal);
         return;
     }
-    struct list_cursor *position = &viewer->allocator_list;
+    struct list_cursor *position = &list_of(pane)->cursor;
     position->selected = viewer->allocator_index;
     list_cursor_fit(position, profile->allocator_count, height - 1);
     for (int row = 0; row + 1 < height; row++) {
@@ -82,12 +93,12 @@ static void allocators_draw(struct pane *pane, struct viewer *viewer,
 /* ---- hosts ---- */
 
 static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                      size_t index, bool focused)
+                      size_t index, size_t selected, bool focused)
 {
     const struct ui_style *style = &viewer->style;
     const struct host *host = &viewer->hosts->hosts[index];
     bool open = index == viewer->host_index;
-    bool highlighted = focused ? index == viewer->host_list.selected : open;
+    bool highlighted = focused ? index == selected : open;
     attr_t attr = highlighted ? (focused ? style->selected : style->selected_unfocused)
                               : style->normal;
     bool failed = host->attempted && !host->profile;
@@ -117,28 +128,27 @@ static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int w
 
 static void hosts_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
-    (void)pane;
     WINDOW *window = area->window;
     int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     bool focused = area->focused;
     char title[64];
     snprintf(title, sizeof title, "Hosts (%zu)", viewer->hosts->count);
     draw_pane_title(window, y, x, width, title, focused, &viewer->style);
-    struct list_cursor *position = &viewer->host_list;
+    struct list_cursor *position = &list_of(pane)->cursor;
     list_cursor_fit(position, viewer->hosts->count, height - 1);
     for (int row = 0; row + 1 < height; row++) {
         size_t index = position->top + (size_t)row;
         if (index >= viewer->hosts->count)
             break;
-        draw_host(viewer, window, y + 1 + row, x, width, index, focused);
+        draw_host(viewer, window, y + 1 + row, x, width, index, position->selected, focused);
     }
 }
 
 /* ---- keys ---- */
 
-static void host_cursor_moved(struct viewer *viewer)
+static void host_cursor_moved(struct viewer *viewer, size_t selected)
 {
-    const struct host *host = &viewer->hosts->hosts[viewer->host_list.selected];
+    const struct host *host = &viewer->hosts->hosts[selected];
     if (host->attempted && !host->profile)
         viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
     else if (!host->attempted)
@@ -148,26 +158,25 @@ static void host_cursor_moved(struct viewer *viewer)
 static struct pane_reply hosts_handle(struct pane *pane, struct viewer *viewer,
                                       enum request request)
 {
-    (void)pane;
+    struct list_cursor *cursor = &list_of(pane)->cursor;
     if (request == REQUEST_ENTER)
-        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, viewer->host_list.selected));
-    if (!list_cursor_move(&viewer->host_list, viewer->hosts->count, request))
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, cursor->selected));
+    if (!list_cursor_move(cursor, viewer->hosts->count, request))
         return pane_reply_ignored();
-    host_cursor_moved(viewer);
+    host_cursor_moved(viewer, cursor->selected);
     return pane_reply_handled();
 }
 
 static struct pane_reply allocators_handle(struct pane *pane, struct viewer *viewer,
                                            enum request request)
 {
-    (void)pane;
     const struct profile *profile = viewer->profile;
     size_t count = profile ? profile->allocator_count : 0;
     if (request == REQUEST_ENTER)
         return pane_reply_follow(follow_up_focus(PANE_TABLE));
     /* Moving switches the allocator at once: the cursor is the current
      * allocator's place. */
-    struct list_cursor moved = viewer->allocator_list;
+    struct list_cursor moved = list_of(pane)->cursor;
     moved.selected = viewer->allocator_index;
     if (!list_cursor_move(&moved, count, request))
         return pane_reply_ignored();
@@ -180,23 +189,44 @@ static struct pane_reply allocators_handle(struct pane *pane, struct viewer *vie
 static struct pane_reply hosts_click(struct pane *pane, struct viewer *viewer, int row,
                                      int column, bool again)
 {
-    (void)pane, (void)column, (void)again;
+    (void)column, (void)again;
+    struct list_cursor *cursor = &list_of(pane)->cursor;
     size_t index;
-    if (!list_cursor_item_at(&viewer->host_list, viewer->hosts->count, row - 1, &index))
+    if (!list_cursor_item_at(cursor, viewer->hosts->count, row - 1, &index))
         return pane_reply_handled();
-    viewer->host_list.selected = index;
+    cursor->selected = index;
     return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, index));
 }
 
 static struct pane_reply allocators_click(struct pane *pane, struct viewer *viewer, int row,
                                           int column, bool again)
 {
-    (void)pane, (void)column, (void)again;
+    (void)column, (void)again;
     size_t count = viewer->profile ? viewer->profile->allocator_count : 0;
     size_t index;
-    if (!list_cursor_item_at(&viewer->allocator_list, count, row - 1, &index))
+    if (!list_cursor_item_at(&list_of(pane)->cursor, count, row - 1, &index))
         return pane_reply_handled();
     return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, index));
+}
+
+/* Another host open: the cursor goes to it. */
+static void hosts_reset(struct pane *pane, struct viewer *viewer)
+{
+    struct list_pane *list = list_of(pane);
+    const struct host *host = &viewer->hosts->hosts[viewer->host_index];
+    if (list->shown != host)
+        list->cursor.selected = viewer->host_index;
+    list->shown = host;
+}
+
+/* Another profile: the list starts at its top (another allocator of the
+ * same profile keeps the list where it is). */
+static void allocators_reset(struct pane *pane, struct viewer *viewer)
+{
+    struct list_pane *list = list_of(pane);
+    if (list->shown != viewer->profile)
+        memset(&list->cursor, 0, sizeof list->cursor);
+    list->shown = viewer->profile;
 }
 
 static void list_free(struct pane *pane)
@@ -208,6 +238,7 @@ static const struct pane_ops hosts_ops = {
     .draw = hosts_draw,
     .handle = hosts_handle,
     .click = hosts_click,
+    .reset = hosts_reset,
     .free = list_free,
     .scope = KEY_SCOPE_LIST,
     .moves_through_items = true,
@@ -217,6 +248,7 @@ static const struct pane_ops allocators_ops = {
     .draw = allocators_draw,
     .handle = allocators_handle,
     .click = allocators_click,
+    .reset = allocators_reset,
     .free = list_free,
     .scope = KEY_SCOPE_LIST,
     .moves_through_items = true,
@@ -224,10 +256,11 @@ static const struct pane_ops allocators_ops = {
 
 static struct pane *list_create(const struct pane_ops *ops)
 {
-    struct pane *pane = calloc(1, sizeof *pane);
-    if (pane)
-        pane->ops = ops;
-    return pane;
+    struct list_pane *list = calloc(1, sizeof *list);
+    if (!list)
+        return NULL;
+    list->pane.ops = ops;
+    return &list->pane;
 }
 
 struct pane *list_pane_create_hosts(struct viewer *viewer)

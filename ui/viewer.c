@@ -154,7 +154,6 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
         return;
     viewer->allocator_index = index;
     viewer->allocator = &profile->allocators[index];
-    viewer->allocator_list.selected = index;
     time_window_reset(&viewer->time, viewer->allocator);
     if (!query_reset(&viewer->query, profile, viewer->allocator))
         viewer_status(viewer, true, "out of memory: the allocations table is empty");
@@ -197,11 +196,9 @@ void viewer_select_host(struct viewer *viewer, size_t index)
     query_free(&viewer->query);
     breakdown_pane_free(viewer);
     viewer->host_index = index;
-    viewer->host_list.selected = index;
     viewer->profile = profile;
     viewer->allocator = NULL;
     viewer->allocator_index = 0;
-    memset(&viewer->allocator_list, 0, sizeof viewer->allocator_list);
     if (!profile) {
         viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
     } else if (profile->allocator_count == 0) {
@@ -209,7 +206,11 @@ void viewer_select_host(struct viewer *viewer, size_t index)
     } else {
         viewer_select_allocator(viewer, 0);
         hlo_pane_reset(viewer);
+        viewer_fix_focus(viewer);
+        return;
     }
+    time_window_reset(&viewer->time, NULL);
+    viewer_reset_panes(viewer);
     viewer_fix_focus(viewer);
 }
 

@@ -62,8 +62,6 @@ struct viewer {
     struct list_cursor help;   /* the help overlay's scroll */
 
     /* Pane state not yet in the panes' instances. */
-    struct list_cursor host_list;
-    struct list_cursor allocator_list;
     struct chart_state chart;
     struct table_state table;
     struct hlo_state hlo;
