@@ -1,34 +1,35 @@
-/* chart_pane: memory over time for the selected allocator, with a cursor
- * and a readout line. Draws the viewer's time window (ui/time_window.h)
- * and moves it with its keys; owns only how it draws (free memory and
- * fragmentation shown or not) and the frame's columns. */
+/* chart_pane: memory over time for one allocator, with a cursor and a
+ * readout of what is under it. A chart instance is told what it shows:
+ * which profile and allocator (slots it reads, so it follows when they
+ * change) and which time window it draws and moves with its keys. The
+ * viewer's chart shows what the viewer has open in the viewer's time
+ * window; a second instance (another profile, compared) is another
+ * binding, not another copy of the code.
+ *
+ * Owns how it draws (free memory, fragmentation shown or not) and the
+ * frame's columns. Never changes what is open; its keys move only its
+ * time window. Drawing is in chart_plot.c and chart_readout.c. */
 #ifndef MEMTOP_CHART_PANE_H
 #define MEMTOP_CHART_PANE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <curses.h>
-
-#include "ui/chart_columns.h"
-#include "ui/keys.h"
+#include "model/profile.h"
 #include "ui/pane.h"
+#include "ui/time_window.h"
 
 struct viewer;
 
 /* Plot columns drawn at most; a wider terminal gets a wider margin. */
 #define CHART_MAX_COLUMNS 1024
 
-struct chart_state {
-    bool show_free;
-    bool show_fragmentation;
-    int last_plot_width;  /* columns of the plot at the last draw */
-    int last_plot_offset; /* its first column, from the pane's left edge */
-    /* The frame's columns: reused, so drawing allocates nothing. */
-    struct chart_column columns[CHART_MAX_COLUMNS];
+struct chart_binding {
+    const struct profile *const *profile;
+    const struct allocator *const *allocator; /* *allocator may be NULL */
+    struct time_window *time;
 };
 
+/* A chart of what the viewer has open, in the viewer's time window. */
 struct pane *chart_pane_create(struct viewer *viewer);
+/* A chart of whatever the binding points at. */
+struct pane *chart_pane_create_bound(struct chart_binding binding);
 
 #endif
