@@ -9,22 +9,21 @@
 #include "model/timeline.h"
 #include "model/format.h"
 #include "ui/chart_columns.h"
+#include "ui/column_fit.h"
 #include "ui/viewer.h"
 
 /* Numbers first at fixed places, the name last where it gets the slack. */
 enum hlo_column { HLO_ID, HLO_START, HLO_END, HLO_DURATION, HLO_DEVICE, HLO_NAME, HLO_COUNT };
 
-static const char *const hlo_headings[HLO_COUNT] = {"Id", "Start ms", "End ms", "Dur ms",
-                                                    "Device", "Name"};
-/* Who gives way first when the pane is narrow. */
-static const enum hlo_column hlo_give_way[] = {HLO_END, HLO_DEVICE, HLO_DURATION};
-#define HLO_NAME_MINIMUM 12
-#define HLO_DEVICE_MAXIMUM 24
-
-struct hlo_layout {
-    bool shown[HLO_COUNT];
-    int x[HLO_COUNT];
-    int width[HLO_COUNT];
+/* Who gives way first when the pane is narrow: the end (start and
+ * duration give it), the device, the duration. */
+static const struct fit_column hlo_columns[HLO_COUNT] = {
+    [HLO_ID] = {"Id", true, 0, 0, 0, 0},
+    [HLO_START] = {"Start ms", true, 0, 0, 0, 0},
+    [HLO_END] = {"End ms", true, 0, 0, 0, 1},
+    [HLO_DURATION] = {"Dur ms", true, 0, 0, 0, 3},
+    [HLO_DEVICE] = {"Device", false, 0, 24, 0, 2},
+    [HLO_NAME] = {"Name", false, 12, 0, 0, 0},
 };
 
 void hlo_pane_reset(struct viewer *viewer)
@@ -67,45 +66,25 @@ static bool hlo_on_timeline(const struct viewer *viewer, const struct hlo_module
     return first < end;
 }
 
-static int max_int(int a, int b) { return a > b ? a : b; }
-
-static void hlo_layout_compute(const struct viewer *viewer, int width, struct hlo_layout *layout)
+static const char *hlo_measured_cell(const void *context, size_t row, size_t column,
+                                     char *buffer, size_t size)
 {
-    const struct profile *profile = viewer->profile;
-    for (int c = 0; c < HLO_COUNT; c++) {
-        layout->shown[c] = true;
-        layout->width[c] = (int)strlen(hlo_headings[c]);
+    const struct viewer *viewer = context;
+    return hlo_cell(viewer, &viewer->profile->hlo_modules[row], (enum hlo_column)column, buffer,
+                    size);
+}
+
+/* The columns for the pane's width, from the widest text of each over
+ * every module (measured once per profile). */
+static void hlo_layout_compute(struct viewer *viewer, int width, struct column_fit *layout)
+{
+    struct hlo_state *hlo = &viewer->hlo;
+    if (hlo->measured != viewer->profile) {
+        column_fit_measure(HLO_COUNT, hlo_count(viewer), hlo_measured_cell, viewer,
+                           &viewer->style, hlo->natural);
+        hlo->measured = viewer->profile;
     }
-    for (size_t i = 0; i < hlo_count(viewer); i++) {
-        for (int c = 0; c < HLO_NAME; c++) {
-            char buffer[48];
-            const char *text = hlo_cell(viewer, &profile->hlo_modules[i], (enum hlo_column)c,
-                                        buffer, sizeof buffer);
-            layout->width[c] = max_int(layout->width[c], draw_text_width(text, &viewer->style));
-        }
-    }
-    if (layout->width[HLO_DEVICE] > HLO_DEVICE_MAXIMUM)
-        layout->width[HLO_DEVICE] = HLO_DEVICE_MAXIMUM;
-    int gap = width >= 70 ? 2 : 1;
-    for (size_t hidden = 0;; hidden++) {
-        int used = 1;
-        for (int c = 0; c < HLO_NAME; c++)
-            if (layout->shown[c])
-                used += layout->width[c] + gap;
-        int name_minimum = max_int(HLO_NAME_MINIMUM, width * 2 / 5);
-        if (width - used >= name_minimum || hidden >= sizeof hlo_give_way / sizeof *hlo_give_way)
-            break;
-        layout->shown[hlo_give_way[hidden]] = false;
-    }
-    int x = 1;
-    for (int c = 0; c < HLO_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        layout->x[c] = x;
-        if (c == HLO_NAME)
-            layout->width[c] = max_int(0, width - x);
-        x += layout->width[c] + gap;
-    }
+    column_fit_compute(hlo_columns, HLO_COUNT, hlo->natural, 0, -1, width, layout);
 }
 
 static void hlo_title(const struct viewer *viewer, int width, char *title, size_t size)
@@ -124,7 +103,7 @@ static void hlo_title(const struct viewer *viewer, int width, char *title, size_
 }
 
 static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                         const struct hlo_layout *layout, const struct hlo_module *module,
+                         const struct column_fit *layout, const struct hlo_module *module,
                          attr_t attr)
 {
     const struct ui_style *style = &viewer->style;
@@ -135,10 +114,7 @@ static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, in
             continue;
         char buffer[48];
         const char *text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
-        if (c == HLO_DEVICE || c == HLO_NAME)
-            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
-        else
-            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
+        column_fit_draw_cell(window, y, x, hlo_columns, layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
 }
@@ -160,18 +136,9 @@ static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane
     size_t count = hlo_count(viewer);
     if (height < 2 || count == 0)
         return;
-    struct hlo_layout layout;
+    struct column_fit layout;
     hlo_layout_compute(viewer, width, &layout);
-    for (int c = 0; c < HLO_COUNT; c++) {
-        if (!layout.shown[c])
-            continue;
-        wattrset(window, style->dim | A_BOLD);
-        if (c == HLO_DEVICE || c == HLO_NAME)
-            draw_text(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c], style);
-        else
-            draw_text_right(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c],
-                            style);
-    }
+    column_fit_draw_headings(window, y + 1, x, hlo_columns, HLO_COUNT, &layout, -1, false, style);
     int page_rows = height - 2;
     list_cursor_fit(&hlo->cursor, count, page_rows);
     for (int r = 0; r < page_rows; r++) {

@@ -7,6 +7,7 @@
 
 #include <curses.h>
 
+#include "model/profile.h"
 #include "ui/keys.h"
 #include "ui/list_cursor.h"
 #include "ui/pane.h"
@@ -15,6 +16,8 @@ struct viewer;
 
 struct hlo_state {
     struct list_cursor cursor; /* the selected module */
+    const struct profile *measured; /* whose modules natural[] measured */
+    int natural[6];
 };
 
 void hlo_pane_reset(struct viewer *viewer);

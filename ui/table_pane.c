@@ -2,13 +2,12 @@
 
 #include "ui/table_pane.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
-#include "ui/chart_columns.h"
+#include "ui/column_fit.h"
 #include "ui/filter_prompt.h"
 #include "ui/viewer.h"
 
@@ -25,50 +24,34 @@ enum shown_column {
     SHOW_COUNT
 };
 
-struct column_spec {
-    enum table_column sort;
-    const char *heading;
-    bool right_aligned;
-    int minimum; /* a text column shrinks to this before it is hidden */
-    int maximum; /* and grows to at most this */
+/* Who gives way when the pane is narrow: text columns shrink first (shape,
+ * region, type), then columns hide (the requested size mostly repeats
+ * the size; the op name is what people read the table for). */
+static const struct fit_column table_columns[SHOW_COUNT] = {
+    [SHOW_ALLOCATION] = {"Size", true, 0, 0, 0, 0},
+    [SHOW_REQUESTED] = {"Requested", true, 0, 0, 0, 1},
+    [SHOW_OCCURRENCES] = {"Occ", true, 0, 0, 0, 5},
+    [SHOW_REGION] = {"Region", false, 6, 16, 2, 4},
+    [SHOW_DATA_TYPE] = {"Type", false, 5, 12, 3, 2},
+    [SHOW_SHAPE] = {"Shape", false, 8, 32, 1, 3},
+    [SHOW_OP_NAME] = {"Op name", false, 12, 0, 0, 0},
 };
 
-static const struct column_spec column_specs[SHOW_COUNT] = {
-    [SHOW_ALLOCATION] = {TABLE_COLUMN_ALLOCATION_BYTES, "Size", true, 0, 0},
-    [SHOW_REQUESTED] = {TABLE_COLUMN_REQUESTED_BYTES, "Requested", true, 0, 0},
-    [SHOW_OCCURRENCES] = {TABLE_COLUMN_OCCURRENCES, "Occ", true, 0, 0},
-    [SHOW_REGION] = {TABLE_COLUMN_REGION_TYPE, "Region", false, 6, 16},
-    [SHOW_DATA_TYPE] = {TABLE_COLUMN_DATA_TYPE, "Type", false, 5, 12},
-    [SHOW_SHAPE] = {TABLE_COLUMN_TENSOR_SHAPE, "Shape", false, 8, 32},
-    [SHOW_OP_NAME] = {TABLE_COLUMN_OP_NAME, "Op name", false, 12, INT_MAX},
-};
-
-/* When the pane is narrow, text columns shrink first, then columns hide
- * in this order: the requested size mostly repeats the size, and the op
- * name is what people read the table for. */
-static const enum shown_column shrink_order[] = {SHOW_SHAPE, SHOW_REGION, SHOW_DATA_TYPE};
-static const enum shown_column hide_order[] = {SHOW_REQUESTED, SHOW_DATA_TYPE, SHOW_SHAPE,
-                                               SHOW_REGION, SHOW_OCCURRENCES};
-#define SHRINK_COUNT (sizeof shrink_order / sizeof *shrink_order)
-#define HIDE_COUNT (sizeof hide_order / sizeof *hide_order)
-
-struct table_layout {
-    bool shown[SHOW_COUNT];
-    int x[SHOW_COUNT]; /* from the pane's left edge */
-    int width[SHOW_COUNT];
+/* The sort each column stands for: its heading shows the sort's arrow. */
+static const enum table_column column_sorts[SHOW_COUNT] = {
+    [SHOW_ALLOCATION] = TABLE_COLUMN_ALLOCATION_BYTES,
+    [SHOW_REQUESTED] = TABLE_COLUMN_REQUESTED_BYTES,
+    [SHOW_OCCURRENCES] = TABLE_COLUMN_OCCURRENCES,
+    [SHOW_REGION] = TABLE_COLUMN_REGION_TYPE,
+    [SHOW_DATA_TYPE] = TABLE_COLUMN_DATA_TYPE,
+    [SHOW_SHAPE] = TABLE_COLUMN_TENSOR_SHAPE,
+    [SHOW_OP_NAME] = TABLE_COLUMN_OP_NAME,
 };
 
 #define DETAIL_MAX_WIDTH 100
 #define DETAIL_LABEL_WIDTH 12
 
 /* ---- cells ---- */
-
-static const char *sort_arrow(const struct ui_style *style, bool descending)
-{
-    if (style->utf8)
-        return descending ? "\xe2\x96\xbc" : "\xe2\x96\xb2"; /* ▼ ▲ */
-    return descending ? "v" : "^";
-}
 
 static const char *separator(const struct ui_style *style)
 {
@@ -94,102 +77,45 @@ static const char *cell_text(const struct allocation_table *rows, const struct a
     }
 }
 
-static int *natural_width(struct table_natural_widths *natural, enum shown_column column)
+struct measured_rows {
+    const struct allocation_table *rows;
+    const struct allocator *allocator;
+};
+
+static const char *measured_cell(const void *context, size_t row, size_t column, char *buffer,
+                                 size_t size)
 {
-    switch (column) {
-    case SHOW_ALLOCATION: return &natural->allocation;
-    case SHOW_REQUESTED: return &natural->requested;
-    case SHOW_OCCURRENCES: return &natural->occurrences;
-    case SHOW_REGION: return &natural->region;
-    case SHOW_DATA_TYPE: return &natural->data_type;
-    case SHOW_SHAPE: return &natural->shape;
-    default: return &natural->op_name;
-    }
+    const struct measured_rows *measured = context;
+    return cell_text(measured->rows, &measured->allocator->rows[row], (enum shown_column)column,
+                     buffer, size);
 }
 
-/* Once per allocator: the widest text of each column over all rows. */
+/* Once per allocator: the widest text of each column over all its rows
+ * (not only those the filter leaves), so the columns do not jump while
+ * typing a filter. */
 static void table_measure(struct viewer *viewer)
 {
-    struct table_state *table = &viewer->table;
-    memset(&table->natural, 0, sizeof table->natural);
-    const struct allocator *allocator = viewer->query.rows.allocator;
-    size_t total = allocation_table_total(&viewer->query.rows);
-    for (size_t i = 0; i < total; i++) {
-        const struct allocation_row *row = &allocator->rows[i];
-        for (int c = 0; c < SHOW_COUNT; c++) {
-            char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-            const char *text = cell_text(&viewer->query.rows, row, (enum shown_column)c, buffer,
-                                         sizeof buffer);
-            int width = draw_text_width(text, &viewer->style);
-            int *natural = natural_width(&table->natural, (enum shown_column)c);
-            if (width > *natural)
-                *natural = width;
-        }
-    }
+    /* TODO(row source): read the rows through the allocation table's row
+     * source once it has one, instead of allocator->rows. */
+    struct measured_rows measured = {&viewer->query.rows, viewer->query.rows.allocator};
+    column_fit_measure(SHOW_COUNT, allocation_table_total(&viewer->query.rows), measured_cell,
+                       &measured, &viewer->style, viewer->table.natural);
 }
 
-/* ---- layout ---- */
-
-static int heading_width(enum shown_column column)
+/* The column showing the sort, which never hides; -1 in file order. */
+static int table_sorted_column(const struct viewer *viewer)
 {
-    return (int)strlen(column_specs[column].heading) + 1; /* room for the sort arrow */
+    for (int c = 0; c < SHOW_COUNT; c++)
+        if (column_sorts[c] == viewer->query.rows.sort_column)
+            return c;
+    return -1;
 }
 
-static int max_int(int a, int b) { return a > b ? a : b; }
-
-static void table_layout_compute(struct viewer *viewer, int width, struct table_layout *layout)
+static void table_layout_compute(struct viewer *viewer, int width, struct column_fit *layout)
 {
-    struct table_state *table = &viewer->table;
-    int gap = width >= 70 ? 2 : 1;
-    for (int c = 0; c < SHOW_COUNT; c++) {
-        const struct column_spec *spec = &column_specs[c];
-        int wanted = max_int(*natural_width(&table->natural, (enum shown_column)c),
-                             heading_width((enum shown_column)c));
-        if (spec->maximum > 0 && wanted > spec->maximum)
-            wanted = max_int(spec->maximum, heading_width((enum shown_column)c));
-        layout->width[c] = wanted;
-        layout->shown[c] = true;
-    }
-    /* The op name keeps two fifths of the width: names run long. */
-    int op_minimum = max_int(max_int(column_specs[SHOW_OP_NAME].minimum, width * 2 / 5),
-                             heading_width(SHOW_OP_NAME));
-    for (;;) {
-        int used = 1; /* the left margin */
-        for (int c = 0; c < SHOW_OP_NAME; c++)
-            if (layout->shown[c])
-                used += layout->width[c] + gap;
-        int deficit = op_minimum - (width - used);
-        if (deficit <= 0)
-            break;
-        bool changed = false;
-        for (size_t i = 0; i < SHRINK_COUNT && !changed; i++) {
-            enum shown_column c = shrink_order[i];
-            int floor = max_int(column_specs[c].minimum, heading_width(c));
-            if (layout->shown[c] && layout->width[c] > floor) {
-                layout->width[c] = max_int(floor, layout->width[c] - deficit);
-                changed = true;
-            }
-        }
-        for (size_t i = 0; i < HIDE_COUNT && !changed; i++) {
-            /* The sorted column stays: its arrow says what the order is. */
-            bool sorted = column_specs[hide_order[i]].sort == viewer->query.rows.sort_column;
-            if (layout->shown[hide_order[i]] && !sorted) {
-                layout->shown[hide_order[i]] = false;
-                changed = true;
-            }
-        }
-        if (!changed)
-            break;
-    }
-    int x = 1;
-    for (int c = 0; c < SHOW_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        layout->x[c] = x;
-        if (c == SHOW_OP_NAME)
-            layout->width[c] = max_int(0, width - x);
-        x += layout->width[c] + gap;
-    }
+    /* A heading has a cell for the sort arrow. */
+    column_fit_compute(table_columns, SHOW_COUNT, viewer->table.natural, 1,
+                       table_sorted_column(viewer), width, layout);
 }
 
 /* ---- selection ---- */
@@ -264,30 +190,8 @@ static void table_title(struct viewer *viewer, int width, char *title, size_t si
         snprintf(title, size, "%s", counts);
 }
 
-static void draw_heading(struct viewer *viewer, WINDOW *window, int y, int x,
-                         const struct table_layout *layout)
-{
-    const struct ui_style *style = &viewer->style;
-    const struct allocation_table *rows = &viewer->query.rows;
-    for (int c = 0; c < SHOW_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        const struct column_spec *spec = &column_specs[c];
-        bool sorted = spec->sort == rows->sort_column;
-        char text[32];
-        snprintf(text, sizeof text, "%s%s", spec->heading,
-                 sorted ? sort_arrow(style, rows->descending) : "");
-        wattrset(window, sorted ? style->title : style->dim | A_BOLD);
-        if (spec->right_aligned)
-            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
-        else
-            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
-    }
-    wattrset(window, style->normal);
-}
-
 static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                     const struct table_layout *layout, const struct allocation_row *row,
+                     const struct column_fit *layout, const struct allocation_row *row,
                      attr_t attr)
 {
     const struct ui_style *style = &viewer->style;
@@ -301,10 +205,7 @@ static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int wi
                                      sizeof buffer);
         bool unresolved = c == SHOW_OP_NAME && row->origin == ROW_UNRESOLVED;
         wattrset(window, unresolved && attr == style->normal ? style->error : attr);
-        if (column_specs[c].right_aligned)
-            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
-        else
-            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
+        column_fit_draw_cell(window, y, x, table_columns, layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
 }
@@ -330,9 +231,10 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
     pane_draw_tab_hint(area, title, style);
     if (height < 2)
         return;
-    struct table_layout layout;
+    struct column_fit layout;
     table_layout_compute(viewer, width, &layout);
-    draw_heading(viewer, window, y + 1, x, &layout);
+    column_fit_draw_headings(window, y + 1, x, table_columns, SHOW_COUNT, &layout,
+                             table_sorted_column(viewer), viewer->query.rows.descending, style);
     int page_rows = height - 2;
     const struct allocation_table *rows = &viewer->query.rows;
     if (rows->count == 0) {

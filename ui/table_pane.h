@@ -16,25 +16,13 @@
 
 struct viewer;
 
-/* Widths the rows' text would like, measured once per allocator so the
- * columns do not jump while scrolling. */
-struct table_natural_widths {
-    int allocation;
-    int requested;
-    int occurrences;
-    int region;
-    int data_type;
-    int shape;
-    int op_name;
-};
-
 struct table_state {
     struct list_cursor cursor; /* the selected row, by display position */
     /* The selected row (an index into the allocator's rows) when the
      * query was last seen: a filter or a sort keeps it selected. */
     size_t selected_row;
     unsigned query_generation;
-    struct table_natural_widths natural;
+    int natural[7]; /* each column's widest text, measured once per allocator */
 };
 
 /* The first row selected, the columns measured: after the query's rows
