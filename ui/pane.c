@@ -3,8 +3,22 @@
 #include "ui/pane.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ui/draw.h"
+
+struct pane *pane_create(const struct pane_ops *ops, size_t size)
+{
+    struct pane *pane = calloc(1, size < sizeof *pane ? sizeof *pane : size);
+    if (pane)
+        pane->ops = ops;
+    return pane;
+}
+
+void pane_free_plain(struct pane *pane)
+{
+    free(pane);
+}
 
 struct pane_reply pane_reply_handled(void)
 {

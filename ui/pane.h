@@ -109,6 +109,12 @@ struct pane {
     const struct pane_ops *ops;
 };
 
+/* A zeroed instance of `size` bytes (a pane's own struct, which starts
+ * with struct pane) using `ops`; NULL when memory runs out. */
+struct pane *pane_create(const struct pane_ops *ops, size_t size);
+/* ops->free for an instance that owns nothing but itself. */
+void pane_free_plain(struct pane *pane);
+
 /* Replies. */
 struct pane_reply pane_reply_handled(void);
 struct pane_reply pane_reply_ignored(void);

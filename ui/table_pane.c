@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/allocation_table.h"
 #include "model/format.h"
 #include "ui/column_fit.h"
 #include "ui/filter_prompt.h"
+#include "ui/list_cursor.h"
+#include "ui/row_detail.h"
 #include "ui/viewer.h"
 
 /* The columns as drawn: sizes first, where the eye finds them at a fixed
@@ -37,6 +40,16 @@ static const struct fit_column table_columns[SHOW_COUNT] = {
     [SHOW_OP_NAME] = {"Op name", false, 12, 0, 0, 0},
 };
 
+struct table_pane {
+    struct pane pane;
+    struct list_cursor cursor; /* the selected row, by display position */
+    /* The selected row (an index into the allocator's rows) when the
+     * query was last seen: a filter or a sort keeps it selected. */
+    size_t selected_row;
+    unsigned query_generation;
+    int natural[SHOW_COUNT]; /* each column's widest text, measured once per allocator */
+};
+
 /* The sort each column stands for: its heading shows the sort's arrow. */
 static const enum table_column column_sorts[SHOW_COUNT] = {
     [SHOW_ALLOCATION] = TABLE_COLUMN_ALLOCATION_BYTES,
@@ -47,9 +60,6 @@ static const enum table_column column_sorts[SHOW_COUNT] = {
     [SHOW_SHAPE] = TABLE_COLUMN_TENSOR_SHAPE,
     [SHOW_OP_NAME] = TABLE_COLUMN_OP_NAME,
 };
-
-#define DETAIL_MAX_WIDTH 100
-#define DETAIL_LABEL_WIDTH 12
 
 /* ---- cells ---- */
 
@@ -93,13 +103,13 @@ static const char *measured_cell(const void *context, size_t row, size_t column,
 /* Once per allocator: the widest text of each column over all its rows
  * (not only those the filter leaves), so the columns do not jump while
  * typing a filter. */
-static void table_measure(struct viewer *viewer)
+static void table_measure(struct table_pane *table, const struct viewer *viewer)
 {
     /* TODO(row source): read the rows through the allocation table's row
      * source once it has one, instead of allocator->rows. */
     struct measured_rows measured = {&viewer->query.rows, viewer->query.rows.allocator};
     column_fit_measure(SHOW_COUNT, allocation_table_total(&viewer->query.rows), measured_cell,
-                       &measured, &viewer->style, viewer->table.natural);
+                       &measured, &viewer->style, table->natural);
 }
 
 /* The column showing the sort, which never hides; -1 in file order. */
@@ -111,28 +121,33 @@ static int table_sorted_column(const struct viewer *viewer)
     return -1;
 }
 
-static void table_layout_compute(struct viewer *viewer, int width, struct column_fit *layout)
+static void table_layout_compute(const struct table_pane *table, const struct viewer *viewer,
+                                 int width, struct column_fit *layout)
 {
     /* A heading has a cell for the sort arrow. */
-    column_fit_compute(table_columns, SHOW_COUNT, viewer->table.natural, 1,
+    column_fit_compute(table_columns, SHOW_COUNT, table->natural, 1,
                        table_sorted_column(viewer), width, layout);
 }
 
 /* ---- selection ---- */
 
-/* The selected row as an index into the allocator's rows; SIZE_MAX none. */
-static size_t table_selected_row(const struct viewer *viewer)
+static struct table_pane *table_of(struct pane *pane)
 {
-    const struct table_state *table = &viewer->table;
+    return (struct table_pane *)pane;
+}
+
+/* The selected row as an index into the allocator's rows; SIZE_MAX none. */
+static size_t table_selected_row(const struct table_pane *table, const struct viewer *viewer)
+{
     if (table->cursor.selected >= viewer->query.rows.count)
         return SIZE_MAX;
     return viewer->query.rows.order[table->cursor.selected];
 }
 
 /* Selects the row with this allocator index when it is shown, else the first. */
-static void table_select_row(struct viewer *viewer, size_t row_index)
+static void table_select_row(struct table_pane *table, const struct viewer *viewer,
+                             size_t row_index)
 {
-    struct table_state *table = &viewer->table;
     table->cursor.selected = 0;
     for (size_t i = 0; i < viewer->query.rows.count && row_index != SIZE_MAX; i++) {
         if (viewer->query.rows.order[i] == row_index) {
@@ -146,28 +161,29 @@ static void table_select_row(struct viewer *viewer, size_t row_index)
 
 /* The rows changed under the selection (a filter, a sort): the same row
  * stays selected when it is still shown, else the first. */
-static void table_follow_query(struct viewer *viewer)
+static void table_follow_query(struct table_pane *table, const struct viewer *viewer)
 {
-    struct table_state *table = &viewer->table;
     if (table->query_generation == viewer->query.generation)
         return;
-    table_select_row(viewer, table->selected_row);
+    table_select_row(table, viewer, table->selected_row);
     table->query_generation = viewer->query.generation;
 }
 
 /* Remembers the selected row, for when the rows change under it. */
-static void table_remember(struct viewer *viewer)
+static void table_remember(struct table_pane *table, const struct viewer *viewer)
 {
-    viewer->table.selected_row = table_selected_row(viewer);
-    viewer->table.query_generation = viewer->query.generation;
+    table->selected_row = table_selected_row(table, viewer);
+    table->query_generation = viewer->query.generation;
 }
 
-void table_pane_reset(struct viewer *viewer)
+/* The query's rows were built for another allocator: the first row
+ * selected, the columns measured again. */
+static void table_reset(struct pane *pane, struct viewer *viewer)
 {
-    struct table_state *table = &viewer->table;
+    struct table_pane *table = table_of(pane);
     table->cursor.selected = table->cursor.top = 0;
-    table_remember(viewer);
-    table_measure(viewer);
+    table_remember(table, viewer);
+    table_measure(table, viewer);
 }
 
 /* ---- drawing ---- */
@@ -212,19 +228,18 @@ static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int wi
 
 static void table_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
-    (void)pane;
+    struct table_pane *table = table_of(pane);
     WINDOW *window = area->window;
     int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
-    struct table_state *table = &viewer->table;
     if (height <= 0 || width <= 0)
         return;
     if (!viewer->allocator) {
         draw_pane_title(window, y, x, width, "Allocations at peak", focused, style);
         return;
     }
-    table_follow_query(viewer);
+    table_follow_query(table, viewer);
     char title[512];
     table_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
@@ -232,7 +247,7 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
     if (height < 2)
         return;
     struct column_fit layout;
-    table_layout_compute(viewer, width, &layout);
+    table_layout_compute(table, viewer, width, &layout);
     column_fit_draw_headings(window, y + 1, x, table_columns, SHOW_COUNT, &layout,
                              table_sorted_column(viewer), viewer->query.rows.descending, style);
     int page_rows = height - 2;
@@ -261,171 +276,26 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
             attr = focused ? style->selected : style->selected_unfocused;
         draw_row(viewer, window, y + 2 + r, x, width, &layout, row, attr);
     }
-    table_remember(viewer);
-}
-
-/* ---- the row in full ---- */
-
-/* Lines of a detail value: text made safe, then cut into pieces of at
- * most `width` cells. Returns the number of lines; writes them when
- * draw is set. */
-static int detail_value(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                        int max_lines, const char *text, bool draw)
-{
-    const struct ui_style *style = &viewer->style;
-    char safe[2048];
-    format_safe_text(text, !style->utf8, safe, sizeof safe);
-    if (width <= 0)
-        return 1;
-    const char *cursor = safe;
-    int lines = 0;
-    do {
-        char line[2048];
-        size_t used = 0;
-        int cells = 0;
-        while (*cursor) {
-            uint32_t code_point;
-            size_t length = format_utf8_decode(cursor, &code_point);
-            if (length == 0)
-                length = 1;
-            char piece[8] = {0};
-            memcpy(piece, cursor, length);
-            int piece_cells = draw_text_width(piece, style);
-            if (cells + piece_cells > width && cells > 0)
-                break;
-            memcpy(line + used, cursor, length);
-            used += length;
-            cells += piece_cells;
-            cursor += length;
-        }
-        line[used] = '\0';
-        if (draw && lines < max_lines)
-            draw_text(window, y + lines, x, width, line, style);
-        lines++;
-    } while (*cursor);
-    return lines;
-}
-
-struct detail_field {
-    const char *label;
-    const char *value;
-};
-
-static size_t detail_fields(struct viewer *viewer, const struct allocation_row *row,
-                            struct detail_field *fields, char (*buffers)[96])
-{
-    const struct allocation_table *rows = &viewer->query.rows;
-    const struct profile *profile = viewer->profile;
-    size_t n = 0;
-    char bytes[FORMAT_BYTES_SIZE];
-    fields[n++] = (struct detail_field){"Op name", cell_text(rows, row, SHOW_OP_NAME, buffers[0],
-                                                             sizeof buffers[0])};
-    snprintf(buffers[1], sizeof buffers[1], "%s (%lld bytes)",
-             format_bytes(row->allocation_bytes, bytes, sizeof bytes),
-             (long long)row->allocation_bytes);
-    fields[n++] = (struct detail_field){"Size", buffers[1]};
-    snprintf(buffers[2], sizeof buffers[2], "%s (%lld bytes)",
-             format_bytes(row->requested_bytes, bytes, sizeof bytes),
-             (long long)row->requested_bytes);
-    fields[n++] = (struct detail_field){"Requested", buffers[2]};
-    snprintf(buffers[3], sizeof buffers[3], "%lld", (long long)row->occurrences);
-    fields[n++] = (struct detail_field){"Occurrences", buffers[3]};
-    fields[n++] = (struct detail_field){"Region", profile_text(profile, row->region_type)};
-    fields[n++] = (struct detail_field){"Data type", profile_text(profile, row->data_type)};
-    fields[n++] = (struct detail_field){"Shape", profile_text(profile, row->tensor_shape)};
-    fields[n++] = (struct detail_field){"Activity", memory_activity_label(row->activity)};
-    snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
-    fields[n++] = (struct detail_field){"Address", buffers[4]};
-    if (row->step_id >= 0)
-        snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
-    else
-        snprintf(buffers[5], sizeof buffers[5], "none");
-    fields[n++] = (struct detail_field){"Step", buffers[5]};
-    if (row->has_time) {
-        format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
-    } else {
-        snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
-    }
-    fields[n++] = (struct detail_field){"Time", buffers[6]};
-    switch (row->origin) {
-    case ROW_FROM_SNAPSHOT:
-        snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
-        break;
-    case ROW_FROM_SPECIAL:
-        snprintf(buffers[7], sizeof buffers[7], "special allocation %lld",
-                 (long long)row->special_index);
-        break;
-    default:
-        snprintf(buffers[7], sizeof buffers[7],
-                 "unresolved (snapshot index %lld, special index %lld)",
-                 (long long)row->snapshot_index, (long long)row->special_index);
-        break;
-    }
-    fields[n++] = (struct detail_field){"Origin", buffers[7]};
-    return n;
-}
-
-static void table_draw_detail(struct pane *pane, struct viewer *viewer, WINDOW *window,
-                              int height, int width)
-{
-    (void)pane;
-    const struct ui_style *style = &viewer->style;
-    struct table_state *table = &viewer->table;
-    table_follow_query(viewer);
-    const struct allocation_row *row = allocation_table_row(&viewer->query.rows, table->cursor.selected);
-    if (!row) {
-        viewer->overlay = OVERLAY_NONE;
-        return;
-    }
-    int box_width = width - 4 < DETAIL_MAX_WIDTH ? width - 4 : DETAIL_MAX_WIDTH;
-    if (box_width < 30 || height < 7)
-        return;
-    int value_x = 2 + DETAIL_LABEL_WIDTH + 1;
-    int value_width = box_width - value_x - 2;
-    struct detail_field fields[16];
-    char buffers[8][96];
-    size_t count = detail_fields(viewer, row, fields, buffers);
-    int needed = 0;
-    for (size_t i = 0; i < count; i++)
-        needed += detail_value(viewer, window, 0, 0, value_width, 0, fields[i].value, false);
-    int box_height = needed + 2 < height - 2 ? needed + 2 : height - 2;
-    int top = (height - box_height) / 2, left = (width - box_width) / 2;
-
-    wattrset(window, style->normal);
-    draw_box(window, top, left, box_height, box_width, style);
-    char title[64];
-    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->cursor.selected + 1, viewer->query.rows.count);
-    wattrset(window, style->title);
-    draw_text(window, top, left + 2, box_width - 4, title, style);
-    wattrset(window, style->dim);
-    draw_text_right(window, top + box_height - 1, left + 2, box_width - 4,
-                    " j/k previous/next  Esc close ", style);
-    int y = top + 1, last = top + box_height - 1;
-    for (size_t i = 0; i < count && y < last; i++) {
-        wattrset(window, style->dim);
-        draw_text(window, y, left + 2, DETAIL_LABEL_WIDTH, fields[i].label, style);
-        wattrset(window, i == 0 ? style->normal | A_BOLD : style->normal);
-        y += detail_value(viewer, window, y, left + value_x, value_width, last - y,
-                          fields[i].value, true);
-    }
-    wattrset(window, style->normal);
+    table_remember(table, viewer);
 }
 
 /* ---- requests ---- */
 
 /* The chart's cursor to the selected row's time, when it has one. */
-static void table_show_row_in_chart(struct viewer *viewer, struct pane_reply *reply)
+static void table_show_row_in_chart(const struct table_pane *table, const struct viewer *viewer,
+                                    struct pane_reply *reply)
 {
     const struct allocation_row *row =
-        allocation_table_row(&viewer->query.rows, viewer->table.cursor.selected);
+        allocation_table_row(&viewer->query.rows, table->cursor.selected);
     if (row && row->has_time)
         pane_reply_add(reply, follow_up_jump_to_time(row->time_ps));
 }
 
-static void table_sort(struct viewer *viewer, enum table_column column, bool descending)
+static void table_sort(struct table_pane *table, struct viewer *viewer, enum table_column column,
+                       bool descending)
 {
     query_set_sort(&viewer->query, column, descending);
-    table_follow_query(viewer);
+    table_follow_query(table, viewer);
     if (column == TABLE_COLUMN_FILE_ORDER)
         viewer_status(viewer, false, descending ? "in reverse file order" : "in file order");
     else
@@ -435,9 +305,8 @@ static void table_sort(struct viewer *viewer, enum table_column column, bool des
 
 /* n/N: the next matching row, wrapping. With a filter every row shown
  * matches, so this steps through them. */
-static void table_match(struct viewer *viewer, bool forward)
+static void table_match(struct table_pane *table, struct viewer *viewer, bool forward)
 {
-    struct table_state *table = &viewer->table;
     size_t count = viewer->query.rows.count;
     if (!viewer->query.rows.filter[0]) {
         viewer_status(viewer, false, "no filter: / filters op names");
@@ -458,14 +327,14 @@ static void table_match(struct viewer *viewer, bool forward)
     viewer_status(viewer, false, "no row matches \"%s\"", viewer->query.rows.filter);
 }
 
-static struct pane_reply table_handle_request(struct viewer *viewer, enum request request)
+static struct pane_reply table_handle_request(struct table_pane *table, struct viewer *viewer,
+                                              enum request request)
 {
-    struct table_state *table = &viewer->table;
     const struct allocation_table *rows = &viewer->query.rows;
     struct pane_reply reply = pane_reply_handled();
     if (list_cursor_move(&table->cursor, rows->count, request)) {
         if (viewer->overlay == OVERLAY_DETAIL)
-            table_show_row_in_chart(viewer, &reply);
+            table_show_row_in_chart(table, viewer, &reply);
         return reply;
     }
     switch (request) {
@@ -473,22 +342,22 @@ static struct pane_reply table_handle_request(struct viewer *viewer, enum reques
         if (!allocation_table_row(rows, table->cursor.selected))
             return reply;
         pane_reply_add(&reply, follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
-        table_show_row_in_chart(viewer, &reply);
+        table_show_row_in_chart(table, viewer, &reply);
         return reply;
     case REQUEST_SORT_NEXT: {
         enum table_column column = allocation_table_next_column(rows->sort_column);
-        table_sort(viewer, column, allocation_table_default_descending(column));
+        table_sort(table, viewer, column, allocation_table_default_descending(column));
         return reply;
     }
     case REQUEST_SORT_REVERSE:
-        table_sort(viewer, rows->sort_column, !rows->descending);
+        table_sort(table, viewer, rows->sort_column, !rows->descending);
         return reply;
     case REQUEST_FILTER:
         /* The filter narrows this table: it takes the focus. */
         filter_prompt_begin(viewer);
         return pane_reply_follow(follow_up_of(FOLLOW_UP_FOCUS_SELF, 0));
-    case REQUEST_MATCH_NEXT: table_match(viewer, true); return reply;
-    case REQUEST_MATCH_PREVIOUS: table_match(viewer, false); return reply;
+    case REQUEST_MATCH_NEXT: table_match(table, viewer, true); return reply;
+    case REQUEST_MATCH_PREVIOUS: table_match(table, viewer, false); return reply;
     default: return pane_reply_ignored();
     }
 }
@@ -496,12 +365,12 @@ static struct pane_reply table_handle_request(struct viewer *viewer, enum reques
 static struct pane_reply table_handle(struct pane *pane, struct viewer *viewer,
                                       enum request request)
 {
-    (void)pane;
+    struct table_pane *table = table_of(pane);
     if (!viewer->allocator)
         return pane_reply_ignored();
-    table_follow_query(viewer);
-    struct pane_reply reply = table_handle_request(viewer, request);
-    table_remember(viewer);
+    table_follow_query(table, viewer);
+    struct pane_reply reply = table_handle_request(table, viewer, request);
+    table_remember(table, viewer);
     return reply;
 }
 
@@ -511,17 +380,17 @@ static struct pane_reply table_click(struct pane *pane, struct viewer *viewer, i
                                      bool again)
 {
     (void)column;
-    struct table_state *table = &viewer->table;
+    struct table_pane *table = table_of(pane);
     size_t position;
     if (!viewer->allocator)
         return pane_reply_handled();
-    table_follow_query(viewer);
+    table_follow_query(table, viewer);
     if (!list_cursor_item_at(&table->cursor, viewer->query.rows.count, row - 2, &position))
         return pane_reply_handled();
     if (again && position == table->cursor.selected)
         return table_handle(pane, viewer, REQUEST_ENTER);
     table->cursor.selected = position;
-    table_remember(viewer);
+    table_remember(table, viewer);
     return pane_reply_handled();
 }
 
@@ -537,16 +406,24 @@ static bool table_export(struct pane *pane, const struct viewer *viewer,
     return true;
 }
 
-static void table_free(struct pane *pane)
+/* Enter: the selected row in full, over the screen; moving in it moves
+ * the selection. */
+static void table_draw_detail(struct pane *pane, struct viewer *viewer, WINDOW *window,
+                              int height, int width)
 {
-    free(pane);
+    struct table_pane *table = table_of(pane);
+    table_follow_query(table, viewer);
+    if (!row_detail_draw(window, height, width, &viewer->style, &viewer->query.rows,
+                         table->cursor.selected))
+        viewer->overlay = OVERLAY_NONE;
 }
 
 static const struct pane_ops table_ops = {
     .draw = table_draw,
     .handle = table_handle,
     .click = table_click,
-    .free = table_free,
+    .reset = table_reset,
+    .free = pane_free_plain,
     .export = table_export,
     .draw_detail = table_draw_detail,
     .scope = KEY_SCOPE_TABLE,
@@ -557,8 +434,5 @@ static const struct pane_ops table_ops = {
 struct pane *table_pane_create(struct viewer *viewer)
 {
     (void)viewer;
-    struct pane *pane = calloc(1, sizeof *pane);
-    if (pane)
-        pane->ops = &table_ops;
-    return pane;
+    return pane_create(&table_ops, sizeof(struct table_pane));
 }

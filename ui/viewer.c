@@ -157,7 +157,6 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     time_window_reset(&viewer->time, viewer->allocator);
     if (!query_reset(&viewer->query, profile, viewer->allocator))
         viewer_status(viewer, true, "out of memory: the allocations table is empty");
-    table_pane_reset(viewer);
     viewer_reset_panes(viewer);
 }
 
