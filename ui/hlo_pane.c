@@ -26,9 +26,28 @@ static const struct fit_column hlo_columns[HLO_COUNT] = {
     [HLO_NAME] = {"Name", false, 12, 0, 0, 0},
 };
 
-void hlo_pane_reset(struct viewer *viewer)
+struct hlo_pane {
+    struct pane pane;
+    struct list_cursor cursor;      /* the selected module */
+    const struct profile *measured; /* whose modules natural[] measured */
+    int natural[HLO_COUNT];
+};
+
+static struct hlo_pane *hlo_of(struct pane *pane)
 {
-    memset(&viewer->hlo, 0, sizeof viewer->hlo);
+    return (struct hlo_pane *)pane;
+}
+
+/* A host opened: its modules from the first (another allocator keeps
+ * the selection: the modules are the profile's). */
+static void hlo_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)viewer;
+    struct hlo_pane *hlo = hlo_of(pane);
+    if (!new_host)
+        return;
+    memset(&hlo->cursor, 0, sizeof hlo->cursor);
+    hlo->measured = NULL;
 }
 
 static size_t hlo_count(const struct viewer *viewer)
@@ -76,9 +95,9 @@ static const char *hlo_measured_cell(const void *context, size_t row, size_t col
 
 /* The columns for the pane's width, from the widest text of each over
  * every module (measured once per profile). */
-static void hlo_layout_compute(struct viewer *viewer, int width, struct column_fit *layout)
+static void hlo_layout_compute(struct hlo_pane *hlo, const struct viewer *viewer, int width,
+                               struct column_fit *layout)
 {
-    struct hlo_state *hlo = &viewer->hlo;
     if (hlo->measured != viewer->profile) {
         column_fit_measure(HLO_COUNT, hlo_count(viewer), hlo_measured_cell, viewer,
                            &viewer->style, hlo->natural);
@@ -121,12 +140,11 @@ static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, in
 
 static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
-    (void)pane;
+    struct hlo_pane *hlo = hlo_of(pane);
     WINDOW *window = area->window;
     int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
-    struct hlo_state *hlo = &viewer->hlo;
     if (height <= 0 || width <= 0)
         return;
     char title[160];
@@ -137,7 +155,7 @@ static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane
     if (height < 2 || count == 0)
         return;
     struct column_fit layout;
-    hlo_layout_compute(viewer, width, &layout);
+    hlo_layout_compute(hlo, viewer, width, &layout);
     column_fit_draw_headings(window, y + 1, x, hlo_columns, HLO_COUNT, &layout, -1, false, style);
     int page_rows = height - 2;
     list_cursor_fit(&hlo->cursor, count, page_rows);
@@ -156,9 +174,9 @@ static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane
 
 /* Enter: the chart zoomed to the module's span, when the span is on the
  * memory timeline. */
-static struct pane_reply hlo_zoom_chart(struct viewer *viewer)
+static struct pane_reply hlo_zoom_chart(const struct hlo_pane *hlo, struct viewer *viewer)
 {
-    size_t selected = viewer->hlo.cursor.selected;
+    size_t selected = hlo->cursor.selected;
     if (selected >= hlo_count(viewer))
         return pane_reply_handled();
     const struct hlo_module *module = &viewer->profile->hlo_modules[selected];
@@ -179,13 +197,13 @@ static struct pane_reply hlo_zoom_chart(struct viewer *viewer)
 static struct pane_reply hlo_click(struct pane *pane, struct viewer *viewer, int row, int column,
                                    bool again)
 {
-    (void)pane, (void)column;
-    struct hlo_state *hlo = &viewer->hlo;
+    (void)column;
+    struct hlo_pane *hlo = hlo_of(pane);
     size_t index;
     if (!list_cursor_item_at(&hlo->cursor, hlo_count(viewer), row - 2, &index))
         return pane_reply_handled();
     if (again && index == hlo->cursor.selected)
-        return hlo_zoom_chart(viewer);
+        return hlo_zoom_chart(hlo, viewer);
     hlo->cursor.selected = index;
     return pane_reply_handled();
 }
@@ -193,10 +211,10 @@ static struct pane_reply hlo_click(struct pane *pane, struct viewer *viewer, int
 static struct pane_reply hlo_handle(struct pane *pane, struct viewer *viewer,
                                     enum request request)
 {
-    (void)pane;
+    struct hlo_pane *hlo = hlo_of(pane);
     if (request == REQUEST_ENTER)
-        return hlo_zoom_chart(viewer);
-    return list_cursor_move(&viewer->hlo.cursor, hlo_count(viewer), request)
+        return hlo_zoom_chart(hlo, viewer);
+    return list_cursor_move(&hlo->cursor, hlo_count(viewer), request)
                ? pane_reply_handled()
                : pane_reply_ignored();
 }
@@ -209,16 +227,12 @@ static bool hlo_export(struct pane *pane, const struct viewer *viewer,
     return true;
 }
 
-static void hlo_free(struct pane *pane)
-{
-    free(pane);
-}
-
 static const struct pane_ops hlo_ops = {
     .draw = hlo_draw,
     .handle = hlo_handle,
     .click = hlo_click,
-    .free = hlo_free,
+    .reset = hlo_reset,
+    .free = pane_free_plain,
     .export = hlo_export,
     .scope = KEY_SCOPE_HLO,
     .moves_through_items = true,
@@ -227,10 +241,7 @@ static const struct pane_ops hlo_ops = {
 struct pane *hlo_pane_create(struct viewer *viewer)
 {
     (void)viewer;
-    struct pane *pane = calloc(1, sizeof *pane);
-    if (pane)
-        pane->ops = &hlo_ops;
-    return pane;
+    return pane_create(&hlo_ops, sizeof(struct hlo_pane));
 }
 
 bool hlo_pane_available(const struct viewer *viewer)

@@ -14,7 +14,6 @@
 struct list_pane {
     struct pane pane;
     struct list_cursor cursor;
-    const void *shown; /* the host (hosts) or profile (allocators) at the last reset */
 };
 
 static struct list_pane *list_of(struct pane *pane)
@@ -209,24 +208,20 @@ static struct pane_reply allocators_click(struct pane *pane, struct viewer *view
     return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, index));
 }
 
-/* Another host open: the cursor goes to it. */
-static void hosts_reset(struct pane *pane, struct viewer *viewer)
+/* A host opened: the cursor goes to it. */
+static void hosts_reset(struct pane *pane, struct viewer *viewer, bool new_host)
 {
-    struct list_pane *list = list_of(pane);
-    const struct host *host = &viewer->hosts->hosts[viewer->host_index];
-    if (list->shown != host)
-        list->cursor.selected = viewer->host_index;
-    list->shown = host;
+    if (new_host)
+        list_of(pane)->cursor.selected = viewer->host_index;
 }
 
-/* Another profile: the list starts at its top (another allocator of the
- * same profile keeps the list where it is). */
-static void allocators_reset(struct pane *pane, struct viewer *viewer)
+/* A host opened: its allocators from the top (another allocator of the
+ * same host keeps the list where it is). */
+static void allocators_reset(struct pane *pane, struct viewer *viewer, bool new_host)
 {
-    struct list_pane *list = list_of(pane);
-    if (list->shown != viewer->profile)
-        memset(&list->cursor, 0, sizeof list->cursor);
-    list->shown = viewer->profile;
+    (void)viewer;
+    if (new_host)
+        memset(&list_of(pane)->cursor, 0, sizeof list_of(pane)->cursor);
 }
 
 static void list_free(struct pane *pane)

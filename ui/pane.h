@@ -80,8 +80,9 @@ struct pane_ops {
      * focus before the click. NULL: a click only focuses it. */
     struct pane_reply (*click)(struct pane *pane, struct viewer *viewer, int row, int column,
                                bool again);
-    /* A new allocator (or host) is shown: start over. NULL: nothing to do. */
-    void (*reset)(struct pane *pane, struct viewer *viewer);
+    /* What the viewer has open changed: another allocator, or with
+     * new_host a host opened (again). NULL: nothing to start over. */
+    void (*reset)(struct pane *pane, struct viewer *viewer, bool new_host);
     void (*free)(struct pane *pane);
     /* What `e` writes from this pane; false when there is nothing to
      * export. NULL: the summary of every allocator. */

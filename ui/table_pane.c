@@ -178,8 +178,9 @@ static void table_remember(struct table_pane *table, const struct viewer *viewer
 
 /* The query's rows were built for another allocator: the first row
  * selected, the columns measured again. */
-static void table_reset(struct pane *pane, struct viewer *viewer)
+static void table_reset(struct pane *pane, struct viewer *viewer, bool new_host)
 {
+    (void)new_host;
     struct table_pane *table = table_of(pane);
     table->cursor.selected = table->cursor.top = 0;
     table_remember(table, viewer);

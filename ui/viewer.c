@@ -137,14 +137,27 @@ static void viewer_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps
     viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
 }
 
-/* Every pane starts over for what is open now. */
-static void viewer_reset_panes(struct viewer *viewer)
+/* Every pane starts over for what is open now; new_host when a host was
+ * opened (again), not only another allocator shown. */
+static void viewer_reset_panes(struct viewer *viewer, bool new_host)
 {
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         if (pane->ops->reset)
-            pane->ops->reset(pane, viewer);
+            pane->ops->reset(pane, viewer, new_host);
     }
+}
+
+/* Allocator `index` of the open profile, with the whole of its timeline
+ * in the time window and the query's rows built for it. */
+static void viewer_show_allocator(struct viewer *viewer, size_t index)
+{
+    const struct profile *profile = viewer->profile;
+    viewer->allocator_index = index;
+    viewer->allocator = &profile->allocators[index];
+    time_window_reset(&viewer->time, viewer->allocator);
+    if (!query_reset(&viewer->query, profile, viewer->allocator))
+        viewer_status(viewer, true, "out of memory: the allocations table is empty");
 }
 
 void viewer_select_allocator(struct viewer *viewer, size_t index)
@@ -152,12 +165,8 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     const struct profile *profile = viewer->profile;
     if (!profile || index >= profile->allocator_count)
         return;
-    viewer->allocator_index = index;
-    viewer->allocator = &profile->allocators[index];
-    time_window_reset(&viewer->time, viewer->allocator);
-    if (!query_reset(&viewer->query, profile, viewer->allocator))
-        viewer_status(viewer, true, "out of memory: the allocations table is empty");
-    viewer_reset_panes(viewer);
+    viewer_show_allocator(viewer, index);
+    viewer_reset_panes(viewer, false);
 }
 
 struct load_progress {
@@ -203,13 +212,11 @@ void viewer_select_host(struct viewer *viewer, size_t index)
     } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
     } else {
-        viewer_select_allocator(viewer, 0);
-        hlo_pane_reset(viewer);
-        viewer_fix_focus(viewer);
-        return;
+        viewer_show_allocator(viewer, 0);
     }
-    time_window_reset(&viewer->time, NULL);
-    viewer_reset_panes(viewer);
+    if (!viewer->allocator)
+        time_window_reset(&viewer->time, NULL);
+    viewer_reset_panes(viewer, true);
     viewer_fix_focus(viewer);
 }
 

@@ -62,7 +62,6 @@ struct viewer {
     struct list_cursor help;   /* the help overlay's scroll */
 
     /* Pane state not yet in the panes' instances. */
-    struct hlo_state hlo;
     struct breakdown_state breakdown;
 
     struct prompt prompt;
