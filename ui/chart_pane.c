@@ -4,7 +4,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -375,16 +374,11 @@ static bool chart_export(struct pane *pane, const struct viewer *viewer,
     return true;
 }
 
-static void chart_free(struct pane *pane)
-{
-    free(chart_of(pane));
-}
-
 static const struct pane_ops chart_ops = {
     .draw = chart_draw,
     .handle = chart_handle,
     .click = chart_click,
-    .free = chart_free,
+    .free = pane_free_plain,
     .export = chart_export,
     .scope = KEY_SCOPE_CHART,
     .keys_reach_it_unfocused = true,
@@ -392,12 +386,10 @@ static const struct pane_ops chart_ops = {
 
 struct pane *chart_pane_create_bound(struct chart_binding binding)
 {
-    struct chart_pane *chart = calloc(1, sizeof *chart);
-    if (!chart)
-        return NULL;
-    chart->pane.ops = &chart_ops;
-    chart->shows = binding;
-    return &chart->pane;
+    struct pane *pane = pane_create(&chart_ops, sizeof(struct chart_pane));
+    if (pane)
+        chart_of(pane)->shows = binding;
+    return pane;
 }
 
 struct pane *chart_pane_create(struct viewer *viewer)

@@ -3,7 +3,6 @@
 #include "ui/hlo_pane.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/timeline.h"

@@ -3,7 +3,6 @@
 #include "ui/list_pane.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -224,17 +223,12 @@ static void allocators_reset(struct pane *pane, struct viewer *viewer, bool new_
         memset(&list_of(pane)->cursor, 0, sizeof list_of(pane)->cursor);
 }
 
-static void list_free(struct pane *pane)
-{
-    free(pane);
-}
-
 static const struct pane_ops hosts_ops = {
     .draw = hosts_draw,
     .handle = hosts_handle,
     .click = hosts_click,
     .reset = hosts_reset,
-    .free = list_free,
+    .free = pane_free_plain,
     .scope = KEY_SCOPE_LIST,
     .moves_through_items = true,
 };
@@ -244,28 +238,19 @@ static const struct pane_ops allocators_ops = {
     .handle = allocators_handle,
     .click = allocators_click,
     .reset = allocators_reset,
-    .free = list_free,
+    .free = pane_free_plain,
     .scope = KEY_SCOPE_LIST,
     .moves_through_items = true,
 };
 
-static struct pane *list_create(const struct pane_ops *ops)
-{
-    struct list_pane *list = calloc(1, sizeof *list);
-    if (!list)
-        return NULL;
-    list->pane.ops = ops;
-    return &list->pane;
-}
-
 struct pane *list_pane_create_hosts(struct viewer *viewer)
 {
     (void)viewer;
-    return list_create(&hosts_ops);
+    return pane_create(&hosts_ops, sizeof(struct list_pane));
 }
 
 struct pane *list_pane_create_allocators(struct viewer *viewer)
 {
     (void)viewer;
-    return list_create(&allocators_ops);
+    return pane_create(&allocators_ops, sizeof(struct list_pane));
 }

@@ -3,7 +3,6 @@
 #include "ui/summary_pane.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
@@ -100,22 +99,14 @@ static void summary_draw(struct pane *pane, struct viewer *viewer, const struct 
         draw_field(viewer, window, y + 1 + (int)i, x + 1, width - 1, allocator, i);
 }
 
-static void summary_free(struct pane *pane)
-{
-    free(pane);
-}
-
 static const struct pane_ops summary_ops = {
     .draw = summary_draw,
-    .free = summary_free,
+    .free = pane_free_plain,
     .scope = KEY_SCOPE_GLOBAL,
 };
 
 struct pane *summary_pane_create(struct viewer *viewer)
 {
     (void)viewer;
-    struct pane *pane = calloc(1, sizeof *pane);
-    if (pane)
-        pane->ops = &summary_ops;
-    return pane;
+    return pane_create(&summary_ops, sizeof(struct pane));
 }

@@ -3,7 +3,6 @@
 #include "ui/table_pane.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/allocation_table.h"

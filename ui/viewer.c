@@ -202,7 +202,6 @@ void viewer_select_host(struct viewer *viewer, size_t index)
     /* The table's rows and the sums of them point into the old profile:
      * let go of them first. */
     query_free(&viewer->query);
-    breakdown_pane_free(viewer);
     viewer->host_index = index;
     viewer->profile = profile;
     viewer->allocator = NULL;
@@ -268,5 +267,4 @@ void viewer_free(struct viewer *viewer)
         viewer->panes[id] = NULL;
     }
     query_free(&viewer->query);
-    breakdown_pane_free(viewer);
 }

@@ -16,11 +16,8 @@
 
 #include "model/host_list.h"
 #include "model/profile.h"
-#include "ui/breakdown_pane.h"
-#include "ui/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
-#include "ui/hlo_pane.h"
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
@@ -28,7 +25,6 @@
 #include "ui/pane_table.h"
 #include "ui/prompt.h"
 #include "ui/query.h"
-#include "ui/table_pane.h"
 #include "ui/time_window.h"
 #include "ui/ui.h"
 
@@ -60,9 +56,6 @@ struct viewer {
     enum overlay_kind overlay;
     enum pane_id overlay_pane;
     struct list_cursor help;   /* the help overlay's scroll */
-
-    /* Pane state not yet in the panes' instances. */
-    struct breakdown_state breakdown;
 
     struct prompt prompt;
     struct export_prompt_state export_prompt;
