@@ -229,7 +229,7 @@ static const struct pane_ops hosts_ops = {
     .click = hosts_click,
     .reset = hosts_reset,
     .free = pane_free_plain,
-    .scope = KEY_SCOPE_LIST,
+    .scope = KEY_SCOPE_HOSTS,
     .moves_through_items = true,
 };
 
@@ -239,7 +239,7 @@ static const struct pane_ops allocators_ops = {
     .click = allocators_click,
     .reset = allocators_reset,
     .free = pane_free_plain,
-    .scope = KEY_SCOPE_LIST,
+    .scope = KEY_SCOPE_ALLOCATORS,
     .moves_through_items = true,
 };
 
