@@ -1,5 +1,7 @@
 /* layout: where each pane goes for a terminal size. Pure arithmetic (no
- * curses), so the tests check every size without a terminal.
+ * curses), so the tests check every size without a terminal. ui.c lays
+ * out each frame; a pane's row in the pane table names its place. Knows
+ * the places, not the panes.
  *
  *   header                                          (1 row)
  *   hosts (only with several hosts) | chart

@@ -1,7 +1,9 @@
 /* list_pane: the hosts list (shown with more than one host) and the
- * allocators list. Moving in the allocators list switches allocator at
- * once; in the hosts list Enter opens the host under the cursor, since
- * opening one may load a large file. */
+ * allocators list, two panes in one file. Moving in the allocators list
+ * switches allocator at once; in the hosts list Enter opens the host
+ * under the cursor, since opening one may load a large file. Each owns
+ * its cursor; opening a host or showing an allocator is a follow-up the
+ * viewer carries out, never done here. */
 #ifndef MEMTOP_LIST_PANE_H
 #define MEMTOP_LIST_PANE_H
 

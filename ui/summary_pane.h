@@ -1,6 +1,7 @@
 /* summary_pane: the reference viewer's summary card for the allocator:
  * the window peak (stack+heap, when, and its parts), capacity, the
- * lifetime peak, the allocation counts, and how much the file holds. */
+ * lifetime peak, the allocation counts, and how much the file holds.
+ * Draws only: no keys, no focus, no state. */
 #ifndef MEMTOP_SUMMARY_PANE_H
 #define MEMTOP_SUMMARY_PANE_H
 
