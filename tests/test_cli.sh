@@ -129,8 +129,7 @@ else
     fi
     if ! command -v valgrind >/dev/null 2>&1; then
         tap_skip "valgrind is not installed (TERM=bogus)"
-    elif nm "$memtop" 2>/dev/null | grep -q __asan_init ||
-        ldd "$memtop" 2>/dev/null | grep -q libasan; then
+    elif memtop_sanitized; then
         tap_skip "memtop is built with AddressSanitizer, which checked the leak above"
     else
         bogus_term valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite
