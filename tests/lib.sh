@@ -12,6 +12,7 @@
 #       tmux_stop                      kills the server (also done at exit)
 # cli:  memtop_run ARG...               runs $memtop: $test_work/out, $test_work/err, $status
 #       memtop_expect NAME STATUS [STREAM PATTERN]...  checks the last run
+#       memtop_sanitized                true when memtop is built with ASan
 # Waits poll every 0.1 s up to a generous limit: they never assert on timing.
 # POSIX sh.
 
@@ -87,6 +88,12 @@ memtop_expect() {
         fi
     done
     tap_ok "$name"
+}
+
+# memtop_sanitized: $memtop is built with AddressSanitizer (which checks
+# leaks itself, and under which valgrind does not run).
+memtop_sanitized() {
+    nm "$memtop" 2>/dev/null | grep -q __asan_init || ldd "$memtop" 2>/dev/null | grep -q libasan
 }
 
 tmux_run() {

@@ -121,4 +121,40 @@ for case in "0 pb 101" "0 json 202" "1 pb 303" "1 json 404"; do
     memtop_expect "fresh v$version $format profile (seed $seed): summary as XProf computes it" 0 "$@"
 done
 
+# ---- a terminal curses does not know: one clear line, status 1, and
+# nothing leaked (ncurses' failed newterm() kept 1.6 KB): the sanitizer
+# build checks leaks itself, valgrind checks elsewhere when installed.
+# script(1) gives memtop a pseudo-terminal for stdin and stdout.
+# bogus_term [WRAPPER...]: memtop under TERM=bogus; stderr in err, $status.
+bogus_term() {
+    script -qec "env TERM=bogus $* '$memtop' '$source_dir/data/demo.v1.pb' 2>'$work/err'" \
+        /dev/null >"$work/out" </dev/null
+    status=$?
+    : >"$work/out"
+}
+bogus_line='^memtop: cannot use the terminal (TERM=bogus); try --summary$'
+if ! command -v script >/dev/null 2>&1; then
+    tap_skip "script(1) is not installed (TERM=bogus)"
+    tap_skip "script(1) is not installed (TERM=bogus under valgrind)"
+else
+    bogus_term
+    if [ "$(wc -l <"$work/err")" -eq 1 ]; then
+        memtop_expect "TERM=bogus: one clear line, status 1, nothing leaked" 1 err "$bogus_line"
+    else
+        tap_not_ok "TERM=bogus: one clear line, status 1, nothing leaked" "$work/err"
+    fi
+    if ! command -v valgrind >/dev/null 2>&1; then
+        tap_skip "valgrind is not installed (TERM=bogus)"
+    elif memtop_sanitized; then
+        tap_skip "memtop is built with AddressSanitizer, which checked the leak above"
+    else
+        bogus_term valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite
+        if [ "$(wc -l <"$work/err")" -eq 1 ]; then
+            memtop_expect "valgrind: TERM=bogus leaks nothing" 1 err "$bogus_line"
+        else
+            tap_not_ok "valgrind: TERM=bogus leaks nothing" "$work/err"
+        fi
+    fi
+fi
+
 tap_done

@@ -89,6 +89,7 @@ static void test_scopes(void **state)
     assert_int_equal(keys_scope_of(REQUEST_MOVE_UP), KEY_SCOPE_PANE);
     assert_int_equal(keys_scope_of(REQUEST_JUMP_PEAK), KEY_SCOPE_CHART);
     assert_int_equal(keys_scope_of(REQUEST_FILTER), KEY_SCOPE_TABLE);
+    assert_int_equal(keys_scope_of(REQUEST_ENTER), KEY_SCOPE_HOSTS);
     for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++)
         assert_true(strlen(keys_scope_name((enum key_scope)scope)) > 0);
 }
@@ -116,6 +117,43 @@ static void test_markdown_lists_every_binding(void **state)
     free(text);
 }
 
+/* The status line's hints come from the table: short, one per thing a
+ * pane's keys do, in the table's order, then a few global keys. */
+static void test_hints_come_from_the_table(void **state)
+{
+    (void)state;
+    size_t count;
+    const struct key_binding *table = keys_table(&count);
+    bool hinted[KEY_SCOPE_COUNT] = {false};
+    for (size_t i = 0; i < count; i++) {
+        if (!table[i].hint)
+            continue;
+        assert_true(strlen(table[i].hint) > 2 && strlen(table[i].hint) <= 30);
+        hinted[table[i].scope] = true;
+    }
+    for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++)
+        if (!hinted[scope])
+            fail_msg("scope %s has no hint", keys_scope_name((enum key_scope)scope));
+
+    char line[256];
+    const enum key_scope table_scopes[] = {KEY_SCOPE_PANE, KEY_SCOPE_TABLE};
+    const enum request globals[] = {REQUEST_FOCUS_NEXT, REQUEST_ALLOCATOR_NEXT, REQUEST_HELP};
+    keys_hint_line(table_scopes, 2, globals, 3, NULL, line, sizeof line);
+    assert_string_equal(line, "j/k move  s sort  r reverse  / filter  Enter detail  Tab pane  "
+                              "[ ] allocator  ? help");
+    /* The allocators list says what its Enter does, not the hosts'. */
+    const enum key_scope allocator_scopes[] = {KEY_SCOPE_PANE, KEY_SCOPE_ALLOCATORS};
+    keys_hint_line(allocator_scopes, 2, globals, 1, "Tab HLO modules", line, sizeof line);
+    assert_string_equal(line, "j/k move  Enter table  Tab HLO modules");
+    const enum key_scope host_scopes[] = {KEY_SCOPE_HOSTS};
+    keys_hint_line(host_scopes, 1, NULL, 0, NULL, line, sizeof line);
+    assert_string_equal(line, "Enter open host");
+    /* A short buffer is cut, not overrun. */
+    char short_line[12];
+    keys_hint_line(table_scopes, 2, globals, 3, NULL, short_line, sizeof short_line);
+    assert_string_equal(short_line, "j/k move  s");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +162,7 @@ int main(void)
         cmocka_unit_test(test_the_keys_people_expect),
         cmocka_unit_test(test_scopes),
         cmocka_unit_test(test_markdown_lists_every_binding),
+        cmocka_unit_test(test_hints_come_from_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,6 +213,29 @@ echo EXIT=\$?; sleep 60"
         fi
     done
 
+    # Every other signal whose default action ends a program (a broken
+    # pipe, a timer, a user signal, a resource limit, a real-time signal)
+    # ends memtop the same way, the screen given back first; the exit
+    # status names the signal (kill -l turns 128+N back into its name).
+    for signal in USR1 USR2 PIPE ALRM VTALRM PROF XCPU IO QUIT RTMIN+1; do
+        tmux_start 80 24 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
+sh -c 'ulimit -c 0; echo \$\$ >\"$test_work/pid\"; exec \"$memtop\" \"$main_file\"'; \
+echo EXIT=\$?; sleep 60"
+        tmux_wait_for "$home" >/dev/null
+        kill -"$signal" "$(cat "$test_work/pid")"
+        if tmux_wait_for "EXIT=" && ! grep -q "q quit" "$tmux_screen"; then
+            status=$(sed -n 's/^EXIT=\([0-9]*\).*/\1/p' "$tmux_screen" | head -n 1)
+            ended_by=$(kill -l $((status - 128)) 2>/dev/null)
+        else
+            ended_by=""
+        fi
+        if [ "$ended_by" = "$signal" ]; then
+            tap_ok "SIG$signal ends memtop with its status and restores the screen"
+        else
+            tap_not_ok "SIG$signal ends memtop with its status and restores the screen"
+        fi
+    done
+
     # --mouse: clicks in xterm's SGR encoding (1-based column;row, M down,
     # m up) on the third allocator, then on the second.
     viewer 80 24 "TERM=xterm-256color" --mouse "$main_file"
@@ -256,7 +279,8 @@ else
         help help-close too-small restore quit 200x60 200x60-quit lang-c lang-c-quit ascii \
         ascii-help ascii-quit no-color-env no-color-option term-xterm term-xterm-quit \
         term-screen term-screen-quit term-linux term-linux-quit term-vt100 term-vt100-quit \
-        sigterm sighup sigint sigsegv mouse mouse-again mouse-quit hosts host-cursor host-error host-usable hosts-quit; do
+        sigterm sighup sigint sigsegv sigusr1 sigusr2 sigpipe sigalrm sigvtalrm sigprof sigxcpu \
+        sigio sigquit sigrtmin mouse mouse-again mouse-quit hosts host-cursor host-error host-usable hosts-quit; do
         tap_skip "no profile to view ($name)"
     done
 fi

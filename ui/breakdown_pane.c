@@ -3,9 +3,12 @@
 #include "ui/breakdown_pane.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "model/allocation_table.h"
 #include "model/format.h"
+#include "model/peak_breakdown.h"
 #include "model/saturating.h"
 #include "ui/draw.h"
 #include "ui/viewer.h"
@@ -13,39 +16,56 @@
 /* Share columns ("100 %") when the pane is at least this wide. */
 #define SHARE_MIN_WIDTH 28
 
-void breakdown_pane_free(struct viewer *viewer)
+struct breakdown_pane {
+    struct pane pane;
+    enum breakdown_key key;
+    bool valid;
+    /* What the sums are of. */
+    const struct allocator *allocator;
+    char filter[ALLOCATION_TABLE_FILTER_SIZE];
+    size_t shown;
+    struct peak_breakdown sums;
+};
+
+static struct breakdown_pane *breakdown_of(struct pane *pane)
 {
-    struct breakdown_state *breakdown = &viewer->breakdown;
-    peak_breakdown_free(&breakdown->by_region);
-    peak_breakdown_free(&breakdown->by_data_type);
-    memset(breakdown, 0, sizeof *breakdown);
+    return (struct breakdown_pane *)pane;
+}
+
+/* Forgets the sums: the rows they were made of are going away. */
+static void breakdown_forget(struct breakdown_pane *breakdown)
+{
+    peak_breakdown_free(&breakdown->sums);
+    breakdown->valid = false;
+    breakdown->allocator = NULL;
 }
 
 /* The sums of what the table shows now, built again only when the
  * allocator or the filter changed (the sort does not change a sum). */
-static void breakdown_update(struct viewer *viewer)
+static void breakdown_update(struct breakdown_pane *breakdown, const struct viewer *viewer)
 {
-    struct breakdown_state *breakdown = &viewer->breakdown;
-    const struct allocation_table *rows = &viewer->table.rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     if (breakdown->valid && breakdown->allocator == rows->allocator &&
         breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0)
         return;
-    breakdown_pane_free(viewer);
+    breakdown_forget(breakdown);
     /* Out of memory leaves them empty: the pane then shows no rows. */
-    peak_breakdown_build(&breakdown->by_region, rows, BREAKDOWN_BY_REGION);
-    peak_breakdown_build(&breakdown->by_data_type, rows, BREAKDOWN_BY_DATA_TYPE);
+    peak_breakdown_build(&breakdown->sums, rows, breakdown->key);
     breakdown->allocator = rows->allocator;
     breakdown->shown = rows->count;
     snprintf(breakdown->filter, sizeof breakdown->filter, "%s", rows->filter);
     breakdown->valid = true;
 }
 
-int breakdown_pane_region_rows(struct viewer *viewer)
+/* The region breakdown's wish: its title, its groups and a blank line
+ * (0 without an allocator). */
+static int breakdown_wanted_rows(struct pane *pane, struct viewer *viewer)
 {
+    struct breakdown_pane *breakdown = breakdown_of(pane);
     if (!viewer->allocator)
         return 0;
-    breakdown_update(viewer);
-    size_t count = viewer->breakdown.by_region.count;
+    breakdown_update(breakdown, viewer);
+    size_t count = breakdown->sums.count;
     return count > 1000 ? 1000 : (int)count + 2;
 }
 
@@ -68,23 +88,24 @@ static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int 
     draw_text_right(window, y, x, width, value, style);
 }
 
-void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                         int width, enum breakdown_key key)
+static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    struct breakdown_pane *breakdown = breakdown_of(pane);
+    enum breakdown_key key = breakdown->key;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    bool filtered = viewer->table.rows.filter[0] != '\0';
+    bool filtered = viewer->query.rows.filter[0] != '\0';
     const char *title = key == BREAKDOWN_BY_REGION
                             ? (filtered ? "At peak by region (filter)" : "At peak by region")
                             : (filtered ? "At peak by type (filter)" : "At peak by type");
     draw_pane_title(window, y, x, width, title, false, style);
     if (!viewer->allocator)
         return;
-    breakdown_update(viewer);
-    const struct peak_breakdown *sums = key == BREAKDOWN_BY_REGION
-                                            ? &viewer->breakdown.by_region
-                                            : &viewer->breakdown.by_data_type;
+    breakdown_update(breakdown, viewer);
+    const struct peak_breakdown *sums = &breakdown->sums;
     int rows = height - 1;
     if (rows <= 0)
         return;
@@ -103,4 +124,46 @@ void breakdown_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, in
     snprintf(name, sizeof name, "%zu more", sums->count - shown);
     draw_group(viewer, window, y + rows, x + 1, width - 1, name, rest, sums->total_bytes,
                style->dim);
+}
+
+/* Another allocator or host: the rows summed are going away. */
+static void breakdown_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)viewer, (void)new_host;
+    breakdown_forget(breakdown_of(pane));
+}
+
+static void breakdown_free(struct pane *pane)
+{
+    breakdown_forget(breakdown_of(pane));
+    free(pane);
+}
+
+static const struct pane_ops breakdown_ops = {
+    .draw = breakdown_draw,
+    .reset = breakdown_reset,
+    .free = breakdown_free,
+    .wanted_rows = breakdown_wanted_rows,
+    .scope = KEY_SCOPE_GLOBAL,
+};
+
+/* Two instances of one pane, told which key they sum by. */
+static struct pane *breakdown_create(enum breakdown_key key)
+{
+    struct pane *pane = pane_create(&breakdown_ops, sizeof(struct breakdown_pane));
+    if (pane)
+        breakdown_of(pane)->key = key;
+    return pane;
+}
+
+struct pane *breakdown_pane_create_by_region(struct viewer *viewer)
+{
+    (void)viewer;
+    return breakdown_create(BREAKDOWN_BY_REGION);
+}
+
+struct pane *breakdown_pane_create_by_data_type(struct viewer *viewer)
+{
+    (void)viewer;
+    return breakdown_create(BREAKDOWN_BY_DATA_TYPE);
 }

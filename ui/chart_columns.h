@@ -1,6 +1,7 @@
 /* chart_columns: the memory chart's data, one value per screen column, and
  * the arithmetic of its time window. No curses, so the tests check it
- * without a screen.
+ * without a screen; used by the chart pane, the time window and the
+ * HLO modules (durations). Never draws.
  *
  * A window [from_ps, to_ps] (inclusive) is cut into `width` columns;
  * column c starts at from + floor(c * span / width), span = to - from + 1.

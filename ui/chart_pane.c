@@ -9,155 +9,51 @@
 #include "model/format.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
+#include "ui/chart_frame.h"
 #include "ui/viewer.h"
 
 /* Widest y-axis label: "500.00 MiB". A rare wider tick ("1000.00 MiB")
  * is left unlabelled rather than widening the margin for every chart. */
 #define LABEL_WIDTH 10
 #define FRAGMENTATION_WIDTH 5 /* " 100%" */
-#define DEFAULT_PLOT_WIDTH 80 /* before the first frame has measured it */
 #define MINIMUM_FOR_LABELS 40 /* narrower panes plot without axes */
 
-#define GLYPH_PEAK(style) ((style)->utf8 ? "\xe2\x96\xbc" : "v")       /* ▼ */
-#define GLYPH_CURSOR(style) ((style)->utf8 ? "\xe2\x96\xb2" : "^")     /* ▲ */
-#define GLYPH_FREE(style) ((style)->utf8 ? "\xe2\x96\x91" : "-")       /* ░ */
-#define GLYPH_CAPACITY(style) ((style)->utf8 ? "\xe2\x95\x8c" : "=")   /* ╌ */
-#define GLYPH_FRAGMENTATION(style) ((style)->utf8 ? "\xe2\x80\xa2" : "*") /* • */
-
-/* Where the parts of the chart go inside its rectangle. */
-struct chart_geometry {
-    int x, width;
-    int title_y;
-    int plot_y, plot_rows;
-    int gutter_width; /* y-axis labels, left of the plot; 0 when narrow */
-    int plot_x, plot_width;
-    int right_x, right_width; /* fragmentation axis, when shown */
-    int axis_y;               /* time labels; -1 when there is no room */
-    int readout_y, readout_rows;
+struct chart_pane {
+    struct pane pane;
+    struct chart_binding shows;
+    bool show_free;
+    bool show_fragmentation;
+    int last_plot_width;  /* columns of the plot at the last draw */
+    int last_plot_offset; /* its first column, from the pane's left edge */
+    /* The frame's columns: reused, so drawing allocates nothing. */
+    struct chart_column columns[CHART_MAX_COLUMNS];
 };
 
-/* What one frame shows, worked out from the columns. */
-struct chart_frame {
-    int64_t top;       /* the value at the top of the plot */
-    int peak_column;   /* the largest in-use column; -1 when none */
-    int cursor_column;
-    double fragmentation_top; /* the right axis's top (0..1] */
-};
-
-static const struct snapshot_columns *chart_timeline(const struct viewer *viewer)
+static struct chart_pane *chart_of(struct pane *pane)
 {
-    if (!viewer->allocator || viewer->allocator->timeline.count == 0)
+    return (struct chart_pane *)pane;
+}
+
+static const struct allocator *chart_allocator(const struct chart_pane *chart)
+{
+    return *chart->shows.allocator;
+}
+
+/* The timeline shown; NULL without an allocator or without snapshots. */
+static const struct snapshot_columns *chart_timeline(const struct chart_pane *chart)
+{
+    const struct allocator *allocator = chart_allocator(chart);
+    if (!allocator || allocator->timeline.count == 0)
         return NULL;
-    return &viewer->allocator->timeline;
+    return &allocator->timeline;
 }
 
-static struct chart_range chart_data(const struct snapshot_columns *timeline)
-{
-    return (struct chart_range){timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
-}
+/* ---- one frame ---- */
 
-static int chart_width(const struct chart_state *chart)
-{
-    return chart->last_plot_width > 0 ? chart->last_plot_width : DEFAULT_PLOT_WIDTH;
-}
-
-static struct chart_window chart_window_of(const struct chart_state *chart, int width)
-{
-    return (struct chart_window){chart->from_ps, chart->to_ps, width};
-}
-
-/* Sets the window and keeps the cursor inside it; a cursor that had to
- * move no longer shows a pinned snapshot. */
-static void chart_set_range(struct chart_state *chart, struct chart_range range)
-{
-    chart->from_ps = range.from_ps;
-    chart->to_ps = range.to_ps;
-    int64_t cursor = chart->cursor_ps;
-    if (cursor < range.from_ps)
-        cursor = range.from_ps;
-    if (cursor > range.to_ps)
-        cursor = range.to_ps;
-    if (cursor != chart->cursor_ps)
-        chart->pinned = SIZE_MAX;
-    chart->cursor_ps = cursor;
-}
-
-/* The window inside the data with at least a picosecond per column (a
- * wider terminal may need a wider window than the last frame had). */
-static void chart_normalize(struct viewer *viewer, const struct snapshot_columns *timeline,
-                            int width)
-{
-    struct chart_state *chart = &viewer->chart;
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    chart_set_range(chart, chart_range_clamp(range, chart_data(timeline), width));
-    if (chart->pinned != SIZE_MAX &&
-        (chart->pinned >= timeline->count || timeline->time_ps[chart->pinned] != chart->cursor_ps))
-        chart->pinned = SIZE_MAX;
-}
-
-/* The snapshot of the summary's peak: at the peak time, the last one with
- * the peak's stack+heap (XProf's tie rule); the nearest when the file's
- * summary names a time the timeline does not have. */
-static size_t chart_peak_snapshot(const struct allocator *allocator)
-{
-    const struct snapshot_columns *timeline = &allocator->timeline;
-    const struct allocator_summary *summary = &allocator->summary;
-    size_t first, end;
-    timeline_range(timeline, summary->peak_time_ps, summary->peak_time_ps, &first, &end);
-    for (size_t i = end; i > first; i--)
-        if (snapshot_columns_in_use(timeline, i - 1) == summary->peak_bytes)
-            return i - 1;
-    if (first < end)
-        return chart_range_max(timeline, first, end);
-    return timeline_nearest(timeline, summary->peak_time_ps);
-}
-
-static void chart_pin(struct chart_state *chart, const struct snapshot_columns *timeline,
-                      size_t index)
-{
-    chart->cursor_ps = timeline->time_ps[index];
-    chart->pinned = index;
-}
-
-void chart_pane_reset(struct viewer *viewer)
-{
-    struct chart_state *chart = &viewer->chart;
-    chart->from_ps = chart->to_ps = chart->cursor_ps = 0;
-    chart->pinned = SIZE_MAX;
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
-    if (!timeline)
-        return;
-    int width = chart_width(chart);
-    struct chart_range full = chart_range_full(chart_data(timeline), width);
-    chart->from_ps = full.from_ps;
-    chart->to_ps = full.to_ps;
-    size_t peak = chart_peak_snapshot(viewer->allocator);
-    if (peak != SIZE_MAX)
-        chart_pin(chart, timeline, peak);
-    else
-        chart->cursor_ps = full.from_ps;
-}
-
-/* ---- text helpers ---- */
-
-/* Milliseconds with enough decimals for the window's columns (3 at least). */
-static char *chart_time_text(const struct chart_state *chart, int width, int64_t time_ps,
-                             char *buffer, size_t size)
-{
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
-    uint64_t per_column = diff / (uint64_t)(width > 0 ? width : 1);
-    int decimals = chart_time_decimals(per_column > INT64_MAX ? INT64_MAX : (int64_t)per_column);
-    char number[48];
-    format_milliseconds_value(time_ps, decimals < 3 ? 3 : decimals, number, sizeof number);
-    snprintf(buffer, size, "%s ms", number);
-    return buffer;
-}
-
-/* ---- layout ---- */
-
-static void chart_layout(const struct chart_state *chart, int y, int x, int height, int width,
+static void chart_layout(const struct chart_pane *chart, const struct rect *rect,
                          struct chart_geometry *geometry)
 {
+    int y = rect->y, x = rect->x, height = rect->height, width = rect->width;
     memset(geometry, 0, sizeof *geometry);
     geometry->x = x;
     geometry->width = width;
@@ -194,17 +90,20 @@ static void chart_layout(const struct chart_state *chart, int y, int x, int heig
     geometry->right_x = geometry->plot_x + geometry->plot_width;
 }
 
-/* ---- one frame ---- */
-
-static int64_t column_value(const struct chart_state *chart, const struct snapshot_columns *timeline,
-                            const struct chart_column *column)
+int64_t chart_frame_column_value(const struct chart_frame *frame,
+                                 const struct chart_column *column)
 {
     if (column->snapshot == SIZE_MAX)
         return 0;
-    if (!chart->show_free)
+    if (!frame->show_free)
         return column->in_use;
-    int64_t free_bytes = timeline->free_bytes[column->snapshot];
+    int64_t free_bytes = frame->timeline->free_bytes[column->snapshot];
     return saturating_add(column->in_use, free_bytes > 0 ? free_bytes : 0);
+}
+
+bool chart_frame_fragmentation_valid(double value)
+{
+    return isfinite(value) && value >= 0.0;
 }
 
 /* The smallest of 1, 2, 5, 10, 20, 50, 100 % at or above the largest
@@ -218,16 +117,13 @@ static double fragmentation_scale(double largest)
     return 1.0;
 }
 
-static bool fragmentation_valid(double value)
+/* The top of the plot, the peak's column and the cursor's, from the
+ * frame's columns. */
+static void frame_compute(struct chart_frame *frame)
 {
-    return isfinite(value) && value >= 0.0;
-}
-
-static void frame_compute(const struct viewer *viewer, const struct snapshot_columns *timeline,
-                          int width, struct chart_frame *frame)
-{
-    const struct chart_state *chart = &viewer->chart;
-    const struct chart_column *columns = chart->columns;
+    const struct chart_column *columns = frame->columns;
+    const struct snapshot_columns *timeline = frame->timeline;
+    int width = frame->g.plot_width;
     frame->top = 0;
     frame->peak_column = -1;
     int64_t peak_value = -1;
@@ -236,7 +132,7 @@ static void frame_compute(const struct viewer *viewer, const struct snapshot_col
         const struct chart_column *column = &columns[c];
         if (column->snapshot == SIZE_MAX)
             continue;
-        int64_t value = column_value(chart, timeline, column);
+        int64_t value = chart_frame_column_value(frame, column);
         if (value > frame->top)
             frame->top = value;
         if (!column->carried && column->in_use > peak_value) {
@@ -244,577 +140,133 @@ static void frame_compute(const struct viewer *viewer, const struct snapshot_col
             frame->peak_column = c;
         }
         double f = timeline->fragmentation[column->snapshot];
-        if (fragmentation_valid(f) && f > fragmentation)
+        if (chart_frame_fragmentation_valid(f) && f > fragmentation)
             fragmentation = f;
     }
     if (frame->top <= 0)
         frame->top = 1;
     /* Of equal maxima, mark the one the summary calls the peak. */
-    struct chart_window window = chart_window_of(chart, width);
-    int summary_column = chart_column_of_time(&window, viewer->allocator->summary.peak_time_ps);
+    struct chart_window window = {frame->time->from_ps, frame->time->to_ps, width};
+    int summary_column = chart_column_of_time(&window, frame->allocator->summary.peak_time_ps);
     if (summary_column >= 0 && summary_column < width && !columns[summary_column].carried &&
         columns[summary_column].in_use == peak_value)
         frame->peak_column = summary_column;
     frame->fragmentation_top = fragmentation_scale(fragmentation);
-    int cursor = chart_column_of_time(&window, chart->cursor_ps);
+    int cursor = chart_column_of_time(&window, frame->time->cursor_ps);
     frame->cursor_column = cursor < 0 ? 0 : cursor >= width ? width - 1 : cursor;
 }
 
-/* ---- drawing ---- */
-
-static void draw_glyph(WINDOW *window, int y, int x, const char *glyph, attr_t attr)
+static void draw_message(const struct pane_area *area, const struct ui_style *style,
+                         const char *message)
 {
-    wattrset(window, attr);
-    mvwaddstr(window, y, x, glyph);
-}
-
-/* The row (counted up from the bottom, 0-based) where a bar of this
- * value ends. */
-static int value_row(int64_t value, int64_t top, int rows)
-{
-    int eighths = chart_bar_eighths(value, top, rows);
-    return eighths > 0 ? (eighths - 1) / 8 : 0;
-}
-
-static bool capacity_in_plot(const struct viewer *viewer, const struct chart_frame *frame)
-{
-    int64_t capacity = viewer->allocator->summary.capacity_bytes;
-    return capacity > 0 && capacity <= frame->top;
-}
-
-static void draw_column(struct viewer *viewer, WINDOW *window, const struct chart_geometry *g,
-                        const struct chart_frame *frame, const struct snapshot_columns *timeline,
-                        int c, int capacity_row)
-{
-    const struct ui_style *style = &viewer->style;
-    const struct chart_column *column = &viewer->chart.columns[c];
-    int rows = g->plot_rows;
-    bool has_value = column->snapshot != SIZE_MAX;
-    int use = has_value ? chart_bar_eighths(column->in_use, frame->top, rows) : 0;
-    int total = has_value ? chart_bar_eighths(column_value(&viewer->chart, timeline, column),
-                                              frame->top, rows)
-                          : 0;
-    int stack = has_value ? chart_bar_eighths(timeline->stack_bytes[column->snapshot], frame->top,
-                                              rows)
-                          : 0;
-    bool cursor = c == frame->cursor_column;
-    for (int row = 0; row < rows; row++) {
-        int from_bottom = rows - 1 - row;
-        int y = g->plot_y + row, x = g->plot_x + c;
-        int cell = chart_cell_eighths(use, from_bottom);
-        if (cell > 0) {
-            /* Stack only where it fills the whole cell: a thin stack
-             * under a large heap would otherwise colour the heap. */
-            attr_t attr = chart_cell_eighths(stack, from_bottom) == 8 ? style->stack : style->heap;
-            if (column->carried)
-                attr |= A_DIM; /* no event here: the value carried over */
-            if (cursor) /* reverse video would turn a block into a hole */
-                attr = style->title;
-            draw_glyph(window, y, x, chart_bar_glyph(cell, style->utf8), attr);
-        } else if (chart_cell_eighths(total, from_bottom) >= 4) {
-            draw_glyph(window, y, x, GLYPH_FREE(style), style->free_memory | (cursor ? A_BOLD : 0));
-        } else if (cursor) {
-            draw_glyph(window, y, x, " ", style->cursor);
-        } else if (from_bottom == capacity_row) {
-            draw_glyph(window, y, x, GLYPH_CAPACITY(style), style->capacity);
-        }
-    }
-    if (viewer->chart.show_fragmentation && has_value) {
-        double f = timeline->fragmentation[column->snapshot];
-        if (fragmentation_valid(f)) {
-            int from_bottom = (int)(f / frame->fragmentation_top * rows);
-            if (from_bottom > rows - 1)
-                from_bottom = rows - 1;
-            draw_glyph(window, g->plot_y + rows - 1 - from_bottom, g->plot_x + c,
-                       GLYPH_FRAGMENTATION(style), style->fragmentation | (cursor ? A_BOLD : 0));
-        }
+    const struct rect *rect = &area->rect;
+    draw_pane_title(area->window, rect->y, rect->x, rect->width, "Memory", area->focused, style);
+    if (rect->height > 2) {
+        wattrset(area->window, style->dim);
+        draw_text(area->window, rect->y + 2, rect->x + 2, rect->width - 2, message, style);
+        wattrset(area->window, style->normal);
     }
 }
 
-static void draw_y_axis(struct viewer *viewer, WINDOW *window, const struct chart_geometry *g,
-                        const struct chart_frame *frame, int capacity_row)
+static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    struct chart_pane *chart = chart_of(pane);
     const struct ui_style *style = &viewer->style;
-    int rows = g->plot_rows;
-    if (g->gutter_width <= 0 || rows <= 0)
+    if (rect_is_empty(&area->rect))
         return;
-    struct chart_scale scale = chart_scale_ticks(frame->top, (rows + 1) / 2);
-    int labelled = -1;
-    wattrset(window, style->dim);
-    for (int tick = 0; tick < scale.count; tick++) {
-        int64_t value = (int64_t)tick * scale.step;
-        int from_bottom = value_row(value, frame->top, rows);
-        if (from_bottom == labelled || from_bottom == capacity_row)
-            continue;
-        char text[FORMAT_BYTES_SIZE];
-        format_bytes(value, text, sizeof text);
-        if ((int)strlen(text) > g->gutter_width)
-            continue;
-        draw_text_right(window, g->plot_y + rows - 1 - from_bottom, g->x, g->gutter_width, text,
-                        style);
-        labelled = from_bottom;
-    }
-    if (capacity_row >= 0) {
-        char text[FORMAT_BYTES_SIZE];
-        format_bytes(viewer->allocator->summary.capacity_bytes, text, sizeof text);
-        wattrset(window, style->capacity);
-        draw_text_right(window, g->plot_y + rows - 1 - capacity_row, g->x, g->gutter_width, text,
-                        style);
-    }
-    wattrset(window, style->normal);
-}
-
-static void draw_fragmentation_axis(struct viewer *viewer, WINDOW *window,
-                                    const struct chart_geometry *g,
-                                    const struct chart_frame *frame)
-{
-    if (g->right_width <= 0 || g->plot_rows <= 0)
-        return;
-    const struct ui_style *style = &viewer->style;
-    char top[16];
-    snprintf(top, sizeof top, "%g%%", frame->fragmentation_top * 100.0);
-    wattrset(window, style->fragmentation);
-    draw_text_right(window, g->plot_y, g->right_x, g->right_width, top, style);
-    if (g->plot_rows > 1)
-        draw_text_right(window, g->plot_y + g->plot_rows - 1, g->right_x, g->right_width, "0%",
-                        style);
-    wattrset(window, style->normal);
-}
-
-/* The title rule: name and zoom, the peak's marker over its column, and
- * the capacity when it is off the top of the plot. */
-static void draw_title(struct viewer *viewer, WINDOW *window, const struct chart_geometry *g,
-                       const struct chart_frame *frame, const struct snapshot_columns *timeline,
-                       bool focused)
-{
-    const struct ui_style *style = &viewer->style;
-    const struct chart_state *chart = &viewer->chart;
-    /* The title, shortened when the peak's marker would land on it:
-     * "Memory" alone always ends before the plot's first column. */
-    char zoom[32] = "", flags[32] = "", title[96];
-    struct chart_range full = chart_range_full(chart_data(timeline), chart_width(chart));
-    uint64_t full_diff = chart_range_diff(full.from_ps, full.to_ps);
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
-    if (diff < full_diff) {
-        double factor = (double)full_diff / (double)(diff ? diff : 1);
-        snprintf(zoom, sizeof zoom, factor < 10.0 ? " %s%.1f" : " %s%.0f",
-                 style->utf8 ? "\xc3\x97" : "x", factor);
-    }
-    snprintf(flags, sizeof flags, "%s%s", chart->show_free ? " +free" : "",
-             chart->show_fragmentation ? " +frag" : "");
-    int marker = frame->peak_column >= 0 && g->plot_rows > 0 ? g->plot_x + frame->peak_column : -1;
-    int title_end = 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
-        snprintf(title, sizeof title, "Memory%s%s", attempt < 2 ? zoom : "",
-                 attempt < 1 ? flags : "");
-        /* " title " from x + 1, and a cell of rule before the marker. */
-        title_end = g->x + 3 + draw_text_width(title, style);
-        if (marker < 0 || marker >= title_end || attempt == 2)
-            break;
-    }
-    draw_pane_title(window, g->title_y, g->x, g->width, title, focused, style);
-
-    int right_end = g->x + g->width - 1; /* keep the rule's last cell */
-    int taken_from = right_end, taken_to = right_end; /* what the peak label uses */
-    if (marker >= 0) {
-        int64_t value = chart->columns[frame->peak_column].in_use;
-        char bytes[FORMAT_BYTES_SIZE], label[48];
-        format_bytes(value, bytes, sizeof bytes);
-        bool is_peak = value == viewer->allocator->summary.peak_bytes;
-        snprintf(label, sizeof label, " %s %s ", bytes, is_peak ? "peak" : "max");
-        int label_width = draw_text_width(label, style);
-        int label_x = -1;
-        if (marker + 1 + label_width <= right_end)
-            label_x = marker + 1;
-        else if (marker - label_width >= title_end)
-            label_x = marker - label_width;
-        wattrset(window, style->peak);
-        mvwaddstr(window, g->title_y, marker, GLYPH_PEAK(style));
-        if (label_x >= 0) {
-            draw_text(window, g->title_y, label_x, label_width, label, style);
-            taken_from = label_x < marker ? label_x : marker;
-            taken_to = label_x < marker ? marker + 1 : label_x + label_width;
-        } else {
-            taken_from = marker;
-            taken_to = marker + 1;
-        }
-    }
-    int64_t capacity = viewer->allocator->summary.capacity_bytes;
-    if (capacity > 0 && !capacity_in_plot(viewer, frame)) {
-        char bytes[FORMAT_BYTES_SIZE], label[64];
-        format_bytes(capacity, bytes, sizeof bytes);
-        snprintf(label, sizeof label, " capacity %s ", bytes);
-        int label_width = draw_text_width(label, style);
-        if (right_end - label_width < title_end || right_end - label_width < taken_to) {
-            snprintf(label, sizeof label, " cap %s ", bytes);
-            label_width = draw_text_width(label, style);
-        }
-        int label_x = right_end - label_width;
-        bool clear = label_x >= title_end && (label_x >= taken_to || right_end <= taken_from);
-        if (clear) {
-            wattrset(window, style->capacity);
-            draw_text(window, g->title_y, label_x, label_width, label, style);
-        }
-    }
-    wattrset(window, style->normal);
-}
-
-/* Time labels under the plot, spread as far as they fit; "ms" in the
- * margin; the cursor's column marked. */
-static void draw_time_axis(struct viewer *viewer, WINDOW *window, const struct chart_geometry *g,
-                           const struct chart_frame *frame)
-{
-    if (g->axis_y < 0 || g->plot_width <= 0)
-        return;
-    const struct ui_style *style = &viewer->style;
-    const struct chart_state *chart = &viewer->chart;
-    struct chart_window window_of_plot = chart_window_of(chart, g->plot_width);
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
-    int width = g->plot_width;
-    wattrset(window, style->dim);
-    if (g->gutter_width > 0)
-        draw_text_right(window, g->axis_y, g->x, g->gutter_width, "ms", style);
-    int count = 2, decimals = 3;
-    /* Twice: the decimals depend on how many labels fit, which depends on
-     * how wide they are. */
-    for (int pass = 0; pass < 2; pass++) {
-        /* A digit finer than the step between labels: "0.7 2.0 3.3". */
-        uint64_t step = diff / (uint64_t)(count > 1 ? count - 1 : 1) / 10;
-        decimals = chart_time_decimals(step > INT64_MAX ? INT64_MAX : (int64_t)step);
-        char first[48], last[48];
-        format_milliseconds_value(chart->from_ps, decimals, first, sizeof first);
-        format_milliseconds_value(chart->to_ps, decimals, last, sizeof last);
-        int label_width = (int)(strlen(first) > strlen(last) ? strlen(first) : strlen(last));
-        count = 1 + (width - label_width) / (label_width + 4);
-        if (count > 12)
-            count = 12;
-        if (count < 1)
-            count = width >= label_width ? 1 : 0;
-    }
-    for (int k = 0; k < count; k++) {
-        int column = count > 1 ? (int)((long long)k * (width - 1) / (count - 1)) : 0;
-        char text[48];
-        format_milliseconds_value(chart_column_start(&window_of_plot, column), decimals, text,
-                                  sizeof text);
-        int text_width = (int)strlen(text);
-        int at = k == 0 ? column : k == count - 1 ? column - text_width + 1 : column - text_width / 2;
-        if (at < 0)
-            at = 0;
-        if (at + text_width > width)
-            at = width - text_width;
-        /* The cursor's marker wins; its time is in the readout. */
-        bool covers_cursor = at <= frame->cursor_column + 1 && at + text_width >= frame->cursor_column;
-        if (at >= 0 && !covers_cursor)
-            draw_text(window, g->axis_y, g->plot_x + at, text_width, text, style);
-    }
-    draw_glyph(window, g->axis_y, g->plot_x + frame->cursor_column, GLYPH_CURSOR(style),
-               style->normal | A_BOLD);
-    wattrset(window, style->normal);
-}
-
-/* ---- the readout: fields that flow over a few lines ---- */
-
-struct readout {
-    WINDOW *window;
-    const struct ui_style *style;
-    int y, x, width;
-    int rows;  /* lines this group may use */
-    int line;  /* where the next field goes */
-    int column;
-};
-
-/* Places "label value" (label dimmed) where it fits, on the next line if
- * need be; a flexible value is cut with an ellipsis rather than left out.
- * A field that fits nowhere is left out. */
-static void readout_field(struct readout *readout, const char *label, const char *value,
-                          attr_t attr, bool flexible)
-{
-    const struct ui_style *style = readout->style;
-    int label_width = label ? draw_text_width(label, style) + 1 : 0;
-    int value_width = draw_text_width(value, style);
-    int gap = readout->column > 0 ? 2 : 0;
-    if (readout->column + gap + label_width + value_width > readout->width &&
-        readout->line + 1 < readout->rows && readout->column > 0) {
-        readout->line++;
-        readout->column = 0;
-        gap = 0;
-    }
-    int room = readout->width - readout->column - gap - label_width;
-    if (value_width > room && (!flexible || room < 8))
-        return;
-    int x = readout->x + readout->column + gap;
-    int y = readout->y + readout->line;
-    if (label) {
-        wattrset(readout->window, style->dim);
-        draw_text(readout->window, y, x, label_width, label, style);
-    }
-    wattrset(readout->window, attr);
-    int used = draw_text(readout->window, y, x + label_width, room, value, style);
-    readout->column += gap + label_width + used;
-}
-
-static void readout_next_line(struct readout *readout)
-{
-    if (readout->column > 0 && readout->line + 1 < readout->rows) {
-        readout->line++;
-        readout->column = 0;
-    }
-}
-
-static void readout_bytes(struct readout *readout, const char *label, int64_t bytes, attr_t attr)
-{
-    char text[FORMAT_BYTES_SIZE];
-    readout_field(readout, label, format_bytes(bytes, text, sizeof text), attr, false);
-}
-
-static void readout_string(struct readout *readout, const char *label, const char *text,
-                           attr_t attr, bool flexible)
-{
-    if (text && text[0])
-        readout_field(readout, label, text, attr, flexible);
-}
-
-/* The event at the snapshot: what happened, how big, and for which op. */
-static void readout_event(struct viewer *viewer, struct readout *readout,
-                          const struct snapshot_columns *timeline, size_t index)
-{
-    const struct ui_style *style = &viewer->style;
-    const struct profile *profile = viewer->profile;
-    char bytes[FORMAT_BYTES_SIZE];
-    readout_field(readout, memory_activity_label(timeline->activity[index]),
-                  format_bytes(timeline->allocation_bytes[index], bytes, sizeof bytes),
-                  style->normal | A_BOLD, false);
-    readout_string(readout, "op", profile_text(profile, timeline->op_name[index]), style->normal,
-                   true);
-    readout_bytes(readout, "requested", timeline->requested_bytes[index], style->normal);
-    if (timeline->step_id[index] >= 0) {
-        char step[32];
-        snprintf(step, sizeof step, "%lld", (long long)timeline->step_id[index]);
-        readout_field(readout, "step", step, style->normal, false);
-    }
-    readout_string(readout, "region", profile_text(profile, timeline->region_type[index]),
-                   style->normal, false);
-    readout_string(readout, "type", profile_text(profile, timeline->data_type[index]),
-                   style->normal, false);
-    readout_string(readout, "shape", profile_text(profile, timeline->tensor_shape[index]),
-                   style->normal, true);
-}
-
-static void draw_readout(struct viewer *viewer, WINDOW *window, const struct chart_geometry *g,
-                         const struct chart_frame *frame, const struct snapshot_columns *timeline)
-{
-    if (g->readout_rows <= 0)
-        return;
-    const struct ui_style *style = &viewer->style;
-    const struct chart_state *chart = &viewer->chart;
-    int width = g->plot_width > 0 ? g->plot_width : 1;
-    const struct chart_column *column = &chart->columns[frame->cursor_column];
-    bool pinned = chart->pinned != SIZE_MAX;
-    size_t index = pinned ? chart->pinned : column->snapshot;
-    bool carried = !pinned && column->carried;
-    /* The memory line: one line only, so the event always has its own. */
-    struct readout readout = {window, style, g->readout_y, g->x + 1, g->width - 1, 1, 0, 0};
-    char time[64], text[160];
-    chart_time_text(chart, width, index != SIZE_MAX && !carried ? timeline->time_ps[index]
-                                                                : chart->cursor_ps,
-                    time, sizeof time);
-    size_t first, end;
-    timeline_range(timeline, column->from_ps, column->to_ps, &first, &end);
-    if (!pinned && end - first > 1)
-        snprintf(text, sizeof text, "%s (largest of %zu)", time, end - first);
-    else
-        snprintf(text, sizeof text, "%s", time);
-    readout_field(&readout, NULL, text, style->title, false);
-    if (index == SIZE_MAX) {
-        readout_field(&readout, NULL, "before the first snapshot", style->dim, false);
-        wattrset(window, style->normal);
+    if (!chart_allocator(chart)) {
+        draw_message(area, style, "no allocator");
         return;
     }
-    /* In order of what a narrow pane keeps: heap and stack add up to the
-     * memory in use, so they go first when room runs out. */
-    readout_bytes(&readout, "in use", snapshot_columns_in_use(timeline, index),
-                  style->heap | A_BOLD);
-    readout_bytes(&readout, "free", timeline->free_bytes[index], style->normal);
-    char percent[32];
-    readout_field(&readout, "frag", format_percent(timeline->fragmentation[index], percent,
-                                                   sizeof percent),
-                  style->normal, false);
-    readout_bytes(&readout, "heap", timeline->heap_bytes[index], style->normal);
-    readout_bytes(&readout, "stack", timeline->stack_bytes[index], style->normal);
-    readout.rows = g->readout_rows;
-    readout_next_line(&readout);
-    if (carried) {
-        char last[64];
-        chart_time_text(chart, width, timeline->time_ps[index], last, sizeof last);
-        snprintf(text, sizeof text, "no event in this column; the last was at %s", last);
-        readout_field(&readout, NULL, text, style->dim, true);
-    } else {
-        readout_event(viewer, &readout, timeline, index);
-    }
-    wattrset(window, style->normal);
-}
-
-static void draw_message(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                         int width, bool focused, const char *message)
-{
-    const struct ui_style *style = &viewer->style;
-    draw_pane_title(window, y, x, width, "Memory", focused, style);
-    if (height > 2) {
-        wattrset(window, style->dim);
-        draw_text(window, y + 2, x + 2, width - 2, message, style);
-        wattrset(window, style->normal);
-    }
-}
-
-void chart_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused)
-{
-    if (height <= 0 || width <= 0)
-        return;
-    if (!viewer->allocator) {
-        draw_message(viewer, window, y, x, height, width, focused, "no allocator");
-        return;
-    }
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
+    const struct snapshot_columns *timeline = chart_timeline(chart);
     if (!timeline) {
-        draw_message(viewer, window, y, x, height, width, focused,
-                     "no snapshots: this allocator's timeline is empty");
+        draw_message(area, style, "no snapshots: this allocator's timeline is empty");
         return;
     }
-    struct chart_state *chart = &viewer->chart;
-    struct chart_geometry g;
-    chart_layout(chart, y, x, height, width, &g);
-    if (g.plot_width <= 0) {
-        draw_message(viewer, window, y, x, height, width, focused, "too narrow");
+    struct chart_frame frame = {
+        .window = area->window,
+        .style = style,
+        .focused = area->focused,
+        .profile = *chart->shows.profile,
+        .allocator = chart_allocator(chart),
+        .timeline = timeline,
+        .time = chart->shows.time,
+        .columns = chart->columns,
+        .show_free = chart->show_free,
+        .show_fragmentation = chart->show_fragmentation,
+    };
+    chart_layout(chart, &area->rect, &frame.g);
+    if (frame.g.plot_width <= 0) {
+        draw_message(area, style, "too narrow");
         return;
     }
-    chart->last_plot_width = g.plot_width;
-    chart->last_plot_offset = g.plot_x - x;
-    chart_normalize(viewer, timeline, g.plot_width);
-    struct chart_window plot = chart_window_of(chart, g.plot_width);
+    chart->last_plot_width = frame.g.plot_width;
+    chart->last_plot_offset = frame.g.plot_x - area->rect.x;
+    struct time_window *time = chart->shows.time;
+    time->columns = frame.g.plot_width;
+    time_window_fit(time, timeline);
+    struct chart_window plot = {time->from_ps, time->to_ps, frame.g.plot_width};
     chart_columns_compute(timeline, &plot, chart->columns);
-    struct chart_frame frame;
-    frame_compute(viewer, timeline, g.plot_width, &frame);
-
-    draw_title(viewer, window, &g, &frame, timeline, focused);
-    int capacity_row = g.plot_rows > 0 && capacity_in_plot(viewer, &frame)
-                           ? value_row(viewer->allocator->summary.capacity_bytes, frame.top,
-                                       g.plot_rows)
-                           : -1;
-    for (int c = 0; g.plot_rows > 0 && c < g.plot_width; c++)
-        draw_column(viewer, window, &g, &frame, timeline, c, capacity_row);
-    draw_y_axis(viewer, window, &g, &frame, capacity_row);
-    draw_fragmentation_axis(viewer, window, &g, &frame);
-    draw_time_axis(viewer, window, &g, &frame);
-    draw_readout(viewer, window, &g, &frame, timeline);
-    wattrset(window, viewer->style.normal);
+    frame_compute(&frame);
+    chart_plot_draw(&frame);
+    chart_readout_draw(&frame);
 }
 
 /* ---- requests ---- */
 
-/* Cursor `delta` columns on; past an edge the window scrolls. */
-static void chart_move(struct viewer *viewer, const struct snapshot_columns *timeline, int width,
-                       int delta)
+static void chart_move(struct viewer *viewer, struct chart_pane *chart,
+                       const struct snapshot_columns *timeline, int delta)
 {
-    struct chart_state *chart = &viewer->chart;
-    struct chart_window window = chart_window_of(chart, width);
-    int column = chart_column_of_time(&window, chart->cursor_ps);
-    column = column < 0 ? 0 : column >= width ? width - 1 : column;
-    long long target = (long long)column + delta;
-    chart->pinned = SIZE_MAX;
-    if (target >= 0 && target < width) {
-        chart->cursor_ps = chart_column_start(&window, (int)target);
-        return;
-    }
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    int overshoot = target < 0 ? (int)target : (int)(target - (width - 1));
-    bool moved = chart_range_scroll(&range, chart_data(timeline), width, overshoot);
-    chart->from_ps = range.from_ps;
-    chart->to_ps = range.to_ps;
-    window = chart_window_of(chart, width);
-    chart->cursor_ps = chart_column_start(&window, target < 0 ? 0 : width - 1);
-    if (!moved && (column == 0 || column == width - 1))
-        viewer_status(viewer, false, target < 0 ? "start of the timeline" : "end of the timeline");
+    enum time_window_move moved = time_window_move(chart->shows.time, timeline, delta);
+    if (moved != TIME_WINDOW_MOVED)
+        viewer_status(viewer, false, moved == TIME_WINDOW_AT_START ? "start of the timeline"
+                                                                    : "end of the timeline");
 }
 
-/* Home/End: to the window's edge, or when already there, to the
- * timeline's. */
-static void chart_move_to_edge(struct viewer *viewer, const struct snapshot_columns *timeline,
-                               int width, bool last)
+static void chart_zoom(struct viewer *viewer, struct chart_pane *chart,
+                       const struct snapshot_columns *timeline, bool zoom_in)
 {
-    struct chart_state *chart = &viewer->chart;
-    struct chart_window window = chart_window_of(chart, width);
-    int edge = last ? width - 1 : 0;
-    chart->pinned = SIZE_MAX;
-    if (chart_column_of_time(&window, chart->cursor_ps) != edge) {
-        chart->cursor_ps = chart_column_start(&window, edge);
-        return;
-    }
-    struct chart_range data = chart_data(timeline);
-    uint64_t diff = chart_range_diff(chart->from_ps, chart->to_ps);
-    struct chart_range range = last ? (struct chart_range){chart_time_subtract(data.to_ps, diff),
-                                                           data.to_ps}
-                                    : (struct chart_range){data.from_ps,
-                                                           chart_time_add(data.from_ps, diff)};
-    range = chart_range_clamp(range, data, width);
-    chart->from_ps = range.from_ps;
-    chart->to_ps = range.to_ps;
-    window = chart_window_of(chart, width);
-    chart->cursor_ps = chart_column_start(&window, edge);
-}
-
-static void chart_zoom(struct viewer *viewer, const struct snapshot_columns *timeline, int width,
-                       bool zoom_in)
-{
-    struct chart_state *chart = &viewer->chart;
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    if (!chart_range_zoom(&range, chart_data(timeline), width, chart->cursor_ps, 2, zoom_in))
+    if (!time_window_zoom(chart->shows.time, timeline, zoom_in))
         viewer_status(viewer, false, zoom_in ? "zoomed in as far as it goes (1 ps per column)"
                                              : "the whole timeline is shown");
-    chart_set_range(chart, range);
 }
 
-static void chart_jump_peak(struct viewer *viewer, const struct snapshot_columns *timeline,
-                            int width)
+static void chart_jump_peak(struct viewer *viewer, struct chart_pane *chart,
+                            const struct snapshot_columns *timeline)
 {
-    struct chart_state *chart = &viewer->chart;
-    size_t peak = chart_peak_snapshot(viewer->allocator);
+    size_t peak = time_window_jump_to_peak(chart->shows.time, chart_allocator(chart));
     if (peak == SIZE_MAX)
         return;
-    int64_t time = timeline->time_ps[peak];
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    /* Out of view: zoom out until it shows, so the context stays. */
-    while ((time < range.from_ps || time > range.to_ps) &&
-           chart_range_zoom(&range, chart_data(timeline), width, chart->cursor_ps, 2, false))
-        ;
-    chart_range_show(&range, chart_data(timeline), width, time);
-    chart_set_range(chart, range);
-    chart_pin(chart, timeline, peak);
     char bytes[FORMAT_BYTES_SIZE], at[64];
     viewer_status(viewer, false, "peak %s at %s",
                   format_bytes(snapshot_columns_in_use(timeline, peak), bytes, sizeof bytes),
-                  chart_time_text(chart, width, time, at, sizeof at));
+                  time_window_text(chart->shows.time, timeline->time_ps[peak], at, sizeof at));
 }
 
-/* The next (or previous) snapshot whose op name matches the table's
- * filter, wrapping around the timeline. */
-static void chart_match(struct viewer *viewer, const struct snapshot_columns *timeline, int width,
-                        bool forward)
+/* Where a search starts: just after the cursor (forward) or just before
+ * it, as an index into the timeline. */
+static size_t chart_search_base(const struct time_window *time,
+                                const struct snapshot_columns *timeline, bool forward)
 {
-    struct chart_state *chart = &viewer->chart;
-    const char *filter = viewer->table.rows.filter;
+    if (time->pinned != SIZE_MAX)
+        return forward ? time->pinned + 1 : time->pinned;
+    return timeline_find_time(timeline, forward ? chart_time_add(time->cursor_ps, 1)
+                                                : time->cursor_ps);
+}
+
+/* n/N: the next (or previous) snapshot whose op name matches the query's
+ * filter, wrapping around the timeline. */
+static void chart_match(struct viewer *viewer, struct chart_pane *chart,
+                        const struct snapshot_columns *timeline, bool forward)
+{
+    const char *filter = query_filter(&viewer->query);
     if (!filter[0]) {
         viewer_status(viewer, false, "no filter: / filters the table's op names, n/N find them");
         return;
     }
-    /* Forward from just after the cursor, backward from just before it. */
+    const struct profile *profile = *chart->shows.profile;
     size_t count = timeline->count;
-    size_t base;
-    if (chart->pinned != SIZE_MAX)
-        base = forward ? chart->pinned + 1 : chart->pinned;
-    else
-        base = timeline_find_time(timeline, forward ? chart_time_add(chart->cursor_ps, 1)
-                                                    : chart->cursor_ps);
+    size_t base = chart_search_base(chart->shows.time, timeline, forward);
     uint32_t cached_id = STRING_ID_NONE;
     bool cached_match = false;
     for (size_t step = 0; step < count; step++) {
@@ -830,14 +282,11 @@ static void chart_match(struct viewer *viewer, const struct snapshot_columns *ti
         uint32_t id = timeline->op_name[index];
         if (id != cached_id) {
             cached_id = id;
-            cached_match = allocation_table_matches(profile_text(viewer->profile, id), filter);
+            cached_match = allocation_table_matches(profile_text(profile, id), filter);
         }
         if (!cached_match)
             continue;
-        struct chart_range range = {chart->from_ps, chart->to_ps};
-        chart_range_show(&range, chart_data(timeline), width, timeline->time_ps[index]);
-        chart_set_range(chart, range);
-        chart_pin(chart, timeline, index);
+        time_window_show_snapshot(chart->shows.time, timeline, index);
         if (wrapped)
             viewer_status(viewer, false, "search wrapped around the timeline");
         return;
@@ -845,109 +294,106 @@ static void chart_match(struct viewer *viewer, const struct snapshot_columns *ti
     viewer_status(viewer, false, "no snapshot's op name contains \"%s\"", filter);
 }
 
-bool chart_pane_handle(struct viewer *viewer, enum request request)
+static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, bool fragmentation)
 {
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
-    if (!timeline)
-        return false;
-    struct chart_state *chart = &viewer->chart;
-    int width = chart_width(chart);
-    int page = width / 10 > 1 ? width / 10 : 1;
-    chart_normalize(viewer, timeline, width);
-    switch (request) {
-    case REQUEST_MOVE_LEFT: chart_move(viewer, timeline, width, -1); return true;
-    case REQUEST_MOVE_RIGHT: chart_move(viewer, timeline, width, 1); return true;
-    case REQUEST_PAGE_UP: chart_move(viewer, timeline, width, -page); return true;
-    case REQUEST_PAGE_DOWN: chart_move(viewer, timeline, width, page); return true;
-    case REQUEST_FIRST: chart_move_to_edge(viewer, timeline, width, false); return true;
-    case REQUEST_LAST: chart_move_to_edge(viewer, timeline, width, true); return true;
-    case REQUEST_ZOOM_IN: chart_zoom(viewer, timeline, width, true); return true;
-    case REQUEST_ZOOM_OUT: chart_zoom(viewer, timeline, width, false); return true;
-    case REQUEST_ZOOM_RESET:
-        chart_set_range(chart, chart_range_full(chart_data(timeline), width));
-        return true;
-    case REQUEST_JUMP_PEAK: chart_jump_peak(viewer, timeline, width); return true;
-    case REQUEST_MATCH_NEXT: chart_match(viewer, timeline, width, true); return true;
-    case REQUEST_MATCH_PREVIOUS: chart_match(viewer, timeline, width, false); return true;
-    case REQUEST_TOGGLE_FREE:
-        chart->show_free = !chart->show_free;
-        viewer_status(viewer, false, chart->show_free ? "free memory shown above the memory in use"
-                                                      : "free memory hidden");
-        return true;
-    case REQUEST_TOGGLE_FRAGMENTATION:
+    if (fragmentation) {
         chart->show_fragmentation = !chart->show_fragmentation;
         viewer_status(viewer, false, chart->show_fragmentation
                                          ? "fragmentation shown as dots (right axis)"
                                          : "fragmentation hidden");
-        return true;
+    } else {
+        chart->show_free = !chart->show_free;
+        viewer_status(viewer, false, chart->show_free ? "free memory shown above the memory in use"
+                                                      : "free memory hidden");
+    }
+}
+
+static bool chart_handle_request(struct viewer *viewer, struct chart_pane *chart,
+                                 const struct snapshot_columns *timeline, enum request request)
+{
+    struct time_window *time = chart->shows.time;
+    int width = time_window_columns(time);
+    int page = width / 10 > 1 ? width / 10 : 1;
+    switch (request) {
+    case REQUEST_MOVE_LEFT: chart_move(viewer, chart, timeline, -1); return true;
+    case REQUEST_MOVE_RIGHT: chart_move(viewer, chart, timeline, 1); return true;
+    case REQUEST_PAGE_UP: chart_move(viewer, chart, timeline, -page); return true;
+    case REQUEST_PAGE_DOWN: chart_move(viewer, chart, timeline, page); return true;
+    case REQUEST_FIRST: time_window_move_to_edge(time, timeline, false); return true;
+    case REQUEST_LAST: time_window_move_to_edge(time, timeline, true); return true;
+    case REQUEST_ZOOM_IN: chart_zoom(viewer, chart, timeline, true); return true;
+    case REQUEST_ZOOM_OUT: chart_zoom(viewer, chart, timeline, false); return true;
+    case REQUEST_ZOOM_RESET: time_window_show_all(time, timeline); return true;
+    case REQUEST_JUMP_PEAK: chart_jump_peak(viewer, chart, timeline); return true;
+    case REQUEST_MATCH_NEXT: chart_match(viewer, chart, timeline, true); return true;
+    case REQUEST_MATCH_PREVIOUS: chart_match(viewer, chart, timeline, false); return true;
+    case REQUEST_TOGGLE_FREE: chart_toggle(viewer, chart, false); return true;
+    case REQUEST_TOGGLE_FRAGMENTATION: chart_toggle(viewer, chart, true); return true;
     default: return false;
     }
 }
 
-void chart_pane_click(struct viewer *viewer, int column)
+static struct pane_reply chart_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
 {
-    struct chart_state *chart = &viewer->chart;
-    int plot_column = column - chart->last_plot_offset;
-    if (!chart_timeline(viewer) || chart->last_plot_width <= 0 || plot_column < 0 ||
-        plot_column >= chart->last_plot_width)
-        return;
-    struct chart_window window = chart_window_of(chart, chart->last_plot_width);
-    chart->cursor_ps = chart_column_start(&window, plot_column);
-    chart->pinned = SIZE_MAX;
-}
-
-void chart_pane_jump_to_time(struct viewer *viewer, int64_t time_ps)
-{
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
+    struct chart_pane *chart = chart_of(pane);
+    const struct snapshot_columns *timeline = chart_timeline(chart);
     if (!timeline)
-        return;
-    struct chart_state *chart = &viewer->chart;
-    int width = chart_width(chart);
-    chart_normalize(viewer, timeline, width);
-    size_t index = timeline_nearest(timeline, time_ps);
-    struct chart_range data = chart_data(timeline);
-    int64_t time = time_ps < data.from_ps ? data.from_ps : time_ps > data.to_ps ? data.to_ps
-                                                                                : time_ps;
-    struct chart_range range = {chart->from_ps, chart->to_ps};
-    chart_range_show(&range, data, width, time);
-    chart_set_range(chart, range);
-    /* A sampled timeline may lack the exact snapshot: then the cursor
-     * goes to the time and the readout shows that column. */
-    if (timeline->time_ps[index] == time_ps) {
-        chart_pin(chart, timeline, index);
-    } else {
-        chart->cursor_ps = time;
-        chart->pinned = SIZE_MAX;
-    }
+        return pane_reply_ignored();
+    time_window_fit(chart->shows.time, timeline);
+    return chart_handle_request(viewer, chart, timeline, request) ? pane_reply_handled()
+                                                                  : pane_reply_ignored();
 }
 
-bool chart_pane_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps)
+/* A click on a column of the plot puts the cursor there; beside the plot
+ * it does nothing. */
+static struct pane_reply chart_click(struct pane *pane, struct viewer *viewer, int row, int column,
+                                     bool again)
 {
-    const struct snapshot_columns *timeline = chart_timeline(viewer);
-    if (!timeline) {
-        viewer_status(viewer, false, "no memory timeline to zoom");
+    (void)viewer, (void)row, (void)again;
+    struct chart_pane *chart = chart_of(pane);
+    int plot_column = column - chart->last_plot_offset;
+    if (chart_timeline(chart) && chart->last_plot_width > 0 && plot_column >= 0 &&
+        plot_column < chart->last_plot_width)
+        time_window_set_column(chart->shows.time, plot_column);
+    return pane_reply_handled();
+}
+
+/* The timeline in the visible window. */
+static bool chart_export(struct pane *pane, const struct viewer *viewer,
+                         struct export_request *request)
+{
+    (void)viewer;
+    struct chart_pane *chart = chart_of(pane);
+    if (!chart_allocator(chart))
         return false;
-    }
-    if (from_ps > to_ps) {
-        int64_t swap = from_ps;
-        from_ps = to_ps;
-        to_ps = swap;
-    }
-    struct chart_state *chart = &viewer->chart;
-    int width = chart_width(chart);
-    size_t first, end;
-    timeline_range(timeline, from_ps, to_ps, &first, &end);
-    if (first >= end) {
-        char from[48], to[48];
-        format_milliseconds_value(from_ps, 3, from, sizeof from);
-        format_milliseconds_value(to_ps, 3, to, sizeof to);
-        viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
-        return false;
-    }
-    struct chart_range data = chart_data(timeline);
-    struct chart_range range = {from_ps > data.from_ps ? from_ps : data.from_ps,
-                                to_ps < data.to_ps ? to_ps : data.to_ps};
-    chart_set_range(chart, chart_range_clamp(range, data, width));
-    chart_pin(chart, timeline, chart_range_max(timeline, first, end));
+    export_request_init(request, EXPORT_VIEW_TIMELINE, *chart->shows.profile,
+                        chart_allocator(chart));
+    request->from_ps = chart->shows.time->from_ps;
+    request->to_ps = chart->shows.time->to_ps;
     return true;
+}
+
+static const struct pane_ops chart_ops = {
+    .draw = chart_draw,
+    .handle = chart_handle,
+    .click = chart_click,
+    .free = pane_free_plain,
+    .export = chart_export,
+    .scope = KEY_SCOPE_CHART,
+    .keys_reach_it_unfocused = true,
+};
+
+struct pane *chart_pane_create_bound(struct chart_binding binding)
+{
+    struct pane *pane = pane_create(&chart_ops, sizeof(struct chart_pane));
+    if (pane)
+        chart_of(pane)->shows = binding;
+    return pane;
+}
+
+struct pane *chart_pane_create(struct viewer *viewer)
+{
+    struct chart_binding binding = {&viewer->profile, &viewer->allocator, &viewer->time};
+    return chart_pane_create_bound(binding);
 }

@@ -1,5 +1,7 @@
 /* draw: the drawing helpers every pane uses: styles, and text from a
- * profile drawn safely (escaped, cut to width with an ellipsis). */
+ * profile drawn safely (escaped, cut to width with an ellipsis). Called
+ * by every pane and overlay; nothing from a file may reach the terminal
+ * except through draw_text(). Holds no state and knows no pane. */
 #ifndef MEMTOP_DRAW_H
 #define MEMTOP_DRAW_H
 

@@ -8,14 +8,15 @@
 #include "model/format.h"
 #include "ui/viewer.h"
 
-enum export_view export_prompt_view_for_pane(int pane)
+/* What the focused pane exports (its export op), or the summary of every
+ * allocator; false when the pane has nothing to export. */
+static bool export_prompt_request(struct viewer *viewer, struct export_request *request)
 {
-    switch (pane) {
-    case PANE_TABLE: return EXPORT_VIEW_ALLOCATIONS;
-    case PANE_CHART: return EXPORT_VIEW_TIMELINE;
-    case PANE_HLO: return EXPORT_VIEW_HLO;
-    default: return EXPORT_VIEW_SUMMARY;
-    }
+    struct pane *pane = viewer->panes[viewer->focus];
+    if (pane->ops->export)
+        return pane->ops->export(pane, viewer, request);
+    export_request_init(request, EXPORT_VIEW_SUMMARY, viewer->profile, NULL);
+    return true;
 }
 
 static void export_prompt_write(struct viewer *viewer, bool replace);
@@ -35,14 +36,10 @@ static void export_prompt_write(struct viewer *viewer, bool replace)
 {
     struct export_prompt_state *state = &viewer->export_prompt;
     struct export_request request;
-    export_request_init(&request, state->view, viewer->profile,
-                        state->view == EXPORT_VIEW_SUMMARY ? NULL : viewer->allocator);
-    if (state->view == EXPORT_VIEW_TIMELINE) {
-        request.from_ps = viewer->chart.from_ps;
-        request.to_ps = viewer->chart.to_ps;
+    if (!export_prompt_request(viewer, &request) || request.view != state->view) {
+        viewer_status(viewer, true, "nothing to export: no allocator");
+        return;
     }
-    if (state->view == EXPORT_VIEW_ALLOCATIONS)
-        request.table = &viewer->table.rows;
     size_t rows = 0;
     char error[EXPORT_ERROR_SIZE];
     enum export_status status =
@@ -74,11 +71,12 @@ void export_prompt_begin(struct viewer *viewer)
         viewer_status(viewer, true, "nothing to export: this host did not load");
         return;
     }
-    enum export_view view = export_prompt_view_for_pane(viewer->focus);
-    if (view != EXPORT_VIEW_SUMMARY && view != EXPORT_VIEW_HLO && !viewer->allocator) {
+    struct export_request request;
+    if (!export_prompt_request(viewer, &request)) {
         viewer_status(viewer, true, "nothing to export: no allocator");
         return;
     }
+    enum export_view view = request.view;
     viewer->export_prompt.view = view;
     char *path = export_default_path(viewer->profile, viewer->allocator, view);
     if (!path) {

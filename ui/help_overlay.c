@@ -64,9 +64,8 @@ void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols
         return;
     int y = (rows - height) / 2, x = (cols - width) / 2;
     int visible = height - 2;
-    size_t last_top = total > (size_t)visible ? total - (size_t)visible : 0;
-    if (viewer->help.top > last_top)
-        viewer->help.top = last_top;
+    list_cursor_fit_view(&viewer->help, total, visible);
+    bool scrolls = total > (size_t)visible;
 
     wattrset(window, style->normal);
     draw_box(window, y, x, height, width, style);
@@ -74,7 +73,7 @@ void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols
     draw_text(window, y, x + 2, width - 4, " memtop keys ", style);
     wattrset(window, style->dim);
     char footer[64];
-    snprintf(footer, sizeof footer, " %s  Esc close ", last_top ? "j/k scroll" : "");
+    snprintf(footer, sizeof footer, " %s  Esc close ", scrolls ? "j/k scroll" : "");
     draw_text_right(window, y + height - 1, x + 2, width - 4, footer, style);
     for (int row = 0; row < visible; row++) {
         char line[256];
@@ -89,15 +88,9 @@ void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols
 
 void help_overlay_handle(struct viewer *viewer, enum request request)
 {
-    size_t page = LINES > 6 ? (size_t)LINES - 6 : 1;
-    size_t *top = &viewer->help.top;
+    if (list_cursor_scroll(&viewer->help, help_line_count(), request))
+        return;
     switch (request) {
-    case REQUEST_MOVE_UP: *top = *top > 0 ? *top - 1 : 0; break;
-    case REQUEST_MOVE_DOWN: (*top)++; break; /* the draw clamps */
-    case REQUEST_PAGE_UP: *top = *top > page ? *top - page : 0; break;
-    case REQUEST_PAGE_DOWN: *top += page; break;
-    case REQUEST_FIRST: *top = 0; break;
-    case REQUEST_LAST: *top = SIZE_MAX / 2; break;
     case REQUEST_REDRAW: viewer->redraw_all = true; break;
     case REQUEST_QUIT:
     case REQUEST_CANCEL:

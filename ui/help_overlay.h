@@ -1,4 +1,6 @@
-/* help_overlay: the keys, from the key table, in a box over the panes. */
+/* help_overlay: the keys, from the key table, in a box over the panes.
+ * The viewer opens it (?) and hands it every request while it shows; it
+ * scrolls with a list cursor and closes itself. Knows no pane. */
 #ifndef MEMTOP_HELP_OVERLAY_H
 #define MEMTOP_HELP_OVERLAY_H
 

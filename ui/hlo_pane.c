@@ -8,28 +8,45 @@
 #include "model/timeline.h"
 #include "model/format.h"
 #include "ui/chart_columns.h"
-#include "ui/chart_pane.h"
+#include "ui/column_fit.h"
 #include "ui/viewer.h"
 
 /* Numbers first at fixed places, the name last where it gets the slack. */
 enum hlo_column { HLO_ID, HLO_START, HLO_END, HLO_DURATION, HLO_DEVICE, HLO_NAME, HLO_COUNT };
 
-static const char *const hlo_headings[HLO_COUNT] = {"Id", "Start ms", "End ms", "Dur ms",
-                                                    "Device", "Name"};
-/* Who gives way first when the pane is narrow. */
-static const enum hlo_column hlo_give_way[] = {HLO_END, HLO_DEVICE, HLO_DURATION};
-#define HLO_NAME_MINIMUM 12
-#define HLO_DEVICE_MAXIMUM 24
-
-struct hlo_layout {
-    bool shown[HLO_COUNT];
-    int x[HLO_COUNT];
-    int width[HLO_COUNT];
+/* Who gives way first when the pane is narrow: the end (start and
+ * duration give it), the device, the duration. */
+static const struct fit_column hlo_columns[HLO_COUNT] = {
+    [HLO_ID] = {"Id", true, 0, 0, 0, 0},
+    [HLO_START] = {"Start ms", true, 0, 0, 0, 0},
+    [HLO_END] = {"End ms", true, 0, 0, 0, 1},
+    [HLO_DURATION] = {"Dur ms", true, 0, 0, 0, 3},
+    [HLO_DEVICE] = {"Device", false, 0, 24, 0, 2},
+    [HLO_NAME] = {"Name", false, 12, 0, 0, 0},
 };
 
-void hlo_pane_reset(struct viewer *viewer)
+struct hlo_pane {
+    struct pane pane;
+    struct list_cursor cursor;      /* the selected module */
+    const struct profile *measured; /* whose modules natural[] measured */
+    int natural[HLO_COUNT];
+};
+
+static struct hlo_pane *hlo_of(struct pane *pane)
 {
-    memset(&viewer->hlo, 0, sizeof viewer->hlo);
+    return (struct hlo_pane *)pane;
+}
+
+/* A host opened: its modules from the first (another allocator keeps
+ * the selection: the modules are the profile's). */
+static void hlo_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)viewer;
+    struct hlo_pane *hlo = hlo_of(pane);
+    if (!new_host)
+        return;
+    memset(&hlo->cursor, 0, sizeof hlo->cursor);
+    hlo->measured = NULL;
 }
 
 static size_t hlo_count(const struct viewer *viewer)
@@ -67,62 +84,25 @@ static bool hlo_on_timeline(const struct viewer *viewer, const struct hlo_module
     return first < end;
 }
 
-static int max_int(int a, int b) { return a > b ? a : b; }
-
-static void hlo_layout_compute(const struct viewer *viewer, int width, struct hlo_layout *layout)
+static const char *hlo_measured_cell(const void *context, size_t row, size_t column,
+                                     char *buffer, size_t size)
 {
-    const struct profile *profile = viewer->profile;
-    for (int c = 0; c < HLO_COUNT; c++) {
-        layout->shown[c] = true;
-        layout->width[c] = (int)strlen(hlo_headings[c]);
-    }
-    for (size_t i = 0; i < hlo_count(viewer); i++) {
-        for (int c = 0; c < HLO_NAME; c++) {
-            char buffer[48];
-            const char *text = hlo_cell(viewer, &profile->hlo_modules[i], (enum hlo_column)c,
-                                        buffer, sizeof buffer);
-            layout->width[c] = max_int(layout->width[c], draw_text_width(text, &viewer->style));
-        }
-    }
-    if (layout->width[HLO_DEVICE] > HLO_DEVICE_MAXIMUM)
-        layout->width[HLO_DEVICE] = HLO_DEVICE_MAXIMUM;
-    int gap = width >= 70 ? 2 : 1;
-    for (size_t hidden = 0;; hidden++) {
-        int used = 1;
-        for (int c = 0; c < HLO_NAME; c++)
-            if (layout->shown[c])
-                used += layout->width[c] + gap;
-        int name_minimum = max_int(HLO_NAME_MINIMUM, width * 2 / 5);
-        if (width - used >= name_minimum || hidden >= sizeof hlo_give_way / sizeof *hlo_give_way)
-            break;
-        layout->shown[hlo_give_way[hidden]] = false;
-    }
-    int x = 1;
-    for (int c = 0; c < HLO_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        layout->x[c] = x;
-        if (c == HLO_NAME)
-            layout->width[c] = max_int(0, width - x);
-        x += layout->width[c] + gap;
-    }
+    const struct viewer *viewer = context;
+    return hlo_cell(viewer, &viewer->profile->hlo_modules[row], (enum hlo_column)column, buffer,
+                    size);
 }
 
-static void hlo_scroll(struct hlo_state *hlo, size_t count, int visible)
+/* The columns for the pane's width, from the widest text of each over
+ * every module (measured once per profile). */
+static void hlo_layout_compute(struct hlo_pane *hlo, const struct viewer *viewer, int width,
+                               struct column_fit *layout)
 {
-    size_t rows = visible > 0 ? (size_t)visible : 1;
-    if (count == 0) {
-        hlo->selected = hlo->top = 0;
-        return;
+    if (hlo->measured != viewer->profile) {
+        column_fit_measure(HLO_COUNT, hlo_count(viewer), hlo_measured_cell, viewer,
+                           &viewer->style, hlo->natural);
+        hlo->measured = viewer->profile;
     }
-    if (hlo->selected >= count)
-        hlo->selected = count - 1;
-    if (hlo->selected < hlo->top)
-        hlo->top = hlo->selected;
-    if (hlo->selected >= hlo->top + rows)
-        hlo->top = hlo->selected - rows + 1;
-    if (hlo->top + rows > count)
-        hlo->top = count > rows ? count - rows : 0;
+    column_fit_compute(hlo_columns, HLO_COUNT, hlo->natural, 0, -1, width, layout);
 }
 
 static void hlo_title(const struct viewer *viewer, int width, char *title, size_t size)
@@ -141,7 +121,7 @@ static void hlo_title(const struct viewer *viewer, int width, char *title, size_
 }
 
 static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                         const struct hlo_layout *layout, const struct hlo_module *module,
+                         const struct column_fit *layout, const struct hlo_module *module,
                          attr_t attr)
 {
     const struct ui_style *style = &viewer->style;
@@ -152,101 +132,118 @@ static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, in
             continue;
         char buffer[48];
         const char *text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
-        if (c == HLO_DEVICE || c == HLO_NAME)
-            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
-        else
-            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
+        column_fit_draw_cell(window, y, x, hlo_columns, layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
 }
 
-void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                   bool focused)
+static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    struct hlo_pane *hlo = hlo_of(pane);
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
-    struct hlo_state *hlo = &viewer->hlo;
     if (height <= 0 || width <= 0)
         return;
     char title[160];
     hlo_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
+    pane_draw_tab_hint(area, title, style);
     size_t count = hlo_count(viewer);
     if (height < 2 || count == 0)
         return;
-    struct hlo_layout layout;
-    hlo_layout_compute(viewer, width, &layout);
-    for (int c = 0; c < HLO_COUNT; c++) {
-        if (!layout.shown[c])
-            continue;
-        wattrset(window, style->dim | A_BOLD);
-        if (c == HLO_DEVICE || c == HLO_NAME)
-            draw_text(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c], style);
-        else
-            draw_text_right(window, y + 1, x + layout.x[c], layout.width[c], hlo_headings[c],
-                            style);
-    }
-    hlo->page_rows = height - 2;
-    hlo_scroll(hlo, count, hlo->page_rows);
-    for (int r = 0; r < hlo->page_rows; r++) {
-        size_t index = hlo->top + (size_t)r;
+    struct column_fit layout;
+    hlo_layout_compute(hlo, viewer, width, &layout);
+    column_fit_draw_headings(window, y + 1, x, hlo_columns, HLO_COUNT, &layout, -1, false, style);
+    int page_rows = height - 2;
+    list_cursor_fit(&hlo->cursor, count, page_rows);
+    for (int r = 0; r < page_rows; r++) {
+        size_t index = hlo->cursor.top + (size_t)r;
         if (index >= count)
             break;
         const struct hlo_module *module = &viewer->profile->hlo_modules[index];
         attr_t attr = hlo_on_timeline(viewer, module) ? style->normal : style->dim;
-        if (index == hlo->selected)
+        if (index == hlo->cursor.selected)
             attr = focused ? style->selected : style->selected_unfocused;
         hlo_draw_row(viewer, window, y + 2 + r, x, width, &layout, module, attr);
     }
     wattrset(window, style->normal);
 }
 
-static void hlo_zoom_chart(struct viewer *viewer)
+/* Enter: the chart zoomed to the module's span, when the span is on the
+ * memory timeline. */
+static struct pane_reply hlo_zoom_chart(const struct hlo_pane *hlo, struct viewer *viewer)
 {
-    if (viewer->hlo.selected >= hlo_count(viewer))
-        return;
-    const struct hlo_module *module = &viewer->profile->hlo_modules[viewer->hlo.selected];
+    size_t selected = hlo->cursor.selected;
+    if (selected >= hlo_count(viewer))
+        return pane_reply_handled();
+    const struct hlo_module *module = &viewer->profile->hlo_modules[selected];
     if (!hlo_on_timeline(viewer, module)) {
         viewer_status(viewer, false,
                       "module %lld is outside the memory timeline (different clock?)",
                       (long long)module->id);
-        return;
+        return pane_reply_handled();
     }
-    if (chart_pane_zoom_to(viewer, module->start_time_ps, module->end_time_ps))
-        viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
-                      profile_text(viewer->profile, module->name));
+    /* Said now; a zoom that fails says why instead. */
+    viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
+                  profile_text(viewer->profile, module->name));
+    return pane_reply_follow(follow_up_zoom_to(module->start_time_ps, module->end_time_ps));
 }
 
-void hlo_pane_click(struct viewer *viewer, int row, bool again)
+/* Rows start under the title and the column headings: a click selects a
+ * module, a click on the selected one zooms to it as Enter does. */
+static struct pane_reply hlo_click(struct pane *pane, struct viewer *viewer, int row, int column,
+                                   bool again)
 {
-    struct hlo_state *hlo = &viewer->hlo;
-    if (row < 0 || hlo->top + (size_t)row >= hlo_count(viewer))
-        return;
-    size_t index = hlo->top + (size_t)row;
-    if (again && index == hlo->selected) {
-        hlo_zoom_chart(viewer);
-        return;
-    }
-    hlo->selected = index;
+    (void)column;
+    struct hlo_pane *hlo = hlo_of(pane);
+    size_t index;
+    if (!list_cursor_item_at(&hlo->cursor, hlo_count(viewer), row - 2, &index))
+        return pane_reply_handled();
+    if (again && index == hlo->cursor.selected)
+        return hlo_zoom_chart(hlo, viewer);
+    hlo->cursor.selected = index;
+    return pane_reply_handled();
 }
 
-bool hlo_pane_handle(struct viewer *viewer, enum request request)
+static struct pane_reply hlo_handle(struct pane *pane, struct viewer *viewer,
+                                    enum request request)
 {
-    struct hlo_state *hlo = &viewer->hlo;
-    size_t count = hlo_count(viewer);
-    size_t last = count > 0 ? count - 1 : 0;
-    size_t page = hlo->page_rows > 1 ? (size_t)hlo->page_rows - 1 : 1;
-    switch (request) {
-    case REQUEST_MOVE_UP: hlo->selected = hlo->selected > 0 ? hlo->selected - 1 : 0; break;
-    case REQUEST_MOVE_DOWN: hlo->selected = hlo->selected < last ? hlo->selected + 1 : last; break;
-    case REQUEST_PAGE_UP: hlo->selected = hlo->selected > page ? hlo->selected - page : 0; break;
-    case REQUEST_PAGE_DOWN:
-        hlo->selected = last - hlo->selected > page ? hlo->selected + page : last;
-        break;
-    case REQUEST_FIRST: hlo->selected = 0; break;
-    case REQUEST_LAST: hlo->selected = last; break;
-    case REQUEST_ENTER: hlo_zoom_chart(viewer); return true;
-    default: return false;
-    }
-    hlo_scroll(hlo, count, hlo->page_rows);
+    struct hlo_pane *hlo = hlo_of(pane);
+    if (request == REQUEST_ENTER)
+        return hlo_zoom_chart(hlo, viewer);
+    return list_cursor_move(&hlo->cursor, hlo_count(viewer), request)
+               ? pane_reply_handled()
+               : pane_reply_ignored();
+}
+
+static bool hlo_export(struct pane *pane, const struct viewer *viewer,
+                       struct export_request *request)
+{
+    (void)pane;
+    export_request_init(request, EXPORT_VIEW_HLO, viewer->profile, viewer->allocator);
     return true;
+}
+
+static const struct pane_ops hlo_ops = {
+    .draw = hlo_draw,
+    .handle = hlo_handle,
+    .click = hlo_click,
+    .reset = hlo_reset,
+    .free = pane_free_plain,
+    .export = hlo_export,
+    .scope = KEY_SCOPE_HLO,
+    .moves_through_items = true,
+};
+
+struct pane *hlo_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    return pane_create(&hlo_ops, sizeof(struct hlo_pane));
+}
+
+bool hlo_pane_available(const struct viewer *viewer)
+{
+    return viewer->allocator != NULL && viewer->profile->hlo_module_count > 0;
 }

@@ -1,29 +1,17 @@
-/* hlo_pane: the profile's HLO modules; Enter zooms the chart to one. */
+/* hlo_pane: the profile's HLO modules; Enter asks the viewer to zoom the
+ * time window to one (a follow-up; it never calls the chart). Owns its
+ * selection and its columns' widths (ui/column_fit.h). */
 #ifndef MEMTOP_HLO_PANE_H
 #define MEMTOP_HLO_PANE_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
-#include <curses.h>
-
-#include "ui/keys.h"
+#include "ui/pane.h"
 
 struct viewer;
 
-struct hlo_state {
-    size_t selected;
-    size_t top;
-    int page_rows; /* rows shown at the last draw, for paging */
-};
-
-void hlo_pane_reset(struct viewer *viewer);
-void hlo_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                   bool focused);
-bool hlo_pane_handle(struct viewer *viewer, enum request request);
-/* A mouse click on row `row` (0: the first shown): selects it; a click on
- * the module already selected zooms the chart to it, as Enter does, when
- * `again` (the pane had the focus before the click). */
-void hlo_pane_click(struct viewer *viewer, int row, bool again);
+struct pane *hlo_pane_create(struct viewer *viewer);
+/* On screen when the profile has HLO modules and an allocator is shown. */
+bool hlo_pane_available(const struct viewer *viewer);
 
 #endif

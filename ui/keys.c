@@ -3,6 +3,7 @@
 #include "ui/keys.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <curses.h>
@@ -11,58 +12,63 @@
 
 /* One row per thing a person can do. A key may appear in several scopes
  * (Enter does something different in each pane) as long as it asks for
- * the same request everywhere: dispatch takes the first row it finds. */
+ * the same request everywhere: dispatch takes the first row it finds.
+ * The last field is the row's hint on the status line ("+/- zoom"),
+ * NULL for a row another one's hint covers or that only help lists. */
 static const struct key_binding key_table[] = {
-    {{'q'}, "q", REQUEST_QUIT, KEY_SCOPE_GLOBAL, "quit"},
-    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL, "this help"},
+    {{'q'}, "q", REQUEST_QUIT, KEY_SCOPE_GLOBAL, "quit", NULL},
+    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL, "this help", "? help"},
     {{KEY_CODE_ESCAPE}, "Esc", REQUEST_CANCEL, KEY_SCOPE_GLOBAL,
-     "close the help, a detail view, a prompt or the filter"},
-    {{KEY_CODE_CONTROL('l')}, "Ctrl-L", REQUEST_REDRAW, KEY_SCOPE_GLOBAL, "redraw the screen"},
-    {{'\t'}, "Tab", REQUEST_FOCUS_NEXT, KEY_SCOPE_GLOBAL, "focus the next pane"},
+     "close the help, a detail view, a prompt or the filter", NULL},
+    {{KEY_CODE_CONTROL('l')}, "Ctrl-L", REQUEST_REDRAW, KEY_SCOPE_GLOBAL, "redraw the screen", NULL},
+    {{'\t'}, "Tab", REQUEST_FOCUS_NEXT, KEY_SCOPE_GLOBAL, "focus the next pane", "Tab pane"},
     {{KEY_BTAB}, "Shift-Tab", REQUEST_FOCUS_PREVIOUS, KEY_SCOPE_GLOBAL,
-     "focus the previous pane"},
-    {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator"},
-    {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator"},
-    {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV"},
+     "focus the previous pane", NULL},
+    {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator", "[ ] allocator"},
+    {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator", NULL},
+    {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV", NULL},
 
-    {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up"},
-    {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down"},
-    {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_PANE, "move left"},
-    {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_PANE, "move right"},
-    {{KEY_PPAGE}, "PgUp", REQUEST_PAGE_UP, KEY_SCOPE_PANE, "one page up"},
-    {{KEY_NPAGE, ' '}, "PgDn Space", REQUEST_PAGE_DOWN, KEY_SCOPE_PANE, "one page down"},
-    {{KEY_HOME, 'g'}, "Home g", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first"},
-    {{KEY_END, 'G'}, "End G", REQUEST_LAST, KEY_SCOPE_PANE, "to the last"},
+    {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
+    {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},
+    {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_PANE, "move left", NULL},
+    {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_PANE, "move right", NULL},
+    {{KEY_PPAGE}, "PgUp", REQUEST_PAGE_UP, KEY_SCOPE_PANE, "one page up", NULL},
+    {{KEY_NPAGE, ' '}, "PgDn Space", REQUEST_PAGE_DOWN, KEY_SCOPE_PANE, "one page down", NULL},
+    {{KEY_HOME, 'g'}, "Home g", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first", NULL},
+    {{KEY_END, 'G'}, "End G", REQUEST_LAST, KEY_SCOPE_PANE, "to the last", NULL},
 
-    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_LIST,
-     "open the host under the cursor (allocators switch as you move)"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HOSTS,
+     "open the host under the cursor (loading it the first time)", "Enter open host"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_ALLOCATORS,
+     "focus the allocations table (moving switches the allocator at once)", "Enter table"},
 
     {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_CHART,
-     "cursor one column left (scrolls at the edge)"},
+     "cursor one column left (scrolls at the edge)", "h/l cursor"},
     {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_CHART,
-     "cursor one column right (scrolls at the edge)"},
-    {{'+', '='}, "+ =", REQUEST_ZOOM_IN, KEY_SCOPE_CHART, "zoom in around the cursor"},
-    {{'-'}, "-", REQUEST_ZOOM_OUT, KEY_SCOPE_CHART, "zoom out"},
-    {{'0'}, "0", REQUEST_ZOOM_RESET, KEY_SCOPE_CHART, "show the whole timeline"},
-    {{'p'}, "p", REQUEST_JUMP_PEAK, KEY_SCOPE_CHART, "cursor to the peak"},
-    {{'f'}, "f", REQUEST_TOGGLE_FREE, KEY_SCOPE_CHART, "show or hide free memory"},
+     "cursor one column right (scrolls at the edge)", NULL},
+    {{'+', '='}, "+ =", REQUEST_ZOOM_IN, KEY_SCOPE_CHART, "zoom in around the cursor", "+/- zoom"},
+    {{'-'}, "-", REQUEST_ZOOM_OUT, KEY_SCOPE_CHART, "zoom out", NULL},
+    {{'0'}, "0", REQUEST_ZOOM_RESET, KEY_SCOPE_CHART, "show the whole timeline", "0 all"},
+    {{'p'}, "p", REQUEST_JUMP_PEAK, KEY_SCOPE_CHART, "cursor to the peak", "p peak"},
+    {{'f'}, "f", REQUEST_TOGGLE_FREE, KEY_SCOPE_CHART, "show or hide free memory", "f free"},
     {{'F'}, "F", REQUEST_TOGGLE_FRAGMENTATION, KEY_SCOPE_CHART,
-     "show or hide fragmentation"},
+     "show or hide fragmentation", "F frag"},
     {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_CHART,
-     "cursor to the next snapshot whose op matches the table's filter"},
+     "cursor to the next snapshot whose op matches the table's filter", NULL},
     {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_CHART,
-     "cursor to the previous snapshot whose op matches the filter"},
+     "cursor to the previous snapshot whose op matches the filter", NULL},
 
-    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column"},
-    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort"},
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column", "s sort"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort", "r reverse"},
     {{'/'}, "/", REQUEST_FILTER, KEY_SCOPE_TABLE,
-     "filter op names as you type (Enter keeps, Esc clears)"},
-    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_TABLE, "next row matching the filter"},
+     "filter op names as you type (Enter keeps, Esc clears)", "/ filter"},
+    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_TABLE, "next row matching the filter", NULL},
     {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_TABLE,
-     "previous row matching the filter"},
-    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full"},
+     "previous row matching the filter", NULL},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full", "Enter detail"},
 
-    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO, "zoom the chart to the module"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO, "zoom the chart to the module", "Enter zoom the chart to it"},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)
@@ -97,11 +103,44 @@ const char *keys_scope_name(enum key_scope scope)
     switch (scope) {
     case KEY_SCOPE_GLOBAL: return "Anywhere";
     case KEY_SCOPE_PANE: return "In the focused pane";
-    case KEY_SCOPE_LIST: return "Hosts and allocators";
+    case KEY_SCOPE_HOSTS: return "Hosts";
+    case KEY_SCOPE_ALLOCATORS: return "Allocators";
     case KEY_SCOPE_CHART: return "Chart";
     case KEY_SCOPE_TABLE: return "Allocations at peak";
     case KEY_SCOPE_HLO: return "HLO modules";
     default: return "";
+    }
+}
+
+static void append_hint(const struct key_binding *binding, const char *tab_hint, char *line,
+                        size_t size)
+{
+    const char *hint = binding->hint;
+    if (binding->request == REQUEST_FOCUS_NEXT && tab_hint)
+        hint = tab_hint;
+    size_t used = strlen(line);
+    if (used + 1 < size)
+        snprintf(line + used, size - used, "%s%s", used ? "  " : "", hint);
+}
+
+void keys_hint_line(const enum key_scope *scopes, size_t scope_count,
+                    const enum request *globals, size_t global_count, const char *tab_hint,
+                    char *line, size_t size)
+{
+    if (size == 0)
+        return;
+    line[0] = '\0';
+    for (size_t s = 0; s < scope_count; s++)
+        for (size_t i = 0; i < KEY_TABLE_COUNT; i++)
+            if (key_table[i].scope == scopes[s] && key_table[i].hint)
+                append_hint(&key_table[i], tab_hint, line, size);
+    for (size_t g = 0; g < global_count; g++) {
+        for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
+            if (key_table[i].request == globals[g] && key_table[i].hint) {
+                append_hint(&key_table[i], tab_hint, line, size);
+                break;
+            }
+        }
     }
 }
 

@@ -1,6 +1,8 @@
-/* keys: the one key table. It drives dispatch, the help screen and the
- * README's key list (memtop --list-keys prints it as Markdown), so a key
- * is bound, documented and listed in one place. */
+/* keys: the one key table. It drives dispatch, the help screen, the
+ * status line's hints and the README's key list (memtop --list-keys
+ * prints it as Markdown), so a key is bound, documented, hinted and
+ * listed in one place. Read by the viewer, help_overlay, status_line and
+ * main; knows no pane. */
 #ifndef MEMTOP_KEYS_H
 #define MEMTOP_KEYS_H
 
@@ -52,7 +54,8 @@ enum request {
 enum key_scope {
     KEY_SCOPE_GLOBAL,
     KEY_SCOPE_PANE,  /* movement and Enter, in the focused pane */
-    KEY_SCOPE_LIST,  /* the hosts and allocators lists */
+    KEY_SCOPE_HOSTS,
+    KEY_SCOPE_ALLOCATORS,
     KEY_SCOPE_CHART,
     KEY_SCOPE_TABLE,
     KEY_SCOPE_HLO,
@@ -67,6 +70,10 @@ struct key_binding {
     enum request request;
     enum key_scope scope;
     const char *help;
+    /* On the status line while a pane of this scope has the focus, the
+     * key first ("+/- zoom"); NULL: in help only, or another row's hint
+     * covers it. */
+    const char *hint;
 };
 
 /* Key codes memtop reads that curses has no name for. */
@@ -81,6 +88,15 @@ enum request keys_request_for(int code);
 enum key_scope keys_scope_of(enum request request);
 /* "Anywhere", "Focused pane", ... as headings. */
 const char *keys_scope_name(enum key_scope scope);
+/* The status line's hints, from the key table: the hints of the rows in
+ * each of `scopes`, in table order, then those of the requests in
+ * `globals` (the first row of each that has a hint), "  " apart. A hint
+ * for REQUEST_FOCUS_NEXT is replaced by tab_hint when that is not NULL
+ * ("Tab HLO modules"). */
+void keys_hint_line(const enum key_scope *scopes, size_t scope_count,
+                    const enum request *globals, size_t global_count, const char *tab_hint,
+                    char *line, size_t size);
+
 /* The key list as a Markdown table, for the README (--list-keys). */
 void keys_print_markdown(FILE *out);
 

@@ -117,6 +117,20 @@ void layout_share_breakdowns(struct layout *layout, int region_rows)
     second->height = total - first->height;
 }
 
+const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place)
+{
+    switch (place) {
+    case LAYOUT_PLACE_HOSTS: return &layout->hosts;
+    case LAYOUT_PLACE_ALLOCATORS: return &layout->allocators;
+    case LAYOUT_PLACE_SUMMARY: return &layout->summary;
+    case LAYOUT_PLACE_BY_REGION: return &layout->by_region;
+    case LAYOUT_PLACE_BY_DATA_TYPE: return &layout->by_data_type;
+    case LAYOUT_PLACE_CHART: return &layout->chart;
+    case LAYOUT_PLACE_TABLE: return &layout->table;
+    default: return &layout->hlo;
+    }
+}
+
 bool rect_is_empty(const struct rect *rect)
 {
     return rect->height <= 0 || rect->width <= 0;

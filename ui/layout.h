@@ -1,5 +1,7 @@
 /* layout: where each pane goes for a terminal size. Pure arithmetic (no
- * curses), so the tests check every size without a terminal.
+ * curses), so the tests check every size without a terminal. ui.c lays
+ * out each frame; a pane's row in the pane table names its place. Knows
+ * the places, not the panes.
  *
  *   header                                          (1 row)
  *   hosts (only with several hosts) | chart
@@ -38,10 +40,25 @@ struct layout {
     struct rect chart;
     struct rect table;
     struct rect hlo; /* empty without HLO modules; equal to table when tabbed */
-    bool hlo_tabbed; /* HLO modules and the table take turns in one place */
+    /* The table area's panes (the table, the HLO modules) take turns in
+     * one place, as tabs. */
+    bool hlo_tabbed;
     struct rect status;
 };
 
+/* The places panes go (a pane's row in ui/pane_table.c names its place). */
+enum layout_place {
+    LAYOUT_PLACE_HOSTS,
+    LAYOUT_PLACE_ALLOCATORS,
+    LAYOUT_PLACE_SUMMARY,
+    LAYOUT_PLACE_BY_REGION,
+    LAYOUT_PLACE_BY_DATA_TYPE,
+    LAYOUT_PLACE_CHART,
+    LAYOUT_PLACE_TABLE, /* the table area's first place: its tabs when tabbed */
+    LAYOUT_PLACE_HLO,   /* its second place, below the first */
+};
+
+/* has_hlo: a second pane wants a place in the table area. */
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
                     size_t allocator_count, bool has_hlo);
 
@@ -50,6 +67,9 @@ void layout_compute(struct layout *layout, int rows, int cols, size_t host_count
  * title and two rows: they list a few groups each, and an even split
  * would leave a gap under a short first list. */
 void layout_share_breakdowns(struct layout *layout, int region_rows);
+
+/* The rectangle of a place (its own, also when tabbed). */
+const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place);
 
 bool rect_is_empty(const struct rect *rect);
 bool rect_contains(const struct rect *rect, int y, int x);

@@ -6,47 +6,18 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "ui/list_cursor.h"
+#include "ui/viewer.h"
 
-/* Keeps the selection inside [0, count) and on screen. */
-static void list_scroll(struct list_position *position, size_t count, int visible)
-{
-    size_t rows = visible > 0 ? (size_t)visible : 1;
-    if (count == 0) {
-        position->selected = position->top = 0;
-        return;
-    }
-    if (position->selected >= count)
-        position->selected = count - 1;
-    if (position->selected < position->top)
-        position->top = position->selected;
-    if (position->selected >= position->top + rows)
-        position->top = position->selected - rows + 1;
-    if (position->top + rows > count)
-        position->top = count > rows ? count - rows : 0;
-}
+/* A list pane: its cursor, and what it last started over for. */
+struct list_pane {
+    struct pane pane;
+    struct list_cursor cursor;
+};
 
-/* The new selection for a movement request, or false when it is not one. */
-static bool list_move(size_t selected, size_t count, int page, enum request request,
-                      size_t *moved)
+static struct list_pane *list_of(struct pane *pane)
 {
-    size_t step = page > 1 ? (size_t)page - 1 : 1;
-    size_t last = count > 0 ? count - 1 : 0;
-    switch (request) {
-    case REQUEST_MOVE_UP: *moved = selected > 0 ? selected - 1 : 0; return true;
-    case REQUEST_MOVE_DOWN: *moved = selected < last ? selected + 1 : last; return true;
-    case REQUEST_PAGE_UP: *moved = selected > step ? selected - step : 0; return true;
-    case REQUEST_PAGE_DOWN: *moved = last - selected > step ? selected + step : last; return true;
-    case REQUEST_FIRST: *moved = 0; return true;
-    case REQUEST_LAST: *moved = last; return true;
-    default: return false;
-    }
-}
-
-static int list_visible_rows(const struct viewer *viewer, enum pane_kind pane)
-{
-    const struct rect *area =
-        pane == PANE_HOSTS ? &viewer->layout.hosts : &viewer->layout.allocators;
-    return area->height - 1;
+    return (struct list_pane *)pane;
 }
 
 /* The left edge of an item: a marker (or a blank) and a space; a marker
@@ -85,9 +56,12 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
     wattrset(window, style->normal);
 }
 
-void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                               int width, bool focused)
+static void allocators_draw(struct pane *pane, struct viewer *viewer,
+                            const struct pane_area *area)
 {
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
     draw_pane_title(window, y, x, width, "Allocators", focused, style);
     if (width > 14) {
@@ -103,9 +77,9 @@ void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int
         wattrset(window, style->normal);
         return;
     }
-    struct list_position *position = &viewer->allocator_list;
+    struct list_cursor *position = &list_of(pane)->cursor;
     position->selected = viewer->allocator_index;
-    list_scroll(position, profile->allocator_count, height - 1);
+    list_cursor_fit(position, profile->allocator_count, height - 1);
     for (int row = 0; row + 1 < height; row++) {
         size_t index = position->top + (size_t)row;
         if (index >= profile->allocator_count)
@@ -117,12 +91,12 @@ void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int
 /* ---- hosts ---- */
 
 static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                      size_t index, bool focused)
+                      size_t index, size_t selected, bool focused)
 {
     const struct ui_style *style = &viewer->style;
     const struct host *host = &viewer->hosts->hosts[index];
     bool open = index == viewer->host_index;
-    bool highlighted = focused ? index == viewer->host_list.selected : open;
+    bool highlighted = focused ? index == selected : open;
     attr_t attr = highlighted ? (focused ? style->selected : style->selected_unfocused)
                               : style->normal;
     bool failed = host->attempted && !host->profile;
@@ -150,76 +124,133 @@ static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int w
     wattrset(window, style->normal);
 }
 
-void list_pane_draw_hosts(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                          int width, bool focused)
+static void hosts_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     char title[64];
     snprintf(title, sizeof title, "Hosts (%zu)", viewer->hosts->count);
     draw_pane_title(window, y, x, width, title, focused, &viewer->style);
-    struct list_position *position = &viewer->host_list;
-    list_scroll(position, viewer->hosts->count, height - 1);
+    struct list_cursor *position = &list_of(pane)->cursor;
+    list_cursor_fit(position, viewer->hosts->count, height - 1);
     for (int row = 0; row + 1 < height; row++) {
         size_t index = position->top + (size_t)row;
         if (index >= viewer->hosts->count)
             break;
-        draw_host(viewer, window, y + 1 + row, x, width, index, focused);
+        draw_host(viewer, window, y + 1 + row, x, width, index, position->selected, focused);
     }
 }
 
 /* ---- keys ---- */
 
-static void host_cursor_moved(struct viewer *viewer)
+static void host_cursor_moved(struct viewer *viewer, size_t selected)
 {
-    const struct host *host = &viewer->hosts->hosts[viewer->host_list.selected];
+    const struct host *host = &viewer->hosts->hosts[selected];
     if (host->attempted && !host->profile)
         viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
     else if (!host->attempted)
         viewer_status(viewer, false, "Enter opens %s", host->name);
 }
 
-bool list_pane_handle(struct viewer *viewer, enum pane_kind pane, enum request request)
+static struct pane_reply hosts_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
 {
-    int page = list_visible_rows(viewer, pane);
-    size_t moved;
-    if (pane == PANE_HOSTS) {
-        size_t count = viewer->hosts->count;
-        if (request == REQUEST_ENTER) {
-            viewer_select_host(viewer, viewer->host_list.selected);
-            return true;
-        }
-        if (!list_move(viewer->host_list.selected, count, page, request, &moved))
-            return false;
-        viewer->host_list.selected = moved;
-        list_scroll(&viewer->host_list, count, page);
-        host_cursor_moved(viewer);
-        return true;
-    }
-    const struct profile *profile = viewer->profile;
-    size_t count = profile ? profile->allocator_count : 0;
-    if (request == REQUEST_ENTER) {
-        viewer_focus(viewer, PANE_TABLE);
-        return true;
-    }
-    if (!list_move(viewer->allocator_index, count, page, request, &moved))
-        return false;
-    if (count > 0 && moved != viewer->allocator_index)
-        viewer_select_allocator(viewer, moved);
-    return true;
+    struct list_cursor *cursor = &list_of(pane)->cursor;
+    if (request == REQUEST_ENTER)
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, cursor->selected));
+    if (!list_cursor_move(cursor, viewer->hosts->count, request))
+        return pane_reply_ignored();
+    host_cursor_moved(viewer, cursor->selected);
+    return pane_reply_handled();
 }
 
-void list_pane_click(struct viewer *viewer, enum pane_kind pane, int row)
+static struct pane_reply allocators_handle(struct pane *pane, struct viewer *viewer,
+                                           enum request request)
 {
-    if (row < 0)
-        return;
-    if (pane == PANE_HOSTS) {
-        size_t index = viewer->host_list.top + (size_t)row;
-        if (index < viewer->hosts->count) {
-            viewer->host_list.selected = index;
-            viewer_select_host(viewer, index);
-        }
-        return;
-    }
-    size_t index = viewer->allocator_list.top + (size_t)row;
-    if (viewer->profile && index < viewer->profile->allocator_count)
-        viewer_select_allocator(viewer, index);
+    const struct profile *profile = viewer->profile;
+    size_t count = profile ? profile->allocator_count : 0;
+    if (request == REQUEST_ENTER)
+        return pane_reply_follow(follow_up_focus(PANE_TABLE));
+    /* Moving switches the allocator at once: the cursor is the current
+     * allocator's place. */
+    struct list_cursor moved = list_of(pane)->cursor;
+    moved.selected = viewer->allocator_index;
+    if (!list_cursor_move(&moved, count, request))
+        return pane_reply_ignored();
+    if (count > 0 && moved.selected != viewer->allocator_index)
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, moved.selected));
+    return pane_reply_handled();
+}
+
+/* Items start under the title row. */
+static struct pane_reply hosts_click(struct pane *pane, struct viewer *viewer, int row,
+                                     int column, bool again)
+{
+    (void)column, (void)again;
+    struct list_cursor *cursor = &list_of(pane)->cursor;
+    size_t index;
+    if (!list_cursor_item_at(cursor, viewer->hosts->count, row - 1, &index))
+        return pane_reply_handled();
+    cursor->selected = index;
+    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, index));
+}
+
+static struct pane_reply allocators_click(struct pane *pane, struct viewer *viewer, int row,
+                                          int column, bool again)
+{
+    (void)column, (void)again;
+    size_t count = viewer->profile ? viewer->profile->allocator_count : 0;
+    size_t index;
+    if (!list_cursor_item_at(&list_of(pane)->cursor, count, row - 1, &index))
+        return pane_reply_handled();
+    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, index));
+}
+
+/* A host opened: the cursor goes to it. */
+static void hosts_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    if (new_host)
+        list_of(pane)->cursor.selected = viewer->host_index;
+}
+
+/* A host opened: its allocators from the top (another allocator of the
+ * same host keeps the list where it is). */
+static void allocators_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)viewer;
+    if (new_host)
+        memset(&list_of(pane)->cursor, 0, sizeof list_of(pane)->cursor);
+}
+
+static const struct pane_ops hosts_ops = {
+    .draw = hosts_draw,
+    .handle = hosts_handle,
+    .click = hosts_click,
+    .reset = hosts_reset,
+    .free = pane_free_plain,
+    .scope = KEY_SCOPE_HOSTS,
+    .moves_through_items = true,
+};
+
+static const struct pane_ops allocators_ops = {
+    .draw = allocators_draw,
+    .handle = allocators_handle,
+    .click = allocators_click,
+    .reset = allocators_reset,
+    .free = pane_free_plain,
+    .scope = KEY_SCOPE_ALLOCATORS,
+    .moves_through_items = true,
+};
+
+struct pane *list_pane_create_hosts(struct viewer *viewer)
+{
+    (void)viewer;
+    return pane_create(&hosts_ops, sizeof(struct list_pane));
+}
+
+struct pane *list_pane_create_allocators(struct viewer *viewer)
+{
+    (void)viewer;
+    return pane_create(&allocators_ops, sizeof(struct list_pane));
 }

@@ -1,24 +1,17 @@
 /* list_pane: the hosts list (shown with more than one host) and the
- * allocators list. Moving in the allocators list switches allocator at
- * once; in the hosts list Enter opens the host under the cursor, since
- * opening one may load a large file. */
+ * allocators list, two panes in one file. Moving in the allocators list
+ * switches allocator at once; in the hosts list Enter opens the host
+ * under the cursor, since opening one may load a large file. Each owns
+ * its cursor; opening a host or showing an allocator is a follow-up the
+ * viewer carries out, never done here. */
 #ifndef MEMTOP_LIST_PANE_H
 #define MEMTOP_LIST_PANE_H
 
-#include <stdbool.h>
+#include "ui/pane.h"
 
-#include <curses.h>
+struct viewer;
 
-#include "ui/keys.h"
-#include "ui/viewer.h"
-
-void list_pane_draw_hosts(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                          int width, bool focused);
-void list_pane_draw_allocators(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                               int width, bool focused);
-/* pane is PANE_HOSTS or PANE_ALLOCATORS; true when the request was its. */
-bool list_pane_handle(struct viewer *viewer, enum pane_kind pane, enum request request);
-/* A click on visible item row `row` (0 = first item under the title). */
-void list_pane_click(struct viewer *viewer, enum pane_kind pane, int row);
+struct pane *list_pane_create_hosts(struct viewer *viewer);
+struct pane *list_pane_create_allocators(struct viewer *viewer);
 
 #endif

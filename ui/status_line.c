@@ -6,27 +6,44 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "ui/keys.h"
+#include "ui/pane_table.h"
 
-/* What the focused pane's keys are, for someone who has not read help. */
-static const char *pane_hints(const struct viewer *viewer)
+/* The Tab hint: in a place whose panes take turns as tabs, the tab Tab
+ * (or Shift-Tab) brings to the front; else "Tab pane". */
+static void tab_hint(const struct viewer *viewer, char *text, size_t size)
 {
-    if (!viewer->allocator && viewer->focus != PANE_HOSTS)
-        return "Tab pane  ? help  q quit";
-    switch (viewer->focus) {
-    case PANE_HOSTS: return "j/k move  Enter open host  Tab pane  ? help";
-    case PANE_ALLOCATORS: return "j/k or [ ] allocator  Enter table  Tab pane  ? help";
-    case PANE_CHART:
-        return "h/l cursor  +/- zoom  0 all  p peak  f free  F frag  [ ] allocator  Tab pane";
-    case PANE_TABLE:
-        if (viewer->layout.hlo_tabbed)
-            return "j/k row  Enter detail  / filter  s sort  [ ] allocator  Tab HLO modules";
-        return "j/k row  Enter detail  / filter  s sort  r reverse  [ ] allocator  Tab pane";
-    case PANE_HLO:
-        if (viewer->layout.hlo_tabbed)
-            return "j/k module  Enter zoom the chart to it  Shift-Tab allocations  ? help";
-        return "j/k module  Enter zoom the chart to it  Tab pane  ? help";
-    default: return "Tab pane  ? help  q quit";
-    }
+    enum pane_id next = viewer_next_tab(viewer, viewer->focus);
+    enum pane_id previous = viewer_focus_neighbour(viewer, -1);
+    if (next != PANE_NONE)
+        snprintf(text, size, "Tab %s", pane_table_row(next)->name);
+    else if (viewer->layout.hlo_tabbed && pane_table_row(viewer->focus)->in_table_area &&
+             previous < viewer->focus && pane_table_row(previous)->in_table_area)
+        snprintf(text, size, "Shift-Tab %s", pane_table_row(previous)->name);
+    else
+        snprintf(text, size, "Tab pane");
+}
+
+/* The keys that work anywhere worth a hint, after the pane's own. */
+static const enum request global_hints[] = {REQUEST_FOCUS_NEXT, REQUEST_ALLOCATOR_NEXT,
+                                            REQUEST_HELP};
+
+/* What the focused pane's keys are, for someone who has not read help:
+ * from the key table, its movement keys when it moves through items,
+ * its own keys, then a few keys that work anywhere. */
+static void pane_hints(const struct viewer *viewer, char *line, size_t size)
+{
+    const struct pane_ops *ops = viewer->panes[viewer->focus]->ops;
+    enum key_scope scopes[2];
+    size_t count = 0;
+    if (ops->moves_through_items)
+        scopes[count++] = KEY_SCOPE_PANE;
+    if (ops->scope != KEY_SCOPE_GLOBAL)
+        scopes[count++] = ops->scope;
+    char tab[64];
+    tab_hint(viewer, tab, sizeof tab);
+    keys_hint_line(scopes, count, global_hints, sizeof global_hints / sizeof *global_hints, tab,
+                   line, size);
 }
 
 /* Skips leading characters of text until the rest fits in width cells:
@@ -79,14 +96,16 @@ bool status_line_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
         return false;
     }
     int used = 0;
-    if (viewer->allocator && viewer->table.rows.filter[0]) {
+    if (viewer->allocator && query_filter(&viewer->query)[0]) {
         char filter[320];
-        snprintf(filter, sizeof filter, "filter: %s (Esc clears)  ", viewer->table.rows.filter);
+        snprintf(filter, sizeof filter, "filter: %s (Esc clears)  ", query_filter(&viewer->query));
         wattrset(window, style->title);
         used = draw_text(window, y, x, width, filter, style);
     }
+    char hints[512];
+    pane_hints(viewer, hints, sizeof hints);
     wattrset(window, style->dim);
-    draw_text(window, y, x + used, width - used, pane_hints(viewer), style);
+    draw_text(window, y, x + used, width - used, hints, style);
     wattrset(window, style->normal);
     return false;
 }

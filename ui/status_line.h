@@ -1,5 +1,8 @@
 /* status_line: the bottom row: a prompt being typed, else the last
- * message, else hints for the focused pane. */
+ * message, else the filter and the focused pane's hints, made from the
+ * key table (ui/keys.h) for the pane's key scope. Part of the frame, not
+ * a pane; ui.c draws it and the viewer shows load progress through it.
+ * Only reads the viewer. */
 #ifndef MEMTOP_STATUS_LINE_H
 #define MEMTOP_STATUS_LINE_H
 

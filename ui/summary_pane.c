@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "ui/viewer.h"
 
 enum field_kind { FIELD_BYTES, FIELD_TIME, FIELD_PERCENT, FIELD_COUNT };
 
@@ -76,9 +77,11 @@ static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int 
     wattrset(window, style->normal);
 }
 
-void summary_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                       int width)
+static void summary_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    (void)pane;
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
     const struct ui_style *style = &viewer->style;
     const struct allocator *allocator = viewer->allocator;
     bool derived = allocator && allocator->summary.derived;
@@ -94,4 +97,16 @@ void summary_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int 
         return;
     for (size_t i = 0; i < FIELD_TOTAL && (int)i + 1 < height; i++)
         draw_field(viewer, window, y + 1 + (int)i, x + 1, width - 1, allocator, i);
+}
+
+static const struct pane_ops summary_ops = {
+    .draw = summary_draw,
+    .free = pane_free_plain,
+    .scope = KEY_SCOPE_GLOBAL,
+};
+
+struct pane *summary_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    return pane_create(&summary_ops, sizeof(struct pane));
 }

@@ -1,16 +1,14 @@
 /* summary_pane: the reference viewer's summary card for the allocator:
  * the window peak (stack+heap, when, and its parts), capacity, the
- * lifetime peak, the allocation counts, and how much the file holds. */
+ * lifetime peak, the allocation counts, and how much the file holds.
+ * Draws only: no keys, no focus, no state. */
 #ifndef MEMTOP_SUMMARY_PANE_H
 #define MEMTOP_SUMMARY_PANE_H
 
-#include <stdbool.h>
+#include "ui/pane.h"
 
-#include <curses.h>
+struct viewer;
 
-#include "ui/viewer.h"
-
-void summary_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height,
-                       int width);
+struct pane *summary_pane_create(struct viewer *viewer);
 
 #endif

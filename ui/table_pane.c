@@ -2,13 +2,15 @@
 
 #include "ui/table_pane.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "model/allocation_table.h"
 #include "model/format.h"
-#include "ui/chart_columns.h"
-#include "ui/chart_pane.h"
+#include "ui/column_fit.h"
+#include "ui/filter_prompt.h"
+#include "ui/list_cursor.h"
+#include "ui/row_detail.h"
 #include "ui/viewer.h"
 
 /* The columns as drawn: sizes first, where the eye finds them at a fixed
@@ -24,50 +26,41 @@ enum shown_column {
     SHOW_COUNT
 };
 
-struct column_spec {
-    enum table_column sort;
-    const char *heading;
-    bool right_aligned;
-    int minimum; /* a text column shrinks to this before it is hidden */
-    int maximum; /* and grows to at most this */
+/* Who gives way when the pane is narrow: text columns shrink first (shape,
+ * region, type), then columns hide (the requested size mostly repeats
+ * the size; the op name is what people read the table for). */
+static const struct fit_column table_columns[SHOW_COUNT] = {
+    [SHOW_ALLOCATION] = {"Size", true, 0, 0, 0, 0},
+    [SHOW_REQUESTED] = {"Requested", true, 0, 0, 0, 1},
+    [SHOW_OCCURRENCES] = {"Occ", true, 0, 0, 0, 5},
+    [SHOW_REGION] = {"Region", false, 6, 16, 2, 4},
+    [SHOW_DATA_TYPE] = {"Type", false, 5, 12, 3, 2},
+    [SHOW_SHAPE] = {"Shape", false, 8, 32, 1, 3},
+    [SHOW_OP_NAME] = {"Op name", false, 12, 0, 0, 0},
 };
 
-static const struct column_spec column_specs[SHOW_COUNT] = {
-    [SHOW_ALLOCATION] = {TABLE_COLUMN_ALLOCATION_BYTES, "Size", true, 0, 0},
-    [SHOW_REQUESTED] = {TABLE_COLUMN_REQUESTED_BYTES, "Requested", true, 0, 0},
-    [SHOW_OCCURRENCES] = {TABLE_COLUMN_OCCURRENCES, "Occ", true, 0, 0},
-    [SHOW_REGION] = {TABLE_COLUMN_REGION_TYPE, "Region", false, 6, 16},
-    [SHOW_DATA_TYPE] = {TABLE_COLUMN_DATA_TYPE, "Type", false, 5, 12},
-    [SHOW_SHAPE] = {TABLE_COLUMN_TENSOR_SHAPE, "Shape", false, 8, 32},
-    [SHOW_OP_NAME] = {TABLE_COLUMN_OP_NAME, "Op name", false, 12, INT_MAX},
+struct table_pane {
+    struct pane pane;
+    struct list_cursor cursor; /* the selected row, by display position */
+    /* The selected row (an index into the allocator's rows) when the
+     * query was last seen: a filter or a sort keeps it selected. */
+    size_t selected_row;
+    unsigned query_generation;
+    int natural[SHOW_COUNT]; /* each column's widest text, measured once per allocator */
 };
 
-/* When the pane is narrow, text columns shrink first, then columns hide
- * in this order: the requested size mostly repeats the size, and the op
- * name is what people read the table for. */
-static const enum shown_column shrink_order[] = {SHOW_SHAPE, SHOW_REGION, SHOW_DATA_TYPE};
-static const enum shown_column hide_order[] = {SHOW_REQUESTED, SHOW_DATA_TYPE, SHOW_SHAPE,
-                                               SHOW_REGION, SHOW_OCCURRENCES};
-#define SHRINK_COUNT (sizeof shrink_order / sizeof *shrink_order)
-#define HIDE_COUNT (sizeof hide_order / sizeof *hide_order)
-
-struct table_layout {
-    bool shown[SHOW_COUNT];
-    int x[SHOW_COUNT]; /* from the pane's left edge */
-    int width[SHOW_COUNT];
+/* The sort each column stands for: its heading shows the sort's arrow. */
+static const enum table_column column_sorts[SHOW_COUNT] = {
+    [SHOW_ALLOCATION] = TABLE_COLUMN_ALLOCATION_BYTES,
+    [SHOW_REQUESTED] = TABLE_COLUMN_REQUESTED_BYTES,
+    [SHOW_OCCURRENCES] = TABLE_COLUMN_OCCURRENCES,
+    [SHOW_REGION] = TABLE_COLUMN_REGION_TYPE,
+    [SHOW_DATA_TYPE] = TABLE_COLUMN_DATA_TYPE,
+    [SHOW_SHAPE] = TABLE_COLUMN_TENSOR_SHAPE,
+    [SHOW_OP_NAME] = TABLE_COLUMN_OP_NAME,
 };
-
-#define DETAIL_MAX_WIDTH 100
-#define DETAIL_LABEL_WIDTH 12
 
 /* ---- cells ---- */
-
-static const char *sort_arrow(const struct ui_style *style, bool descending)
-{
-    if (style->utf8)
-        return descending ? "\xe2\x96\xbc" : "\xe2\x96\xb2"; /* ▼ ▲ */
-    return descending ? "v" : "^";
-}
 
 static const char *separator(const struct ui_style *style)
 {
@@ -93,176 +86,111 @@ static const char *cell_text(const struct allocation_table *rows, const struct a
     }
 }
 
-static int *natural_width(struct table_natural_widths *natural, enum shown_column column)
+struct measured_rows {
+    const struct allocation_table *rows;
+    const struct allocator *allocator;
+};
+
+static const char *measured_cell(const void *context, size_t row, size_t column, char *buffer,
+                                 size_t size)
 {
-    switch (column) {
-    case SHOW_ALLOCATION: return &natural->allocation;
-    case SHOW_REQUESTED: return &natural->requested;
-    case SHOW_OCCURRENCES: return &natural->occurrences;
-    case SHOW_REGION: return &natural->region;
-    case SHOW_DATA_TYPE: return &natural->data_type;
-    case SHOW_SHAPE: return &natural->shape;
-    default: return &natural->op_name;
-    }
+    const struct measured_rows *measured = context;
+    return cell_text(measured->rows, &measured->allocator->rows[row], (enum shown_column)column,
+                     buffer, size);
 }
 
-/* Once per allocator: the widest text of each column over all rows. */
-static void table_measure(struct viewer *viewer)
+/* Once per allocator: the widest text of each column over all its rows
+ * (not only those the filter leaves), so the columns do not jump while
+ * typing a filter. */
+static void table_measure(struct table_pane *table, const struct viewer *viewer)
 {
-    struct table_state *table = &viewer->table;
-    memset(&table->natural, 0, sizeof table->natural);
-    const struct allocator *allocator = table->rows.allocator;
-    size_t total = allocation_table_total(&table->rows);
-    for (size_t i = 0; i < total; i++) {
-        const struct allocation_row *row = &allocator->rows[i];
-        for (int c = 0; c < SHOW_COUNT; c++) {
-            char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-            const char *text = cell_text(&table->rows, row, (enum shown_column)c, buffer,
-                                         sizeof buffer);
-            int width = draw_text_width(text, &viewer->style);
-            int *natural = natural_width(&table->natural, (enum shown_column)c);
-            if (width > *natural)
-                *natural = width;
-        }
-    }
+    /* TODO(row source): read the rows through the allocation table's row
+     * source once it has one, instead of allocator->rows. */
+    struct measured_rows measured = {&viewer->query.rows, viewer->query.rows.allocator};
+    column_fit_measure(SHOW_COUNT, allocation_table_total(&viewer->query.rows), measured_cell,
+                       &measured, &viewer->style, table->natural);
 }
 
-/* ---- layout ---- */
-
-static int heading_width(enum shown_column column)
+/* The column showing the sort, which never hides; -1 in file order. */
+static int table_sorted_column(const struct viewer *viewer)
 {
-    return (int)strlen(column_specs[column].heading) + 1; /* room for the sort arrow */
+    for (int c = 0; c < SHOW_COUNT; c++)
+        if (column_sorts[c] == viewer->query.rows.sort_column)
+            return c;
+    return -1;
 }
 
-static int max_int(int a, int b) { return a > b ? a : b; }
-
-static void table_layout_compute(struct table_state *table, int width, struct table_layout *layout)
+static void table_layout_compute(const struct table_pane *table, const struct viewer *viewer,
+                                 int width, struct column_fit *layout)
 {
-    int gap = width >= 70 ? 2 : 1;
-    for (int c = 0; c < SHOW_COUNT; c++) {
-        const struct column_spec *spec = &column_specs[c];
-        int wanted = max_int(*natural_width(&table->natural, (enum shown_column)c),
-                             heading_width((enum shown_column)c));
-        if (spec->maximum > 0 && wanted > spec->maximum)
-            wanted = max_int(spec->maximum, heading_width((enum shown_column)c));
-        layout->width[c] = wanted;
-        layout->shown[c] = true;
-    }
-    /* The op name keeps two fifths of the width: names run long. */
-    int op_minimum = max_int(max_int(column_specs[SHOW_OP_NAME].minimum, width * 2 / 5),
-                             heading_width(SHOW_OP_NAME));
-    for (;;) {
-        int used = 1; /* the left margin */
-        for (int c = 0; c < SHOW_OP_NAME; c++)
-            if (layout->shown[c])
-                used += layout->width[c] + gap;
-        int deficit = op_minimum - (width - used);
-        if (deficit <= 0)
-            break;
-        bool changed = false;
-        for (size_t i = 0; i < SHRINK_COUNT && !changed; i++) {
-            enum shown_column c = shrink_order[i];
-            int floor = max_int(column_specs[c].minimum, heading_width(c));
-            if (layout->shown[c] && layout->width[c] > floor) {
-                layout->width[c] = max_int(floor, layout->width[c] - deficit);
-                changed = true;
-            }
-        }
-        for (size_t i = 0; i < HIDE_COUNT && !changed; i++) {
-            /* The sorted column stays: its arrow says what the order is. */
-            bool sorted = column_specs[hide_order[i]].sort == table->rows.sort_column;
-            if (layout->shown[hide_order[i]] && !sorted) {
-                layout->shown[hide_order[i]] = false;
-                changed = true;
-            }
-        }
-        if (!changed)
-            break;
-    }
-    int x = 1;
-    for (int c = 0; c < SHOW_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        layout->x[c] = x;
-        if (c == SHOW_OP_NAME)
-            layout->width[c] = max_int(0, width - x);
-        x += layout->width[c] + gap;
-    }
+    /* A heading has a cell for the sort arrow. */
+    column_fit_compute(table_columns, SHOW_COUNT, table->natural, 1,
+                       table_sorted_column(viewer), width, layout);
 }
 
 /* ---- selection ---- */
 
-/* The selected row as an index into the allocator's rows; SIZE_MAX none. */
-static size_t table_selected_row(const struct table_state *table)
+static struct table_pane *table_of(struct pane *pane)
 {
-    if (table->selected >= table->rows.count)
+    return (struct table_pane *)pane;
+}
+
+/* The selected row as an index into the allocator's rows; SIZE_MAX none. */
+static size_t table_selected_row(const struct table_pane *table, const struct viewer *viewer)
+{
+    if (table->cursor.selected >= viewer->query.rows.count)
         return SIZE_MAX;
-    return table->rows.order[table->selected];
+    return viewer->query.rows.order[table->cursor.selected];
 }
 
 /* Selects the row with this allocator index when it is shown, else the first. */
-static void table_select_row(struct table_state *table, size_t row_index)
+static void table_select_row(struct table_pane *table, const struct viewer *viewer,
+                             size_t row_index)
 {
-    table->selected = 0;
-    for (size_t i = 0; i < table->rows.count && row_index != SIZE_MAX; i++) {
-        if (table->rows.order[i] == row_index) {
-            table->selected = i;
+    table->cursor.selected = 0;
+    for (size_t i = 0; i < viewer->query.rows.count && row_index != SIZE_MAX; i++) {
+        if (viewer->query.rows.order[i] == row_index) {
+            table->cursor.selected = i;
             break;
         }
     }
 }
 
-static void table_scroll(struct table_state *table, int visible)
-{
-    size_t rows = visible > 0 ? (size_t)visible : 1;
-    size_t count = table->rows.count;
-    if (count == 0) {
-        table->selected = table->top = 0;
-        return;
-    }
-    if (table->selected >= count)
-        table->selected = count - 1;
-    if (table->selected < table->top)
-        table->top = table->selected;
-    if (table->selected >= table->top + rows)
-        table->top = table->selected - rows + 1;
-    if (table->top + rows > count)
-        table->top = count > rows ? count - rows : 0;
-}
-
 /* ---- reset ---- */
 
-void table_pane_free(struct viewer *viewer)
+/* The rows changed under the selection (a filter, a sort): the same row
+ * stays selected when it is still shown, else the first. */
+static void table_follow_query(struct table_pane *table, const struct viewer *viewer)
 {
-    allocation_table_free(&viewer->table.rows);
+    if (table->query_generation == viewer->query.generation)
+        return;
+    table_select_row(table, viewer, table->selected_row);
+    table->query_generation = viewer->query.generation;
 }
 
-void table_pane_reset(struct viewer *viewer)
+/* Remembers the selected row, for when the rows change under it. */
+static void table_remember(struct table_pane *table, const struct viewer *viewer)
 {
-    struct table_state *table = &viewer->table;
-    char filter[ALLOCATION_TABLE_FILTER_SIZE] = "";
-    enum table_column column = TABLE_COLUMN_FILE_ORDER;
-    bool descending = false;
-    if (table->ready) {
-        snprintf(filter, sizeof filter, "%s", table->rows.filter);
-        column = table->rows.sort_column;
-        descending = table->rows.descending;
-    }
-    allocation_table_free(&table->rows);
-    if (!allocation_table_init(&table->rows, viewer->profile, viewer->allocator))
-        viewer_status(viewer, true, "out of memory: the allocations table is empty");
-    allocation_table_set_sort(&table->rows, column, descending);
-    allocation_table_set_filter(&table->rows, filter);
-    table->ready = true;
-    table->selected = table->top = 0;
-    table_measure(viewer);
+    table->selected_row = table_selected_row(table, viewer);
+    table->query_generation = viewer->query.generation;
+}
+
+/* The query's rows were built for another allocator: the first row
+ * selected, the columns measured again. */
+static void table_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)new_host;
+    struct table_pane *table = table_of(pane);
+    table->cursor.selected = table->cursor.top = 0;
+    table_remember(table, viewer);
+    table_measure(table, viewer);
 }
 
 /* ---- drawing ---- */
 
 static void table_title(struct viewer *viewer, int width, char *title, size_t size)
 {
-    const struct allocation_table *rows = &viewer->table.rows;
+    const struct allocation_table *rows = &viewer->query.rows;
     const struct ui_style *style = &viewer->style;
     const char *name = width >= 60 ? "Allocations at peak" : "At peak";
     char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
@@ -278,30 +206,8 @@ static void table_title(struct viewer *viewer, int width, char *title, size_t si
         snprintf(title, size, "%s", counts);
 }
 
-static void draw_heading(struct viewer *viewer, WINDOW *window, int y, int x,
-                         const struct table_layout *layout)
-{
-    const struct ui_style *style = &viewer->style;
-    const struct allocation_table *rows = &viewer->table.rows;
-    for (int c = 0; c < SHOW_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        const struct column_spec *spec = &column_specs[c];
-        bool sorted = spec->sort == rows->sort_column;
-        char text[32];
-        snprintf(text, sizeof text, "%s%s", spec->heading,
-                 sorted ? sort_arrow(style, rows->descending) : "");
-        wattrset(window, sorted ? style->title : style->dim | A_BOLD);
-        if (spec->right_aligned)
-            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
-        else
-            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
-    }
-    wattrset(window, style->normal);
-}
-
 static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                     const struct table_layout *layout, const struct allocation_row *row,
+                     const struct column_fit *layout, const struct allocation_row *row,
                      attr_t attr)
 {
     const struct ui_style *style = &viewer->style;
@@ -311,50 +217,41 @@ static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int wi
         if (!layout->shown[c])
             continue;
         char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-        const char *text = cell_text(&viewer->table.rows, row, (enum shown_column)c, buffer,
+        const char *text = cell_text(&viewer->query.rows, row, (enum shown_column)c, buffer,
                                      sizeof buffer);
         bool unresolved = c == SHOW_OP_NAME && row->origin == ROW_UNRESOLVED;
         wattrset(window, unresolved && attr == style->normal ? style->error : attr);
-        if (column_specs[c].right_aligned)
-            draw_text_right(window, y, x + layout->x[c], layout->width[c], text, style);
-        else
-            draw_text(window, y, x + layout->x[c], layout->width[c], text, style);
+        column_fit_draw_cell(window, y, x, table_columns, layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
 }
 
-void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused)
+static void table_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
+    struct table_pane *table = table_of(pane);
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
-    struct table_state *table = &viewer->table;
     if (height <= 0 || width <= 0)
         return;
     if (!viewer->allocator) {
         draw_pane_title(window, y, x, width, "Allocations at peak", focused, style);
         return;
     }
+    table_follow_query(table, viewer);
     char title[512];
     table_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
-    if (viewer->layout.hlo_tabbed && width >= 60) {
-        char padded[520];
-        snprintf(padded, sizeof padded, " %s ", title);
-        const char *hint = " Tab: HLO modules ";
-        int hint_width = draw_text_width(hint, style);
-        if (draw_text_width(padded, style) + hint_width + 4 <= width) {
-            wattrset(window, style->dim);
-            draw_text(window, y, x + width - hint_width - 1, hint_width, hint, style);
-            wattrset(window, style->normal);
-        }
-    }
+    pane_draw_tab_hint(area, title, style);
     if (height < 2)
         return;
-    struct table_layout layout;
-    table_layout_compute(table, width, &layout);
-    draw_heading(viewer, window, y + 1, x, &layout);
-    table->page_rows = height - 2;
-    const struct allocation_table *rows = &table->rows;
+    struct column_fit layout;
+    table_layout_compute(table, viewer, width, &layout);
+    column_fit_draw_headings(window, y + 1, x, table_columns, SHOW_COUNT, &layout,
+                             table_sorted_column(viewer), viewer->query.rows.descending, style);
+    int page_rows = height - 2;
+    const struct allocation_table *rows = &viewer->query.rows;
     if (rows->count == 0) {
         char message[320];
         if (allocation_table_total(rows) == 0)
@@ -368,204 +265,37 @@ void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int he
         wattrset(window, style->normal);
         return;
     }
-    table_scroll(table, table->page_rows);
-    for (int r = 0; r < table->page_rows; r++) {
-        size_t position = table->top + (size_t)r;
+    list_cursor_fit(&table->cursor, rows->count, page_rows);
+    for (int r = 0; r < page_rows; r++) {
+        size_t position = table->cursor.top + (size_t)r;
         const struct allocation_row *row = allocation_table_row(rows, position);
         if (!row)
             break;
         attr_t attr = style->normal;
-        if (position == table->selected)
+        if (position == table->cursor.selected)
             attr = focused ? style->selected : style->selected_unfocused;
         draw_row(viewer, window, y + 2 + r, x, width, &layout, row, attr);
     }
-}
-
-/* ---- the row in full ---- */
-
-/* Lines of a detail value: text made safe, then cut into pieces of at
- * most `width` cells. Returns the number of lines; writes them when
- * draw is set. */
-static int detail_value(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                        int max_lines, const char *text, bool draw)
-{
-    const struct ui_style *style = &viewer->style;
-    char safe[2048];
-    format_safe_text(text, !style->utf8, safe, sizeof safe);
-    if (width <= 0)
-        return 1;
-    const char *cursor = safe;
-    int lines = 0;
-    do {
-        char line[2048];
-        size_t used = 0;
-        int cells = 0;
-        while (*cursor) {
-            uint32_t code_point;
-            size_t length = format_utf8_decode(cursor, &code_point);
-            if (length == 0)
-                length = 1;
-            char piece[8] = {0};
-            memcpy(piece, cursor, length);
-            int piece_cells = draw_text_width(piece, style);
-            if (cells + piece_cells > width && cells > 0)
-                break;
-            memcpy(line + used, cursor, length);
-            used += length;
-            cells += piece_cells;
-            cursor += length;
-        }
-        line[used] = '\0';
-        if (draw && lines < max_lines)
-            draw_text(window, y + lines, x, width, line, style);
-        lines++;
-    } while (*cursor);
-    return lines;
-}
-
-struct detail_field {
-    const char *label;
-    const char *value;
-};
-
-static size_t detail_fields(struct viewer *viewer, const struct allocation_row *row,
-                            struct detail_field *fields, char (*buffers)[96])
-{
-    const struct allocation_table *rows = &viewer->table.rows;
-    const struct profile *profile = viewer->profile;
-    size_t n = 0;
-    char bytes[FORMAT_BYTES_SIZE];
-    fields[n++] = (struct detail_field){"Op name", cell_text(rows, row, SHOW_OP_NAME, buffers[0],
-                                                             sizeof buffers[0])};
-    snprintf(buffers[1], sizeof buffers[1], "%s (%lld bytes)",
-             format_bytes(row->allocation_bytes, bytes, sizeof bytes),
-             (long long)row->allocation_bytes);
-    fields[n++] = (struct detail_field){"Size", buffers[1]};
-    snprintf(buffers[2], sizeof buffers[2], "%s (%lld bytes)",
-             format_bytes(row->requested_bytes, bytes, sizeof bytes),
-             (long long)row->requested_bytes);
-    fields[n++] = (struct detail_field){"Requested", buffers[2]};
-    snprintf(buffers[3], sizeof buffers[3], "%lld", (long long)row->occurrences);
-    fields[n++] = (struct detail_field){"Occurrences", buffers[3]};
-    fields[n++] = (struct detail_field){"Region", profile_text(profile, row->region_type)};
-    fields[n++] = (struct detail_field){"Data type", profile_text(profile, row->data_type)};
-    fields[n++] = (struct detail_field){"Shape", profile_text(profile, row->tensor_shape)};
-    fields[n++] = (struct detail_field){"Activity", memory_activity_label(row->activity)};
-    snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
-    fields[n++] = (struct detail_field){"Address", buffers[4]};
-    if (row->step_id >= 0)
-        snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
-    else
-        snprintf(buffers[5], sizeof buffers[5], "none");
-    fields[n++] = (struct detail_field){"Step", buffers[5]};
-    if (row->has_time) {
-        format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
-    } else {
-        snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
-    }
-    fields[n++] = (struct detail_field){"Time", buffers[6]};
-    switch (row->origin) {
-    case ROW_FROM_SNAPSHOT:
-        snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
-        break;
-    case ROW_FROM_SPECIAL:
-        snprintf(buffers[7], sizeof buffers[7], "special allocation %lld",
-                 (long long)row->special_index);
-        break;
-    default:
-        snprintf(buffers[7], sizeof buffers[7],
-                 "unresolved (snapshot index %lld, special index %lld)",
-                 (long long)row->snapshot_index, (long long)row->special_index);
-        break;
-    }
-    fields[n++] = (struct detail_field){"Origin", buffers[7]};
-    return n;
-}
-
-void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width)
-{
-    const struct ui_style *style = &viewer->style;
-    struct table_state *table = &viewer->table;
-    const struct allocation_row *row = allocation_table_row(&table->rows, table->selected);
-    if (!row) {
-        viewer->overlay = OVERLAY_NONE;
-        return;
-    }
-    int box_width = width - 4 < DETAIL_MAX_WIDTH ? width - 4 : DETAIL_MAX_WIDTH;
-    if (box_width < 30 || height < 7)
-        return;
-    int value_x = 2 + DETAIL_LABEL_WIDTH + 1;
-    int value_width = box_width - value_x - 2;
-    struct detail_field fields[16];
-    char buffers[8][96];
-    size_t count = detail_fields(viewer, row, fields, buffers);
-    int needed = 0;
-    for (size_t i = 0; i < count; i++)
-        needed += detail_value(viewer, window, 0, 0, value_width, 0, fields[i].value, false);
-    int box_height = needed + 2 < height - 2 ? needed + 2 : height - 2;
-    int top = (height - box_height) / 2, left = (width - box_width) / 2;
-
-    wattrset(window, style->normal);
-    draw_box(window, top, left, box_height, box_width, style);
-    char title[64];
-    snprintf(title, sizeof title, " Allocation %zu of %zu ", table->selected + 1, table->rows.count);
-    wattrset(window, style->title);
-    draw_text(window, top, left + 2, box_width - 4, title, style);
-    wattrset(window, style->dim);
-    draw_text_right(window, top + box_height - 1, left + 2, box_width - 4,
-                    " j/k previous/next  Esc close ", style);
-    int y = top + 1, last = top + box_height - 1;
-    for (size_t i = 0; i < count && y < last; i++) {
-        wattrset(window, style->dim);
-        draw_text(window, y, left + 2, DETAIL_LABEL_WIDTH, fields[i].label, style);
-        wattrset(window, i == 0 ? style->normal | A_BOLD : style->normal);
-        y += detail_value(viewer, window, y, left + value_x, value_width, last - y,
-                          fields[i].value, true);
-    }
-    wattrset(window, style->normal);
+    table_remember(table, viewer);
 }
 
 /* ---- requests ---- */
 
-static void table_show_row_in_chart(struct viewer *viewer)
+/* The chart's cursor to the selected row's time, when it has one. */
+static void table_show_row_in_chart(const struct table_pane *table, const struct viewer *viewer,
+                                    struct pane_reply *reply)
 {
     const struct allocation_row *row =
-        allocation_table_row(&viewer->table.rows, viewer->table.selected);
+        allocation_table_row(&viewer->query.rows, table->cursor.selected);
     if (row && row->has_time)
-        chart_pane_jump_to_time(viewer, row->time_ps);
+        pane_reply_add(reply, follow_up_jump_to_time(row->time_ps));
 }
 
-static void filter_changed(struct viewer *viewer, const char *text)
+static void table_sort(struct table_pane *table, struct viewer *viewer, enum table_column column,
+                       bool descending)
 {
-    struct table_state *table = &viewer->table;
-    size_t keep = table_selected_row(table);
-    if (!allocation_table_set_filter(&table->rows, text))
-        viewer_status(viewer, true, "out of memory: the filter was not applied");
-    table_select_row(table, keep);
-}
-
-static void filter_accepted(struct viewer *viewer, const char *text)
-{
-    filter_changed(viewer, text);
-    const struct allocation_table *rows = &viewer->table.rows;
-    if (text[0])
-        viewer_status(viewer, false, "%zu of %zu rows match; n/N step through them, Esc clears",
-                      rows->count, allocation_table_total(rows));
-}
-
-static void filter_cancelled(struct viewer *viewer, const char *text)
-{
-    (void)text;
-    filter_changed(viewer, "");
-    viewer_status(viewer, false, "filter cleared");
-}
-
-static void table_sort(struct viewer *viewer, enum table_column column, bool descending)
-{
-    struct table_state *table = &viewer->table;
-    size_t keep = table_selected_row(table);
-    allocation_table_set_sort(&table->rows, column, descending);
-    table_select_row(table, keep);
+    query_set_sort(&viewer->query, column, descending);
+    table_follow_query(table, viewer);
     if (column == TABLE_COLUMN_FILE_ORDER)
         viewer_status(viewer, false, descending ? "in reverse file order" : "in file order");
     else
@@ -575,97 +305,134 @@ static void table_sort(struct viewer *viewer, enum table_column column, bool des
 
 /* n/N: the next matching row, wrapping. With a filter every row shown
  * matches, so this steps through them. */
-static void table_match(struct viewer *viewer, bool forward)
+static void table_match(struct table_pane *table, struct viewer *viewer, bool forward)
 {
-    struct table_state *table = &viewer->table;
-    size_t count = table->rows.count;
-    if (!table->rows.filter[0]) {
+    size_t count = viewer->query.rows.count;
+    if (!viewer->query.rows.filter[0]) {
         viewer_status(viewer, false, "no filter: / filters op names");
         return;
     }
     for (size_t step = 1; step <= count; step++) {
-        size_t position = forward ? (table->selected + step) % count
-                                  : (table->selected + count - step % count) % count;
-        const struct allocation_row *row = allocation_table_row(&table->rows, position);
-        if (allocation_table_row_matches(&table->rows, row)) {
-            if (forward ? position <= table->selected : position >= table->selected)
+        size_t selected = table->cursor.selected;
+        size_t position = forward ? (selected + step) % count
+                                  : (selected + count - step % count) % count;
+        const struct allocation_row *row = allocation_table_row(&viewer->query.rows, position);
+        if (allocation_table_row_matches(&viewer->query.rows, row)) {
+            if (forward ? position <= selected : position >= selected)
                 viewer_status(viewer, false, "search wrapped");
-            table->selected = position;
+            table->cursor.selected = position;
             return;
         }
     }
-    viewer_status(viewer, false, "no row matches \"%s\"", table->rows.filter);
+    viewer_status(viewer, false, "no row matches \"%s\"", viewer->query.rows.filter);
 }
 
-static bool table_move(struct table_state *table, enum request request)
+static struct pane_reply table_handle_request(struct table_pane *table, struct viewer *viewer,
+                                              enum request request)
 {
-    size_t count = table->rows.count;
-    size_t last = count > 0 ? count - 1 : 0;
-    size_t page = table->page_rows > 1 ? (size_t)table->page_rows - 1 : 1;
-    size_t selected = table->selected;
-    switch (request) {
-    case REQUEST_MOVE_UP: selected = selected > 0 ? selected - 1 : 0; break;
-    case REQUEST_MOVE_DOWN: selected = selected < last ? selected + 1 : last; break;
-    case REQUEST_PAGE_UP: selected = selected > page ? selected - page : 0; break;
-    case REQUEST_PAGE_DOWN: selected = last - selected > page ? selected + page : last; break;
-    case REQUEST_FIRST: selected = 0; break;
-    case REQUEST_LAST: selected = last; break;
-    default: return false;
-    }
-    table->selected = selected;
-    table_scroll(table, table->page_rows);
-    return true;
-}
-
-void table_pane_click(struct viewer *viewer, int row, bool again)
-{
-    struct table_state *table = &viewer->table;
-    if (!viewer->allocator || row < 0 || table->top + (size_t)row >= table->rows.count)
-        return;
-    size_t position = table->top + (size_t)row;
-    if (again && position == table->selected) {
-        table_pane_handle(viewer, REQUEST_ENTER);
-        return;
-    }
-    table->selected = position;
-}
-
-bool table_pane_handle(struct viewer *viewer, enum request request)
-{
-    struct table_state *table = &viewer->table;
-    if (!viewer->allocator)
-        return false;
-    if (table_move(table, request)) {
-        if (viewer->overlay == OVERLAY_ROW_DETAIL)
-            table_show_row_in_chart(viewer);
-        return true;
+    const struct allocation_table *rows = &viewer->query.rows;
+    struct pane_reply reply = pane_reply_handled();
+    if (list_cursor_move(&table->cursor, rows->count, request)) {
+        if (viewer->overlay == OVERLAY_DETAIL)
+            table_show_row_in_chart(table, viewer, &reply);
+        return reply;
     }
     switch (request) {
     case REQUEST_ENTER:
-        if (!allocation_table_row(&table->rows, table->selected))
-            return true;
-        viewer->overlay = OVERLAY_ROW_DETAIL;
-        table_show_row_in_chart(viewer);
-        return true;
+        if (!allocation_table_row(rows, table->cursor.selected))
+            return reply;
+        pane_reply_add(&reply, follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
+        table_show_row_in_chart(table, viewer, &reply);
+        return reply;
     case REQUEST_SORT_NEXT: {
-        enum table_column column = allocation_table_next_column(table->rows.sort_column);
-        table_sort(viewer, column, allocation_table_default_descending(column));
-        return true;
+        enum table_column column = allocation_table_next_column(rows->sort_column);
+        table_sort(table, viewer, column, allocation_table_default_descending(column));
+        return reply;
     }
     case REQUEST_SORT_REVERSE:
-        table_sort(viewer, table->rows.sort_column, !table->rows.descending);
-        return true;
+        table_sort(table, viewer, rows->sort_column, !rows->descending);
+        return reply;
     case REQUEST_FILTER:
-        viewer_prompt_begin(viewer, "/", table->rows.filter, filter_changed, filter_accepted,
-                            filter_cancelled);
-        return true;
-    case REQUEST_MATCH_NEXT: table_match(viewer, true); return true;
-    case REQUEST_MATCH_PREVIOUS: table_match(viewer, false); return true;
-    case REQUEST_CANCEL:
-        if (!table->rows.filter[0])
-            return false;
-        filter_cancelled(viewer, "");
-        return true;
-    default: return false;
+        /* The filter narrows this table: it takes the focus. */
+        filter_prompt_begin(viewer);
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_FOCUS_SELF, 0));
+    case REQUEST_MATCH_NEXT: table_match(table, viewer, true); return reply;
+    case REQUEST_MATCH_PREVIOUS: table_match(table, viewer, false); return reply;
+    default: return pane_reply_ignored();
     }
+}
+
+static struct pane_reply table_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
+{
+    struct table_pane *table = table_of(pane);
+    if (!viewer->allocator)
+        return pane_reply_ignored();
+    table_follow_query(table, viewer);
+    struct pane_reply reply = table_handle_request(table, viewer, request);
+    table_remember(table, viewer);
+    return reply;
+}
+
+/* Rows start under the title and the column headings: a click selects
+ * one, a click on the selected row opens it as Enter does. */
+static struct pane_reply table_click(struct pane *pane, struct viewer *viewer, int row, int column,
+                                     bool again)
+{
+    (void)column;
+    struct table_pane *table = table_of(pane);
+    size_t position;
+    if (!viewer->allocator)
+        return pane_reply_handled();
+    table_follow_query(table, viewer);
+    if (!list_cursor_item_at(&table->cursor, viewer->query.rows.count, row - 2, &position))
+        return pane_reply_handled();
+    if (again && position == table->cursor.selected)
+        return table_handle(pane, viewer, REQUEST_ENTER);
+    table->cursor.selected = position;
+    table_remember(table, viewer);
+    return pane_reply_handled();
+}
+
+/* The rows as the table shows them: the query's filter and order. */
+static bool table_export(struct pane *pane, const struct viewer *viewer,
+                         struct export_request *request)
+{
+    (void)pane;
+    if (!viewer->allocator)
+        return false;
+    export_request_init(request, EXPORT_VIEW_ALLOCATIONS, viewer->profile, viewer->allocator);
+    request->table = &viewer->query.rows;
+    return true;
+}
+
+/* Enter: the selected row in full, over the screen; moving in it moves
+ * the selection. */
+static void table_draw_detail(struct pane *pane, struct viewer *viewer, WINDOW *window,
+                              int height, int width)
+{
+    struct table_pane *table = table_of(pane);
+    table_follow_query(table, viewer);
+    if (!row_detail_draw(window, height, width, &viewer->style, &viewer->query.rows,
+                         table->cursor.selected))
+        viewer->overlay = OVERLAY_NONE;
+}
+
+static const struct pane_ops table_ops = {
+    .draw = table_draw,
+    .handle = table_handle,
+    .click = table_click,
+    .reset = table_reset,
+    .free = pane_free_plain,
+    .export = table_export,
+    .draw_detail = table_draw_detail,
+    .scope = KEY_SCOPE_TABLE,
+    .keys_reach_it_unfocused = true,
+    .moves_through_items = true,
+};
+
+struct pane *table_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    return pane_create(&table_ops, sizeof(struct table_pane));
 }

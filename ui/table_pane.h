@@ -1,49 +1,16 @@
-/* table_pane: the active allocations at the peak, sortable and filterable. */
+/* table_pane: the active allocations at the peak, as the viewer's query
+ * (ui/query.h) filters and sorts them; its keys (/ s r n N) edit the
+ * query and Enter opens the selected row in full (ui/row_detail.h) with
+ * the chart's cursor on its time (a follow-up). Owns the selection,
+ * which stays on its row when the query changes, and the columns'
+ * widths (ui/column_fit.h). Never calls the chart. */
 #ifndef MEMTOP_TABLE_PANE_H
 #define MEMTOP_TABLE_PANE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
-#include <curses.h>
-
-#include "model/allocation_table.h"
-#include "ui/keys.h"
+#include "ui/pane.h"
 
 struct viewer;
 
-/* Widths the rows' text would like, measured once per allocator so the
- * columns do not jump while scrolling. */
-struct table_natural_widths {
-    int allocation;
-    int requested;
-    int occurrences;
-    int region;
-    int data_type;
-    int shape;
-    int op_name;
-};
-
-struct table_state {
-    struct allocation_table rows; /* the visible rows, sorted and filtered */
-    size_t selected;
-    size_t top;
-    bool ready;      /* set up once: sort and filter carry over to the next allocator */
-    int page_rows;   /* data rows at the last draw, for paging */
-    struct table_natural_widths natural;
-};
-
-/* Rebuild for the current allocator (filter kept, selection reset). */
-void table_pane_reset(struct viewer *viewer);
-void table_pane_free(struct viewer *viewer);
-void table_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int height, int width,
-                     bool focused);
-bool table_pane_handle(struct viewer *viewer, enum request request);
-/* A mouse click on data row `row` (0: the first shown): selects it; a
- * click on the row already selected opens it as Enter does, when `again`
- * (the pane had the focus before the click). */
-void table_pane_click(struct viewer *viewer, int row, bool again);
-/* The OVERLAY_ROW_DETAIL overlay: the selected row in full. */
-void table_pane_draw_detail(struct viewer *viewer, WINDOW *window, int height, int width);
+struct pane *table_pane_create(struct viewer *viewer);
 
 #endif

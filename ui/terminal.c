@@ -3,6 +3,7 @@
 #include "ui/terminal.h"
 
 #include <curses.h>
+#include <term.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
@@ -23,12 +24,46 @@ static SCREEN *screen;
 static int signal_pipe[2] = {-1, -1};
 static volatile sig_atomic_t pending_signal;
 
-static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT};
+/* Every signal whose default action ends the process must leave the
+ * terminal as it found it. Those that ask memtop to end (someone typed
+ * Ctrl-C, a session ended, a pipe broke, a timer or a resource limit
+ * ran out) end the main loop: the terminal is given back outside the
+ * handler, then the signal is raised again with its default action, so
+ * the exit status says which it was. The real-time signals (SIGRTMIN..
+ * SIGRTMAX) are of this kind too. */
+static const int ending_signals[] = {
+    SIGINT,  SIGTERM, SIGHUP,    SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM,
+    SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+#ifdef SIGPOLL
+    SIGPOLL, /* SIGIO on Linux */
+#elif defined SIGIO
+    SIGIO,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGEMT
+    SIGEMT,
+#endif
+#ifdef SIGLOST
+    SIGLOST,
+#endif
+};
+/* Faults (and SIGQUIT, which asks for a core now): the program cannot go
+ * on, so the handler itself gives the terminal back and re-raises. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT,
+                                    SIGTRAP, SIGSYS};
 #define ENDING_COUNT (sizeof ending_signals / sizeof *ending_signals)
 #define FATAL_COUNT (sizeof fatal_signals / sizeof *fatal_signals)
-static struct sigaction saved_ending[ENDING_COUNT];
-static struct sigaction saved_fatal[FATAL_COUNT];
+#ifndef NSIG
+#define NSIG 65
+#endif
+/* What each signal did before terminal_start(), for terminal_stop(). */
+static struct sigaction saved_actions[NSIG];
+static bool installed[NSIG];
 
 static void on_ending_signal(int signal_number)
 {
@@ -52,6 +87,24 @@ static void on_fatal_signal(int signal_number)
     raise(signal_number);
 }
 
+/* Installs `action` for one signal, remembering what it did. A signal
+ * that asks to end and was ignored when memtop started (nohup, a parent
+ * that ignores SIGPIPE) stays ignored, as the caller wanted. */
+static bool install_signal(int signal_number, const struct sigaction *action, bool keep_ignored)
+{
+    if (signal_number <= 0 || signal_number >= NSIG || installed[signal_number])
+        return true;
+    struct sigaction old;
+    if (sigaction(signal_number, NULL, &old) != 0)
+        return false;
+    if (keep_ignored && old.sa_handler == SIG_IGN)
+        return true;
+    if (sigaction(signal_number, action, &saved_actions[signal_number]) != 0)
+        return false;
+    installed[signal_number] = true;
+    return true;
+}
+
 static bool install_signals(void)
 {
     struct sigaction action;
@@ -60,22 +113,28 @@ static bool install_signals(void)
     /* No SA_RESTART: a blocked poll() returns EINTR and sees the flag. */
     action.sa_handler = on_ending_signal;
     for (size_t i = 0; i < ENDING_COUNT; i++)
-        if (sigaction(ending_signals[i], &action, &saved_ending[i]) != 0)
+        if (!install_signal(ending_signals[i], &action, true))
             return false;
+#if defined SIGRTMIN && defined SIGRTMAX
+    for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; signal_number++)
+        if (!install_signal(signal_number, &action, true))
+            return false;
+#endif
     action.sa_handler = on_fatal_signal;
     action.sa_flags = SA_RESETHAND | SA_NODEFER;
     for (size_t i = 0; i < FATAL_COUNT; i++)
-        if (sigaction(fatal_signals[i], &action, &saved_fatal[i]) != 0)
+        if (!install_signal(fatal_signals[i], &action, false))
             return false;
     return true;
 }
 
 static void restore_signals(void)
 {
-    for (size_t i = 0; i < ENDING_COUNT; i++)
-        sigaction(ending_signals[i], &saved_ending[i], NULL);
-    for (size_t i = 0; i < FATAL_COUNT; i++)
-        sigaction(fatal_signals[i], &saved_fatal[i], NULL);
+    for (int signal_number = 1; signal_number < NSIG; signal_number++) {
+        if (installed[signal_number])
+            sigaction(signal_number, &saved_actions[signal_number], NULL);
+        installed[signal_number] = false;
+    }
 }
 
 static bool open_signal_pipe(void)
@@ -98,6 +157,20 @@ static void close_signal_pipe(void)
             close(signal_pipe[i]);
         signal_pipe[i] = -1;
     }
+}
+
+/* Whether $TERM names a terminal curses knows. Asked before newterm():
+ * a newterm() that fails keeps the screen it allocated (ncurses'
+ * new_prescr(), 1.6 KB that LSan and valgrind report), while a failed
+ * setupterm() allocates nothing, and the description a successful one
+ * loads is freed here; newterm() loads its own. */
+static bool terminal_known(void)
+{
+    int status = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &status) != OK)
+        return false;
+    del_curterm(cur_term);
+    return true;
 }
 
 static bool locale_is_utf8(void)
@@ -127,7 +200,7 @@ bool terminal_start(const struct ui_options *options, struct ui_style *style, ch
         close_signal_pipe();
         return false;
     }
-    screen = newterm(NULL, stdout, stdin);
+    screen = terminal_known() ? newterm(NULL, stdout, stdin) : NULL;
     if (!screen) {
         const char *term = getenv("TERM");
         snprintf(error, error_size, "cannot use the terminal (TERM=%s); try --summary",

@@ -1,11 +1,17 @@
 /* terminal: curses set up and torn down, signals, and reading keys.
+ * Called by ui.c only; the only module that talks to curses' setup.
  *
- * The terminal is restored however memtop ends: a quit, SIGINT, SIGTERM,
- * SIGHUP (an SSH connection dropped), a closed input, or a crash
- * (SIGSEGV, SIGBUS, SIGABRT, ...: restored, then the signal's default
- * action). Reading blocks in poll() on the terminal and a self-pipe the
- * signal handlers write to, so a signal ends the wait at once and a
- * closed terminal never turns into a busy loop. */
+ * The terminal is restored however memtop ends: a quit, a closed input,
+ * any signal whose default action ends a program (SIGINT, SIGTERM,
+ * SIGHUP when an SSH connection drops, SIGPIPE, SIGALRM, SIGUSR1/2,
+ * SIGXCPU, the real-time signals, ...: the main loop ends, the terminal
+ * is given back, then the signal is raised again so the exit status
+ * says which), or a crash (SIGSEGV, SIGBUS, SIGABRT, SIGQUIT, ...:
+ * restored in the handler, then the signal's default action). A signal
+ * ignored when memtop started stays ignored. Reading blocks in poll() on
+ * the terminal and a self-pipe the signal handlers write to, so a signal
+ * ends the wait at once and a closed terminal never turns into a busy
+ * loop. */
 #ifndef MEMTOP_TERMINAL_H
 #define MEMTOP_TERMINAL_H
 
@@ -17,7 +23,7 @@
 
 /* terminal_read_key() results that are not keys. */
 #define TERMINAL_KEY_CLOSED (-2) /* input ended or failed */
-#define TERMINAL_KEY_SIGNAL (-3) /* SIGINT, SIGTERM or SIGHUP arrived */
+#define TERMINAL_KEY_SIGNAL (-3) /* a signal asked memtop to end */
 
 /* Starts curses on the controlling terminal (stdin/stdout) and fills
  * *style for it. false, with a one-line reason, when there is no usable

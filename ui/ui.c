@@ -7,13 +7,9 @@
 
 #include <curses.h>
 
-#include "ui/breakdown_pane.h"
 #include "ui/header_pane.h"
 #include "ui/help_overlay.h"
-#include "ui/layout.h"
-#include "ui/list_pane.h"
 #include "ui/status_line.h"
-#include "ui/summary_pane.h"
 #include "ui/terminal.h"
 #include "ui/viewer.h"
 
@@ -125,51 +121,58 @@ static void draw_no_data(struct viewer *viewer, WINDOW *window, const struct rec
     }
 }
 
-static void draw_right_column(struct viewer *viewer, WINDOW *window)
-{
-    const struct layout *layout = &viewer->layout;
-    if (!viewer->allocator) {
-        struct rect area = layout->chart;
-        area.height = layout->status.y - area.y;
-        draw_no_data(viewer, window, &area);
-        return;
-    }
-    const struct rect *chart = &layout->chart;
-    chart_pane_draw(viewer, window, chart->y, chart->x, chart->height, chart->width,
-                    viewer->focus == PANE_CHART);
-    const struct rect *table = &layout->table;
-    bool hlo_in_front = layout->hlo_tabbed && viewer->table_tab == PANE_HLO;
-    if (!hlo_in_front)
-        table_pane_draw(viewer, window, table->y, table->x, table->height, table->width,
-                        viewer->focus == PANE_TABLE);
-    const struct rect *hlo = &layout->hlo;
-    if (!rect_is_empty(hlo) && (hlo_in_front || !layout->hlo_tabbed))
-        hlo_pane_draw(viewer, window, hlo->y, hlo->x, hlo->height, hlo->width,
-                      viewer->focus == PANE_HLO);
-}
-
+/* Each pane on screen draws itself in its place, in pane-table order;
+ * with no allocator the right column says why instead. */
 static void draw_panes(struct viewer *viewer, WINDOW *window)
 {
     const struct layout *layout = &viewer->layout;
     header_pane_draw(viewer, window, layout->header.y, layout->header.x, layout->header.width);
-    const struct rect *hosts = &layout->hosts;
-    if (!rect_is_empty(hosts))
-        list_pane_draw_hosts(viewer, window, hosts->y, hosts->x, hosts->height, hosts->width,
-                             viewer->focus == PANE_HOSTS);
-    const struct rect *allocators = &layout->allocators;
-    list_pane_draw_allocators(viewer, window, allocators->y, allocators->x, allocators->height,
-                              allocators->width, viewer->focus == PANE_ALLOCATORS);
-    const struct rect *summary = &layout->summary;
-    summary_pane_draw(viewer, window, summary->y, summary->x, summary->height, summary->width);
-    const struct rect *by_region = &layout->by_region, *by_data_type = &layout->by_data_type;
-    if (!rect_is_empty(by_region))
-        breakdown_pane_draw(viewer, window, by_region->y, by_region->x, by_region->height,
-                            by_region->width, BREAKDOWN_BY_REGION);
-    if (!rect_is_empty(by_data_type))
-        breakdown_pane_draw(viewer, window, by_data_type->y, by_data_type->x,
-                            by_data_type->height, by_data_type->width, BREAKDOWN_BY_DATA_TYPE);
-    draw_right_column(viewer, window);
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        const struct rect *rect = viewer_pane_rect(viewer, id);
+        if (!rect)
+            continue;
+        enum pane_id next_tab = viewer_next_tab(viewer, id);
+        struct pane_area area = {window, *rect, viewer->focus == id,
+                                 next_tab == PANE_NONE ? NULL : pane_table_row(next_tab)->name};
+        viewer->panes[id]->ops->draw(viewer->panes[id], viewer, &area);
+    }
+    if (!viewer->allocator) {
+        struct rect area = layout->chart;
+        area.height = layout->status.y - area.y;
+        draw_no_data(viewer, window, &area);
+    }
     draw_separator(viewer, window);
+}
+
+/* The layout of this frame: the table area holds two places when a
+ * second of its panes is on screen; the breakdowns share their rows as
+ * the first would like. */
+static void layout_frame(struct viewer *viewer)
+{
+    size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
+    int table_area_panes = 0;
+    for (enum pane_id id = 0; id < PANE_COUNT; id++)
+        table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
+    layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
+                   table_area_panes > 1);
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        const struct rect *rect = viewer_pane_rect(viewer, id);
+        if (pane->ops->wanted_rows && rect && pane_table_row(id)->place == LAYOUT_PLACE_BY_REGION)
+            layout_share_breakdowns(&viewer->layout, pane->ops->wanted_rows(pane, viewer));
+    }
+}
+
+/* The overlay a pane opened, drawn by that pane. */
+static void draw_detail(struct viewer *viewer, WINDOW *window)
+{
+    struct pane *pane = viewer_pane_available(viewer, viewer->overlay_pane)
+                            ? viewer->panes[viewer->overlay_pane]
+                            : NULL;
+    if (pane && pane->ops->draw_detail)
+        pane->ops->draw_detail(pane, viewer, window, LINES, COLS);
+    else
+        viewer->overlay = OVERLAY_NONE;
 }
 
 static void show_cursor(bool visible)
@@ -190,11 +193,7 @@ static void draw_frame(struct viewer *viewer)
         viewer->redraw_all = false;
     }
     werase(window);
-    size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
-    layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
-                   viewer_pane_available(viewer, PANE_HLO));
-    if (!rect_is_empty(&viewer->layout.by_region))
-        layout_share_breakdowns(&viewer->layout, breakdown_pane_region_rows(viewer));
+    layout_frame(viewer);
     bool prompt_cursor = false;
     int cursor_x = 0;
     if (viewer->layout.too_small) {
@@ -203,8 +202,8 @@ static void draw_frame(struct viewer *viewer)
         draw_panes(viewer, window);
         if (viewer->overlay == OVERLAY_HELP)
             help_overlay_draw(viewer, window, LINES, COLS);
-        else if (viewer->overlay == OVERLAY_ROW_DETAIL && viewer->allocator)
-            table_pane_draw_detail(viewer, window, LINES, COLS);
+        else if (viewer->overlay == OVERLAY_DETAIL)
+            draw_detail(viewer, window);
         const struct rect *status = &viewer->layout.status;
         prompt_cursor = status_line_draw(viewer, window, status->y, status->x, status->width,
                                          &cursor_x);
@@ -227,7 +226,11 @@ int ui_run(struct host_list *hosts, const struct ui_options *options)
         return 1;
     }
     struct viewer viewer;
-    viewer_init(&viewer, hosts, options, &style);
+    if (!viewer_init(&viewer, hosts, options, &style)) {
+        terminal_stop();
+        fprintf(stderr, "memtop: out of memory\n");
+        return 1;
+    }
     viewer.terminal_ready = true;
     viewer_select_host(&viewer, 0);
     int status = 0;

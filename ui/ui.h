@@ -1,5 +1,9 @@
 /* ui: the full-screen viewer. Owns the terminal from ui_run() until it
- * returns; reads the profiles through the model and never changes them. */
+ * returns; reads the profiles through the model and never changes them.
+ * Called by main (src/); ui.c runs the loop and draws each frame: the
+ * header, the panes of the pane table where the layout puts them, the
+ * overlay and the status line. Never prints but the one line saying why
+ * the terminal could not be used. */
 #ifndef MEMTOP_UI_H
 #define MEMTOP_UI_H
 

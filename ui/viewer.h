@@ -1,9 +1,13 @@
-/* viewer: the state of one viewer session, shared by the panes, and the
- * calls panes make on the viewer (status line, prompts, overlays).
+/* viewer: one viewer session: what it has open (a host's profile, one of
+ * its allocators), the state its panes share (the time window, the
+ * query), the pane instances (one per row of ui/pane_table.h), the
+ * focus, the overlay, the prompt and the status line.
  *
- * The viewer owns no profile data: it points into the host list's
- * profiles, which stay immutable. Each pane keeps its own state struct
- * (declared in its header) inside struct viewer. */
+ * The viewer is the only one that changes what is open and the focus:
+ * panes read it, and ask through the follow-ups of their replies
+ * (ui/pane.h), which viewer_follow_up() carries out. It points into the
+ * host list's profiles, which stay immutable. Keys come in through
+ * viewer_handle_key() (ui/viewer_input.c); ui.c draws the frame. */
 #ifndef MEMTOP_VIEWER_H
 #define MEMTOP_VIEWER_H
 
@@ -12,48 +16,22 @@
 
 #include "model/host_list.h"
 #include "model/profile.h"
-#include "ui/breakdown_pane.h"
-#include "ui/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
-#include "ui/hlo_pane.h"
 #include "ui/keys.h"
 #include "ui/layout.h"
-#include "ui/table_pane.h"
+#include "ui/list_cursor.h"
+#include "ui/pane.h"
+#include "ui/pane_table.h"
+#include "ui/prompt.h"
+#include "ui/query.h"
+#include "ui/time_window.h"
 #include "ui/ui.h"
-
-enum pane_kind {
-    PANE_HOSTS,      /* only when there is more than one host */
-    PANE_ALLOCATORS,
-    PANE_SUMMARY,
-    PANE_CHART,
-    PANE_TABLE,
-    PANE_HLO,        /* only when the profile has HLO modules */
-    PANE_COUNT
-};
 
 enum overlay_kind {
     OVERLAY_NONE,
     OVERLAY_HELP,
-    OVERLAY_ROW_DETAIL, /* drawn by the table pane */
-};
-
-struct viewer;
-typedef void (*prompt_callback)(struct viewer *viewer, const char *text);
-
-struct prompt {
-    bool active;
-    char label[32];
-    char text[256];
-    size_t length;
-    prompt_callback on_change; /* after every edit (live filters) */
-    prompt_callback on_accept; /* Enter */
-    prompt_callback on_cancel; /* Esc */
-};
-
-struct list_position {
-    size_t selected;
-    size_t top; /* first visible item */
+    OVERLAY_DETAIL, /* drawn by the pane that opened it (overlay_pane) */
 };
 
 struct viewer {
@@ -61,19 +39,23 @@ struct viewer {
     struct ui_options options;
     struct ui_style style;
 
+    /* What is open. */
     size_t host_index;
     const struct profile *profile;     /* NULL when the host failed to load */
     size_t allocator_index;
     const struct allocator *allocator; /* NULL when the profile has none */
+    /* The time the chart shows and the filter and sort of the
+     * allocations: shared by the panes. */
+    struct time_window time;
+    struct query query;
 
-    enum pane_kind focus;
+    struct pane *panes[PANE_COUNT];
+    enum pane_id focus;
+    /* The table area's tab in front when its panes take turns. */
+    enum pane_id table_front;
     enum overlay_kind overlay;
-    struct list_position host_list;
-    struct list_position allocator_list;
-    struct chart_state chart;
-    struct table_state table;
-    struct hlo_state hlo;
-    struct breakdown_state breakdown;
+    enum pane_id overlay_pane;
+    struct list_cursor help;   /* the help overlay's scroll */
 
     struct prompt prompt;
     struct export_prompt_state export_prompt;
@@ -81,29 +63,42 @@ struct viewer {
     bool status_is_error;
     bool quit;
 
-    /* The shell's own state. */
+    /* The frame's own state. */
     struct layout layout;       /* of the last frame: mouse clicks hit it */
-    enum pane_kind table_tab;   /* PANE_TABLE or PANE_HLO when they share a place */
-    struct list_position help;  /* the help overlay's scroll */
     bool redraw_all;            /* Ctrl-L: repaint every cell */
     bool terminal_ready;        /* curses is running: loads may show progress */
 };
 
-/* Starts a session; viewer_select_host() then opens the first host. */
-void viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui_options *options,
+/* Starts a session and makes its panes; false when memory runs out.
+ * viewer_select_host() then opens the first host. */
+bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui_options *options,
                  const struct ui_style *style);
 void viewer_free(struct viewer *viewer);
 
 /* Opens host `index` (loading it on first use); the panes start over. */
 void viewer_select_host(struct viewer *viewer, size_t index);
-/* Shows allocator `index` of the current profile; chart and table start over. */
+/* Shows allocator `index` of the current profile; the panes start over. */
 void viewer_select_allocator(struct viewer *viewer, size_t index);
 
-/* Acts on one key from terminal_read_key(). */
+/* Acts on one key from terminal_read_key() (ui/viewer_input.c). */
 void viewer_handle_key(struct viewer *viewer, int key);
 
-/* Whether a pane is on screen and can take the focus now. */
-bool viewer_pane_available(const struct viewer *viewer, enum pane_kind pane);
+/* Whether a pane is on screen now. */
+bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
+/* Where a pane draws in the last frame's layout (the table area's place
+ * when it is a tab there); NULL when it is not drawn (not available, a
+ * tab behind another, or no room). */
+const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
+/* The table area's tab after `pane` in Tab order when its panes take
+ * turns; PANE_NONE when there is none. */
+enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
+/* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
+enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
+
+/* Moves the focus to a pane that is available and can take it. */
+void viewer_focus(struct viewer *viewer, enum pane_id pane);
+/* Does what a pane's reply asks (ui/pane.h), for pane `from`. */
+void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct follow_up *follow_up);
 
 /* A message on the status line until the next key. */
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
@@ -113,8 +108,5 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
                          prompt_callback on_change, prompt_callback on_accept,
                          prompt_callback on_cancel);
-
-/* Moves the focus to a pane (used by Enter in one pane acting on another). */
-void viewer_focus(struct viewer *viewer, enum pane_kind pane);
 
 #endif

@@ -1,0 +1,107 @@
+/* time_window: the viewer's shared time (the chart's window and cursor)
+ * and what moves it, without a screen. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "test_support.h"
+#include "ui/time_window.h"
+
+/* Snapshots at 0, 10, ..., 990 ps; the largest (900 bytes) at 500 ps. */
+static struct allocator test_allocator(void)
+{
+    struct allocator allocator;
+    memset(&allocator, 0, sizeof allocator);
+    for (int64_t i = 0; i < 100; i++) {
+        struct snapshot snapshot = test_snapshot(i * 10, i == 50 ? 900 : 100 + i);
+        assert_true(snapshot_columns_append(&allocator.timeline, &snapshot));
+    }
+    allocator.summary.peak_time_ps = 500;
+    allocator.summary.peak_bytes = 900;
+    return allocator;
+}
+
+static void test_reset_shows_everything_with_the_cursor_on_the_peak(void **state)
+{
+    (void)state;
+    struct allocator allocator = test_allocator();
+    struct time_window time = {.columns = 50};
+    time_window_reset(&time, &allocator);
+    assert_int_equal(time.from_ps, 0);
+    assert_int_equal(time.to_ps, 990);
+    assert_int_equal(time.cursor_ps, 500);
+    assert_int_equal(time.pinned, 50);
+    /* No allocator, or no snapshot: nothing to show. */
+    time_window_reset(&time, NULL);
+    assert_int_equal(time.pinned, SIZE_MAX);
+    assert_int_equal(time.to_ps, 0);
+    snapshot_columns_free(&allocator.timeline);
+}
+
+static void test_jumps_and_zooms_that_other_panes_ask_for(void **state)
+{
+    (void)state;
+    struct allocator allocator = test_allocator();
+    const struct snapshot_columns *timeline = &allocator.timeline;
+    struct time_window time = {.columns = 50};
+    time_window_reset(&time, &allocator);
+    /* A table row's time: the exact snapshot is pinned. */
+    time_window_jump_to(&time, timeline, 120);
+    assert_int_equal(time.cursor_ps, 120);
+    assert_int_equal(time.pinned, 12);
+    /* A time between snapshots: the cursor goes there, nothing pinned. */
+    time_window_jump_to(&time, timeline, 125);
+    assert_int_equal(time.cursor_ps, 125);
+    assert_int_equal(time.pinned, SIZE_MAX);
+    /* An HLO module's span, in either order: the window, and its largest. */
+    assert_true(time_window_zoom_to(&time, timeline, 590, 400));
+    assert_true(time.from_ps <= 400 && time.to_ps >= 590);
+    assert_true(time.to_ps - time.from_ps < 990);
+    assert_int_equal(time.pinned, 50);
+    assert_false(time_window_zoom_to(&time, timeline, 1001, 1005));
+    assert_int_equal(time.pinned, 50);
+    char text[64];
+    assert_string_equal(time_window_text(&time, 500, text, sizeof text), "0.000000500 ms");
+    snapshot_columns_free(&allocator.timeline);
+}
+
+static void test_moving_scrolls_at_the_edges(void **state)
+{
+    (void)state;
+    struct allocator allocator = test_allocator();
+    const struct snapshot_columns *timeline = &allocator.timeline;
+    struct time_window time = {.columns = 50};
+    time_window_reset(&time, &allocator);
+    time_window_move_to_edge(&time, timeline, false);
+    assert_int_equal(time.cursor_ps, 0);
+    assert_int_equal(time_window_move(&time, timeline, -1), TIME_WINDOW_AT_START);
+    assert_true(time_window_zoom(&time, timeline, true));
+    assert_true(time.to_ps < 990);
+    time_window_move_to_edge(&time, timeline, true);
+    time_window_move_to_edge(&time, timeline, true);
+    assert_int_equal(time.to_ps, 990);
+    assert_int_equal(time_window_move(&time, timeline, 1), TIME_WINDOW_AT_END);
+    time_window_show_all(&time, timeline);
+    assert_int_equal(time.from_ps, 0);
+    assert_int_equal(time.to_ps, 990);
+    assert_false(time_window_zoom(&time, timeline, false));
+    assert_int_equal(time_window_jump_to_peak(&time, &allocator), 50);
+    assert_int_equal(time.cursor_ps, 500);
+    snapshot_columns_free(&allocator.timeline);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reset_shows_everything_with_the_cursor_on_the_peak),
+        cmocka_unit_test(test_jumps_and_zooms_that_other_panes_ask_for),
+        cmocka_unit_test(test_moving_scrolls_at_the_edges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,292 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/format.h"
+#include "ui/chart_frame.h"
+
+#define GLYPH_PEAK(style) ((style)->utf8 ? "\xe2\x96\xbc" : "v")       /* ▼ */
+#define GLYPH_CURSOR(style) ((style)->utf8 ? "\xe2\x96\xb2" : "^")     /* ▲ */
+#define GLYPH_FREE(style) ((style)->utf8 ? "\xe2\x96\x91" : "-")       /* ░ */
+#define GLYPH_CAPACITY(style) ((style)->utf8 ? "\xe2\x95\x8c" : "=")   /* ╌ */
+#define GLYPH_FRAGMENTATION(style) ((style)->utf8 ? "\xe2\x80\xa2" : "*") /* • */
+
+static void draw_glyph(WINDOW *window, int y, int x, const char *glyph, attr_t attr)
+{
+    wattrset(window, attr);
+    mvwaddstr(window, y, x, glyph);
+}
+
+/* The row (counted up from the bottom, 0-based) where a bar of this
+ * value ends. */
+static int value_row(int64_t value, int64_t top, int rows)
+{
+    int eighths = chart_bar_eighths(value, top, rows);
+    return eighths > 0 ? (eighths - 1) / 8 : 0;
+}
+
+static bool capacity_in_plot(const struct chart_frame *frame)
+{
+    int64_t capacity = frame->allocator->summary.capacity_bytes;
+    return capacity > 0 && capacity <= frame->top;
+}
+
+static void draw_column(const struct chart_frame *frame, int c, int capacity_row)
+{
+    WINDOW *window = frame->window;
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    const struct snapshot_columns *timeline = frame->timeline;
+    const struct chart_column *column = &frame->columns[c];
+    int rows = g->plot_rows;
+    bool has_value = column->snapshot != SIZE_MAX;
+    int use = has_value ? chart_bar_eighths(column->in_use, frame->top, rows) : 0;
+    int total = has_value
+                    ? chart_bar_eighths(chart_frame_column_value(frame, column), frame->top, rows)
+                    : 0;
+    int stack = has_value ? chart_bar_eighths(timeline->stack_bytes[column->snapshot], frame->top,
+                                              rows)
+                          : 0;
+    bool cursor = c == frame->cursor_column;
+    for (int row = 0; row < rows; row++) {
+        int from_bottom = rows - 1 - row;
+        int y = g->plot_y + row, x = g->plot_x + c;
+        int cell = chart_cell_eighths(use, from_bottom);
+        if (cell > 0) {
+            /* Stack only where it fills the whole cell: a thin stack
+             * under a large heap would otherwise colour the heap. */
+            attr_t attr = chart_cell_eighths(stack, from_bottom) == 8 ? style->stack : style->heap;
+            if (column->carried)
+                attr |= A_DIM; /* no event here: the value carried over */
+            if (cursor) /* reverse video would turn a block into a hole */
+                attr = style->title;
+            draw_glyph(window, y, x, chart_bar_glyph(cell, style->utf8), attr);
+        } else if (chart_cell_eighths(total, from_bottom) >= 4) {
+            draw_glyph(window, y, x, GLYPH_FREE(style), style->free_memory | (cursor ? A_BOLD : 0));
+        } else if (cursor) {
+            draw_glyph(window, y, x, " ", style->cursor);
+        } else if (from_bottom == capacity_row) {
+            draw_glyph(window, y, x, GLYPH_CAPACITY(style), style->capacity);
+        }
+    }
+    if (frame->show_fragmentation && has_value) {
+        double f = timeline->fragmentation[column->snapshot];
+        if (chart_frame_fragmentation_valid(f)) {
+            int from_bottom = (int)(f / frame->fragmentation_top * rows);
+            if (from_bottom > rows - 1)
+                from_bottom = rows - 1;
+            draw_glyph(window, g->plot_y + rows - 1 - from_bottom, g->plot_x + c,
+                       GLYPH_FRAGMENTATION(style), style->fragmentation | (cursor ? A_BOLD : 0));
+        }
+    }
+}
+
+static void draw_y_axis(const struct chart_frame *frame, int capacity_row)
+{
+    WINDOW *window = frame->window;
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    int rows = g->plot_rows;
+    if (g->gutter_width <= 0 || rows <= 0)
+        return;
+    struct chart_scale scale = chart_scale_ticks(frame->top, (rows + 1) / 2);
+    int labelled = -1;
+    wattrset(window, style->dim);
+    for (int tick = 0; tick < scale.count; tick++) {
+        int64_t value = (int64_t)tick * scale.step;
+        int from_bottom = value_row(value, frame->top, rows);
+        if (from_bottom == labelled || from_bottom == capacity_row)
+            continue;
+        char text[FORMAT_BYTES_SIZE];
+        format_bytes(value, text, sizeof text);
+        if ((int)strlen(text) > g->gutter_width)
+            continue;
+        draw_text_right(window, g->plot_y + rows - 1 - from_bottom, g->x, g->gutter_width, text,
+                        style);
+        labelled = from_bottom;
+    }
+    if (capacity_row >= 0) {
+        char text[FORMAT_BYTES_SIZE];
+        format_bytes(frame->allocator->summary.capacity_bytes, text, sizeof text);
+        wattrset(window, style->capacity);
+        draw_text_right(window, g->plot_y + rows - 1 - capacity_row, g->x, g->gutter_width, text,
+                        style);
+    }
+    wattrset(window, style->normal);
+}
+
+static void draw_fragmentation_axis(const struct chart_frame *frame)
+{
+    WINDOW *window = frame->window;
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    if (g->right_width <= 0 || g->plot_rows <= 0)
+        return;
+    char top[16];
+    snprintf(top, sizeof top, "%g%%", frame->fragmentation_top * 100.0);
+    wattrset(window, style->fragmentation);
+    draw_text_right(window, g->plot_y, g->right_x, g->right_width, top, style);
+    if (g->plot_rows > 1)
+        draw_text_right(window, g->plot_y + g->plot_rows - 1, g->right_x, g->right_width, "0%",
+                        style);
+    wattrset(window, style->normal);
+}
+
+/* "Memory ×4 +free +frag", shortened until it ends before the peak's
+ * marker: "Memory" alone always ends before the plot's first column.
+ * Returns where the title ends. */
+static int draw_title_text(const struct chart_frame *frame, int marker)
+{
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    const struct time_window *time = frame->time;
+    const struct snapshot_columns *timeline = frame->timeline;
+    char zoom[32] = "", flags[32] = "", title[96];
+    struct chart_range data = {timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
+    struct chart_range full = chart_range_full(data, time_window_columns(time));
+    uint64_t full_diff = chart_range_diff(full.from_ps, full.to_ps);
+    uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
+    if (diff < full_diff) {
+        double factor = (double)full_diff / (double)(diff ? diff : 1);
+        snprintf(zoom, sizeof zoom, factor < 10.0 ? " %s%.1f" : " %s%.0f",
+                 style->utf8 ? "\xc3\x97" : "x", factor);
+    }
+    snprintf(flags, sizeof flags, "%s%s", frame->show_free ? " +free" : "",
+             frame->show_fragmentation ? " +frag" : "");
+    int title_end = 0;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        snprintf(title, sizeof title, "Memory%s%s", attempt < 2 ? zoom : "",
+                 attempt < 1 ? flags : "");
+        /* " title " from x + 1, and a cell of rule before the marker. */
+        title_end = g->x + 3 + draw_text_width(title, style);
+        if (marker < 0 || marker >= title_end || attempt == 2)
+            break;
+    }
+    draw_pane_title(frame->window, g->title_y, g->x, g->width, title, frame->focused, style);
+    return title_end;
+}
+
+/* The title rule: name and zoom, the peak's marker over its column, and
+ * the capacity when it is off the top of the plot. */
+static void draw_title(const struct chart_frame *frame)
+{
+    WINDOW *window = frame->window;
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    int marker = frame->peak_column >= 0 && g->plot_rows > 0 ? g->plot_x + frame->peak_column : -1;
+    int title_end = draw_title_text(frame, marker);
+    int right_end = g->x + g->width - 1; /* keep the rule's last cell */
+    int taken_from = right_end, taken_to = right_end; /* what the peak label uses */
+    if (marker >= 0) {
+        int64_t value = frame->columns[frame->peak_column].in_use;
+        char bytes[FORMAT_BYTES_SIZE], label[48];
+        format_bytes(value, bytes, sizeof bytes);
+        bool is_peak = value == frame->allocator->summary.peak_bytes;
+        snprintf(label, sizeof label, " %s %s ", bytes, is_peak ? "peak" : "max");
+        int label_width = draw_text_width(label, style);
+        int label_x = -1;
+        if (marker + 1 + label_width <= right_end)
+            label_x = marker + 1;
+        else if (marker - label_width >= title_end)
+            label_x = marker - label_width;
+        wattrset(window, style->peak);
+        mvwaddstr(window, g->title_y, marker, GLYPH_PEAK(style));
+        if (label_x >= 0) {
+            draw_text(window, g->title_y, label_x, label_width, label, style);
+            taken_from = label_x < marker ? label_x : marker;
+            taken_to = label_x < marker ? marker + 1 : label_x + label_width;
+        } else {
+            taken_from = marker;
+            taken_to = marker + 1;
+        }
+    }
+    int64_t capacity = frame->allocator->summary.capacity_bytes;
+    if (capacity > 0 && !capacity_in_plot(frame)) {
+        char bytes[FORMAT_BYTES_SIZE], label[64];
+        format_bytes(capacity, bytes, sizeof bytes);
+        snprintf(label, sizeof label, " capacity %s ", bytes);
+        int label_width = draw_text_width(label, style);
+        if (right_end - label_width < title_end || right_end - label_width < taken_to) {
+            snprintf(label, sizeof label, " cap %s ", bytes);
+            label_width = draw_text_width(label, style);
+        }
+        int label_x = right_end - label_width;
+        bool clear = label_x >= title_end && (label_x >= taken_to || right_end <= taken_from);
+        if (clear) {
+            wattrset(window, style->capacity);
+            draw_text(window, g->title_y, label_x, label_width, label, style);
+        }
+    }
+    wattrset(window, style->normal);
+}
+
+/* Time labels under the plot, spread as far as they fit; "ms" in the
+ * margin; the cursor's column marked. */
+static void draw_time_axis(const struct chart_frame *frame)
+{
+    WINDOW *window = frame->window;
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    if (g->axis_y < 0 || g->plot_width <= 0)
+        return;
+    const struct time_window *time = frame->time;
+    struct chart_window window_of_plot = {time->from_ps, time->to_ps, g->plot_width};
+    uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
+    int width = g->plot_width;
+    wattrset(window, style->dim);
+    if (g->gutter_width > 0)
+        draw_text_right(window, g->axis_y, g->x, g->gutter_width, "ms", style);
+    int count = 2, decimals = 3;
+    /* Twice: the decimals depend on how many labels fit, which depends on
+     * how wide they are. */
+    for (int pass = 0; pass < 2; pass++) {
+        /* A digit finer than the step between labels: "0.7 2.0 3.3". */
+        uint64_t step = diff / (uint64_t)(count > 1 ? count - 1 : 1) / 10;
+        decimals = chart_time_decimals(step > INT64_MAX ? INT64_MAX : (int64_t)step);
+        char first[48], last[48];
+        format_milliseconds_value(time->from_ps, decimals, first, sizeof first);
+        format_milliseconds_value(time->to_ps, decimals, last, sizeof last);
+        int label_width = (int)(strlen(first) > strlen(last) ? strlen(first) : strlen(last));
+        count = 1 + (width - label_width) / (label_width + 4);
+        if (count > 12)
+            count = 12;
+        if (count < 1)
+            count = width >= label_width ? 1 : 0;
+    }
+    for (int k = 0; k < count; k++) {
+        int column = count > 1 ? (int)((long long)k * (width - 1) / (count - 1)) : 0;
+        char text[48];
+        format_milliseconds_value(chart_column_start(&window_of_plot, column), decimals, text,
+                                  sizeof text);
+        int text_width = (int)strlen(text);
+        int at = k == 0 ? column : k == count - 1 ? column - text_width + 1 : column - text_width / 2;
+        if (at < 0)
+            at = 0;
+        if (at + text_width > width)
+            at = width - text_width;
+        /* The cursor's marker wins; its time is in the readout. */
+        bool covers_cursor = at <= frame->cursor_column + 1 && at + text_width >= frame->cursor_column;
+        if (at >= 0 && !covers_cursor)
+            draw_text(window, g->axis_y, g->plot_x + at, text_width, text, style);
+    }
+    draw_glyph(window, g->axis_y, g->plot_x + frame->cursor_column, GLYPH_CURSOR(style),
+               style->normal | A_BOLD);
+    wattrset(window, style->normal);
+}
+
+void chart_plot_draw(const struct chart_frame *frame)
+{
+    const struct chart_geometry *g = &frame->g;
+    draw_title(frame);
+    int capacity_row =
+        g->plot_rows > 0 && capacity_in_plot(frame)
+            ? value_row(frame->allocator->summary.capacity_bytes, frame->top, g->plot_rows)
+            : -1;
+    for (int c = 0; g->plot_rows > 0 && c < g->plot_width; c++)
+        draw_column(frame, c, capacity_row);
+    draw_y_axis(frame, capacity_row);
+    draw_fragmentation_axis(frame);
+    draw_time_axis(frame);
+    wattrset(frame->window, frame->style->normal);
+}

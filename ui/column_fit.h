@@ -1,0 +1,66 @@
+/* column_fit: the columns of a table pane fitted to its width, from a
+ * list of column descriptors (heading, alignment, least and largest
+ * width, the order they shrink and hide in) and the widest text of each.
+ * The last column takes what is left (names run long: it keeps two
+ * fifths of the width). When the width runs short, columns shrink in
+ * their shrink order down to their least width, then hide in their hide
+ * order, except one the caller keeps (the sorted column).
+ *
+ * Every table pane (the allocations, the HLO modules) fits its columns
+ * here; a table of columns from the model (one descriptor per column)
+ * plugs in as a list of descriptors. Draws only headings and cells where
+ * the fit put them; holds no state. */
+#ifndef MEMTOP_COLUMN_FIT_H
+#define MEMTOP_COLUMN_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <curses.h>
+
+#include "ui/draw.h"
+
+#define COLUMN_FIT_MAX 16
+
+struct fit_column {
+    const char *heading;
+    bool right_aligned;
+    int minimum;     /* shrinks to this before it hides; for the last column,
+                        the least it keeps */
+    int maximum;     /* grows to at most this; 0: no limit */
+    int shrink_rank; /* 1, 2, ...: who shrinks first when narrow; 0: never */
+    int hide_rank;   /* 1, 2, ...: who hides first after that; 0: never */
+};
+
+/* Where each column goes, from the pane's left edge. */
+struct column_fit {
+    bool shown[COLUMN_FIT_MAX];
+    int x[COLUMN_FIT_MAX];
+    int width[COLUMN_FIT_MAX];
+};
+
+/* Gives each of `count` columns a place in `width` cells. natural[c]:
+ * the widest text of column c; heading_extra: cells a heading needs
+ * beside its text (a sort arrow); keep: a column that never hides (-1:
+ * none). */
+void column_fit_compute(const struct fit_column *columns, size_t count, const int *natural,
+                        int heading_extra, int keep, int width, struct column_fit *fit);
+
+/* The text of cell (row, column); numbers are written into buffer. */
+typedef const char *(*column_fit_cell)(const void *context, size_t row, size_t column,
+                                       char *buffer, size_t size);
+/* natural[c] = the widest cell of column c over `rows` rows, as drawn. */
+void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const void *context,
+                        const struct ui_style *style, int *natural);
+
+/* The headings on row y, the pane's left edge at x: the sorted column
+ * (-1: none) with an arrow, in the title style. */
+void column_fit_draw_headings(WINDOW *window, int y, int x, const struct fit_column *columns,
+                              size_t count, const struct column_fit *fit, int sorted,
+                              bool descending, const struct ui_style *style);
+/* One cell, aligned as its column says, in the current attributes. */
+void column_fit_draw_cell(WINDOW *window, int y, int x, const struct fit_column *columns,
+                          const struct column_fit *fit, size_t column, const char *text,
+                          const struct ui_style *style);
+
+#endif

@@ -1,0 +1,51 @@
+#include "config.h"
+
+#include "ui/pane_table.h"
+
+#include "ui/breakdown_pane.h"
+#include "ui/chart_pane.h"
+#include "ui/hlo_pane.h"
+#include "ui/list_pane.h"
+#include "ui/summary_pane.h"
+#include "ui/table_pane.h"
+#include "ui/viewer.h"
+
+static bool always(const struct viewer *viewer)
+{
+    (void)viewer;
+    return true;
+}
+
+static bool several_hosts(const struct viewer *viewer)
+{
+    return viewer->hosts->count > 1;
+}
+
+static bool allocator_shown(const struct viewer *viewer)
+{
+    return viewer->allocator != NULL;
+}
+
+/* In drawing and Tab order. */
+static const struct pane_row pane_rows[PANE_COUNT] = {
+    [PANE_HOSTS] = {"hosts", list_pane_create_hosts, LAYOUT_PLACE_HOSTS, false, true,
+                    several_hosts},
+    [PANE_ALLOCATORS] = {"allocators", list_pane_create_allocators, LAYOUT_PLACE_ALLOCATORS,
+                         false, true, always},
+    [PANE_SUMMARY] = {"summary", summary_pane_create, LAYOUT_PLACE_SUMMARY, false, false, always},
+    [PANE_BY_REGION] = {"at peak by region", breakdown_pane_create_by_region,
+                        LAYOUT_PLACE_BY_REGION, false, false, always},
+    [PANE_BY_DATA_TYPE] = {"at peak by type", breakdown_pane_create_by_data_type,
+                           LAYOUT_PLACE_BY_DATA_TYPE, false, false, always},
+    [PANE_CHART] = {"chart", chart_pane_create, LAYOUT_PLACE_CHART, false, true,
+                    allocator_shown},
+    [PANE_TABLE] = {"allocations", table_pane_create, LAYOUT_PLACE_TABLE, true, true,
+                    allocator_shown},
+    [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true,
+                  hlo_pane_available},
+};
+
+const struct pane_row *pane_table_row(enum pane_id id)
+{
+    return &pane_rows[id < PANE_COUNT ? id : 0];
+}

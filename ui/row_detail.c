@@ -1,0 +1,151 @@
+#include "config.h"
+
+#include "ui/row_detail.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/format.h"
+
+#define DETAIL_MAX_WIDTH 100
+#define DETAIL_LABEL_WIDTH 12
+
+/* Lines of a detail value: text made safe, then cut into pieces of at
+ * most `width` cells. Returns the number of lines; writes them when
+ * draw is set. */
+static int detail_value(const struct ui_style *style, WINDOW *window, int y, int x, int width,
+                        int max_lines, const char *text, bool draw)
+{
+    char safe[2048];
+    format_safe_text(text, !style->utf8, safe, sizeof safe);
+    if (width <= 0)
+        return 1;
+    const char *cursor = safe;
+    int lines = 0;
+    do {
+        char line[2048];
+        size_t used = 0;
+        int cells = 0;
+        while (*cursor) {
+            uint32_t code_point;
+            size_t length = format_utf8_decode(cursor, &code_point);
+            if (length == 0)
+                length = 1;
+            char piece[8] = {0};
+            memcpy(piece, cursor, length);
+            int piece_cells = draw_text_width(piece, style);
+            if (cells + piece_cells > width && cells > 0)
+                break;
+            memcpy(line + used, cursor, length);
+            used += length;
+            cells += piece_cells;
+            cursor += length;
+        }
+        line[used] = '\0';
+        if (draw && lines < max_lines)
+            draw_text(window, y + lines, x, width, line, style);
+        lines++;
+    } while (*cursor);
+    return lines;
+}
+
+struct detail_field {
+    const char *label;
+    const char *value;
+};
+
+static size_t detail_fields(const struct allocation_table *rows, const struct allocation_row *row,
+                            struct detail_field *fields, char (*buffers)[96])
+{
+    const struct profile *profile = rows->profile;
+    size_t n = 0;
+    char bytes[FORMAT_BYTES_SIZE];
+    fields[n++] = (struct detail_field){
+        "Op name", allocation_table_op_name(rows, row, buffers[0], sizeof buffers[0])};
+    snprintf(buffers[1], sizeof buffers[1], "%s (%lld bytes)",
+             format_bytes(row->allocation_bytes, bytes, sizeof bytes),
+             (long long)row->allocation_bytes);
+    fields[n++] = (struct detail_field){"Size", buffers[1]};
+    snprintf(buffers[2], sizeof buffers[2], "%s (%lld bytes)",
+             format_bytes(row->requested_bytes, bytes, sizeof bytes),
+             (long long)row->requested_bytes);
+    fields[n++] = (struct detail_field){"Requested", buffers[2]};
+    snprintf(buffers[3], sizeof buffers[3], "%lld", (long long)row->occurrences);
+    fields[n++] = (struct detail_field){"Occurrences", buffers[3]};
+    fields[n++] = (struct detail_field){"Region", profile_text(profile, row->region_type)};
+    fields[n++] = (struct detail_field){"Data type", profile_text(profile, row->data_type)};
+    fields[n++] = (struct detail_field){"Shape", profile_text(profile, row->tensor_shape)};
+    fields[n++] = (struct detail_field){"Activity", memory_activity_label(row->activity)};
+    snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
+    fields[n++] = (struct detail_field){"Address", buffers[4]};
+    if (row->step_id >= 0)
+        snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
+    else
+        snprintf(buffers[5], sizeof buffers[5], "none");
+    fields[n++] = (struct detail_field){"Step", buffers[5]};
+    if (row->has_time) {
+        format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
+    } else {
+        snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
+    }
+    fields[n++] = (struct detail_field){"Time", buffers[6]};
+    switch (row->origin) {
+    case ROW_FROM_SNAPSHOT:
+        snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
+        break;
+    case ROW_FROM_SPECIAL:
+        snprintf(buffers[7], sizeof buffers[7], "special allocation %lld",
+                 (long long)row->special_index);
+        break;
+    default:
+        snprintf(buffers[7], sizeof buffers[7],
+                 "unresolved (snapshot index %lld, special index %lld)",
+                 (long long)row->snapshot_index, (long long)row->special_index);
+        break;
+    }
+    fields[n++] = (struct detail_field){"Origin", buffers[7]};
+    return n;
+}
+
+bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_style *style,
+                     const struct allocation_table *rows, size_t position)
+{
+    const struct allocation_row *row = allocation_table_row(rows, position);
+    if (!row)
+        return false;
+    int box_width = width - 4 < DETAIL_MAX_WIDTH ? width - 4 : DETAIL_MAX_WIDTH;
+    if (box_width < 30 || height < 7)
+        return true;
+    int value_x = 2 + DETAIL_LABEL_WIDTH + 1;
+    int value_width = box_width - value_x - 2;
+    struct detail_field fields[16];
+    char buffers[8][96];
+    size_t count = detail_fields(rows, row, fields, buffers);
+    int needed = 0;
+    for (size_t i = 0; i < count; i++)
+        needed += detail_value(style, window, 0, 0, value_width, 0, fields[i].value, false);
+    int box_height = needed + 2 < height - 2 ? needed + 2 : height - 2;
+    int top = (height - box_height) / 2, left = (width - box_width) / 2;
+
+    wattrset(window, style->normal);
+    draw_box(window, top, left, box_height, box_width, style);
+    char title[64];
+    snprintf(title, sizeof title, " Allocation %zu of %zu ", position + 1, rows->count);
+    wattrset(window, style->title);
+    draw_text(window, top, left + 2, box_width - 4, title, style);
+    wattrset(window, style->dim);
+    draw_text_right(window, top + box_height - 1, left + 2, box_width - 4,
+                    " j/k previous/next  Esc close ", style);
+    int y = top + 1, last = top + box_height - 1;
+    for (size_t i = 0; i < count && y < last; i++) {
+        wattrset(window, style->dim);
+        draw_text(window, y, left + 2, DETAIL_LABEL_WIDTH, fields[i].label, style);
+        wattrset(window, i == 0 ? style->normal | A_BOLD : style->normal);
+        y += detail_value(style, window, y, left + value_x, value_width, last - y,
+                          fields[i].value, true);
+    }
+    wattrset(window, style->normal);
+    return true;
+}
+

@@ -1,0 +1,89 @@
+/* time_window: the time a viewer looks at: the window of the timeline
+ * the chart shows and the cursor in it, and what moves them (scrolling,
+ * zooming, jumping to a time, to the peak, to a span).
+ *
+ * Shared state: it lives in the viewer, not in a pane. The chart draws
+ * it and moves it with its keys; other panes ask the viewer to move it
+ * (a follow-up "jump to time T", "zoom to [a, b]") and the viewer does it
+ * here; the export of the chart writes the window. A chart instance is
+ * told which time_window it shows, so two charts may share one or have
+ * one each. No curses and no viewer: the tests drive it without a
+ * screen. It never writes the status line; its results say what
+ * happened and the caller words it. */
+#ifndef MEMTOP_TIME_WINDOW_H
+#define MEMTOP_TIME_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+/* Plot columns assumed before the first frame has measured them. */
+#define TIME_WINDOW_DEFAULT_COLUMNS 80
+
+struct time_window {
+    int64_t from_ps;   /* the visible window, both ends inclusive */
+    int64_t to_ps;
+    int64_t cursor_ps; /* the time under the cursor */
+    /* The snapshot the readout shows after a jump (the peak, a table
+     * row, a search match); SIZE_MAX: the cursor column's largest. */
+    size_t pinned;
+    /* Plot columns at the last draw (0 before the first): zooming and
+     * scrolling work in columns. */
+    int columns;
+};
+
+/* What a move did, for the status line. */
+enum time_window_move {
+    TIME_WINDOW_MOVED,
+    TIME_WINDOW_AT_START, /* already at the start of the timeline */
+    TIME_WINDOW_AT_END,
+};
+
+/* The columns to work in: the last draw's, or the default. */
+int time_window_columns(const struct time_window *time);
+
+/* The whole timeline, cursor on the summary's peak; for a new allocator
+ * (an empty timeline leaves everything 0). */
+void time_window_reset(struct time_window *time, const struct allocator *allocator);
+/* Keeps the window inside the data with at least a picosecond per
+ * column (a wider terminal may need a wider window than the last frame
+ * had) and forgets a pinned snapshot the cursor left. */
+void time_window_fit(struct time_window *time, const struct snapshot_columns *timeline);
+
+/* The cursor `delta` columns on; past an edge the window scrolls. */
+enum time_window_move time_window_move(struct time_window *time,
+                                       const struct snapshot_columns *timeline, int delta);
+/* Home/End: to the window's edge, or when already there, to the
+ * timeline's. */
+void time_window_move_to_edge(struct time_window *time, const struct snapshot_columns *timeline,
+                              bool last);
+/* Twice closer (or farther) around the cursor; false when it cannot. */
+bool time_window_zoom(struct time_window *time, const struct snapshot_columns *timeline,
+                      bool zoom_in);
+/* The whole timeline, the cursor kept where it can stay. */
+void time_window_show_all(struct time_window *time, const struct snapshot_columns *timeline);
+/* Cursor to the summary's peak, zooming out until it is in view; the
+ * peak's snapshot, SIZE_MAX when the timeline is empty. */
+size_t time_window_jump_to_peak(struct time_window *time, const struct allocator *allocator);
+/* Cursor to the snapshot nearest time_ps, the window scrolled to show
+ * it; pinned when the timeline has that exact time. */
+void time_window_jump_to(struct time_window *time, const struct snapshot_columns *timeline,
+                         int64_t time_ps);
+/* Cursor to snapshot `index`, the window scrolled to show it. */
+void time_window_show_snapshot(struct time_window *time, const struct snapshot_columns *timeline,
+                               size_t index);
+/* The window to [from_ps, to_ps] (either order), the cursor on its
+ * largest snapshot; false when the span holds no snapshot. */
+bool time_window_zoom_to(struct time_window *time, const struct snapshot_columns *timeline,
+                         int64_t from_ps, int64_t to_ps);
+/* Cursor to plot column `column` (a click). */
+void time_window_set_column(struct time_window *time, int column);
+
+/* "12.345 ms": milliseconds with enough decimals to tell the window's
+ * columns apart (3 at least). */
+char *time_window_text(const struct time_window *time, int64_t time_ps, char *buffer,
+                       size_t size);
+
+#endif
