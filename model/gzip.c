@@ -2,6 +2,8 @@
 
 #include "model/gzip.h"
 
+#include "model/load_internal.h"
+
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -95,8 +97,8 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
         } else {
             /* zlib wants more input only when the data stops early; a bad
              * check value at the very end is corruption, not truncation. */
-            load_error_set(error, "offset %zu: %s gzip data", consumed,
-                           result == Z_BUF_ERROR ? "truncated" : "corrupt");
+            load_error_at(error, consumed, "%s gzip data",
+                          result == Z_BUF_ERROR ? "truncated" : "corrupt");
             status = LOAD_BAD_INPUT;
         }
         break;

@@ -2,6 +2,8 @@
 
 #include "model/host_list.h"
 
+#include "model/load_internal.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

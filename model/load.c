@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +11,7 @@
 #include <unistd.h>
 
 #include "model/gzip.h"
+#include "model/load_internal.h"
 #include "model/mapping_guard.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
@@ -21,16 +20,6 @@
 #define GZIP_MAX_RATIO 256
 #define GZIP_MIN_CAP ((uint64_t)64 << 20)
 #define GZIP_ABSOLUTE_CAP ((uint64_t)16 << 30)
-
-void load_error_set(struct load_error *error, const char *format, ...)
-{
-    if (!error)
-        return;
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(error->message, sizeof error->message, format, arguments);
-    va_end(arguments);
-}
 
 static uint64_t gzip_cap(size_t compressed_size, const struct load_options *options)
 {
@@ -53,39 +42,6 @@ static bool bytes_look_like_json(const uint8_t *bytes, size_t size)
     while (i < size && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r'))
         i++;
     return i < size && (bytes[i] == '{' || bytes[i] == '[');
-}
-
-void load_tracker_report(struct load_tracker *tracker, size_t done)
-{
-    if (!tracker || done < tracker->next_report)
-        return;
-    tracker->next_report = done + LOAD_TRACKER_STEP;
-    if (tracker->options && tracker->options->progress)
-        tracker->options->progress(tracker->options->progress_context, done, tracker->total);
-}
-
-void load_tracker_release(struct load_tracker *tracker, size_t offset)
-{
-    if (!tracker || !tracker->release || offset < tracker->released_at)
-        return;
-    if (offset - tracker->released_at < LOAD_TRACKER_STEP)
-        return;
-    tracker->release(tracker->release_context, tracker->released_at, offset);
-    tracker->released_at = offset;
-}
-
-void load_tracker_advance(struct load_tracker *tracker, size_t offset)
-{
-    load_tracker_report(tracker, offset);
-    load_tracker_release(tracker, offset);
-}
-
-/* The end of a load: the bar reaches 100 % whatever the step. */
-static void load_tracker_finish(struct load_tracker *tracker)
-{
-    if (tracker->options && tracker->options->progress)
-        tracker->options->progress(tracker->options->progress_context, tracker->total,
-                                   tracker->total);
 }
 
 static enum load_status load_decoded(const uint8_t *bytes, size_t size, struct profile *profile,
@@ -190,6 +146,8 @@ enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const cha
                                     const struct load_options *options,
                                     struct profile **out, struct load_error *error)
 {
+    if (error)
+        error->file = name;
     return load_bytes(bytes, size, name, options, NULL, out, error);
 }
 
@@ -203,6 +161,8 @@ enum load_status profile_load(const char *path, const struct load_options *optio
                               struct profile **out, struct load_error *error)
 {
     *out = NULL;
+    if (error)
+        error->file = path;
     int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (descriptor < 0)
         return load_open_error(error);

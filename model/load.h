@@ -1,10 +1,16 @@
-/* load: opening a profile file of any form memtop reads.
+/* load: opening a profile, the one door into the model.
  *
+ * Owns: turning a path (or bytes already in memory) into a finished,
+ * immutable struct profile, and the error that says why it could not.
  * The form is found from the content, never the name: gzip by its magic
  * bytes (then the same detection on the inflated bytes), JSON when the
  * first non-blank byte is '{' or '[', binary protobuf otherwise.
- * Errors are values: a loader returns a status and writes one line (no
- * file name, which the caller prints) saying what is wrong and where. */
+ * Called by: host_list (the viewer and main load hosts through it), the
+ * benchmarks and the tests.
+ * Must not: print, exit, or keep anything between calls. Errors are
+ * values: a status and one line (no file name, which the caller prints)
+ * saying what is wrong and where. How loaders report progress and the
+ * switches the tests turn are in model/load_internal.h, not here. */
 #ifndef MEMTOP_LOAD_H
 #define MEMTOP_LOAD_H
 
@@ -24,6 +30,13 @@ enum load_status {
 
 struct load_error {
     char message[LOAD_ERROR_SIZE]; /* e.g. "offset 1234: truncated varint" */
+    /* The byte the message names (its "offset N: "), in the bytes the
+     * loader read (inflated ones for gzip input); valid when has_offset. */
+    uint64_t offset;
+    bool has_offset;
+    /* The path (or name) the load was given: borrowed from the caller,
+     * valid while the caller's string is; NULL before a load sets it. */
+    const char *file;
 };
 
 /* Progress of a long load, 0..total bytes; may be NULL. */
@@ -45,63 +58,5 @@ enum load_status profile_load(const char *path, const struct load_options *optio
 enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const char *name,
                                     const struct load_options *options,
                                     struct profile **out, struct load_error *error);
-
-/* The form loaders, for profile_load_bytes() and the tests. Each fills an
- * empty profile through the builder calls; profile_finish() is the
- * caller's. */
-enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile *profile,
-                               struct load_error *error);
-enum load_status load_json(const uint8_t *bytes, size_t size, struct profile *profile,
-                           struct load_error *error);
-
-/* How a form loader tells its caller how far it got. It calls
- * load_tracker_advance() as it goes (as often as it likes: the tracker acts
- * once per LOAD_TRACKER_STEP bytes), which reports progress to the
- * caller's load_options and lets profile_load() drop the pages of the file
- * mapping the loader is done with: a mapped file counts in the resident
- * size while its pages stay mapped, and a big profile is mostly bytes that
- * are read once. A NULL tracker is allowed everywhere and does nothing. */
-struct load_tracker {
-    const struct load_options *options; /* progress callback; may be NULL */
-    uint64_t total;                     /* bytes the loader walks */
-    /* The bytes [from, to) are not needed again soon (reading them again
-     * stays correct, only slower); NULL when nothing can be released. */
-    void (*release)(void *context, size_t from, size_t to);
-    void *release_context;
-    size_t next_report; /* the offset that triggers the next report */
-    size_t released_at; /* this pass released up to here */
-};
-
-#define LOAD_TRACKER_STEP ((size_t)1 << 20)
-
-/* The loader is done with the bytes before `offset`: progress and release. */
-void load_tracker_advance(struct load_tracker *tracker, size_t offset);
-/* Release only: this thread is done with the bytes before `offset` (for
- * a loader whose progress counts another thread's work too). */
-void load_tracker_release(struct load_tracker *tracker, size_t offset);
-/* Progress only: `done` bytes of `total`, whatever was read where. */
-void load_tracker_report(struct load_tracker *tracker, size_t done);
-
-/* The snapshot list of a PerAllocatorMemoryProfile of at least this many
- * bytes is decoded on two threads (the default is
- * LOAD_PROTOBUF_PARALLEL_THRESHOLD, about 30000 snapshots; 0 restores it).
- * For the tests: the result is the same either way. */
-#define LOAD_PROTOBUF_PARALLEL_THRESHOLD ((size_t)4 << 20)
-void load_protobuf_set_parallel_threshold(size_t threshold);
-
-/* Whether a snapshot in its usual layout is decoded by the loader's fast
- * path (the default) or by its generic decoder. For the tests: the result,
- * errors included, is the same either way. */
-void load_protobuf_set_fast_path(bool enabled);
-
-/* load_protobuf() and load_json() with a tracker (which may be NULL). */
-enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
-                                       struct load_tracker *tracker, struct load_error *error);
-enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
-                                   struct load_tracker *tracker, struct load_error *error);
-
-/* printf-style helper for loaders filling a load_error. */
-void load_error_set(struct load_error *error, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
 
 #endif

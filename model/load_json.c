@@ -11,7 +11,7 @@
  * document's outline in place and hands them one value (one snapshot, say)
  * at a time, so memory stays near the size of the columns. */
 
-#include "model/load.h"
+#include "model/load_internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/load.h"
+#include "model/load_internal.h"
 #include "model/profile.h"
 #include "model/string_table.h"
 

@@ -133,7 +133,7 @@ static void expect_refused(enum load_status status, struct profile *profile,
 static void expect_bytes_refused(const void *data, size_t size, const char *expected)
 {
     struct profile *profile = (struct profile *)1;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = profile_load_bytes(data, size, "bad", NULL, &profile, &error);
     expect_refused(status, profile, &error, expected);
 }
@@ -146,7 +146,7 @@ static void expect_text_refused(const char *text, const char *expected)
 static struct profile *load_bytes_ok(const void *data, size_t size)
 {
     struct profile *profile = NULL;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = profile_load_bytes(data, size, "odd", NULL, &profile, &error);
     if (status != LOAD_OK)
         fail_msg("expected to load, got status %d: %s", (int)status, error.message);
@@ -164,7 +164,7 @@ static struct profile *load_text_ok(const char *text)
 static enum load_status load_any(const void *data, size_t size)
 {
     struct profile *profile = NULL;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = profile_load_bytes(data, size, "any", NULL, &profile, &error);
     if (status == LOAD_OK) {
         assert_non_null(profile);
@@ -210,7 +210,7 @@ static const char *write_file(const char *name, const void *data, size_t size)
 static void expect_file_refused(const char *path, const char *expected)
 {
     struct profile *profile = (struct profile *)1;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = profile_load(path, NULL, &profile, &error);
     expect_refused(status, profile, &error, expected);
 }
@@ -246,7 +246,7 @@ static int load_as_nobody(const char *path)
         if (setgid(65534) != 0 || setuid(65534) != 0)
             _exit(3);
         struct profile *profile = NULL;
-        struct load_error error = {{0}};
+        struct load_error error = {0};
         enum load_status status = profile_load(path, NULL, &profile, &error);
         _exit(status == LOAD_BAD_INPUT && !profile &&
                       strcmp(error.message, "Permission denied") == 0
@@ -623,7 +623,7 @@ static void test_json_error_escapes_file_text(void **state)
 {
     (void)state;
     struct profile *profile = (struct profile *)1;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     const char *text = "{\"memoryProfilePerAllocator\":{\"\\u001b[2J\\n\":5}}";
     assert_int_equal(profile_load_bytes((const uint8_t *)text, strlen(text), "x", NULL, &profile,
                                         &error),
@@ -763,7 +763,7 @@ static void test_gzip_bomb_is_capped(void **state)
     /* The caller's cap wins over the default. */
     struct load_options options = {.max_inflated_bytes = 1 << 20};
     struct profile *profile = (struct profile *)1;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     assert_int_equal(profile_load_bytes(bomb, size, "bomb.gz", &options, &profile, &error),
                      LOAD_BAD_INPUT);
     assert_null(profile);
@@ -811,7 +811,7 @@ static void test_fuzz_regressions(void **state)
         print_message("# %s\n", entry->d_name);
         load_any(bytes, size);
         struct profile *profile = NULL;
-        struct load_error error = {{0}};
+        struct load_error error = {0};
         if (profile_load(path, NULL, &profile, &error) == LOAD_OK)
             profile_free(profile);
         else

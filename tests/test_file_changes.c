@@ -76,7 +76,7 @@ static void load_repeatedly(const char *path, size_t size)
     for (int i = 0; i < LOADS; i++) {
         wait_until_whole(path, size);
         struct profile *profile = NULL;
-        struct load_error error = {{0}};
+        struct load_error error = {0};
         enum load_status status = profile_load(path, NULL, &profile, &error);
         if (status == LOAD_OK) {
             if (!profile || profile->allocator_count == 0)

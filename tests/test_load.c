@@ -223,7 +223,7 @@ static struct profile *load_demo(const char *name)
 {
     char *path = test_source_path(name);
     struct profile *profile = NULL;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = profile_load(path, NULL, &profile, &error);
     if (status != LOAD_OK)
         print_error("%s: %s\n", path, error.message);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "model/profile.h"
 #include "tests/test_support.h"
 #include "tests/wire_builder.h"

@@ -17,6 +17,7 @@
 
 #include "memory_profile.pb-c.h"
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "model/profile.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
@@ -546,7 +547,7 @@ static void check_random_message(struct random *random)
     assert_non_null(unpacked);
     struct profile *profile = profile_new();
     assert_non_null(profile);
-    struct load_error error = { "" };
+    struct load_error error = {0};
     enum load_status status = load_protobuf(bytes, size, profile, &error);
     if (status != LOAD_OK)
         fail_msg("load_protobuf: %s", error.message);
@@ -645,7 +646,7 @@ static void test_empty_buffer_is_an_empty_profile(void **state)
     (void)state;
     struct profile *profile = profile_new();
     assert_non_null(profile);
-    struct load_error error = { "" };
+    struct load_error error = {0};
     assert_int_equal(load_protobuf(NULL, 0, profile, &error), LOAD_OK);
     assert_int_equal(profile->allocator_count, 0);
     assert_int_equal(profile->raw_memory_id_count, 0);
@@ -1132,7 +1133,7 @@ static enum load_status expect_ok_or_refused(const uint8_t *bytes, size_t size)
 {
     struct profile *profile = profile_new();
     assert_non_null(profile);
-    struct load_error error = { "" };
+    struct load_error error = {0};
     enum load_status status = load_protobuf(bytes, size, profile, &error);
     assert_true(status == LOAD_OK || status == LOAD_BAD_INPUT);
     if (status == LOAD_BAD_INPUT)
@@ -1421,7 +1422,7 @@ static void test_error_in_the_second_half_matches_one_thread(void **state)
 static struct profile *load_path_with_threshold(const char *path, size_t threshold)
 {
     struct profile *profile = NULL;
-    struct load_error error = { "" };
+    struct load_error error = {0};
     load_protobuf_set_parallel_threshold(threshold);
     if (profile_load(path, NULL, &profile, &error) != LOAD_OK)
         fail_msg("%s: %s", path, error.message);

@@ -21,6 +21,7 @@
 
 #include "model/format.h"
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "model/profile.h"
 #include "model/timeline.h"
 #include "report/summary_report.h"

@@ -89,7 +89,7 @@ static void check_inflate(const uint8_t *gzip, size_t gzip_size, const uint8_t *
 {
     uint8_t *inflated = NULL;
     size_t inflated_size = 0;
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = gzip_inflate(gzip, gzip_size, cap, &inflated, &inflated_size, &error);
     if (status != LOAD_OK) {
         fuzz_check_refusal(status, &error);
@@ -124,7 +124,7 @@ static void check_compressed(const uint8_t *payload, size_t payload_size, struct
     check_inflate(gzip, gzip_size, payload, payload_size, intact, cap);
 
     struct load_options options = {.max_inflated_bytes = cap};
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     struct profile *loaded = NULL;
     enum load_status status =
         profile_load_bytes(gzip, gzip_size, "fuzz.gz", &options, &loaded, &error);
@@ -132,7 +132,7 @@ static void check_compressed(const uint8_t *payload, size_t payload_size, struct
      * (unless the payload is itself gzip, which is not inflated twice). */
     if (intact && payload_size > 0 && payload_size <= cap &&
         !gzip_is_compressed(payload, payload_size)) {
-        struct load_error direct_error = {{0}};
+        struct load_error direct_error = {0};
         struct profile *direct = NULL;
         enum load_status direct_status =
             profile_load_bytes(payload, payload_size, "fuzz", NULL, &direct, &direct_error);
@@ -151,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (gzip_is_compressed(data, size)) {
         struct load_options options = {.max_inflated_bytes = (uint64_t)64 << 20};
-        struct load_error error = {{0}};
+        struct load_error error = {0};
         struct profile *loaded = NULL;
         enum load_status status =
             profile_load_bytes(data, size, "fuzz.gz", &options, &loaded, &error);

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!profile)
         return 0;
     profile->path = strdup("fuzz.json");
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = load_json(data, size, profile, &error);
     fuzz_finish_and_check(status, profile, &error);
 
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * only for small inputs, where it costs little next to the above. */
     if (size > 4096)
         return 0;
-    struct load_error bytes_error = {{0}};
+    struct load_error bytes_error = {0};
     struct profile *loaded = NULL;
     status = profile_load_bytes(data, size, "fuzz.json", NULL, &loaded, &bytes_error);
     fuzz_check_outcome(status, loaded, &bytes_error);

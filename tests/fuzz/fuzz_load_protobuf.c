@@ -52,7 +52,7 @@ static void check_two_threads(const uint8_t *data, size_t size, enum load_status
     struct profile *profile = profile_new();
     if (!profile)
         return;
-    struct load_error threaded_error = {{0}};
+    struct load_error threaded_error = {0};
     load_protobuf_set_parallel_threshold(2);
     enum load_status threaded = load_protobuf(data, size, profile, &threaded_error);
     load_protobuf_set_parallel_threshold(0);
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!profile)
         return 0;
     profile->path = strdup("fuzz.pb");
-    struct load_error error = {{0}};
+    struct load_error error = {0};
     enum load_status status = load_protobuf(data, size, profile, &error);
     check_against_protobuf_c(data, size, status, &error);
     /* A thread per input slows fuzzing (ASan threads are costly): one
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * only for small inputs, where it costs little next to the above. */
     if (size > 4096)
         return 0;
-    struct load_error bytes_error = {{0}};
+    struct load_error bytes_error = {0};
     struct profile *loaded = NULL;
     status = profile_load_bytes(data, size, "fuzz.pb", NULL, &loaded, &bytes_error);
     fuzz_check_outcome(status, loaded, &bytes_error);
