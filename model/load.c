@@ -13,6 +13,8 @@
 #include "model/gzip.h"
 #include "model/load_internal.h"
 #include "model/mapping_guard.h"
+#include "model/profile_builder.h"
+#include "model/xprof_draft.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the
@@ -31,6 +33,13 @@ static uint64_t gzip_cap(size_t compressed_size, const struct load_options *opti
     return cap > GZIP_ABSOLUTE_CAP ? GZIP_ABSOLUTE_CAP : cap;
 }
 
+/* What load.c knows of the file, for the profile. */
+struct load_source {
+    const char *path;
+    bool gzipped;
+    uint64_t file_bytes; /* as read: compressed if gzipped */
+};
+
 /* JSON when the first byte past blanks (and a UTF-8 byte order mark) opens
  * an object or an array. A protobuf MemoryProfile starts with a field tag:
  * '{' (0x7b) would be field 15 with wire type 3, which it never has. */
@@ -44,29 +53,62 @@ static bool bytes_look_like_json(const uint8_t *bytes, size_t size)
     return i < size && (bytes[i] == '{' || bytes[i] == '[');
 }
 
-static enum load_status load_decoded(const uint8_t *bytes, size_t size, struct profile *profile,
-                                     struct load_tracker *tracker, struct load_error *error)
+/* The MemoryProfile in the bytes, read into a draft on `builder` and
+ * finished the XProf way. */
+static enum load_status load_memory_profile(const uint8_t *bytes, size_t size, bool json,
+                                            struct profile_builder *builder,
+                                            struct load_tracker *tracker,
+                                            struct load_error *error)
 {
-    enum load_status status;
-    tracker->total = size;
-    if (bytes_look_like_json(bytes, size)) {
-        profile->format = PROFILE_FORMAT_JSON;
-        status = load_json_tracked(bytes, size, profile, tracker, error);
-    } else {
-        profile->format = PROFILE_FORMAT_PROTOBUF;
-        status = load_protobuf_tracked(bytes, size, profile, tracker, error);
-    }
-    if (status != LOAD_OK)
+    struct xprof_draft draft;
+    xprof_draft_init(&draft, builder);
+    enum load_status status = json ? load_json_tracked(bytes, size, &draft, tracker, error)
+                                   : load_protobuf_tracked(bytes, size, &draft, tracker, error);
+    if (status != LOAD_OK) {
+        xprof_draft_free(&draft);
         return status;
-    if (!profile_finish(profile)) {
+    }
+    if (!xprof_draft_finish(&draft)) {
+        load_error_set(error, "out of memory");
+        return LOAD_NO_MEMORY;
+    }
+    return LOAD_OK;
+}
+
+/* Bytes in memory (inflated if they were gzip), into a finished profile. */
+static enum load_status load_decoded(const uint8_t *bytes, size_t size,
+                                     const struct load_source *source,
+                                     struct load_tracker *tracker, struct profile **out,
+                                     struct load_error *error)
+{
+    tracker->total = size;
+    bool json = bytes_look_like_json(bytes, size);
+    struct profile_builder builder;
+    if (!profile_builder_init(&builder) ||
+        !profile_builder_set_source(&builder, source->path,
+                                    json ? PROFILE_FORMAT_JSON : PROFILE_FORMAT_PROTOBUF,
+                                    source->gzipped, source->file_bytes)) {
+        profile_builder_discard(&builder);
+        load_error_set(error, "out of memory");
+        return LOAD_NO_MEMORY;
+    }
+    enum load_status status = load_memory_profile(bytes, size, json, &builder, tracker, error);
+    if (status != LOAD_OK) {
+        profile_builder_discard(&builder);
+        return status;
+    }
+    struct profile *profile = profile_builder_finish(&builder);
+    if (!profile) {
         load_error_set(error, "out of memory");
         return LOAD_NO_MEMORY;
     }
     if (profile->allocator_count == 0) {
+        profile_free(profile);
         load_error_set(error, "no allocators in it: not a memory profile, or an empty one");
         return LOAD_BAD_INPUT;
     }
     load_tracker_finish(tracker);
+    *out = profile;
     return LOAD_OK;
 }
 
@@ -92,6 +134,30 @@ static void mapping_drop(void *context, size_t from, size_t to)
         madvise(mapping->base + from, to - from, MADV_DONTNEED);
 }
 
+/* gzip input: inflated, then read as any other bytes. */
+static enum load_status load_gzip(const uint8_t *bytes, size_t size, struct load_source *source,
+                                  const struct load_options *options, struct mapping *mapping,
+                                  struct profile **out, struct load_error *error)
+{
+    struct load_tracker tracker = {.options = options};
+    uint8_t *inflated = NULL;
+    size_t inflated_size = 0;
+    source->gzipped = true;
+    enum load_status status =
+        gzip_inflate(bytes, size, gzip_cap(size, options), &inflated, &inflated_size, error);
+    /* The compressed bytes are not read again. */
+    if (mapping)
+        mapping_drop(mapping, 0, mapping->size);
+    if (status == LOAD_OK && inflated_size == 0) {
+        load_error_set(error, "empty after gzip decompression");
+        status = LOAD_BAD_INPUT;
+    }
+    if (status == LOAD_OK)
+        status = load_decoded(inflated, inflated_size, source, &tracker, out, error);
+    free(inflated);
+    return status;
+}
+
 /* profile_load_bytes(), with the file mapping the bytes are (or NULL). */
 static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char *name,
                                    const struct load_options *options, struct mapping *mapping,
@@ -102,44 +168,15 @@ static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char
         load_error_set(error, "empty file");
         return LOAD_BAD_INPUT;
     }
-    struct profile *profile = profile_new();
-    if (!profile || !(profile->path = strdup(name ? name : ""))) {
-        profile_free(profile);
-        load_error_set(error, "out of memory");
-        return LOAD_NO_MEMORY;
-    }
-    profile->file_bytes = size;
+    struct load_source source = {name ? name : "", false, size};
+    if (gzip_is_compressed(bytes, size))
+        return load_gzip(bytes, size, &source, options, mapping, out, error);
     struct load_tracker tracker = {.options = options};
-    enum load_status status;
-    if (gzip_is_compressed(bytes, size)) {
-        uint8_t *inflated = NULL;
-        size_t inflated_size = 0;
-        profile->gzipped = true;
-        status = gzip_inflate(bytes, size, gzip_cap(size, options), &inflated, &inflated_size,
-                              error);
-        /* The compressed bytes are not read again. */
-        if (mapping)
-            mapping_drop(mapping, 0, mapping->size);
-        if (status == LOAD_OK && inflated_size == 0) {
-            load_error_set(error, "empty after gzip decompression");
-            status = LOAD_BAD_INPUT;
-        }
-        if (status == LOAD_OK)
-            status = load_decoded(inflated, inflated_size, profile, &tracker, error);
-        free(inflated);
-    } else {
-        if (mapping) {
-            tracker.release = mapping_drop;
-            tracker.release_context = mapping;
-        }
-        status = load_decoded(bytes, size, profile, &tracker, error);
+    if (mapping) {
+        tracker.release = mapping_drop;
+        tracker.release_context = mapping;
     }
-    if (status != LOAD_OK) {
-        profile_free(profile);
-        return status;
-    }
-    *out = profile;
-    return LOAD_OK;
+    return load_decoded(bytes, size, &source, &tracker, out, error);
 }
 
 enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const char *name,
@@ -157,41 +194,12 @@ static enum load_status load_open_error(struct load_error *error)
     return errno == ENOMEM ? LOAD_NO_MEMORY : LOAD_BAD_INPUT;
 }
 
-enum load_status profile_load(const char *path, const struct load_options *options,
-                              struct profile **out, struct load_error *error)
+/* The file, mapped, through load_bytes(). */
+static enum load_status load_mapped(int descriptor, size_t size, const char *path,
+                                    const struct load_options *options, struct profile **out,
+                                    struct load_error *error)
 {
-    *out = NULL;
-    if (error)
-        error->file = path;
-    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (descriptor < 0)
-        return load_open_error(error);
-    struct stat status_buffer;
-    if (fstat(descriptor, &status_buffer) != 0) {
-        enum load_status status = load_open_error(error);
-        close(descriptor);
-        return status;
-    }
-    if (S_ISDIR(status_buffer.st_mode) || !S_ISREG(status_buffer.st_mode)) {
-        close(descriptor);
-        load_error_set(error, S_ISDIR(status_buffer.st_mode) ? "is a directory"
-                                                             : "not a regular file");
-        return LOAD_BAD_INPUT;
-    }
-    /* A 32-bit build cannot map a file past 4 GiB: say so, do not wrap. */
-    if ((uintmax_t)status_buffer.st_size != (size_t)status_buffer.st_size) {
-        close(descriptor);
-        load_error_set(error, "too large to map on this machine");
-        return LOAD_NO_MEMORY;
-    }
-    size_t size = (size_t)status_buffer.st_size;
-    if (size == 0) {
-        close(descriptor);
-        load_error_set(error, "empty file");
-        return LOAD_BAD_INPUT;
-    }
     void *mapping = mmap(NULL, size, PROT_READ, MAP_PRIVATE, descriptor, 0);
-    close(descriptor);
     if (mapping == MAP_FAILED)
         return load_open_error(error);
     madvise(mapping, size, MADV_SEQUENTIAL);
@@ -206,5 +214,46 @@ enum load_status profile_load(const char *path, const struct load_options *optio
         status = LOAD_BAD_INPUT;
     }
     munmap(mapping, size);
+    return status;
+}
+
+/* The size of the regular file open at `descriptor`, or an error. */
+static enum load_status load_file_size(int descriptor, size_t *size, struct load_error *error)
+{
+    struct stat status_buffer;
+    if (fstat(descriptor, &status_buffer) != 0)
+        return load_open_error(error);
+    if (S_ISDIR(status_buffer.st_mode) || !S_ISREG(status_buffer.st_mode)) {
+        load_error_set(error, S_ISDIR(status_buffer.st_mode) ? "is a directory"
+                                                             : "not a regular file");
+        return LOAD_BAD_INPUT;
+    }
+    /* A 32-bit build cannot map a file past 4 GiB: say so, do not wrap. */
+    if ((uintmax_t)status_buffer.st_size != (size_t)status_buffer.st_size) {
+        load_error_set(error, "too large to map on this machine");
+        return LOAD_NO_MEMORY;
+    }
+    *size = (size_t)status_buffer.st_size;
+    if (*size == 0) {
+        load_error_set(error, "empty file");
+        return LOAD_BAD_INPUT;
+    }
+    return LOAD_OK;
+}
+
+enum load_status profile_load(const char *path, const struct load_options *options,
+                              struct profile **out, struct load_error *error)
+{
+    *out = NULL;
+    if (error)
+        error->file = path;
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (descriptor < 0)
+        return load_open_error(error);
+    size_t size = 0;
+    enum load_status status = load_file_size(descriptor, &size, error);
+    if (status == LOAD_OK)
+        status = load_mapped(descriptor, size, path, options, out, error);
+    close(descriptor);
     return status;
 }

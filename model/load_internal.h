@@ -55,18 +55,6 @@ void load_tracker_report(struct load_tracker *tracker, size_t done);
 /* The end of a load: the bar reaches 100 % whatever the step. */
 void load_tracker_finish(struct load_tracker *tracker);
 
-/* The form loaders, for load.c and the tests. Each fills an empty profile
- * through the builder calls of profile.h; profile_finish() is the
- * caller's. The tracker may be NULL. */
-enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile *profile,
-                               struct load_error *error);
-enum load_status load_json(const uint8_t *bytes, size_t size, struct profile *profile,
-                           struct load_error *error);
-enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
-                                       struct load_tracker *tracker, struct load_error *error);
-enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
-                                   struct load_tracker *tracker, struct load_error *error);
-
 /* ---- switches for the tests; the result is the same either way ---- */
 
 /* The snapshot list of a PerAllocatorMemoryProfile of at least this many

@@ -1,7 +1,7 @@
 #include "config.h"
 
 /* load_json: MemoryProfile as proto3 JSON (what XProf's MessageToJsonString
- * writes), read with cJSON into the builder calls of profile.h.
+ * writes), read with cJSON into an xprof_draft (model/xprof_draft.h).
  *
  * A proto3 JSON reader must accept more than XProf writes: the .proto
  * field names besides lowerCamelCase, 64-bit integers as strings or bare
@@ -12,6 +12,7 @@
  * at a time, so memory stays near the size of the columns. */
 
 #include "model/load_internal.h"
+#include "model/xprof_draft.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -36,7 +37,7 @@ struct json_path {
 };
 
 struct json_reader {
-    struct profile *profile;
+    struct xprof_draft *draft;
     struct load_error *error;
 };
 
@@ -363,7 +364,8 @@ static enum load_status json_read_string(struct json_reader *reader, const cJSON
 {
     if (!cJSON_IsString(value))
         return json_fail(reader, path, "a string", value);
-    uint32_t id = string_table_intern_hinted(reader->profile->strings, hint, value->valuestring,
+    uint32_t id = string_table_intern_hinted(xprof_draft_strings(reader->draft), hint,
+                                             value->valuestring,
                                              strlen(value->valuestring));
     if (id == STRING_ID_NONE)
         return json_no_memory(reader);
@@ -602,7 +604,7 @@ static enum load_status json_read_snapshot_list(struct json_reader *reader, cons
     return LOAD_OK;
 }
 
-/* MemoryProfileSummary, gathered before it goes to allocator_set_summary. */
+/* MemoryProfileSummary, gathered before it goes to xprof_allocator_set_summary. */
 struct json_summary {
     int64_t lifetime_peak_bytes;
     struct memory_stats peak;
@@ -621,7 +623,7 @@ static const struct json_field summary_fields[] = {
 
 static enum load_status json_read_summary(struct json_reader *reader, const cJSON *object,
                                           const struct json_path *path,
-                                          struct allocator *allocator)
+                                          struct xprof_allocator *allocator)
 {
     struct json_summary summary = {0};
     enum load_status status = json_expect_object(reader, object, path);
@@ -640,8 +642,8 @@ static enum load_status json_read_summary(struct json_reader *reader, const cJSO
     }
     if (status != LOAD_OK)
         return status;
-    allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
-                          &summary.peak, summary.peak_time_ps);
+    xprof_allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
+                                &summary.peak, summary.peak_time_ps);
     return LOAD_OK;
 }
 
@@ -675,7 +677,7 @@ static enum load_status json_read_active(struct json_reader *reader, const cJSON
 
 static enum load_status json_read_active_list(struct json_reader *reader, const cJSON *array,
                                               const struct json_path *path,
-                                              struct allocator *allocator)
+                                              struct xprof_allocator *allocator)
 {
     enum load_status status = json_expect_array(reader, array, path);
     size_t index = 0;
@@ -686,7 +688,7 @@ static enum load_status json_read_active_list(struct json_reader *reader, const 
         struct json_path element_path = {path, NULL, index++};
         struct active_allocation active;
         status = json_read_active(reader, element, &element_path, &active);
-        if (status == LOAD_OK && !allocator_add_active(allocator, &active))
+        if (status == LOAD_OK && !xprof_allocator_add_active(allocator, &active))
             status = json_no_memory(reader);
     }
     return status;
@@ -698,19 +700,19 @@ static enum load_status json_read_active_list(struct json_reader *reader, const 
 static enum load_status json_read_allocator_member(struct json_reader *reader,
                                                    const cJSON *member,
                                                    const struct json_path *path,
-                                                   struct allocator *allocator)
+                                                   struct xprof_allocator *allocator)
 {
     if (cJSON_IsNull(member))
         return LOAD_OK;
     if (json_key_is(member, "memoryProfileSnapshots", "memory_profile_snapshots"))
         return json_read_snapshot_list(reader, member, path, json_read_snapshot,
-                                       &allocator->raw_snapshots);
+                                       &allocator->snapshots);
     if (json_key_is(member, "sampledTimelineSnapshots", "sampled_timeline_snapshots"))
         return json_read_snapshot_list(reader, member, path, json_read_snapshot,
-                                       &allocator->raw_sampled);
+                                       &allocator->sampled);
     if (json_key_is(member, "specialAllocations", "special_allocations"))
         return json_read_snapshot_list(reader, member, path, json_read_special,
-                                       &allocator->raw_specials);
+                                       &allocator->specials);
     if (json_key_is(member, "activeAllocations", "active_allocations"))
         return json_read_active_list(reader, member, path, allocator);
     if (json_key_is(member, "profileSummary", "profile_summary"))
@@ -730,7 +732,7 @@ static enum load_status json_read_memory_ids(struct json_reader *reader, const c
         struct json_path element_path = {path, NULL, index++};
         if (!cJSON_IsString(element))
             status = json_fail(reader, &element_path, "a string", element);
-        else if (!profile_add_memory_id(reader->profile, element->valuestring,
+        else if (!xprof_draft_add_memory_id(reader->draft, element->valuestring,
                                         strlen(element->valuestring)))
             status = json_no_memory(reader);
     }
@@ -776,15 +778,15 @@ static enum load_status json_read_hlo_module_list(struct json_reader *reader, co
         struct json_path element_path = {path, NULL, index++};
         struct hlo_module module;
         status = json_read_hlo_module(reader, element, &element_path, &module);
-        if (status == LOAD_OK && !profile_add_hlo_module(reader->profile, &module))
+        if (status == LOAD_OK && !xprof_draft_add_hlo_module(reader->draft, &module))
             status = json_no_memory(reader);
     }
     return status;
 }
 
 static const struct json_field profile_fields[] = {
-    {"numHosts", "num_hosts", JSON_INT32, offsetof(struct profile, num_hosts)},
-    {"version", "version", JSON_INT32, offsetof(struct profile, version)},
+    {"numHosts", "num_hosts", JSON_INT32, offsetof(struct xprof_draft, num_hosts)},
+    {"version", "version", JSON_INT32, offsetof(struct xprof_draft, version)},
 };
 
 /* One member of the top-level MemoryProfile object. */
@@ -800,7 +802,7 @@ static enum load_status json_read_profile_member(struct json_reader *reader, con
     if (json_key_is(member, "hloModules", "hlo_modules"))
         return json_read_hlo_module_list(reader, member, path);
     return json_read_field(reader, member, path, profile_fields, FIELD_COUNT(profile_fields),
-                           reader->profile);
+                           reader->draft);
 }
 
 /* ---- parsing values with cJSON ---- */
@@ -1182,9 +1184,9 @@ struct scan_snapshots {
 static struct snapshot_columns *scan_columns(const struct json_scanner *scanner,
                                              const struct scan_snapshots *target)
 {
-    struct allocator *allocator = &scanner->reader->profile->allocators[target->allocator];
-    struct snapshot_columns *columns[] = {&allocator->raw_snapshots, &allocator->raw_sampled,
-                                          &allocator->raw_specials};
+    struct xprof_allocator *allocator = &scanner->reader->draft->allocators[target->allocator];
+    struct snapshot_columns *columns[] = {&allocator->snapshots, &allocator->sampled,
+                                          &allocator->specials};
     return columns[target->column];
 }
 
@@ -1217,7 +1219,7 @@ static enum load_status scan_active(const struct json_scanner *scanner, void *co
     status = json_read_active(scanner->reader, item, path, &active);
     cJSON_Delete(item);
     if (status == LOAD_OK &&
-        !allocator_add_active(&scanner->reader->profile->allocators[*allocator], &active))
+        !xprof_allocator_add_active(&scanner->reader->draft->allocators[*allocator], &active))
         status = json_no_memory(scanner->reader);
     return status;
 }
@@ -1254,7 +1256,7 @@ static enum load_status scan_allocator_member(const struct json_scanner *scanner
     enum load_status status = scan_member_value(scanner, offset, depth, key, &item);
     if (status == LOAD_OK)
         status = json_read_allocator_member(scanner->reader, item, path,
-                                            &scanner->reader->profile->allocators[allocator]);
+                                            &scanner->reader->draft->allocators[allocator]);
     cJSON_Delete(item);
     return status;
 }
@@ -1265,12 +1267,10 @@ static enum load_status scan_allocator(const struct json_scanner *scanner, void 
                                        size_t *offset, size_t depth)
 {
     (void)context;
-    struct profile *profile = scanner->reader->profile;
     if (scan_at(scanner, *offset, '{')) {
-        struct allocator *allocator = profile_add_allocator(profile, key, strlen(key));
-        if (!allocator)
+        size_t index;
+        if (!xprof_draft_begin_entry(scanner->reader->draft, key, strlen(key), &index))
             return json_no_memory(scanner->reader);
-        size_t index = (size_t)(allocator - profile->allocators);
         return scan_object(scanner, offset, depth, path, scan_allocator_member, &index);
     }
     cJSON *item;
@@ -1293,7 +1293,7 @@ static enum load_status scan_hlo_module(const struct json_scanner *scanner, void
     struct hlo_module module;
     status = json_read_hlo_module(scanner->reader, item, path, &module);
     cJSON_Delete(item);
-    if (status == LOAD_OK && !profile_add_hlo_module(scanner->reader->profile, &module))
+    if (status == LOAD_OK && !xprof_draft_add_hlo_module(scanner->reader->draft, &module))
         status = json_no_memory(scanner->reader);
     return status;
 }
@@ -1386,18 +1386,18 @@ static enum load_status scan_document(const struct json_scanner *scanner)
     return status;
 }
 
-enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
+enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct xprof_draft *draft,
                                    struct load_tracker *tracker, struct load_error *error)
 {
     struct load_error unused;
-    struct json_reader reader = {profile, error ? error : &unused};
+    struct json_reader reader = {draft, error ? error : &unused};
     cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = json_allocate, .free_fn = free});
     struct json_scanner scanner = {(const char *)bytes, size, &reader, tracker};
     return scan_document(&scanner);
 }
 
-enum load_status load_json(const uint8_t *bytes, size_t size, struct profile *profile,
+enum load_status load_json(const uint8_t *bytes, size_t size, struct xprof_draft *draft,
                            struct load_error *error)
 {
-    return load_json_tracked(bytes, size, profile, NULL, error);
+    return load_json_tracked(bytes, size, draft, NULL, error);
 }

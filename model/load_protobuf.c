@@ -1,7 +1,9 @@
 /* load_protobuf: the binary MemoryProfile loader.
  *
  * The outer messages (MemoryProfile, its map entries, PerAllocatorMemoryProfile)
- * and every message inside them are walked straight from the input bytes: a
+ * and every message inside them are walked straight from the input bytes,
+ * into an xprof_draft (model/xprof_draft.h) that XProf's finishing turns
+ * into the profile: a
  * 1 GB file is almost all snapshots, and decoding them through generated code
  * would cost a malloc per message and a copy per string. Inner messages are
  * decoded by small tables (field number -> member of a flat C struct).
@@ -38,8 +40,8 @@
 #include <unistd.h>
 
 #include "model/load_internal.h"
-#include "model/profile.h"
 #include "model/string_table.h"
+#include "model/xprof_draft.h"
 
 /* ---- the wire format ---- */
 
@@ -264,8 +266,8 @@ static double wire_double(uint64_t bits)
 
 struct protobuf_loader {
     struct wire wire;
-    struct profile *profile;      /* NULL in the worker thread */
-    struct string_table *strings; /* the profile's, or the worker's own */
+    struct xprof_draft *draft;    /* NULL in the worker thread */
+    struct string_table *strings; /* the draft's, or the worker's own */
     struct load_tracker *tracker; /* may be NULL */
 };
 
@@ -669,23 +671,23 @@ static enum load_status protobuf_append_snapshot(struct protobuf_loader *loader,
 /* A profile_summary seen again (in the same value or under a repeated key)
  * merges into the one before, as protobuf merges a repeated submessage. */
 static enum load_status protobuf_read_summary(struct protobuf_loader *loader,
-                                              struct allocator *allocator,
+                                              struct xprof_allocator *allocator,
                                               const struct wire_field *field)
 {
     struct allocator_summary summary = { 0 };
-    if (allocator->raw_has_summary)
+    if (allocator->has_summary)
         summary = allocator->summary;
     enum load_status status =
         protobuf_read_fields(loader, field->start, field->end, &summary_message, &summary);
     if (status != LOAD_OK)
         return status;
-    allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
-                          &summary.peak, summary.peak_time_ps);
+    xprof_allocator_set_summary(allocator, summary.capacity_bytes, summary.lifetime_peak_bytes,
+                                &summary.peak, summary.peak_time_ps);
     return LOAD_OK;
 }
 
 static enum load_status protobuf_read_active(struct protobuf_loader *loader,
-                                             struct allocator *allocator,
+                                             struct xprof_allocator *allocator,
                                              const struct wire_field *field)
 {
     struct active_allocation active = { 0 };
@@ -693,7 +695,7 @@ static enum load_status protobuf_read_active(struct protobuf_loader *loader,
         protobuf_read_fields(loader, field->start, field->end, &active_message, &active);
     if (status != LOAD_OK)
         return status;
-    if (!allocator_add_active(allocator, &active))
+    if (!xprof_allocator_add_active(allocator, &active))
         return protobuf_fail_memory(loader, field->offset);
     return LOAD_OK;
 }
@@ -706,7 +708,7 @@ static enum load_status protobuf_read_hlo_module(struct protobuf_loader *loader,
         protobuf_read_fields(loader, field->start, field->end, &hlo_module_message, &module);
     if (status != LOAD_OK)
         return status;
-    if (!profile_add_hlo_module(loader->profile, &module))
+    if (!xprof_draft_add_hlo_module(loader->draft, &module))
         return protobuf_fail_memory(loader, field->offset);
     return LOAD_OK;
 }
@@ -751,7 +753,7 @@ enum { SPLIT_EXTRA_SHARE = 20, SPLIT_SAMPLE_ENTRIES = 256, SPLIT_SAMPLE_FIELDS =
 
 struct protobuf_worker {
     pthread_t thread;
-    struct protobuf_loader loader; /* no profile, no tracker, its own strings */
+    struct protobuf_loader loader; /* no draft, no tracker, its own strings */
     struct load_error error;       /* the worker's wire errors go here, unread */
     uint32_t number;               /* the list split: 1 or 5 */
     size_t start, middle, end;     /* of the value */
@@ -777,8 +779,9 @@ struct protobuf_worker {
  * its columns: the value's size over the entries' average size, plus a
  * quarter. Room not used costs address space only (its pages are never
  * touched). False when there is no list to split or no room to be had. */
-static bool protobuf_reserve_split(const struct protobuf_loader *loader, struct allocator *allocator,
-                                   size_t start, size_t end, struct protobuf_worker *worker)
+static bool protobuf_reserve_split(const struct protobuf_loader *loader,
+                                   struct xprof_allocator *allocator, size_t start, size_t end,
+                                   struct protobuf_worker *worker)
 {
     struct load_error ignored;
     const struct wire wire = { loader->wire.bytes, loader->wire.size, &ignored };
@@ -801,7 +804,7 @@ static bool protobuf_reserve_split(const struct protobuf_loader *loader, struct 
     size_t most = (end - start) / 2 + 1; /* an entry takes two bytes at least */
     length = length + length / 4 + 16 < most ? length + length / 4 + 16 : most;
     struct snapshot_columns *columns =
-        number == 1 ? &allocator->raw_snapshots : &allocator->raw_sampled;
+        number == 1 ? &allocator->snapshots : &allocator->sampled;
     if (length > SIZE_MAX - columns->count ||
         !snapshot_columns_reserve(columns, columns->count + length))
         return false;
@@ -907,7 +910,7 @@ static struct protobuf_worker *protobuf_worker_start(const struct protobuf_loade
     struct protobuf_worker *worker = calloc(1, sizeof *worker);
     if (!worker)
         return NULL;
-    if (!protobuf_reserve_split(loader, &loader->profile->allocators[index], start, end,
+    if (!protobuf_reserve_split(loader, &loader->draft->allocators[index], start, end,
                                 worker)) {
         free(worker);
         return NULL;
@@ -1006,21 +1009,21 @@ static enum load_status protobuf_read_allocator_field(struct protobuf_loader *lo
                                                       size_t index,
                                                       const struct wire_field *field)
 {
-    struct allocator *allocator = &loader->profile->allocators[index];
+    struct xprof_allocator *allocator = &loader->draft->allocators[index];
     switch (field->number) {
     case 1:
         return protobuf_append_snapshot(loader, field, &snapshot_message,
-                                        &allocator->raw_snapshots);
+                                        &allocator->snapshots);
     case 2:
         return protobuf_read_summary(loader, allocator, field);
     case 3:
         return protobuf_read_active(loader, allocator, field);
     case 4:
         return protobuf_append_snapshot(loader, field, &metadata_message,
-                                        &allocator->raw_specials);
+                                        &allocator->specials);
     case 5:
         return protobuf_append_snapshot(loader, field, &snapshot_message,
-                                        &allocator->raw_sampled);
+                                        &allocator->sampled);
     default:
         return LOAD_OK;
     }
@@ -1117,11 +1120,10 @@ static enum load_status protobuf_read_map_entry(struct protobuf_loader *loader,
         protobuf_find_map_key(&loader->wire, entry->start, entry->end, &key_start, &key_end);
     if (status != LOAD_OK)
         return status;
-    struct allocator *allocator = profile_add_allocator(
-        loader->profile, (const char *)loader->wire.bytes + key_start, key_end - key_start);
-    if (allocator == NULL)
+    size_t index;
+    if (!xprof_draft_begin_entry(loader->draft, (const char *)loader->wire.bytes + key_start,
+                                 key_end - key_start, &index))
         return protobuf_fail_memory(loader, entry->offset);
-    size_t index = (size_t)(allocator - loader->profile->allocators);
     size_t position = entry->start;
     struct wire_field field;
     while (status == LOAD_OK && position < entry->end) {
@@ -1135,9 +1137,8 @@ static enum load_status protobuf_read_map_entry(struct protobuf_loader *loader,
 static enum load_status protobuf_read_memory_id(struct protobuf_loader *loader,
                                                 const struct wire_field *field)
 {
-    if (!profile_add_memory_id(loader->profile,
-                               (const char *)loader->wire.bytes + field->start,
-                               field->end - field->start))
+    if (!xprof_draft_add_memory_id(loader->draft, (const char *)loader->wire.bytes + field->start,
+                                   field->end - field->start))
         return protobuf_fail_memory(loader, field->offset);
     return LOAD_OK;
 }
@@ -1161,12 +1162,12 @@ static enum load_status protobuf_read_profile_field(struct protobuf_loader *load
     case 1:
         return protobuf_read_map_entry(loader, field);
     case 2:
-        loader->profile->num_hosts = wire_int32(field->value);
+        loader->draft->num_hosts = wire_int32(field->value);
         return LOAD_OK;
     case 3:
         return protobuf_read_memory_id(loader, field);
     case 5:
-        loader->profile->version = wire_int32(field->value);
+        loader->draft->version = wire_int32(field->value);
         return LOAD_OK;
     case 6:
         return protobuf_read_hlo_module(loader, field);
@@ -1195,20 +1196,21 @@ static enum load_status protobuf_read_profile(struct protobuf_loader *loader)
     return status;
 }
 
-enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size, struct profile *profile,
-                                       struct load_tracker *tracker, struct load_error *error)
+enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size,
+                                       struct xprof_draft *draft, struct load_tracker *tracker,
+                                       struct load_error *error)
 {
     struct protobuf_loader loader = {
         .wire = { .bytes = bytes, .size = size, .error = error },
-        .profile = profile,
-        .strings = profile->strings,
+        .draft = draft,
+        .strings = xprof_draft_strings(draft),
         .tracker = tracker,
     };
     return protobuf_read_profile(&loader);
 }
 
-enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct profile *profile,
+enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct xprof_draft *draft,
                                struct load_error *error)
 {
-    return load_protobuf_tracked(bytes, size, profile, NULL, error);
+    return load_protobuf_tracked(bytes, size, draft, NULL, error);
 }

@@ -1,11 +1,13 @@
-/* profile: the in-memory MemoryProfile that every view and exporter reads.
+/* profile: the finished, immutable profile that every view and exporter
+ * reads, whatever format it came from.
  *
- * A loader (load_protobuf.c, load_json.c) fills a profile through the
- * builder calls at the end of this header, then profile_finish() turns the
- * raw pieces into the final form: allocators in memory_ids order, each with
- * a time-sorted columnar timeline, its summary and its resolved
- * active-allocation rows. After profile_finish() a profile is immutable;
- * views never change it. */
+ * Owns: the in-memory form (allocators in display order, each with a
+ * time-sorted columnar timeline, the kind of that timeline, its summary
+ * and its resolved allocation rows; HLO modules; the strings; the load's
+ * warnings) and the snapshot columns it is made of.
+ * Called by: every view, report and exporter; loaders build one through
+ * model/profile_builder.h, never by writing these structs.
+ * Must not: change after the builder hands it over; views never write it. */
 #ifndef MEMTOP_PROFILE_H
 #define MEMTOP_PROFILE_H
 
@@ -57,7 +59,7 @@ struct snapshot_columns {
     size_t count;
     size_t capacity;
     /* Block maxima of stack+heap for timeline_max_in_use(), built by
-     * profile_finish() for each timeline; NULL until then. Appending a
+     * profile_builder_finish() for each timeline; NULL until then. Appending a
      * snapshot drops it; freeing the columns frees it. */
     struct timeline_index *index;
     int64_t *time_ps;
@@ -151,32 +153,25 @@ struct hlo_module {
     int64_t end_time_ps;
 };
 
-/* The raw ActiveAllocation message, kept only until profile_finish(). */
-struct active_allocation {
-    int64_t snapshot_index;
-    int64_t special_index;
-    int64_t occurrences;
+/* How much of an allocator's life its timeline holds, so that a view can
+ * refuse honestly ("this report has no timeline") instead of guessing. */
+enum timeline_kind {
+    TIMELINE_COMPLETE, /* every event the job recorded */
+    TIMELINE_SAMPLED,  /* a sample of them (XProf's at most 1000, version 1) */
+    TIMELINE_NONE,     /* the format records no timeline (Skyline) */
 };
 
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     struct snapshot_columns timeline; /* time-sorted; what the chart plots */
-    /* The timeline is XProf's sample of at most 1000 snapshots (version 1),
-     * not every event: counts over it are counts of the sample. */
+    enum timeline_kind timeline_kind;
+    /* timeline_kind == TIMELINE_SAMPLED, kept as the field the reports and
+     * views read: counts over a sampled timeline are counts of the
+     * sample, not of every event. */
     bool timeline_sampled;
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
-
-    /* Raw pieces as loaded, consumed and freed by profile_finish(). */
-    struct snapshot_columns raw_snapshots;         /* memory_profile_snapshots */
-    struct snapshot_columns raw_sampled;           /* sampled_timeline_snapshots */
-    struct snapshot_columns raw_specials;          /* special_allocations (only
-                                                      the metadata fields used) */
-    struct active_allocation *raw_active;
-    size_t raw_active_count;
-    size_t raw_active_capacity;
-    bool raw_has_summary;
 };
 
 enum profile_format {
@@ -196,17 +191,11 @@ struct profile {
     size_t allocator_count;
     struct hlo_module *hlo_modules;
     size_t hlo_module_count;
-
-    /* Raw memory_ids, consumed by profile_finish(). */
-    uint32_t *raw_memory_ids;
-    size_t raw_memory_id_count;
-    size_t raw_memory_id_capacity;
-    size_t allocator_capacity;
-    /* Allocator index + 1 by memory id (open addressing), so a map of
-     * many allocators and a long memory_ids list load in linear time. */
-    uint32_t *raw_allocator_slots;
-    size_t raw_allocator_slot_count;
-    size_t hlo_module_capacity;
+    /* What the loader found odd but could read (a repeated map key, say):
+     * one line each, file text already escaped. main prints them on
+     * stderr in batch mode; the viewer shows them. */
+    char **warnings;
+    size_t warning_count;
 };
 
 /* Convenience accessors for views. */
@@ -216,31 +205,5 @@ const char *profile_format_name(enum profile_format format); /* "pb", "json" */
 long profile_find_allocator(const struct profile *profile, const char *id);
 
 void profile_free(struct profile *profile);
-
-/* ---- Builder calls, for loaders only. ---- */
-
-/* A new, empty profile; NULL when memory runs out. */
-struct profile *profile_new(void);
-/* The allocator with this memory id, created (at the end) if new; NULL
- * when memory runs out. A map may name the same key twice; protobuf would
- * keep only the last entry, memtop merges the entries' fields into one
- * allocator so that no snapshot in the file is silently dropped. */
-struct allocator *profile_add_allocator(struct profile *profile, const char *id, size_t id_length);
-bool profile_add_memory_id(struct profile *profile, const char *id, size_t id_length);
-bool profile_add_hlo_module(struct profile *profile, const struct hlo_module *module);
-bool allocator_add_active(struct allocator *allocator, const struct active_allocation *active);
-/* Stores the summary as read from the file (peak_bytes is computed here)
- * and notes that the file had one. */
-void allocator_set_summary(struct allocator *allocator, int64_t capacity_bytes,
-                           int64_t lifetime_peak_bytes, const struct memory_stats *peak,
-                           int64_t peak_time_ps);
-
-/* Picks each allocator's timeline (sampled_timeline_snapshots when present,
- * else memory_profile_snapshots), resolves the active-allocation rows,
- * sorts timelines by time (stably) when they are not, counts allocations,
- * derives a missing summary, orders allocators by memory_ids (those it
- * does not name follow, in file order) and frees the raw pieces.
- * Returns false only when memory runs out. */
-bool profile_finish(struct profile *profile);
 
 #endif

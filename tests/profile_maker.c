@@ -13,6 +13,29 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+/* The profiles being made, each with the builder and XProf draft it is
+ * made through (tests/test_support.h): the maker's callers hold the
+ * builder's profile and its allocators, which the draft's pieces follow
+ * index for index. */
+#define MAKER_DRAFTS 8
+static struct test_draft *maker_drafts[MAKER_DRAFTS];
+
+static struct test_draft *maker_draft(const struct profile *profile)
+{
+    for (size_t i = 0; i < MAKER_DRAFTS; i++)
+        if (maker_drafts[i] && test_draft_profile(maker_drafts[i]) == profile)
+            return maker_drafts[i];
+    fail_msg("profile_maker: a profile it is not making");
+    return NULL;
+}
+
+/* The draft's pieces of one of the profile's allocators. */
+static struct xprof_allocator *maker_pieces(const struct profile *profile,
+                                            const struct allocator *allocator)
+{
+    return &maker_draft(profile)->draft.allocators[allocator - profile->allocators];
+}
+
 static uint32_t maker_intern(struct profile *profile, const char *text)
 {
     if (!text)
@@ -43,24 +66,30 @@ static struct snapshot maker_snapshot(struct profile *profile, const struct made
 
 struct profile *profile_maker_new(void)
 {
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
-    return profile;
+    for (size_t i = 0; i < MAKER_DRAFTS; i++) {
+        if (!maker_drafts[i]) {
+            maker_drafts[i] = test_draft_new();
+            return maker_drafts[i]->builder.profile;
+        }
+    }
+    fail_msg("profile_maker: more than %d profiles made at once", MAKER_DRAFTS);
+    return NULL;
 }
 
 struct allocator *profile_maker_allocator(struct profile *profile, const char *id)
 {
-    struct allocator *allocator = profile_add_allocator(profile, id, strlen(id));
-    assert_non_null(allocator);
-    return allocator;
+    struct test_draft *draft = maker_draft(profile);
+    struct xprof_allocator *pieces = xprof_draft_allocator(&draft->draft, id, strlen(id));
+    assert_non_null(pieces);
+    return &profile->allocators[pieces - draft->draft.allocators];
 }
 
 void profile_maker_append(struct profile *profile, struct allocator *allocator,
                           const struct made_event *event, bool sampled)
 {
     struct snapshot snapshot = maker_snapshot(profile, event);
-    assert_true(snapshot_columns_append(sampled ? &allocator->raw_sampled
-                                                : &allocator->raw_snapshots,
+    struct xprof_allocator *pieces = maker_pieces(profile, allocator);
+    assert_true(snapshot_columns_append(sampled ? &pieces->sampled : &pieces->snapshots,
                                         &snapshot));
 }
 
@@ -68,38 +97,57 @@ void profile_maker_add_row(struct profile *profile, struct allocator *allocator,
                            const struct made_event *event, int64_t occurrences)
 {
     struct snapshot snapshot = maker_snapshot(profile, event);
+    struct xprof_allocator *pieces = maker_pieces(profile, allocator);
     struct active_allocation active = {
-        .snapshot_index = (int64_t)allocator->raw_snapshots.count,
+        .snapshot_index = (int64_t)pieces->snapshots.count,
         .special_index = -1,
         .occurrences = occurrences,
     };
-    assert_true(snapshot_columns_append(&allocator->raw_snapshots, &snapshot));
-    assert_true(allocator_add_active(allocator, &active));
+    assert_true(snapshot_columns_append(&pieces->snapshots, &snapshot));
+    assert_true(xprof_allocator_add_active(pieces, &active));
 }
 
 void profile_maker_add_special_row(struct profile *profile, struct allocator *allocator,
                                    const struct made_event *event)
 {
     struct snapshot snapshot = maker_snapshot(profile, event);
+    struct xprof_allocator *pieces = maker_pieces(profile, allocator);
     struct active_allocation active = {
-        .snapshot_index = -1 - (int64_t)allocator->raw_specials.count,
-        .special_index = (int64_t)allocator->raw_specials.count,
+        .snapshot_index = -1 - (int64_t)pieces->specials.count,
+        .special_index = (int64_t)pieces->specials.count,
         .occurrences = 1,
     };
-    assert_true(snapshot_columns_append(&allocator->raw_specials, &snapshot));
-    assert_true(allocator_add_active(allocator, &active));
+    assert_true(snapshot_columns_append(&pieces->specials, &snapshot));
+    assert_true(xprof_allocator_add_active(pieces, &active));
 }
 
 void profile_maker_add_unresolved_row(struct allocator *allocator)
 {
     struct active_allocation active = {.snapshot_index = 99999, .special_index = -1,
                                        .occurrences = 1};
-    assert_true(allocator_add_active(allocator, &active));
+    for (size_t i = 0; i < MAKER_DRAFTS; i++) {
+        const struct profile *profile = maker_drafts[i] ? test_draft_profile(maker_drafts[i]) : NULL;
+        if (profile && allocator >= profile->allocators &&
+            allocator < profile->allocators + profile->allocator_count) {
+            assert_true(xprof_allocator_add_active(maker_pieces(profile, allocator), &active));
+            return;
+        }
+    }
+    fail_msg("profile_maker: an allocator of no profile it is making");
 }
 
 void profile_maker_finish(struct profile *profile)
 {
-    assert_true(profile_finish(profile));
+    for (size_t i = 0; i < MAKER_DRAFTS; i++) {
+        if (maker_drafts[i] && test_draft_profile(maker_drafts[i]) == profile) {
+            struct test_draft *draft = maker_drafts[i];
+            maker_drafts[i] = NULL;
+            /* The builder hands over the profile it was filling. */
+            assert_ptr_equal(test_draft_finish(draft), profile);
+            return;
+        }
+    }
+    fail_msg("profile_maker: finishing a profile it is not making");
 }
 
 static uint32_t copy_text(struct profile *to, const struct profile *from, uint32_t id)
@@ -125,7 +173,7 @@ struct profile *profile_maker_window(const struct profile *source, size_t alloca
         snapshot.region_type = copy_text(profile, source, snapshot.region_type);
         snapshot.data_type = copy_text(profile, source, snapshot.data_type);
         snapshot.tensor_shape = copy_text(profile, source, snapshot.tensor_shape);
-        assert_true(snapshot_columns_append(&to->raw_snapshots, &snapshot));
+        assert_true(snapshot_columns_append(&maker_pieces(profile, to)->snapshots, &snapshot));
     }
     profile_maker_finish(profile);
     return profile;

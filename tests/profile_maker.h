@@ -44,7 +44,7 @@ void profile_maker_add_row(struct profile *profile, struct allocator *allocator,
 void profile_maker_add_special_row(struct profile *profile, struct allocator *allocator,
                                    const struct made_event *event);
 void profile_maker_add_unresolved_row(struct allocator *allocator);
-/* profile_finish(), asserted. */
+/* XProf's finishing and the builder's (profile_builder_finish), asserted. */
 void profile_maker_finish(struct profile *profile);
 
 /* A finished profile with one allocator of the same memory id whose full

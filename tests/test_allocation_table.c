@@ -25,11 +25,9 @@ struct row_spec {
     const char *shape;
 };
 
-static uint32_t intern(struct profile *profile, const char *text)
+static uint32_t intern(struct test_draft *profile, const char *text)
 {
-    uint32_t id = string_table_intern(profile->strings, text, strlen(text));
-    assert_int_not_equal(id, STRING_ID_NONE);
-    return id;
+    return test_draft_intern(profile, text);
 }
 
 /* A finished profile with one allocator whose rows are `specs` in this
@@ -37,9 +35,8 @@ static uint32_t intern(struct profile *profile, const char *text)
  * nowhere (unresolved). */
 static struct profile *profile_with_rows(const struct row_spec *specs, size_t count)
 {
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
-    struct allocator *allocator = profile_add_allocator(profile, "GPU_0_bfc", 9);
+    struct test_draft *profile = test_draft_new();
+    struct xprof_allocator *allocator = xprof_draft_allocator(&profile->draft, "GPU_0_bfc", 9);
     assert_non_null(allocator);
     int64_t resolved = 0;
     for (size_t i = 0; i < count; i++) {
@@ -54,15 +51,14 @@ static struct profile *profile_with_rows(const struct row_spec *specs, size_t co
             snapshot.region_type = intern(profile, specs[i].region);
             snapshot.data_type = intern(profile, specs[i].data_type);
             snapshot.tensor_shape = intern(profile, specs[i].shape);
-            assert_true(snapshot_columns_append(&allocator->raw_snapshots, &snapshot));
+            assert_true(snapshot_columns_append(&allocator->snapshots, &snapshot));
             active.snapshot_index = resolved++;
         } else {
             active.snapshot_index = 9999;
         }
-        assert_true(allocator_add_active(allocator, &active));
+        assert_true(xprof_allocator_add_active(allocator, &active));
     }
-    assert_true(profile_finish(profile));
-    return profile;
+    return test_draft_finish(profile);
 }
 
 /* Rows 0..5 in file order; row 3 is unresolved. */
@@ -256,18 +252,18 @@ static void test_stability_many_ties(void **state)
 static void test_special_rows_and_no_allocator(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = profile_add_allocator(profile, "0", 1);
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = xprof_draft_allocator(&draft->draft, "0", 1);
     struct snapshot special = test_snapshot(0, 0);
-    special.op_name = intern(profile, "stack");
+    special.op_name = intern(draft, "stack");
     special.allocation_bytes = 65536;
-    assert_true(snapshot_columns_append(&allocator->raw_specials, &special));
+    assert_true(snapshot_columns_append(&allocator->specials, &special));
     struct active_allocation active = {.snapshot_index = -1, .special_index = 0,
                                        .occurrences = 1};
-    assert_true(allocator_add_active(allocator, &active));
+    assert_true(xprof_allocator_add_active(allocator, &active));
     active.special_index = 7; /* points nowhere */
-    assert_true(allocator_add_active(allocator, &active));
-    assert_true(profile_finish(profile));
+    assert_true(xprof_allocator_add_active(allocator, &active));
+    struct profile *profile = test_draft_finish(draft);
     struct allocation_table table;
     assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
     assert_true(allocation_table_set_filter(&table, "STA"));

@@ -206,17 +206,15 @@ static void assert_double_field(const char *text, double expected)
 
 /* ---- the profile under test: every awkward value in one place ---- */
 
-static uint32_t intern(struct profile *profile, const char *text)
+static uint32_t intern(struct test_draft *profile, const char *text)
 {
-    uint32_t id = string_table_intern(profile->strings, text, strlen(text));
-    assert_int_not_equal(id, STRING_ID_NONE);
-    return id;
+    return test_draft_intern(profile, text);
 }
 
-static struct allocator *add_allocator(struct profile *profile, const char *id)
+static struct xprof_allocator *add_allocator(struct test_draft *profile, const char *id)
 {
-    assert_true(profile_add_memory_id(profile, id, strlen(id)));
-    struct allocator *allocator = profile_add_allocator(profile, id, strlen(id));
+    assert_true(xprof_draft_add_memory_id(&profile->draft, id, strlen(id)));
+    struct xprof_allocator *allocator = xprof_draft_allocator(&profile->draft, id, strlen(id));
     assert_non_null(allocator);
     return allocator;
 }
@@ -226,11 +224,11 @@ static void append(struct snapshot_columns *columns, const struct snapshot *snap
     assert_true(snapshot_columns_append(columns, snapshot));
 }
 
-static void add_active(struct allocator *allocator, int64_t snapshot_index, int64_t special_index,
-                       int64_t occurrences)
+static void add_active(struct xprof_allocator *allocator, int64_t snapshot_index,
+                       int64_t special_index, int64_t occurrences)
 {
     struct active_allocation active = {snapshot_index, special_index, occurrences};
-    assert_true(allocator_add_active(allocator, &active));
+    assert_true(xprof_allocator_add_active(allocator, &active));
 }
 
 static const char *const awkward_texts[] = {
@@ -244,7 +242,7 @@ static const int64_t timeline_times[] = {
 };
 #define TIMELINE_COUNT (sizeof timeline_times / sizeof *timeline_times)
 
-static struct snapshot awkward_snapshot(struct profile *profile, size_t i)
+static struct snapshot awkward_snapshot(struct test_draft *profile, size_t i)
 {
     static const double fragmentations[] = {0.1, NAN, INFINITY, -0.0, 0.000401934, -INFINITY,
                                             1.0 / 3.0};
@@ -275,25 +273,24 @@ static struct snapshot awkward_snapshot(struct profile *profile, size_t i)
  * HLO modules, one with a duration past int64. */
 static struct profile *awkward_profile(void)
 {
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
-    struct allocator *gpu = add_allocator(profile, "GPU_0_bfc");
+    struct test_draft *profile = test_draft_new();
+    struct xprof_allocator *gpu = add_allocator(profile, "GPU_0_bfc");
     for (size_t i = 0; i < TIMELINE_COUNT; i++) {
         struct snapshot snapshot = awkward_snapshot(profile, i);
-        append(&gpu->raw_snapshots, &snapshot);
+        append(&gpu->snapshots, &snapshot);
     }
     struct snapshot special = awkward_snapshot(profile, 2);
     special.op_name = intern(profile, "unused preallocated device memory");
-    append(&gpu->raw_specials, &special);
+    append(&gpu->specials, &special);
     add_active(gpu, 3, -1, 2);
     add_active(gpu, -1, 0, 1);
     add_active(gpu, 0, -1, INT64_MAX);
     add_active(gpu, 100, -1, 1); /* unresolved */
     add_active(gpu, 7, 5, INT64_MIN); /* past the end: unresolved */
-    struct allocator *comma = add_allocator(profile, "a,b");
+    struct xprof_allocator *comma = add_allocator(profile, "a,b");
     struct memory_stats peak = {.stack_bytes = INT64_MIN, .heap_bytes = 5, .free_bytes = INT64_MAX,
                                 .fragmentation = NAN, .peak_bytes_in_use = 1};
-    allocator_set_summary(comma, INT64_MAX, INT64_MIN, &peak, INT64_MIN);
+    xprof_allocator_set_summary(comma, INT64_MAX, INT64_MIN, &peak, INT64_MIN);
     add_allocator(profile, "=evil");
     struct hlo_module modules[] = {
         {.id = 7, .name = intern(profile, "jit_train_step"),
@@ -306,10 +303,10 @@ static struct profile *awkward_profile(void)
          .start_time_ps = 5, .end_time_ps = -5},
     };
     for (size_t i = 0; i < sizeof modules / sizeof *modules; i++)
-        assert_true(profile_add_hlo_module(profile, &modules[i]));
-    assert_true(profile_finish(profile));
-    assert_int_equal(profile->allocator_count, 3);
-    return profile;
+        assert_true(xprof_draft_add_hlo_module(&profile->draft, &modules[i]));
+    struct profile *finished = test_draft_finish(profile);
+    assert_int_equal(finished->allocator_count, 3);
+    return finished;
 }
 
 static int setup_profile(void **state)
@@ -589,8 +586,8 @@ struct table_fixture {
 static int setup_table(void **state)
 {
     struct table_fixture *fixture = calloc(1, sizeof *fixture);
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "GPU_0_bfc");
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "GPU_0_bfc");
     static const struct {
         const char *op;
         int64_t bytes;
@@ -602,14 +599,14 @@ static int setup_table(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         struct snapshot snapshot = test_snapshot((int64_t)i * 10, 1000);
         snapshot.activity = MEMORY_ACTIVITY_ALLOCATION;
-        snapshot.op_name = intern(profile, rows[i].op);
+        snapshot.op_name = intern(draft, rows[i].op);
         snapshot.allocation_bytes = rows[i].bytes;
         snapshot.requested_bytes = rows[i].bytes - 1;
-        snapshot.region_type = intern(profile, rows[i].region);
-        append(&allocator->raw_snapshots, &snapshot);
+        snapshot.region_type = intern(draft, rows[i].region);
+        append(&allocator->snapshots, &snapshot);
         add_active(allocator, (int64_t)i, -1, (int64_t)i + 1);
     }
-    assert_true(profile_finish(profile));
+    struct profile *profile = test_draft_finish(draft);
     fixture->profile = profile;
     assert_true(allocation_table_init(&fixture->table, profile, &profile->allocators[0]));
     *state = fixture;
@@ -953,14 +950,14 @@ static void test_missing_or_unwritable_directory_fails(void **state)
 static void test_failed_write_keeps_the_old_file(void **state)
 {
     struct directory_fixture *fixture = *state;
-    struct profile *big = profile_new();
-    struct allocator *allocator = add_allocator(big, "GPU_0_bfc");
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "GPU_0_bfc");
     for (int i = 0; i < 2000; i++) {
         struct snapshot snapshot = test_snapshot(i, i * 1000);
-        snapshot.op_name = intern(big, "a rather long operation name to fill the file");
-        append(&allocator->raw_snapshots, &snapshot);
+        snapshot.op_name = intern(draft, "a rather long operation name to fill the file");
+        append(&allocator->snapshots, &snapshot);
     }
-    assert_true(profile_finish(big));
+    struct profile *big = test_draft_finish(draft);
     char path[512];
     snprintf(path, sizeof path, "%s", path_in(fixture, "big.csv"));
     write_text_file(path, "old\n");
@@ -1107,14 +1104,14 @@ static void test_default_paths(void **state)
     assert_string_equal(path, "memtop-hlo.csv");
     free(path);
 
-    struct profile *odd = profile_new();
+    struct test_draft *draft = test_draft_new();
     char long_id[300];
     memset(long_id, 'x', sizeof long_id - 1);
     long_id[sizeof long_id - 1] = '\0';
-    add_allocator(odd, "../../etc/passwd \xc3\xa9");
-    add_allocator(odd, "");
-    add_allocator(odd, long_id);
-    assert_true(profile_finish(odd));
+    add_allocator(draft, "../../etc/passwd \xc3\xa9");
+    add_allocator(draft, "");
+    add_allocator(draft, long_id);
+    struct profile *odd = test_draft_finish(draft);
     path = export_default_path(odd, &odd->allocators[0], EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-.._.._etc_passwd___-hlo.csv");
     free(path);

@@ -19,6 +19,7 @@
 #include "model/load.h"
 #include "model/load_internal.h"
 #include "model/profile.h"
+#include "model/xprof_draft.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
 #include "tests/wire_builder.h"
@@ -380,12 +381,12 @@ static void expect_specials(const struct profile *profile, const struct snapshot
     }
 }
 
-static void expect_actives(const struct allocator *allocator, size_t *cursor,
+static void expect_actives(const struct xprof_allocator *allocator, size_t *cursor,
                            Active *const *actives, size_t count)
 {
     for (size_t index = 0; index < count; index++) {
-        assert_true(*cursor < allocator->raw_active_count);
-        const struct active_allocation *actual = &allocator->raw_active[(*cursor)++];
+        assert_true(*cursor < allocator->active_count);
+        const struct active_allocation *actual = &allocator->active[(*cursor)++];
         assert_int_equal(actual->snapshot_index, actives[index]->snapshot_index);
         assert_int_equal(actual->special_index, actives[index]->special_index);
         assert_int_equal(actual->occurrences, actives[index]->num_occurrences);
@@ -397,16 +398,16 @@ struct cursors {
 };
 
 static void expect_allocator_value(const struct profile *profile,
-                                   const struct allocator *allocator, struct cursors *cursors,
-                                   const PerAllocator *value)
+                                   const struct xprof_allocator *allocator,
+                                   struct cursors *cursors, const PerAllocator *value)
 {
     if (value == NULL)
         return;
-    expect_snapshots(profile, &allocator->raw_snapshots, &cursors->snapshots,
+    expect_snapshots(profile, &allocator->snapshots, &cursors->snapshots,
                      value->memory_profile_snapshots, value->n_memory_profile_snapshots);
-    expect_snapshots(profile, &allocator->raw_sampled, &cursors->sampled,
+    expect_snapshots(profile, &allocator->sampled, &cursors->sampled,
                      value->sampled_timeline_snapshots, value->n_sampled_timeline_snapshots);
-    expect_specials(profile, &allocator->raw_specials, &cursors->specials,
+    expect_specials(profile, &allocator->specials, &cursors->specials,
                     value->special_allocations, value->n_special_allocations);
     expect_actives(allocator, &cursors->actives, value->active_allocations,
                    value->n_active_allocations);
@@ -454,7 +455,7 @@ static void expect_summary_values(const struct allocator_summary *actual, const 
 
 /* A key repeated across map entries merges the way protobuf merges a
  * repeated submessage: later fields that were sent win, the rest stay. */
-static void expect_summary(const struct allocator *allocator, const MemoryProfile *message,
+static void expect_summary(const struct xprof_allocator *allocator, const MemoryProfile *message,
                            const char *key)
 {
     Stats peak = TENSORFLOW__PROFILER__MEMORY_AGGREGATION_STATS__INIT;
@@ -468,25 +469,27 @@ static void expect_summary(const struct allocator *allocator, const MemoryProfil
         merge_summary(&merged, entry->value->profile_summary);
         found = true;
     }
-    assert_int_equal(allocator->raw_has_summary, found);
+    assert_int_equal(allocator->has_summary, found);
     if (found)
         expect_summary_values(&allocator->summary, &merged);
 }
 
-static void expect_allocator(const struct profile *profile, const struct allocator *allocator,
+static void expect_allocator(const struct test_draft *loaded, size_t allocator_index,
                              const MemoryProfile *message)
 {
-    const char *key = string_table_text(profile->strings, allocator->id);
+    const struct profile *profile = test_draft_profile(loaded);
+    const struct xprof_allocator *allocator = &loaded->draft.allocators[allocator_index];
+    const char *key = string_table_text(profile->strings, profile->allocators[allocator_index].id);
     struct cursors cursors = { 0 };
     for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
         const Entry *entry = message->memory_profile_per_allocator[index];
         if (strcmp(entry->key, key) == 0)
             expect_allocator_value(profile, allocator, &cursors, entry->value);
     }
-    assert_int_equal(cursors.snapshots, allocator->raw_snapshots.count);
-    assert_int_equal(cursors.sampled, allocator->raw_sampled.count);
-    assert_int_equal(cursors.specials, allocator->raw_specials.count);
-    assert_int_equal(cursors.actives, allocator->raw_active_count);
+    assert_int_equal(cursors.snapshots, allocator->snapshots.count);
+    assert_int_equal(cursors.sampled, allocator->sampled.count);
+    assert_int_equal(cursors.specials, allocator->specials.count);
+    assert_int_equal(cursors.actives, allocator->active_count);
     expect_summary(allocator, message, key);
 }
 
@@ -520,17 +523,18 @@ static void expect_hlo_modules(const struct profile *profile, const MemoryProfil
     }
 }
 
-static void expect_profile(const struct profile *profile, const MemoryProfile *message)
+static void expect_profile(const struct test_draft *loaded, const MemoryProfile *message)
 {
-    assert_int_equal(profile->version, message->version);
-    assert_int_equal(profile->num_hosts, message->num_hosts);
-    assert_int_equal(profile->raw_memory_id_count, message->n_memory_ids);
+    const struct profile *profile = test_draft_profile(loaded);
+    assert_int_equal(loaded->draft.version, message->version);
+    assert_int_equal(loaded->draft.num_hosts, message->num_hosts);
+    assert_int_equal(loaded->draft.memory_id_count, message->n_memory_ids);
     for (size_t index = 0; index < message->n_memory_ids; index++)
-        expect_text(profile, profile->raw_memory_ids[index], message->memory_ids[index]);
+        expect_text(profile, loaded->draft.memory_ids[index], message->memory_ids[index]);
     expect_hlo_modules(profile, message);
     expect_allocator_order(profile, message);
     for (size_t index = 0; index < profile->allocator_count; index++)
-        expect_allocator(profile, &profile->allocators[index], message);
+        expect_allocator(loaded, index, message);
 }
 
 static void check_random_message(struct random *random)
@@ -545,14 +549,13 @@ static void check_random_message(struct random *random)
 
     MemoryProfile *unpacked = tensorflow__profiler__memory_profile__unpack(NULL, size, bytes);
     assert_non_null(unpacked);
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
+    struct test_draft *profile = test_draft_new();
     struct load_error error = {0};
-    enum load_status status = load_protobuf(bytes, size, profile, &error);
+    enum load_status status = load_protobuf(bytes, size, &profile->draft, &error);
     if (status != LOAD_OK)
         fail_msg("load_protobuf: %s", error.message);
     expect_profile(profile, unpacked);
-    profile_free(profile);
+    test_draft_free(profile);
     tensorflow__profiler__memory_profile__free_unpacked(unpacked, NULL);
     free(bytes);
 }
@@ -605,18 +608,19 @@ static struct wire_bytes snapshot_bytes(int64_t time_ps, int64_t heap_bytes, con
     return snapshot;
 }
 
-static enum load_status load_buffer(const struct wire_bytes *buffer, struct profile **profile,
+/* The reader's result is a draft (model/xprof_draft.h): the pieces as the
+ * file has them, before XProf's finishing. */
+static enum load_status load_buffer(const struct wire_bytes *buffer, struct test_draft **profile,
                                     struct load_error *error)
 {
-    *profile = profile_new();
-    assert_non_null(*profile);
+    *profile = test_draft_new();
     memset(error, 0, sizeof *error);
-    return load_protobuf(buffer->data, buffer->size, *profile, error);
+    return load_protobuf(buffer->data, buffer->size, &(*profile)->draft, error);
 }
 
-static struct profile *load_ok(const struct wire_bytes *buffer)
+static struct test_draft *load_ok(const struct wire_bytes *buffer)
 {
-    struct profile *profile;
+    struct test_draft *profile;
     struct load_error error;
     enum load_status status = load_buffer(buffer, &profile, &error);
     if (status != LOAD_OK)
@@ -627,11 +631,11 @@ static struct profile *load_ok(const struct wire_bytes *buffer)
 /* Loads bytes that must be refused and checks the error's exact text. */
 static void expect_bad_input(const struct wire_bytes *buffer, const char *message)
 {
-    struct profile *profile;
+    struct test_draft *profile;
     struct load_error error;
     assert_int_equal(load_buffer(buffer, &profile, &error), LOAD_BAD_INPUT);
     assert_string_equal(error.message, message);
-    profile_free(profile);
+    test_draft_free(profile);
 }
 
 static const struct allocator *find_allocator(const struct profile *profile, const char *id)
@@ -641,18 +645,32 @@ static const struct allocator *find_allocator(const struct profile *profile, con
     return &profile->allocators[index];
 }
 
+/* The profile so far: allocator ids, strings, HLO modules, warnings. */
+static const struct profile *built(const struct test_draft *profile)
+{
+    return test_draft_profile(profile);
+}
+
+/* The pieces of allocator `id` as read. */
+static const struct xprof_allocator *draft_allocator(const struct test_draft *profile,
+                                                     const char *id)
+{
+    long index = profile_find_allocator(built(profile), id);
+    assert_true(index >= 0);
+    return &profile->draft.allocators[index];
+}
+
 static void test_empty_buffer_is_an_empty_profile(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
+    struct test_draft *profile = test_draft_new();
     struct load_error error = {0};
-    assert_int_equal(load_protobuf(NULL, 0, profile, &error), LOAD_OK);
-    assert_int_equal(profile->allocator_count, 0);
-    assert_int_equal(profile->raw_memory_id_count, 0);
-    assert_int_equal(profile->hlo_module_count, 0);
-    assert_int_equal(profile->version, 0);
-    profile_free(profile);
+    assert_int_equal(load_protobuf(NULL, 0, &profile->draft, &error), LOAD_OK);
+    assert_int_equal(built(profile)->allocator_count, 0);
+    assert_int_equal(profile->draft.memory_id_count, 0);
+    assert_int_equal(built(profile)->hlo_module_count, 0);
+    assert_int_equal(profile->draft.version, 0);
+    test_draft_free(profile);
 }
 
 static void test_unknown_fields_are_skipped(void **state)
@@ -678,16 +696,16 @@ static void test_unknown_fields_are_skipped(void **state)
     wire_bytes_put_varint_field(&profile_bytes, 5, 1);
     put_unknown_fields(&profile_bytes);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->version, 1);
-    const struct allocator *allocator = find_allocator(profile, "GPU_0_bfc");
-    assert_int_equal(allocator->raw_snapshots.count, 1);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->draft.version, 1);
+    const struct xprof_allocator *allocator = draft_allocator(profile, "GPU_0_bfc");
+    assert_int_equal(allocator->snapshots.count, 1);
     struct snapshot loaded;
-    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    snapshot_columns_get(&allocator->snapshots, 0, &loaded);
     assert_int_equal(loaded.time_ps, 42);
     assert_int_equal(loaded.stack_bytes, 11);
-    assert_string_equal(profile_text(profile, loaded.tensor_shape), "[2,2]");
-    profile_free(profile);
+    assert_string_equal(profile_text(built(profile), loaded.tensor_shape), "[2,2]");
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&stats, &metadata, &snapshot, &value, &profile_bytes);
 }
 
@@ -709,16 +727,16 @@ static void test_repeated_scalar_last_wins(void **state)
     wire_bytes_put_varint_field(&profile_bytes, 5, 1);
     wire_bytes_put_varint_field(&profile_bytes, 2, 4);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->version, 1);
-    assert_int_equal(profile->num_hosts, 4);
-    const struct allocator *allocator = find_allocator(profile, "a");
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->draft.version, 1);
+    assert_int_equal(profile->draft.num_hosts, 4);
+    const struct xprof_allocator *allocator = draft_allocator(profile, "a");
     struct snapshot loaded;
-    snapshot_columns_get(&allocator->raw_sampled, 0, &loaded);
+    snapshot_columns_get(&allocator->sampled, 0, &loaded);
     assert_int_equal(loaded.time_ps, 8);
     assert_int_equal(loaded.requested_bytes, 100);
-    assert_string_equal(profile_text(profile, loaded.op_name), "second");
-    profile_free(profile);
+    assert_string_equal(profile_text(built(profile), loaded.op_name), "second");
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&metadata, &snapshot, &value, &profile_bytes);
 }
 
@@ -746,20 +764,20 @@ static void test_repeated_submessage_merges(void **state)
     wire_bytes_put_message_field(&value, 2, &summary_two);
     put_entry(&profile_bytes, "a", &value);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    const struct allocator *allocator = find_allocator(profile, "a");
+    struct test_draft *profile = load_ok(&profile_bytes);
+    const struct xprof_allocator *allocator = draft_allocator(profile, "a");
     struct snapshot loaded;
-    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    snapshot_columns_get(&allocator->snapshots, 0, &loaded);
     assert_int_equal(loaded.stack_bytes, 5);
     assert_int_equal(loaded.heap_bytes, 60);
     assert_true(loaded.fragmentation == 0.5);
-    assert_true(allocator->raw_has_summary);
+    assert_true(allocator->has_summary);
     assert_int_equal(allocator->summary.capacity_bytes, 1000);
     assert_int_equal(allocator->summary.lifetime_peak_bytes, 20);
     assert_int_equal(allocator->summary.peak.stack_bytes, 5);
     assert_int_equal(allocator->summary.peak.heap_bytes, 60);
     assert_true(allocator->summary.peak.fragmentation == 0.5);
-    profile_free(profile);
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&stats_one, &stats_two, &snapshot, &summary_one, &summary_two, &value,
                         &profile_bytes);
 }
@@ -776,16 +794,16 @@ static void test_map_value_before_key(void **state)
     wire_bytes_put_string_field(&entry, 1, "GPU_1_bfc");
     wire_bytes_put_message_field(&profile_bytes, 1, &entry);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->allocator_count, 1);
-    const struct allocator *allocator = find_allocator(profile, "GPU_1_bfc");
-    assert_int_equal(allocator->raw_snapshots.count, 1);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(built(profile)->allocator_count, 1);
+    const struct xprof_allocator *allocator = draft_allocator(profile, "GPU_1_bfc");
+    assert_int_equal(allocator->snapshots.count, 1);
     struct snapshot loaded;
-    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
+    snapshot_columns_get(&allocator->snapshots, 0, &loaded);
     assert_int_equal(loaded.heap_bytes, 64);
     assert_int_equal(loaded.activity, MEMORY_ACTIVITY_ALLOCATION);
-    assert_string_equal(profile_text(profile, loaded.op_name), "op");
-    profile_free(profile);
+    assert_string_equal(profile_text(built(profile), loaded.op_name), "op");
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&value, &entry, &profile_bytes, &snapshot);
 }
 
@@ -799,15 +817,15 @@ static void test_map_entry_without_key_or_value(void **state)
     put_entry(&profile_bytes, "only a key", NULL);
     put_entry(&profile_bytes, NULL, NULL);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->allocator_count, 2);
-    const struct allocator *unnamed = find_allocator(profile, "");
-    assert_int_equal(unnamed->raw_sampled.count, 1);
-    const struct allocator *empty = find_allocator(profile, "only a key");
-    assert_int_equal(empty->raw_snapshots.count, 0);
-    assert_int_equal(empty->raw_sampled.count, 0);
-    assert_false(empty->raw_has_summary);
-    profile_free(profile);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(built(profile)->allocator_count, 2);
+    const struct xprof_allocator *unnamed = draft_allocator(profile, "");
+    assert_int_equal(unnamed->sampled.count, 1);
+    const struct xprof_allocator *empty = draft_allocator(profile, "only a key");
+    assert_int_equal(empty->snapshots.count, 0);
+    assert_int_equal(empty->sampled.count, 0);
+    assert_false(empty->has_summary);
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&value, &profile_bytes, &snapshot);
 }
 
@@ -830,18 +848,19 @@ static void test_duplicate_allocator_key_merges(void **state)
     put_entry(&profile_bytes, "cpu", &other);
     put_entry(&profile_bytes, "GPU_0_bfc", &second);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->allocator_count, 2);
-    assert_string_equal(profile_text(profile, profile->allocators[0].id), "GPU_0_bfc");
-    const struct allocator *merged = &profile->allocators[0];
-    assert_int_equal(merged->raw_snapshots.count, 2);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(built(profile)->allocator_count, 2);
+    assert_string_equal(profile_text(built(profile), built(profile)->allocators[0].id),
+                        "GPU_0_bfc");
+    const struct xprof_allocator *merged = &profile->draft.allocators[0];
+    assert_int_equal(merged->snapshots.count, 2);
     struct snapshot loaded;
-    snapshot_columns_get(&merged->raw_snapshots, 1, &loaded);
-    assert_string_equal(profile_text(profile, loaded.op_name), "late");
+    snapshot_columns_get(&merged->snapshots, 1, &loaded);
+    assert_string_equal(profile_text(built(profile), loaded.op_name), "late");
     assert_int_equal(merged->summary.capacity_bytes, 4096);
     assert_int_equal(merged->summary.peak_time_ps, 77);
-    assert_int_equal(profile->allocators[1].raw_snapshots.count, 1);
-    profile_free(profile);
+    assert_int_equal(profile->draft.allocators[1].snapshots.count, 1);
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&first, &second, &other, &summary_one, &summary_two, &profile_bytes,
                         &early, &late);
 }
@@ -863,15 +882,15 @@ static void test_timeline_keeps_no_spare_room(void **state)
 
     for (int threads = 1; threads <= 2; threads++) {
         load_protobuf_set_parallel_threshold(threads == 1 ? SIZE_MAX : 2);
-        struct profile *profile = load_ok(&profile_bytes);
-        const struct allocator *allocator = find_allocator(profile, "a");
-        assert_int_equal(allocator->raw_snapshots.count, 6);
-        assert_int_equal(allocator->raw_sampled.count, 42);
-        assert_true(profile_finish(profile));
-        allocator = find_allocator(profile, "a");
+        struct test_draft *profile = load_ok(&profile_bytes);
+        const struct xprof_allocator *pieces = draft_allocator(profile, "a");
+        assert_int_equal(pieces->snapshots.count, 6);
+        assert_int_equal(pieces->sampled.count, 42);
+        struct profile *finished = test_draft_finish(profile);
+        const struct allocator *allocator = find_allocator(finished, "a");
         assert_int_equal(allocator->timeline.count, 42);
         assert_int_equal(allocator->timeline.capacity, 42);
-        profile_free(profile);
+        profile_free(finished);
     }
     WIRE_BYTES_FREE_ALL(&value, &profile_bytes, &snapshot);
 }
@@ -894,22 +913,22 @@ static void test_special_allocation_has_only_metadata(void **state)
     wire_bytes_put_message_field(&value, 2, &summary); /* present but empty */
     put_entry(&profile_bytes, "a", &value);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    const struct allocator *allocator = find_allocator(profile, "a");
-    assert_int_equal(allocator->raw_specials.count, 1);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    const struct xprof_allocator *allocator = draft_allocator(profile, "a");
+    assert_int_equal(allocator->specials.count, 1);
     struct snapshot special;
-    snapshot_columns_get(&allocator->raw_specials, 0, &special);
+    snapshot_columns_get(&allocator->specials, 0, &special);
     assert_int_equal(special.time_ps, 0);
     assert_int_equal(special.heap_bytes, 0);
     assert_int_equal(special.allocation_bytes, 1 << 20);
     assert_int_equal(special.activity, -1);
-    assert_string_equal(profile_text(profile, special.region_type), "stack");
-    assert_int_equal(allocator->raw_active_count, 1);
-    assert_int_equal(allocator->raw_active[0].snapshot_index, -1);
-    assert_int_equal(allocator->raw_active[0].occurrences, 2);
-    assert_true(allocator->raw_has_summary);
+    assert_string_equal(profile_text(built(profile), special.region_type), "stack");
+    assert_int_equal(allocator->active_count, 1);
+    assert_int_equal(allocator->active[0].snapshot_index, -1);
+    assert_int_equal(allocator->active[0].occurrences, 2);
+    assert_true(allocator->has_summary);
     assert_int_equal(allocator->summary.capacity_bytes, 0);
-    profile_free(profile);
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&metadata, &value, &active, &profile_bytes, &summary);
 }
 
@@ -930,16 +949,17 @@ static void test_strings_are_kept_byte_for_byte(void **state)
     wire_bytes_put_message_field(&profile_bytes, 1, &entry);
     wire_bytes_put_length_field(&profile_bytes, 3, key, sizeof key);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->allocator_count, 1);
-    const struct allocator *allocator = &profile->allocators[0];
-    assert_int_equal(string_table_length(profile->strings, allocator->id), sizeof key);
-    assert_int_equal(profile->raw_memory_ids[0], allocator->id);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(built(profile)->allocator_count, 1);
+    const struct xprof_allocator *allocator = &profile->draft.allocators[0];
+    uint32_t id = built(profile)->allocators[0].id;
+    assert_int_equal(string_table_length(built(profile)->strings, id), sizeof key);
+    assert_int_equal(profile->draft.memory_ids[0], id);
     struct snapshot loaded;
-    snapshot_columns_get(&allocator->raw_snapshots, 0, &loaded);
-    assert_int_equal(string_table_length(profile->strings, loaded.op_name), sizeof op);
-    assert_memory_equal(string_table_text(profile->strings, loaded.op_name), op, sizeof op);
-    profile_free(profile);
+    snapshot_columns_get(&allocator->snapshots, 0, &loaded);
+    assert_int_equal(string_table_length(built(profile)->strings, loaded.op_name), sizeof op);
+    assert_memory_equal(string_table_text(built(profile)->strings, loaded.op_name), op, sizeof op);
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&metadata, &snapshot, &value, &entry, &profile_bytes);
 }
 
@@ -952,10 +972,10 @@ static void test_negative_int32_is_a_ten_byte_varint(void **state)
     wire_bytes_put_varint_field(&profile_bytes, 2, (uint64_t)-1);
     assert_int_equal(profile_bytes.size, 22);
 
-    struct profile *profile = load_ok(&profile_bytes);
-    assert_int_equal(profile->version, INT32_MIN);
-    assert_int_equal(profile->num_hosts, -1);
-    profile_free(profile);
+    struct test_draft *profile = load_ok(&profile_bytes);
+    assert_int_equal(profile->draft.version, INT32_MIN);
+    assert_int_equal(profile->draft.num_hosts, -1);
+    test_draft_free(profile);
     wire_bytes_free(&profile_bytes);
 }
 
@@ -1011,9 +1031,9 @@ static void test_overlong_varint(void **state)
     for (int index = 0; index < 9; index++)
         wire_bytes_put_byte(&ten, 0xff);
     wire_bytes_put_byte(&ten, 0x7f);
-    struct profile *profile = load_ok(&ten);
-    assert_int_equal(profile->version, -1);
-    profile_free(profile);
+    struct test_draft *profile = load_ok(&ten);
+    assert_int_equal(profile->draft.version, -1);
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&buffer, &ten);
 }
 
@@ -1131,14 +1151,13 @@ static struct wire_bytes full_message(void)
 /* Damaged input loads or is refused with an offset; it never crashes. */
 static enum load_status expect_ok_or_refused(const uint8_t *bytes, size_t size)
 {
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
+    struct test_draft *profile = test_draft_new();
     struct load_error error = {0};
-    enum load_status status = load_protobuf(bytes, size, profile, &error);
+    enum load_status status = load_protobuf(bytes, size, &profile->draft, &error);
     assert_true(status == LOAD_OK || status == LOAD_BAD_INPUT);
     if (status == LOAD_BAD_INPUT)
         assert_memory_equal(error.message, "offset ", 7);
-    profile_free(profile);
+    test_draft_free(profile);
     return status;
 }
 
@@ -1146,10 +1165,10 @@ static void test_every_prefix_loads_or_is_refused(void **state)
 {
     (void)state;
     struct wire_bytes message = full_message();
-    struct profile *whole = load_ok(&message);
-    assert_int_equal(whole->allocator_count, 1);
-    assert_int_equal(whole->hlo_module_count, 1);
-    profile_free(whole);
+    struct test_draft *whole = load_ok(&message);
+    assert_int_equal(built(whole)->allocator_count, 1);
+    assert_int_equal(built(whole)->hlo_module_count, 1);
+    test_draft_free(whole);
     size_t refused = 0;
     for (size_t size = 0; size < message.size; size++) {
         /* A copy of just the prefix, so reading past it is caught. */
@@ -1210,12 +1229,14 @@ struct threshold_load {
 static struct threshold_load load_with_threshold(const uint8_t *bytes, size_t size,
                                                  size_t threshold)
 {
-    struct threshold_load load = { .profile = profile_new() };
-    assert_non_null(load.profile);
+    struct threshold_load load = { .profile = NULL };
+    struct test_draft *draft = test_draft_new();
     load_protobuf_set_parallel_threshold(threshold);
-    load.status = load_protobuf(bytes, size, load.profile, &load.error);
+    load.status = load_protobuf(bytes, size, &draft->draft, &load.error);
     if (load.status == LOAD_OK)
-        assert_true(profile_finish(load.profile));
+        load.profile = test_draft_finish(draft);
+    else
+        test_draft_free(draft);
     return load;
 }
 
@@ -1562,9 +1583,9 @@ static void test_fast_path_matches_generic_decoder(void **state)
     /* And the values themselves, not only their agreement. */
     struct wire_bytes snapshot = full_snapshot_bytes(5);
     struct wire_bytes profile_bytes = profile_around(&snapshot);
-    struct profile *profile = load_ok(&profile_bytes);
+    struct test_draft *profile = load_ok(&profile_bytes);
     struct snapshot loaded;
-    snapshot_columns_get(&profile->allocators[0].raw_snapshots, 1, &loaded);
+    snapshot_columns_get(&profile->draft.allocators[0].snapshots, 1, &loaded);
     assert_int_equal(loaded.time_ps, 5000015);
     assert_int_equal(loaded.stack_bytes, 15);
     assert_int_equal(loaded.heap_bytes, INT64_MAX - 5);
@@ -1576,11 +1597,11 @@ static void test_fast_path_matches_generic_decoder(void **state)
     assert_int_equal(loaded.allocation_bytes, (int64_t)5 << 40);
     assert_true(loaded.address == UINT64_MAX - 5);
     assert_int_equal(loaded.step_id, 5);
-    expect_text(profile, loaded.op_name, "jit/dot");
-    expect_text(profile, loaded.region_type, "persist");
-    expect_text(profile, loaded.data_type, "float");
-    expect_text(profile, loaded.tensor_shape, "[768,3072]");
-    profile_free(profile);
+    expect_text(built(profile), loaded.op_name, "jit/dot");
+    expect_text(built(profile), loaded.region_type, "persist");
+    expect_text(built(profile), loaded.data_type, "float");
+    expect_text(built(profile), loaded.tensor_shape, "[768,3072]");
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
 }
 
@@ -1685,13 +1706,13 @@ static void test_fast_path_falls_back_on_unusual_snapshots(void **state)
     /* Merged and last-wins values, checked directly. */
     struct wire_bytes snapshot = unusual_snapshot_bytes(2);
     struct wire_bytes profile_bytes = profile_around(&snapshot);
-    struct profile *profile = load_ok(&profile_bytes);
+    struct test_draft *profile = load_ok(&profile_bytes);
     struct snapshot loaded;
-    snapshot_columns_get(&profile->allocators[0].raw_snapshots, 1, &loaded);
+    snapshot_columns_get(&profile->draft.allocators[0].snapshots, 1, &loaded);
     assert_int_equal(loaded.time_ps, 2);
     assert_int_equal(loaded.heap_bytes, 8192);
-    expect_text(profile, loaded.op_name, "jit/add");
-    profile_free(profile);
+    expect_text(built(profile), loaded.op_name, "jit/add");
+    test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&snapshot, &profile_bytes);
 }
 

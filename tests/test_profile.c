@@ -6,14 +6,20 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/profile.h"
+#include "model/profile_builder.h"
+#include "model/xprof_draft.h"
 #include "tests/test_support.h"
 
-static struct allocator *add_allocator(struct profile *profile, const char *id)
+/* These build MemoryProfiles by hand, as a loader does, and check XProf's
+ * finishing (model/xprof_draft.h) and the builder's. */
+
+static struct xprof_allocator *add_allocator(struct test_draft *profile, const char *id)
 {
-    struct allocator *allocator = profile_add_allocator(profile, id, strlen(id));
+    struct xprof_allocator *allocator = xprof_draft_allocator(&profile->draft, id, strlen(id));
     assert_non_null(allocator);
     return allocator;
 }
@@ -23,35 +29,41 @@ static void append(struct snapshot_columns *columns, struct snapshot snapshot)
     assert_true(snapshot_columns_append(columns, &snapshot));
 }
 
-static struct snapshot event(struct profile *profile, int64_t time_ps, int64_t heap, int activity,
-                             const char *op)
+static struct snapshot event(struct test_draft *profile, int64_t time_ps, int64_t heap,
+                             int activity, const char *op)
 {
     struct snapshot snapshot = test_snapshot(time_ps, heap);
     snapshot.activity = activity;
     snapshot.stack_bytes = 100;
     snapshot.free_bytes = 1000 - heap;
     snapshot.allocation_bytes = heap;
-    snapshot.op_name = string_table_intern(profile->strings, op, strlen(op));
+    snapshot.op_name = test_draft_intern(profile, op);
     return snapshot;
 }
 
-static void add_active(struct allocator *allocator, int64_t snapshot_index, int64_t special_index,
-                       int64_t occurrences)
+static void add_active(struct xprof_allocator *allocator, int64_t snapshot_index,
+                       int64_t special_index, int64_t occurrences)
 {
     struct active_allocation active = {snapshot_index, special_index, occurrences};
-    assert_true(allocator_add_active(allocator, &active));
+    assert_true(xprof_allocator_add_active(allocator, &active));
 }
 
 static void test_version0_timeline_and_rows(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "GPU_0_bfc");
-    append(&allocator->raw_snapshots, event(profile, 10, 100, MEMORY_ACTIVITY_ALLOCATION, "a"));
-    append(&allocator->raw_snapshots, event(profile, 20, 300, MEMORY_ACTIVITY_ALLOCATION, "b"));
-    append(&allocator->raw_snapshots, event(profile, 30, 200, MEMORY_ACTIVITY_DEALLOCATION, "a"));
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "GPU_0_bfc");
+    append(&allocator->snapshots, event(draft, 10, 100, MEMORY_ACTIVITY_ALLOCATION, "a"));
+    append(&allocator->snapshots, event(draft, 20, 300, MEMORY_ACTIVITY_ALLOCATION, "b"));
+    append(&allocator->snapshots, event(draft, 30, 200, MEMORY_ACTIVITY_DEALLOCATION, "a"));
     add_active(allocator, 1, -1, 2);
-    assert_true(profile_finish(profile));
+    assert_true(xprof_draft_finish(&draft->draft));
+    /* Raw pieces are gone once finished. */
+    assert_int_equal(draft->draft.allocator_count, 0);
+    assert_null(draft->draft.allocators);
+    struct profile *profile = profile_builder_finish(&draft->builder);
+    assert_non_null(profile);
+    free(draft);
     const struct allocator *done = &profile->allocators[0];
     assert_int_equal(done->timeline.count, 3);
     assert_int_equal(done->summary.allocations, 2);
@@ -62,29 +74,28 @@ static void test_version0_timeline_and_rows(void **state)
     assert_int_equal(done->rows[0].occurrences, 2);
     assert_true(done->rows[0].has_time);
     assert_int_equal(done->rows[0].time_ps, 20);
-    /* Raw pieces are gone once finished. */
-    assert_int_equal(done->raw_snapshots.count, 0);
-    assert_null(done->raw_active);
+    assert_int_equal(done->timeline_kind, TIMELINE_COMPLETE);
+    assert_false(done->timeline_sampled);
     profile_free(profile);
 }
 
 static void test_version1_rows_point_into_targets(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    profile->version = 1;
-    struct allocator *allocator = add_allocator(profile, "0");
+    struct test_draft *draft = test_draft_new();
+    draft->draft.version = 1;
+    struct xprof_allocator *allocator = add_allocator(draft, "0");
     for (int i = 0; i < 5; i++)
-        append(&allocator->raw_sampled,
-               event(profile, 100 * i, 10 * i, MEMORY_ACTIVITY_ALLOCATION, "sampled"));
-    append(&allocator->raw_snapshots, event(profile, 250, 999, MEMORY_ACTIVITY_ALLOCATION, "target"));
-    struct snapshot special = event(profile, 0, 0, MEMORY_ACTIVITY_ALLOCATION,
+        append(&allocator->sampled,
+               event(draft, 100 * i, 10 * i, MEMORY_ACTIVITY_ALLOCATION, "sampled"));
+    append(&allocator->snapshots, event(draft, 250, 999, MEMORY_ACTIVITY_ALLOCATION, "target"));
+    struct snapshot special = event(draft, 0, 0, MEMORY_ACTIVITY_ALLOCATION,
                                     "unused preallocated device memory");
     special.allocation_bytes = 4096;
-    append(&allocator->raw_specials, special);
+    append(&allocator->specials, special);
     add_active(allocator, -1, 0, 1);
     add_active(allocator, 0, -1, 1);
-    assert_true(profile_finish(profile));
+    struct profile *profile = test_draft_finish(draft);
     const struct allocator *done = &profile->allocators[0];
     assert_int_equal(done->timeline.count, 5);
     assert_int_equal(done->rows[0].origin, ROW_FROM_SPECIAL);
@@ -95,20 +106,22 @@ static void test_version1_rows_point_into_targets(void **state)
     assert_int_equal(done->rows[1].origin, ROW_FROM_SNAPSHOT);
     assert_string_equal(profile_text(profile, done->rows[1].op_name), "target");
     assert_int_equal(done->rows[1].time_ps, 250);
+    assert_int_equal(done->timeline_kind, TIMELINE_SAMPLED);
+    assert_true(done->timeline_sampled);
     profile_free(profile);
 }
 
 static void test_rows_that_point_nowhere_stay_unresolved(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "0");
-    append(&allocator->raw_sampled, event(profile, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "0");
+    append(&allocator->sampled, event(draft, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
     add_active(allocator, 0, -1, 1);       /* no memory_profile_snapshots at all */
     add_active(allocator, -1, 5, 1);       /* special past the end */
     add_active(allocator, -2, -1, 1);      /* negative both ways */
     add_active(allocator, INT64_MAX, 0, 3);
-    assert_true(profile_finish(profile));
+    struct profile *profile = test_draft_finish(draft);
     const struct allocator *done = &profile->allocators[0];
     assert_int_equal(done->row_count, 4);
     for (size_t i = 0; i < 4; i++)
@@ -121,15 +134,15 @@ static void test_rows_that_point_nowhere_stay_unresolved(void **state)
 static void test_unsorted_timeline_sorted_stably(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "0");
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "0");
     const int64_t times[] = {30, 10, 20, 10, 5};
     const char *ops[] = {"d", "a", "c", "b", "first"};
     for (int i = 0; i < 5; i++)
-        append(&allocator->raw_snapshots,
-               event(profile, times[i], i, MEMORY_ACTIVITY_ALLOCATION, ops[i]));
+        append(&allocator->snapshots,
+               event(draft, times[i], i, MEMORY_ACTIVITY_ALLOCATION, ops[i]));
     add_active(allocator, 0, -1, 1); /* resolved before sorting: "d" */
-    assert_true(profile_finish(profile));
+    struct profile *profile = test_draft_finish(draft);
     const struct allocator *done = &profile->allocators[0];
     const char *expected[] = {"first", "a", "b", "c", "d"};
     for (size_t i = 0; i < 5; i++)
@@ -143,16 +156,16 @@ static void test_unsorted_timeline_sorted_stably(void **state)
 static void test_memory_ids_order_allocators(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
+    struct test_draft *draft = test_draft_new();
     const char *file_order[] = {"cpu", "GPU_1_bfc", "GPU_0_bfc", "extra"};
     for (int i = 0; i < 4; i++) {
-        struct allocator *allocator = add_allocator(profile, file_order[i]);
-        append(&allocator->raw_snapshots, event(profile, 1, i, MEMORY_ACTIVITY_ALLOCATION, "x"));
+        struct xprof_allocator *allocator = add_allocator(draft, file_order[i]);
+        append(&allocator->snapshots, event(draft, 1, i, MEMORY_ACTIVITY_ALLOCATION, "x"));
     }
     const char *memory_ids[] = {"GPU_0_bfc", "missing", "GPU_1_bfc", "GPU_0_bfc", "cpu"};
     for (int i = 0; i < 5; i++)
-        assert_true(profile_add_memory_id(profile, memory_ids[i], strlen(memory_ids[i])));
-    assert_true(profile_finish(profile));
+        assert_true(xprof_draft_add_memory_id(&draft->draft, memory_ids[i], strlen(memory_ids[i])));
+    struct profile *profile = test_draft_finish(draft);
     const char *expected[] = {"GPU_0_bfc", "GPU_1_bfc", "cpu", "extra"};
     assert_int_equal(profile->allocator_count, 4);
     for (size_t i = 0; i < 4; i++)
@@ -165,28 +178,74 @@ static void test_memory_ids_order_allocators(void **state)
 static void test_repeated_key_merges(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *first = add_allocator(profile, "GPU_0_bfc");
-    append(&first->raw_snapshots, event(profile, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
-    struct allocator *again = add_allocator(profile, "GPU_0_bfc");
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *first = add_allocator(draft, "GPU_0_bfc");
+    append(&first->snapshots, event(draft, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    struct xprof_allocator *again = add_allocator(draft, "GPU_0_bfc");
     assert_ptr_equal(first, again);
-    append(&again->raw_snapshots, event(profile, 2, 2, MEMORY_ACTIVITY_ALLOCATION, "y"));
-    assert_true(profile_finish(profile));
+    append(&again->snapshots, event(draft, 2, 2, MEMORY_ACTIVITY_ALLOCATION, "y"));
+    struct profile *profile = test_draft_finish(draft);
     assert_int_equal(profile->allocator_count, 1);
     assert_int_equal(profile->allocators[0].timeline.count, 2);
+    profile_free(profile);
+}
+
+/* A format without XProf's pieces fills the builder directly: rows and
+ * snapshots as they come, a timeline kind of its own. */
+static void test_builder_without_a_draft(void **state)
+{
+    (void)state;
+    struct profile_builder builder;
+    assert_true(profile_builder_init(&builder));
+    size_t index, other;
+    bool created;
+    assert_true(profile_builder_allocator(&builder, "gpu", 3, &index, &created));
+    assert_true(created);
+    assert_true(profile_builder_allocator(&builder, "cpu", 3, &other, &created));
+    assert_true(profile_builder_allocator(&builder, "gpu", 3, &index, &created));
+    assert_false(created);
+    assert_int_equal(index, 0);
+    uint32_t op = string_table_intern(profile_builder_strings(&builder), "conv", 4);
+    for (int64_t time = 3; time > 0; time--) {
+        struct snapshot snapshot = test_snapshot(time, time * 10);
+        snapshot.activity = MEMORY_ACTIVITY_ALLOCATION;
+        snapshot.op_name = op;
+        assert_true(profile_builder_append_snapshot(&builder, index, &snapshot));
+    }
+    struct allocation_row row = {.origin = ROW_FROM_SNAPSHOT, .op_name = op,
+                                 .allocation_bytes = 30, .has_time = true, .time_ps = 3};
+    for (int i = 0; i < 40; i++)
+        assert_true(profile_builder_add_row(&builder, index, &row));
+    profile_builder_set_timeline_kind(&builder, other, TIMELINE_NONE);
+    uint32_t order[] = {builder.profile->allocators[other].id};
+    assert_true(profile_builder_order_allocators(&builder, order, 1));
+    assert_int_equal(profile_builder_find_allocator(&builder, order[0]), 0);
+    struct profile *profile = profile_builder_finish(&builder);
+    assert_non_null(profile);
+    assert_string_equal(profile_text(profile, profile->allocators[0].id), "cpu");
+    assert_int_equal(profile->allocators[0].timeline_kind, TIMELINE_NONE);
+    assert_false(profile->allocators[0].timeline_sampled);
+    const struct allocator *gpu = &profile->allocators[1];
+    assert_int_equal(gpu->timeline_kind, TIMELINE_COMPLETE);
+    assert_int_equal(gpu->timeline.count, 3);
+    assert_true(gpu->timeline.time_ps[0] == 1 && gpu->timeline.time_ps[2] == 3);
+    assert_non_null(gpu->timeline.index);
+    assert_int_equal(gpu->summary.allocations, 3);
+    assert_int_equal(gpu->row_count, 40);
+    assert_int_equal(gpu->rows[39].allocation_bytes, 30);
     profile_free(profile);
 }
 
 static void test_summary_from_file_kept(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "0");
-    append(&allocator->raw_snapshots, event(profile, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "0");
+    append(&allocator->snapshots, event(draft, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
     struct memory_stats peak = {.stack_bytes = 65536, .heap_bytes = 305938944,
                                 .free_bytes = 32708408832, .fragmentation = 0.000401934};
-    allocator_set_summary(allocator, 33014413312, 305938944, &peak, 1685890000);
-    assert_true(profile_finish(profile));
+    xprof_allocator_set_summary(allocator, 33014413312, 305938944, &peak, 1685890000);
+    struct profile *profile = test_draft_finish(draft);
     const struct allocator_summary *summary = &profile->allocators[0].summary;
     assert_false(summary->derived);
     assert_int_equal(summary->peak_bytes, 306004480);
@@ -199,15 +258,15 @@ static void test_summary_from_file_kept(void **state)
 static void test_missing_summary_derived_like_xprof(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "0");
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "0");
     const int64_t heaps[] = {100, 500, 200, 500, 50};
     for (int i = 0; i < 5; i++) {
-        struct snapshot snapshot = event(profile, 10 * i, heaps[i], MEMORY_ACTIVITY_ALLOCATION, "x");
+        struct snapshot snapshot = event(draft, 10 * i, heaps[i], MEMORY_ACTIVITY_ALLOCATION, "x");
         snapshot.peak_bytes_in_use = 600 + i;
-        append(&allocator->raw_snapshots, snapshot);
+        append(&allocator->snapshots, snapshot);
     }
-    assert_true(profile_finish(profile));
+    struct profile *profile = test_draft_finish(draft);
     const struct allocator_summary *summary = &profile->allocators[0].summary;
     assert_true(summary->derived);
     /* The later of two equal peaks wins. */
@@ -223,13 +282,13 @@ static void test_missing_summary_derived_like_xprof(void **state)
 static void test_hostile_sums_do_not_overflow(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    struct allocator *allocator = add_allocator(profile, "0");
+    struct test_draft *draft = test_draft_new();
+    struct xprof_allocator *allocator = add_allocator(draft, "0");
     struct snapshot snapshot = test_snapshot(0, INT64_MAX);
     snapshot.stack_bytes = INT64_MAX;
     snapshot.free_bytes = INT64_MAX;
-    append(&allocator->raw_snapshots, snapshot);
-    assert_true(profile_finish(profile));
+    append(&allocator->snapshots, snapshot);
+    struct profile *profile = test_draft_finish(draft);
     assert_true(profile->allocators[0].summary.peak_bytes == INT64_MAX);
     assert_true(profile->allocators[0].summary.capacity_bytes == INT64_MAX);
     profile_free(profile);
@@ -284,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_unsorted_timeline_sorted_stably),
         cmocka_unit_test(test_memory_ids_order_allocators),
         cmocka_unit_test(test_repeated_key_merges),
+        cmocka_unit_test(test_builder_without_a_draft),
         cmocka_unit_test(test_summary_from_file_kept),
         cmocka_unit_test(test_missing_summary_derived_like_xprof),
         cmocka_unit_test(test_hostile_sums_do_not_overflow),

@@ -28,39 +28,38 @@ static char *capture(void (*write)(FILE *, const struct profile *, const char *)
     return text;
 }
 
-static uint32_t intern(struct profile *profile, const char *text)
+static uint32_t intern(struct test_draft *profile, const char *text)
 {
-    return string_table_intern(profile->strings, text, strlen(text));
+    return test_draft_intern(profile, text);
 }
 
 static struct profile *sample_profile(void)
 {
-    struct profile *profile = profile_new();
-    profile->path = strdup("run/host-7.memory_profile.json.gz");
-    profile->format = PROFILE_FORMAT_JSON;
-    profile->version = 1;
-    profile->num_hosts = 1;
-    struct allocator *gpu = profile_add_allocator(profile, "GPU_0_bfc", 9);
+    struct test_draft *profile = test_draft_new();
+    assert_true(profile_builder_set_source(&profile->builder, "run/host-7.memory_profile.json.gz",
+                                           PROFILE_FORMAT_JSON, false, 0));
+    profile->draft.version = 1;
+    profile->draft.num_hosts = 1;
+    struct xprof_allocator *gpu = xprof_draft_allocator(&profile->draft, "GPU_0_bfc", 9);
     for (int i = 0; i < 4; i++) {
         struct snapshot snapshot = test_snapshot(1000 * i, 1 << 20);
         snapshot.activity = i == 3 ? MEMORY_ACTIVITY_DEALLOCATION : MEMORY_ACTIVITY_ALLOCATION;
         snapshot.op_name = intern(profile, i == 1 ? "evil\x1b[2J\"op\"" : "dense/MatMul");
         snapshot.allocation_bytes = 4096 * (i + 1);
-        assert_true(snapshot_columns_append(&gpu->raw_sampled, &snapshot));
-        assert_true(snapshot_columns_append(&gpu->raw_snapshots, &snapshot));
+        assert_true(snapshot_columns_append(&gpu->sampled, &snapshot));
+        assert_true(snapshot_columns_append(&gpu->snapshots, &snapshot));
     }
     struct memory_stats peak = {.stack_bytes = 65536, .heap_bytes = 14763884544,
                                 .free_bytes = 2147483648, .fragmentation = 0.125};
-    allocator_set_summary(gpu, 17179869184, 14763950080, &peak, 9007199254740993);
+    xprof_allocator_set_summary(gpu, 17179869184, 14763950080, &peak, 9007199254740993);
     struct active_allocation rows[] = {{1, -1, 2}, {0, -1, 1}, {7, -1, 1}};
     for (size_t i = 0; i < 3; i++)
-        assert_true(allocator_add_active(gpu, &rows[i]));
-    struct allocator *cpu = profile_add_allocator(profile, "cpu", 3);
+        assert_true(xprof_allocator_add_active(gpu, &rows[i]));
+    struct xprof_allocator *cpu = xprof_draft_allocator(&profile->draft, "cpu", 3);
     struct snapshot snapshot = test_snapshot(5, 100);
     snapshot.fragmentation = 0.0 / 0.0; /* NaN: not valid JSON, printed as null */
-    assert_true(snapshot_columns_append(&cpu->raw_snapshots, &snapshot));
-    assert_true(profile_finish(profile));
-    return profile;
+    assert_true(snapshot_columns_append(&cpu->snapshots, &snapshot));
+    return test_draft_finish(profile);
 }
 
 static void test_json_shape_and_exact_numbers(void **state)
@@ -171,11 +170,11 @@ static void test_json_escapes_bidirectional_controls(void **state)
         free(text);
     }
     /* In a whole report: the allocator id, the host and the file name. */
-    struct profile *profile = profile_new();
-    free(profile->path);
-    profile->path = strdup("run/\xe2\x80\xaelmth.pb");
-    profile_add_allocator(profile, "gpu\xe2\x81\xa6x", 7);
-    assert_true(profile_finish(profile));
+    struct test_draft *draft = test_draft_new();
+    assert_true(profile_builder_set_source(&draft->builder, "run/\xe2\x80\xaelmth.pb",
+                                           PROFILE_FORMAT_PROTOBUF, false, 0));
+    assert_non_null(xprof_draft_allocator(&draft->draft, "gpu\xe2\x81\xa6x", 7));
+    struct profile *profile = test_draft_finish(draft);
     char *text = capture(summary_report_json, profile, "host\xe2\x80\x8f");
     assert_null(strstr(text, "\xe2\x80"));
     assert_null(strstr(text, "\xe2\x81"));

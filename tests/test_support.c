@@ -112,6 +112,45 @@ uint8_t *test_read_file(const char *path, size_t *size)
 }
 
 
+struct test_draft *test_draft_new(void)
+{
+    struct test_draft *loaded = calloc(1, sizeof *loaded);
+    assert_non_null(loaded);
+    assert_true(profile_builder_init(&loaded->builder));
+    assert_true(xprof_draft_init(&loaded->draft, &loaded->builder));
+    return loaded;
+}
+
+struct profile *test_draft_finish(struct test_draft *loaded)
+{
+    assert_true(xprof_draft_finish(&loaded->draft));
+    struct profile *profile = profile_builder_finish(&loaded->builder);
+    assert_non_null(profile);
+    free(loaded);
+    return profile;
+}
+
+void test_draft_free(struct test_draft *loaded)
+{
+    if (!loaded)
+        return;
+    xprof_draft_free(&loaded->draft);
+    profile_builder_discard(&loaded->builder);
+    free(loaded);
+}
+
+const struct profile *test_draft_profile(const struct test_draft *loaded)
+{
+    return loaded->builder.profile;
+}
+
+uint32_t test_draft_intern(struct test_draft *loaded, const char *text)
+{
+    uint32_t id = xprof_draft_intern(&loaded->draft, text, strlen(text));
+    assert_int_not_equal(id, STRING_ID_NONE);
+    return id;
+}
+
 static void assert_same_text(const struct profile *a, uint32_t id_a, const struct profile *b,
                              uint32_t id_b)
 {

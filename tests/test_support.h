@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "model/profile.h"
+#include "model/profile_builder.h"
+#include "model/xprof_draft.h"
 
 /* Ends the current test as skipped, saying why. Not cmocka's skip(): in
  * TAP mode it prints "not ok N # SKIP", which the TAP driver counts as a
@@ -40,6 +42,23 @@ uint8_t *test_gzip_bytes(const void *bytes, size_t size, size_t *compressed_size
 uint8_t *test_read_file(const char *path, size_t *size);
 
 
+
+/* A MemoryProfile as a loader builds it (model/xprof_draft.h), for tests
+ * that read one before it is finished or build one by hand: the builder
+ * and the draft on it, which must not move (hence the allocation). */
+struct test_draft {
+    struct profile_builder builder;
+    struct xprof_draft draft;
+};
+struct test_draft *test_draft_new(void);
+/* XProf's finishing, then the builder's: the profile (asserted to exist);
+ * `loaded` is freed. */
+struct profile *test_draft_finish(struct test_draft *loaded);
+void test_draft_free(struct test_draft *loaded);
+/* The profile so far: ids, strings, HLO modules, warnings. */
+const struct profile *test_draft_profile(const struct test_draft *loaded);
+/* Interns text in the draft's strings. */
+uint32_t test_draft_intern(struct test_draft *loaded, const char *text);
 
 /* Asserts (cmocka) that two finished profiles describe the same data:
  * every allocator, timeline column, row, summary, HLO module, with

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "model/profile_builder.h"
 #include "model/timeline.h"
 #include "tests/test_support.h"
 
@@ -181,7 +182,7 @@ static uint64_t next_random(uint64_t *seed)
 }
 
 /* `count` snapshots whose heap takes few distinct values (many ties), with
- * stack set on some, and the index built as profile_finish() builds it. */
+ * stack set on some, and the index built as profile_builder_finish() builds it. */
 static struct snapshot_columns indexed_timeline(size_t count, uint64_t seed, int64_t values)
 {
     struct snapshot_columns timeline = {0};
@@ -299,19 +300,22 @@ static void test_index_dropped_by_append(void **state)
     snapshot_columns_free(&timeline);
 }
 
-/* profile_finish() gives every timeline its index. */
+/* profile_builder_finish() gives every timeline its index. */
 static void test_finish_builds_the_index(void **state)
 {
     (void)state;
-    struct profile *profile = profile_new();
-    assert_non_null(profile);
-    struct allocator *allocator = profile_add_allocator(profile, "a", 1);
-    assert_non_null(allocator);
+    struct profile_builder builder;
+    assert_true(profile_builder_init(&builder));
+    size_t index;
+    bool created;
+    assert_true(profile_builder_allocator(&builder, "a", 1, &index, &created));
+    assert_true(created);
     for (int64_t i = 0; i < 1000; i++) {
         struct snapshot snapshot = test_snapshot(i, (i * 37) % 1001);
-        assert_true(snapshot_columns_append(&allocator->raw_snapshots, &snapshot));
+        assert_true(profile_builder_append_snapshot(&builder, index, &snapshot));
     }
-    assert_true(profile_finish(profile));
+    struct profile *profile = profile_builder_finish(&builder);
+    assert_non_null(profile);
     const struct snapshot_columns *timeline = &profile->allocators[0].timeline;
     assert_non_null(timeline->index);
     expect_range(timeline, 0, 1000);

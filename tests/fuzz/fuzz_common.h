@@ -23,7 +23,9 @@
 #include "model/load.h"
 #include "model/load_internal.h"
 #include "model/profile.h"
+#include "model/profile_builder.h"
 #include "model/timeline.h"
+#include "model/xprof_draft.h"
 #include "report/summary_report.h"
 
 /* Says which promise broke, then aborts: libFuzzer saves the input. */
@@ -134,15 +136,22 @@ static void fuzz_check_profile(const struct profile *profile)
     for (size_t a = 0; a < profile->allocator_count; a++) {
         const struct allocator *allocator = &profile->allocators[a];
         fuzz_require(allocator->id < strings, "an allocator id names a string");
-        fuzz_require(allocator->raw_snapshots.count == 0 && allocator->raw_sampled.count == 0 &&
-                         allocator->raw_specials.count == 0 && allocator->raw_active_count == 0,
-                     "profile_finish frees the raw pieces");
+        fuzz_require(allocator->timeline_sampled ==
+                         (allocator->timeline_kind == TIMELINE_SAMPLED),
+                     "timeline_sampled says what the timeline kind says");
         fuzz_check_columns(profile, &allocator->timeline);
         fuzz_check_rows(profile, allocator);
         long found = profile_find_allocator(profile, profile_text(profile, allocator->id));
         fuzz_require(found >= 0 && (size_t)found < profile->allocator_count,
                      "profile_find_allocator finds every allocator by its id");
     }
+    for (size_t w = 0; w < profile->warning_count; w++) {
+        const char *warning = profile->warnings[w];
+        for (size_t i = 0; warning[i]; i++)
+            if ((unsigned char)warning[i] < 0x20 || warning[i] == 0x7f)
+                fuzz_fail("a warning is one line without control bytes", warning);
+    }
+    fuzz_require(profile->warning_count <= PROFILE_WARNINGS_MAX + 1, "warnings stay few");
     for (size_t m = 0; m < profile->hlo_module_count; m++)
         fuzz_require(profile->hlo_modules[m].name < strings &&
                          profile->hlo_modules[m].plane_name < strings,
@@ -192,12 +201,42 @@ static void fuzz_check_outcome(enum load_status status, struct profile *profile,
     profile_free(profile);
 }
 
-/* A form loader's result, finished the way profile_load_bytes() does. */
-static void fuzz_finish_and_check(enum load_status status, struct profile *profile,
+/* What a MemoryProfile reader fills: the builder and the XProf draft on
+ * it (model/xprof_draft.h). */
+struct fuzz_draft {
+    struct profile_builder builder;
+    struct xprof_draft draft;
+};
+
+static bool fuzz_draft_start(struct fuzz_draft *target, const char *path,
+                             enum profile_format format)
+{
+    if (!profile_builder_init(&target->builder))
+        return false;
+    xprof_draft_init(&target->draft, &target->builder);
+    if (profile_builder_set_source(&target->builder, path, format, false, 0))
+        return true;
+    profile_builder_discard(&target->builder);
+    return false;
+}
+
+static void fuzz_draft_free(struct fuzz_draft *target)
+{
+    xprof_draft_free(&target->draft);
+    profile_builder_discard(&target->builder);
+}
+
+/* A reader's result, finished the way profile_load_bytes() does. */
+static void fuzz_finish_and_check(enum load_status status, struct fuzz_draft *target,
                                   const struct load_error *error)
 {
     if (status == LOAD_OK) {
-        fuzz_require(profile_finish(profile), "profile_finish succeeds (memory is plenty)");
+        fuzz_require(xprof_draft_finish(&target->draft),
+                     "XProf's finishing succeeds (memory is plenty)");
+        fuzz_require(target->draft.allocator_count == 0 && target->draft.allocators == NULL,
+                     "XProf's finishing frees the raw pieces");
+        struct profile *profile = profile_builder_finish(&target->builder);
+        fuzz_require(profile != NULL, "the builder's finishing succeeds (memory is plenty)");
         if (profile->allocator_count == 0) {
             profile_free(profile);
             return;
@@ -205,7 +244,7 @@ static void fuzz_finish_and_check(enum load_status status, struct profile *profi
         fuzz_check_outcome(LOAD_OK, profile, error);
         return;
     }
-    profile_free(profile);
+    fuzz_draft_free(target);
     fuzz_check_refusal(status, error);
 }
 

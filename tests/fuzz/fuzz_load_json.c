@@ -8,13 +8,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct profile *profile = profile_new();
-    if (!profile)
+    struct fuzz_draft target;
+    if (!fuzz_draft_start(&target, "fuzz.json", PROFILE_FORMAT_JSON))
         return 0;
-    profile->path = strdup("fuzz.json");
     struct load_error error = {0};
-    enum load_status status = load_json(data, size, profile, &error);
-    fuzz_finish_and_check(status, profile, &error);
+    enum load_status status = load_json(data, size, &target.draft, &error);
+    fuzz_finish_and_check(status, &target, &error);
 
     /* The whole path a file takes (detection, finish, "no allocators"):
      * only for small inputs, where it costs little next to the above. */

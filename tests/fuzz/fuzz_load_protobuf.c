@@ -47,47 +47,48 @@ static void check_columns_alike(const struct profile *a, const struct snapshot_c
 }
 
 static void check_two_threads(const uint8_t *data, size_t size, enum load_status status,
-                              const struct load_error *error, const struct profile *sequential)
+                              const struct load_error *error,
+                              const struct fuzz_draft *sequential)
 {
-    struct profile *profile = profile_new();
-    if (!profile)
+    struct fuzz_draft threaded_target;
+    if (!fuzz_draft_start(&threaded_target, "fuzz.pb", PROFILE_FORMAT_PROTOBUF))
         return;
     struct load_error threaded_error = {0};
     load_protobuf_set_parallel_threshold(2);
-    enum load_status threaded = load_protobuf(data, size, profile, &threaded_error);
+    enum load_status threaded = load_protobuf(data, size, &threaded_target.draft, &threaded_error);
     load_protobuf_set_parallel_threshold(0);
     fuzz_require(threaded == status, "two threads give the status one gives");
     if (status != LOAD_OK)
         fuzz_require(strcmp(threaded_error.message, error->message) == 0,
                      "two threads give the message one gives");
+    const struct profile *a = sequential->builder.profile, *b = threaded_target.builder.profile;
     if (status == LOAD_OK && threaded == LOAD_OK) {
-        fuzz_require(profile->allocator_count == sequential->allocator_count,
+        fuzz_require(b->allocator_count == a->allocator_count,
                      "two threads find the allocators one finds");
-        for (size_t i = 0; i < profile->allocator_count; i++) {
-            check_columns_alike(sequential, &sequential->allocators[i].raw_snapshots, profile,
-                                &profile->allocators[i].raw_snapshots);
-            check_columns_alike(sequential, &sequential->allocators[i].raw_sampled, profile,
-                                &profile->allocators[i].raw_sampled);
+        for (size_t i = 0; i < b->allocator_count; i++) {
+            check_columns_alike(a, &sequential->draft.allocators[i].snapshots, b,
+                                &threaded_target.draft.allocators[i].snapshots);
+            check_columns_alike(a, &sequential->draft.allocators[i].sampled, b,
+                                &threaded_target.draft.allocators[i].sampled);
         }
     }
-    profile_free(profile);
+    fuzz_draft_free(&threaded_target);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* The form loader alone, as load.c calls it. */
-    struct profile *profile = profile_new();
-    if (!profile)
+    struct fuzz_draft target;
+    if (!fuzz_draft_start(&target, "fuzz.pb", PROFILE_FORMAT_PROTOBUF))
         return 0;
-    profile->path = strdup("fuzz.pb");
     struct load_error error = {0};
-    enum load_status status = load_protobuf(data, size, profile, &error);
+    enum load_status status = load_protobuf(data, size, &target.draft, &error);
     check_against_protobuf_c(data, size, status, &error);
     /* A thread per input slows fuzzing (ASan threads are costly): one
      * input in 64, chosen by its last byte. */
     if (size > 0 && data[size - 1] % 64 == 0)
-        check_two_threads(data, size, status, &error, profile);
-    fuzz_finish_and_check(status, profile, &error);
+        check_two_threads(data, size, status, &error, &target);
+    fuzz_finish_and_check(status, &target, &error);
 
     /* The whole path a file takes (detection, finish, "no allocators"):
      * only for small inputs, where it costs little next to the above. */

@@ -1,0 +1,406 @@
+#include "config.h"
+
+#include "model/profile_builder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/array_grow.h"
+#include "model/index_sort.h"
+#include "model/saturating.h"
+#include "model/timeline.h"
+
+bool profile_builder_init(struct profile_builder *builder)
+{
+    memset(builder, 0, sizeof *builder);
+    builder->profile = calloc(1, sizeof *builder->profile);
+    if (!builder->profile)
+        return false;
+    builder->profile->strings = string_table_new();
+    if (!builder->profile->strings) {
+        free(builder->profile);
+        builder->profile = NULL;
+        return false;
+    }
+    return true;
+}
+
+static void profile_builder_free_state(struct profile_builder *builder)
+{
+    free(builder->row_capacity);
+    free(builder->allocator_slots);
+    memset(builder, 0, sizeof *builder);
+}
+
+void profile_builder_discard(struct profile_builder *builder)
+{
+    profile_free(builder->profile);
+    profile_builder_free_state(builder);
+}
+
+struct string_table *profile_builder_strings(struct profile_builder *builder)
+{
+    return builder->profile->strings;
+}
+
+/* ---- allocators by memory id ---- */
+
+static size_t allocator_slot_of(uint32_t string_id, size_t slot_count)
+{
+    return (size_t)(string_id * 2654435761u) & (slot_count - 1);
+}
+
+long profile_builder_find_allocator(const struct profile_builder *builder, uint32_t string_id)
+{
+    size_t slot_count = builder->allocator_slot_count;
+    if (slot_count == 0)
+        return -1;
+    for (size_t slot = allocator_slot_of(string_id, slot_count); builder->allocator_slots[slot];
+         slot = (slot + 1) & (slot_count - 1)) {
+        size_t index = builder->allocator_slots[slot] - 1;
+        if (builder->profile->allocators[index].id == string_id)
+            return (long)index;
+    }
+    return -1;
+}
+
+static void allocator_slots_place(uint32_t *slots, size_t slot_count, uint32_t string_id,
+                                  size_t index)
+{
+    size_t slot = allocator_slot_of(string_id, slot_count);
+    while (slots[slot])
+        slot = (slot + 1) & (slot_count - 1);
+    slots[slot] = (uint32_t)index + 1;
+}
+
+/* Makes room for one more allocator in the slots (load under one half). */
+static bool profile_builder_grow_slots(struct profile_builder *builder)
+{
+    const struct profile *profile = builder->profile;
+    if ((profile->allocator_count + 1) * 2 <= builder->allocator_slot_count)
+        return true;
+    if (profile->allocator_count >= UINT32_MAX / 2)
+        return false;
+    size_t slot_count = builder->allocator_slot_count ? builder->allocator_slot_count * 2 : 16;
+    uint32_t *slots = calloc(slot_count, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        allocator_slots_place(slots, slot_count, profile->allocators[i].id, i);
+    free(builder->allocator_slots);
+    builder->allocator_slots = slots;
+    builder->allocator_slot_count = slot_count;
+    return true;
+}
+
+/* Room for one more allocator and its row capacity. */
+static bool profile_builder_grow_allocators(struct profile_builder *builder)
+{
+    struct profile *profile = builder->profile;
+    size_t capacity = builder->allocator_capacity;
+    if (!array_grow((void **)&profile->allocators, &capacity, profile->allocator_count,
+                    sizeof *profile->allocators, 4))
+        return false;
+    size_t row_capacity = builder->allocator_capacity;
+    if (!array_grow((void **)&builder->row_capacity, &row_capacity, profile->allocator_count,
+                    sizeof *builder->row_capacity, 4))
+        return false;
+    builder->allocator_capacity = capacity < row_capacity ? capacity : row_capacity;
+    return true;
+}
+
+bool profile_builder_allocator(struct profile_builder *builder, const char *id, size_t length,
+                               size_t *index, bool *created)
+{
+    struct profile *profile = builder->profile;
+    uint32_t string_id = string_table_intern(profile->strings, id, length);
+    if (string_id == STRING_ID_NONE)
+        return false;
+    long found = profile_builder_find_allocator(builder, string_id);
+    *created = found < 0;
+    if (found >= 0) {
+        *index = (size_t)found;
+        return true;
+    }
+    if (!profile_builder_grow_slots(builder) || !profile_builder_grow_allocators(builder))
+        return false;
+    *index = profile->allocator_count++;
+    memset(&profile->allocators[*index], 0, sizeof profile->allocators[*index]);
+    profile->allocators[*index].id = string_id;
+    builder->row_capacity[*index] = 0;
+    allocator_slots_place(builder->allocator_slots, builder->allocator_slot_count, string_id,
+                          *index);
+    return true;
+}
+
+/* ---- timelines ---- */
+
+bool profile_builder_append_snapshot(struct profile_builder *builder, size_t index,
+                                     const struct snapshot *snapshot)
+{
+    return snapshot_columns_append(&builder->profile->allocators[index].timeline, snapshot);
+}
+
+struct snapshot_columns *profile_builder_timeline(struct profile_builder *builder, size_t index)
+{
+    return &builder->profile->allocators[index].timeline;
+}
+
+void profile_builder_set_timeline(struct profile_builder *builder, size_t index,
+                                  struct snapshot_columns *columns)
+{
+    struct snapshot_columns *timeline = &builder->profile->allocators[index].timeline;
+    snapshot_columns_free(timeline);
+    *timeline = *columns;
+    memset(columns, 0, sizeof *columns);
+}
+
+void profile_builder_set_timeline_kind(struct profile_builder *builder, size_t index,
+                                       enum timeline_kind kind)
+{
+    builder->profile->allocators[index].timeline_kind = kind;
+}
+
+static bool timeline_is_sorted(const struct snapshot_columns *timeline)
+{
+    for (size_t i = 1; i < timeline->count; i++)
+        if (timeline->time_ps[i] < timeline->time_ps[i - 1])
+            return false;
+    return true;
+}
+
+static bool snapshot_earlier(const void *context, size_t a, size_t b)
+{
+    const int64_t *time = context;
+    return time[a] < time[b];
+}
+
+static bool timeline_sort(struct snapshot_columns *timeline)
+{
+    size_t count = timeline->count;
+    size_t *order = malloc(count * sizeof *order);
+    size_t *scratch = malloc(count * sizeof *scratch);
+    struct snapshot_columns sorted = {0};
+    bool ok = order && scratch && snapshot_columns_reserve(&sorted, count);
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
+        struct snapshot snapshot;
+        for (size_t i = 0; i < count; i++) {
+            snapshot_columns_get(timeline, order[i], &snapshot);
+            snapshot_columns_append(&sorted, &snapshot);
+        }
+        snapshot_columns_free(timeline);
+        *timeline = sorted;
+    } else {
+        snapshot_columns_free(&sorted);
+    }
+    free(order);
+    free(scratch);
+    return ok;
+}
+
+bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index)
+{
+    struct snapshot_columns *timeline = &builder->profile->allocators[index].timeline;
+    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+}
+
+/* ---- rows, summaries, the rest ---- */
+
+bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    if (count > SIZE_MAX / sizeof *allocator->rows - allocator->row_count)
+        return false;
+    size_t wanted = allocator->row_count + count;
+    if (wanted <= builder->row_capacity[index])
+        return true;
+    struct allocation_row *rows = realloc(allocator->rows, wanted * sizeof *rows);
+    if (!rows)
+        return false;
+    allocator->rows = rows;
+    builder->row_capacity[index] = wanted;
+    return true;
+}
+
+bool profile_builder_add_row(struct profile_builder *builder, size_t index,
+                             const struct allocation_row *row)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    if (!array_grow((void **)&allocator->rows, &builder->row_capacity[index], allocator->row_count,
+                    sizeof *allocator->rows, 16))
+        return false;
+    allocator->rows[allocator->row_count++] = *row;
+    return true;
+}
+
+void profile_builder_set_summary(struct profile_builder *builder, size_t index,
+                                 const struct allocator_summary *summary)
+{
+    struct allocator_summary *target = &builder->profile->allocators[index].summary;
+    size_t allocations = target->allocations, deallocations = target->deallocations;
+    *target = *summary;
+    target->allocations = allocations;
+    target->deallocations = deallocations;
+    target->peak_bytes = saturating_add(summary->peak.stack_bytes, summary->peak.heap_bytes);
+}
+
+bool profile_builder_add_hlo_module(struct profile_builder *builder,
+                                    const struct hlo_module *module)
+{
+    struct profile *profile = builder->profile;
+    if (!array_grow((void **)&profile->hlo_modules, &builder->hlo_module_capacity,
+                    profile->hlo_module_count, sizeof *profile->hlo_modules, 16))
+        return false;
+    profile->hlo_modules[profile->hlo_module_count++] = *module;
+    return true;
+}
+
+bool profile_builder_set_source(struct profile_builder *builder, const char *path,
+                                enum profile_format format, bool gzipped, uint64_t file_bytes)
+{
+    struct profile *profile = builder->profile;
+    char *copy = strdup(path ? path : "");
+    if (!copy)
+        return false;
+    free(profile->path);
+    profile->path = copy;
+    profile->format = format;
+    profile->gzipped = gzipped;
+    profile->file_bytes = file_bytes;
+    return true;
+}
+
+void profile_builder_set_version(struct profile_builder *builder, int32_t version,
+                                 int32_t num_hosts)
+{
+    builder->profile->version = version;
+    builder->profile->num_hosts = num_hosts;
+}
+
+static bool profile_builder_append_warning(struct profile_builder *builder, const char *text)
+{
+    struct profile *profile = builder->profile;
+    char *copy = strdup(text);
+    if (!copy || !array_grow((void **)&profile->warnings, &builder->warning_capacity,
+                             profile->warning_count, sizeof *profile->warnings, 4)) {
+        free(copy);
+        return false;
+    }
+    profile->warnings[profile->warning_count++] = copy;
+    return true;
+}
+
+bool profile_builder_add_warning(struct profile_builder *builder, const char *text)
+{
+    if (builder->profile->warning_count >= PROFILE_WARNINGS_MAX) {
+        builder->warnings_dropped++;
+        return true;
+    }
+    return profile_builder_append_warning(builder, text);
+}
+
+/* order[i]: the index of the allocator that comes i-th. */
+static void allocator_order(const struct profile_builder *builder, const uint32_t *ids,
+                            size_t count, size_t *order, bool *placed)
+{
+    size_t allocators = builder->profile->allocator_count, next = 0;
+    for (size_t m = 0; m < count; m++) {
+        long i = profile_builder_find_allocator(builder, ids[m]);
+        if (i >= 0 && !placed[i]) {
+            order[next++] = (size_t)i;
+            placed[i] = true;
+        }
+    }
+    for (size_t i = 0; i < allocators; i++)
+        if (!placed[i])
+            order[next++] = i;
+}
+
+bool profile_builder_order_allocators(struct profile_builder *builder, const uint32_t *ids,
+                                      size_t count)
+{
+    struct profile *profile = builder->profile;
+    size_t allocators = profile->allocator_count;
+    if (allocators == 0)
+        return true;
+    struct allocator *ordered = malloc(allocators * sizeof *ordered);
+    size_t *row_capacity = malloc(allocators * sizeof *row_capacity);
+    size_t *order = malloc(allocators * sizeof *order);
+    bool *placed = calloc(allocators, sizeof *placed);
+    bool ok = ordered && row_capacity && order && placed;
+    if (ok) {
+        allocator_order(builder, ids, count, order, placed);
+        for (size_t i = 0; i < allocators; i++) {
+            ordered[i] = profile->allocators[order[i]];
+            row_capacity[i] = builder->row_capacity[order[i]];
+        }
+        free(profile->allocators);
+        free(builder->row_capacity);
+        profile->allocators = ordered;
+        builder->row_capacity = row_capacity;
+        builder->allocator_capacity = allocators;
+        /* The slots hold the old indices: placed again in the new order. */
+        memset(builder->allocator_slots, 0, builder->allocator_slot_count * sizeof(uint32_t));
+        for (size_t i = 0; i < allocators; i++)
+            allocator_slots_place(builder->allocator_slots, builder->allocator_slot_count,
+                                  ordered[i].id, i);
+    } else {
+        free(ordered);
+        free(row_capacity);
+    }
+    free(order);
+    free(placed);
+    return ok;
+}
+
+/* ---- finishing ---- */
+
+static void allocator_count_activities(struct allocator *allocator)
+{
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    allocator->summary.allocations = allocator->summary.deallocations = 0;
+    for (size_t i = 0; i < timeline->count; i++) {
+        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
+            allocator->summary.allocations++;
+        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
+            allocator->summary.deallocations++;
+    }
+}
+
+static bool allocator_finish(struct allocator *allocator)
+{
+    snapshot_columns_fit(&allocator->timeline);
+    if (!timeline_is_sorted(&allocator->timeline) && !timeline_sort(&allocator->timeline))
+        return false;
+    allocator_count_activities(allocator);
+    allocator->timeline_sampled = allocator->timeline_kind == TIMELINE_SAMPLED;
+    return timeline_index_build(&allocator->timeline);
+}
+
+static bool profile_builder_note_dropped_warnings(struct profile_builder *builder)
+{
+    if (builder->warnings_dropped == 0)
+        return true;
+    char line[96];
+    snprintf(line, sizeof line, "... and %zu more warnings like these",
+             builder->warnings_dropped);
+    return profile_builder_append_warning(builder, line);
+}
+
+struct profile *profile_builder_finish(struct profile_builder *builder)
+{
+    struct profile *profile = builder->profile;
+    bool ok = profile_builder_note_dropped_warnings(builder);
+    for (size_t i = 0; ok && i < profile->allocator_count; i++)
+        ok = allocator_finish(&profile->allocators[i]);
+    if (!ok) {
+        profile_builder_discard(builder);
+        return NULL;
+    }
+    profile_builder_free_state(builder);
+    return profile;
+}

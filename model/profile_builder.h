@@ -1,0 +1,110 @@
+/* profile_builder: how a loader makes a struct profile.
+ *
+ * Owns: the profile while it is being built (allocators found by memory
+ * id in constant time, rows and HLO modules grown as they come, warnings)
+ * and its finishing: timelines fitted and sorted by time (stably), each
+ * allocator's allocations and deallocations counted, the index the chart
+ * searches built. What the builder hands over is immutable.
+ * Called by: the format loaders, directly or through a format's own
+ * finishing (model/xprof_draft.h for MemoryProfile files), and load.c,
+ * which starts and finishes every build.
+ * Must not: know any file format: what a row's indices mean, which of two
+ * lists is the timeline, how a missing summary is derived all belong to
+ * the format's loader. Allocator pointers into the profile move when
+ * allocators are added: loaders keep indices. */
+#ifndef MEMTOP_PROFILE_BUILDER_H
+#define MEMTOP_PROFILE_BUILDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+struct profile_builder {
+    /* What has been built so far: read it (loaders looking back, tests),
+     * never write it but through the calls below. NULL after finish. */
+    struct profile *profile;
+    size_t allocator_capacity;
+    size_t *row_capacity; /* per allocator */
+    /* Allocator index + 1 by memory id (open addressing), so a map of
+     * many allocators loads in linear time. */
+    uint32_t *allocator_slots;
+    size_t allocator_slot_count;
+    size_t hlo_module_capacity;
+    size_t warning_capacity;
+    size_t warnings_dropped; /* past PROFILE_WARNINGS_MAX */
+};
+
+/* An empty profile to build; false when memory runs out. */
+bool profile_builder_init(struct profile_builder *builder);
+/* Frees what was built, when a load fails (harmless after finish). */
+void profile_builder_discard(struct profile_builder *builder);
+
+struct string_table *profile_builder_strings(struct profile_builder *builder);
+
+/* Index of the allocator with memory id [id, id+length), added at the end
+ * (empty, with a complete timeline) when new; *created says which. False
+ * when memory runs out. */
+bool profile_builder_allocator(struct profile_builder *builder, const char *id, size_t length,
+                               size_t *index, bool *created);
+/* The same by a string id of the builder's table; -1 when there is none
+ * (it never adds). */
+long profile_builder_find_allocator(const struct profile_builder *builder, uint32_t string_id);
+
+/* Appends one snapshot to allocator `index`'s timeline (any order: finish
+ * sorts). False when memory runs out. */
+bool profile_builder_append_snapshot(struct profile_builder *builder, size_t index,
+                                     const struct snapshot *snapshot);
+/* The timeline itself, for loaders that fill it in bulk (reserve, then
+ * snapshot_columns_set() and count) instead of one append at a time. */
+struct snapshot_columns *profile_builder_timeline(struct profile_builder *builder, size_t index);
+/* Adopts `columns` as allocator `index`'s timeline (the one it had is
+ * freed) and leaves `columns` empty. */
+void profile_builder_set_timeline(struct profile_builder *builder, size_t index,
+                                  struct snapshot_columns *columns);
+/* Complete unless said otherwise. */
+void profile_builder_set_timeline_kind(struct profile_builder *builder, size_t index,
+                                       enum timeline_kind kind);
+/* Sorts allocator `index`'s timeline by time now (stably), for a loader
+ * that reads it sorted before finish; finish sorts what is left. */
+bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index);
+
+/* Appends a row to allocator `index`'s table (file order is kept). */
+bool profile_builder_add_row(struct profile_builder *builder, size_t index,
+                             const struct allocation_row *row);
+/* Room for `count` more rows, when the loader knows how many come. */
+bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count);
+
+/* Allocator `index`'s summary: every field but the counts of allocations
+ * and deallocations (finish counts them on the timeline) and peak_bytes,
+ * which is computed here (stack + heap at the peak). */
+void profile_builder_set_summary(struct profile_builder *builder, size_t index,
+                                 const struct allocator_summary *summary);
+
+bool profile_builder_add_hlo_module(struct profile_builder *builder,
+                                    const struct hlo_module *module);
+/* Where the profile came from, as load.c knows it; false when memory runs
+ * out (the path is copied). */
+bool profile_builder_set_source(struct profile_builder *builder, const char *path,
+                                enum profile_format format, bool gzipped, uint64_t file_bytes);
+void profile_builder_set_version(struct profile_builder *builder, int32_t version,
+                                 int32_t num_hosts);
+
+/* Records one line for the user (already escaped where it quotes file
+ * text). A profile keeps at most PROFILE_WARNINGS_MAX; past them one last
+ * line says how many more there were. */
+#define PROFILE_WARNINGS_MAX 16
+bool profile_builder_add_warning(struct profile_builder *builder, const char *text);
+
+/* Puts the allocators named by `ids` (string ids, in that order; unknown
+ * and repeated ones are ignored) first, the others after in their order. */
+bool profile_builder_order_allocators(struct profile_builder *builder, const uint32_t *ids,
+                                      size_t count);
+
+/* Finishes every timeline (fit, sort, count, index) and hands over the
+ * profile; the builder is then empty. NULL when memory runs out (the
+ * build is then discarded). */
+struct profile *profile_builder_finish(struct profile_builder *builder);
+
+#endif
