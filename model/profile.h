@@ -105,6 +105,21 @@ struct memory_stats {
     int64_t peak_bytes_in_use;
 };
 
+/* A snapshot's stats, from stack_bytes on, lie as struct memory_stats
+ * does: a reader decodes MemoryAggregationStats by one table onto a
+ * snapshot (at this offset) or a summary's peak alike. */
+#define SNAPSHOT_STATS_OFFSET \
+    (offsetof(struct snapshot, stack_bytes) - offsetof(struct memory_stats, stack_bytes))
+#define SNAPSHOT_STATS_LIKE(member)                                                         \
+    _Static_assert(offsetof(struct snapshot, member) - SNAPSHOT_STATS_OFFSET ==              \
+                       offsetof(struct memory_stats, member),                                \
+                   "struct snapshot keeps " #member " where struct memory_stats has it")
+SNAPSHOT_STATS_LIKE(heap_bytes);
+SNAPSHOT_STATS_LIKE(free_bytes);
+SNAPSHOT_STATS_LIKE(fragmentation);
+SNAPSHOT_STATS_LIKE(peak_bytes_in_use);
+#undef SNAPSHOT_STATS_LIKE
+
 /* What the reference viewer's summary card shows for one allocator. */
 struct allocator_summary {
     int64_t capacity_bytes;      /* memory_capacity */
