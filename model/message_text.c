@@ -1,0 +1,55 @@
+#include "config.h"
+
+#include "model/message_text.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+void message_text_start(struct message_text *message, char *buffer, size_t size)
+{
+    *message = (struct message_text){buffer, size, 0};
+    buffer[0] = '\0';
+}
+
+void message_text_append(struct message_text *message, const char *bytes, size_t length)
+{
+    size_t room = message->size - 1 - message->length;
+    if (length > room)
+        length = room;
+    memcpy(message->text + message->length, bytes, length);
+    message->length += length;
+    message->text[message->length] = '\0';
+}
+
+void message_text_append_text(struct message_text *message, const char *text)
+{
+    message_text_append(message, text, strlen(text));
+}
+
+void message_text_append_escaped(struct message_text *message, const char *text, size_t length,
+                                 size_t limit)
+{
+    bool cut = length > limit;
+    if (cut) {
+        length = limit;
+        while (length > 0 && ((unsigned char)text[length] & 0xc0) == 0x80)
+            length--;
+    }
+    for (size_t i = 0; i < length; i++) {
+        unsigned char byte = (unsigned char)text[i];
+        char escape[8];
+        if (byte < 0x20 || byte == 0x7f) {
+            snprintf(escape, sizeof escape, "\\x%02x", byte);
+            message_text_append_text(message, escape);
+        } else if (byte == '"' || byte == '\\') {
+            escape[0] = '\\';
+            escape[1] = (char)byte;
+            message_text_append(message, escape, 2);
+        } else {
+            message_text_append(message, &text[i], 1);
+        }
+    }
+    if (cut)
+        message_text_append_text(message, "...");
+}
