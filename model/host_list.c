@@ -2,6 +2,7 @@
 
 #include "model/host_list.h"
 
+#include "model/input_format.h"
 #include "model/load_internal.h"
 
 #include <dirent.h>
@@ -15,7 +16,13 @@ char *host_name_from_path(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    size_t length = strcspn(base, ".");
+    size_t suffix_length;
+    const struct input_format *format = input_format_for_name(base, &suffix_length);
+    size_t length = strlen(base);
+    if (!format || format->host_before_first_dot)
+        length = strcspn(base, ".");
+    else
+        length -= suffix_length;
     /* A name that starts with a dot would be empty: keep the whole name. */
     if (length == 0)
         length = strlen(base);
@@ -41,24 +48,40 @@ static bool host_list_append(struct host_list *list, const char *path)
     return true;
 }
 
-static bool name_ends_with(const char *name, const char *suffix)
-{
-    size_t name_length = strlen(name), suffix_length = strlen(suffix);
-    return name_length > suffix_length &&
-           strcmp(name + name_length - suffix_length, suffix) == 0;
-}
-
-/* Profile files by name: what TensorFlow, XProf and memtop's own tools
- * write. XSpace files (*.xplane.pb) hold raw events, not a MemoryProfile. */
+/* Profile files by name: the suffixes of the format table. Hidden files
+ * are not hosts. XSpace files (*.xplane.pb) hold raw events, not a
+ * MemoryProfile: passed over until a row of the table reads them. */
 static bool name_is_profile(const char *name)
 {
+    size_t suffix_length;
     if (name[0] == '.' || strstr(name, ".xplane."))
         return false;
-    static const char *const suffixes[] = {".pb", ".json", ".pb.gz", ".json.gz"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
-        if (name_ends_with(name, suffixes[i]))
-            return true;
-    return false;
+    return input_format_for_name(name, &suffix_length) != NULL;
+}
+
+/* "(*.pb, *.json, *.pb.gz, ...)": the suffixes the table knows, each
+ * row's first ones first. */
+static void known_suffixes(char *text, size_t size)
+{
+    size_t used = (size_t)snprintf(text, size, "(");
+    const char *separator = "";
+    for (size_t rank = 0, listed = 1; listed > 0 && used < size; rank++) {
+        listed = 0;
+        for (size_t i = 0; i < input_format_count() && used < size; i++) {
+            const char *const *suffixes = input_format_at(i)->suffixes;
+            size_t count = 0;
+            while (suffixes && suffixes[count])
+                count++;
+            if (rank >= count)
+                continue;
+            used += (size_t)snprintf(text + used, size - used, "%s*%s", separator,
+                                     suffixes[rank]);
+            separator = ", ";
+            listed++;
+        }
+    }
+    if (used < size)
+        snprintf(text + used, size - used, ")");
 }
 
 static int compare_names(const void *a, const void *b)
@@ -104,8 +127,9 @@ static enum load_status host_list_add_directory(struct host_list *list, const ch
     if (count > 1)
         qsort(names, count, sizeof *names, compare_names);
     if (status == LOAD_OK && count == 0) {
-        load_error_set(error, "no memory profile files in this directory "
-                              "(*.pb, *.json, *.pb.gz, *.json.gz)");
+        char suffixes[128];
+        known_suffixes(suffixes, sizeof suffixes);
+        load_error_set(error, "no memory profile files in this directory %s", suffixes);
         status = LOAD_BAD_INPUT;
     }
     for (size_t i = 0; i < count; i++) {

@@ -2,11 +2,14 @@
  *
  * A job on several machines leaves one profile per host (TensorBoard's
  * profile plugin stores <run>/<host>.memory_profile.json.gz). memtop takes
- * files and directories; every profile file directly inside a directory is
- * a host. A host is named from its file name before the first dot and is
+ * files and directories; every file directly inside a directory whose name
+ * ends in a suffix of the format table (model/input_format.h) is a host. A
+ * host is named from its file name as its format's row says, and is
  * loaded only when first asked for, so opening a run of 64 hosts is
  * instant. A host that fails to load keeps its error; the others stay
- * usable. */
+ * usable.
+ * Called by: main and the viewer. Must not: parse files (load.c does) or
+ * keep its own list of suffixes. */
 #ifndef MEMTOP_HOST_LIST_H
 #define MEMTOP_HOST_LIST_H
 
@@ -43,7 +46,9 @@ struct profile *host_list_load(struct host_list *list, size_t index,
 
 void host_list_free(struct host_list *list);
 
-/* "worker-3" for ".../worker-3.memory_profile.json.gz"; malloc'd. */
+/* "worker-3" for ".../worker-3.memory_profile.json.gz": the file name
+ * before its first dot for MemoryProfile files, minus the longest known
+ * suffix for a format whose row says so; malloc'd. */
 char *host_name_from_path(const char *path);
 
 #endif

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "model/gzip.h"
+#include "model/input_format.h"
 #include "model/load_internal.h"
 #include "model/mapping_guard.h"
 #include "model/profile_builder.h"
-#include "model/xprof_draft.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the
@@ -40,59 +40,21 @@ struct load_source {
     uint64_t file_bytes; /* as read: compressed if gzipped */
 };
 
-/* JSON when the first byte past blanks (and a UTF-8 byte order mark) opens
- * an object or an array. A protobuf MemoryProfile starts with a field tag:
- * '{' (0x7b) would be field 15 with wire type 3, which it never has. */
-static bool bytes_look_like_json(const uint8_t *bytes, size_t size)
+/* Runs `format`'s loader on `input`, then finishes the profile. */
+static enum load_status load_with_format(const struct input_format *format,
+                                         const struct load_input *input,
+                                         const struct load_source *source,
+                                         struct profile **out, struct load_error *error)
 {
-    size_t i = 0;
-    if (size >= 3 && bytes[0] == 0xef && bytes[1] == 0xbb && bytes[2] == 0xbf)
-        i = 3;
-    while (i < size && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r'))
-        i++;
-    return i < size && (bytes[i] == '{' || bytes[i] == '[');
-}
-
-/* The MemoryProfile in the bytes, read into a draft on `builder` and
- * finished the XProf way. */
-static enum load_status load_memory_profile(const uint8_t *bytes, size_t size, bool json,
-                                            struct profile_builder *builder,
-                                            struct load_tracker *tracker,
-                                            struct load_error *error)
-{
-    struct xprof_draft draft;
-    xprof_draft_init(&draft, builder);
-    enum load_status status = json ? load_json_tracked(bytes, size, &draft, tracker, error)
-                                   : load_protobuf_tracked(bytes, size, &draft, tracker, error);
-    if (status != LOAD_OK) {
-        xprof_draft_free(&draft);
-        return status;
-    }
-    if (!xprof_draft_finish(&draft)) {
-        load_error_set(error, "out of memory");
-        return LOAD_NO_MEMORY;
-    }
-    return LOAD_OK;
-}
-
-/* Bytes in memory (inflated if they were gzip), into a finished profile. */
-static enum load_status load_decoded(const uint8_t *bytes, size_t size,
-                                     const struct load_source *source,
-                                     struct load_tracker *tracker, struct profile **out,
-                                     struct load_error *error)
-{
-    tracker->total = size;
-    bool json = bytes_look_like_json(bytes, size);
     struct profile_builder builder;
     if (!profile_builder_init(&builder) ||
-        !profile_builder_set_source(&builder, source->path,
-                                    json ? PROFILE_FORMAT_JSON : PROFILE_FORMAT_PROTOBUF,
-                                    source->gzipped, source->file_bytes)) {
+        !profile_builder_set_source(&builder, source->path, format, source->gzipped,
+                                    source->file_bytes)) {
         profile_builder_discard(&builder);
         load_error_set(error, "out of memory");
         return LOAD_NO_MEMORY;
     }
-    enum load_status status = load_memory_profile(bytes, size, json, &builder, tracker, error);
+    enum load_status status = format->load(input, &builder, error);
     if (status != LOAD_OK) {
         profile_builder_discard(&builder);
         return status;
@@ -107,9 +69,25 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size,
         load_error_set(error, "no allocators in it: not a memory profile, or an empty one");
         return LOAD_BAD_INPUT;
     }
-    load_tracker_finish(tracker);
+    load_tracker_finish(input->tracker);
     *out = profile;
     return LOAD_OK;
+}
+
+/* Bytes in memory (inflated if they were gzip): the surest probe's format. */
+static enum load_status load_decoded(const uint8_t *bytes, size_t size,
+                                     const struct load_source *source,
+                                     struct load_tracker *tracker, struct profile **out,
+                                     struct load_error *error)
+{
+    tracker->total = size;
+    const struct input_format *format = input_format_detect(bytes, size, false);
+    if (!format) {
+        load_error_set(error, "not a format memtop reads");
+        return LOAD_BAD_INPUT;
+    }
+    struct load_input input = {source->path, bytes, size, tracker};
+    return load_with_format(format, &input, source, out, error);
 }
 
 /* The pages of a file mapping: dropped behind the loader. They are the
@@ -194,6 +172,18 @@ static enum load_status load_open_error(struct load_error *error)
     return errno == ENOMEM ? LOAD_NO_MEMORY : LOAD_BAD_INPUT;
 }
 
+/* A format that reads its file by path (SQLite), judged by the file's
+ * first bytes; NULL when none claims it and the file is mapped as usual. */
+static const struct input_format *load_path_format(int descriptor, size_t size)
+{
+    if (!input_format_any_reads_path())
+        return NULL;
+    uint8_t head[INPUT_FORMAT_HEAD_BYTES];
+    size_t want = size < sizeof head ? size : sizeof head;
+    ssize_t got = pread(descriptor, head, want, 0);
+    return got > 0 ? input_format_detect(head, (size_t)got, true) : NULL;
+}
+
 /* The file, mapped, through load_bytes(). */
 static enum load_status load_mapped(int descriptor, size_t size, const char *path,
                                     const struct load_options *options, struct profile **out,
@@ -252,8 +242,15 @@ enum load_status profile_load(const char *path, const struct load_options *optio
         return load_open_error(error);
     size_t size = 0;
     enum load_status status = load_file_size(descriptor, &size, error);
-    if (status == LOAD_OK)
+    const struct input_format *format =
+        status == LOAD_OK ? load_path_format(descriptor, size) : NULL;
+    if (status == LOAD_OK && !format)
         status = load_mapped(descriptor, size, path, options, out, error);
     close(descriptor);
-    return status;
+    if (status != LOAD_OK || !format)
+        return status;
+    struct load_tracker tracker = {.options = options, .total = size};
+    struct load_input input = {path, NULL, 0, &tracker};
+    struct load_source source = {path, false, size};
+    return load_with_format(format, &input, &source, out, error);
 }

@@ -3,8 +3,8 @@
  * Owns: turning a path (or bytes already in memory) into a finished,
  * immutable struct profile, and the error that says why it could not.
  * The form is found from the content, never the name: gzip by its magic
- * bytes (then the same detection on the inflated bytes), JSON when the
- * first non-blank byte is '{' or '[', binary protobuf otherwise.
+ * bytes (then the same detection on the inflated bytes), then the formats
+ * of model/input_format.h, each judging the first bytes.
  * Called by: host_list (the viewer and main load hosts through it), the
  * benchmarks and the tests.
  * Must not: print, exit, or keep anything between calls. Errors are
@@ -54,7 +54,9 @@ struct load_options {
 enum load_status profile_load(const char *path, const struct load_options *options,
                               struct profile **out, struct load_error *error);
 
-/* Loads from bytes already in memory; `name` is only recorded as the path. */
+/* Loads from bytes already in memory; `name` is only recorded as the path.
+ * A format that reads its file by path (see input_format.h) cannot be
+ * loaded this way. */
 enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const char *name,
                                     const struct load_options *options,
                                     struct profile **out, struct load_error *error);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "model/input_format.h"
 #include "model/json_stream.h"
 #include "model/proto3_json.h"
 #include "model/xprof_draft.h"
@@ -395,3 +396,34 @@ enum load_status load_json(const uint8_t *bytes, size_t size, struct xprof_draft
     return load_json_tracked(bytes, size, draft, NULL, error);
 }
 
+/* ---- the row of the format table ---- */
+
+/* JSON when the first byte past blanks (and a UTF-8 byte order mark) opens
+ * an object or an array. A protobuf MemoryProfile starts with a field tag:
+ * '{' (0x7b) would be field 15 with wire type 3, which it never has. */
+static unsigned json_probe(const uint8_t *bytes, size_t size)
+{
+    size_t i = 0;
+    if (size >= 3 && bytes[0] == 0xef && bytes[1] == 0xbb && bytes[2] == 0xbf)
+        i = 3;
+    while (i < size && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r'))
+        i++;
+    return i < size && (bytes[i] == '{' || bytes[i] == '[') ? PROBE_LIKELY : PROBE_NO;
+}
+
+static enum load_status json_load(const struct load_input *input, struct profile_builder *builder,
+                                  struct load_error *error)
+{
+    return xprof_draft_load(input, builder, load_json_tracked, error);
+}
+
+static const char *const json_suffixes[] = {".json", ".json.gz", NULL};
+
+const struct input_format memory_profile_json_format = {
+    .name = "json",
+    .description = "MemoryProfile, proto3 JSON (XProf's .memory_profile.json)",
+    .probe = json_probe,
+    .load = json_load,
+    .suffixes = json_suffixes,
+    .host_before_first_dot = true,
+};

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/input_format.h"
 #include "model/load_protobuf.h"
 
 enum load_status protobuf_fail_memory(struct protobuf_loader *loader, size_t offset)
@@ -339,3 +340,29 @@ enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct xprof_d
     return load_protobuf_tracked(bytes, size, draft, NULL, error);
 }
 
+/* ---- the row of the format table ---- */
+
+/* Whatever no other format claims: a MemoryProfile starts with any field
+ * tag, so only the loader can tell. */
+static unsigned protobuf_probe(const uint8_t *bytes, size_t size)
+{
+    (void)bytes;
+    return size > 0 ? PROBE_FALLBACK : PROBE_NO;
+}
+
+static enum load_status protobuf_load(const struct load_input *input,
+                                      struct profile_builder *builder, struct load_error *error)
+{
+    return xprof_draft_load(input, builder, load_protobuf_tracked, error);
+}
+
+static const char *const protobuf_suffixes[] = {".pb", ".pb.gz", NULL};
+
+const struct input_format memory_profile_protobuf_format = {
+    .name = "pb",
+    .description = "MemoryProfile, binary protobuf (XProf, TensorBoard, TensorFlow)",
+    .probe = protobuf_probe,
+    .load = protobuf_load,
+    .suffixes = protobuf_suffixes,
+    .host_before_first_dot = true,
+};

@@ -2,6 +2,7 @@
 
 #include "model/profile.h"
 
+#include "model/input_format.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
 
@@ -157,9 +158,9 @@ const char *profile_text(const struct profile *profile, uint32_t string_id)
     return string_table_text(profile->strings, string_id);
 }
 
-const char *profile_format_name(enum profile_format format)
+const char *profile_format_name(const struct input_format *format)
 {
-    return format == PROFILE_FORMAT_JSON ? "json" : "pb";
+    return format ? format->name : "";
 }
 
 long profile_find_allocator(const struct profile *profile, const char *id)

@@ -189,14 +189,11 @@ struct allocator {
     size_t row_count;
 };
 
-enum profile_format {
-    PROFILE_FORMAT_PROTOBUF,
-    PROFILE_FORMAT_JSON,
-};
+struct input_format; /* model/input_format.h: the row of the format table */
 
 struct profile {
     char *path;
-    enum profile_format format;
+    const struct input_format *format; /* which format read it */
     bool gzipped;
     uint64_t file_bytes; /* size of the file as read (compressed if gzipped) */
     int32_t version;
@@ -213,9 +210,17 @@ struct profile {
     size_t warning_count;
 };
 
+/* The formats the report code names; a new format needs no constant here:
+ * its row is profile->format. */
+extern const struct input_format memory_profile_protobuf_format;
+extern const struct input_format memory_profile_json_format;
+#define PROFILE_FORMAT_PROTOBUF (&memory_profile_protobuf_format)
+#define PROFILE_FORMAT_JSON (&memory_profile_json_format)
+
 /* Convenience accessors for views. */
 const char *profile_text(const struct profile *profile, uint32_t string_id);
-const char *profile_format_name(enum profile_format format); /* "pb", "json" */
+/* The format's short name: "pb", "json", ... (what --summary --json prints). */
+const char *profile_format_name(const struct input_format *format);
 /* Index of the allocator whose memory id is `id`, or -1. */
 long profile_find_allocator(const struct profile *profile, const char *id);
 

@@ -260,7 +260,8 @@ bool profile_builder_add_hlo_module(struct profile_builder *builder,
 }
 
 bool profile_builder_set_source(struct profile_builder *builder, const char *path,
-                                enum profile_format format, bool gzipped, uint64_t file_bytes)
+                                const struct input_format *format, bool gzipped,
+                                uint64_t file_bytes)
 {
     struct profile *profile = builder->profile;
     char *copy = strdup(path ? path : "");

@@ -87,7 +87,8 @@ bool profile_builder_add_hlo_module(struct profile_builder *builder,
 /* Where the profile came from, as load.c knows it; false when memory runs
  * out (the path is copied). */
 bool profile_builder_set_source(struct profile_builder *builder, const char *path,
-                                enum profile_format format, bool gzipped, uint64_t file_bytes);
+                                const struct input_format *format, bool gzipped,
+                                uint64_t file_bytes);
 void profile_builder_set_version(struct profile_builder *builder, int32_t version,
                                  int32_t num_hosts);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/array_grow.h"
+#include "model/input_format.h"
 #include "model/saturating.h"
 
 bool xprof_draft_init(struct xprof_draft *draft, struct profile_builder *builder)
@@ -241,4 +242,21 @@ bool xprof_draft_finish(struct xprof_draft *draft)
         ok = profile_builder_order_allocators(builder, draft->memory_ids, draft->memory_id_count);
     xprof_draft_free(draft);
     return ok;
+}
+
+enum load_status xprof_draft_load(const struct load_input *input, struct profile_builder *builder,
+                                  xprof_reader_fn read, struct load_error *error)
+{
+    struct xprof_draft draft;
+    xprof_draft_init(&draft, builder);
+    enum load_status status = read(input->bytes, input->size, &draft, input->tracker, error);
+    if (status != LOAD_OK) {
+        xprof_draft_free(&draft);
+        return status;
+    }
+    if (!xprof_draft_finish(&draft)) {
+        load_error_set(error, "out of memory");
+        return LOAD_NO_MEMORY;
+    }
+    return LOAD_OK;
 }

@@ -102,4 +102,14 @@ enum load_status load_protobuf_tracked(const uint8_t *bytes, size_t size,
 enum load_status load_json_tracked(const uint8_t *bytes, size_t size, struct xprof_draft *draft,
                                    struct load_tracker *tracker, struct load_error *error);
 
+/* A format row's load for either reader: a draft on `builder`, filled by
+ * `read` from input's bytes, then finished. */
+struct load_input;
+typedef enum load_status (*xprof_reader_fn)(const uint8_t *bytes, size_t size,
+                                            struct xprof_draft *draft,
+                                            struct load_tracker *tracker,
+                                            struct load_error *error);
+enum load_status xprof_draft_load(const struct load_input *input, struct profile_builder *builder,
+                                  xprof_reader_fn read, struct load_error *error);
+
 #endif

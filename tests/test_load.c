@@ -16,6 +16,8 @@
 #include <zlib.h>
 
 #include "model/gzip.h"
+#include "model/host_list.h"
+#include "model/input_format.h"
 #include "model/load.h"
 #include "tests/test_support.h"
 
@@ -325,6 +327,74 @@ static void test_shared_xprof_file(void **state)
     free(path);
 }
 
+/* ---- the format table ---- */
+
+static void test_format_rows_are_complete(void **state)
+{
+    (void)state;
+    assert_true(input_format_count() >= 2);
+    for (size_t i = 0; i < input_format_count(); i++) {
+        const struct input_format *format = input_format_at(i);
+        assert_non_null(format->name);
+        assert_non_null(format->description);
+        assert_non_null(format->load);
+        assert_non_null(format->suffixes);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(input_format_at(j)->name, format->name);
+    }
+    assert_null(input_format_at(input_format_count()));
+    assert_string_equal(profile_format_name(PROFILE_FORMAT_PROTOBUF), "pb");
+    assert_string_equal(profile_format_name(PROFILE_FORMAT_JSON), "json");
+}
+
+/* The surest probe wins; binary protobuf takes what no other claims. */
+static void test_formats_detected_by_probes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t size;
+        const struct input_format *format;
+    } cases[] = {
+        {" \n{\"version\":1}", 14, PROFILE_FORMAT_JSON},
+        {"\xef\xbb\xbf[", 4, PROFILE_FORMAT_JSON},
+        {"\x28\x01", 2, PROFILE_FORMAT_PROTOBUF},
+        {"   ", 3, PROFILE_FORMAT_PROTOBUF},
+        {"", 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_ptr_equal(input_format_detect((const uint8_t *)cases[i].bytes, cases[i].size,
+                                             false),
+                         cases[i].format);
+}
+
+/* Directory scans take files by the table's suffixes; hosts are named as
+ * before the table for MemoryProfile files (the name before its first dot). */
+static void test_names_and_hosts_by_suffix(void **state)
+{
+    (void)state;
+    size_t length;
+    assert_ptr_equal(input_format_for_name("a.pb", &length), PROFILE_FORMAT_PROTOBUF);
+    assert_int_equal(length, 3);
+    assert_ptr_equal(input_format_for_name("w.memory_profile.json.gz", &length),
+                     PROFILE_FORMAT_JSON);
+    assert_int_equal(length, 8);
+    assert_null(input_format_for_name(".pb", &length));
+    assert_null(input_format_for_name("notes.txt", &length));
+    static const char *const names[][2] = {
+        {"run/worker-1.memory_profile.json.gz", "worker-1"},
+        {"data/demo.v0.pb.gz", "demo"},
+        {"/x/10.0.0.1.pb", "10"},
+        {"noext", "noext"},
+        {".hidden.pb", ".hidden.pb"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *host = host_name_from_path(names[i][0]);
+        assert_string_equal(host, names[i][1]);
+        free(host);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +413,9 @@ int main(void)
         cmocka_unit_test(test_demo_version1_pb_and_json_identical),
         cmocka_unit_test(test_demo_summary_matches_the_timeline),
         cmocka_unit_test(test_shared_xprof_file),
+        cmocka_unit_test(test_format_rows_are_complete),
+        cmocka_unit_test(test_formats_detected_by_probes),
+        cmocka_unit_test(test_names_and_hosts_by_suffix),
     };
     return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }

@@ -209,7 +209,7 @@ struct fuzz_draft {
 };
 
 static bool fuzz_draft_start(struct fuzz_draft *target, const char *path,
-                             enum profile_format format)
+                             const struct input_format *format)
 {
     if (!profile_builder_init(&target->builder))
         return false;

@@ -1,0 +1,76 @@
+/* input_formats: the table itself (see input_format.h).
+ *
+ * To add a format: write model/load_FORMAT.c defining
+ *     const struct input_format FORMAT_format = { "name", "description",
+ *         probe, load, suffixes, reads_path, host_before_first_dot };
+ * (its probe and load static there), add it to Makefile.am, and add one
+ * line below. The order matters only when two probes tie. */
+#include "config.h"
+
+#include "model/input_format.h"
+
+#include <string.h>
+
+extern const struct input_format memory_profile_protobuf_format; /* load_protobuf.c */
+extern const struct input_format memory_profile_json_format;     /* load_json.c */
+
+static const struct input_format *const input_formats[] = {
+    &memory_profile_protobuf_format,
+    &memory_profile_json_format,
+};
+
+#define INPUT_FORMAT_COUNT (sizeof input_formats / sizeof *input_formats)
+
+size_t input_format_count(void)
+{
+    return INPUT_FORMAT_COUNT;
+}
+
+const struct input_format *input_format_at(size_t index)
+{
+    return index < INPUT_FORMAT_COUNT ? input_formats[index] : NULL;
+}
+
+const struct input_format *input_format_detect(const uint8_t *bytes, size_t size,
+                                               bool reads_path)
+{
+    const struct input_format *best = NULL;
+    unsigned best_confidence = PROBE_NO;
+    for (size_t i = 0; i < INPUT_FORMAT_COUNT; i++) {
+        const struct input_format *format = input_formats[i];
+        if (format->reads_path != reads_path || !format->probe)
+            continue;
+        unsigned confidence = format->probe(bytes, size);
+        if (confidence > best_confidence) {
+            best = format;
+            best_confidence = confidence;
+        }
+    }
+    return best;
+}
+
+bool input_format_any_reads_path(void)
+{
+    for (size_t i = 0; i < INPUT_FORMAT_COUNT; i++)
+        if (input_formats[i]->reads_path)
+            return true;
+    return false;
+}
+
+const struct input_format *input_format_for_name(const char *name, size_t *suffix_length)
+{
+    const struct input_format *found = NULL;
+    size_t name_length = strlen(name), longest = 0;
+    for (size_t i = 0; i < INPUT_FORMAT_COUNT; i++) {
+        for (const char *const *suffix = input_formats[i]->suffixes; suffix && *suffix; suffix++) {
+            size_t length = strlen(*suffix);
+            if (length > longest && name_length > length &&
+                strcmp(name + name_length - length, *suffix) == 0) {
+                found = input_formats[i];
+                longest = length;
+            }
+        }
+    }
+    *suffix_length = longest;
+    return found;
+}
