@@ -4,7 +4,8 @@
  * fit is dropped, the text stays NUL-terminated), and quoting file text in
  * it: control bytes become "\x1b"-style escapes, quotes and backslashes get
  * a backslash, and long text is cut on a UTF-8 boundary with "...".
- * Called by: the loaders' error messages (json_stream.c).
+ * Called by: the loaders' error messages (json_stream.c) and warnings
+ * (xprof_draft.c).
  * Must not: do the terminal's full escaping (C1 controls, invalid UTF-8,
  * bidirectional marks): main passes every line through format_safe_text(),
  * the one place that makes text safe to print. */

@@ -7,6 +7,7 @@
 
 #include "model/array_grow.h"
 #include "model/input_format.h"
+#include "model/message_text.h"
 #include "model/saturating.h"
 
 bool xprof_draft_init(struct xprof_draft *draft, struct profile_builder *builder)
@@ -72,13 +73,33 @@ struct xprof_allocator *xprof_draft_allocator(struct xprof_draft *draft, const c
     return xprof_draft_pieces(draft, index, created);
 }
 
+/* "the file repeats map key "A"; ...", once per key. */
+static bool xprof_draft_warn_repeated(struct xprof_draft *draft, const char *id, size_t length)
+{
+    char line[LOAD_ERROR_SIZE];
+    struct message_text message;
+    message_text_start(&message, line, sizeof line);
+    message_text_append_text(&message, "the file repeats map key \"");
+    message_text_append_escaped(&message, id, length, 64);
+    message_text_append_text(&message, "\"; the last entry wins, as protobuf reads it");
+    return profile_builder_add_warning(draft->builder, line);
+}
+
 struct xprof_allocator *xprof_draft_begin_entry(struct xprof_draft *draft, const char *id,
                                                 size_t length, size_t *index)
 {
     bool created;
     if (!profile_builder_allocator(draft->builder, id, length, index, &created))
         return NULL;
-    return xprof_draft_pieces(draft, *index, created);
+    struct xprof_allocator *allocator = xprof_draft_pieces(draft, *index, created);
+    if (!allocator || created)
+        return allocator;
+    bool warned = allocator->repeated;
+    xprof_allocator_free(allocator);
+    allocator->repeated = true;
+    if (!warned && !xprof_draft_warn_repeated(draft, id, length))
+        return NULL;
+    return allocator;
 }
 
 bool xprof_allocator_add_active(struct xprof_allocator *allocator,

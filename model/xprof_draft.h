@@ -3,7 +3,8 @@
  * Owns: the pieces of each PerAllocatorMemoryProfile as the file has them
  * (memory_profile_snapshots, sampled_timeline_snapshots,
  * special_allocations, the ActiveAllocation indices, the summary if any),
- * the memory_ids order, and XProf's finishing:
+ * the memory_ids order, the map's rule for a repeated key (the last entry
+ * wins, as protobuf reads a map, with a warning), and XProf's finishing:
  * the sampled timeline when there is one (version 1) else the whole one
  * (version 0), the rows resolved from their indices (special and
  * unresolved rows included), a missing summary derived the way XProf
@@ -41,6 +42,7 @@ struct xprof_allocator {
     size_t active_capacity;
     struct allocator_summary summary; /* as read; valid when has_summary */
     bool has_summary;
+    bool repeated; /* its key came again (and was warned about) */
 };
 
 struct xprof_draft {
@@ -67,10 +69,10 @@ uint32_t xprof_draft_intern(struct xprof_draft *draft, const char *text, size_t 
  * runs out. For hand-built drafts: a repeated key merges here. */
 struct xprof_allocator *xprof_draft_allocator(struct xprof_draft *draft, const char *id,
                                               size_t length);
-/* A map entry keyed [id, id+length) begins: its allocator, *index its
- * place. A map may name the same key twice; protobuf would keep only the
- * last entry, memtop merges the entries into one allocator so that no
- * snapshot in the file is silently dropped. NULL when memory runs out. */
+/* A map entry keyed [id, id+length) begins: its allocator, emptied when
+ * the key came before (the last entry wins, as protobuf reads a map; the
+ * profile gets a warning, once per key). *index is its place. NULL when
+ * memory runs out. */
 struct xprof_allocator *xprof_draft_begin_entry(struct xprof_draft *draft, const char *id,
                                                 size_t length, size_t *index);
 

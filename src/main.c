@@ -62,13 +62,26 @@ static void print_error(const char *format, ...)
 /* "memtop: PATH: MESSAGE". The loader escaped the file's text in its
  * message already (its backslashes are escapes, not to be doubled); the
  * message is made safe once more only in case. */
-static void print_load_error(const char *path, const struct load_error *error)
+static void print_file_message(const char *path, const char *kind, const char *message)
 {
     char safe_path[2048], safe_message[4096];
     format_safe_text(path, false, safe_path, sizeof safe_path);
-    format_safe_text_with(error->message, FORMAT_SAFE_KEEP_BACKSLASH, safe_message,
+    format_safe_text_with(message, FORMAT_SAFE_KEEP_BACKSLASH, safe_message,
                           sizeof safe_message);
-    fprintf(stderr, "memtop: %s: %s\n", safe_path, safe_message);
+    fprintf(stderr, "memtop: %s: %s%s\n", safe_path, kind, safe_message);
+}
+
+static void print_load_error(const char *path, const struct load_error *error)
+{
+    print_file_message(path, "", error->message);
+}
+
+/* What the loader found odd but read, escaped as errors are:
+ * "memtop: FILE: warning: ...". The exit status stays what the load gave. */
+static void print_load_warnings(const char *path, const struct profile *profile)
+{
+    for (size_t i = 0; i < profile->warning_count; i++)
+        print_file_message(path, "warning: ", profile->warnings[i]);
 }
 
 /* Loads host `index` with a progress bar on stderr (when it is a
@@ -121,6 +134,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
             summary_report_json_error_to(json, host->path, host_name, host->error.message);
         return exit_status_for(host->status);
     }
+    print_load_warnings(host->path, profile);
     if (json) {
         summary_report_json_to(json, profile, host_name);
     } else {
@@ -245,6 +259,7 @@ static int run_export(struct host_list *hosts, const struct options *options)
         print_load_error(host->path, &host->error);
         return exit_status_for(host->status);
     }
+    print_load_warnings(host->path, profile);
     const struct allocator *allocator;
     if (!export_pick_allocator(host->path, profile, export, &allocator))
         return EXIT_BAD_INPUT;

@@ -26,6 +26,7 @@
 #include "model/gzip.h"
 #include "model/load.h"
 #include "model/profile.h"
+#include "model/profile_builder.h"
 #include "model/timeline.h"
 #include "tests/test_support.h"
 #include "tests/wire_builder.h"
@@ -569,16 +570,66 @@ static void test_memory_ids_naming_missing_allocators(void **state)
     profile_free(loaded);
 }
 
-static void test_duplicate_allocator_keys_merge(void **state)
+/* Issue 16.5: a repeated map key no longer merges its entries' snapshots
+ * (that made an allocator XProf never shows): the last entry wins, as
+ * protobuf reads a map, in JSON and in binary alike, and the profile
+ * carries one escaped warning per repeated key. */
+static void test_duplicate_allocator_keys_last_entry_wins(void **state)
 {
     (void)state;
     struct profile *loaded = load_text_ok(
         "{\"memoryProfilePerAllocator\":{"
         "\"gpu\":{\"memoryProfileSnapshots\":[{\"timeOffsetPs\":\"2\"}]},"
+        "\"gpu\":{\"memoryProfileSnapshots\":[{\"timeOffsetPs\":\"1\"},"
+        "{\"timeOffsetPs\":\"3\"}]},"
         "\"gpu\":{\"memoryProfileSnapshots\":[{\"timeOffsetPs\":\"1\"}]}}}");
     assert_int_equal(loaded->allocator_count, 1);
-    assert_int_equal(loaded->allocators[0].timeline.count, 2);
+    assert_int_equal(loaded->allocators[0].timeline.count, 1);
     assert_true(loaded->allocators[0].timeline.time_ps[0] == 1);
+    assert_int_equal(loaded->warning_count, 1);
+    assert_string_equal(loaded->warnings[0],
+                        "the file repeats map key \"gpu\"; the last entry wins, as protobuf reads it");
+    profile_free(loaded);
+
+    /* Binary: A with one snapshot, then A with two gives A with two. */
+    struct wire_bytes first = {0}, second = {0}, profile = {0};
+    put_snapshot(&first, 1, (struct snapshot_spec){10, 0, 1, 0.0, 1, "early"});
+    put_snapshot(&second, 1, (struct snapshot_spec){20, 0, 2, 0.0, 1, "late"});
+    put_snapshot(&second, 1, (struct snapshot_spec){30, 0, 3, 0.0, 2, "late"});
+    put_allocator(&profile, "A\x1b[2J", &first);
+    put_allocator(&profile, "A\x1b[2J", &second);
+    loaded = load_bytes_ok(profile.data, profile.size);
+    wire_bytes_free(&profile);
+    assert_int_equal(loaded->allocator_count, 1);
+    assert_int_equal(loaded->allocators[0].timeline.count, 2);
+    assert_true(loaded->allocators[0].timeline.time_ps[0] == 20);
+    assert_int_equal(loaded->warning_count, 1);
+    /* The key is file text: escaped, one line. */
+    assert_string_equal(loaded->warnings[0], "the file repeats map key \"A\\x1b[2J\"; the last "
+                                             "entry wins, as protobuf reads it");
+    profile_free(loaded);
+}
+
+/* However many keys repeat, the warnings stay few. */
+static void test_many_repeated_keys_warn_in_bounds(void **state)
+{
+    (void)state;
+    struct wire_bytes profile = {0};
+    for (int round = 0; round < 2; round++) {
+        for (int key = 0; key < 40; key++) {
+            char id[16];
+            snprintf(id, sizeof id, "gpu%d", key);
+            struct wire_bytes allocator = {0};
+            put_snapshot(&allocator, 1, (struct snapshot_spec){round, 0, 1, 0.0, 1, "x"});
+            put_allocator(&profile, id, &allocator);
+        }
+    }
+    struct profile *loaded = load_bytes_ok(profile.data, profile.size);
+    wire_bytes_free(&profile);
+    assert_int_equal(loaded->allocator_count, 40);
+    assert_int_equal(loaded->warning_count, PROFILE_WARNINGS_MAX + 1);
+    assert_string_equal(loaded->warnings[PROFILE_WARNINGS_MAX],
+                        "... and 24 more warnings like these");
     profile_free(loaded);
 }
 
@@ -845,7 +896,8 @@ int main(void)
         cmocka_unit_test(test_odd_fragmentation),
         cmocka_unit_test(test_unsorted_and_duplicate_times),
         cmocka_unit_test(test_memory_ids_naming_missing_allocators),
-        cmocka_unit_test(test_duplicate_allocator_keys_merge),
+        cmocka_unit_test(test_duplicate_allocator_keys_last_entry_wins),
+        cmocka_unit_test(test_many_repeated_keys_warn_in_bounds),
         cmocka_unit_test(test_json_wrong_types),
         cmocka_unit_test(test_json_error_escapes_file_text),
         cmocka_unit_test(test_json_deep_nesting),

@@ -147,6 +147,26 @@ head -c 83886080 /dev/zero | gzip -n -9 -c >"$work/bomb.pb.gz"
 refused "a decompression bomb (80 MiB of zeros)" "$work/bomb.pb.gz" \
     "gzip data inflates past 67108864 bytes; refusing it \(a decompression bomb\?\)"
 
+# Issue 16.5: a repeated map key: the last entry wins, with a warning on
+# stderr in the usual shape; the exit status stays 0.
+printf '{"memoryProfilePerAllocator":{"A\\u001b[2J":{"memoryProfileSnapshots":[{"timeOffsetPs":"1"}]},"A\\u001b[2J":{"memoryProfileSnapshots":[{"timeOffsetPs":"2"},{"timeOffsetPs":"3"}]}}}' \
+    >"$work/repeated.json"
+for mode in "--summary --json" "--export summary"; do
+    # shellcheck disable=SC2086 # the mode is two words
+    run $mode "$work/repeated.json"
+    expected="memtop: $work/repeated.json: warning: the file repeats map key \"A\\\\x1b\\[2J\"; the last entry wins, as protobuf reads it"
+    if [ "$status" -eq 0 ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+       grep -q -x -e "$expected" "$work/err" && terminal_safe "$work/err"; then
+        tap_ok "$mode: a repeated map key is one warning line, status 0"
+    else
+        echo "# status $status; expected: $expected" >"$work/why"
+        tap_not_ok "$mode: a repeated map key is one warning line, status 0" "$work/why" "$work/err"
+    fi
+done
+run --summary --json "$work/repeated.json"
+tap_check "a repeated map key: the last entry's 2 snapshots, not 3" \
+    grep -q '"snapshots":2,' "$work/out"
+
 # ---- hostile strings: never raw on the terminal ----
 # The allocator, op, region, type and shape hold ESC sequences, BEL, C1
 # controls (as JSON escapes and as raw UTF-8) and invalid UTF-8.

@@ -453,44 +453,58 @@ static void expect_summary_values(const struct allocator_summary *actual, const 
     expect_stats(&peak, expected->peak_stats);
 }
 
-/* A key repeated across map entries merges the way protobuf merges a
- * repeated submessage: later fields that were sent win, the rest stay. */
-static void expect_summary(const struct xprof_allocator *allocator, const MemoryProfile *message,
-                           const char *key)
+/* The summary of the key's entry (merged onto the defaults, fields that
+ * were sent winning). */
+static void expect_summary(const struct xprof_allocator *allocator, const Entry *entry)
 {
     Stats peak = TENSORFLOW__PROFILER__MEMORY_AGGREGATION_STATS__INIT;
     Summary merged = TENSORFLOW__PROFILER__MEMORY_PROFILE_SUMMARY__INIT;
     merged.peak_stats = &peak;
-    bool found = false;
-    for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
-        const Entry *entry = message->memory_profile_per_allocator[index];
-        if (strcmp(entry->key, key) != 0 || !entry->value || !entry->value->profile_summary)
-            continue;
+    bool found = entry->value && entry->value->profile_summary;
+    if (found)
         merge_summary(&merged, entry->value->profile_summary);
-        found = true;
-    }
     assert_int_equal(allocator->has_summary, found);
     if (found)
         expect_summary_values(&allocator->summary, &merged);
 }
 
+/* A key repeated across map entries keeps only its last entry, as
+ * protobuf reads a map (issue 16.5). */
 static void expect_allocator(const struct test_draft *loaded, size_t allocator_index,
                              const MemoryProfile *message)
 {
     const struct profile *profile = test_draft_profile(loaded);
     const struct xprof_allocator *allocator = &loaded->draft.allocators[allocator_index];
     const char *key = string_table_text(profile->strings, profile->allocators[allocator_index].id);
-    struct cursors cursors = { 0 };
+    const Entry *last = NULL;
     for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
         const Entry *entry = message->memory_profile_per_allocator[index];
         if (strcmp(entry->key, key) == 0)
-            expect_allocator_value(profile, allocator, &cursors, entry->value);
+            last = entry;
     }
+    assert_non_null(last);
+    struct cursors cursors = { 0 };
+    expect_allocator_value(profile, allocator, &cursors, last->value);
     assert_int_equal(cursors.snapshots, allocator->snapshots.count);
     assert_int_equal(cursors.sampled, allocator->sampled.count);
     assert_int_equal(cursors.specials, allocator->specials.count);
     assert_int_equal(cursors.actives, allocator->active_count);
-    expect_summary(allocator, message, key);
+    expect_summary(allocator, last);
+}
+
+/* One warning for each key given more than once. */
+static void expect_repeated_key_warnings(const struct profile *profile,
+                                         const MemoryProfile *message)
+{
+    size_t repeated = 0;
+    for (size_t a = 0; a < profile->allocator_count; a++) {
+        const char *key = string_table_text(profile->strings, profile->allocators[a].id);
+        size_t entries = 0;
+        for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++)
+            entries += strcmp(message->memory_profile_per_allocator[index]->key, key) == 0;
+        repeated += entries > 1;
+    }
+    assert_int_equal(profile->warning_count, repeated);
 }
 
 /* Allocators come in the order their key first appears. */
@@ -535,6 +549,7 @@ static void expect_profile(const struct test_draft *loaded, const MemoryProfile 
     expect_allocator_order(profile, message);
     for (size_t index = 0; index < profile->allocator_count; index++)
         expect_allocator(loaded, index, message);
+    expect_repeated_key_warnings(profile, message);
 }
 
 static void check_random_message(struct random *random)
@@ -813,12 +828,14 @@ static void test_map_entry_without_key_or_value(void **state)
     struct wire_bytes value = { 0 }, profile_bytes = { 0 };
     struct wire_bytes snapshot = snapshot_bytes(1, 2, "x");
     wire_bytes_put_message_field(&value, 5, &snapshot);
-    put_entry(&profile_bytes, NULL, &value);
-    put_entry(&profile_bytes, "only a key", NULL);
+    /* Neither key nor value, then no key: both are key "", the last wins. */
     put_entry(&profile_bytes, NULL, NULL);
+    put_entry(&profile_bytes, "only a key", NULL);
+    put_entry(&profile_bytes, NULL, &value);
 
     struct test_draft *profile = load_ok(&profile_bytes);
     assert_int_equal(built(profile)->allocator_count, 2);
+    assert_int_equal(built(profile)->warning_count, 1);
     const struct xprof_allocator *unnamed = draft_allocator(profile, "");
     assert_int_equal(unnamed->sampled.count, 1);
     const struct xprof_allocator *empty = draft_allocator(profile, "only a key");
@@ -829,7 +846,9 @@ static void test_map_entry_without_key_or_value(void **state)
     WIRE_BYTES_FREE_ALL(&value, &profile_bytes, &snapshot);
 }
 
-static void test_duplicate_allocator_key_merges(void **state)
+/* A key given again: the last entry wins, as protobuf reads a map (issue
+ * 16.5), in the place of the first, and the profile says so. */
+static void test_duplicate_allocator_key_last_entry_wins(void **state)
 {
     (void)state;
     struct wire_bytes first = { 0 }, second = { 0 }, other = { 0 };
@@ -852,22 +871,27 @@ static void test_duplicate_allocator_key_merges(void **state)
     assert_int_equal(built(profile)->allocator_count, 2);
     assert_string_equal(profile_text(built(profile), built(profile)->allocators[0].id),
                         "GPU_0_bfc");
-    const struct xprof_allocator *merged = &profile->draft.allocators[0];
-    assert_int_equal(merged->snapshots.count, 2);
+    const struct xprof_allocator *last = &profile->draft.allocators[0];
+    assert_int_equal(last->snapshots.count, 1);
     struct snapshot loaded;
-    snapshot_columns_get(&merged->snapshots, 1, &loaded);
+    snapshot_columns_get(&last->snapshots, 0, &loaded);
     assert_string_equal(profile_text(built(profile), loaded.op_name), "late");
-    assert_int_equal(merged->summary.capacity_bytes, 4096);
-    assert_int_equal(merged->summary.peak_time_ps, 77);
+    assert_true(last->has_summary);
+    assert_int_equal(last->summary.capacity_bytes, 0);
+    assert_int_equal(last->summary.peak_time_ps, 77);
     assert_int_equal(profile->draft.allocators[1].snapshots.count, 1);
+    assert_int_equal(built(profile)->warning_count, 1);
+    assert_string_equal(built(profile)->warnings[0], "the file repeats map key \"GPU_0_bfc\"; "
+                                                     "the last entry wins, as protobuf reads it");
     test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&first, &second, &other, &summary_one, &summary_two, &profile_bytes,
                         &early, &late);
 }
 
-/* The pre-pass counts the snapshots, so the columns hold no spare room. */
 /* The loader reserves room from estimates; the finished timeline keeps
- * none past its last snapshot, whether one thread loaded it or two. */
+ * none past its last snapshot, whether one thread loaded it or two, also
+ * when the columns hold some already (a value given twice in one map
+ * entry merges, as protobuf merges a repeated submessage). */
 static void test_timeline_keeps_no_spare_room(void **state)
 {
     (void)state;
@@ -877,8 +901,11 @@ static void test_timeline_keeps_no_spare_room(void **state)
         wire_bytes_put_message_field(&value, 1, &snapshot);
     for (int index = 0; index < 21; index++)
         wire_bytes_put_message_field(&value, 5, &snapshot);
-    put_entry(&profile_bytes, "a", &value);
-    put_entry(&profile_bytes, "a", &value);
+    struct wire_bytes entry = { 0 };
+    wire_bytes_put_string_field(&entry, 1, "a");
+    wire_bytes_put_message_field(&entry, 2, &value);
+    wire_bytes_put_message_field(&entry, 2, &value);
+    wire_bytes_put_message_field(&profile_bytes, 1, &entry);
 
     for (int threads = 1; threads <= 2; threads++) {
         load_protobuf_set_parallel_threshold(threads == 1 ? SIZE_MAX : 2);
@@ -886,13 +913,14 @@ static void test_timeline_keeps_no_spare_room(void **state)
         const struct xprof_allocator *pieces = draft_allocator(profile, "a");
         assert_int_equal(pieces->snapshots.count, 6);
         assert_int_equal(pieces->sampled.count, 42);
+        assert_int_equal(built(profile)->warning_count, 0);
         struct profile *finished = test_draft_finish(profile);
         const struct allocator *allocator = find_allocator(finished, "a");
         assert_int_equal(allocator->timeline.count, 42);
         assert_int_equal(allocator->timeline.capacity, 42);
         profile_free(finished);
     }
-    WIRE_BYTES_FREE_ALL(&value, &profile_bytes, &snapshot);
+    WIRE_BYTES_FREE_ALL(&value, &entry, &profile_bytes, &snapshot);
 }
 
 static void test_special_allocation_has_only_metadata(void **state)
@@ -1257,7 +1285,8 @@ static enum load_status expect_same_on_two_threads(const uint8_t *bytes, size_t 
 }
 
 /* Long snapshot lists with every other field around and inside them:
- * GPU_0_bfc's memory_profile_snapshots (its key named twice in the map),
+ * GPU_0_bfc's memory_profile_snapshots (its key named twice in the map, the
+ * long entry last, so that it wins),
  * GPU_1_bfc's sampled_timeline_snapshots (with one memory_profile_snapshot
  * in the middle), and a short cpu list. The worker's part starts in the
  * middle of a list; the other fields must stay in order. */
@@ -1294,10 +1323,10 @@ static struct wire_bytes long_message(void)
         wire_bytes_put_message_field(&other, 1, &snapshot);
         wire_bytes_free(&snapshot);
     }
-    put_entry(&profile_bytes, "GPU_0_bfc", &value);
+    put_entry(&profile_bytes, "GPU_0_bfc", &again);
     put_entry(&profile_bytes, "GPU_1_bfc", &sampled);
     put_entry(&profile_bytes, "cpu", &other);
-    put_entry(&profile_bytes, "GPU_0_bfc", &again);
+    put_entry(&profile_bytes, "GPU_0_bfc", &value);
     wire_bytes_put_string_field(&profile_bytes, 3, "GPU_0_bfc");
     WIRE_BYTES_FREE_ALL(&value, &again, &other, &sampled, &summary, &active, &special);
     return profile_bytes;
@@ -1311,7 +1340,8 @@ static void test_long_value_two_threads_match_one(void **state)
     struct threshold_load two = load_with_threshold(message.data, message.size, 2);
     assert_int_equal(two.status, LOAD_OK);
     const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
-    assert_int_equal(gpu->timeline.count, 16);
+    /* The last entry of GPU_0_bfc wins: the long one (issue 16.5). */
+    assert_int_equal(gpu->timeline.count, 12);
     assert_int_equal(gpu->row_count, 2);
     /* Row 0 is snapshot 8, decoded by the worker. */
     assert_int_equal(gpu->rows[0].time_ps, 1008);
@@ -1758,7 +1788,7 @@ int main(void)
         cmocka_unit_test(test_repeated_submessage_merges),
         cmocka_unit_test(test_map_value_before_key),
         cmocka_unit_test(test_map_entry_without_key_or_value),
-        cmocka_unit_test(test_duplicate_allocator_key_merges),
+        cmocka_unit_test(test_duplicate_allocator_key_last_entry_wins),
         cmocka_unit_test_teardown(test_timeline_keeps_no_spare_room,
                                   parallel_threshold_restore),
         cmocka_unit_test(test_special_allocation_has_only_metadata),

@@ -190,6 +190,45 @@ static void test_repeated_key_merges(void **state)
     profile_free(profile);
 }
 
+/* A map entry whose key came before empties that allocator (the last
+ * entry wins, issue 16.5), keeps its place, and warns once per key. */
+static void test_repeated_map_entry_last_wins(void **state)
+{
+    (void)state;
+    struct test_draft *draft = test_draft_new();
+    size_t index;
+    struct xprof_allocator *a = xprof_draft_begin_entry(&draft->draft, "A", 1, &index);
+    assert_non_null(a);
+    assert_int_equal(index, 0);
+    append(&a->snapshots, event(draft, 1, 1, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    struct memory_stats peak = {.heap_bytes = 5};
+    xprof_allocator_set_summary(a, 100, 5, &peak, 1);
+    add_active(a, 0, -1, 1);
+    assert_non_null(xprof_draft_begin_entry(&draft->draft, "B", 1, &index));
+    assert_int_equal(index, 1);
+    for (int round = 0; round < 2; round++) {
+        a = xprof_draft_begin_entry(&draft->draft, "A", 1, &index);
+        assert_non_null(a);
+        assert_int_equal(index, 0);
+        assert_int_equal(a->snapshots.count + a->active_count, 0);
+        assert_false(a->has_summary);
+    }
+    append(&a->snapshots, event(draft, 2, 20, MEMORY_ACTIVITY_ALLOCATION, "y"));
+    append(&a->snapshots, event(draft, 3, 10, MEMORY_ACTIVITY_DEALLOCATION, "y"));
+    struct profile *profile = test_draft_finish(draft);
+    assert_int_equal(profile->allocator_count, 2);
+    const struct allocator *done = &profile->allocators[0];
+    assert_string_equal(profile_text(profile, done->id), "A");
+    assert_int_equal(done->timeline.count, 2);
+    assert_int_equal(done->row_count, 0);
+    assert_true(done->summary.derived);
+    assert_int_equal(done->summary.peak_time_ps, 2);
+    assert_int_equal(profile->warning_count, 1);
+    assert_string_equal(profile->warnings[0],
+                        "the file repeats map key \"A\"; the last entry wins, as protobuf reads it");
+    profile_free(profile);
+}
+
 /* A format without XProf's pieces fills the builder directly: rows and
  * snapshots as they come, a timeline kind of its own. */
 static void test_builder_without_a_draft(void **state)
@@ -343,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_unsorted_timeline_sorted_stably),
         cmocka_unit_test(test_memory_ids_order_allocators),
         cmocka_unit_test(test_repeated_key_merges),
+        cmocka_unit_test(test_repeated_map_entry_last_wins),
         cmocka_unit_test(test_builder_without_a_draft),
         cmocka_unit_test(test_summary_from_file_kept),
         cmocka_unit_test(test_missing_summary_derived_like_xprof),
