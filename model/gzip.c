@@ -44,6 +44,18 @@ static bool buffer_grow(uint8_t **buffer, size_t *capacity, uint64_t max_bytes)
     return true;
 }
 
+/* Bytes past the last member that do not start another: refused, since a
+ * file that goes on past its end is not what its writer wrote. */
+static enum load_status gzip_fail_trailing(size_t offset, struct load_error *error)
+{
+    load_error_set(error, "trailing data after the gzip stream at offset %zu", offset);
+    if (error) {
+        error->offset = offset;
+        error->has_offset = true;
+    }
+    return LOAD_BAD_INPUT;
+}
+
 enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_bytes,
                               uint8_t **out, size_t *out_size, struct load_error *error)
 {
@@ -82,11 +94,14 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
         consumed += in_chunk - stream.avail_in;
         produced += out_chunk - stream.avail_out;
         if (result == Z_STREAM_END) {
-            /* Another member may follow (concatenated gzip files). */
+            /* Another member may follow (concatenated gzip files); other
+             * bytes after the stream are no part of it. */
             if (consumed < size && gzip_is_compressed(bytes + consumed, size - consumed)) {
                 inflateReset(&stream);
                 continue;
             }
+            if (consumed < size)
+                status = gzip_fail_trailing(consumed, error);
             break;
         }
         if (result == Z_OK || (result == Z_BUF_ERROR && stream.avail_out == 0))

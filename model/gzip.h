@@ -1,5 +1,10 @@
 /* gzip: inflating gzip input (one member or several) into memory.
- * Inflation stops at a cap so a small hostile file cannot fill memory. */
+ *
+ * Owns: the gzip wrapper every format can come in: inflation stops at a
+ * cap so a small hostile file cannot fill memory, and bytes after the last
+ * member that are not another member are refused.
+ * Called by: load.c, before the formats' probes see the bytes.
+ * Must not: look at what the inflated bytes hold. */
 #ifndef MEMTOP_GZIP_H
 #define MEMTOP_GZIP_H
 

@@ -779,6 +779,60 @@ static void test_gzip_corrupt_and_truncated(void **state)
     free(compressed);
 }
 
+/* Issue 16.7: bytes after a whole gzip stream were ignored. Another member
+ * still loads; anything else is refused, naming where it starts. */
+static void test_gzip_trailing_data_refused(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *compressed = test_gzip_bytes(small_json, strlen(small_json), &size);
+    uint8_t *longer = malloc(size + 16);
+    assert_non_null(longer);
+    memcpy(longer, compressed, size);
+    char expected[96];
+    snprintf(expected, sizeof expected, "trailing data after the gzip stream at offset %zu", size);
+    static const char *const trailers[] = {"x", "\n", "\0\0\0\0", "\x1f", "garbage after"};
+    for (size_t i = 0; i < sizeof trailers / sizeof *trailers; i++) {
+        size_t extra = i == 2 ? 4 : strlen(trailers[i]);
+        memcpy(longer + size, trailers[i], extra);
+        expect_bytes_refused(longer, size + extra, expected);
+    }
+    /* The same through a file, with the error's offset recorded. */
+    memcpy(longer + size, "x", 1);
+    const char *path = write_file("trailing.json.gz", longer, size + 1);
+    struct profile *profile = (struct profile *)1;
+    struct load_error error = {0};
+    assert_int_equal(profile_load(path, NULL, &profile, &error), LOAD_BAD_INPUT);
+    assert_null(profile);
+    assert_string_equal(error.message, expected);
+    assert_true(error.has_offset);
+    assert_int_equal(error.offset, size);
+    assert_string_equal(error.file, path);
+    free(longer);
+
+    /* Two members are still one profile. */
+    size_t half = strlen(small_json) / 2, first_size, second_size;
+    uint8_t *first = test_gzip_bytes(small_json, half, &first_size);
+    uint8_t *second = test_gzip_bytes(small_json + half, strlen(small_json) - half, &second_size);
+    uint8_t *both = malloc(first_size + second_size + 1);
+    assert_non_null(both);
+    memcpy(both, first, first_size);
+    memcpy(both + first_size, second, second_size);
+    profile = load_bytes_ok(both, first_size + second_size);
+    assert_true(profile->gzipped);
+    assert_int_equal(profile->allocators[0].timeline.count, 2);
+    profile_free(profile);
+    /* ... and bytes after the second are refused at the second's end. */
+    both[first_size + second_size] = 'x';
+    snprintf(expected, sizeof expected, "trailing data after the gzip stream at offset %zu",
+             first_size + second_size);
+    expect_bytes_refused(both, first_size + second_size + 1, expected);
+    free(both);
+    free(first);
+    free(second);
+    free(compressed);
+}
+
 /* gzip of `megabytes` MiB of zeros, compressed a chunk at a time. */
 static uint8_t *gzip_zeros(size_t megabytes, size_t *compressed_size)
 {
@@ -903,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_json_deep_nesting),
         cmocka_unit_test(test_invalid_utf8_is_kept_byte_for_byte),
         cmocka_unit_test(test_gzip_corrupt_and_truncated),
+        cmocka_unit_test(test_gzip_trailing_data_refused),
         cmocka_unit_test(test_gzip_bomb_is_capped),
         cmocka_unit_test(test_fuzz_regressions),
     };

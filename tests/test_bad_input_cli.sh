@@ -147,6 +147,17 @@ head -c 83886080 /dev/zero | gzip -n -9 -c >"$work/bomb.pb.gz"
 refused "a decompression bomb (80 MiB of zeros)" "$work/bomb.pb.gz" \
     "gzip data inflates past 67108864 bytes; refusing it \(a decompression bomb\?\)"
 
+# Issue 16.7: bytes after the gzip stream are refused, another member is not.
+{ cat "$work/good.json.gz"; printf 'x'; } >"$work/trailing.json.gz"
+refused "bytes after the gzip stream" "$work/trailing.json.gz" \
+    "trailing data after the gzip stream at offset $(wc -c <"$work/good.json.gz" | tr -d ' ')"
+gzip -dc "$work/good.json.gz" >"$work/two.json"
+half=$(($(wc -c <"$work/two.json") / 2))
+{ head -c "$half" "$work/two.json" | gzip -n -c
+  tail -c "+$((half + 1))" "$work/two.json" | gzip -n -c; } >"$work/two-members.json.gz"
+run --summary "$work/two-members.json.gz"
+tap_check "two gzip members still load (as their concatenation)" [ "$status" -eq 0 ]
+
 # Issue 16.5: a repeated map key: the last entry wins, with a warning on
 # stderr in the usual shape; the exit status stays 0.
 printf '{"memoryProfilePerAllocator":{"A\\u001b[2J":{"memoryProfileSnapshots":[{"timeOffsetPs":"1"}]},"A\\u001b[2J":{"memoryProfileSnapshots":[{"timeOffsetPs":"2"},{"timeOffsetPs":"3"}]}}}' \
