@@ -1,7 +1,8 @@
 /* index_sort: a stable sort of an array of indices by the caller's order,
- * shared by the timeline (snapshots by time) and the allocation table
- * (rows by a column). Bottom-up merge sort: stable, O(n log n) at worst,
- * no recursion, with a scratch array of the same length from the caller. */
+ * shared by the profile builder (snapshots by time) and the allocation
+ * table (rows by a column). Bottom-up merge sort: stable, O(n log n) at
+ * worst, no recursion, with a scratch array of the same length from the
+ * caller. Must not: allocate (the caller gives the scratch). */
 #ifndef MEMTOP_INDEX_SORT_H
 #define MEMTOP_INDEX_SORT_H
 

@@ -7,7 +7,9 @@
  * the loader reads on, finds nonsense where the data was and fails through
  * its ordinary error path, so nothing leaks, and the caller reports that
  * the file changed. A SIGBUS anywhere else is left to the handler that was
- * there before. One guard at a time (loads are not concurrent). */
+ * there before. One guard at a time (loads are not concurrent).
+ * Called by: load.c around a mapped load. Must not: guard anything but the
+ * one mapping it was given. */
 #ifndef MEMTOP_MAPPING_GUARD_H
 #define MEMTOP_MAPPING_GUARD_H
 

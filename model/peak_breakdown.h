@@ -1,8 +1,8 @@
 /* peak_breakdown: what kind of memory a peak is made of. The rows a peak
  * table shows (after its filter) summed by region (temp, output,
  * persist/dynamic, ...) or by data type, largest first, each row counting
- * its size times its occurrences as the table's own total does. No
- * drawing: the viewer's breakdown pane shows it. */
+ * its size times its occurrences as the table's own total does.
+ * Called by: the viewer's breakdown pane. Must not: draw. */
 #ifndef MEMTOP_PEAK_BREAKDOWN_H
 #define MEMTOP_PEAK_BREAKDOWN_H
 

@@ -1,7 +1,8 @@
 /* saturating: int64 arithmetic that stops at the ends instead of
  * overflowing. Byte counts and times come from files and can be anything;
  * a sum past INT64_MAX then shows as the largest value, never as a
- * negative one (and is not undefined behaviour). */
+ * negative one (and is not undefined behaviour). Called by: anything in
+ * the model that adds file values (columns, summaries, breakdowns). */
 #ifndef MEMTOP_SATURATING_H
 #define MEMTOP_SATURATING_H
 

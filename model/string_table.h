@@ -6,7 +6,9 @@
  * lets views compare strings by id. Id 0 is always the empty string.
  * Strings are kept byte for byte as the file had them (they may hold any
  * bytes, including NUL-free control characters); making them safe to draw
- * is the views' job. */
+ * is the views' job. Called by: the loaders (through the builder's table),
+ * every view and report (text by id). Must not: change a string once
+ * given out: ids are kept for the profile's life. */
 #ifndef MEMTOP_STRING_TABLE_H
 #define MEMTOP_STRING_TABLE_H
 

@@ -1,5 +1,8 @@
 /* timeline: binary searches over a time-sorted snapshot_columns, the only
- * way views find snapshots by time (never by scanning). */
+ * way views find snapshots by time (never by scanning), and the index of
+ * block maxima that makes "the peak in this window" cheap.
+ * Called by: the chart and table panes, exporters, the profile builder
+ * (which builds each timeline's index). Must not: change a timeline. */
 #ifndef MEMTOP_TIMELINE_H
 #define MEMTOP_TIMELINE_H
 
@@ -23,7 +26,7 @@ void timeline_range(const struct snapshot_columns *timeline, int64_t from_ps, in
 
 /* Index of the snapshot with the largest stack+heap in [first, end), the
  * first on ties; SIZE_MAX when the range is empty. With the timeline's
- * index (profile_finish() builds it) this takes O(log n) steps of at most
+ * index (profile_builder_finish() builds it) this takes O(log n) steps of at most
  * 64 reads each, whatever the range: a chart of a 10M-snapshot timeline
  * costs a few hundred of them per column instead of a scan. Without one
  * it scans the range. */
