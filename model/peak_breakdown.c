@@ -70,7 +70,7 @@ bool peak_breakdown_build(struct peak_breakdown *breakdown, const struct allocat
     struct breakdown_group *groups = malloc(count * sizeof *groups);
     bool ok = order && scratch && groups;
     if (ok) {
-        const struct allocation_row *rows = table->allocator->rows;
+        const struct allocation_row *rows = table->source.rows;
         memcpy(order, table->order, count * sizeof *order);
         struct rows_by_name by_name = { rows, key };
         index_sort_stable(order, scratch, count, row_before, &by_name);
