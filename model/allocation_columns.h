@@ -11,10 +11,8 @@
  * It must not format for a screen or a file: values come out raw (a
  * number, a profile's text); each caller writes them its own way.
  *
- * TODO(lead, after the wave-1 merge): ui/table_pane.c still has its own
- * column_specs (heading, alignment, widths) and cell_text switch; they
- * should read heading, right_aligned, min_width, max_width, kind and
- * value from here (the pane keeps its display order and hide order). */
+ * The table pane takes headings, alignment, widths and values from here
+ * and keeps only its display order and which columns give way first. */
 #ifndef MEMTOP_ALLOCATION_COLUMNS_H
 #define MEMTOP_ALLOCATION_COLUMNS_H
 

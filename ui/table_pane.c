@@ -2,9 +2,11 @@
 
 #include "ui/table_pane.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "model/allocation_columns.h"
 #include "model/allocation_table.h"
 #include "model/format.h"
 #include "ui/column_fit.h"
@@ -13,31 +15,29 @@
 #include "ui/row_detail.h"
 #include "ui/viewer.h"
 
-/* The columns as drawn: sizes first, where the eye finds them at a fixed
- * place; the op name last, where it takes whatever width is left. */
-enum shown_column {
-    SHOW_ALLOCATION,
-    SHOW_REQUESTED,
-    SHOW_OCCURRENCES,
-    SHOW_REGION,
-    SHOW_DATA_TYPE,
-    SHOW_SHAPE,
-    SHOW_OP_NAME,
-    SHOW_COUNT
+/* The columns as drawn, from the model's column table: sizes first,
+ * where the eye finds them at a fixed place; the op name last, where it
+ * takes whatever width is left. The pane decides only the order and who
+ * gives way when it is narrow: text columns shrink first (shape, region,
+ * type), then columns hide (the requested size mostly repeats the size;
+ * the op name is what people read the table for). Headings, alignment,
+ * widths and values are the column table's. */
+struct shown_column {
+    enum table_column id;
+    int shrink_rank;
+    int hide_rank;
 };
 
-/* Who gives way when the pane is narrow: text columns shrink first (shape,
- * region, type), then columns hide (the requested size mostly repeats
- * the size; the op name is what people read the table for). */
-static const struct fit_column table_columns[SHOW_COUNT] = {
-    [SHOW_ALLOCATION] = {"Size", true, 0, 0, 0, 0},
-    [SHOW_REQUESTED] = {"Requested", true, 0, 0, 0, 1},
-    [SHOW_OCCURRENCES] = {"Occ", true, 0, 0, 0, 5},
-    [SHOW_REGION] = {"Region", false, 6, 16, 2, 4},
-    [SHOW_DATA_TYPE] = {"Type", false, 5, 12, 3, 2},
-    [SHOW_SHAPE] = {"Shape", false, 8, 32, 1, 3},
-    [SHOW_OP_NAME] = {"Op name", false, 12, 0, 0, 0},
+static const struct shown_column shown_columns[] = {
+    {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0},
+    {TABLE_COLUMN_REQUESTED_BYTES, 0, 1},
+    {TABLE_COLUMN_OCCURRENCES, 0, 5},
+    {TABLE_COLUMN_REGION_TYPE, 2, 4},
+    {TABLE_COLUMN_DATA_TYPE, 3, 2},
+    {TABLE_COLUMN_TENSOR_SHAPE, 1, 3},
+    {TABLE_COLUMN_OP_NAME, 0, 0},
 };
+#define SHOW_COUNT (sizeof shown_columns / sizeof *shown_columns)
 
 struct table_pane {
     struct pane pane;
@@ -47,18 +47,24 @@ struct table_pane {
     size_t selected_row;
     unsigned query_generation;
     int natural[SHOW_COUNT]; /* each column's widest text, measured once per allocator */
+    struct fit_column fit[SHOW_COUNT]; /* shown_columns as the fitter takes them */
 };
 
-/* The sort each column stands for: its heading shows the sort's arrow. */
-static const enum table_column column_sorts[SHOW_COUNT] = {
-    [SHOW_ALLOCATION] = TABLE_COLUMN_ALLOCATION_BYTES,
-    [SHOW_REQUESTED] = TABLE_COLUMN_REQUESTED_BYTES,
-    [SHOW_OCCURRENCES] = TABLE_COLUMN_OCCURRENCES,
-    [SHOW_REGION] = TABLE_COLUMN_REGION_TYPE,
-    [SHOW_DATA_TYPE] = TABLE_COLUMN_DATA_TYPE,
-    [SHOW_SHAPE] = TABLE_COLUMN_TENSOR_SHAPE,
-    [SHOW_OP_NAME] = TABLE_COLUMN_OP_NAME,
-};
+/* shown_columns with the column table's headings and widths. */
+static void table_fit_columns(struct fit_column *fit)
+{
+    for (size_t c = 0; c < SHOW_COUNT; c++) {
+        const struct allocation_column_info *info = allocation_column(shown_columns[c].id);
+        fit[c] = (struct fit_column){
+            .heading = info->heading,
+            .right_aligned = info->right_aligned,
+            .minimum = info->min_width,
+            .maximum = info->max_width == INT_MAX ? 0 : info->max_width,
+            .shrink_rank = shown_columns[c].shrink_rank,
+            .hide_rank = shown_columns[c].hide_rank,
+        };
+    }
+}
 
 /* ---- cells ---- */
 
@@ -70,33 +76,29 @@ static const char *separator(const struct ui_style *style)
 /* The text of one cell; profile strings come back as they are (draw_text
  * makes them safe), numbers are written into buffer. */
 static const char *cell_text(const struct allocation_table *rows, const struct allocation_row *row,
-                             enum shown_column column, char *buffer, size_t size)
+                             size_t column, char *buffer, size_t size)
 {
-    const struct profile *profile = rows->profile;
-    switch (column) {
-    case SHOW_ALLOCATION: return format_bytes(row->allocation_bytes, buffer, size);
-    case SHOW_REQUESTED: return format_bytes(row->requested_bytes, buffer, size);
-    case SHOW_OCCURRENCES:
-        snprintf(buffer, size, "%lld", (long long)row->occurrences);
+    const struct allocation_column_info *info = allocation_column(shown_columns[column].id);
+    if (info->id == TABLE_COLUMN_OP_NAME)
+        return allocation_table_op_name(rows, row, buffer, size); /* names unresolved rows */
+    struct allocation_value value = info->value(rows->profile, row);
+    switch (info->kind) {
+    case ALLOCATION_VALUE_BYTES: return format_bytes(value.integer, buffer, size);
+    case ALLOCATION_VALUE_INTEGER:
+        snprintf(buffer, size, "%lld", (long long)value.integer);
         return buffer;
-    case SHOW_REGION: return profile_text(profile, row->region_type);
-    case SHOW_DATA_TYPE: return profile_text(profile, row->data_type);
-    case SHOW_SHAPE: return profile_text(profile, row->tensor_shape);
-    default: return allocation_table_op_name(rows, row, buffer, size);
+    case ALLOCATION_VALUE_ADDRESS:
+        snprintf(buffer, size, "0x%llx", (unsigned long long)value.address);
+        return buffer;
+    default: return value.text;
     }
 }
-
-struct measured_rows {
-    const struct allocation_table *rows;
-    const struct allocator *allocator;
-};
 
 static const char *measured_cell(const void *context, size_t row, size_t column, char *buffer,
                                  size_t size)
 {
-    const struct measured_rows *measured = context;
-    return cell_text(measured->rows, &measured->allocator->rows[row], (enum shown_column)column,
-                     buffer, size);
+    const struct allocation_table *rows = context;
+    return cell_text(rows, &rows->source.rows[row], column, buffer, size);
 }
 
 /* Once per allocator: the widest text of each column over all its rows
@@ -104,19 +106,16 @@ static const char *measured_cell(const void *context, size_t row, size_t column,
  * typing a filter. */
 static void table_measure(struct table_pane *table, const struct viewer *viewer)
 {
-    /* TODO(row source): read the rows through the allocation table's row
-     * source once it has one, instead of allocator->rows. */
-    struct measured_rows measured = {&viewer->query.rows, viewer->query.rows.allocator};
     column_fit_measure(SHOW_COUNT, allocation_table_total(&viewer->query.rows), measured_cell,
-                       &measured, &viewer->style, table->natural);
+                       &viewer->query.rows, &viewer->style, table->natural);
 }
 
 /* The column showing the sort, which never hides; -1 in file order. */
 static int table_sorted_column(const struct viewer *viewer)
 {
-    for (int c = 0; c < SHOW_COUNT; c++)
-        if (column_sorts[c] == viewer->query.rows.sort_column)
-            return c;
+    for (size_t c = 0; c < SHOW_COUNT; c++)
+        if (shown_columns[c].id == viewer->query.rows.sort_column)
+            return (int)c;
     return -1;
 }
 
@@ -124,7 +123,7 @@ static void table_layout_compute(const struct table_pane *table, const struct vi
                                  int width, struct column_fit *layout)
 {
     /* A heading has a cell for the sort arrow. */
-    column_fit_compute(table_columns, SHOW_COUNT, table->natural, 1,
+    column_fit_compute(table->fit, SHOW_COUNT, table->natural, 1,
                        table_sorted_column(viewer), width, layout);
 }
 
@@ -206,22 +205,22 @@ static void table_title(struct viewer *viewer, int width, char *title, size_t si
         snprintf(title, size, "%s", counts);
 }
 
-static void draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                     const struct column_fit *layout, const struct allocation_row *row,
-                     attr_t attr)
+static void draw_row(const struct table_pane *table, struct viewer *viewer, WINDOW *window, int y,
+                     int x, int width, const struct column_fit *layout,
+                     const struct allocation_row *row, attr_t attr)
 {
     const struct ui_style *style = &viewer->style;
     wattrset(window, attr);
     draw_blank(window, y, x, width);
-    for (int c = 0; c < SHOW_COUNT; c++) {
+    for (size_t c = 0; c < SHOW_COUNT; c++) {
         if (!layout->shown[c])
             continue;
         char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-        const char *text = cell_text(&viewer->query.rows, row, (enum shown_column)c, buffer,
-                                     sizeof buffer);
-        bool unresolved = c == SHOW_OP_NAME && row->origin == ROW_UNRESOLVED;
+        const char *text = cell_text(&viewer->query.rows, row, c, buffer, sizeof buffer);
+        bool unresolved = shown_columns[c].id == TABLE_COLUMN_OP_NAME &&
+                          row->origin == ROW_UNRESOLVED;
         wattrset(window, unresolved && attr == style->normal ? style->error : attr);
-        column_fit_draw_cell(window, y, x, table_columns, layout, (size_t)c, text, style);
+        column_fit_draw_cell(window, y, x, table->fit, layout, c, text, style);
     }
     wattrset(window, style->normal);
 }
@@ -248,7 +247,7 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
         return;
     struct column_fit layout;
     table_layout_compute(table, viewer, width, &layout);
-    column_fit_draw_headings(window, y + 1, x, table_columns, SHOW_COUNT, &layout,
+    column_fit_draw_headings(window, y + 1, x, table->fit, SHOW_COUNT, &layout,
                              table_sorted_column(viewer), viewer->query.rows.descending, style);
     int page_rows = height - 2;
     const struct allocation_table *rows = &viewer->query.rows;
@@ -274,7 +273,7 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
         attr_t attr = style->normal;
         if (position == table->cursor.selected)
             attr = focused ? style->selected : style->selected_unfocused;
-        draw_row(viewer, window, y + 2 + r, x, width, &layout, row, attr);
+        draw_row(table, viewer, window, y + 2 + r, x, width, &layout, row, attr);
     }
     table_remember(table, viewer);
 }
@@ -434,5 +433,9 @@ static const struct pane_ops table_ops = {
 struct pane *table_pane_create(struct viewer *viewer)
 {
     (void)viewer;
-    return pane_create(&table_ops, sizeof(struct table_pane));
+    struct table_pane *table = (struct table_pane *)pane_create(&table_ops, sizeof *table);
+    if (!table)
+        return NULL;
+    table_fit_columns(table->fit);
+    return &table->pane;
 }
