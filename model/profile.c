@@ -22,6 +22,11 @@ const char *memory_activity_name(int activity)
     }
 }
 
+bool allocation_row_is_uncounted(const struct allocation_row *row)
+{
+    return row->kind != STRING_ID_EMPTY && row->allocation_bytes <= 0;
+}
+
 const char *memory_activity_label(int activity)
 {
     switch (activity) {

@@ -132,12 +132,35 @@ struct allocator_summary {
     /* True when the file had no summary and it was computed from the
      * timeline the way XProf computes it. */
     bool derived;
+    /* What the memory at the peak was for, when the format says (Skyline;
+     * `known` false for the others, whose reports then leave it out). */
+    struct tracked_memory {
+        bool known;
+        /* The report's entries: its weights and activations. A weight's
+         * gradient is part of its entry, though the table shows it as a
+         * row of its own (so entries <= rows). */
+        size_t entries;
+        /* Summed over the rows of size > 0 only, as Skyline's own
+         * queries sum them (a size <= 0 is a view or an in-place op's,
+         * which holds no memory of its own: see struct allocation_row). */
+        int64_t weights_bytes;
+        int64_t gradients_bytes;
+        int64_t activations_bytes;
+        /* The peak minus the three, or 0 when that is negative: memory
+         * the format could not attribute (allocator caches, workspaces). */
+        int64_t untracked_bytes;
+    } tracked;
 };
 
 enum row_origin {
     ROW_FROM_SNAPSHOT,  /* snapshot_index points into memory_profile_snapshots */
     ROW_FROM_SPECIAL,   /* special_index points into special_allocations */
     ROW_UNRESOLVED,     /* neither index points anywhere: shown, flagged */
+    /* An entry of a report with no timeline (Skyline's weights,
+     * gradients and activations): no snapshot, time, address, step,
+     * requested size, activity or occurrences (their columns are empty;
+     * occurrences is 1 for the sums), both indices -1. */
+    ROW_FROM_ENTRY,
 };
 
 /* One row of the "active allocations at peak" table, resolved at load time
@@ -158,7 +181,27 @@ struct allocation_row {
     int activity;
     bool has_time;   /* false for special and unresolved rows */
     int64_t time_ps; /* time of the snapshot the row came from */
+    /* Where in the user's code the memory was made, for formats that
+     * say (Skyline); 0 (the empty string) and 0 for the others. String
+     * ids, so that grouping rows by kind, by location or by file is
+     * grouping by one integer key. */
+    uint32_t kind;          /* what it is for: "weight", "gradient", "activation" */
+    uint32_t location;      /* "file:line" of the innermost frame: the key by location */
+    uint32_t location_file; /* that frame's file alone: the key by file */
+    int64_t location_line;  /* that frame's line (1-based); 0 without a frame */
+    /* Every frame, innermost first, "file:line" each, one per line (a
+     * path that holds a newline reads as two frames: the bytes stay
+     * as the file had them). */
+    uint32_t stack;
 };
+
+/* The memory of a row of kind-tracking formats (Skyline) whose size is
+ * 0 or negative: kept and shown, marked, but not counted in the totals
+ * of struct tracked_memory. Such a size is the drop in allocated memory
+ * when an activation is released: 0 for a view (it shares its input's
+ * storage), negative when allocated memory grew while it was released
+ * (in-place ops). False for formats without kinds. */
+bool allocation_row_is_uncounted(const struct allocation_row *row);
 
 struct hlo_module {
     int64_t id;

@@ -325,7 +325,7 @@ static int teardown_profile(void **state)
 
 #define ALLOCATIONS_HEADER                                                                   \
     "op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape," \
-    "step_id,time_ps,address,activity,origin,snapshot_index,special_index"
+    "step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack"
 #define TIMELINE_HEADER                                                                      \
     "time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,"      \
     "activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type," \
@@ -339,7 +339,7 @@ static int teardown_profile(void **state)
 static void assert_allocation_row(const struct exported *exported, size_t position,
                                   const struct profile *profile, const struct allocation_row *row)
 {
-    static const char *const origins[] = {"snapshot", "special", "unresolved"};
+    static const char *const origins[] = {"snapshot", "special", "unresolved", "entry"};
     assert_string_equal(field(exported, position, 0), profile_text(profile, row->op_name));
     assert_int_field(field(exported, position, 1), row->allocation_bytes);
     assert_int_field(field(exported, position, 2), row->requested_bytes);
@@ -357,6 +357,9 @@ static void assert_allocation_row(const struct exported *exported, size_t positi
     assert_string_equal(field(exported, position, 11), origins[row->origin]);
     assert_int_field(field(exported, position, 12), row->snapshot_index);
     assert_int_field(field(exported, position, 13), row->special_index);
+    assert_string_equal(field(exported, position, 14), profile_text(profile, row->kind));
+    assert_string_equal(field(exported, position, 15), profile_text(profile, row->location));
+    assert_string_equal(field(exported, position, 16), profile_text(profile, row->stack));
 }
 
 static void test_allocations_in_file_order(void **state)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ui/column_fit.h"
 #include "ui/layout.h"
 
 /* The rectangles that tile the screen (hlo only when not tabbed: tabbed,
@@ -239,6 +240,29 @@ static void test_rect_helpers(void **state)
     assert_true(rect_is_empty(&empty));
 }
 
+/* A column only some formats fill is not drawn when no cell has text;
+ * the others keep their place, and the same column with text shows. */
+static void test_column_fit_hides_empty(void **state)
+{
+    (void)state;
+    const struct fit_column columns[] = {
+        {.heading = "Size", .right_aligned = true},
+        {.heading = "Kind", .minimum = 6, .hide_rank = 1, .hide_when_empty = true},
+        {.heading = "Region", .minimum = 6, .hide_rank = 2},
+        {.heading = "Name", .minimum = 12},
+    };
+    struct column_fit fit;
+    int empty[] = {8, 0, 0, 20};
+    column_fit_compute(columns, 4, empty, 1, -1, 80, &fit);
+    assert_true(fit.shown[0] && fit.shown[2] && fit.shown[3]);
+    assert_false(fit.shown[1]); /* no kind anywhere */
+    assert_true(fit.x[2] < fit.x[3]);
+    int filled[] = {8, 10, 0, 20};
+    column_fit_compute(columns, 4, filled, 1, -1, 80, &fit);
+    assert_true(fit.shown[1] && fit.shown[2]);
+    assert_true(fit.x[0] < fit.x[1] && fit.x[1] < fit.x[2]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_no_allocators_still_lays_out),
         cmocka_unit_test(test_every_size),
         cmocka_unit_test(test_rect_helpers),
+        cmocka_unit_test(test_column_fit_hides_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,21 +21,27 @@
  * gives way when it is narrow: text columns shrink first (shape, region,
  * type), then columns hide (the requested size mostly repeats the size;
  * the op name is what people read the table for). Headings, alignment,
- * widths and values are the column table's. */
+ * widths and values are the column table's. Columns only some formats
+ * fill are not drawn when no row fills them: kind and location (Skyline)
+ * for XProf files; requested size, region, type and shape for Skyline's
+ * reports, where the location is what people read beside the name. */
 struct shown_column {
     enum table_column id;
     int shrink_rank;
     int hide_rank;
+    bool hide_when_empty;
 };
 
 static const struct shown_column shown_columns[] = {
-    {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0},
-    {TABLE_COLUMN_REQUESTED_BYTES, 0, 1},
-    {TABLE_COLUMN_OCCURRENCES, 0, 5},
-    {TABLE_COLUMN_REGION_TYPE, 2, 4},
-    {TABLE_COLUMN_DATA_TYPE, 3, 2},
-    {TABLE_COLUMN_TENSOR_SHAPE, 1, 3},
-    {TABLE_COLUMN_OP_NAME, 0, 0},
+    {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0, false},
+    {TABLE_COLUMN_REQUESTED_BYTES, 0, 1, true},
+    {TABLE_COLUMN_OCCURRENCES, 0, 5, true},
+    {TABLE_COLUMN_KIND, 0, 7, true},
+    {TABLE_COLUMN_REGION_TYPE, 2, 4, true},
+    {TABLE_COLUMN_DATA_TYPE, 3, 2, true},
+    {TABLE_COLUMN_TENSOR_SHAPE, 1, 3, true},
+    {TABLE_COLUMN_LOCATION, 4, 6, true},
+    {TABLE_COLUMN_OP_NAME, 0, 0, false},
 };
 #define SHOW_COUNT (sizeof shown_columns / sizeof *shown_columns)
 
@@ -62,6 +68,7 @@ static void table_fit_columns(struct fit_column *fit)
             .maximum = info->max_width == INT_MAX ? 0 : info->max_width,
             .shrink_rank = shown_columns[c].shrink_rank,
             .hide_rank = shown_columns[c].hide_rank,
+            .hide_when_empty = shown_columns[c].hide_when_empty,
         };
     }
 }
@@ -82,6 +89,8 @@ static const char *cell_text(const struct allocation_table *rows, const struct a
     if (info->id == TABLE_COLUMN_OP_NAME)
         return allocation_table_op_name(rows, row, buffer, size); /* names unresolved rows */
     struct allocation_value value = info->value(rows->profile, row);
+    if (value.absent)
+        return "";
     switch (info->kind) {
     case ALLOCATION_VALUE_BYTES: return format_bytes(value.integer, buffer, size);
     case ALLOCATION_VALUE_INTEGER:
@@ -344,7 +353,7 @@ static struct pane_reply table_handle_request(struct table_pane *table, struct v
         table_show_row_in_chart(table, viewer, &reply);
         return reply;
     case REQUEST_SORT_NEXT: {
-        enum table_column column = allocation_table_next_column(rows->sort_column);
+        enum table_column column = allocation_table_next_filled_column(rows, rows->sort_column);
         table_sort(table, viewer, column, allocation_table_default_descending(column));
         return reply;
     }
