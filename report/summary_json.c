@@ -4,17 +4,50 @@
 
 #include "report/json_writer.h"
 
-static void json_peak(struct json_writer *writer, const struct allocator_summary *summary)
+/* A number the format may lack: null when `known` is false (the house
+ * rule for fields a format does not have). */
+static void json_member_int_or_null(struct json_writer *writer, const char *name, bool known,
+                                    int64_t value)
 {
+    json_writer_key(writer, name);
+    if (known)
+        json_writer_int(writer, value);
+    else
+        json_writer_null(writer);
+}
+
+/* An allocator without a timeline (a Skyline report) has no time for
+ * its peak, and never measured free memory, fragmentation or a lifetime
+ * peak: those are null. */
+static void json_peak(struct json_writer *writer, const struct allocator *allocator)
+{
+    const struct allocator_summary *summary = &allocator->summary;
+    bool timed = allocator->timeline_kind != TIMELINE_NONE;
     json_writer_key(writer, "peak");
     json_writer_object_begin(writer);
     json_writer_member_int(writer, "bytes", summary->peak_bytes);
-    json_writer_member_int(writer, "time_ps", summary->peak_time_ps);
+    json_member_int_or_null(writer, "time_ps", timed, summary->peak_time_ps);
     json_writer_member_int(writer, "heap_bytes", summary->peak.heap_bytes);
     json_writer_member_int(writer, "stack_bytes", summary->peak.stack_bytes);
-    json_writer_member_int(writer, "free_bytes", summary->peak.free_bytes);
-    json_writer_member_double(writer, "fragmentation", summary->peak.fragmentation);
+    json_member_int_or_null(writer, "free_bytes", timed, summary->peak.free_bytes);
+    json_writer_key(writer, "fragmentation");
+    if (timed)
+        json_writer_double(writer, summary->peak.fragmentation);
+    else
+        json_writer_null(writer);
     json_writer_object_end(writer);
+}
+
+/* What the memory was for, for formats that say (Skyline): the keys are
+ * written only then, so other formats' JSON stays as it was. */
+static void json_tracked(struct json_writer *writer, const struct tracked_memory *tracked)
+{
+    if (!tracked->known)
+        return;
+    json_writer_member_int(writer, "weights_bytes", tracked->weights_bytes);
+    json_writer_member_int(writer, "gradients_bytes", tracked->gradients_bytes);
+    json_writer_member_int(writer, "activations_bytes", tracked->activations_bytes);
+    json_writer_member_int(writer, "untracked_bytes", tracked->untracked_bytes);
 }
 
 static void json_allocator(struct json_writer *writer, const struct profile *profile,
@@ -27,9 +60,15 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
     json_writer_member_unsigned(writer, "allocations", summary->allocations);
     json_writer_member_unsigned(writer, "deallocations", summary->deallocations);
     json_writer_member_int(writer, "capacity_bytes", summary->capacity_bytes);
-    json_writer_member_int(writer, "lifetime_peak_bytes", summary->lifetime_peak_bytes);
-    json_peak(writer, summary);
-    json_writer_member_unsigned(writer, "active_allocations", allocator->row_count);
+    json_member_int_or_null(writer, "lifetime_peak_bytes",
+                            allocator->timeline_kind != TIMELINE_NONE,
+                            summary->lifetime_peak_bytes);
+    json_peak(writer, allocator);
+    /* A report's entries: a weight and its gradient are one entry, two rows. */
+    json_writer_member_unsigned(writer, "active_allocations",
+                                summary->tracked.known ? summary->tracked.entries
+                                                       : allocator->row_count);
+    json_tracked(writer, &summary->tracked);
     json_writer_member_bool(writer, "summary_computed", summary->derived);
     json_writer_member_bool(writer, "timeline_sampled", allocator->timeline_sampled);
     json_writer_object_end(writer);

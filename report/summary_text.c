@@ -60,12 +60,78 @@ static void text_rows(FILE *out, const struct profile *profile, const struct all
     allocation_table_free(&table);
 }
 
+/* ---- a report without a timeline (Skyline's) ---- */
+
+/* The largest rows with their kind and location; a size <= 0 (a view,
+ * an in-place op) is marked, as the totals leave it out. */
+static void text_entry_rows(FILE *out, const struct allocation_table *table)
+{
+    size_t shown = table->count < SUMMARY_REPORT_TOP_ROWS ? table->count : SUMMARY_REPORT_TOP_ROWS;
+    const struct profile *profile = table->profile;
+    for (size_t i = 0; i < shown; i++) {
+        const struct allocation_row *row = allocation_table_row(table, i);
+        char size[FORMAT_BYTES_SIZE], kind[64], name[256], location[256];
+        fprintf(out, "    %12s  %-10s  %s  %s%s\n",
+                format_bytes(row->allocation_bytes, size, sizeof size),
+                safe(profile, row->kind, kind, sizeof kind),
+                safe(profile, row->op_name, name, sizeof name),
+                safe(profile, row->location, location, sizeof location),
+                allocation_row_is_uncounted(row) ? "  (size <= 0: not counted)" : "");
+    }
+}
+
+/* "Entries: 6 (8 rows: gradients are rows of their own), the largest:" */
+static void text_entries(FILE *out, const struct profile *profile,
+                         const struct allocator *allocator)
+{
+    struct allocation_table table;
+    bool ok = allocation_table_init(&table, profile, allocator);
+    size_t entries = allocator->summary.tracked.entries, rows = table.source.count;
+    fprintf(out, "  Entries: %zu", entries);
+    if (rows != entries)
+        fprintf(out, " (%zu rows: gradients are rows of their own)", rows);
+    fprintf(out, "%s\n", rows > SUMMARY_REPORT_TOP_ROWS ? ", the largest:" : "");
+    if (ok) {
+        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+        text_entry_rows(out, &table);
+    }
+    allocation_table_free(&table);
+}
+
+/* The peak, what the report says it was made of, and its entries; no
+ * timeline, so no time, counts or free memory. */
+static void text_allocator_without_timeline(FILE *out, const struct profile *profile,
+                                            const struct allocator *allocator)
+{
+    const struct allocator_summary *summary = &allocator->summary;
+    const struct tracked_memory *tracked = &summary->tracked;
+    fprintf(out, "  %-28s %14s\n", "Timeline", "none in this format");
+    if (summary->capacity_bytes > 0)
+        text_size_line(out, "Memory capacity", summary->capacity_bytes);
+    else
+        fprintf(out, "  %-28s %14s\n", "Memory capacity", "unknown");
+    text_size_line(out, "Peak memory usage", summary->peak_bytes);
+    if (tracked->known) {
+        text_size_line(out, "  Weights", tracked->weights_bytes);
+        text_size_line(out, "  Gradients", tracked->gradients_bytes);
+        text_size_line(out, "  Activations", tracked->activations_bytes);
+        text_size_line(out, "  Untracked", tracked->untracked_bytes);
+        text_entries(out, profile, allocator);
+    } else {
+        text_rows(out, profile, allocator);
+    }
+}
+
 static void text_allocator(FILE *out, const struct profile *profile,
                            const struct allocator *allocator)
 {
     const struct allocator_summary *summary = &allocator->summary;
     char name[256], time[32], percent[32];
     fprintf(out, "\n%s\n", safe(profile, allocator->id, name, sizeof name));
+    if (allocator->timeline_kind == TIMELINE_NONE) {
+        text_allocator_without_timeline(out, profile, allocator);
+        return;
+    }
     fprintf(out, "  %-28s %14zu%s\n", "Snapshots", allocator->timeline.count,
             allocator->timeline_sampled ? "  (XProf's sample: the counts below are of it)" : "");
     fprintf(out, "  %-28s %14zu\n", "Allocations", summary->allocations);
@@ -89,7 +155,9 @@ void summary_report_text(FILE *out, const struct profile *profile, const char *h
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
     fprintf(out, "%s: %s%s, version %d, %zu allocator%s", path,
-            profile->format == PROFILE_FORMAT_JSON ? "JSON" : "protobuf",
+            profile->format == PROFILE_FORMAT_JSON       ? "JSON"
+            : profile->format == PROFILE_FORMAT_PROTOBUF ? "protobuf"
+                                                         : profile_format_name(profile->format),
             profile->gzipped ? " (gzip)" : "", profile->version, profile->allocator_count,
             profile->allocator_count == 1 ? "" : "s");
     if (host) {
