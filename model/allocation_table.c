@@ -133,7 +133,10 @@ int64_t allocation_table_shown_bytes(const struct allocation_table *table)
 {
     int64_t total = 0;
     for (size_t i = 0; i < table->count; i++) {
-        int64_t bytes = allocation_row_bytes(allocation_table_row(table, i));
+        const struct allocation_row *row = allocation_table_row(table, i);
+        if (allocation_row_is_uncounted(row))
+            continue; /* as the report's own totals leave it out */
+        int64_t bytes = allocation_row_bytes(row);
         if (__builtin_add_overflow(total, bytes, &total))
             return bytes < 0 ? INT64_MIN : INT64_MAX;
     }

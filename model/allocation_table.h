@@ -110,7 +110,9 @@ size_t allocation_table_total(const struct allocation_table *table);
 /* A row's share of the peak: its allocation size times its occurrences
  * (an occurrence count below 1 counts as 1), saturating. */
 int64_t allocation_row_bytes(const struct allocation_row *row);
-/* Sum of allocation_row_bytes() over the rows shown (saturating). */
+/* Sum of allocation_row_bytes() over the rows shown (saturating), but
+ * for the rows a report's totals leave out (allocation_row_is_uncounted:
+ * a Skyline entry of size <= 0). */
 int64_t allocation_table_shown_bytes(const struct allocation_table *table);
 
 #endif

@@ -525,6 +525,13 @@ static void test_entry_rows(void **state)
         .profile = profile, .rows = rows, .count = 3, .label = "in the report"};
     struct allocation_table table;
     assert_true(allocation_table_init_source(&table, &source));
+    /* A size <= 0 (a view, an in-place op) is not counted in the total. */
+    assert_int_equal(allocation_table_shown_bytes(&table), 300);
+    rows[1].allocation_bytes = -50;
+    assert_true(allocation_row_is_uncounted(&rows[1]));
+    assert_false(allocation_row_is_uncounted(&fixture->profile->allocators[0].rows[0]));
+    assert_int_equal(allocation_table_shown_bytes(&table), 200);
+    rows[1].allocation_bytes = 100;
     allocation_table_set_sort(&table, TABLE_COLUMN_LOCATION, false);
     assert_ptr_equal(allocation_table_row(&table, 0), &rows[2]); /* a.py */
     assert_ptr_equal(allocation_table_row(&table, 1), &rows[1]); /* model.py:9 */

@@ -263,6 +263,22 @@ static void test_column_fit_hides_empty(void **state)
     assert_true(fit.x[0] < fit.x[1] && fit.x[1] < fit.x[2]);
 }
 
+/* Without breakdowns (a report with no regions) the summary takes their
+ * rows, down to the same line. */
+static void test_drop_breakdowns(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 40, 120, 1, 1, false);
+    assert_false(rect_is_empty(&layout.by_region));
+    int bottom = layout.by_data_type.y + layout.by_data_type.height;
+    layout_drop_breakdowns(&layout);
+    assert_true(rect_is_empty(&layout.by_region) && rect_is_empty(&layout.by_data_type));
+    assert_int_equal(layout.summary.y + layout.summary.height, bottom);
+    layout_drop_breakdowns(&layout); /* again: nothing moves */
+    assert_int_equal(layout.summary.y + layout.summary.height, bottom);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_every_size),
         cmocka_unit_test(test_rect_helpers),
         cmocka_unit_test(test_column_fit_hides_empty),
+        cmocka_unit_test(test_drop_breakdowns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,6 +179,11 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
         return;
     }
     const struct snapshot_columns *timeline = chart_timeline(chart);
+    /* A format without time (Skyline's report) is not an empty timeline. */
+    if (chart_allocator(chart)->timeline_kind == TIMELINE_NONE) {
+        draw_message(area, style, "this report has no timeline: its format records none");
+        return;
+    }
     if (!timeline) {
         draw_message(area, style, "no snapshots: this allocator's timeline is empty");
         return;

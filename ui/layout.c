@@ -117,6 +117,14 @@ void layout_share_breakdowns(struct layout *layout, int region_rows)
     second->height = total - first->height;
 }
 
+void layout_drop_breakdowns(struct layout *layout)
+{
+    if (rect_is_empty(&layout->by_region))
+        return;
+    layout->summary.height += layout->by_region.height + layout->by_data_type.height;
+    layout->by_region = layout->by_data_type = rect_make(0, 0, 0, 0);
+}
+
 const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place)
 {
     switch (place) {

@@ -67,6 +67,9 @@ void layout_compute(struct layout *layout, int rows, int cols, size_t host_count
  * title and two rows: they list a few groups each, and an even split
  * would leave a gap under a short first list. */
 void layout_share_breakdowns(struct layout *layout, int region_rows);
+/* The breakdowns are not shown (a report without regions): the summary
+ * above them takes their rows. */
+void layout_drop_breakdowns(struct layout *layout);
 
 /* The rectangle of a place (its own, also when tabbed). */
 const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place);

@@ -58,21 +58,68 @@ static void format_field(const struct allocator *allocator, size_t index, char *
     }
 }
 
+/* An allocator without a timeline (a Skyline report): the peak, what
+ * the report says it was made of, its entries; no time, no counts. */
+static const struct summary_field report_fields[] = {
+    {"Peak (allocated)", "Peak usage", FIELD_BYTES, true},
+    {"  weights", "  weights", FIELD_BYTES, false},
+    {"  gradients", "  gradients", FIELD_BYTES, false},
+    {"  activations", "  activations", FIELD_BYTES, false},
+    {"  untracked", "  untracked", FIELD_BYTES, false},
+    {"Capacity", "Capacity", FIELD_BYTES, false},
+    {"Entries", "Entries", FIELD_COUNT, false},
+    {"Rows (with gradients)", "Rows", FIELD_COUNT, false},
+};
+#define REPORT_FIELD_TOTAL (sizeof report_fields / sizeof *report_fields)
+
+static void format_report_field(const struct allocator *allocator, size_t index, char *value,
+                                size_t size)
+{
+    const struct allocator_summary *summary = &allocator->summary;
+    const struct tracked_memory *tracked = &summary->tracked;
+    switch (index) {
+    case 0: format_bytes(summary->peak_bytes, value, size); break;
+    case 1: format_bytes(tracked->weights_bytes, value, size); break;
+    case 2: format_bytes(tracked->gradients_bytes, value, size); break;
+    case 3: format_bytes(tracked->activations_bytes, value, size); break;
+    case 4: format_bytes(tracked->untracked_bytes, value, size); break;
+    case 5:
+        if (summary->capacity_bytes > 0)
+            format_bytes(summary->capacity_bytes, value, size);
+        else
+            snprintf(value, size, "unknown");
+        break;
+    case 6: snprintf(value, size, "%zu", tracked->entries); break;
+    default: snprintf(value, size, "%zu", allocator->row_count); break;
+    }
+}
+
+/* Whether the card shows a report's fields (no timeline, kinds known). */
+static bool summary_is_report(const struct allocator *allocator)
+{
+    return allocator->timeline_kind == TIMELINE_NONE && allocator->summary.tracked.known;
+}
+
 static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int width,
                        const struct allocator *allocator, size_t index)
 {
     const struct ui_style *style = &viewer->style;
+    const struct summary_field *fields_shown = summary_is_report(allocator) ? report_fields
+                                                                            : fields;
     char value[64];
-    format_field(allocator, index, value, sizeof value);
+    if (fields_shown == report_fields)
+        format_report_field(allocator, index, value, sizeof value);
+    else
+        format_field(allocator, index, value, sizeof value);
     int value_width = draw_text_width(value, style);
     /* The label depends on the width only, not the value, so it does not
      * change from one allocator to the next. */
-    const char *label = fields[index].label;
+    const char *label = fields_shown[index].label;
     if ((int)strlen(label) + 1 + WIDEST_VALUE > width)
-        label = fields[index].short_label;
+        label = fields_shown[index].short_label;
     wattrset(window, style->dim);
     draw_text(window, y, x, width - value_width - 1, label, style);
-    wattrset(window, fields[index].is_peak ? style->peak : style->normal);
+    wattrset(window, fields_shown[index].is_peak ? style->peak : style->normal);
     draw_text_right(window, y, x, width, value, style);
     wattrset(window, style->normal);
 }
@@ -95,7 +142,8 @@ static void summary_draw(struct pane *pane, struct viewer *viewer, const struct 
     draw_pane_title(window, y, x, width, title, false, style);
     if (!allocator)
         return;
-    for (size_t i = 0; i < FIELD_TOTAL && (int)i + 1 < height; i++)
+    size_t total = summary_is_report(allocator) ? REPORT_FIELD_TOTAL : FIELD_TOTAL;
+    for (size_t i = 0; i < total && (int)i + 1 < height; i++)
         draw_field(viewer, window, y + 1 + (int)i, x + 1, width - 1, allocator, i);
 }
 

@@ -36,7 +36,7 @@ static const struct shown_column shown_columns[] = {
     {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0, false},
     {TABLE_COLUMN_REQUESTED_BYTES, 0, 1, true},
     {TABLE_COLUMN_OCCURRENCES, 0, 5, true},
-    {TABLE_COLUMN_KIND, 0, 7, true},
+    {TABLE_COLUMN_KIND, 5, 7, true},
     {TABLE_COLUMN_REGION_TYPE, 2, 4, true},
     {TABLE_COLUMN_DATA_TYPE, 3, 2, true},
     {TABLE_COLUMN_TENSOR_SHAPE, 1, 3, true},
@@ -200,7 +200,9 @@ static void table_title(struct viewer *viewer, int width, char *title, size_t si
 {
     const struct allocation_table *rows = &viewer->query.rows;
     const struct ui_style *style = &viewer->style;
-    const char *name = width >= 60 ? "Allocations at peak" : "At peak";
+    /* A report without a timeline lists what it holds, not a moment. */
+    bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE;
+    const char *name = entries ? "Entries" : width >= 60 ? "Allocations at peak" : "At peak";
     char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
     format_bytes(allocation_table_shown_bytes(rows), shown, sizeof shown);
     format_bytes(viewer->allocator->summary.peak_bytes, peak, sizeof peak);
@@ -228,7 +230,11 @@ static void draw_row(const struct table_pane *table, struct viewer *viewer, WIND
         const char *text = cell_text(&viewer->query.rows, row, c, buffer, sizeof buffer);
         bool unresolved = shown_columns[c].id == TABLE_COLUMN_OP_NAME &&
                           row->origin == ROW_UNRESOLVED;
-        wattrset(window, unresolved && attr == style->normal ? style->error : attr);
+        attr_t cell_attr = unresolved && attr == style->normal ? style->error : attr;
+        /* A size <= 0 (a view, an in-place op) is shown but not counted. */
+        if (allocation_row_is_uncounted(row) && attr == style->normal)
+            cell_attr = style->dim;
+        wattrset(window, cell_attr);
         column_fit_draw_cell(window, y, x, table->fit, layout, c, text, style);
     }
     wattrset(window, style->normal);

@@ -155,6 +155,8 @@ static void layout_frame(struct viewer *viewer)
         table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
     layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
                    table_area_panes > 1);
+    if (!viewer_pane_available(viewer, PANE_BY_REGION))
+        layout_drop_breakdowns(&viewer->layout);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         const struct rect *rect = viewer_pane_rect(viewer, id);
