@@ -330,6 +330,32 @@ static enum load_status skyline_load(const struct load_input *input,
     return status;
 }
 
+/* An SQLite database that reaches memtop as bytes (inflated from gzip,
+ * or read from a pipe) cannot be opened by SQLite, which reads files:
+ * this row claims such bytes, so that no other format's loader misreads
+ * them, and says what to do. */
+static enum load_status skyline_bytes_load(const struct load_input *input,
+                                           struct profile_builder *builder,
+                                           struct load_error *error)
+{
+    (void)input;
+    (void)builder;
+    load_error_set(error, "an SQLite database inside gzip (or on a pipe): memtop opens "
+                          "Skyline reports as plain files; gunzip it first");
+    return LOAD_BAD_INPUT;
+}
+
+/* No file name makes a directory scan take a file for this row. */
+static const char *const skyline_bytes_suffixes[] = {NULL};
+
+const struct input_format skyline_bytes_format = {
+    .name = "skyline-bytes",
+    .description = "an SQLite database given as bytes: refused with what to do",
+    .probe = skyline_probe,
+    .load = skyline_bytes_load,
+    .suffixes = skyline_bytes_suffixes,
+};
+
 static const char *const skyline_suffixes[] = {".sqlite", NULL};
 
 const struct input_format skyline_format = {

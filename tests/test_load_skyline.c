@@ -467,6 +467,13 @@ static void test_format_row(void **state)
     assert_ptr_equal(input_format_detect((const uint8_t *)"SQLite format 3\0xxxx", 20, true),
                      format);
     assert_null(input_format_detect((const uint8_t *)"SQLite format 2\0xxxx", 20, true));
+    /* As bytes (gzip'd, piped), SQLite cannot read it: said so. */
+    struct profile *profile = NULL;
+    struct load_error error = {0};
+    assert_int_equal(profile_load_bytes((const uint8_t *)"SQLite format 3\0xxxx", 20, "pipe",
+                                        NULL, &profile, &error),
+                     LOAD_BAD_INPUT);
+    assert_non_null(strstr(error.message, "gunzip it first"));
 }
 
 int main(void)
