@@ -89,6 +89,17 @@ static void load_fails(const char *path, const char *expected)
         fail_msg("'%s' lacks '%s'", error.message, expected);
 }
 
+/* A connection of another program to `path` that has run `sql` and
+ * stays open (holding what it holds) until sqlite3_close(). */
+static sqlite3 *other_program(const char *path, const char *sql)
+{
+    sqlite3 *database;
+    assert_int_equal(sqlite3_open(path, &database), SQLITE_OK);
+    if (sqlite3_exec(database, sql, NULL, NULL, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(database));
+    return database;
+}
+
 static const char *text(const struct profile *profile, uint32_t id)
 {
     return profile_text(profile, id);
@@ -257,14 +268,8 @@ static void test_missing_table(void **state)
 {
     (void)state;
     char *path = report_path("partial.sqlite");
-    sqlite3 *database;
-    assert_int_equal(sqlite3_open(path, &database), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(database,
-                                  "CREATE TABLE weight_entries (id INTEGER PRIMARY KEY);"
-                                  "CREATE VIEW activation_entries AS SELECT 1 AS id;",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(database);
+    sqlite3_close(other_program(path, "CREATE TABLE weight_entries (id INTEGER PRIMARY KEY);"
+                                      "CREATE VIEW activation_entries AS SELECT 1 AS id;"));
     load_fails(path, "not a Skyline memory report: no activation_entries table");
     free(path);
 }
@@ -275,13 +280,8 @@ static void test_size_not_an_integer(void **state)
     (void)state;
     char *path = report_path("text_size.sqlite");
     write_report(path, &small_report);
-    sqlite3 *database;
-    assert_int_equal(sqlite3_open(path, &database), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(database,
-                                  "UPDATE weight_entries SET grad_size_bytes = 'big' WHERE id = 2",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(database);
+    sqlite3_close(
+        other_program(path, "UPDATE weight_entries SET grad_size_bytes = 'big' WHERE id = 2"));
     load_fails(path, "weight_entries, row 2: grad_size_bytes is not an integer");
     free(path);
 }
@@ -385,14 +385,9 @@ static void test_directory_unchanged(void **state)
     char *path = report_path("untouched.sqlite");
     write_report(path, &small_report);
     for (int wal = 0; wal < 2; wal++) {
-        if (wal) {
-            sqlite3 *database;
-            assert_int_equal(sqlite3_open(path, &database), SQLITE_OK);
-            assert_int_equal(sqlite3_exec(database, "PRAGMA journal_mode = WAL", NULL, NULL,
-                                          NULL),
-                             SQLITE_OK);
-            sqlite3_close(database); /* the last connection: the -wal goes */
-        }
+        /* Closing the last connection removes the -wal. */
+        if (wal)
+            sqlite3_close(other_program(path, "PRAGMA journal_mode = WAL"));
         struct stat before;
         assert_int_equal(stat(path, &before), 0);
         char *listing = directory_listing();
@@ -413,14 +408,9 @@ static void test_wal_with_content(void **state)
     (void)state;
     char *path = report_path("live.sqlite");
     write_report(path, &small_report);
-    sqlite3 *writer;
-    assert_int_equal(sqlite3_open(path, &writer), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(writer,
-                                  "PRAGMA journal_mode = WAL;"
-                                  "PRAGMA wal_autocheckpoint = 0;"
-                                  "INSERT INTO misc_sizes VALUES ('other', 1);",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    sqlite3 *writer = other_program(path, "PRAGMA journal_mode = WAL;"
+                                          "PRAGMA wal_autocheckpoint = 0;"
+                                          "INSERT INTO misc_sizes VALUES ('other', 1);");
     load_fails(path, "WAL mode with data still in its -wal file");
     sqlite3_close(writer);
     free(path);
@@ -433,9 +423,7 @@ static void test_locked(void **state)
     (void)state;
     char *path = report_path("locked.sqlite");
     write_report(path, &small_report);
-    sqlite3 *writer;
-    assert_int_equal(sqlite3_open(path, &writer), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(writer, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3 *writer = other_program(path, "BEGIN EXCLUSIVE");
     load_fails(path, "locked by another program");
     assert_int_equal(sqlite3_exec(writer, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(writer);

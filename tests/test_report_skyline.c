@@ -58,13 +58,7 @@ static struct profile *load_report(void)
 static char *capture(void (*write)(FILE *, const struct profile *, const char *),
                      const struct profile *profile)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    write(out, profile, NULL);
-    fclose(out);
-    return text;
+    return test_capture_output(write, profile, NULL);
 }
 
 static void test_summary_json(void **state)

@@ -19,13 +19,7 @@
 static char *capture(void (*write)(FILE *, const struct profile *, const char *),
                      const struct profile *profile, const char *host)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    write(out, profile, host);
-    fclose(out);
-    return text;
+    return test_capture_output(write, profile, host);
 }
 
 static uint32_t intern(struct test_draft *profile, const char *text)

@@ -247,3 +247,15 @@ void test_assert_profiles_equal(const struct profile *a, const struct profile *b
         assert_same_text(a, x->plane_name, b, y->plane_name);
     }
 }
+
+char *test_capture_output(void (*write)(FILE *, const struct profile *, const char *),
+                          const struct profile *profile, const char *host)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    write(out, profile, host);
+    fclose(out);
+    return text;
+}

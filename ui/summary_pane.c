@@ -94,32 +94,42 @@ static void format_report_field(const struct allocator *allocator, size_t index,
     }
 }
 
-/* Whether the card shows a report's fields (no timeline, kinds known). */
-static bool summary_is_report(const struct allocator *allocator)
+/* The fields of a card and how their values are written. */
+struct summary_card {
+    const struct summary_field *fields;
+    size_t count;
+    void (*format)(const struct allocator *allocator, size_t index, char *value, size_t size);
+};
+
+static const struct summary_card timeline_card = {fields, FIELD_TOTAL, format_field};
+static const struct summary_card report_card = {report_fields, REPORT_FIELD_TOTAL,
+                                                format_report_field};
+
+/* A report's card for an allocator without a timeline whose kinds are
+ * known; the reference viewer's for the others. */
+static const struct summary_card *summary_card_for(const struct allocator *allocator)
 {
-    return allocator->timeline_kind == TIMELINE_NONE && allocator->summary.tracked.known;
+    bool report = allocator->timeline_kind == TIMELINE_NONE && allocator->summary.tracked.known;
+    return report ? &report_card : &timeline_card;
 }
 
 static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int width,
                        const struct allocator *allocator, size_t index)
 {
     const struct ui_style *style = &viewer->style;
-    const struct summary_field *fields_shown = summary_is_report(allocator) ? report_fields
-                                                                            : fields;
+    const struct summary_card *card = summary_card_for(allocator);
+    const struct summary_field *field = &card->fields[index];
     char value[64];
-    if (fields_shown == report_fields)
-        format_report_field(allocator, index, value, sizeof value);
-    else
-        format_field(allocator, index, value, sizeof value);
+    card->format(allocator, index, value, sizeof value);
     int value_width = draw_text_width(value, style);
     /* The label depends on the width only, not the value, so it does not
      * change from one allocator to the next. */
-    const char *label = fields_shown[index].label;
+    const char *label = field->label;
     if ((int)strlen(label) + 1 + WIDEST_VALUE > width)
-        label = fields_shown[index].short_label;
+        label = field->short_label;
     wattrset(window, style->dim);
     draw_text(window, y, x, width - value_width - 1, label, style);
-    wattrset(window, fields_shown[index].is_peak ? style->peak : style->normal);
+    wattrset(window, field->is_peak ? style->peak : style->normal);
     draw_text_right(window, y, x, width, value, style);
     wattrset(window, style->normal);
 }
@@ -142,7 +152,7 @@ static void summary_draw(struct pane *pane, struct viewer *viewer, const struct 
     draw_pane_title(window, y, x, width, title, false, style);
     if (!allocator)
         return;
-    size_t total = summary_is_report(allocator) ? REPORT_FIELD_TOTAL : FIELD_TOTAL;
+    size_t total = summary_card_for(allocator)->count;
     for (size_t i = 0; i < total && (int)i + 1 < height; i++)
         draw_field(viewer, window, y + 1 + (int)i, x + 1, width - 1, allocator, i);
 }
