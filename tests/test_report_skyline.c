@@ -137,12 +137,31 @@ static void test_allocations_csv(void **state)
     profile_free(profile);
 }
 
+/* --export summary: the --summary --json fields, null as empty cells. */
+static void test_summary_csv(void **state)
+{
+    (void)state;
+    struct profile *profile = load_report();
+    struct export_request request;
+    export_request_init(&request, EXPORT_VIEW_SUMMARY, profile, NULL);
+    char *csv = NULL, error[EXPORT_ERROR_SIZE];
+    size_t size = 0;
+    FILE *out = open_memstream(&csv, &size);
+    assert_non_null(out);
+    assert_int_equal(export_write(out, &request, NULL, error, sizeof error), EXPORT_OK);
+    fclose(out);
+    assert_non_null(strstr(csv, "\ncuda,0,0,0,0,,20000,,20000,0,,,5,false,false\n"));
+    free(csv);
+    profile_free(profile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_json),
         cmocka_unit_test(test_summary_text),
         cmocka_unit_test(test_allocations_csv),
+        cmocka_unit_test(test_summary_csv),
     };
     return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }
