@@ -81,6 +81,8 @@ enum export_status export_write(FILE *out, const struct export_request *request,
     csv_writer_init(&writer, out);
     /* Bytes for a program stay the profile's; a terminal gets them safe. */
     csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
+    csv_writer_lead(&writer, checked.lead_names, checked.lead_values, checked.lead_count,
+                    checked.no_header);
     size_t written = exporters[checked.view](&writer, &checked);
     int error_number = csv_writer_finish(&writer);
     if (error_number)

@@ -215,8 +215,9 @@ static void draw_frame(struct viewer *viewer)
     doupdate();
 }
 
-int ui_run(struct host_list *hosts, const struct ui_options *options)
+int ui_run(const struct ui_session *session, const struct ui_options *options)
 {
+    struct host_list *hosts = session->hosts;
     struct ui_style style;
     char error[256];
     if (hosts->count == 0)
@@ -232,7 +233,7 @@ int ui_run(struct host_list *hosts, const struct ui_options *options)
         return 1;
     }
     viewer.terminal_ready = true;
-    viewer_select_host(&viewer, 0);
+    viewer_select_host(&viewer, session->first_host);
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);
