@@ -5,9 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LOADER_THREADS 2
@@ -19,7 +22,8 @@ struct host_loader {
     struct host_list *list;
     size_t wanted;
     bool prefetching; /* a thread loads a host nobody asked for */
-    bool stopping;
+    atomic_bool stopping;
+    char *gate;       /* MEMTOP_TEST_LOAD_GATE, or NULL */
     int pipe[2];      /* [0] the caller polls, [1] the threads write */
     pthread_t threads[LOADER_THREADS];
     size_t thread_count;
@@ -70,6 +74,15 @@ static struct host *loader_pick(struct host_loader *loader, bool *prefetch)
     return NULL;
 }
 
+/* The tests' gate (see host_loader.h): waits until its file exists or
+ * the loader stops. */
+static void loader_wait_for_gate(struct host_loader *loader)
+{
+    const struct timespec pause = {0, 20 * 1000 * 1000};
+    while (loader->gate && access(loader->gate, F_OK) != 0 && !atomic_load(&loader->stopping))
+        nanosleep(&pause, NULL);
+}
+
 static void *loader_thread(void *argument)
 {
     struct host_loader *loader = argument;
@@ -83,6 +96,8 @@ static void *loader_thread(void *argument)
         }
         loader->prefetching = loader->prefetching || prefetch;
         pthread_mutex_unlock(&loader->lock);
+        loader_notify(loader); /* a host is loading: the lists say so */
+        loader_wait_for_gate(loader);
         struct load_watch watch = {loader, host};
         struct load_options options = {.progress = loader_progress, .progress_context = &watch};
         host_load_claimed(host, &options);
@@ -119,7 +134,14 @@ struct host_loader *host_loader_start(void)
     if (!loader)
         return NULL;
     loader->wanted = NOTHING_WANTED;
+    atomic_init(&loader->stopping, false);
+    const char *gate = getenv("MEMTOP_TEST_LOAD_GATE");
+    if (gate && gate[0] && !(loader->gate = strdup(gate))) {
+        free(loader);
+        return NULL;
+    }
     if (!pipe_setup(loader->pipe)) {
+        free(loader->gate);
         free(loader);
         return NULL;
     }
@@ -151,6 +173,7 @@ void host_loader_stop(struct host_loader *loader)
     pthread_mutex_destroy(&loader->lock);
     close(loader->pipe[0]);
     close(loader->pipe[1]);
+    free(loader->gate);
     free(loader);
 }
 

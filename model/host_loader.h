@@ -11,7 +11,12 @@
  * whole hand-over. A pipe becomes readable whenever a host's state or
  * load percent changes, for a caller that waits in poll().
  * Called by: the viewer. Must not: touch a host another thread claimed,
- * free a host list (its owner does, after host_loader_stop). */
+ * free a host list (its owner does, after host_loader_stop).
+ *
+ * A switch for the tests (the result is the same either way): with
+ * MEMTOP_TEST_LOAD_GATE=PATH in the environment, a thread that took a
+ * host starts loading it only once PATH exists, so the viewer's tests
+ * see hosts loading, then loaded, whatever the machine's speed. */
 #ifndef MEMTOP_HOST_LOADER_H
 #define MEMTOP_HOST_LOADER_H
 

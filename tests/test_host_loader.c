@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model/host_list.h"
 #include "model/host_loader.h"
@@ -169,6 +170,42 @@ static void test_unload_and_failures(void **state)
     free(directory);
 }
 
+/* The tests' gate: hosts are taken (loading) but not loaded until the
+ * gate file exists; then every one loads. */
+static void test_gate_holds_loads(void **state)
+{
+    (void)state;
+    char *directory = make_run("gated", 3);
+    char gate[1024];
+    snprintf(gate, sizeof gate, "%s/gate", test_directory());
+    setenv("MEMTOP_TEST_LOAD_GATE", gate, 1);
+    struct host_list list;
+    open_run(&list, directory);
+    struct host_loader *loader = host_loader_start();
+    unsetenv("MEMTOP_TEST_LOAD_GATE");
+    assert_non_null(loader);
+    host_loader_set_list(loader, &list);
+    host_loader_want(loader, 2);
+    /* Taken (a generous wait), and still not loaded a while later. */
+    const struct timespec pause = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 6000 && host_state(&list.hosts[2]) != HOST_LOADING; i++)
+        nanosleep(&pause, NULL);
+    assert_int_equal(host_state(&list.hosts[2]), HOST_LOADING);
+    for (int i = 0; i < 10; i++)
+        nanosleep(&pause, NULL);
+    for (size_t i = 0; i < list.count; i++)
+        assert_int_not_equal(host_state(&list.hosts[i]), HOST_LOADED);
+    FILE *file = fopen(gate, "w");
+    assert_non_null(file);
+    fclose(file);
+    wait_loaded(loader, &list, SIZE_MAX);
+    for (size_t i = 0; i < list.count; i++)
+        assert_host_peak(&list, i);
+    host_loader_stop(loader);
+    host_list_free(&list);
+    free(directory);
+}
+
 static void test_stop_without_a_list(void **state)
 {
     (void)state;
@@ -186,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_every_host_loads),
         cmocka_unit_test(test_wanted_host_and_a_new_list),
         cmocka_unit_test(test_unload_and_failures),
+        cmocka_unit_test(test_gate_holds_loads),
         cmocka_unit_test(test_stop_without_a_list),
     };
     return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
