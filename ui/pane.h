@@ -52,12 +52,18 @@ enum follow_up_kind {
     FOLLOW_UP_OPEN_DETAIL,      /* the replying pane's detail over the screen */
     FOLLOW_UP_SELECT_HOST,      /* open host `index` (may load it) */
     FOLLOW_UP_SELECT_ALLOCATOR, /* show allocator `index` of the profile */
+    FOLLOW_UP_SELECT_RUN,       /* open run `index` of the log directory */
+    /* open host `index` showing allocator `item` of its (loaded) profile,
+     * the usual layout back */
+    FOLLOW_UP_SELECT_HOST_ALLOCATOR,
+    FOLLOW_UP_ZOOM_PANE, /* pane `pane` on the whole body; PANE_NONE: the usual layout */
 };
 
 struct follow_up {
     enum follow_up_kind kind;
     int64_t from_ps, to_ps;
     size_t index;
+    size_t item; /* FOLLOW_UP_SELECT_HOST_ALLOCATOR's allocator */
     int pane;
 };
 
