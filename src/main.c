@@ -196,7 +196,9 @@ static int run_viewer(struct input *input, const struct options *options)
     struct ui_session session = {
         .hosts = hosts,
         .first_host = input->first_host,
-        .logdir = input->logdir.kind == LOGDIR_LOG_DIRECTORY ? &input->logdir : NULL,
+        .logdir = input->directory && input->logdir.kind == LOGDIR_LOG_DIRECTORY
+                      ? &input->logdir
+                      : NULL,
         .run_index = input->run_index,
     };
     return ui_run(&session, &ui_options);

@@ -265,7 +265,7 @@ bool viewer_init(struct viewer *viewer, const struct ui_session *session,
 {
     memset(viewer, 0, sizeof *viewer);
     viewer->hosts = session->hosts;
-    viewer->logdir = session->logdir;
+    viewer->logdir = session->logdir && session->logdir->run_count ? session->logdir : NULL;
     viewer->run_index = viewer->main_run = session->run_index;
     viewer->zoomed = viewer->focus_before_zoom = viewer->focus_wanted = PANE_NONE;
     if (viewer->logdir) {
