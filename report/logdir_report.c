@@ -42,7 +42,7 @@ static void text_host(FILE *out, const struct logdir_run *run, const struct run_
     }
     const struct run_file *source = run_host_source(host);
     if (source) {
-        fputs(source->format ? "  (opens " : "  (memtop reads none: ", out);
+        fputs(source->format ? "  (opens " : "  (not read by this memtop: ", out);
         text_safe(out, source->name);
         fputs(")", out);
     }

@@ -185,6 +185,18 @@ memtop_run --summary --json "$work/flat"
 memtop_expect "same stem, two files in one directory: named by file name" 0 \
     out '^\[{"host":"a.json.gz",' out '},{"host":"a.pb.gz",' out '},{"host":"b",'
 
+# ---- the demo log directory (make data) ----
+demo="$source_dir/data/logdir"
+memtop_run --list "$demo"
+memtop_expect "demo: --list shows its two runs and four hosts" 0 \
+    out "^2026_11_23_06_39_19  2026-11-23 06:39:19  2 hosts with memory profiles$" \
+    out "^2026_11_21_17_42_08  2026-11-21 17:42:08  2 hosts with memory profiles$" \
+    out "^  10.0.0.2_8466: memory_profile  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
+    out "^  BlueDiamond.local: xplane  (" out "^  t1v-n-6d5ad4f1-w-1: xplane  ("
+memtop_run --summary --json --host 10.0.0.2_8466 "$demo"
+memtop_expect "demo: its MemoryProfile host loads" 0 \
+    out '^\[{"run":"2026_11_23_06_39_19","host":"10.0.0.2_8466","file":"[^"]*","format":"json","gzip":true'
+
 # ---- XSpace runs (tests/generate_xspace --run-layout) ----
 # ENABLE after merging the xspace branch (.xplane.pb read by a format row):
 # call xspace_runs below. Until then an .xplane.pb host only says that

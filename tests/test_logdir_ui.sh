@@ -183,6 +183,12 @@ tmux_keys G Enter
 check "120x40: the last row opens its host" "host worker-2 (3/3)" "allocator cpu (3/3)"
 quit_cleanly "120x40: q quits with status 0"
 
+# ---- the demo log directory (the README's first command) ----
+viewer 80 24 "" "$source_dir/data/logdir"
+check "demo: data/logdir opens its newest run on the MemoryProfile host" "Runs (2)" \
+    "Hosts (2)" "host 10.0.0.2_8466 (1/2)" "allocator GPU_0_bfc (1/3)"
+quit_cleanly "demo: q quits with status 0"
+
 # ---- XSpace runs (tests/generate_xspace --run-layout) ----
 # ENABLE after merging the xspace branch: call xspace_viewer below. Until
 # then the XSpace hosts only say "memtop does not read *.xplane.pb files".
