@@ -94,6 +94,19 @@ static void assert_host_peak(const struct host_list *list, size_t index)
     assert_int_equal(host_load_percent(host), 100);
 }
 
+/* Waits for every host of the list, checks each, stops the loader and
+ * frees the list and its directory's name. */
+static void finish_all_loaded(struct host_loader *loader, struct host_list *list,
+                              char *directory)
+{
+    wait_loaded(loader, list, SIZE_MAX);
+    for (size_t i = 0; i < list->count; i++)
+        assert_host_peak(list, i);
+    host_loader_stop(loader);
+    host_list_free(list);
+    free(directory);
+}
+
 static void test_every_host_loads(void **state)
 {
     (void)state;
@@ -103,12 +116,7 @@ static void test_every_host_loads(void **state)
     struct host_loader *loader = host_loader_start();
     assert_non_null(loader);
     host_loader_set_list(loader, &list);
-    wait_loaded(loader, &list, SIZE_MAX);
-    for (size_t i = 0; i < list.count; i++)
-        assert_host_peak(&list, i);
-    host_loader_stop(loader);
-    host_list_free(&list);
-    free(directory);
+    finish_all_loaded(loader, &list, directory);
 }
 
 /* The host asked for is loaded; another list then takes over, the hosts
@@ -198,12 +206,7 @@ static void test_gate_holds_loads(void **state)
     FILE *file = fopen(gate, "w");
     assert_non_null(file);
     fclose(file);
-    wait_loaded(loader, &list, SIZE_MAX);
-    for (size_t i = 0; i < list.count; i++)
-        assert_host_peak(&list, i);
-    host_loader_stop(loader);
-    host_list_free(&list);
-    free(directory);
+    finish_all_loaded(loader, &list, directory);
 }
 
 static void test_stop_without_a_list(void **state)

@@ -8,29 +8,22 @@ set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
 . "$source_dir/tests/lib.sh"
 work=$test_work
-generator="${MEMTOP_BUILDDIR:-.}/tests/generate_profile"
 json_check="${MEMTOP_BUILDDIR:-.}/tests/json_check"
 
-# profile FILE SEED [ALLOCATORS]: a small gzipped MemoryProfile JSON.
-profile() {
-    mkdir -p "$(dirname "$1")"
-    "$generator" --format json --snapshots 600 --seed "$2" --allocators "${3:-2}" |
-        gzip -n >"$1"
-}
 
 # A Keras-like log directory: two runs below train/, one below eval/,
 # one at the top; hosts with dots and a remote port; other XProf files.
 logs="$work/logs"
 newest="$logs/train/plugins/profile/2026_11_23_06_39_19"
 older="$logs/train/plugins/profile/2026_11_22_10_00_00"
-profile "$newest/BlueDiamond.local.memory_profile.json.gz" 1
-profile "$newest/10.0.0.2_8466.memory_profile.json.gz" 2
+generated_profile "$newest/BlueDiamond.local.memory_profile.json.gz" 1
+generated_profile "$newest/10.0.0.2_8466.memory_profile.json.gz" 2
 : >"$newest/10.0.0.2_8466.trace.json.gz"
 : >"$newest/jit_train_step.hlo_proto.pb"
-profile "$older/worker-0.memory_profile.json.gz" 3 1
+generated_profile "$older/worker-0.memory_profile.json.gz" 3 1
 mkdir -p "$logs/eval/plugins/profile/2026_11_23_06_40_00"
 : >"$logs/eval/plugins/profile/2026_11_23_06_40_00/tracer.trace.json.gz"
-profile "$logs/plugins/profile/2026_11_22_10_00_00/top.memory_profile.json.gz" 4 1
+generated_profile "$logs/plugins/profile/2026_11_22_10_00_00/top.memory_profile.json.gz" 4 1
 
 # ---- --list ----
 memtop_run --list "$logs"
@@ -100,8 +93,8 @@ tap_check "  ... one entry" test "$(grep -o '"host":' "$work/out" | wc -l)" -eq 
 memtop_run --summary --json --run 2026_11_22_10_00_00 "$logs"
 memtop_expect "--run NAME that is also another run's folder: the run of that name" 0 \
     out '^\[{"run":"2026_11_22_10_00_00","host":"top",'
-profile "$work/twice/a/plugins/profile/r/h.memory_profile.json.gz" 11 1
-profile "$work/twice/b/plugins/profile/r/h.memory_profile.json.gz" 12 1
+generated_profile "$work/twice/a/plugins/profile/r/h.memory_profile.json.gz" 11 1
+generated_profile "$work/twice/b/plugins/profile/r/h.memory_profile.json.gz" 12 1
 memtop_run --summary --run r "$work/twice"
 memtop_expect "--run FOLDER that two runs have: status 2" 2 \
     err "^memtop: $work/twice: several runs are named 'r': give the whole name (--list)$"
@@ -133,7 +126,7 @@ memtop_expect "one file: one object, as before" 0 out '^{"file":"[^"]*worker-0.m
 
 # A broken host: reported in the array with run, host, file and error.
 broken_run="$work/broken/plugins/profile/2026_01_01_00_00_00"
-profile "$broken_run/good.memory_profile.json.gz" 5 1
+generated_profile "$broken_run/good.memory_profile.json.gz" 5 1
 printf 'not gzip' >"$broken_run/bad.memory_profile.json.gz"
 memtop_run --summary --json "$work/broken"
 memtop_expect "a host that fails: {run, host, file, error} in the array, status 2" 2 \
@@ -159,8 +152,8 @@ memtop_expect "--export timeline RUN_DIR: the run and host columns" 0 \
     out '^run,host,time_ps,time_ms,' out '^2026_11_23_06_39_19,10.0.0.2_8466,[0-9]' \
     out '^2026_11_23_06_39_19,BlueDiamond.local,[0-9]'
 mkdir -p "$work/flat"
-profile "$work/flat/a.json.gz" 6 1
-profile "$work/flat/b.json.gz" 7 1
+generated_profile "$work/flat/a.json.gz" 6 1
+generated_profile "$work/flat/b.json.gz" 7 1
 memtop_run --export summary -o "$work/flat.csv" "$work/flat"
 memtop_expect "--export -o of a plain directory: a host column only" 0
 tap_check "  ... the file holds both hosts under one header" \
@@ -174,8 +167,8 @@ memtop_expect "--export --allocator missing on every host: status 2, nothing to 
     err "no allocator 'nope'" err "^memtop: standard output: no host to export$"
 
 # ---- hosts that share a name are named apart ----
-profile "$work/apart/one/w.memory_profile.json.gz" 8 1
-profile "$work/apart/two/w.memory_profile.json.gz" 9 1
+generated_profile "$work/apart/one/w.memory_profile.json.gz" 8 1
+generated_profile "$work/apart/two/w.memory_profile.json.gz" 9 1
 memtop_run --summary --json "$work/apart/one/w.memory_profile.json.gz" \
     "$work/apart/two/w.memory_profile.json.gz"
 memtop_expect "same file name in two directories: named by directory" 0 \
@@ -208,7 +201,7 @@ xspace_runs() {
         --run 2026_03_01_00_00_00 --expect "$work/tpu.expect"
     "$xgen" --style tf-gpu --run-layout "$xlogs" --host 10.0.0.2_8466 --run 2026_03_01_00_00_00
     "$xgen" --style tf-gpu --run-layout "$xlogs" --host old --run 2026_02_01_00_00_00
-    profile "$xlogs/plugins/profile/2026_02_01_00_00_00/old.memory_profile.json.gz" 10 1
+    generated_profile "$xlogs/plugins/profile/2026_02_01_00_00_00/old.memory_profile.json.gz" 10 1
     memtop_run --list --json "$xlogs"
     memtop_expect "xspace: --list: XProf's tools for an XSpace run" 0 \
         out '"run":"2026_03_01_00_00_00",.*"tools":\["trace_viewer","overview_page","input_pipeline_analyzer","framework_op_stats","memory_profile","op_profile","hlo_stats","roofline_model"\]' \

@@ -10,38 +10,9 @@ set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
 . "$source_dir/tests/lib.sh"
 memtop="${MEMTOP_BUILDDIR:-.}/memtop"
-generator="${MEMTOP_BUILDDIR:-.}/tests/generate_profile"
 work=$test_work
 
-if ! tmux_have; then
-    echo "1..0 # SKIP tmux not found"
-    exit 0
-fi
-if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-    echo "1..0 # SKIP no C.UTF-8 locale"
-    exit 0
-fi
-
-# viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS (as in test_ui.sh).
-viewer() {
-    cols=$1 rows=$2 environment=$3
-    shift 3
-    arguments=""
-    for argument in "$@"; do
-        arguments="$arguments '$argument'"
-    done
-    tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
-$environment '$memtop' $arguments; echo EXIT=\$?; sleep 60"
-}
-
-quit_cleanly() {
-    tmux_keys q
-    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen"; then
-        tap_ok "$1"
-    else
-        tap_not_ok "$1"
-    fi
-}
+tmux_tests_can_run
 
 # check NAME TEXT...: ok when the screen comes to hold every TEXT.
 check() {
@@ -57,20 +28,13 @@ check() {
     tap_ok "$name"
 }
 
-# profile FILE SEED [ALLOCATORS]: a small gzipped MemoryProfile JSON.
-profile() {
-    mkdir -p "$(dirname "$1")"
-    "$generator" --format json --snapshots 600 --seed "$2" --allocators "${3:-3}" |
-        gzip -n >"$1"
-}
-
 logs="$work/logs"
 newest="$logs/train/plugins/profile/2026_11_23_06_39_19"
-profile "$newest/10.0.0.2_8466.memory_profile.json.gz" 1
-profile "$newest/BlueDiamond.local.memory_profile.json.gz" 2
-profile "$newest/worker-2.memory_profile.json.gz" 3
-profile "$logs/train/plugins/profile/2026_11_22_10_00_00/solo-a.memory_profile.json.gz" 4 1
-profile "$logs/train/plugins/profile/2026_11_22_10_00_00/solo-b.memory_profile.json.gz" 5 1
+generated_profile "$newest/10.0.0.2_8466.memory_profile.json.gz" 1 3
+generated_profile "$newest/BlueDiamond.local.memory_profile.json.gz" 2 3
+generated_profile "$newest/worker-2.memory_profile.json.gz" 3 3
+generated_profile "$logs/train/plugins/profile/2026_11_22_10_00_00/solo-a.memory_profile.json.gz" 4 1
+generated_profile "$logs/train/plugins/profile/2026_11_22_10_00_00/solo-b.memory_profile.json.gz" 5 1
 mkdir -p "$logs/eval/plugins/profile/2026_11_21_00_00_00"
 : >"$logs/eval/plugins/profile/2026_11_21_00_00_00/tracer.trace.json.gz"
 

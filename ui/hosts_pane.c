@@ -146,25 +146,20 @@ static struct pane_reply hosts_handle(struct pane *pane, struct viewer *viewer,
                                       enum request request)
 {
     struct list_cursor *cursor = &hosts_of(pane)->cursor;
-    if (request == REQUEST_ENTER)
-        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, cursor->selected));
-    if (!list_cursor_move(cursor, viewer->hosts->count, request))
-        return pane_reply_ignored();
-    host_cursor_moved(viewer, cursor->selected);
-    return pane_reply_handled();
+    bool moved;
+    struct pane_reply reply = pane_reply_list_request(cursor, viewer->hosts->count, request,
+                                                      FOLLOW_UP_SELECT_HOST, &moved);
+    if (moved)
+        host_cursor_moved(viewer, cursor->selected);
+    return reply;
 }
 
-/* Items start under the title row. */
 static struct pane_reply hosts_click(struct pane *pane, struct viewer *viewer, int row,
                                      int column, bool again)
 {
     (void)column, (void)again;
-    struct list_cursor *cursor = &hosts_of(pane)->cursor;
-    size_t index;
-    if (!list_cursor_item_at(cursor, viewer->hosts->count, row - 1, &index))
-        return pane_reply_handled();
-    cursor->selected = index;
-    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, index));
+    return pane_reply_list_click(&hosts_of(pane)->cursor, viewer->hosts->count, row,
+                                 FOLLOW_UP_SELECT_HOST);
 }
 
 /* A host opened: the cursor goes to it. */

@@ -130,25 +130,20 @@ static struct pane_reply runs_handle(struct pane *pane, struct viewer *viewer,
                                      enum request request)
 {
     struct list_cursor *cursor = &runs_of(pane)->cursor;
-    size_t count = viewer->logdir->run_count;
-    if (request == REQUEST_ENTER)
-        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_RUN, cursor->selected));
-    if (!list_cursor_move(cursor, count, request))
-        return pane_reply_ignored();
-    run_cursor_moved(viewer, cursor->selected);
-    return pane_reply_handled();
+    bool moved;
+    struct pane_reply reply = pane_reply_list_request(cursor, viewer->logdir->run_count, request,
+                                                      FOLLOW_UP_SELECT_RUN, &moved);
+    if (moved)
+        run_cursor_moved(viewer, cursor->selected);
+    return reply;
 }
 
 static struct pane_reply runs_click(struct pane *pane, struct viewer *viewer, int row, int column,
                                     bool again)
 {
     (void)column, (void)again;
-    struct list_cursor *cursor = &runs_of(pane)->cursor;
-    size_t index;
-    if (!list_cursor_item_at(cursor, viewer->logdir->run_count, row - 1, &index))
-        return pane_reply_handled();
-    cursor->selected = index;
-    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_RUN, index));
+    return pane_reply_list_click(&runs_of(pane)->cursor, viewer->logdir->run_count, row,
+                                 FOLLOW_UP_SELECT_RUN);
 }
 
 /* A host opened (a run opens with its first): the cursor on its run. */
