@@ -147,6 +147,13 @@ tmux_keys G Enter
 check "120x40: the last row opens its host" "host worker-2 (3/3)" "allocator cpu (3/3)"
 quit_cleanly "120x40: q quits with status 0"
 
+viewer 120 40 "" --host BlueDiamond.local "$newest"
+check "120x40: a run directory with --host: that host first, no runs list" \
+    "Hosts (3)" "host BlueDiamond.local (2/3)"
+if grep -q "Runs (" "$tmux_screen"; then tap_not_ok "120x40: a run directory has no runs list"
+else tap_ok "120x40: a run directory has no runs list"; fi
+quit_cleanly "120x40 --host: q quits with status 0"
+
 # ---- the demo log directory (the README's first command) ----
 viewer 80 24 "" "$source_dir/data/logdir"
 check "demo: data/logdir opens its newest run on the MemoryProfile host" "Runs (2)" \

@@ -5,8 +5,11 @@
 
 #include "ui/viewer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ui/status_line.h"
 
 void viewer_start_loading(struct viewer *viewer)
 {
@@ -48,6 +51,36 @@ static void viewer_show_progress(struct viewer *viewer)
     viewer_status(viewer, false, "loading %s: %d%%", host->name, host_load_percent(host));
 }
 
+/* Without the loader (its threads could not start), hosts load here,
+ * the status line saying how far as they do. */
+struct load_progress {
+    struct viewer *viewer;
+    const char *name;
+    int last_percent;
+};
+
+static void show_load_progress(void *context, uint64_t done, uint64_t total)
+{
+    struct load_progress *progress = context;
+    int percent = total ? (int)(done * 100 / total) : 0;
+    if (percent == progress->last_percent || !progress->viewer->terminal_ready)
+        return;
+    progress->last_percent = percent;
+    char text[300];
+    snprintf(text, sizeof text, "loading %s: %d%%", progress->name, percent);
+    status_line_show_now(progress->viewer, text);
+}
+
+static void viewer_load_here(struct viewer *viewer, size_t index)
+{
+    struct host *host = &viewer->hosts->hosts[index];
+    struct load_progress progress = {viewer, host->name, -1};
+    struct load_options options = {.progress = show_load_progress, .progress_context = &progress};
+    if (host_state(host) == HOST_IDLE)
+        show_load_progress(&progress, 0, 1);
+    host_list_load(viewer->hosts, index, &options);
+}
+
 void viewer_select_host(struct viewer *viewer, size_t index)
 {
     struct host_list *hosts = viewer->hosts;
@@ -55,7 +88,7 @@ void viewer_select_host(struct viewer *viewer, size_t index)
         return;
     struct host *host = &hosts->hosts[index];
     if (!viewer->loader)
-        host_list_load(hosts, index, NULL);
+        viewer_load_here(viewer, index);
     else if (host_state(host) != HOST_LOADED)
         host_loader_want(viewer->loader, index);
     viewer_open_host(viewer, index);
