@@ -178,6 +178,23 @@ memtop_run --summary --json "$work/flat"
 memtop_expect "same stem, two files in one directory: named by file name" 0 \
     out '^\[{"host":"a.json.gz",' out '},{"host":"a.pb.gz",' out '},{"host":"b",'
 
+# ---- hostile run and host names never reach the terminal raw ----
+evil_run=$(printf 'r\033[2J\302\233x')
+evil_host=$(printf 'h\033]0;owned\007')
+generated_profile "$work/evil/plugins/profile/$evil_run/$evil_host.memory_profile.json.gz" 13 1
+no_escapes() {
+    ! LC_ALL=C grep -q "$(printf '\033')" "$work/out" "$work/err" &&
+        ! LC_ALL=C grep -q "$(printf '\302\233')" "$work/out" "$work/err"
+}
+for mode in "--list" "--summary" "--summary --run nope"; do
+    # shellcheck disable=SC2086 # the modes are meant to split
+    memtop_run $mode "$work/evil"
+    tap_check "hostile names escaped: $mode" no_escapes
+done
+memtop_run --list --json "$work/evil"
+memtop_expect "hostile names in --list --json: escaped as JSON" 0 \
+    out '"run":"r\\u001b\[2J\\u009bx"' out '"host":"h\\u001b\]0;owned\\u0007"'
+
 # ---- the demo log directory (make data) ----
 demo="$source_dir/data/logdir"
 memtop_run --list "$demo"
