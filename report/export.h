@@ -75,6 +75,13 @@ struct export_request {
     /* allocations: the rows as a table shows them (its filter and its
      * order); NULL exports every row in the file's order (XProf's). */
     const struct allocation_table *table;
+    /* Several hosts in one CSV (export_each_write): text cells before each
+     * row's own, named in the header ("run", "host"); lead_count 0: none.
+     * no_header: a host after the first, whose header is not written. */
+    const char *const *lead_names;
+    const char *const *lead_values;
+    size_t lead_count;
+    bool no_header;
 };
 
 /* A request for the whole of a view: full window, no table. */
@@ -98,6 +105,24 @@ enum export_status export_write(FILE *out, const struct export_request *request,
 enum export_status export_to_path(const char *path, bool replace,
                                   const struct export_request *request, size_t *rows,
                                   char *error, size_t error_size);
+
+/* The exports of several hosts as one CSV (a run, --export on a
+ * directory): next() fills host `index`'s request, lead cells included,
+ * or returns false when it has none (it failed to load: the caller says
+ * why); done() lets go of what next() loaded. The header comes from the
+ * first host that has a request. EXPORT_FAILED, "no host to export", when
+ * none has one; else as export_write and export_to_path. */
+struct export_each {
+    size_t count;
+    bool (*next)(void *context, size_t index, struct export_request *request);
+    void (*done)(void *context, size_t index);
+    void *context;
+};
+enum export_status export_each_write(FILE *out, const struct export_each *each, size_t *rows,
+                                     char *error, size_t error_size);
+enum export_status export_each_to_path(const char *path, bool replace,
+                                       const struct export_each *each, size_t *rows,
+                                       char *error, size_t error_size);
 
 /* "allocations", "timeline", "summary", "hlo". */
 const char *export_view_name(enum export_view view);

@@ -74,27 +74,31 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
     json_writer_object_end(writer);
 }
 
-/* Opens the host's object: "host" (when there are several) and "file". */
-static void json_host_and_file(struct json_writer *writer, const char *host, const char *path)
+/* Opens the host's object: "run" (for a run of a log directory), "host"
+ * (when there are several, or a run) and "file". */
+static void json_host_and_file(struct json_writer *writer, const char *run, const char *host,
+                               const char *path)
 {
     json_writer_object_begin(writer);
+    if (run)
+        json_writer_member_string(writer, "run", run);
     if (host)
         json_writer_member_string(writer, "host", host);
     json_writer_member_string(writer, "file", path);
 }
 
-void summary_report_json_error_to(struct json_writer *writer, const char *path,
-                                  const char *host, const char *error)
+void summary_report_json_error_in_run_to(struct json_writer *writer, const char *path,
+                                         const char *run, const char *host, const char *error)
 {
-    json_host_and_file(writer, host, path);
+    json_host_and_file(writer, run, host, path);
     json_writer_member_string(writer, "error", error);
     json_writer_object_end(writer);
 }
 
-void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
-                            const char *host)
+void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
+                                   const char *run, const char *host)
 {
-    json_host_and_file(writer, host, profile->path);
+    json_host_and_file(writer, run, host, profile->path);
     json_writer_member_string(writer, "format", profile_format_name(profile->format));
     json_writer_member_bool(writer, "gzip", profile->gzipped);
     json_writer_member_int(writer, "version", profile->version);
@@ -106,6 +110,18 @@ void summary_report_json_to(struct json_writer *writer, const struct profile *pr
         json_allocator(writer, profile, &profile->allocators[i]);
     json_writer_array_end(writer);
     json_writer_object_end(writer);
+}
+
+void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
+                            const char *host)
+{
+    summary_report_json_in_run_to(writer, profile, NULL, host);
+}
+
+void summary_report_json_error_to(struct json_writer *writer, const char *path,
+                                  const char *host, const char *error)
+{
+    summary_report_json_error_in_run_to(writer, path, NULL, host, error);
 }
 
 void summary_report_json(FILE *out, const struct profile *profile, const char *host)

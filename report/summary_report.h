@@ -30,6 +30,11 @@ void summary_report_json_to(struct json_writer *writer, const struct profile *pr
                             const char *host);
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
                                   const char *host, const char *error);
+/* The same with "run" first: the hosts of a run of a log directory. */
+void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
+                                   const char *run, const char *host);
+void summary_report_json_error_in_run_to(struct json_writer *writer, const char *path,
+                                         const char *run, const char *host, const char *error);
 
 /* A JSON string literal for arbitrary bytes (json_write_string): quotes,
  * backslashes, controls and bidirectional controls escaped, invalid

@@ -7,6 +7,7 @@
 #include <string.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
+enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -28,6 +29,9 @@ static const struct option long_options[] = {
     {"sort", required_argument, NULL, OPTION_SORT},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
+    {"list", no_argument, NULL, OPTION_LIST},
+    {"run", required_argument, NULL, OPTION_RUN},
+    {"host", required_argument, NULL, OPTION_HOST},
     {"ascii", no_argument, NULL, OPTION_ASCII},
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
@@ -41,13 +45,22 @@ static const struct option long_options[] = {
 void options_print_help(FILE *out)
 {
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
+          "       memtop [OPTION]... LOGDIR\n"
           "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
           "each allocator's memory over time, the peak, and what was live at the peak.\n"
           "\n"
           "PROFILE is a MemoryProfile as binary protobuf or JSON, gzipped or not\n"
           "(the form is found from the content). Several files, or a directory of\n"
-          "them (one profile per host), open as hosts.\n"
+          "them (one profile per host), open as hosts. LOGDIR is a TensorBoard log\n"
+          "directory: its runs are found in every plugins/profile directory below\n"
+          "it, and the newest run's hosts open (a run directory opens that run).\n"
           "\n"
+          "      --list        list LOGDIR's runs, their hosts and XProf's tools for\n"
+          "                    them, and exit (with --json: as JSON)\n"
+          "      --run NAME    the run of LOGDIR to open (as --list names it, or its\n"
+          "                    folder's name); default: the newest\n"
+          "      --host NAME   that host: the viewer opens it first, --summary and\n"
+          "                    --export report only it\n"
           "  -s, --summary     print each allocator's summary and exit\n"
           "  -j, --json        with --summary: print it as JSON\n"
           "      --export VIEW write VIEW as CSV and exit: allocations (active at\n"
@@ -190,6 +203,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     opterr = 0;
     optind = 1;
     int option;
+    bool list = false;
     while ((option = getopt_long(argc, argv, ":sjhVo:", long_options, NULL)) != -1) {
         switch (option) {
         case 's': options->mode = RUN_SUMMARY; break;
@@ -205,6 +219,9 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case 'h': options->mode = RUN_HELP; return true;
         case 'V': options->mode = RUN_VERSION; return true;
         case OPTION_LIST_KEYS: options->mode = RUN_LIST_KEYS; return true;
+        case OPTION_LIST: list = true; break;
+        case OPTION_RUN: options->run = optarg; break;
+        case OPTION_HOST: options->host = optarg; break;
         case ':':
             snprintf(error, error_size, "option '%s' needs an argument", argv[optind - 1]);
             return false;
@@ -216,9 +233,15 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             return false;
         }
     }
+    if (list && (options->mode != RUN_VIEWER || options->run || options->host)) {
+        snprintf(error, error_size, "--list goes alone (with --json)");
+        return false;
+    }
+    if (list)
+        options->mode = RUN_LIST;
     if (!export_options_check(options, error, error_size))
         return false;
-    if (options->json && options->mode != RUN_SUMMARY) {
+    if (options->json && options->mode != RUN_SUMMARY && options->mode != RUN_LIST) {
         snprintf(error, error_size, "--json goes with --summary");
         return false;
     }
@@ -230,6 +253,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (options->mode == RUN_EXPORT && options->path_count > 1) {
         snprintf(error, error_size, "--export takes one profile");
+        return false;
+    }
+    if (options->mode == RUN_LIST && options->path_count > 1) {
+        snprintf(error, error_size, "--list takes one log directory");
         return false;
     }
     return true;

@@ -19,6 +19,7 @@ enum run_mode {
     RUN_HELP,
     RUN_VERSION,
     RUN_LIST_KEYS, /* --list-keys (hidden): the key table as Markdown */
+    RUN_LIST,      /* --list [--json] LOGDIR: the runs, hosts and tools */
 };
 
 /* --export and the options that only go with it. */
@@ -44,6 +45,8 @@ struct options {
     bool no_color; /* --no-color or NO_COLOR in the environment */
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
     struct export_options export;
+    const char *run;  /* --run NAME: that run of a log directory (default: the newest) */
+    const char *host; /* --host NAME: that host (batch: only it; viewer: it first) */
     char **paths;  /* FILE or DIR arguments, pointing into argv */
     size_t path_count;
 };

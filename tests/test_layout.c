@@ -21,6 +21,7 @@ static size_t tiles(const struct layout *layout, const struct rect **out)
 {
     size_t count = 0;
     out[count++] = &layout->header;
+    out[count++] = &layout->runs;
     out[count++] = &layout->hosts;
     out[count++] = &layout->allocators;
     out[count++] = &layout->summary;
@@ -279,6 +280,45 @@ static void test_drop_breakdowns(void **state)
     assert_int_equal(layout.summary.y + layout.summary.height, bottom);
 }
 
+/* A log directory's runs list: above the hosts, at every size; it
+ * gives way (shorter, then gone) before the summary does. */
+static void test_runs_list_at_every_size(void **state)
+{
+    (void)state;
+    static const size_t run_counts[] = {2, 3, 9, 200};
+    static const size_t host_counts[] = {1, 2, 8, 256};
+    for (int rows = LAYOUT_MIN_ROWS; rows <= 60; rows++) {
+        for (int cols = LAYOUT_MIN_COLS; cols <= 200; cols += 7) {
+            for (size_t r = 0; r < 4; r++) {
+                for (size_t h = 0; h < 4; h++) {
+                    struct layout layout;
+                    layout_compute_with_runs(&layout, rows, cols, run_counts[r], host_counts[h],
+                                             4, true);
+                    assert_usable(&layout, host_counts[h], true);
+                    assert_memory_equal(&layout.body,
+                                        &((struct rect){1, 0, rows - 2, cols}),
+                                        sizeof layout.body);
+                    if (rect_is_empty(&layout.runs))
+                        continue;
+                    assert_true(layout.runs.height >= 2);
+                    assert_int_equal(layout.runs.y, 1);
+                    const struct rect *next = host_counts[h] > 1 ? &layout.hosts
+                                                                 : &layout.allocators;
+                    assert_int_equal(next->y, layout.runs.y + layout.runs.height);
+                }
+            }
+        }
+    }
+    struct layout layout;
+    layout_compute_with_runs(&layout, 24, 80, 3, 3, 4, false);
+    assert_int_equal(layout.runs.height, 4);
+    assert_int_equal(layout.hosts.height, 4);
+    layout_compute_with_runs(&layout, 24, 80, 1, 3, 4, false);
+    assert_true(rect_is_empty(&layout.runs));
+    layout_compute_with_runs(&layout, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS, 5, 64, 8, true);
+    assert_false(rect_is_empty(&layout.runs));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_rect_helpers),
         cmocka_unit_test(test_column_fit_hides_empty),
         cmocka_unit_test(test_drop_breakdowns),
+        cmocka_unit_test(test_runs_list_at_every_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,8 @@ static const struct key_binding key_table[] = {
     {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator", "[ ] allocator"},
     {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator", NULL},
     {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV", NULL},
+    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
+     "the pod overview: every host and allocator of the run (o or Esc closes it)", "o pod"},
 
     {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
     {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},
@@ -69,6 +71,18 @@ static const struct key_binding key_table[] = {
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full", "Enter detail"},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO, "zoom the chart to the module", "Enter zoom the chart to it"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_RUNS,
+     "open the run under the cursor: its hosts load in the background", "Enter open run"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_POD,
+     "open that host and allocator (the overview closes)", "Enter open"},
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_POD,
+     "sort by the next column (host, allocator, peak, capacity, % of capacity, peak time)",
+     "s sort"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_POD, "reverse the sort", "r reverse"},
+    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
+     "o close"},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)
@@ -108,6 +122,8 @@ const char *keys_scope_name(enum key_scope scope)
     case KEY_SCOPE_CHART: return "Chart";
     case KEY_SCOPE_TABLE: return "Allocations at peak";
     case KEY_SCOPE_HLO: return "HLO modules";
+    case KEY_SCOPE_RUNS: return "Runs (a log directory)";
+    case KEY_SCOPE_POD: return "Pod overview";
     default: return "";
     }
 }

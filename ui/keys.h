@@ -46,6 +46,8 @@ enum request {
     REQUEST_FILTER,          /* / */
     REQUEST_MATCH_NEXT,      /* n */
     REQUEST_MATCH_PREVIOUS,  /* N */
+    /* runs and hosts */
+    REQUEST_POD_OVERVIEW,    /* o: every host x allocator of the run */
     REQUEST_COUNT
 };
 
@@ -59,6 +61,8 @@ enum key_scope {
     KEY_SCOPE_CHART,
     KEY_SCOPE_TABLE,
     KEY_SCOPE_HLO,
+    KEY_SCOPE_RUNS,
+    KEY_SCOPE_POD,
     KEY_SCOPE_COUNT
 };
 

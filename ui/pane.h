@@ -28,6 +28,7 @@
 #include "ui/draw.h"
 #include "ui/keys.h"
 #include "ui/layout.h"
+#include "ui/list_cursor.h"
 
 struct viewer;
 struct export_request;
@@ -52,12 +53,18 @@ enum follow_up_kind {
     FOLLOW_UP_OPEN_DETAIL,      /* the replying pane's detail over the screen */
     FOLLOW_UP_SELECT_HOST,      /* open host `index` (may load it) */
     FOLLOW_UP_SELECT_ALLOCATOR, /* show allocator `index` of the profile */
+    FOLLOW_UP_SELECT_RUN,       /* open run `index` of the log directory */
+    /* open host `index` showing allocator `item` of its (loaded) profile,
+     * the usual layout back */
+    FOLLOW_UP_SELECT_HOST_ALLOCATOR,
+    FOLLOW_UP_ZOOM_PANE, /* pane `pane` on the whole body; PANE_NONE: the usual layout */
 };
 
 struct follow_up {
     enum follow_up_kind kind;
     int64_t from_ps, to_ps;
     size_t index;
+    size_t item; /* FOLLOW_UP_SELECT_HOST_ALLOCATOR's allocator */
     int pane;
 };
 
@@ -123,6 +130,17 @@ struct pane_reply pane_reply_ignored(void);
 struct pane_reply pane_reply_follow(struct follow_up follow_up);
 /* Adds a follow-up to a reply (past PANE_REPLY_FOLLOW_UPS it is dropped). */
 void pane_reply_add(struct pane_reply *reply, struct follow_up follow_up);
+
+/* A list whose Enter opens the selected item (hosts, runs): Enter asks
+ * for follow-up `kind` on it; movement moves the cursor (*moved then
+ * true); anything else is not the list's. */
+struct pane_reply pane_reply_list_request(struct list_cursor *cursor, size_t count,
+                                          enum request request, enum follow_up_kind kind,
+                                          bool *moved);
+/* A click on such a list's row `row` (0 is its title): the cursor to
+ * that item and follow-up `kind` for it; nothing below the last. */
+struct pane_reply pane_reply_list_click(struct list_cursor *cursor, size_t count, int row,
+                                        enum follow_up_kind kind);
 
 /* Follow-ups. */
 struct follow_up follow_up_jump_to_time(int64_t time_ps);

@@ -5,7 +5,10 @@
 #include "ui/breakdown_pane.h"
 #include "ui/chart_pane.h"
 #include "ui/hlo_pane.h"
+#include "ui/hosts_pane.h"
 #include "ui/list_pane.h"
+#include "ui/pod_pane.h"
+#include "ui/runs_pane.h"
 #include "ui/summary_pane.h"
 #include "ui/table_pane.h"
 #include "ui/viewer.h"
@@ -35,8 +38,8 @@ static bool breakdown_available(const struct viewer *viewer)
 
 /* In drawing and Tab order. */
 static const struct pane_row pane_rows[PANE_COUNT] = {
-    [PANE_HOSTS] = {"hosts", list_pane_create_hosts, LAYOUT_PLACE_HOSTS, false, true,
-                    several_hosts},
+    [PANE_RUNS] = {"runs", runs_pane_create, LAYOUT_PLACE_RUNS, false, true, runs_pane_available},
+    [PANE_HOSTS] = {"hosts", hosts_pane_create, LAYOUT_PLACE_HOSTS, false, true, several_hosts},
     [PANE_ALLOCATORS] = {"allocators", list_pane_create_allocators, LAYOUT_PLACE_ALLOCATORS,
                          false, true, always},
     [PANE_SUMMARY] = {"summary", summary_pane_create, LAYOUT_PLACE_SUMMARY, false, false, always},
@@ -50,6 +53,8 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true,
                   hlo_pane_available},
+    [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
+                  pod_pane_available},
 };
 
 const struct pane_row *pane_table_row(enum pane_id id)

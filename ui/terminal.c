@@ -240,6 +240,13 @@ void terminal_stop(void)
     close_signal_pipe();
 }
 
+static int watched_fd = -1;
+
+void terminal_watch(int fd)
+{
+    watched_fd = fd;
+}
+
 int terminal_read_key(void)
 {
     int streak = 0;
@@ -249,11 +256,12 @@ int terminal_read_key(void)
         int key = wgetch(stdscr); /* never blocks: nodelay */
         if (key != ERR)
             return key;
-        struct pollfd fds[2] = {
+        struct pollfd fds[3] = {
             {.fd = STDIN_FILENO, .events = POLLIN},
             {.fd = signal_pipe[0], .events = POLLIN},
+            {.fd = watched_fd, .events = POLLIN},
         };
-        int ready = poll(fds, 2, -1);
+        int ready = poll(fds, watched_fd >= 0 ? 3 : 2, -1);
         if (ready < 0) {
             if (errno == EINTR)
                 continue; /* SIGWINCH (wgetch then gives KEY_RESIZE) or ours */
@@ -261,6 +269,9 @@ int terminal_read_key(void)
         }
         if (fds[1].revents)
             continue;
+        /* Keys first: a busy loader must not hold up typing. */
+        if (watched_fd >= 0 && fds[2].revents && !(fds[0].revents & (POLLIN | POLLHUP)))
+            return TERMINAL_KEY_WAKE;
         if (fds[0].revents & (POLLERR | POLLNVAL))
             return TERMINAL_KEY_CLOSED;
         if (fds[0].revents & (POLLIN | POLLHUP)) {

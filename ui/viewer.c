@@ -42,6 +42,10 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
 {
     if (!viewer_pane_available(viewer, pane))
         return NULL;
+    if (viewer->zoomed != PANE_NONE)
+        return pane == viewer->zoomed && !rect_is_empty(&viewer->layout.body)
+                   ? &viewer->layout.body
+                   : NULL;
     const struct pane_row *row = pane_table_row(pane);
     const struct rect *rect = layout_place_rect(&viewer->layout, row->place);
     if (row->in_table_area && viewer->layout.hlo_tabbed) {
@@ -52,11 +56,14 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
     return rect_is_empty(rect) ? NULL : rect;
 }
 
-/* The focusable panes in table order: Tab walks them. */
+/* The focusable panes in table order: Tab walks them (a zoomed pane
+ * keeps the focus). */
 static enum pane_id viewer_focus_from(const struct viewer *viewer, enum pane_id from,
                                       int direction)
 {
     const int count = PANE_COUNT;
+    if (viewer->zoomed != PANE_NONE)
+        return viewer->zoomed;
     for (int step = 1; step <= count; step++) {
         int next = (((int)from + direction * step) % count + count) % count;
         if (viewer_focusable(viewer, (enum pane_id)next))
@@ -83,19 +90,46 @@ enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction)
 
 void viewer_focus(struct viewer *viewer, enum pane_id pane)
 {
+    if (viewer->zoomed != PANE_NONE && pane != viewer->zoomed)
+        viewer->zoomed = PANE_NONE; /* focusing another pane ends a zoom */
     if (!viewer_focusable(viewer, pane))
         return;
     viewer->focus = pane;
+    viewer->focus_wanted = PANE_NONE;
     if (pane_table_row(pane)->in_table_area)
         viewer->table_front = pane;
+}
+
+void viewer_zoom(struct viewer *viewer, enum pane_id pane)
+{
+    if (pane == viewer->zoomed)
+        return;
+    if (viewer->zoomed == PANE_NONE)
+        viewer->focus_before_zoom = viewer->focus;
+    enum pane_id back = viewer->focus_before_zoom;
+    viewer->zoomed = pane;
+    if (pane != PANE_NONE) {
+        viewer->focus = pane;
+        return;
+    }
+    viewer->focus = back;
+    if (!viewer_focusable(viewer, back))
+        viewer->focus = viewer_focus_from(viewer, PANE_COUNT - 1, 1);
 }
 
 /* A pane that went away (a host that failed to load) hands the focus to
  * the first that can take it; the table area's front tab likewise. */
 static void viewer_fix_focus(struct viewer *viewer)
 {
-    if (!viewer_focusable(viewer, viewer->focus))
+    if (viewer->focus_wanted != PANE_NONE && viewer_focusable(viewer, viewer->focus_wanted)) {
+        viewer->focus = viewer->focus_wanted;
+        viewer->focus_wanted = PANE_NONE;
+    }
+    if (!viewer_focusable(viewer, viewer->focus)) {
+        if (viewer->focus_wanted == PANE_NONE)
+            viewer->focus_wanted = viewer->focus;
         viewer->focus = viewer_focus_from(viewer, PANE_COUNT - 1, 1);
+    }
     if (viewer_pane_available(viewer, viewer->table_front))
         return;
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
@@ -165,54 +199,36 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     const struct profile *profile = viewer->profile;
     if (!profile || index >= profile->allocator_count)
         return;
+    /* A person chose it: other hosts open on the same memory id. */
+    free(viewer->kept_allocator);
+    viewer->kept_allocator = strdup(profile_text(profile, profile->allocators[index].id));
     viewer_show_allocator(viewer, index);
     viewer_reset_panes(viewer, false);
 }
 
-struct load_progress {
-    struct viewer *viewer;
-    const char *name;
-    int last_percent;
-};
-
-static void show_load_progress(void *context, uint64_t done, uint64_t total)
+void viewer_open_host(struct viewer *viewer, size_t index)
 {
-    struct load_progress *progress = context;
-    int percent = total ? (int)(done * 100 / total) : 0;
-    if (percent == progress->last_percent || !progress->viewer->terminal_ready)
-        return;
-    progress->last_percent = percent;
-    char text[300];
-    snprintf(text, sizeof text, "loading %s: %d%%", progress->name, percent);
-    status_line_show_now(progress->viewer, text);
-}
-
-void viewer_select_host(struct viewer *viewer, size_t index)
-{
-    struct host_list *hosts = viewer->hosts;
-    if (index >= hosts->count)
-        return;
-    struct host *host = &hosts->hosts[index];
-    struct load_progress progress = {viewer, host->name, -1};
-    struct load_options options = {.progress = show_load_progress, .progress_context = &progress};
-    if (!host->attempted && viewer->terminal_ready)
-        show_load_progress(&progress, 0, 1);
-    const struct profile *profile = host_list_load(hosts, index, &options);
-
+    struct host *host = &viewer->hosts->hosts[index];
+    bool loaded = host_state(host) == HOST_LOADED;
+    const struct profile *profile = loaded ? host->profile : NULL;
+    /* Chosen while the old allocator is still there to name its id. */
+    size_t allocator = profile ? viewer_allocator_for(viewer, profile) : 0;
     /* The table's rows and the sums of them point into the old profile:
      * let go of them first. */
     query_free(&viewer->query);
     viewer->host_index = index;
+    viewer->host_pending = !loaded;
     viewer->profile = profile;
     viewer->allocator = NULL;
     viewer->allocator_index = 0;
-    if (!profile) {
+    if (!loaded)
+        ; /* the status line shows the load's progress */
+    else if (!profile)
         viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
-    } else if (profile->allocator_count == 0) {
+    else if (profile->allocator_count == 0)
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
-    } else {
-        viewer_show_allocator(viewer, 0);
-    }
+    else
+        viewer_show_allocator(viewer, allocator);
     if (!viewer->allocator)
         time_window_reset(&viewer->time, NULL);
     viewer_reset_panes(viewer, true);
@@ -232,17 +248,32 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
         break;
     case FOLLOW_UP_SELECT_HOST: viewer_select_host(viewer, follow_up->index); break;
     case FOLLOW_UP_SELECT_ALLOCATOR: viewer_select_allocator(viewer, follow_up->index); break;
+    case FOLLOW_UP_SELECT_RUN: viewer_select_run(viewer, follow_up->index); break;
+    case FOLLOW_UP_ZOOM_PANE: viewer_zoom(viewer, (enum pane_id)follow_up->pane); break;
+    case FOLLOW_UP_SELECT_HOST_ALLOCATOR:
+        viewer_zoom(viewer, PANE_NONE);
+        viewer_select_host_allocator(viewer, follow_up->index, follow_up->item);
+        break;
     default: break;
     }
 }
 
 /* ---- the session ---- */
 
-bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui_options *options,
-                 const struct ui_style *style)
+bool viewer_init(struct viewer *viewer, const struct ui_session *session,
+                 const struct ui_options *options, const struct ui_style *style)
 {
     memset(viewer, 0, sizeof *viewer);
-    viewer->hosts = hosts;
+    viewer->hosts = session->hosts;
+    viewer->logdir = session->logdir && session->logdir->run_count ? session->logdir : NULL;
+    viewer->run_index = viewer->main_run = session->run_index;
+    viewer->zoomed = viewer->focus_before_zoom = viewer->focus_wanted = PANE_NONE;
+    if (viewer->logdir) {
+        viewer->run_hosts = calloc(viewer->logdir->run_count, sizeof *viewer->run_hosts);
+        if (!viewer->run_hosts)
+            return false;
+        viewer->run_hosts[viewer->main_run] = session->hosts;
+    }
     viewer->options = *options;
     viewer->style = *style;
     viewer->focus = PANE_TABLE;
@@ -260,6 +291,7 @@ bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui
 
 void viewer_free(struct viewer *viewer)
 {
+    viewer_stop_loading(viewer);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         if (pane)
@@ -267,4 +299,6 @@ void viewer_free(struct viewer *viewer)
         viewer->panes[id] = NULL;
     }
     query_free(&viewer->query);
+    free(viewer->kept_allocator);
+    viewer->kept_allocator = NULL;
 }

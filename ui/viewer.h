@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #include "model/host_list.h"
+#include "model/host_loader.h"
+#include "model/logdir.h"
 #include "model/profile.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
@@ -35,9 +37,23 @@ enum overlay_kind {
 };
 
 struct viewer {
-    struct host_list *hosts;
+    struct host_list *hosts; /* the open run's (or the files') */
     struct ui_options options;
     struct ui_style style;
+
+    /* A log directory's runs (NULL: none); hosts is run run_index's
+     * list. run_hosts[i] is run i's list once opened: the viewer's,
+     * except the one main gave (main_run), which main frees. */
+    const struct logdir *logdir;
+    size_t run_index, main_run;
+    struct host_list **run_hosts;
+    /* Loads hosts in the background; NULL: on this thread. */
+    struct host_loader *loader;
+    /* host_index is being loaded: it opens when its load ends. */
+    bool host_pending;
+    /* The memory id a person chose: opening another host shows the
+     * allocator with that id when it has one. malloc'd; NULL: none. */
+    char *kept_allocator;
 
     /* What is open. */
     size_t host_index;
@@ -51,6 +67,12 @@ struct viewer {
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
+    /* The pane shown on the whole body (PANE_NONE: the usual layout),
+     * and the focus to go back to. */
+    enum pane_id zoomed, focus_before_zoom;
+    /* The pane a person had focused when it went away (its host not
+     * loaded yet): it gets the focus back when it returns. */
+    enum pane_id focus_wanted;
     /* The table area's tab in front when its panes take turns. */
     enum pane_id table_front;
     enum overlay_kind overlay;
@@ -71,14 +93,39 @@ struct viewer {
 
 /* Starts a session and makes its panes; false when memory runs out.
  * viewer_select_host() then opens the first host. */
-bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui_options *options,
-                 const struct ui_style *style);
+bool viewer_init(struct viewer *viewer, const struct ui_session *session,
+                 const struct ui_options *options, const struct ui_style *style);
 void viewer_free(struct viewer *viewer);
 
-/* Opens host `index` (loading it on first use); the panes start over. */
+/* (ui/viewer_hosts.c) Starts loading the hosts in the background;
+ * without it they load when opened. */
+void viewer_start_loading(struct viewer *viewer);
+/* Opens host `index`: at once when it is loaded, else when its load
+ * ends (viewer_poll_loads); the panes start over. */
 void viewer_select_host(struct viewer *viewer, size_t index);
+/* Opens host `host` on allocator `allocator` of its loaded profile (the
+ * pod overview's Enter): that memory id is kept from then on. */
+void viewer_select_host_allocator(struct viewer *viewer, size_t host, size_t allocator);
+/* Opens run `index` of the log directory and its first host. */
+void viewer_select_run(struct viewer *viewer, size_t index);
+/* After the loader woke the viewer: opens the host it waits for when
+ * its load ended, and says how far it is. */
+void viewer_poll_loads(struct viewer *viewer);
+/* The allocator of `profile` to show for the kept memory id (the open
+ * allocator's on the viewer's own profile): its index, 0 when it has
+ * none. */
+size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile);
+/* Stops the loader (waiting for loads in progress) and frees the hosts
+ * of the runs the viewer opened. */
+void viewer_stop_loading(struct viewer *viewer);
+/* (ui/viewer.c, for viewer_hosts.c) Makes host `index` the open one:
+ * its profile when it is loaded (else host_pending), the allocator of
+ * viewer_allocator_for(); the panes start over. */
+void viewer_open_host(struct viewer *viewer, size_t index);
 /* Shows allocator `index` of the current profile; the panes start over. */
 void viewer_select_allocator(struct viewer *viewer, size_t index);
+/* Shows `pane` on the whole body (PANE_NONE: the usual layout again). */
+void viewer_zoom(struct viewer *viewer, enum pane_id pane);
 
 /* Acts on one key from terminal_read_key() (ui/viewer_input.c). */
 void viewer_handle_key(struct viewer *viewer, int key);

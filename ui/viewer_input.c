@@ -121,6 +121,9 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
     case REQUEST_ALLOCATOR_NEXT: viewer_step_allocator(viewer, 1); return true;
     case REQUEST_ALLOCATOR_PREVIOUS: viewer_step_allocator(viewer, -1); return true;
     case REQUEST_EXPORT: export_prompt_begin(viewer); return true;
+    case REQUEST_POD_OVERVIEW:
+        viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
+        return true;
     default: return false;
     }
 }
