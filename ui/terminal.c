@@ -221,7 +221,13 @@ bool terminal_start(const struct ui_options *options, struct ui_style *style, ch
     nodelay(stdscr, TRUE);
     curs_set(0);
     if (options->mouse) {
-        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        /* Releases too, though the viewer ignores them: when two clicks
+         * arrive together, curses drops a release that is outside the mask
+         * from its queue together with the press after it (two quick
+         * clicks became one; test_ui.sh saw it under load). */
+        mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED |
+                      BUTTON5_PRESSED,
+                  NULL);
         mouseinterval(0);
     }
     draw_style_init(style, !options->ascii && locale_is_utf8(), start_colors(options));

@@ -187,6 +187,10 @@ static void viewer_handle_mouse(struct viewer *viewer)
     MEVENT event;
     if (getmouse(&event) != OK || viewer->overlay != OVERLAY_NONE || viewer->prompt.active)
         return;
+    /* Releases are in the mask only so that curses queues them as events
+     * of their own (see terminal.c); they do nothing here. */
+    if (!(event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED)))
+        return;
     enum pane_id id = viewer_pane_at(viewer, event.y, event.x);
     if (id == PANE_NONE)
         return;
