@@ -123,7 +123,7 @@ static int stdout_finish(int status, int error_number)
  * before them); a host that failed to load is reported on stderr (and,
  * in a JSON array, as an object with its error). */
 static int summary_host(struct host_list *hosts, size_t index, bool several, bool after_report,
-                        struct json_writer *json)
+                        struct json_writer *json, const struct summary_report_options *report)
 {
     struct host *host = &hosts->hosts[index];
     const struct profile *profile = load_host(hosts, index);
@@ -136,11 +136,11 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
     }
     print_load_warnings(host->path, profile);
     if (json) {
-        summary_report_json_to(json, profile, host_name);
+        summary_report_json_to(json, profile, host_name, report);
     } else {
         if (after_report)
             fputc('\n', stdout);
-        summary_report_text(stdout, profile, host_name);
+        summary_report_text_with(stdout, profile, host_name, report);
     }
     /* Reports need one host at a time: free it before the next. */
     profile_free(host->profile);
@@ -148,7 +148,8 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
     return EXIT_OK;
 }
 
-static int run_summary(struct host_list *hosts, bool json)
+static int run_summary(struct host_list *hosts, bool json,
+                       const struct summary_report_options *report)
 {
     int status = EXIT_OK;
     bool several = hosts->count > 1;
@@ -159,7 +160,8 @@ static int run_summary(struct host_list *hosts, bool json)
     int write_error = 0; /* of the text report, seen as soon as it happens */
     bool written = false;
     for (size_t i = 0; i < hosts->count; i++) {
-        int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL);
+        int host_status =
+            summary_host(hosts, i, several, written, json ? &writer : NULL, report);
         written = written || host_status == EXIT_OK;
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
@@ -324,7 +326,8 @@ int main(int argc, char **argv)
         host_list_free(&hosts);
         return export_status;
     }
-    int exit_status = options.mode == RUN_SUMMARY ? run_summary(&hosts, options.json)
+    struct summary_report_options report = {options.top_rows};
+    int exit_status = options.mode == RUN_SUMMARY ? run_summary(&hosts, options.json, &report)
                                                   : run_viewer(&hosts, &options);
     host_list_free(&hosts);
     return exit_status;

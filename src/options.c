@@ -2,11 +2,16 @@
 
 #include "src/options.h"
 
+#include "report/summary_report.h"
+
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
+enum { OPTION_TOP = 768 };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -20,6 +25,7 @@ enum {
 static const struct option long_options[] = {
     {"summary", no_argument, NULL, 's'},
     {"json", no_argument, NULL, 'j'},
+    {"top", required_argument, NULL, OPTION_TOP},
     {"export", required_argument, NULL, OPTION_EXPORT},
     {"allocator", required_argument, NULL, OPTION_ALLOCATOR},
     {"from", required_argument, NULL, OPTION_FROM},
@@ -50,6 +56,8 @@ void options_print_help(FILE *out)
           "\n"
           "  -s, --summary     print each allocator's summary and exit\n"
           "  -j, --json        with --summary: print it as JSON\n"
+          "      --top N       with --summary: list the N largest allocations at\n"
+          "                    each allocator's peak (default 10; 0: none)\n"
           "      --export VIEW write VIEW as CSV and exit: allocations (active at\n"
           "                    the peak), timeline, summary or hlo\n"
           "      --allocator ID  with --export: that allocator (default: the first;\n"
@@ -73,6 +81,22 @@ void options_print_help(FILE *out)
           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
           "In the viewer, press ? for the keys.\n",
           out);
+}
+
+/* --top N: a count of rows, 0 included. */
+static bool top_option_parse(const char *argument, struct options *options, char *error,
+                             size_t error_size)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(argument, &end, 10);
+    if (argument[0] < '0' || argument[0] > '9' || *end || errno || value > SIZE_MAX) {
+        snprintf(error, error_size, "--top: '%s' is not a number of rows", argument);
+        return false;
+    }
+    options->top_rows = (size_t)value;
+    options->has_top = true;
+    return true;
 }
 
 /* One of the --export options, checked as far as it can be alone. */
@@ -185,6 +209,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
                    size_t error_size)
 {
     memset(options, 0, sizeof *options);
+    options->top_rows = SUMMARY_REPORT_TOP_ROWS;
     const char *no_color = getenv("NO_COLOR");
     options->no_color = no_color && no_color[0];
     opterr = 0;
@@ -197,6 +222,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_ASCII: options->ascii = true; break;
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
+        case OPTION_TOP:
+            if (!top_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
         case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE:
             if (!export_option_parse(option, optarg, options, error, error_size))
@@ -220,6 +249,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         return false;
     if (options->json && options->mode != RUN_SUMMARY) {
         snprintf(error, error_size, "--json goes with --summary");
+        return false;
+    }
+    if (options->has_top && options->mode != RUN_SUMMARY) {
+        snprintf(error, error_size, "--top goes with --summary");
         return false;
     }
     options->paths = argv + optind;

@@ -100,6 +100,31 @@ for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
     memtop_expect "demo profile $demo loads" 0 out '"allocators":\[{"id":"GPU_0_bfc"'
 done
 
+# What the text summary has, the JSON has: the share of the capacity and
+# the largest rows at the peak (--top N, 10 unless told). rows: how many
+# the first allocator (GPU_0_bfc) lists.
+demo_v1="$source_dir/data/demo.v1.pb"
+memtop_run --summary --json "$demo_v1"
+memtop_expect "--summary --json: utilization and the 10 largest rows at the peak" 0 \
+    out '"capacity_bytes":15843721216,"lifetime_peak_bytes":7694752768,"peak":{"bytes":7694818304,' \
+    out '"timeline_sampled":true,"utilization":0.4856698877173679,"top_rows":\[{"op_name":"unused preallocated device memory","allocation_bytes":2852377856,"requested_bytes":2852377856,"occurrences":1,"region_type":"persist/dynamic","data_type":"INVALID","tensor_shape":"unknown","step_id":7,"time_ps":null,"address":0,"activity":"ALLOCATION","origin":"special","snapshot_index":-1,"special_index":0},{"op_name":"gradients/model/dense_94/Relu_grad/ReluGrad","allocation_bytes":50331648,'
+rows=$(sed 's/{"id":"GPU_1_bfc".*//' "$work/out" | grep -o '"op_name"' | wc -l)
+tap_check "  ... ten rows for the first allocator" test "$rows" -eq 10
+memtop_run --summary --json --top 2 "$demo_v1"
+rows=$(sed 's/{"id":"GPU_1_bfc".*//' "$work/out" | grep -o '"op_name"' | wc -l)
+tap_check "--top 2: two rows" test "$status" -eq 0 -a "$rows" -eq 2
+memtop_run --summary --top 0 "$demo_v1"
+memtop_expect "--top 0: the text summary counts the rows, lists none" 0 \
+    out "^  Active allocations at peak: 293 rows$" out "^    of capacity  *48.57 %$"
+if grep -q "unused preallocated" "$work/out"; then tap_not_ok "  ... and lists no row" "$work/out"; else tap_ok "  ... and lists no row"; fi
+memtop_run --summary --top 3 "$demo_v1"
+memtop_expect "--top 3: the text summary lists three" 0 out "293 rows, the largest:"
+tap_check "  ... three of them" test "$(grep -c '^    .* x[0-9]' "$work/out")" -eq 9
+memtop_run --top 3 "$demo_v1"
+memtop_expect "--top without --summary: status 2" 2 err "^memtop: --top goes with --summary$"
+memtop_run --summary --top -1 "$demo_v1"
+memtop_expect "--top -1: status 2" 2 err "^memtop: --top: '-1' is not a number of rows$"
+
 # Profiles memtop has never seen: fresh ones from the generator, whose own
 # simulation computed the peaks the XProf way (--stats), in every form.
 generator="${MEMTOP_BUILDDIR:-.}/tests/generate_profile"
