@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/format.h"
 #include "model/host_list.h"
@@ -174,6 +176,25 @@ static int run_summary(struct host_list *hosts, bool json,
     return stdout_finish(status, json ? json_writer_finish(&writer) : write_error);
 }
 
+/* Whether a profile comes through standard input ("-", /dev/stdin or
+ * another name of the same pipe or file): then the viewer reads keys
+ * from the terminal instead. */
+static bool reads_standard_input(const struct options *options)
+{
+    struct stat input;
+    if (isatty(STDIN_FILENO) || fstat(STDIN_FILENO, &input) != 0)
+        return false;
+    for (size_t i = 0; i < options->path_count; i++) {
+        struct stat named;
+        if (strcmp(options->paths[i], LOAD_STANDARD_INPUT) == 0)
+            return true;
+        if (stat(options->paths[i], &named) == 0 && named.st_dev == input.st_dev &&
+            named.st_ino == input.st_ino)
+            return true;
+    }
+    return false;
+}
+
 static int run_viewer(struct host_list *hosts, const struct options *options)
 {
     /* With one profile, a load error belongs in the shell, not a screen. */
@@ -185,6 +206,7 @@ static int run_viewer(struct host_list *hosts, const struct options *options)
         .ascii = options->ascii,
         .no_color = options->no_color,
         .mouse = options->mouse,
+        .keys_from_terminal = reads_standard_input(options),
     };
     return ui_run(hosts, &ui_options);
 }

@@ -451,6 +451,22 @@ else
     tap_not_ok "--list-keys prints the key table as Markdown" "$test_work/keys"
 fi
 
+# ---- a profile through a pipe: the viewer reads keys from the terminal ----
+if [ -r "$demo_dir/demo.v1.pb" ]; then
+    tmux_start 80 24 "cat '$demo_dir/demo.v1.pb' | env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+TERM=tmux-256color XDG_STATE_HOME='$test_work/state-pipe' '$memtop' -; echo EXIT=\$?; sleep 60"
+    if tmux_wait_for "allocator GPU_0_bfc (1/3)" && grep -q " - " "$tmux_screen"; then
+        tap_ok "80x24: cat PROFILE | memtop - opens the viewer"
+    else
+        tap_not_ok "80x24: cat PROFILE | memtop - opens the viewer"
+    fi
+    tmux_keys ']'
+    tap_check "  ... and its keys come from the terminal" tmux_wait_for "allocator GPU_1_bfc (2/3)"
+    quit_cleanly "  ... q quits with status 0"
+else
+    for name in open keys quit; do tap_skip "demo.v1.pb is absent (pipe $name)"; done
+fi
+
 # ---- without a terminal: a clear error, not a hang ----
 if [ -n "$main_file" ]; then
     timeout 20 "$memtop" "$main_file" </dev/null >"$test_work/out" 2>"$test_work/err"

@@ -15,6 +15,8 @@ struct ui_options {
     bool ascii;    /* ASCII drawing even in a UTF-8 locale */
     bool no_color;
     bool mouse;    /* opt-in mouse reporting */
+    /* Standard input carried a profile: keys come from /dev/tty. */
+    bool keys_from_terminal;
 };
 
 /* Runs the viewer over the hosts until the user quits. Returns the exit
