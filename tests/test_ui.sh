@@ -381,8 +381,10 @@ if tmux_have && [ -r "$export_profile" ]; then
     "$memtop" --export allocations --filter dense_1 "$export_profile" >"$test_work/expected.csv"
     export_rows=$(($(wc -l <"$test_work/expected.csv") - 1))
     export_file="$export_dir/memtop-GPU_0_bfc-allocations.csv"
+    mkdir -p "$test_work/home"
     tmux_start 80 24 "cd '$export_dir' && env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
-TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
+TERM=tmux-256color HOME='$test_work/home' XDG_STATE_HOME='$test_work/state-export' \
+'$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
     tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
     tmux_keys '/'
     tmux_text dense_1
@@ -402,23 +404,42 @@ TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
     tmux_wait_for "export allocations to:" >/dev/null
     tmux_keys Enter
     tap_check "e asks before replacing a file" tmux_wait_for "file exists; replace? [y/N]"
-    tmux_keys n Enter
+    # One key answers (no Enter after it): n, Enter and Esc say no, y yes.
+    tmux_keys n
     if tmux_wait_for "not replaced: memtop-GPU_0_bfc-allocations.csv" &&
         [ "$(cat "$export_file")" = "keep me" ]; then
         tap_ok "answering no leaves the file as it was"
     else
         tap_not_ok "answering no leaves the file as it was"
     fi
+    for answer in Enter Escape; do
+        tmux_keys e
+        tmux_wait_for "export allocations to:" >/dev/null
+        tmux_keys Enter
+        tmux_wait_for "replace? [y/N]" >/dev/null
+        tmux_keys "$answer"
+        if tmux_wait_for "not replaced: memtop-GPU_0_bfc-allocations.csv" &&
+            [ "$(cat "$export_file")" = "keep me" ]; then
+            tap_ok "replace? [y/N]: $answer alone answers no"
+        else
+            tap_not_ok "replace? [y/N]: $answer alone answers no"
+        fi
+    done
     tmux_keys e
     tmux_wait_for "export allocations to:" >/dev/null
     tmux_keys Enter
     tmux_wait_for "replace? [y/N]" >/dev/null
-    tmux_keys y Enter
+    tmux_keys y
     if tmux_wait_for "wrote $export_rows rows" && cmp -s "$export_file" "$test_work/expected.csv"; then
-        tap_ok "answering yes replaces it"
+        tap_ok "answering y alone replaces it"
     else
-        tap_not_ok "answering yes replaces it"
+        tap_not_ok "answering y alone replaces it"
     fi
+    # The y answered: the next key is a key again (e asks for a name).
+    tmux_keys e
+    tap_check "  ... and the key after it is not part of the answer" \
+        tmux_wait_for "export allocations to: memtop-GPU_0_bfc-allocations.csv"
+    tmux_keys Escape
     # The chart: its visible window only, after zooming in twice.
     tmux_keys Escape BTab + +
     tmux_keys e
@@ -436,10 +457,46 @@ TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
     else
         tap_not_ok "e on the zoomed chart writes the visible window"
     fi
+    # ~ is the home directory; Tab is not typed into the name.
+    tmux_keys e
+    tmux_wait_for "export timeline to:" >/dev/null
+    tmux_keys C-u
+    tmux_text "~/from-home"
+    tmux_keys Tab
+    tmux_text ".csv"
+    tmux_keys Enter
+    if tmux_wait_for "rows to $test_work/home/from-home.csv" &&
+        [ -s "$test_work/home/from-home.csv" ]; then
+        tap_ok "~/NAME is written in the home directory, Tab is not typed into it"
+    else
+        tap_not_ok "~/NAME is written in the home directory, Tab is not typed into it"
+    fi
+    # The allocators list exports every allocator: not named after one.
+    tmux_keys BTab e
+    tap_check "a summary of every allocator is named after none" \
+        tmux_wait_for "export summary to: memtop-summary.csv"
+    tmux_keys Escape
     tmux_keys q
     tap_check "quit after exporting: status 0" tmux_wait_for "EXIT=0"
+
+    # Several hosts: the name says which host.
+    mkdir -p "$test_work/hosts"
+    cp "$export_profile" "$test_work/hosts/host-a.pb.gz"
+    cp "$export_profile" "$test_work/hosts/host-b.pb.gz"
+    tmux_start 80 24 "cd '$export_dir' && env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+TERM=tmux-256color XDG_STATE_HOME='$test_work/state-export' \
+'$memtop' '$test_work/hosts'; echo EXIT=\$?; sleep 60"
+    tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
+    tmux_keys e
+    tap_check "with several hosts the name has the host" \
+        tmux_wait_for "export allocations to: memtop-host-a-GPU_0_bfc-allocations.csv"
+    tmux_keys Escape q
+    tap_check "  ... q quits with status 0" tmux_wait_for "EXIT=0"
 else
-    for name in offer write ask keep replace chart quit; do tap_skip "export: no tmux or no demo data ($name)"; done
+    for name in offer write ask keep no-enter no-escape replace next-key chart home summary quit \
+        hosts hosts-quit; do
+        tap_skip "export: no tmux or no demo data ($name)"
+    done
 fi
 
 # ---- the README's key list ----

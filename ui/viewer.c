@@ -26,6 +26,11 @@ void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *i
     prompt_start(&viewer->prompt, label, initial, on_change, on_accept, on_cancel);
 }
 
+void viewer_prompt_one_key(struct viewer *viewer, const char *label, prompt_callback on_answer)
+{
+    prompt_start_one_key(&viewer->prompt, label, on_answer);
+}
+
 /* ---- panes: where they are and who has the focus ---- */
 
 bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane)

@@ -108,5 +108,8 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
                          prompt_callback on_change, prompt_callback on_accept,
                          prompt_callback on_cancel);
+/* Asks a question on the status line that one key answers; on_answer
+ * gets the key as text ("y"), "" for Enter, Esc and other keys. */
+void viewer_prompt_one_key(struct viewer *viewer, const char *label, prompt_callback on_answer);
 
 #endif
