@@ -10,6 +10,8 @@
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
+#       memtop_viewer COLS ROWS "VAR=value ..." ARG...  memtop in tmux (then EXIT=status)
+#       memtop_quit NAME               q ends it with status 0, the screen given back
 # cli:  memtop_run ARG...               runs $memtop: $test_work/out, $test_work/err, $status
 #       memtop_expect NAME STATUS [STREAM PATTERN]...  checks the last run
 #       memtop_sanitized                true when memtop is built with ASan
@@ -25,6 +27,11 @@ tmux_socket="memtop-test-$$"
 tmux_started=false
 tmux_session=""
 tmux_sessions=0
+
+# The viewer's remembered settings stay in the test's folder: none of the
+# person's are read, none written to their home.
+XDG_STATE_HOME="$test_work/state"
+export XDG_STATE_HOME
 
 tap_ok() {
     tap_count=$((tap_count + 1))
@@ -193,4 +200,31 @@ tmux_wait_gone() {
         tries=$((tries + 1))
     done
     return 1
+}
+
+# memtop_viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux
+# under a known locale and terminal, colours on, with settings of its own
+# (a fresh XDG_STATE_HOME per session unless the variables name one);
+# when it ends the pane says EXIT=<status>.
+memtop_viewer() {
+    cols=$1 rows=$2 environment=$3
+    shift 3
+    arguments=""
+    for argument in "$@"; do
+        arguments="$arguments '$argument'"
+    done
+    tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
+XDG_STATE_HOME='$test_work/state-$tmux_sessions' $environment '$memtop' $arguments; \
+echo EXIT=\$?; sleep 60"
+}
+
+# memtop_quit NAME: q ends memtop with status 0 and gives the screen back.
+memtop_quit() {
+    tmux_keys q
+    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
+        ! grep -q "q quit" "$tmux_screen"; then
+        tap_ok "$1"
+    else
+        tap_not_ok "$1"
+    fi
 }

@@ -27,6 +27,8 @@ static const struct key_binding key_table[] = {
     {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator", "[ ] allocator"},
     {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator", NULL},
     {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV", NULL},
+    {{'z'}, "z", REQUEST_ZOOM_PANE, KEY_SCOPE_GLOBAL,
+     "zoom the focused pane to the whole screen, and back (Tab moves the zoom)", "z zoom"},
 
     {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
     {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},
@@ -58,6 +60,16 @@ static const struct key_binding key_table[] = {
      "cursor to the next snapshot whose op matches the table's filter", NULL},
     {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_CHART,
      "cursor to the previous snapshot whose op matches the filter", NULL},
+    {{'.'}, ".", REQUEST_EVENT_NEXT, KEY_SCOPE_CHART,
+     "cursor to the next snapshot (event), whatever its op", ", . event"},
+    {{','}, ",", REQUEST_EVENT_PREVIOUS, KEY_SCOPE_CHART,
+     "cursor to the previous snapshot (event)", NULL},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_CHART,
+     "list the events in the cursor's column (time, activity, size, op)", "Enter events"},
+    {{'a'}, "a", REQUEST_TOGGLE_AUTO_AXIS, KEY_SCOPE_CHART,
+     "y-axis from the lowest value shown instead of 0 (auto-ranged), and back", "a auto-y"},
+    {{'c'}, "c", REQUEST_TOGGLE_CAPACITY_AXIS, KEY_SCOPE_CHART,
+     "y-axis up to the allocator's capacity (the headroom), and back", NULL},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column", "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort", "r reverse"},
@@ -68,7 +80,12 @@ static const struct key_binding key_table[] = {
      "previous row matching the filter", NULL},
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full", "Enter detail"},
 
-    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO, "zoom the chart to the module", "Enter zoom the chart to it"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO,
+     "zoom the chart to the module; again on it: zoom back out", "Enter zoom the chart to it"},
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_HLO, "sort by id, start or duration", "s sort"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_HLO, "reverse the sort", NULL},
+    {{'d'}, "d", REQUEST_DEVICE_NEXT, KEY_SCOPE_HLO,
+     "only the next device's modules (then every device again)", "d device"},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)

@@ -46,6 +46,15 @@ enum request {
     REQUEST_FILTER,          /* / */
     REQUEST_MATCH_NEXT,      /* n */
     REQUEST_MATCH_PREVIOUS,  /* N */
+    /* chart (issue 15) */
+    REQUEST_TOGGLE_AUTO_AXIS,     /* a: the y-axis from the data's lowest, not 0 */
+    REQUEST_TOGGLE_CAPACITY_AXIS, /* c: the y-axis up to the capacity */
+    REQUEST_EVENT_PREVIOUS,       /* , : the cursor to the previous snapshot */
+    REQUEST_EVENT_NEXT,           /* . : the cursor to the next snapshot */
+    /* HLO modules */
+    REQUEST_DEVICE_NEXT,          /* d: show the next device's modules only */
+    /* anywhere */
+    REQUEST_ZOOM_PANE,            /* z: the focused pane over the whole screen, and back */
     REQUEST_COUNT
 };
 
