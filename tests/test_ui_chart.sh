@@ -198,4 +198,78 @@ else
 fi
 memtop_quit "chart keys: q quits with status 0"
 
+# ---- HLO modules: sort, zoom in and back out, one device at a time ----
+# Snapshots every millisecond from 0 to 100 ms; four modules on two
+# devices, in the file as ids 3, 1, 2, 0.
+hlo_profile="$test_work/hlo.json"
+{
+    printf '{"memoryProfilePerAllocator":{"gpu":{"memoryProfileSnapshots":['
+    i=0
+    while [ $i -le 100 ]; do
+        [ $i -gt 0 ] && printf ','
+        printf '{"timeOffsetPs":"%d000000000","aggregationStats":{"heapAllocatedBytes":"%d"},' \
+            "$i" $(( (i % 17 + 1) * 1048576 ))
+        printf '"activityMetadata":{"memoryActivity":"ALLOCATION","allocationBytes":"1024","tfOpName":"op%d"}}' "$i"
+        i=$((i + 1))
+    done
+    printf ']}},"memoryIds":["gpu"],"version":0,"hloModules":['
+    printf '{"id":"3","name":"mod_three","planeName":"A","startTimePs":"10000000000","endTimePs":"20000000000"},'
+    printf '{"id":"1","name":"mod_one","planeName":"B","startTimePs":"30000000000","endTimePs":"70000000000"},'
+    printf '{"id":"2","name":"mod_two","planeName":"A","startTimePs":"5000000000","endTimePs":"8000000000"},'
+    printf '{"id":"0","name":"mod_zero","planeName":"B","startTimePs":"80000000000","endTimePs":"95000000000"}]}'
+} >"$hlo_profile"
+
+# first_module: the name on the HLO pane's first row.
+first_module() {
+    tmux_capture
+    awk '/ Name *$/ { getline; print; exit }' "$tmux_screen" | grep -o 'mod_[a-z]*'
+}
+
+for size in "80 24" "120 40" "200 60"; do
+    set -- $size
+    memtop_viewer "$1" "$2" "" "$hlo_profile"
+    tmux_wait_for "allocator gpu (1/1)" >/dev/null
+    tmux_keys Tab
+    tmux_wait_for "HLO modules (4)" >/dev/null
+    order=$(first_module)
+    tmux_keys s
+    tmux_wait_for "HLO modules by id" >/dev/null
+    order="$order $(first_module)"
+    tmux_keys s
+    tmux_wait_for "HLO modules by start" >/dev/null
+    order="$order $(first_module)"
+    tmux_keys s
+    tmux_wait_for "HLO modules by duration" >/dev/null
+    order="$order $(first_module)"
+    tmux_keys r
+    tmux_wait_for "HLO modules by duration, shortest first" >/dev/null
+    order="$order $(first_module)"
+    if [ "$order" = "mod_three mod_zero mod_two mod_one mod_two" ]; then
+        tap_ok "$1x$2: s sorts the HLO modules by id, start and duration; r reverses"
+    else
+        echo "# first rows: $order" >"$test_work/why"
+        tap_not_ok "$1x$2: s sorts the HLO modules by id, start and duration; r reverses" \
+            "$test_work/why" "$tmux_screen"
+    fi
+    tmux_keys s Home
+    tmux_wait_for "in the file's order" >/dev/null
+    tmux_keys Enter
+    screen_has "$1x$2: Enter zooms the chart to the module" \
+        'chart zoomed to module 3 mod_three' 'Memory ×'
+    tmux_keys Enter
+    if tmux_wait_for "chart zoomed back out from module 3" && ! grep -q 'Memory ×' "$tmux_screen"; then
+        tap_ok "$1x$2: Enter again on it zooms back out"
+    else
+        tap_not_ok "$1x$2: Enter again on it zooms back out"
+    fi
+    tmux_keys d
+    screen_has "$1x$2: d shows one device's modules" 'HLO modules \(2 of 4 on A\)' \
+        'HLO modules on A only'
+    tmux_keys d
+    screen_has "$1x$2: d again, the next device's" 'HLO modules \(2 of 4 on B\)'
+    tmux_keys d
+    screen_has "$1x$2: d again, every device's" 'HLO modules \(4\)' 'HLO modules of every device'
+    memtop_quit "$1x$2 (HLO): q quits with status 0"
+done
+
 tap_done
