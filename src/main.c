@@ -207,6 +207,7 @@ static int run_viewer(struct host_list *hosts, const struct options *options)
         .no_color = options->no_color,
         .mouse = options->mouse,
         .keys_from_terminal = reads_standard_input(options),
+        .no_settings = options->no_settings,
     };
     return ui_run(hosts, &ui_options);
 }

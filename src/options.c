@@ -11,7 +11,7 @@
 #include <string.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
-enum { OPTION_TOP = 768 };
+enum { OPTION_TOP = 768, OPTION_NO_SETTINGS };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -37,6 +37,7 @@ static const struct option long_options[] = {
     {"ascii", no_argument, NULL, OPTION_ASCII},
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
+    {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
     /* Hidden from --help: it writes the README's key list. */
     {"list-keys", no_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
@@ -75,6 +76,8 @@ void options_print_help(FILE *out)
           "      --no-color    no colours (also when NO_COLOR is set)\n"
           "      --mouse       let the mouse select and scroll (off by default so\n"
           "                    the terminal's own text selection keeps working)\n"
+          "      --no-settings neither read nor write the viewer's remembered settings\n"
+          "                    ($XDG_STATE_HOME/memtop/settings)\n"
           "  -h, --help        show this help and exit\n"
           "  -V, --version     show the version and exit\n"
           "\n"
@@ -222,6 +225,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_ASCII: options->ascii = true; break;
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
+        case OPTION_NO_SETTINGS: options->no_settings = true; break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
                 return false;

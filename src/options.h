@@ -43,6 +43,7 @@ struct options {
     bool ascii;    /* --ascii: no UTF-8 glyphs */
     bool no_color; /* --no-color or NO_COLOR in the environment */
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
+    bool no_settings; /* --no-settings: the viewer neither reads nor writes them */
     bool has_top;  /* --top N was given (it goes with --summary) */
     size_t top_rows; /* --top N: the largest rows a summary lists (default 10) */
     struct export_options export;

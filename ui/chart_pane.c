@@ -10,6 +10,7 @@
 #include "model/saturating.h"
 #include "model/timeline.h"
 #include "ui/chart_frame.h"
+#include "ui/settings.h"
 #include "ui/viewer.h"
 
 /* Widest y-axis label: "500.00 MiB". A rare wider tick ("1000.00 MiB")
@@ -502,6 +503,30 @@ static struct pane_reply chart_click(struct pane *pane, struct viewer *viewer, i
     return pane_reply_handled();
 }
 
+/* Its toggles outlive the session. */
+static void chart_recall(struct pane *pane, struct viewer *viewer, const struct settings *settings)
+{
+    (void)viewer;
+    struct chart_pane *chart = chart_of(pane);
+    chart->show_free = settings_get_bool(settings, "chart.free", chart->show_free);
+    chart->show_fragmentation =
+        settings_get_bool(settings, "chart.fragmentation", chart->show_fragmentation);
+    chart->auto_axis = settings_get_bool(settings, "chart.auto_axis", chart->auto_axis);
+    chart->capacity_axis =
+        settings_get_bool(settings, "chart.capacity_axis", chart->capacity_axis);
+}
+
+static void chart_remember(struct pane *pane, const struct viewer *viewer,
+                           struct settings *settings)
+{
+    (void)viewer;
+    const struct chart_pane *chart = chart_of(pane);
+    settings_set_bool(settings, "chart.free", chart->show_free);
+    settings_set_bool(settings, "chart.fragmentation", chart->show_fragmentation);
+    settings_set_bool(settings, "chart.auto_axis", chart->auto_axis);
+    settings_set_bool(settings, "chart.capacity_axis", chart->capacity_axis);
+}
+
 /* The timeline in the visible window. */
 static bool chart_export(struct pane *pane, const struct viewer *viewer,
                          struct export_request *request)
@@ -524,6 +549,8 @@ static const struct pane_ops chart_ops = {
     .free = pane_free_plain,
     .export = chart_export,
     .draw_detail = chart_draw_detail,
+    .recall = chart_recall,
+    .remember = chart_remember,
     .scope = KEY_SCOPE_CHART,
     .keys_reach_it_unfocused = true,
 };

@@ -11,6 +11,7 @@
 #include "model/index_sort.h"
 #include "ui/chart_columns.h"
 #include "ui/column_fit.h"
+#include "ui/settings.h"
 #include "ui/viewer.h"
 
 /* Numbers first at fixed places, the name last where it gets the slack. */
@@ -415,6 +416,35 @@ static struct pane_reply hlo_handle(struct pane *pane, struct viewer *viewer,
     }
 }
 
+static const char *const hlo_sort_names[] = {
+    [HLO_ID] = "id", [HLO_START] = "start", [HLO_DURATION] = "duration",
+    [HLO_FILE_ORDER] = "file",
+};
+
+/* The sort outlives the session (the device filter is the profile's). */
+static void hlo_recall(struct pane *pane, struct viewer *viewer, const struct settings *settings)
+{
+    (void)viewer;
+    struct hlo_pane *hlo = hlo_of(pane);
+    const char *name = settings_get(settings, "hlo.sort");
+    for (int sort = 0; name && sort <= HLO_FILE_ORDER; sort++) {
+        if (hlo_sort_names[sort] && strcmp(hlo_sort_names[sort], name) == 0) {
+            hlo->sort = sort;
+            hlo->descending = settings_get_bool(settings, "hlo.descending", false);
+            hlo->ordered = NULL;
+        }
+    }
+}
+
+static void hlo_remember(struct pane *pane, const struct viewer *viewer,
+                         struct settings *settings)
+{
+    (void)viewer;
+    const struct hlo_pane *hlo = hlo_of(pane);
+    settings_set(settings, "hlo.sort", hlo_sort_names[hlo->sort]);
+    settings_set_bool(settings, "hlo.descending", hlo->descending);
+}
+
 static void hlo_free(struct pane *pane)
 {
     struct hlo_pane *hlo = hlo_of(pane);
@@ -437,6 +467,8 @@ static const struct pane_ops hlo_ops = {
     .click = hlo_click,
     .reset = hlo_reset,
     .free = hlo_free,
+    .recall = hlo_recall,
+    .remember = hlo_remember,
     .export = hlo_export,
     .scope = KEY_SCOPE_HLO,
     .moves_through_items = true,

@@ -8,6 +8,7 @@
 #include <curses.h>
 
 #include "ui/header_pane.h"
+#include "ui/settings.h"
 #include "ui/help_overlay.h"
 #include "ui/status_line.h"
 #include "ui/terminal.h"
@@ -136,6 +137,8 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
                                  next_tab == PANE_NONE ? NULL : pane_table_row(next_tab)->name};
         viewer->panes[id]->ops->draw(viewer->panes[id], viewer, &area);
     }
+    if (viewer->pane_zoomed)
+        return; /* one pane, no columns to separate */
     if (!viewer->allocator) {
         struct rect area = layout->chart;
         area.height = layout->status.y - area.y;
@@ -155,6 +158,10 @@ static void layout_frame(struct viewer *viewer)
         table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
     layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
                    table_area_panes > 1);
+    /* A zoomed pane: everything between the header and the status line. */
+    const struct layout *layout = &viewer->layout;
+    int body_y = layout->header.y + layout->header.height;
+    viewer->zoomed_rect = (struct rect){body_y, 0, layout->status.y - body_y, layout->cols};
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         const struct rect *rect = viewer_pane_rect(viewer, id);
@@ -233,6 +240,15 @@ int ui_run(struct host_list *hosts, const struct ui_options *options)
     }
     viewer.terminal_ready = true;
     viewer_select_host(&viewer, 0);
+    /* What the person chose last time, unless told to forget. */
+    struct settings settings;
+    char settings_file[4096];
+    bool remembers = !options->no_settings && settings_path(settings_file, sizeof settings_file);
+    memset(&settings, 0, sizeof settings);
+    if (remembers) {
+        settings_load(&settings, settings_file);
+        viewer_recall_settings(&viewer, &settings);
+    }
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);
@@ -244,6 +260,13 @@ int ui_run(struct host_list *hosts, const struct ui_options *options)
             break;
         }
         viewer_handle_key(&viewer, key);
+    }
+    if (remembers) {
+        /* A state directory that cannot be written costs the settings,
+         * not the session: nothing to report. */
+        char save_error[256];
+        viewer_remember_settings(&viewer, &settings);
+        settings_save(&settings, settings_file, save_error, sizeof save_error);
     }
     viewer_free(&viewer);
     terminal_stop();

@@ -17,6 +17,8 @@ struct ui_options {
     bool mouse;    /* opt-in mouse reporting */
     /* Standard input carried a profile: keys come from /dev/tty. */
     bool keys_from_terminal;
+    /* --no-settings: neither read nor write the remembered settings. */
+    bool no_settings;
 };
 
 /* Runs the viewer over the hosts until the user quits. Returns the exit

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/allocation_columns.h"
 #include "model/format.h"
+#include "ui/settings.h"
 #include "ui/status_line.h"
 
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
@@ -47,6 +49,10 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
 {
     if (!viewer_pane_available(viewer, pane))
         return NULL;
+    if (viewer->pane_zoomed)
+        return pane == viewer->focus && !rect_is_empty(&viewer->zoomed_rect)
+                   ? &viewer->zoomed_rect
+                   : NULL;
     const struct pane_row *row = pane_table_row(pane);
     const struct rect *rect = layout_place_rect(&viewer->layout, row->place);
     if (row->in_table_area && viewer->layout.hlo_tabbed) {
@@ -84,6 +90,75 @@ enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane)
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction)
 {
     return viewer_focus_from(viewer, viewer->focus, direction);
+}
+
+/* ---- settings that outlive the session ---- */
+
+#define SETTING_SORT "table.sort"
+#define SETTING_SORT_DESCENDING "table.sort_descending"
+#define SETTING_ZOOMED_PANE "viewer.zoomed_pane"
+#define SETTING_FILE_ORDER "file"
+
+static void viewer_recall_sort(struct viewer *viewer, const struct settings *settings)
+{
+    const char *name = settings_get(settings, SETTING_SORT);
+    enum table_column column = TABLE_COLUMN_FILE_ORDER;
+    if (!name || (strcmp(name, SETTING_FILE_ORDER) != 0 &&
+                  (!allocation_column_find(name, strlen(name), &column) ||
+                   !allocation_column_sortable(column))))
+        return;
+    query_set_sort(&viewer->query, column,
+                   settings_get_bool(settings, SETTING_SORT_DESCENDING,
+                                     allocation_table_default_descending(column)));
+}
+
+/* The zoomed pane, by its name, when it is on screen and can be focused. */
+static void viewer_recall_zoom(struct viewer *viewer, const struct settings *settings)
+{
+    const char *name = settings_get(settings, SETTING_ZOOMED_PANE);
+    for (enum pane_id id = 0; name && id < PANE_COUNT; id++) {
+        if (strcmp(pane_table_row(id)->name, name) != 0 || !viewer_focusable(viewer, id))
+            continue;
+        viewer_focus(viewer, id);
+        viewer->pane_zoomed = true;
+    }
+}
+
+void viewer_recall_settings(struct viewer *viewer, const struct settings *settings)
+{
+    viewer_recall_sort(viewer, settings);
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        if (pane->ops->recall)
+            pane->ops->recall(pane, viewer, settings);
+    }
+    viewer_recall_zoom(viewer, settings);
+}
+
+void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
+{
+    if (viewer->query.ready) {
+        const struct allocation_column_info *column =
+            allocation_column(viewer->query.rows.sort_column);
+        settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
+        settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
+    }
+    settings_set(settings, SETTING_ZOOMED_PANE,
+                 viewer->pane_zoomed ? pane_table_row(viewer->focus)->name : "none");
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        if (pane->ops->remember)
+            pane->ops->remember(pane, viewer, settings);
+    }
+}
+
+void viewer_toggle_pane_zoom(struct viewer *viewer)
+{
+    viewer->pane_zoomed = !viewer->pane_zoomed;
+    viewer_status(viewer, false, viewer->pane_zoomed
+                                     ? "%s zoomed to the whole screen (z: back; Tab: the next pane)"
+                                     : "%s back in its place",
+                  pane_table_row(viewer->focus)->name);
 }
 
 void viewer_focus(struct viewer *viewer, enum pane_id pane)

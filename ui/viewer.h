@@ -51,6 +51,10 @@ struct viewer {
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
+    /* z: the focused pane has the whole screen between the header and
+     * the status line (it follows the focus), as tmux zooms a pane. */
+    bool pane_zoomed;
+    struct rect zoomed_rect; /* of the last frame */
     /* The table area's tab in front when its panes take turns. */
     enum pane_id table_front;
     enum overlay_kind overlay;
@@ -86,14 +90,24 @@ void viewer_handle_key(struct viewer *viewer, int key);
 /* Whether a pane is on screen now. */
 bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
 /* Where a pane draws in the last frame's layout (the table area's place
- * when it is a tab there); NULL when it is not drawn (not available, a
- * tab behind another, or no room). */
+ * when it is a tab there; the whole body for the focused pane while the
+ * pane is zoomed); NULL when it is not drawn (not available, a tab
+ * behind another, another pane zoomed, or no room). */
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
 /* The table area's tab after `pane` in Tab order when its panes take
  * turns; PANE_NONE when there is none. */
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
 /* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
+
+/* The remembered settings (ui/settings.h): the table's sort, the zoomed
+ * pane and each pane's own (its recall/remember ops). Recall after the
+ * first host is open. */
+void viewer_recall_settings(struct viewer *viewer, const struct settings *settings);
+void viewer_remember_settings(struct viewer *viewer, struct settings *settings);
+
+/* z: the focused pane over the whole body, or back to the layout. */
+void viewer_toggle_pane_zoom(struct viewer *viewer);
 
 /* Moves the focus to a pane that is available and can take it. */
 void viewer_focus(struct viewer *viewer, enum pane_id pane);

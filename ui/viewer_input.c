@@ -136,6 +136,7 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
     case REQUEST_ALLOCATOR_NEXT: viewer_step_allocator(viewer, 1); return true;
     case REQUEST_ALLOCATOR_PREVIOUS: viewer_step_allocator(viewer, -1); return true;
     case REQUEST_EXPORT: export_prompt_begin(viewer); return true;
+    case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
     default: return false;
     }
 }
