@@ -332,7 +332,10 @@ int main(int argc, char **argv)
         return stdout_finish(EXIT_OK, 0);
     }
     if (options.mode == RUN_LIST_KEYS) {
-        keys_print_markdown(stdout);
+        if (options.list_keys_man)
+            keys_print_man(stdout);
+        else
+            keys_print_markdown(stdout);
         return stdout_finish(EXIT_OK, 0);
     }
     struct host_list hosts;

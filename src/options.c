@@ -38,8 +38,7 @@ static const struct option long_options[] = {
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
     {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
-    /* Hidden from --help: it writes the README's key list. */
-    {"list-keys", no_argument, NULL, OPTION_LIST_KEYS},
+    {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -78,11 +77,16 @@ void options_print_help(FILE *out)
           "                    the terminal's own text selection keeps working)\n"
           "      --no-settings neither read nor write the viewer's remembered settings\n"
           "                    ($XDG_STATE_HOME/memtop/settings)\n"
+          "      --list-keys[=FORMAT]\n"
+          "                    print the viewer's keys and exit, as a Markdown table\n"
+          "                    (FORMAT markdown, the default) or man page text (man)\n"
           "  -h, --help        show this help and exit\n"
           "  -V, --version     show the version and exit\n"
           "\n"
+          "PROFILE may be - for standard input, or a pipe or FIFO (<(gsutil cat URL)).\n"
+          "\n"
           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
-          "In the viewer, press ? for the keys.\n",
+          "In the viewer, press ? for the keys. See also man memtop.\n",
           out);
 }
 
@@ -237,7 +241,15 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             break;
         case 'h': options->mode = RUN_HELP; return true;
         case 'V': options->mode = RUN_VERSION; return true;
-        case OPTION_LIST_KEYS: options->mode = RUN_LIST_KEYS; return true;
+        case OPTION_LIST_KEYS:
+            if (optarg && strcmp(optarg, "man") != 0 && strcmp(optarg, "markdown") != 0) {
+                snprintf(error, error_size, "--list-keys: unknown format '%s' (markdown, man)",
+                         optarg);
+                return false;
+            }
+            options->list_keys_man = optarg && strcmp(optarg, "man") == 0;
+            options->mode = RUN_LIST_KEYS;
+            return true;
         case ':':
             snprintf(error, error_size, "option '%s' needs an argument", argv[optind - 1]);
             return false;

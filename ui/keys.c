@@ -188,6 +188,55 @@ static void print_markdown_keys(FILE *out, const char *label)
     }
 }
 
+/* Text roff shows as it is: backslashes and hyphens escaped, and a
+ * line that would start with a control character guarded. */
+static void print_roff_text(FILE *out, const char *text, size_t length)
+{
+    if (length > 0 && (text[0] == '.' || text[0] == '\''))
+        fputs("\\&", out);
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '\\')
+            fputs("\\e", out);
+        else if (text[i] == '-')
+            fputs("\\-", out);
+        else
+            fputc(text[i], out);
+    }
+}
+
+/* "Up k" becomes \fBUp\fR, \fBk\fR. */
+static void print_roff_keys(FILE *out, const char *label)
+{
+    bool first = true;
+    while (*label) {
+        size_t length = strcspn(label, " ");
+        if (length > 0) {
+            fputs(first ? "\\fB" : ", \\fB", out);
+            print_roff_text(out, label, length);
+            fputs("\\fR", out);
+            first = false;
+        }
+        label += length;
+        label += strspn(label, " ");
+    }
+}
+
+void keys_print_man(FILE *out)
+{
+    for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
+        fprintf(out, ".SS %s\n", keys_scope_name((enum key_scope)scope));
+        for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
+            if ((int)key_table[i].scope != scope)
+                continue;
+            fputs(".TP\n", out);
+            print_roff_keys(out, key_table[i].label);
+            fputc('\n', out);
+            print_roff_text(out, key_table[i].help, strlen(key_table[i].help));
+            fputc('\n', out);
+        }
+    }
+}
+
 void keys_print_markdown(FILE *out)
 {
     for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {

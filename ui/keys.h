@@ -108,5 +108,8 @@ void keys_hint_line(const enum key_scope *scopes, size_t scope_count,
 
 /* The key list as a Markdown table, for the README (--list-keys). */
 void keys_print_markdown(FILE *out);
+/* The same as man page text (roff: .SS per scope, .TP per key), for
+ * memtop.1's KEYS section (--list-keys=man). */
+void keys_print_man(FILE *out);
 
 #endif
