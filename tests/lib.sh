@@ -10,6 +10,7 @@
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
+#       tmux_require                   skips the whole script without tmux or C.UTF-8
 #       memtop_viewer COLS ROWS "VAR=value ..." ARG...  memtop in tmux (then EXIT=status)
 #       memtop_quit NAME               q ends it with status 0, the screen given back
 # cli:  memtop_run ARG...               runs $memtop: $test_work/out, $test_work/err, $status
@@ -200,6 +201,19 @@ tmux_wait_gone() {
         tries=$((tries + 1))
     done
     return 1
+}
+
+# tmux_require: the script's plan is "skip" (and it ends) when tmux or
+# the C.UTF-8 locale the viewer tests run under is missing.
+tmux_require() {
+    if ! tmux_have; then
+        echo "1..0 # SKIP tmux not found"
+        exit 0
+    fi
+    if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+        echo "1..0 # SKIP no C.UTF-8 locale"
+        exit 0
+    fi
 }
 
 # memtop_viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux

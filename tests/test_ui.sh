@@ -8,41 +8,20 @@ memtop="${MEMTOP_BUILDDIR:-.}/memtop"
 xprof="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
 demo_dir="$source_dir/data"
 
-if ! tmux_have; then
-    echo "1..0 # SKIP tmux not found"
-    exit 0
-fi
-if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-    echo "1..0 # SKIP no C.UTF-8 locale"
-    exit 0
-fi
+tmux_require
 
 chart_glyphs='▁|▂|▃|▄|▅|▆|▇|█'
 
-# viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux; when it
-# ends the pane says EXIT=<status>. The environment is reset to a known
-# locale and terminal; the variables given override them.
+# viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux (lib.sh's
+# memtop_viewer); when it ends the pane says EXIT=<status>.
 viewer() {
-    cols=$1 rows=$2 environment=$3
-    shift 3
-    arguments=""
-    for argument in "$@"; do
-        arguments="$arguments '$argument'"
-    done
-    tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
-$environment '$memtop' $arguments; echo EXIT=\$?; sleep 60"
+    memtop_viewer "$@"
 }
 
 # quit_cleanly NAME: q ends memtop with status 0 and gives the screen back
 # (a sanitizer finding or a leak report would change the status).
 quit_cleanly() {
-    tmux_keys q
-    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
-        ! grep -q "q quit" "$tmux_screen"; then
-        tap_ok "$1"
-    else
-        tap_not_ok "$1"
-    fi
+    memtop_quit "$1"
 }
 
 # no_high_bytes: the screen is pure ASCII.

@@ -11,14 +11,7 @@ source_dir="${MEMTOP_SRCDIR:-.}"
 demo_v1="$source_dir/data/demo.v1.pb"
 demo_v0="$source_dir/data/demo.v0.pb.gz"
 
-if ! tmux_have; then
-    echo "1..0 # SKIP tmux not found"
-    exit 0
-fi
-if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-    echo "1..0 # SKIP no C.UTF-8 locale"
-    exit 0
-fi
+tmux_require
 
 # screen_has NAME PATTERN...: ok when the screen has a line matching each
 # (grep -E) pattern, waiting for the first.
@@ -75,26 +68,24 @@ printf '%s' '{"memoryProfilePerAllocator":{"gpu":{"memoryProfileSnapshots":[' \
     '"heapAllocatedBytes":"4194304","freeMemoryBytes":"1048576","peakBytesInUse":"10485760"},' \
     '"activityMetadata":{"memoryActivity":"ALLOCATION","allocationBytes":"2097152","tfOpName":"b"}}' \
     ']}},"memoryIds":["gpu"],"version":0}' >"$stack_heavy"
-memtop_viewer 80 24 "NO_COLOR=1" "$stack_heavy"
-tmux_wait_for "allocator gpu (1/1)" >/dev/null
-plot=$(sed -n '3,6p' "$tmux_screen" | cut -c 30-)
-if printf '%s\n' "$plot" | grep -q '▒' && printf '%s\n' "$plot" | grep -q '█' &&
-    grep -q '█ heap  ▒ stack' "$tmux_screen"; then
-    tap_ok "NO_COLOR: stack (▒) and heap (█) have glyphs of their own, with a legend"
-else
-    tap_not_ok "NO_COLOR: stack (▒) and heap (█) have glyphs of their own, with a legend"
-fi
-memtop_quit "NO_COLOR: q quits with status 0"
-memtop_viewer 80 24 "" --ascii "$stack_heavy"
-tmux_wait_for "allocator gpu (1/1)" >/dev/null
-plot=$(sed -n '3,6p' "$tmux_screen" | cut -c 30-)
-if printf '%s\n' "$plot" | grep -q '%' && printf '%s\n' "$plot" | grep -q '#' &&
-    grep -q '# heap  % stack' "$tmux_screen"; then
-    tap_ok "--ascii: stack (%) and heap (#) have glyphs of their own, with a legend"
-else
-    tap_not_ok "--ascii: stack (%) and heap (#) have glyphs of their own, with a legend"
-fi
-memtop_quit "--ascii: q quits with status 0"
+# stack_and_heap NAME STACK HEAP ENVIRONMENT ARGUMENT...: the plot (its
+# rows, right of the left column) has both glyphs, the legend names them.
+stack_and_heap() {
+    name=$1 stack=$2 heap=$3 environment=$4
+    shift 4
+    memtop_viewer 80 24 "$environment" "$@"
+    tmux_wait_for "allocator gpu (1/1)" >/dev/null
+    plot=$(sed -n '3,6p' "$tmux_screen" | cut -c 30-)
+    if printf '%s\n' "$plot" | grep -q -F "$stack" && printf '%s\n' "$plot" | grep -q -F "$heap" &&
+        grep -q -F "$heap heap  $stack stack" "$tmux_screen"; then
+        tap_ok "$name: stack ($stack) and heap ($heap) have glyphs of their own, with a legend"
+    else
+        tap_not_ok "$name: stack ($stack) and heap ($heap) have glyphs of their own, with a legend"
+    fi
+    memtop_quit "$name: q quits with status 0"
+}
+stack_and_heap NO_COLOR '▒' '█' "NO_COLOR=1" "$stack_heavy"
+stack_and_heap --ascii '%' '#' "" --ascii "$stack_heavy"
 
 # ---- the y-axis: from 0, auto-ranged (a), up to the capacity (c) ----
 for size in "80 24" "120 40" "200 60"; do
@@ -232,18 +223,11 @@ for size in "80 24" "120 40" "200 60"; do
     tmux_keys Tab
     tmux_wait_for "HLO modules (4)" >/dev/null
     order=$(first_module)
-    tmux_keys s
-    tmux_wait_for "HLO modules by id" >/dev/null
-    order="$order $(first_module)"
-    tmux_keys s
-    tmux_wait_for "HLO modules by start" >/dev/null
-    order="$order $(first_module)"
-    tmux_keys s
-    tmux_wait_for "HLO modules by duration" >/dev/null
-    order="$order $(first_module)"
-    tmux_keys r
-    tmux_wait_for "HLO modules by duration, shortest first" >/dev/null
-    order="$order $(first_module)"
+    for step in "s:by id" "s:by start" "s:by duration" "r:by duration, shortest first"; do
+        tmux_keys "${step%%:*}"
+        tmux_wait_for "HLO modules ${step#*:}" >/dev/null
+        order="$order $(first_module)"
+    done
     if [ "$order" = "mod_three mod_zero mod_two mod_one mod_two" ]; then
         tap_ok "$1x$2: s sorts the HLO modules by id, start and duration; r reverses"
     else

@@ -9,14 +9,7 @@ source_dir="${MEMTOP_SRCDIR:-.}"
 . "$source_dir/tests/lib.sh"
 demo_v1="$source_dir/data/demo.v1.pb"
 
-if ! tmux_have; then
-    echo "1..0 # SKIP tmux not found"
-    exit 0
-fi
-if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-    echo "1..0 # SKIP no C.UTF-8 locale"
-    exit 0
-fi
+tmux_require
 
 # help_text: the text inside the help's box on the screen (between the
 # last two │ of each line), its lines joined with single spaces (a
@@ -24,6 +17,20 @@ fi
 help_text() {
     tmux_capture
     LC_ALL=C.UTF-8 sed -n 's/^.*│\([^│]*\)│[^│]*$/\1/p' "$tmux_screen" | tr '\n' ' ' | tr -s ' '
+}
+
+# text_says NAME PATTERN...: ok when $text matches every (grep) pattern.
+text_says() {
+    name=$1
+    shift
+    for pattern in "$@"; do
+        if ! printf '%s' "$text" | grep -q -e "$pattern"; then
+            printf '# lacks: %s\n# text: %s\n' "$pattern" "$text" >"$test_work/why"
+            tap_not_ok "$name" "$test_work/why" "$tmux_screen"
+            return
+        fi
+    done
+    tap_ok "$name"
 }
 
 # ---- help: wrapped, with the summary's fields explained ----
@@ -38,23 +45,16 @@ for size in "80 24" "120 40" "200 60"; do
     tmux_keys G
     tmux_wait_for "The summary" >/dev/null
     text=$(help_text)
-    if [ "$box_cut" = no ] &&
-        printf '%s' "$text" | grep -q 'fragmentation .*1 - (largest free block / free memory)' &&
-        printf '%s' "$text" | grep -q 'Lifetime peak heap .*before the profiling window began'; then
-        tap_ok "$1x$2: the help wraps its lines and explains fragmentation and the lifetime peak"
-    else
-        tap_not_ok "$1x$2: the help wraps its lines and explains fragmentation and the lifetime peak"
-    fi
+    [ "$box_cut" = no ] || text="(cut lines)"
+    text_says "$1x$2: the help wraps its lines and explains fragmentation and the lifetime peak" \
+        'fragmentation .*1 - (largest free block / free memory)' \
+        'Lifetime peak heap .*before the profiling window began'
     # The summary's first fields: on this page, or the one before it.
     tmux_keys PPage
     tmux_wait_gone "derived      in the title" >/dev/null
     text="$text $(help_text)"
-    if printf '%s' "$text" | grep -q 'stack reservation plus the heap allocations' &&
-        printf '%s' "$text" | grep -q 'within the profiling window'; then
-        tap_ok "$1x$2: ... and says the peak is stack + heap within the profiling window"
-    else
-        tap_not_ok "$1x$2: ... and says the peak is stack + heap within the profiling window"
-    fi
+    text_says "$1x$2: ... and says the peak is stack + heap within the profiling window" \
+        'stack reservation plus the heap allocations' 'within the profiling window'
     tmux_keys Escape
     tmux_wait_gone "memtop keys" >/dev/null
     memtop_quit "$1x$2 (help): q quits with status 0"

@@ -8,12 +8,40 @@
 
 /* The list of a column's events (Enter on the chart): what the readout
  * sums up as "largest of 27", one event a line, the chart's cursor on
- * the selected one. Only draws: the chart pane moves the selection. */
+ * the selected one. The chart pane opens it and hands it the movement
+ * requests while it shows; this file writes no status line. */
 
 #define EVENTS_MAX_WIDTH 110
 #define EVENT_TIME_WIDTH 14
 #define EVENT_ACTIVITY_WIDTH 14
 #define EVENT_SIZE_WIDTH 13
+
+bool chart_events_open(struct chart_event_list *list, const struct time_window *time,
+                       const struct snapshot_columns *timeline)
+{
+    size_t first, end;
+    time_window_cursor_events(time, timeline, &first, &end);
+    if (first >= end)
+        return false;
+    memset(list, 0, sizeof *list);
+    list->first = first;
+    list->count = end - first;
+    size_t shown = time->pinned != SIZE_MAX ? time->pinned : chart_range_max(timeline, first, end);
+    if (shown >= first && shown < end)
+        list->cursor.selected = shown - first;
+    return true;
+}
+
+bool chart_events_move(struct chart_event_list *list, struct time_window *time,
+                       const struct snapshot_columns *timeline, enum request request)
+{
+    if (!list_cursor_move(&list->cursor, list->count, request))
+        return false;
+    size_t index = list->first + list->cursor.selected;
+    if (index < timeline->count)
+        time_window_show_snapshot(time, timeline, index);
+    return true;
+}
 
 static void events_heading(const struct chart_event_list *list,
                            const struct snapshot_columns *timeline,

@@ -84,8 +84,16 @@ struct chart_event_list {
     size_t first, count;      /* the snapshots [first, first + count) */
     struct list_cursor cursor; /* over them */
 };
+/* The list of the cursor's column, the event the readout shows
+ * selected; false when the column holds none (chart_events.c). */
+bool chart_events_open(struct chart_event_list *list, const struct time_window *time,
+                       const struct snapshot_columns *timeline);
+/* A movement request in the list: another event selected, the time
+ * window's cursor on it; false for any other request. */
+bool chart_events_move(struct chart_event_list *list, struct time_window *time,
+                       const struct snapshot_columns *timeline, enum request request);
 /* Draws the list in a box over the screen, keeping its selection in
- * view (chart_events.c). */
+ * view. */
 void chart_events_draw(struct chart_event_list *list, const struct profile *profile,
                        const struct snapshot_columns *timeline, const struct time_window *time,
                        WINDOW *window, int rows, int cols, const struct ui_style *style);

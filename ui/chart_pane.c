@@ -264,13 +264,19 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
 
 /* ---- requests ---- */
 
+/* A move that could not go on says which end it met. */
+static void chart_say_end(struct viewer *viewer, enum time_window_move moved, const char *start,
+                          const char *end)
+{
+    if (moved != TIME_WINDOW_MOVED)
+        viewer_status(viewer, false, "%s", moved == TIME_WINDOW_AT_START ? start : end);
+}
+
 static void chart_move(struct viewer *viewer, struct chart_pane *chart,
                        const struct snapshot_columns *timeline, int delta)
 {
-    enum time_window_move moved = time_window_move(chart->shows.time, timeline, delta);
-    if (moved != TIME_WINDOW_MOVED)
-        viewer_status(viewer, false, moved == TIME_WINDOW_AT_START ? "start of the timeline"
-                                                                    : "end of the timeline");
+    chart_say_end(viewer, time_window_move(chart->shows.time, timeline, delta),
+                  "start of the timeline", "end of the timeline");
 }
 
 static void chart_zoom(struct viewer *viewer, struct chart_pane *chart,
@@ -381,10 +387,8 @@ static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, enum r
 static void chart_step_event(struct viewer *viewer, struct chart_pane *chart,
                              const struct snapshot_columns *timeline, int direction)
 {
-    enum time_window_move moved = time_window_step_event(chart->shows.time, timeline, direction);
-    if (moved != TIME_WINDOW_MOVED)
-        viewer_status(viewer, false, moved == TIME_WINDOW_AT_START ? "the first event"
-                                                                    : "the last event");
+    chart_say_end(viewer, time_window_step_event(chart->shows.time, timeline, direction),
+                  "the first event", "the last event");
 }
 
 /* Whether this chart's event list is open over the screen. */
@@ -394,40 +398,14 @@ static bool chart_listing(const struct chart_pane *chart, const struct viewer *v
            viewer->panes[viewer->overlay_pane] == &chart->pane;
 }
 
-/* Enter: the events of the cursor's column, listed over the screen,
- * the one the readout shows selected. */
+/* Enter: the events of the cursor's column, listed over the screen. */
 static struct pane_reply chart_list_events(struct viewer *viewer, struct chart_pane *chart,
                                            const struct snapshot_columns *timeline)
 {
-    const struct time_window *time = chart->shows.time;
-    size_t first, end;
-    time_window_cursor_events(time, timeline, &first, &end);
-    if (first >= end) {
-        viewer_status(viewer, false, "no event in this column");
-        return pane_reply_handled();
-    }
-    struct chart_event_list *list = &chart->events;
-    memset(list, 0, sizeof *list);
-    list->first = first;
-    list->count = end - first;
-    size_t shown = time->pinned != SIZE_MAX ? time->pinned : chart_range_max(timeline, first, end);
-    if (shown >= first && shown < end)
-        list->cursor.selected = shown - first;
-    return pane_reply_follow(follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
-}
-
-/* In the list: moving selects another event, and the chart's cursor
- * follows it. */
-static bool chart_move_in_list(struct chart_pane *chart, const struct snapshot_columns *timeline,
-                               enum request request)
-{
-    struct chart_event_list *list = &chart->events;
-    if (!list_cursor_move(&list->cursor, list->count, request))
-        return false;
-    size_t index = list->first + list->cursor.selected;
-    if (index < timeline->count)
-        time_window_show_snapshot(chart->shows.time, timeline, index);
-    return true;
+    if (chart_events_open(&chart->events, chart->shows.time, timeline))
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
+    viewer_status(viewer, false, "no event in this column");
+    return pane_reply_handled();
 }
 
 static bool chart_handle_request(struct viewer *viewer, struct chart_pane *chart,
@@ -468,8 +446,9 @@ static struct pane_reply chart_handle(struct pane *pane, struct viewer *viewer,
         return pane_reply_ignored();
     time_window_fit(chart->shows.time, timeline);
     if (chart_listing(chart, viewer))
-        return chart_move_in_list(chart, timeline, request) ? pane_reply_handled()
-                                                            : pane_reply_ignored();
+        return chart_events_move(&chart->events, chart->shows.time, timeline, request)
+                   ? pane_reply_handled()
+                   : pane_reply_ignored();
     if (request == REQUEST_ENTER)
         return chart_list_events(viewer, chart, timeline);
     return chart_handle_request(viewer, chart, timeline, request) ? pane_reply_handled()

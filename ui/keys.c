@@ -171,16 +171,18 @@ static void print_markdown_text(FILE *out, const char *text, size_t length)
     }
 }
 
-/* "Up k" becomes `Up`, `k`: one code span per key. */
-static void print_markdown_keys(FILE *out, const char *label)
+/* A label's keys, one after another ("Up k": Up, then k), each between
+ * `open` and `close` and written by print_text, ", " between them. */
+static void print_label_keys(FILE *out, const char *label, const char *open, const char *close,
+                             void (*print_text)(FILE *out, const char *text, size_t length))
 {
     bool first = true;
     while (*label) {
         size_t length = strcspn(label, " ");
         if (length > 0) {
-            fputs(first ? "`" : ", `", out);
-            print_markdown_text(out, label, length);
-            fputc('`', out);
+            fprintf(out, "%s%s", first ? "" : ", ", open);
+            print_text(out, label, length);
+            fputs(close, out);
             first = false;
         }
         label += length;
@@ -204,52 +206,55 @@ static void print_roff_text(FILE *out, const char *text, size_t length)
     }
 }
 
-/* "Up k" becomes \fBUp\fR, \fBk\fR. */
-static void print_roff_keys(FILE *out, const char *label)
+/* How a key list is spelled: a heading per scope, then per key a row:
+ * row_open, its keys (each between key_open and key_close), between,
+ * what it does, row_close; text goes through `text`. */
+struct key_list_style {
+    void (*heading)(FILE *out, int scope);
+    const char *row_open, *key_open, *key_close, *between, *row_close;
+    void (*text)(FILE *out, const char *text, size_t length);
+};
+
+static void keys_print_list(FILE *out, const struct key_list_style *style)
 {
-    bool first = true;
-    while (*label) {
-        size_t length = strcspn(label, " ");
-        if (length > 0) {
-            fputs(first ? "\\fB" : ", \\fB", out);
-            print_roff_text(out, label, length);
-            fputs("\\fR", out);
-            first = false;
+    for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
+        style->heading(out, scope);
+        for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
+            if ((int)key_table[i].scope != scope)
+                continue;
+            fputs(style->row_open, out);
+            print_label_keys(out, key_table[i].label, style->key_open, style->key_close,
+                             style->text);
+            fputs(style->between, out);
+            style->text(out, key_table[i].help, strlen(key_table[i].help));
+            fputs(style->row_close, out);
         }
-        label += length;
-        label += strspn(label, " ");
     }
+}
+
+static void man_heading(FILE *out, int scope)
+{
+    fprintf(out, ".SS %s\n", keys_scope_name((enum key_scope)scope));
+}
+
+static void markdown_heading(FILE *out, int scope)
+{
+    fprintf(out, "%s### %s\n\n| Key | Action |\n|---|---|\n", scope ? "\n" : "",
+            keys_scope_name((enum key_scope)scope));
 }
 
 void keys_print_man(FILE *out)
 {
-    for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
-        fprintf(out, ".SS %s\n", keys_scope_name((enum key_scope)scope));
-        for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
-            if ((int)key_table[i].scope != scope)
-                continue;
-            fputs(".TP\n", out);
-            print_roff_keys(out, key_table[i].label);
-            fputc('\n', out);
-            print_roff_text(out, key_table[i].help, strlen(key_table[i].help));
-            fputc('\n', out);
-        }
-    }
+    /* "Up k" becomes \fBUp\fR, \fBk\fR. */
+    static const struct key_list_style man = {man_heading, ".TP\n", "\\fB", "\\fR", "\n",
+                                              "\n", print_roff_text};
+    keys_print_list(out, &man);
 }
 
 void keys_print_markdown(FILE *out)
 {
-    for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
-        fprintf(out, "%s### %s\n\n| Key | Action |\n|---|---|\n", scope ? "\n" : "",
-                keys_scope_name((enum key_scope)scope));
-        for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
-            if ((int)key_table[i].scope != scope)
-                continue;
-            fputs("| ", out);
-            print_markdown_keys(out, key_table[i].label);
-            fputs(" | ", out);
-            print_markdown_text(out, key_table[i].help, strlen(key_table[i].help));
-            fputs(" |\n", out);
-        }
-    }
+    /* "Up k" becomes `Up`, `k`: one code span per key. */
+    static const struct key_list_style markdown = {markdown_heading, "| ", "`", "`", " | ",
+                                                   " |\n", print_markdown_text};
+    keys_print_list(out, &markdown);
 }
