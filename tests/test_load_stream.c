@@ -128,14 +128,17 @@ static void test_standard_input(void **state)
     close(ends[1]);
     assert_int_equal(dup2(ends[0], STDIN_FILENO), STDIN_FILENO);
     close(ends[0]);
-    struct profile *profile;
+    struct profile *profile, *again;
     struct load_error error;
     enum load_status status = profile_load(LOAD_STANDARD_INPUT, NULL, &profile, &error);
-    enum load_status empty_status = profile_load(LOAD_STANDARD_INPUT, NULL, &profile, &error);
+    enum load_status empty_status = profile_load(LOAD_STANDARD_INPUT, NULL, &again, &error);
     assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
     close(saved);
     wait_for(writer);
     assert_int_equal(status, LOAD_OK);
+    assert_int_equal(profile->allocator_count, 1);
+    profile_free(profile);
+    assert_null(again);
     /* Read to its end: a second load finds nothing left. */
     assert_int_equal(empty_status, LOAD_BAD_INPUT);
     assert_string_equal(error.message, "empty input");
