@@ -65,6 +65,10 @@ struct input_format {
     /* The host is the file name before its first dot instead (memtop's
      * rule for MemoryProfile files before this table existed). */
     bool host_before_first_dot;
+    /* The row only recognises a form memtop cannot read, to refuse it
+     * with what to do (an SQLite report given as gzip or through a pipe):
+     * it is not one of the formats memtop reads, and lists say so. */
+    bool refuses_only;
 };
 
 size_t input_format_count(void);

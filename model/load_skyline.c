@@ -354,6 +354,7 @@ const struct input_format skyline_bytes_format = {
     .probe = skyline_probe,
     .load = skyline_bytes_load,
     .suffixes = skyline_bytes_suffixes,
+    .refuses_only = true,
 };
 
 static const char *const skyline_suffixes[] = {".sqlite", NULL};

@@ -130,12 +130,13 @@ bool export_view_parse(const char *name, enum export_view *out);
 /* "allocations, timeline, summary, hlo", for usage messages. */
 const char *export_view_list(void);
 
-/* "memtop-<allocator>-<view>.csv" (or "memtop-<view>.csv" when allocator
- * is NULL), the allocator id made filename-safe: bytes other than
- * [A-Za-z0-9._-] become '_', and it is cut to 100 bytes. malloc'd; NULL
- * when memory runs out. */
-char *export_default_path(const struct profile *profile, const struct allocator *allocator,
-                          enum export_view view);
+/* "memtop-<host>-<allocator>-<view>.csv", without the host when it is
+ * NULL (one host) and without the allocator when it is NULL (a file of
+ * every allocator, or of the profile's HLO modules); the names made
+ * filename-safe: bytes other than [A-Za-z0-9._-] become '_', and each is
+ * cut to 100 bytes. malloc'd; NULL when memory runs out. */
+char *export_default_path(const struct profile *profile, const char *host,
+                          const struct allocator *allocator, enum export_view view);
 
 /* --sort COLUMN[:asc|:desc] with COLUMN a sortable column of the
  * allocations header (model/allocation_columns.h: op_name ...

@@ -133,26 +133,35 @@ static bool is_filename_safe(unsigned char byte)
            (byte >= '0' && byte <= '9') || byte == '.' || byte == '_' || byte == '-';
 }
 
-char *export_default_path(const struct profile *profile, const struct allocator *allocator,
-                          enum export_view view)
+/* A name made filename-safe into id (DEFAULT_PATH_ID_MAX + 1 bytes):
+ * bytes other than [A-Za-z0-9._-] become '_', "_" for an empty name. */
+static void safe_id(const char *text, char *id)
 {
-    char id[DEFAULT_PATH_ID_MAX + 1] = "";
-    if (allocator) {
-        const char *text = profile_text(profile, allocator->id);
-        size_t length = strnlen(text, DEFAULT_PATH_ID_MAX);
-        for (size_t i = 0; i < length; i++)
-            id[i] = is_filename_safe((unsigned char)text[i]) ? text[i] : '_';
-        id[length] = '\0';
-        if (length == 0)
-            strcpy(id, "_");
+    size_t length = strnlen(text, DEFAULT_PATH_ID_MAX);
+    for (size_t i = 0; i < length; i++)
+        id[i] = is_filename_safe((unsigned char)text[i]) ? text[i] : '_';
+    id[length] = '\0';
+    if (length == 0)
+        strcpy(id, "_");
+}
+
+char *export_default_path(const struct profile *profile, const char *host,
+                          const struct allocator *allocator, enum export_view view)
+{
+    char host_id[DEFAULT_PATH_ID_MAX + 2] = "", id[DEFAULT_PATH_ID_MAX + 2] = "";
+    if (host) {
+        safe_id(host, host_id);
+        strcat(host_id, "-");
     }
-    size_t size = sizeof "memtop--.csv" + strlen(id) + strlen(export_view_name(view));
+    if (allocator) {
+        safe_id(profile_text(profile, allocator->id), id);
+        strcat(id, "-");
+    }
+    size_t size = sizeof "memtop-.csv" + strlen(host_id) + strlen(id) +
+                  strlen(export_view_name(view));
     char *path = malloc(size);
     if (!path)
         return NULL;
-    if (allocator)
-        snprintf(path, size, "memtop-%s-%s.csv", id, export_view_name(view));
-    else
-        snprintf(path, size, "memtop-%s.csv", export_view_name(view));
+    snprintf(path, size, "memtop-%s%s%s.csv", host_id, id, export_view_name(view));
     return path;
 }

@@ -2,6 +2,10 @@
 
 #include "report/summary_report.h"
 
+#include <math.h>
+
+#include "model/allocation_columns.h"
+#include "model/allocation_table.h"
 #include "report/json_writer.h"
 
 /* A number the format may lack: null when `known` is false (the house
@@ -50,8 +54,52 @@ static void json_tracked(struct json_writer *writer, const struct tracked_memory
     json_writer_member_int(writer, "untracked_bytes", tracked->untracked_bytes);
 }
 
+/* One row as an object: every column of the allocation column table
+ * under its CSV name (a column the row has no value for is null), so the
+ * JSON carries what the CSV does. */
+static void json_row(struct json_writer *writer, const struct profile *profile,
+                     const struct allocation_row *row)
+{
+    const struct allocation_column_info *columns = allocation_columns();
+    json_writer_object_begin(writer);
+    for (size_t c = 0; c < ALLOCATION_COLUMN_COUNT; c++) {
+        struct allocation_value value = columns[c].value(profile, row);
+        json_writer_key(writer, columns[c].csv_name);
+        if (value.absent) {
+            json_writer_null(writer);
+            continue;
+        }
+        switch (columns[c].kind) {
+        case ALLOCATION_VALUE_TEXT: json_writer_string(writer, value.text); break;
+        case ALLOCATION_VALUE_ADDRESS: json_writer_unsigned(writer, value.address); break;
+        default: json_writer_int(writer, value.integer); break;
+        }
+    }
+    json_writer_object_end(writer);
+}
+
+/* "top_rows": the largest rows at the peak, as the text report lists
+ * them (largest first, ties in the file's order); an empty array when
+ * memory runs out. */
+static void json_top_rows(struct json_writer *writer, const struct profile *profile,
+                          const struct allocator *allocator, size_t top)
+{
+    struct allocation_table table;
+    bool ok = allocation_table_init(&table, profile, allocator);
+    json_writer_key(writer, "top_rows");
+    json_writer_array_begin(writer);
+    if (ok) {
+        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+        for (size_t i = 0; i < table.count && i < top; i++)
+            json_row(writer, profile, allocation_table_row(&table, i));
+    }
+    json_writer_array_end(writer);
+    allocation_table_free(&table);
+}
+
 static void json_allocator(struct json_writer *writer, const struct profile *profile,
-                           const struct allocator *allocator)
+                           const struct allocator *allocator,
+                           const struct summary_report_options *options)
 {
     const struct allocator_summary *summary = &allocator->summary;
     json_writer_object_begin(writer);
@@ -71,6 +119,9 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
     json_tracked(writer, &summary->tracked);
     json_writer_member_bool(writer, "summary_computed", summary->derived);
     json_writer_member_bool(writer, "timeline_sampled", allocator->timeline_sampled);
+    /* null when the capacity is unknown: the writer spells NaN so. */
+    json_writer_member_double(writer, "utilization", summary_report_utilization(summary));
+    json_top_rows(writer, profile, allocator, options->top_rows);
     json_writer_object_end(writer);
 }
 
@@ -95,9 +146,20 @@ void summary_report_json_error_in_run_to(struct json_writer *writer, const char 
     json_writer_object_end(writer);
 }
 
-void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
-                                   const char *run, const char *host)
+double summary_report_utilization(const struct allocator_summary *summary)
 {
+    if (summary->capacity_bytes <= 0)
+        return NAN;
+    return (double)summary->peak_bytes / (double)summary->capacity_bytes;
+}
+
+void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
+                                   const char *run, const char *host,
+                                   const struct summary_report_options *options)
+{
+    const struct summary_report_options defaults = {SUMMARY_REPORT_TOP_ROWS};
+    if (!options)
+        options = &defaults;
     json_host_and_file(writer, run, host, profile->path);
     json_writer_member_string(writer, "format", profile_format_name(profile->format));
     json_writer_member_bool(writer, "gzip", profile->gzipped);
@@ -107,15 +169,15 @@ void summary_report_json_in_run_to(struct json_writer *writer, const struct prof
     json_writer_key(writer, "allocators");
     json_writer_array_begin(writer);
     for (size_t i = 0; i < profile->allocator_count; i++)
-        json_allocator(writer, profile, &profile->allocators[i]);
+        json_allocator(writer, profile, &profile->allocators[i], options);
     json_writer_array_end(writer);
     json_writer_object_end(writer);
 }
 
 void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
-                            const char *host)
+                            const char *host, const struct summary_report_options *options)
 {
-    summary_report_json_in_run_to(writer, profile, NULL, host);
+    summary_report_json_in_run_to(writer, profile, NULL, host, options);
 }
 
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
@@ -128,7 +190,7 @@ void summary_report_json(FILE *out, const struct profile *profile, const char *h
 {
     struct json_writer writer;
     json_writer_init(&writer, out);
-    summary_report_json_to(&writer, profile, host);
+    summary_report_json_to(&writer, profile, host, NULL);
 }
 
 void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error)

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/format.h"
 #include "model/host_list.h"
@@ -125,7 +127,7 @@ static int stdout_finish(int status, int error_number)
  * before them); a host that failed to load is reported on stderr (and,
  * in a JSON array, as an object with its error). */
 static int summary_host(struct host_list *hosts, size_t index, bool several, bool after_report,
-                        struct json_writer *json)
+                        struct json_writer *json, const struct summary_report_options *report)
 {
     struct host *host = &hosts->hosts[index];
     const struct profile *profile = load_host(hosts, index);
@@ -139,11 +141,11 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
     }
     print_load_warnings(host->path, profile);
     if (json) {
-        summary_report_json_in_run_to(json, profile, hosts->run, host_name);
+        summary_report_json_in_run_to(json, profile, hosts->run, host_name, report);
     } else {
         if (after_report)
             fputc('\n', stdout);
-        summary_report_text(stdout, profile, host_name);
+        summary_report_text_with(stdout, profile, host_name, report);
     }
     /* Reports need one host at a time: free it before the next. */
     profile_free(host->profile);
@@ -153,7 +155,8 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
 
 /* A directory's hosts are reported one entry each, whatever their
  * number: scripts read the same shape for one host as for 64. */
-static int run_summary(struct input *input, bool json)
+static int run_summary(struct input *input, bool json,
+                       const struct summary_report_options *report)
 {
     struct host_list *hosts = &input->hosts;
     int status = EXIT_OK;
@@ -167,7 +170,8 @@ static int run_summary(struct input *input, bool json)
     int write_error = 0; /* of the text report, seen as soon as it happens */
     bool written = false;
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
-        int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL);
+        int host_status =
+            summary_host(hosts, i, several, written, json ? &writer : NULL, report);
         written = written || host_status == EXIT_OK;
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
@@ -178,6 +182,25 @@ static int run_summary(struct input *input, bool json)
     if (json && (several || written))
         fputc('\n', stdout);
     return stdout_finish(status, json ? json_writer_finish(&writer) : write_error);
+}
+
+/* Whether a profile comes through standard input ("-", /dev/stdin or
+ * another name of the same pipe or file): then the viewer reads keys
+ * from the terminal instead. */
+static bool reads_standard_input(const struct options *options)
+{
+    struct stat input;
+    if (isatty(STDIN_FILENO) || fstat(STDIN_FILENO, &input) != 0)
+        return false;
+    for (size_t i = 0; i < options->path_count; i++) {
+        struct stat named;
+        if (strcmp(options->paths[i], LOAD_STANDARD_INPUT) == 0)
+            return true;
+        if (stat(options->paths[i], &named) == 0 && named.st_dev == input.st_dev &&
+            named.st_ino == input.st_ino)
+            return true;
+    }
+    return false;
 }
 
 static int run_viewer(struct input *input, const struct options *options)
@@ -192,6 +215,8 @@ static int run_viewer(struct input *input, const struct options *options)
         .ascii = options->ascii,
         .no_color = options->no_color,
         .mouse = options->mouse,
+        .keys_from_terminal = reads_standard_input(options),
+        .no_settings = options->no_settings,
     };
     struct ui_session session = {
         .hosts = hosts,
@@ -410,7 +435,10 @@ int main(int argc, char **argv)
         return stdout_finish(EXIT_OK, 0);
     }
     if (options.mode == RUN_LIST_KEYS) {
-        keys_print_markdown(stdout);
+        if (options.list_keys_man)
+            keys_print_man(stdout);
+        else
+            keys_print_markdown(stdout);
         return stdout_finish(EXIT_OK, 0);
     }
     if (options.mode == RUN_LIST)
@@ -424,10 +452,11 @@ int main(int argc, char **argv)
         return exit_status_for(status);
     }
     int exit_status;
+    struct summary_report_options report = {options.top_rows};
     if (options.mode == RUN_EXPORT)
         exit_status = run_export(&input, &options);
     else if (options.mode == RUN_SUMMARY)
-        exit_status = run_summary(&input, options.json);
+        exit_status = run_summary(&input, options.json, &report);
     else
         exit_status = run_viewer(&input, &options);
     input_free(&input);

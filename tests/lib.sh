@@ -10,9 +10,9 @@
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
-#       tmux_tests_can_run             a TAP skip and exit without tmux or C.UTF-8
-# viewer: viewer COLS ROWS "VAR=value ..." ARG...  $memtop in tmux (EXIT=<status> when it ends)
-#       quit_cleanly NAME              q ends it with status 0, the screen given back
+#       tmux_require                   skips the whole script without tmux or C.UTF-8
+#       memtop_viewer COLS ROWS "VAR=value ..." ARG...  memtop in tmux (then EXIT=status)
+#       memtop_quit NAME               q ends it with status 0, the screen given back
 # cli:  memtop_run ARG...               runs $memtop: $test_work/out, $test_work/err, $status
 #       memtop_expect NAME STATUS [STREAM PATTERN]...  checks the last run
 #       memtop_sanitized                true when memtop is built with ASan
@@ -29,6 +29,11 @@ tmux_socket="memtop-test-$$"
 tmux_started=false
 tmux_session=""
 tmux_sessions=0
+
+# The viewer's remembered settings stay in the test's folder: none of the
+# person's are read, none written to their home.
+XDG_STATE_HOME="$test_work/state"
+export XDG_STATE_HOME
 
 tap_ok() {
     tap_count=$((tap_count + 1))
@@ -212,10 +217,24 @@ tmux_wait_gone() {
     return 1
 }
 
-# viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux; when it
-# ends the pane says EXIT=<status>. The environment is reset to a known
-# locale and terminal; the variables given override them.
-viewer() {
+# tmux_require: the script's plan is "skip" (and it ends) when tmux or
+# the C.UTF-8 locale the viewer tests run under is missing.
+tmux_require() {
+    if ! tmux_have; then
+        echo "1..0 # SKIP tmux not found"
+        exit 0
+    fi
+    if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+        echo "1..0 # SKIP no C.UTF-8 locale"
+        exit 0
+    fi
+}
+
+# memtop_viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux
+# under a known locale and terminal, colours on, with settings of its own
+# (a fresh XDG_STATE_HOME per session unless the variables name one);
+# when it ends the pane says EXIT=<status>.
+memtop_viewer() {
     cols=$1 rows=$2 environment=$3
     shift 3
     arguments=""
@@ -223,12 +242,12 @@ viewer() {
         arguments="$arguments '$argument'"
     done
     tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
-$environment '$memtop' $arguments; echo EXIT=\$?; sleep 60"
+XDG_STATE_HOME='$test_work/state-$tmux_sessions' $environment '$memtop' $arguments; \
+echo EXIT=\$?; sleep 60"
 }
 
-# quit_cleanly NAME: q ends memtop with status 0 and gives the screen back
-# (a sanitizer finding or a leak report would change the status).
-quit_cleanly() {
+# memtop_quit NAME: q ends memtop with status 0 and gives the screen back.
+memtop_quit() {
     tmux_keys q
     if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
         ! grep -q "q quit" "$tmux_screen"; then

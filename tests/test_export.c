@@ -1094,17 +1094,28 @@ static void test_milliseconds_parse_exactly(void **state)
 static void test_default_paths(void **state)
 {
     const struct profile *profile = *state;
-    char *path = export_default_path(profile, &profile->allocators[0], EXPORT_VIEW_TIMELINE);
+    char *path = export_default_path(profile, NULL, &profile->allocators[0], EXPORT_VIEW_TIMELINE);
     assert_string_equal(path, "memtop-GPU_0_bfc-timeline.csv");
     free(path);
-    path = export_default_path(profile, &profile->allocators[1], EXPORT_VIEW_ALLOCATIONS);
+    path = export_default_path(profile, NULL, &profile->allocators[1], EXPORT_VIEW_ALLOCATIONS);
     assert_string_equal(path, "memtop-a_b-allocations.csv");
     free(path);
-    path = export_default_path(profile, &profile->allocators[2], EXPORT_VIEW_SUMMARY);
+    path = export_default_path(profile, NULL, &profile->allocators[2], EXPORT_VIEW_SUMMARY);
     assert_string_equal(path, "memtop-_evil-summary.csv");
     free(path);
-    path = export_default_path(profile, NULL, EXPORT_VIEW_HLO);
+    path = export_default_path(profile, NULL, NULL, EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-hlo.csv");
+    free(path);
+    /* With several hosts, the host first; a file of every allocator is
+     * named after none. */
+    path = export_default_path(profile, "worker-3", &profile->allocators[0], EXPORT_VIEW_TIMELINE);
+    assert_string_equal(path, "memtop-worker-3-GPU_0_bfc-timeline.csv");
+    free(path);
+    path = export_default_path(profile, "../w 1", NULL, EXPORT_VIEW_SUMMARY);
+    assert_string_equal(path, "memtop-.._w_1-summary.csv");
+    free(path);
+    path = export_default_path(profile, "", NULL, EXPORT_VIEW_SUMMARY);
+    assert_string_equal(path, "memtop-_-summary.csv");
     free(path);
 
     struct test_draft *draft = test_draft_new();
@@ -1115,13 +1126,13 @@ static void test_default_paths(void **state)
     add_allocator(draft, "");
     add_allocator(draft, long_id);
     struct profile *odd = test_draft_finish(draft);
-    path = export_default_path(odd, &odd->allocators[0], EXPORT_VIEW_HLO);
+    path = export_default_path(odd, NULL, &odd->allocators[0], EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-.._.._etc_passwd___-hlo.csv");
     free(path);
-    path = export_default_path(odd, &odd->allocators[1], EXPORT_VIEW_HLO);
+    path = export_default_path(odd, NULL, &odd->allocators[1], EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-_-hlo.csv");
     free(path);
-    path = export_default_path(odd, &odd->allocators[2], EXPORT_VIEW_TIMELINE);
+    path = export_default_path(odd, NULL, &odd->allocators[2], EXPORT_VIEW_TIMELINE);
     assert_int_equal(strlen(path), strlen("memtop--timeline.csv") + 100);
     assert_null(strchr(path, '/'));
     free(path);

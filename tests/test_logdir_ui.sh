@@ -1,5 +1,5 @@
 #!/bin/sh
-# The viewer on a log directory, as a person sees it in tmux at 80x24 and
+# The memtop_viewer on a log directory, as a person sees it in tmux at 80x24 and
 # 120x40: the runs list, hosts loading in the background (held by the
 # loader's test gate, MEMTOP_TEST_LOAD_GATE, so that every state is seen
 # whatever the machine's speed), each host's peak and capacity share, the
@@ -12,7 +12,7 @@ source_dir="${MEMTOP_SRCDIR:-.}"
 memtop="${MEMTOP_BUILDDIR:-.}/memtop"
 work=$test_work
 
-tmux_tests_can_run
+tmux_require
 
 # check NAME TEXT...: ok when the screen comes to hold every TEXT.
 check() {
@@ -53,7 +53,7 @@ top_host=${top% *} top_allocator=${top#* }
 
 # ---- 80x24: hosts load in the background ----
 gate="$work/gate"
-viewer 80 24 "MEMTOP_TEST_LOAD_GATE='$gate'" "$logs"
+memtop_viewer 80 24 "MEMTOP_TEST_LOAD_GATE='$gate'" "$logs"
 check "80x24: the runs list, newest first, the newest run open (long names cut in the middle)" \
     "Runs (3)" "▸ train/…26_11_23_06_39_19 3│" "  train/…26_11_22_10_00_00 2│" \
     "  eval/2026_11_21_00_00_00 0│"
@@ -133,10 +133,10 @@ check "80x24: ... and does not open" "eval/2026_11_21_00_00_00: no memory profil
 tmux_keys k k Enter
 check "80x24: back to the first run: its hosts load again" "host 10.0.0.2_8466 (1/3)" \
     "Hosts (3)"
-quit_cleanly "80x24: q quits with status 0"
+memtop_quit "80x24: q quits with status 0"
 
 # ---- 120x40: room for every column ----
-viewer 120 40 "" "$logs"
+memtop_viewer 120 40 "" "$logs"
 check "120x40: the runs with their host counts, the hosts with peaks" \
     "train/2026_11_23_06_39_19  3 hosts│" "train/2026_11_22_10_00_00  2 hosts│" "Hosts (3)" \
     "$(share worker-2 GPU_0_bfc)│"
@@ -145,20 +145,20 @@ check "120x40: the overview has every column" "Host▲" "Allocator" "Peak" "Capa
     "% cap" "Peak at ms"
 tmux_keys G Enter
 check "120x40: the last row opens its host" "host worker-2 (3/3)" "allocator cpu (3/3)"
-quit_cleanly "120x40: q quits with status 0"
+memtop_quit "120x40: q quits with status 0"
 
-viewer 120 40 "" --host BlueDiamond.local "$newest"
+memtop_viewer 120 40 "" --host BlueDiamond.local "$newest"
 check "120x40: a run directory with --host: that host first, no runs list" \
     "Hosts (3)" "host BlueDiamond.local (2/3)"
 if grep -q "Runs (" "$tmux_screen"; then tap_not_ok "120x40: a run directory has no runs list"
 else tap_ok "120x40: a run directory has no runs list"; fi
-quit_cleanly "120x40 --host: q quits with status 0"
+memtop_quit "120x40 --host: q quits with status 0"
 
 # ---- the demo log directory (the README's first command) ----
-viewer 80 24 "" "$source_dir/data/logdir"
+memtop_viewer 80 24 "" "$source_dir/data/logdir"
 check "demo: data/logdir opens its newest run on the MemoryProfile host" "Runs (2)" \
     "Hosts (2)" "host 10.0.0.2_8466 (1/2)" "allocator GPU_0_bfc (1/3)"
-quit_cleanly "demo: q quits with status 0"
+memtop_quit "demo: q quits with status 0"
 
 # ---- XSpace runs (tests/generate_xspace --run-layout) ----
 # ENABLE after merging the xspace branch: call xspace_viewer below. Until
@@ -169,11 +169,11 @@ xspace_viewer() {
     "$xgen" --style tpu --devices 2 --run-layout "$xlogs" --host t1v-n-0.internal \
         --run 2026_03_01_00_00_00
     "$xgen" --style tf-gpu --run-layout "$xlogs" --host 10.0.0.2_8466 --run 2026_03_01_00_00_00
-    viewer 80 24 "" "$xlogs"
+    memtop_viewer 80 24 "" "$xlogs"
     check "xspace: both hosts load, with peaks" "Hosts (2)" "host 10.0.0.2_8466 (1/2)"
     tmux_keys o
     check "xspace: the pod overview lists the TPU's devices" "t1v-n-0.internal" "GPU_0_bfc"
-    quit_cleanly "xspace: q quits with status 0"
+    memtop_quit "xspace: q quits with status 0"
 }
 
 tap_done

@@ -18,9 +18,10 @@ fi
 "$build_dir/tests/generate_skyline" --case demo -o "$work/demo.sqlite" ||
     echo "Bail out! generate_skyline failed"
 
+# viewer COLS ROWS: the demo report in tmux (lib.sh's memtop_viewer: a
+# state directory of its own, so no sort carries over between sizes).
 viewer() {
-    tmux_start "$1" "$2" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
-'$memtop' '$work/demo.sqlite'; echo EXIT=\$?; sleep 60"
+    memtop_viewer "$1" "$2" "" "$work/demo.sqlite"
 }
 
 quit_cleanly() {

@@ -2,10 +2,12 @@
 
 #include "ui/list_pane.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/format.h"
+#include "report/summary_report.h"
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
 
@@ -23,6 +25,8 @@ static struct list_pane *list_of(struct pane *pane)
 /* The left edge of an item: a marker (or a blank) and a space; a marker
  * shows what is current without colour or reverse video. */
 #define MARKER_WIDTH 2
+/* "100%", "0.9%": the peak's share of the capacity. */
+#define LIST_SHARE_WIDTH 4
 static int draw_marker(WINDOW *window, int y, int x, bool marked, const char *glyph)
 {
     mvwaddstr(window, y, x, marked ? glyph : " ");
@@ -41,19 +45,41 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
     wattrset(window, attr);
     draw_blank(window, y, x, width);
     int used = draw_marker(window, y, x, current, style->utf8 ? "\xe2\x96\xb8" : ">");
-    char peak[FORMAT_BYTES_SIZE];
+    /* The peak and its share of the capacity ("7.17 GiB  49%"), the
+     * share first to go when the name needs the room. */
+    char peak[FORMAT_BYTES_SIZE], share[16] = "";
     format_bytes(allocator->summary.peak_bytes, peak, sizeof peak);
-    int peak_width = draw_text_width(peak, style);
-    int name_width = width - used - peak_width - 1;
+    double utilization = summary_report_utilization(&allocator->summary);
+    if (!isnan(utilization))
+        snprintf(share, sizeof share, utilization < 0.1 ? "%.1f%%" : "%.0f%%",
+                 utilization * 100.0);
+    int peak_width = draw_text_width(peak, style), share_width = LIST_SHARE_WIDTH;
+    int name_width = width - used - peak_width - 1 - share_width - 1;
+    if (name_width < 8) {
+        share_width = 0;
+        name_width = width - used - peak_width - 1;
+    }
     if (name_width < 4) { /* too narrow for both: the name wins */
         name_width = width - used;
         peak_width = 0;
     }
     draw_text(window, y, x + used, name_width, profile_text(viewer->profile, allocator->id),
               style);
+    int right = x + width;
+    if (share_width > 0) {
+        draw_text_right(window, y, right - share_width, share_width, share, style);
+        right -= share_width + 1;
+    }
     if (peak_width > 0)
-        draw_text_right(window, y, x + width - peak_width, peak_width, peak, style);
+        draw_text_right(window, y, right - peak_width, peak_width, peak, style);
     wattrset(window, style->normal);
+}
+
+/* Whether the allocators list has room for the capacity share: as
+ * draw_allocator decides, with the widest peak. */
+static bool allocators_show_share(int width)
+{
+    return width - MARKER_WIDTH - 10 - 1 - LIST_SHARE_WIDTH - 1 >= 8;
 }
 
 static void allocators_draw(struct pane *pane, struct viewer *viewer,
@@ -65,8 +91,13 @@ static void allocators_draw(struct pane *pane, struct viewer *viewer,
     const struct ui_style *style = &viewer->style;
     draw_pane_title(window, y, x, width, "Allocators", focused, style);
     if (width > 14) {
+        bool share = allocators_show_share(width);
         wattrset(window, style->dim);
-        draw_text_right(window, y, x + width - 7, 6, " peak ", style);
+        draw_text_right(window, y, x + width - 7 - (share ? LIST_SHARE_WIDTH + 1 : 0), 6,
+                        " peak ", style);
+        if (share)
+            draw_text_right(window, y, x + width - LIST_SHARE_WIDTH - 1, LIST_SHARE_WIDTH + 1,
+                            " cap ", style);
         wattrset(window, style->normal);
     }
     const struct profile *profile = viewer->profile;

@@ -33,6 +33,7 @@
 struct viewer;
 struct export_request;
 struct pane;
+struct settings;
 
 /* Where and how a pane draws this frame. */
 struct pane_area {
@@ -102,6 +103,12 @@ struct pane_ops {
     /* The rows the pane would like, for a layout that can give them (0:
      * no wish). NULL: none. */
     int (*wanted_rows)(struct pane *pane, struct viewer *viewer);
+    /* What a person chose in the pane that outlives the session
+     * (ui/settings.h): recall applies the remembered choices when the
+     * viewer starts, remember writes them when it ends, under keys the
+     * pane names ("chart.free"). NULL: nothing to remember. */
+    void (*recall)(struct pane *pane, struct viewer *viewer, const struct settings *settings);
+    void (*remember)(struct pane *pane, const struct viewer *viewer, struct settings *settings);
     /* Its keys in the key table: its status-line hints come from them. */
     enum key_scope scope;
     /* Its keys reach it when another pane has the focus and does not

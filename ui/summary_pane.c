@@ -2,10 +2,12 @@
 
 #include "ui/summary_pane.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/format.h"
+#include "report/summary_report.h"
 #include "ui/viewer.h"
 
 enum field_kind { FIELD_BYTES, FIELD_TIME, FIELD_PERCENT, FIELD_COUNT };
@@ -21,6 +23,7 @@ struct summary_field {
  * come for, and what stays visible when the column is short. */
 static const struct summary_field fields[] = {
     {"Peak (stack+heap)", "Peak usage", FIELD_BYTES, true},
+    {"  of capacity", "  of cap.", FIELD_PERCENT, true},
     {"  at", "  at", FIELD_TIME, true},
     {"  stack", "  stack", FIELD_BYTES, false},
     {"  heap", "  heap", FIELD_BYTES, false},
@@ -42,18 +45,25 @@ static void format_field(const struct allocator *allocator, size_t index, char *
 {
     const struct allocator_summary *summary = &allocator->summary;
     const struct memory_stats *peak = &summary->peak;
+    double utilization = summary_report_utilization(summary);
     switch (index) {
     case 0: format_bytes(summary->peak_bytes, value, size); break;
-    case 1: format_milliseconds(summary->peak_time_ps, value, size); break;
-    case 2: format_bytes(peak->stack_bytes, value, size); break;
-    case 3: format_bytes(peak->heap_bytes, value, size); break;
-    case 4: format_bytes(peak->free_bytes, value, size); break;
-    case 5: format_percent(peak->fragmentation, value, size); break;
-    case 6: format_bytes(summary->capacity_bytes, value, size); break;
-    case 7: format_bytes(summary->lifetime_peak_bytes, value, size); break;
-    case 8: snprintf(value, size, "%zu", summary->allocations); break;
-    case 9: snprintf(value, size, "%zu", summary->deallocations); break;
-    case 10: snprintf(value, size, "%zu", allocator->timeline.count); break;
+    case 1:
+        if (isnan(utilization))
+            snprintf(value, size, "unknown");
+        else
+            format_percent(utilization, value, size);
+        break;
+    case 2: format_milliseconds(summary->peak_time_ps, value, size); break;
+    case 3: format_bytes(peak->stack_bytes, value, size); break;
+    case 4: format_bytes(peak->heap_bytes, value, size); break;
+    case 5: format_bytes(peak->free_bytes, value, size); break;
+    case 6: format_percent(peak->fragmentation, value, size); break;
+    case 7: format_bytes(summary->capacity_bytes, value, size); break;
+    case 8: format_bytes(summary->lifetime_peak_bytes, value, size); break;
+    case 9: snprintf(value, size, "%zu", summary->allocations); break;
+    case 10: snprintf(value, size, "%zu", summary->deallocations); break;
+    case 11: snprintf(value, size, "%zu", allocator->timeline.count); break;
     default: snprintf(value, size, "%zu", allocator->row_count); break;
     }
 }

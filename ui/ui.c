@@ -8,6 +8,7 @@
 #include <curses.h>
 
 #include "ui/header_pane.h"
+#include "ui/settings.h"
 #include "ui/help_overlay.h"
 #include "ui/status_line.h"
 #include "ui/terminal.h"
@@ -146,7 +147,7 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
         viewer->panes[id]->ops->draw(viewer->panes[id], viewer, &area);
     }
     if (viewer->zoomed != PANE_NONE)
-        return;
+        return; /* one pane, no columns to separate */
     if (!viewer->allocator) {
         struct rect area = layout->chart;
         area.height = layout->status.y - area.y;
@@ -251,6 +252,15 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     if (viewer.loader)
         terminal_watch(host_loader_wake_fd(viewer.loader));
     viewer_select_host(&viewer, session->first_host);
+    /* What the person chose last time, unless told to forget. */
+    struct settings settings;
+    char settings_file[4096];
+    bool remembers = !options->no_settings && settings_path(settings_file, sizeof settings_file);
+    memset(&settings, 0, sizeof settings);
+    if (remembers) {
+        settings_load(&settings, settings_file);
+        viewer_recall_settings(&viewer, &settings);
+    }
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);
@@ -266,6 +276,13 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
             break;
         }
         viewer_handle_key(&viewer, key);
+    }
+    if (remembers) {
+        /* A state directory that cannot be written costs the settings,
+         * not the session: nothing to report. */
+        char save_error[256];
+        viewer_remember_settings(&viewer, &settings);
+        settings_save(&settings, settings_file, save_error, sizeof save_error);
     }
     /* The terminal goes back first: stopping the loader waits for a
      * load in progress, and a signal ends memtop without waiting. */

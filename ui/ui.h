@@ -16,6 +16,10 @@ struct ui_options {
     bool ascii;    /* ASCII drawing even in a UTF-8 locale */
     bool no_color;
     bool mouse;    /* opt-in mouse reporting */
+    /* Standard input carried a profile: keys come from /dev/tty. */
+    bool keys_from_terminal;
+    /* --no-settings: neither read nor write the remembered settings. */
+    bool no_settings;
 };
 
 /* What the viewer opens. */

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/allocation_columns.h"
 #include "model/format.h"
+#include "ui/settings.h"
 #include "ui/status_line.h"
 
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
@@ -24,6 +26,11 @@ void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *i
                          prompt_callback on_cancel)
 {
     prompt_start(&viewer->prompt, label, initial, on_change, on_accept, on_cancel);
+}
+
+void viewer_prompt_one_key(struct viewer *viewer, const char *label, prompt_callback on_answer)
+{
+    prompt_start_one_key(&viewer->prompt, label, on_answer);
 }
 
 /* ---- panes: where they are and who has the focus ---- */
@@ -56,13 +63,22 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
     return rect_is_empty(rect) ? NULL : rect;
 }
 
-/* The focusable panes in table order: Tab walks them (a zoomed pane
+/* A pane zoomed with `z` follows the focus (Tab zooms the next pane);
+ * a full-screen view of its own (the pod overview, not focusable in the
+ * usual layout) keeps it. */
+static bool viewer_zoom_follows_focus(const struct viewer *viewer)
+{
+    return viewer->zoomed != PANE_NONE && pane_table_row(viewer->zoomed)->focusable &&
+           pane_table_row(viewer->zoomed)->place != LAYOUT_PLACE_BODY;
+}
+
+/* The focusable panes in table order: Tab walks them (a full-screen view
  * keeps the focus). */
 static enum pane_id viewer_focus_from(const struct viewer *viewer, enum pane_id from,
                                       int direction)
 {
     const int count = PANE_COUNT;
-    if (viewer->zoomed != PANE_NONE)
+    if (viewer->zoomed != PANE_NONE && !viewer_zoom_follows_focus(viewer))
         return viewer->zoomed;
     for (int step = 1; step <= count; step++) {
         int next = (((int)from + direction * step) % count + count) % count;
@@ -88,10 +104,82 @@ enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction)
     return viewer_focus_from(viewer, viewer->focus, direction);
 }
 
+/* ---- settings that outlive the session ---- */
+
+#define SETTING_SORT "table.sort"
+#define SETTING_SORT_DESCENDING "table.sort_descending"
+#define SETTING_ZOOMED_PANE "viewer.zoomed_pane"
+#define SETTING_FILE_ORDER "file"
+
+static void viewer_recall_sort(struct viewer *viewer, const struct settings *settings)
+{
+    const char *name = settings_get(settings, SETTING_SORT);
+    enum table_column column = TABLE_COLUMN_FILE_ORDER;
+    if (!name || (strcmp(name, SETTING_FILE_ORDER) != 0 &&
+                  (!allocation_column_find(name, strlen(name), &column) ||
+                   !allocation_column_sortable(column))))
+        return;
+    query_set_sort(&viewer->query, column,
+                   settings_get_bool(settings, SETTING_SORT_DESCENDING,
+                                     allocation_table_default_descending(column)));
+}
+
+/* The zoomed pane, by its name, when it is on screen and can be focused. */
+static void viewer_recall_zoom(struct viewer *viewer, const struct settings *settings)
+{
+    const char *name = settings_get(settings, SETTING_ZOOMED_PANE);
+    for (enum pane_id id = 0; name && id < PANE_COUNT; id++) {
+        if (strcmp(pane_table_row(id)->name, name) != 0 || !viewer_focusable(viewer, id))
+            continue;
+        viewer_zoom(viewer, id);
+    }
+}
+
+void viewer_recall_settings(struct viewer *viewer, const struct settings *settings)
+{
+    viewer_recall_sort(viewer, settings);
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        if (pane->ops->recall)
+            pane->ops->recall(pane, viewer, settings);
+    }
+    viewer_recall_zoom(viewer, settings);
+}
+
+void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
+{
+    if (viewer->query.ready) {
+        const struct allocation_column_info *column =
+            allocation_column(viewer->query.rows.sort_column);
+        settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
+        settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
+    }
+    settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
+                                                    ? pane_table_row(viewer->zoomed)->name
+                                                    : "none");
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        if (pane->ops->remember)
+            pane->ops->remember(pane, viewer, settings);
+    }
+}
+
+void viewer_toggle_pane_zoom(struct viewer *viewer)
+{
+    bool zoom = viewer->zoomed == PANE_NONE;
+    enum pane_id pane = zoom ? viewer->focus : viewer->zoomed;
+    viewer_zoom(viewer, zoom ? viewer->focus : PANE_NONE);
+    viewer_status(viewer, false, zoom ? "%s zoomed to the whole screen (z: back; Tab: the next pane)"
+                                      : "%s back in its place",
+                  pane_table_row(pane)->name);
+}
+
 void viewer_focus(struct viewer *viewer, enum pane_id pane)
 {
-    if (viewer->zoomed != PANE_NONE && pane != viewer->zoomed)
-        viewer->zoomed = PANE_NONE; /* focusing another pane ends a zoom */
+    if (viewer_zoom_follows_focus(viewer) && viewer_focusable(viewer, pane))
+        viewer->zoomed = pane; /* Tab zooms the next pane */
+    else if (viewer->zoomed != PANE_NONE && pane != viewer->zoomed)
+        viewer->zoomed = PANE_NONE; /* focusing another pane ends a full-screen view */
     if (!viewer_focusable(viewer, pane))
         return;
     viewer->focus = pane;

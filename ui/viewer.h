@@ -67,8 +67,9 @@ struct viewer {
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
-    /* The pane shown on the whole body (PANE_NONE: the usual layout),
-     * and the focus to go back to. */
+    /* The pane shown on the whole body (PANE_NONE: the usual layout):
+     * a full-screen view (the pod overview), or the focused pane zoomed
+     * with z, which then follows the focus; and the focus to go back to. */
     enum pane_id zoomed, focus_before_zoom;
     /* The pane a person had focused when it went away (its host not
      * loaded yet): it gets the focus back when it returns. */
@@ -133,14 +134,24 @@ void viewer_handle_key(struct viewer *viewer, int key);
 /* Whether a pane is on screen now. */
 bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
 /* Where a pane draws in the last frame's layout (the table area's place
- * when it is a tab there); NULL when it is not drawn (not available, a
- * tab behind another, or no room). */
+ * when it is a tab there; the whole body for the focused pane while the
+ * pane is zoomed); NULL when it is not drawn (not available, a tab
+ * behind another, another pane zoomed, or no room). */
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
 /* The table area's tab after `pane` in Tab order when its panes take
  * turns; PANE_NONE when there is none. */
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
 /* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
+
+/* The remembered settings (ui/settings.h): the table's sort, the zoomed
+ * pane and each pane's own (its recall/remember ops). Recall after the
+ * first host is open. */
+void viewer_recall_settings(struct viewer *viewer, const struct settings *settings);
+void viewer_remember_settings(struct viewer *viewer, struct settings *settings);
+
+/* z: the focused pane over the whole body, or back to the layout. */
+void viewer_toggle_pane_zoom(struct viewer *viewer);
 
 /* Moves the focus to a pane that is available and can take it. */
 void viewer_focus(struct viewer *viewer, enum pane_id pane);
@@ -155,5 +166,8 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
                          prompt_callback on_change, prompt_callback on_accept,
                          prompt_callback on_cancel);
+/* Asks a question on the status line that one key answers; on_answer
+ * gets the key as text ("y"), "" for Enter, Esc and other keys. */
+void viewer_prompt_one_key(struct viewer *viewer, const char *label, prompt_callback on_answer);
 
 #endif
