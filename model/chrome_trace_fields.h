@@ -1,0 +1,48 @@
+/* chrome_trace_fields: the fields memtop writes into its own Chrome-trace
+ * export so that reading the export back gives the profile it came from,
+ * one table per record: a snapshot (the args of one instant event), an
+ * allocation row and an allocator's summary (in the "memtop" member before
+ * traceEvents), an HLO module (the args of its slice). Each field is named
+ * as in the CSV exports and says where it lies in the model's struct.
+ * Called by: report/export_chrome_trace.c (writes every field of each
+ * table) and model/load_trace_memtop.c (reads them back), so the two
+ * cannot drift apart. Must not: hold anything but the tables; no I/O. */
+#ifndef MEMTOP_CHROME_TRACE_FIELDS_H
+#define MEMTOP_CHROME_TRACE_FIELDS_H
+
+#include <stddef.h>
+
+enum chrome_trace_field_kind {
+    CHROME_TRACE_INT64,   /* int64_t */
+    CHROME_TRACE_UINT64,  /* uint64_t */
+    CHROME_TRACE_INT,     /* int */
+    CHROME_TRACE_DOUBLE,  /* double */
+    CHROME_TRACE_BOOL,    /* bool */
+    CHROME_TRACE_STRING,  /* uint32_t string id */
+};
+
+struct chrome_trace_field {
+    const char *name;
+    enum chrome_trace_field_kind kind;
+    size_t offset;
+};
+
+struct chrome_trace_fields {
+    const struct chrome_trace_field *fields;
+    size_t count;
+};
+
+/* Onto struct snapshot; onto struct allocation_row (its origin is
+ * written apart, as "snapshot", "special" or "unresolved"; time_ps is
+ * null when the row has no time); onto struct allocator_summary (the
+ * counts excluded: they are counted again); onto struct hlo_module (the
+ * name is the slice's name). */
+extern const struct chrome_trace_fields chrome_trace_snapshot_fields;
+extern const struct chrome_trace_fields chrome_trace_row_fields;
+extern const struct chrome_trace_fields chrome_trace_summary_fields;
+extern const struct chrome_trace_fields chrome_trace_hlo_fields;
+
+/* The version of the "memtop" member this memtop writes and reads. */
+#define CHROME_TRACE_MEMTOP_VERSION 1
+
+#endif
