@@ -175,6 +175,14 @@ int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t i
 
 /* ---- the profile ---- */
 
+bool allocator_records(const struct allocator *allocator, unsigned field)
+{
+    if (allocator->unknown_fields & field)
+        return false;
+    return allocator->timeline_kind != TIMELINE_NONE ||
+           !(field & (ALLOCATOR_FIELD_FREE | ALLOCATOR_FIELD_FRAGMENTATION));
+}
+
 const char *profile_text(const struct profile *profile, uint32_t string_id)
 {
     return string_table_text(profile->strings, string_id);

@@ -256,6 +256,11 @@ struct allocator {
     size_t row_count;
 };
 
+/* Whether allocator's format records `field` (one enum allocator_field
+ * bit): not when the loader said so, nor free memory and fragmentation
+ * for an allocator without a timeline (a Skyline report). */
+bool allocator_records(const struct allocator *allocator, unsigned field);
+
 struct input_format; /* model/input_format.h: the row of the format table */
 
 struct profile {

@@ -90,6 +90,22 @@ enum export_status export_write(FILE *out, const struct export_request *request,
     return EXPORT_OK;
 }
 
+void export_known_int(struct csv_writer *writer, bool unknown, int64_t value)
+{
+    if (unknown)
+        csv_writer_empty(writer);
+    else
+        csv_writer_int(writer, value);
+}
+
+void export_known_double(struct csv_writer *writer, bool unknown, double value)
+{
+    if (unknown)
+        csv_writer_empty(writer);
+    else
+        csv_writer_double(writer, value);
+}
+
 /* ---- writing a file ---- */
 
 struct file_export {

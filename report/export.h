@@ -31,6 +31,8 @@
  *                --json fields).
  *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
  *                (duration empty when end - start overflows int64).
+ * A quantity the profile's format does not record (a PyTorch trace has no
+ * stack, fragmentation or capacity) is an empty field, not 0.
  * activity is the proto3 enum name (ALLOCATION, ..., UNKNOWN_ACTIVITY);
  * time_ms is time_ps / 10^9 written exactly ("1.68589"). */
 #ifndef MEMTOP_EXPORT_H
@@ -135,5 +137,9 @@ size_t export_allocations(struct csv_writer *writer, const struct export_request
 size_t export_timeline(struct csv_writer *writer, const struct export_request *request);
 size_t export_summary(struct csv_writer *writer, const struct export_request *request);
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
+/* A number the format records, or an empty field when it does not
+ * (allocator->unknown_fields). */
+void export_known_int(struct csv_writer *writer, bool unknown, int64_t value);
+void export_known_double(struct csv_writer *writer, bool unknown, double value);
 
 #endif
