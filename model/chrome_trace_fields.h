@@ -33,14 +33,18 @@ struct chrome_trace_fields {
 };
 
 /* Onto struct snapshot; onto struct allocation_row (its origin is
- * written apart, as "snapshot", "special" or "unresolved"; time_ps is
- * null when the row has no time); onto struct allocator_summary (the
+ * written apart, as "snapshot", "special" or "unresolved"); onto struct allocator_summary (the
  * counts excluded: they are counted again); onto struct hlo_module (the
- * name is the slice's name). */
+ * name is the slice's name). A row's has_time says whether its time_ps
+ * means anything. */
 extern const struct chrome_trace_fields chrome_trace_snapshot_fields;
 extern const struct chrome_trace_fields chrome_trace_row_fields;
 extern const struct chrome_trace_fields chrome_trace_summary_fields;
 extern const struct chrome_trace_fields chrome_trace_hlo_fields;
+
+/* A string field whose text is not valid UTF-8 (JSON cannot hold it) is
+ * written once more as hex bytes under its name and this suffix. */
+#define CHROME_TRACE_HEX_SUFFIX "_hex"
 
 /* The version of the "memtop" member this memtop writes and reads. */
 #define CHROME_TRACE_MEMTOP_VERSION 1

@@ -14,17 +14,34 @@
 
 #include "model/load_trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/chrome_trace_fields.h"
 #include "model/integer_map.h"
 
+#define FIELDS_MAX 32
+
+/* The keys trace_read_object looks for in a record of one table: its
+ * field names, then each string field's name with the hex suffix. */
+struct field_keys {
+    const struct chrome_trace_fields *table;
+    const char *names[2 * FIELDS_MAX];
+    uint8_t lengths[2 * FIELDS_MAX];
+    char hex_names[FIELDS_MAX][48];
+    int hex_key[FIELDS_MAX]; /* field i's hex key, -1 none */
+    struct trace_keys keys;
+};
+
+enum { KEYS_SNAPSHOT, KEYS_ROW, KEYS_SUMMARY, KEYS_HLO, KEYS_COUNT };
+
 struct trace_memtop {
     bool marked;
     struct integer_map by_pid; /* pid -> allocator index in the builder */
     bool has_hlo_pid;
     int64_t hlo_pid;
+    struct field_keys keys[KEYS_COUNT];
 };
 
 bool trace_memtop_marked(const struct trace_load *load)
@@ -49,57 +66,105 @@ enum load_status trace_memtop_finish(struct trace_load *load)
 
 /* ---- fields by the shared tables ---- */
 
-#define FIELDS_MAX 32
+static void field_keys_build(struct field_keys *keys, const struct chrome_trace_fields *table)
+{
+    size_t count = table->count < FIELDS_MAX ? table->count : FIELDS_MAX, next = count;
+    keys->table = table;
+    for (size_t i = 0; i < count; i++) {
+        const char *name = table->fields[i].name;
+        keys->names[i] = name;
+        keys->lengths[i] = (uint8_t)strlen(name);
+        keys->hex_key[i] = -1;
+        if (table->fields[i].kind != CHROME_TRACE_STRING)
+            continue;
+        snprintf(keys->hex_names[i], sizeof keys->hex_names[i], "%s" CHROME_TRACE_HEX_SUFFIX,
+                 name);
+        keys->names[next] = keys->hex_names[i];
+        keys->lengths[next] = (uint8_t)strlen(keys->hex_names[i]);
+        keys->hex_key[i] = (int)next++;
+    }
+    keys->keys = (struct trace_keys){keys->names, next, keys->lengths, NULL};
+}
+
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A string field from its hex bytes; STRING_ID_EMPTY when they are no hex. */
+static uint32_t intern_hex(struct trace_load *load, struct trace_value value)
+{
+    const char *text;
+    size_t length;
+    bool no_memory;
+    if (!trace_value_text(&load->reader, value, &text, &length, &no_memory))
+        return no_memory ? STRING_ID_NONE : STRING_ID_EMPTY;
+    char *bytes = malloc(length / 2 + 1);
+    if (!bytes)
+        return STRING_ID_NONE;
+    size_t count = 0;
+    for (size_t i = 0; i + 1 < length; i += 2) {
+        int high = hex_value(text[i]), low = hex_value(text[i + 1]);
+        if (high < 0 || low < 0)
+            break;
+        bytes[count++] = (char)(high * 16 + low);
+    }
+    uint32_t id = string_table_intern(load->strings, bytes, count);
+    free(bytes);
+    return id;
+}
 
 static enum load_status field_read(struct trace_load *load, const struct chrome_trace_field *field,
-                                   struct trace_value value, char *target)
+                                   struct trace_value value, struct trace_value hex, char *target)
 {
     struct trace_reader *reader = &load->reader;
     int64_t number;
     switch (field->kind) {
-    case CHROME_TRACE_INT64: trace_value_integer(reader, value, (int64_t *)target); break;
-    case CHROME_TRACE_UINT64: trace_value_unsigned(reader, value, (uint64_t *)target); break;
+    case CHROME_TRACE_INT64: trace_value_integer(reader, value, (int64_t *)(void *)target); break;
+    case CHROME_TRACE_UINT64:
+        trace_value_unsigned(reader, value, (uint64_t *)(void *)target);
+        break;
     case CHROME_TRACE_INT:
         if (trace_value_integer(reader, value, &number) && number >= INT32_MIN &&
             number <= INT32_MAX)
-            *(int *)target = (int)number;
+            *(int *)(void *)target = (int)number;
         break;
-    case CHROME_TRACE_DOUBLE: trace_value_double(reader, value, (double *)target); break;
+    case CHROME_TRACE_DOUBLE: trace_value_double(reader, value, (double *)(void *)target); break;
     case CHROME_TRACE_BOOL:
-        *(bool *)target = value.end - value.start == 4 &&
-                          memcmp(reader->text + value.start, "true", 4) == 0;
+        *(bool *)(void *)target = value.end - value.start == 4 &&
+                                  memcmp(reader->text + value.start, "true", 4) == 0;
         break;
     case CHROME_TRACE_STRING: {
-        uint32_t id = trace_load_intern(load, value);
+        uint32_t id = trace_value_present(hex) ? intern_hex(load, hex)
+                                               : trace_load_intern(load, value);
         if (id == STRING_ID_NONE)
             return trace_load_no_memory(load);
-        *(uint32_t *)target = id;
+        *(uint32_t *)(void *)target = id;
         break;
     }
     }
     return LOAD_OK;
 }
 
-/* The members of `object` named by `table` onto `target`; a member that
- * is absent or of another type leaves its field as it was. */
+/* The members of `object` named by the table onto `target`; a member
+ * that is absent or of another type leaves its field as it was. */
 static enum load_status fields_read(struct trace_load *load, struct trace_value object,
-                                    size_t depth, const struct chrome_trace_fields *table,
-                                    void *target)
+                                    size_t depth, int which, void *target)
 {
-    const char *names[FIELDS_MAX];
-    struct trace_value values[FIELDS_MAX];
-    size_t count = table->count < FIELDS_MAX ? table->count : FIELDS_MAX;
-    for (size_t i = 0; i < count; i++)
-        names[i] = table->fields[i].name;
+    const struct field_keys *keys = &load->memtop->keys[which];
+    struct trace_value values[2 * FIELDS_MAX];
     if (!trace_value_is_object(&load->reader, object))
         return LOAD_OK;
-    const struct trace_keys keys = {names, count, NULL, NULL};
     size_t at = object.start;
-    enum load_status status = trace_read_object(&load->reader, &at, depth, &keys, values);
-    for (size_t i = 0; status == LOAD_OK && i < count; i++)
-        if (trace_value_present(values[i]))
-            status = field_read(load, &table->fields[i], values[i],
-                                (char *)target + table->fields[i].offset);
+    enum load_status status = trace_read_object(&load->reader, &at, depth, &keys->keys, values);
+    size_t count = keys->table->count < FIELDS_MAX ? keys->table->count : FIELDS_MAX;
+    for (size_t i = 0; status == LOAD_OK && i < count; i++) {
+        struct trace_value hex = keys->hex_key[i] >= 0 ? values[keys->hex_key[i]]
+                                                       : (struct trace_value){0, 0};
+        if (trace_value_present(values[i]) || trace_value_present(hex))
+            status = field_read(load, &keys->table->fields[i], values[i], hex,
+                                (char *)target + keys->table->fields[i].offset);
+    }
     return status;
 }
 
@@ -125,7 +190,7 @@ static enum load_status marker_row(void *context, struct trace_value element)
         return LOAD_OK;
     enum load_status status = trace_read_object(&load->reader, &at, 4, &keys, &origin);
     if (status == LOAD_OK)
-        status = fields_read(load, element, 4, &chrome_trace_row_fields, &row);
+        status = fields_read(load, element, 4, KEYS_ROW, &row);
     if (status != LOAD_OK)
         return status;
     if (trace_value_equals(&load->reader, origin, "special"))
@@ -181,7 +246,7 @@ static enum load_status marker_allocator(void *context, struct trace_value eleme
     else if (trace_value_equals(&load->reader, values[KEY_TIMELINE], "none"))
         profile_builder_set_timeline_kind(load->builder, allocator.index, TIMELINE_NONE);
     struct allocator_summary summary = {0};
-    status = fields_read(load, values[KEY_SUMMARY], 3, &chrome_trace_summary_fields, &summary);
+    status = fields_read(load, values[KEY_SUMMARY], 3, KEYS_SUMMARY, &summary);
     if (status == LOAD_OK)
         profile_builder_set_summary(load->builder, allocator.index, &summary);
     if (status == LOAD_OK)
@@ -228,6 +293,10 @@ enum load_status trace_memtop_take_marker(struct trace_load *load, struct trace_
     if (!load->memtop)
         return trace_load_no_memory(load);
     load->memtop->marked = true;
+    field_keys_build(&load->memtop->keys[KEYS_SNAPSHOT], &chrome_trace_snapshot_fields);
+    field_keys_build(&load->memtop->keys[KEYS_ROW], &chrome_trace_row_fields);
+    field_keys_build(&load->memtop->keys[KEYS_SUMMARY], &chrome_trace_summary_fields);
+    field_keys_build(&load->memtop->keys[KEYS_HLO], &chrome_trace_hlo_fields);
     load->memtop->has_hlo_pid =
         trace_value_integer(&load->reader, values[MARKER_HLO_PID], &load->memtop->hlo_pid);
     trace_value_integer(&load->reader, values[MARKER_PROFILE_VERSION], &profile_version);
@@ -252,7 +321,7 @@ enum load_status trace_memtop_take_event(struct trace_load *load, const struct t
         if (load->memtop->has_hlo_pid && pid != load->memtop->hlo_pid)
             return LOAD_OK;
         struct hlo_module module = {.name = trace_load_intern(load, event->member[TRACE_KEY_NAME])};
-        enum load_status status = fields_read(load, args, 2, &chrome_trace_hlo_fields, &module);
+        enum load_status status = fields_read(load, args, 2, KEYS_HLO, &module);
         if (status != LOAD_OK || module.name == STRING_ID_NONE)
             return status != LOAD_OK ? status : trace_load_no_memory(load);
         return profile_builder_add_hlo_module(load->builder, &module) ? LOAD_OK
@@ -262,7 +331,7 @@ enum load_status trace_memtop_take_event(struct trace_load *load, const struct t
     if (!allocator)
         return LOAD_OK;
     struct snapshot snapshot = {.step_id = -1};
-    enum load_status status = fields_read(load, args, 2, &chrome_trace_snapshot_fields, &snapshot);
+    enum load_status status = fields_read(load, args, 2, KEYS_SNAPSHOT, &snapshot);
     if (status != LOAD_OK)
         return status;
     struct snapshot_columns *timeline = profile_builder_timeline(load->builder, *allocator);

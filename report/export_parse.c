@@ -15,6 +15,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_TIMELINE] = "timeline",
     [EXPORT_VIEW_SUMMARY] = "summary",
     [EXPORT_VIEW_HLO] = "hlo",
+    [EXPORT_VIEW_CHROME_TRACE] = "chrome-trace",
 };
 
 const char *export_view_name(enum export_view view)
@@ -35,7 +36,12 @@ bool export_view_parse(const char *name, enum export_view *out)
 
 const char *export_view_list(void)
 {
-    return "allocations, timeline, summary, hlo";
+    return "allocations, timeline, summary, hlo, chrome-trace";
+}
+
+bool export_view_is_csv(enum export_view view)
+{
+    return view != EXPORT_VIEW_CHROME_TRACE;
 }
 
 /* The sortable columns are named as in the allocations header (the
@@ -146,13 +152,14 @@ char *export_default_path(const struct profile *profile, const struct allocator 
         if (length == 0)
             strcpy(id, "_");
     }
-    size_t size = sizeof "memtop--.csv" + strlen(id) + strlen(export_view_name(view));
+    const char *extension = export_view_is_csv(view) ? "csv" : "json";
+    size_t size = sizeof "memtop--.json" + strlen(id) + strlen(export_view_name(view));
     char *path = malloc(size);
     if (!path)
         return NULL;
     if (allocator)
-        snprintf(path, size, "memtop-%s-%s.csv", id, export_view_name(view));
+        snprintf(path, size, "memtop-%s-%s.%s", id, export_view_name(view), extension);
     else
-        snprintf(path, size, "memtop-%s.csv", export_view_name(view));
+        snprintf(path, size, "memtop-%s.%s", export_view_name(view), extension);
     return path;
 }

@@ -215,7 +215,8 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
         *allocator = &profile->allocators[index];
         return true;
     }
-    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO)
+    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO ||
+        export->view == EXPORT_VIEW_CHROME_TRACE)
         return true;
     if (profile->allocator_count == 0) {
         print_error("%s: the profile has no allocator to export", path);
