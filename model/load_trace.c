@@ -338,9 +338,12 @@ static enum load_status trace_finish(struct trace_load *load)
     if (trace_memtop_marked(load))
         return trace_memtop_finish(load);
     if (trace_timeline_memory_events(load) == 0 && trace_kineto_memory_events(load) == 0) {
-        load_error_set(load->reader.error,
-                       "no memory events in this trace (PyTorch: profile_memory=True; "
-                       "TensorFlow timeline: show_memory=True)");
+        if (load->skipped_without_time)
+            load_error_set(load->reader.error, "no memory event of this trace has a readable ts");
+        else
+            load_error_set(load->reader.error,
+                           "no memory events in this trace (PyTorch: profile_memory=True; "
+                           "TensorFlow timeline: show_memory=True)");
         return LOAD_BAD_INPUT;
     }
     enum load_status status = trace_timeline_finish(load);

@@ -368,7 +368,8 @@ static bool attribute_thread(struct attribution *work, const size_t *order, size
 
 static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kineto)
 {
-    qsort(kineto->ops, kineto->ops_count, sizeof *kineto->ops, op_compare);
+    if (kineto->ops_count > 1)
+        qsort(kineto->ops, kineto->ops_count, sizeof *kineto->ops, op_compare);
     size_t ops = kineto->ops_count ? kineto->ops_count : 1;
     struct attribution work = {
         .load = load,
@@ -437,7 +438,8 @@ static int64_t step_at(const struct trace_kineto *kineto, const struct trace_id 
 
 static void kineto_assign_steps(struct trace_kineto *kineto)
 {
-    qsort(kineto->steps, kineto->steps_count, sizeof *kineto->steps, step_compare);
+    if (kineto->steps_count > 1) /* qsort must not see NULL, even for 0 */
+        qsort(kineto->steps, kineto->steps_count, sizeof *kineto->steps, step_compare);
     for (size_t i = 0; i < kineto->memory_count; i++) {
         struct kineto_memory *memory = &kineto->memory[i];
         memory->step = kineto->steps_count

@@ -323,8 +323,9 @@ static bool text_scaled_simple(const char *text, size_t length, unsigned decimal
     bool point = false;
     for (; text < end; text++) {
         if (*text >= '0' && *text <= '9') {
+            if (++digits > 18)
+                return false; /* the general path takes it */
             value = value * 10 + (*text - '0');
-            digits++;
             fraction += point;
         } else if (*text == '.' && !point) {
             point = true;
@@ -332,7 +333,7 @@ static bool text_scaled_simple(const char *text, size_t length, unsigned decimal
             return false;
         }
     }
-    if (digits == 0 || digits > 18 || fraction > decimals || (point && fraction == 0))
+    if (digits == 0 || fraction > decimals || (point && fraction == 0))
         return false;
     for (; fraction < decimals; fraction++) {
         if (value > INT64_MAX / 10)
