@@ -26,30 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/array_grow.h"
 #include "model/format.h"
 #include "model/index_sort.h"
 #include "model/integer_map.h"
 #include "model/saturating.h"
 
-/* Room for one more element of a list (doubling). */
-static bool list_grow(void **array, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return true;
-    size_t grown = *capacity ? *capacity * 2 : 64;
-    if (grown > SIZE_MAX / size || count >= UINT32_MAX)
-        return false;
-    void *bigger = realloc(*array, grown * size);
-    if (!bigger)
-        return false;
-    *array = bigger;
-    *capacity = grown;
-    return true;
-}
-
-#define LIST_APPEND(list, name, value)                                                     \
-    (list_grow((void **)&(list)->name, &(list)->name##_capacity, (list)->name##_count,     \
-               sizeof *(list)->name) &&                                                    \
+/* Appends value to a KINETO_LIST; false when memory runs out (or past
+ * 2^32 elements: indices into the lists are 32 bits). */
+#define LIST_APPEND(list, name, value)                                                        \
+    ((list)->name##_count < UINT32_MAX &&                                                     \
+     array_grow((void **)&(list)->name, &(list)->name##_capacity, (list)->name##_count,      \
+                sizeof *(list)->name, 64) &&                                                  \
      ((list)->name[(list)->name##_count++] = (value), true))
 
 static struct trace_kineto *kineto_of(struct trace_load *load)

@@ -26,21 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/array_grow.h"
 
-static bool grow(void **array, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return true;
-    size_t grown = *capacity ? *capacity * 2 : 64;
-    if (grown > SIZE_MAX / size)
-        return false;
-    void *bigger = realloc(*array, grown * size);
-    if (!bigger)
-        return false;
-    *array = bigger;
-    *capacity = grown;
-    return true;
-}
 
 static struct trace_timeline *timeline_of(struct trace_load *load)
 {
@@ -109,8 +96,8 @@ enum load_status trace_timeline_take_counter(struct trace_load *load,
     counter.series = trace_load_intern(load, event->member[TRACE_KEY_NAME]);
     if (counter.series == STRING_ID_NONE ||
         !trace_load_id(load, event->member[TRACE_KEY_PID], &counter.pid) ||
-        !grow((void **)&timeline->counters, &timeline->counter_capacity, timeline->counter_count,
-              sizeof *timeline->counters))
+        !array_grow((void **)&timeline->counters, &timeline->counter_capacity,
+                    timeline->counter_count, sizeof *timeline->counters, 64))
         return trace_load_no_memory(load);
     timeline->counters[timeline->counter_count++] = counter;
     return LOAD_OK;
@@ -134,8 +121,8 @@ enum load_status trace_timeline_take_process_name(struct trace_load *load,
     struct timeline_process process = {.name = trace_load_intern(load, name)};
     if (process.name == STRING_ID_NONE ||
         !trace_load_id(load, event->member[TRACE_KEY_PID], &process.pid) ||
-        !grow((void **)&timeline->processes, &timeline->process_capacity,
-              timeline->process_count, sizeof *timeline->processes))
+        !array_grow((void **)&timeline->processes, &timeline->process_capacity,
+                    timeline->process_count, sizeof *timeline->processes, 16))
         return trace_load_no_memory(load);
     timeline->processes[timeline->process_count++] = process;
     return LOAD_OK;
@@ -203,8 +190,8 @@ static bool description_open(struct description *description, const char *name, 
         description->dim_count = 0;
     } else if (top == BLOCK_SHAPE && text_is(name, length, "dim")) {
         block = BLOCK_DIM;
-        if (!grow((void **)&description->dims, &description->dim_capacity,
-                  description->dim_count, sizeof *description->dims))
+        if (!array_grow((void **)&description->dims, &description->dim_capacity,
+                        description->dim_count, sizeof *description->dims, 8))
             return false;
         description->dims[description->dim_count++] = 0; /* a zero size is not printed */
     } else if (top == BLOCK_TOP && text_is(name, length, "allocation_description")) {
@@ -365,8 +352,8 @@ enum load_status trace_timeline_take_object(struct trace_load *load,
     if (!timeline || !trace_load_id(load, event->member[TRACE_KEY_PID], &key.first) ||
         !trace_load_id(load, event->member[TRACE_KEY_ID], &key.second) ||
         !trace_pair_table_find_or_add(&timeline->objects, &key, &index, &added) ||
-        !grow((void **)&timeline->tensors, &timeline->tensor_capacity, index,
-              sizeof *timeline->tensors))
+        !array_grow((void **)&timeline->tensors, &timeline->tensor_capacity, index,
+                    sizeof *timeline->tensors, 64))
         return trace_load_no_memory(load);
     struct timeline_tensor *tensor = &timeline->tensors[index];
     if (added)

@@ -82,12 +82,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             profile_free(profile);
     }
 
-    /* The whole path a file takes (detection, finish): small inputs only. */
-    if (size > 4096)
-        return 0;
-    struct load_error bytes_error = {0};
-    struct profile *loaded = NULL;
-    status = profile_load_bytes(data, size, "fuzz.json", NULL, &loaded, &bytes_error);
-    fuzz_check_outcome(status, loaded, &bytes_error);
+    fuzz_check_whole_path(data, size, "fuzz.json");
     return 0;
 }
