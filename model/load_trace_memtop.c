@@ -130,6 +130,12 @@ static enum load_status field_read(struct trace_load *load, const struct chrome_
             *(int *)(void *)target = (int)number;
         break;
     case CHROME_TRACE_DOUBLE: trace_value_double(reader, value, (double *)(void *)target); break;
+    case CHROME_TRACE_SIZE: {
+        uint64_t size;
+        if (trace_value_unsigned(reader, value, &size) && size <= SIZE_MAX)
+            *(size_t *)(void *)target = (size_t)size;
+        break;
+    }
     case CHROME_TRACE_BOOL:
         *(bool *)(void *)target = value.end - value.start == 4 &&
                                   memcmp(reader->text + value.start, "true", 4) == 0;
@@ -193,10 +199,12 @@ static enum load_status marker_row(void *context, struct trace_value element)
         status = fields_read(load, element, 4, KEYS_ROW, &row);
     if (status != LOAD_OK)
         return status;
-    if (trace_value_equals(&load->reader, origin, "special"))
-        row.origin = ROW_FROM_SPECIAL;
-    else if (trace_value_equals(&load->reader, origin, "unresolved"))
-        row.origin = ROW_UNRESOLVED;
+    const char *text;
+    size_t length;
+    int value = trace_value_text(&load->reader, origin, &text, &length, NULL)
+                    ? chrome_trace_origin_value(text, length)
+                    : -1;
+    row.origin = value >= 0 ? (enum row_origin)value : ROW_UNRESOLVED;
     if (row.origin != ROW_FROM_SNAPSHOT)
         row.has_time = false;
     return profile_builder_add_row(load->builder, allocator->index, &row)
@@ -241,10 +249,14 @@ static enum load_status marker_allocator(void *context, struct trace_value eleme
     if (no_memory || !trace_new_allocator(load, id, length, &allocator.index) ||
         !integer_map_put(&load->memtop->by_pid, (uint64_t)pid, (uint32_t)allocator.index))
         return trace_load_no_memory(load);
-    if (trace_value_equals(&load->reader, values[KEY_TIMELINE], "sampled"))
-        profile_builder_set_timeline_kind(load->builder, allocator.index, TIMELINE_SAMPLED);
-    else if (trace_value_equals(&load->reader, values[KEY_TIMELINE], "none"))
-        profile_builder_set_timeline_kind(load->builder, allocator.index, TIMELINE_NONE);
+    const char *kind;
+    size_t kind_length;
+    int timeline = trace_value_text(&load->reader, values[KEY_TIMELINE], &kind, &kind_length, NULL)
+                       ? chrome_trace_timeline_value(kind, kind_length)
+                       : -1;
+    if (timeline >= 0)
+        profile_builder_set_timeline_kind(load->builder, allocator.index,
+                                          (enum timeline_kind)timeline);
     struct allocator_summary summary = {0};
     status = fields_read(load, values[KEY_SUMMARY], 3, KEYS_SUMMARY, &summary);
     if (status == LOAD_OK)

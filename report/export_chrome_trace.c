@@ -80,6 +80,9 @@ static void write_fields(struct json_writer *writer, const struct profile *profi
             json_writer_double(writer, *(const double *)(const void *)at);
             break;
         case CHROME_TRACE_BOOL: json_writer_bool(writer, *(const bool *)(const void *)at); break;
+        case CHROME_TRACE_SIZE:
+            json_writer_unsigned(writer, *(const size_t *)(const void *)at);
+            break;
         case CHROME_TRACE_STRING:
             write_text_field(writer, field->name,
                              profile_text(profile, *(const uint32_t *)(const void *)at));
@@ -90,31 +93,14 @@ static void write_fields(struct json_writer *writer, const struct profile *profi
 
 /* ---- the "memtop" member ---- */
 
-static const char *row_origin_name(enum row_origin origin)
-{
-    switch (origin) {
-    case ROW_FROM_SNAPSHOT: return "snapshot";
-    case ROW_FROM_SPECIAL: return "special";
-    default: return "unresolved";
-    }
-}
-
-static const char *timeline_kind_name(enum timeline_kind kind)
-{
-    switch (kind) {
-    case TIMELINE_SAMPLED: return "sampled";
-    case TIMELINE_NONE: return "none";
-    default: return "complete";
-    }
-}
-
 static void write_marker_allocator(struct json_writer *writer, const struct profile *profile,
                                    const struct allocator *allocator, int64_t pid)
 {
     json_writer_object_begin(writer);
     json_writer_member_string(writer, "id", profile_text(profile, allocator->id));
     json_writer_member_int(writer, "pid", pid);
-    json_writer_member_string(writer, "timeline", timeline_kind_name(allocator->timeline_kind));
+    const char *timeline = chrome_trace_timeline_name(allocator->timeline_kind);
+    json_writer_member_string(writer, "timeline", timeline ? timeline : "complete");
     json_writer_key(writer, "unknown");
     json_writer_array_begin(writer);
     for (unsigned bit = 0; bit < sizeof unknown_field_names / sizeof *unknown_field_names; bit++)
@@ -129,7 +115,8 @@ static void write_marker_allocator(struct json_writer *writer, const struct prof
     json_writer_array_begin(writer);
     for (size_t i = 0; i < allocator->row_count; i++) {
         json_writer_object_begin(writer);
-        json_writer_member_string(writer, "origin", row_origin_name(allocator->rows[i].origin));
+        const char *origin = chrome_trace_origin_name(allocator->rows[i].origin);
+        json_writer_member_string(writer, "origin", origin ? origin : "unresolved");
         write_fields(writer, profile, &chrome_trace_row_fields, &allocator->rows[i]);
         json_writer_object_end(writer);
     }

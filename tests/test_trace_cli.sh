@@ -156,6 +156,11 @@ round_trip "a timeline.py trace with hostile names" "$work/timeline.json"
 if [ -f "$torch" ]; then
     round_trip "torch-mlp.pt.trace.json.gz" "$torch"
 fi
+if "$build_dir/tests/generate_skyline" -o "$work/report.sqlite" 2>/dev/null; then
+    round_trip "a Skyline report (entries, kinds, stacks, no timeline)" "$work/report.sqlite"
+else
+    tap_skip "round trip: a Skyline report" "no tests/generate_skyline"
+fi
 
 # ---- a directory of traces: hosts named by the file minus its suffix ----
 mkdir -p "$work/logs"

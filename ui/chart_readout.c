@@ -133,16 +133,16 @@ void chart_readout_draw(const struct chart_frame *frame)
     readout_bytes(&readout, "in use", snapshot_columns_in_use(timeline, index),
                   style->heap | A_BOLD);
     /* What the format does not record is left out, not shown as 0. */
-    unsigned unknown = frame->allocator ? frame->allocator->unknown_fields : 0;
-    if (!(unknown & ALLOCATOR_FIELD_FREE))
+    const struct allocator *allocator = frame->allocator;
+    if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FREE))
         readout_bytes(&readout, "free", timeline->free_bytes[index], style->normal);
     char percent[32];
-    if (!(unknown & ALLOCATOR_FIELD_FRAGMENTATION))
+    if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION))
         readout_field(&readout, "frag",
                       format_percent(timeline->fragmentation[index], percent, sizeof percent),
                       style->normal, false);
     readout_bytes(&readout, "heap", timeline->heap_bytes[index], style->normal);
-    if (!(unknown & ALLOCATOR_FIELD_STACK))
+    if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_STACK))
         readout_bytes(&readout, "stack", timeline->stack_bytes[index], style->normal);
     readout.rows = g->readout_rows;
     readout_next_line(&readout);
