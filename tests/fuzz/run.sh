@@ -72,8 +72,8 @@ else
 fi
 protoc-c --proto_path="$source_dir/model" --c_out="$build/gen" "$source_dir/model/memory_profile.proto"
 # shellcheck disable=SC2046 # pkg-config prints flags meant to split
-extra_cflags=$(pkg-config --cflags libcjson libprotobuf-c zlib 2>/dev/null || echo -I/usr/include/cjson)
-extra_libs=$(pkg-config --libs libcjson libprotobuf-c zlib 2>/dev/null || echo -lcjson -lprotobuf-c -lz)
+extra_cflags=$(pkg-config --cflags libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -I/usr/include/cjson)
+extra_libs=$(pkg-config --libs libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -lcjson -lprotobuf-c -lz -lsqlite3)
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_dir -I$build/gen $extra_cflags"
 
