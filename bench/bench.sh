@@ -78,6 +78,30 @@ say "the viewer on a 200x60 pseudo-terminal"
 if "$build/bench/pty_keys" 200 60 20 "$(printf '\033[Z')" -- "$memtop" "$cache/v0-1m.pb" \
     > "$results.pty" 2> /dev/null; then :; else : > "$results.pty"; fi
 
+# ---- Chrome traces (issue 12): 1 GB traces of both producers, memtop
+# --summary against Python's json.load plus the same extraction
+# (bench/peer_trace.py, one run: it needs minutes and ~10 GB), in a table
+# of their own ----
+trace_generator=$build/tests/generate_trace
+for producer in pytorch timeline; do
+    name=$producer-1g.trace.json
+    if [ ! -s "$cache/$name" ] || [ "$trace_generator" -nt "$cache/$name" ]; then
+        say "generating $cache/$name"
+        "$trace_generator" --producer $producer --size 1G -o "$cache/$name.tmp"
+        mv "$cache/$name.tmp" "$cache/$name"
+    fi
+done
+for producer in pytorch timeline; do
+    say "1 GB $producer trace: memtop, $json_runs rounds; Python, 1 round"
+    "$run" -n "$json_runs" -w "$cache/$producer-1g.trace.json" \
+        -- memtop "$memtop" --summary "$cache/$producer-1g.trace.json" > "$results.$producer"
+    if command -v python3 > /dev/null 2>&1; then
+        "$run" -n 1 -w "$cache/$producer-1g.trace.json" -- python \
+            python3 "$(dirname "$0")/peer_trace.py" "$cache/$producer-1g.trace.json" \
+            >> "$results.$producer" || true
+    fi
+done
+
 machine=$(uname -srm)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
 cores=$(getconf _NPROCESSORS_ONLN 2> /dev/null || echo '?')
@@ -144,3 +168,34 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
             row("viewer 200x60", "not measured (the viewer did not run on the pty)", "", "", "", "")
         }
     }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty"
+
+# The Chrome-trace table (issue 12's targets).
+awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
+    -v timeline_size="$(size_of "$cache/timeline-1g.trace.json")" '
+    FILENAME ~ /\.pytorch$/  { time["pytorch", $1] = $3; peak["pytorch", $1] = $6 }
+    FILENAME ~ /\.timeline$/ { time["timeline", $1] = $3; peak["timeline", $1] = $6 }
+    function verdict(ok) { return ok ? "met" : "NOT met" }
+    function row(a, b, c, d, e, f,    line) {
+        line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
+        sub(/ +$/, "", line)
+        print line
+    }
+    function trace_rows(producer, size,    m, p) {
+        m = time[producer, "memtop"]
+        p = time[producer, "python"]
+        row(sprintf("%s trace, %.0f MB", producer, size / 1e6),
+            sprintf("%.3f s %.0f MB/s", m, size / 1e6 / m),
+            p ? sprintf("python %.1f s", p) : "python: not run",
+            p ? sprintf("%.1fx", p / m) : "",
+            ">= 500 MB/s, >= 5x: ", verdict(size / 1e6 / m >= 500 && (!p || p / m >= 5)))
+        row("  peak RSS", sprintf("%.2fx", peak[producer, "memtop"] * 1024 / size),
+            p ? sprintf("%.2fx", peak[producer, "python"] * 1024 / size) : "-", "",
+            "<= 0.5x: ", verdict(peak[producer, "memtop"] * 1024 <= 0.5 * size))
+    }
+    END {
+        printf "\n"
+        row("Chrome traces (issue 12)", "memtop --summary", "json.load + extraction", "ratio",
+            "target", "")
+        trace_rows("pytorch", pytorch_size)
+        trace_rows("timeline", timeline_size)
+    }' "$results.pytorch" "$results.timeline"

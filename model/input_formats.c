@@ -15,12 +15,14 @@ extern const struct input_format memory_profile_protobuf_format; /* load_protobu
 extern const struct input_format memory_profile_json_format;     /* load_json.c */
 extern const struct input_format skyline_format;                 /* load_skyline.c */
 extern const struct input_format skyline_bytes_format;           /* load_skyline.c */
+extern const struct input_format chrome_trace_format;            /* load_trace.c */
 
 static const struct input_format *const input_formats[] = {
     &memory_profile_protobuf_format,
     &memory_profile_json_format,
     &skyline_format,
     &skyline_bytes_format,
+    &chrome_trace_format,
 };
 
 #define INPUT_FORMAT_COUNT (sizeof input_formats / sizeof *input_formats)

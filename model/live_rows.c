@@ -49,6 +49,7 @@ static struct allocation_row row_from_snapshot(const struct snapshot_columns *ti
         .activity = timeline->activity[index],
         .has_time = true,
         .time_ps = timeline->time_ps[index],
+        .context = timeline->context ? timeline->context[index] : STRING_ID_EMPTY,
     };
 }
 

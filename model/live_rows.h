@@ -2,9 +2,11 @@
  * rows live_set.h promises: one row per allocation plus the special rows,
  * ordered and merged as XProf orders its peak table.
  *
- * Internal to the live-set query (model/live_set.c is its only caller);
- * views use model/live_set.h. It must not replay the timeline (that is
- * live_set.c's) nor keep state between calls. */
+ * Internal to the model: the live-set query (model/live_set.c) and the
+ * Chrome-trace loader (model/load_trace*.c, whose rows at the peak are
+ * made the same way) call it; views use model/live_set.h. It must not
+ * replay the timeline (that is its callers') nor keep state between
+ * calls. */
 #ifndef MEMTOP_LIVE_ROWS_H
 #define MEMTOP_LIVE_ROWS_H
 

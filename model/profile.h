@@ -49,6 +49,10 @@ struct snapshot {
     uint32_t region_type;
     uint32_t data_type;
     uint32_t tensor_shape;
+    /* Where it happened, for formats that know more than an op name (a
+     * PyTorch trace: the enclosing ops, outermost first, " > " between):
+     * a string id, empty when the format has none. */
+    uint32_t context;
 };
 
 struct timeline_index; /* model/timeline.h */
@@ -77,8 +81,15 @@ struct snapshot_columns {
     uint32_t *region_type;
     uint32_t *data_type;
     uint32_t *tensor_shape;
+    /* struct snapshot's context: NULL (every snapshot's is empty) until a
+     * loader calls snapshot_columns_enable_context(), so that formats
+     * without it pay nothing. */
+    uint32_t *context;
 };
 
+/* Makes room for the context column (empty for the snapshots already
+ * there); false when memory runs out. */
+bool snapshot_columns_enable_context(struct snapshot_columns *columns);
 /* Grow to hold at least `capacity` snapshots; false when memory runs out. */
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
 /* Give back the room past the last snapshot (loaders reserve from
@@ -193,6 +204,7 @@ struct allocation_row {
      * path that holds a newline reads as two frames: the bytes stay
      * as the file had them). */
     uint32_t stack;
+    uint32_t context; /* the snapshot's context (see struct snapshot) */
 };
 
 /* The memory of a row of kind-tracking formats (Skyline) whose size is
@@ -219,8 +231,20 @@ enum timeline_kind {
     TIMELINE_NONE,     /* the format records no timeline (Skyline) */
 };
 
+/* Quantities a format does not record for an allocator (bits of
+ * allocator->unknown_fields): they read 0 in the profile; reports write
+ * them as null (JSON) or an empty field (CSV), and the viewer leaves them
+ * out rather than show a 0 that was never measured. */
+enum allocator_field {
+    ALLOCATOR_FIELD_STACK = 1 << 0,         /* stack bytes */
+    ALLOCATOR_FIELD_FREE = 1 << 1,          /* free bytes */
+    ALLOCATOR_FIELD_FRAGMENTATION = 1 << 2, /* fragmentation */
+    ALLOCATOR_FIELD_CAPACITY = 1 << 3,      /* the memory's capacity */
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
+    unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
     struct snapshot_columns timeline; /* time-sorted; what the chart plots */
     enum timeline_kind timeline_kind;
     /* timeline_kind == TIMELINE_SAMPLED, kept as the field the reports and
@@ -231,6 +255,11 @@ struct allocator {
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
 };
+
+/* Whether allocator's format records `field` (one enum allocator_field
+ * bit): not when the loader said so, nor free memory and fragmentation
+ * for an allocator without a timeline (a Skyline report). */
+bool allocator_records(const struct allocator *allocator, unsigned field);
 
 struct input_format; /* model/input_format.h: the row of the format table */
 

@@ -8,6 +8,7 @@
 
 #include "report/atomic_file.h"
 #include "report/csv_writer.h"
+#include "report/json_writer.h"
 
 /* ---- writing to a stream ---- */
 
@@ -61,30 +62,52 @@ static bool request_check(const struct export_request *request, struct export_re
     return true;
 }
 
+/* The views: CSV ones write through csv_writer, the others JSON. */
+static const struct {
+    size_t (*csv)(struct csv_writer *, const struct export_request *);
+    size_t (*json)(struct json_writer *, const struct export_request *);
+} exporters[EXPORT_VIEW_COUNT] = {
+    [EXPORT_VIEW_ALLOCATIONS] = {export_allocations, NULL},
+    [EXPORT_VIEW_TIMELINE] = {export_timeline, NULL},
+    [EXPORT_VIEW_SUMMARY] = {export_summary, NULL},
+    [EXPORT_VIEW_HLO] = {export_hlo, NULL},
+    [EXPORT_VIEW_CHROME_TRACE] = {NULL, export_chrome_trace},
+};
+
+/* A JSON view: json_writer keeps every string valid and terminal-safe. */
+static int export_write_json(FILE *out, const struct export_request *request, size_t *written)
+{
+    struct json_writer writer;
+    json_writer_init(&writer, out);
+    *written = exporters[request->view].json(&writer, request);
+    if (!writer.error)
+        fputc('\n', out);
+    return json_writer_finish(&writer);
+}
+
 enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
                                 char *error, size_t error_size)
 {
-    static size_t (*const exporters[EXPORT_VIEW_COUNT])(struct csv_writer *,
-                                                        const struct export_request *) = {
-        [EXPORT_VIEW_ALLOCATIONS] = export_allocations,
-        [EXPORT_VIEW_TIMELINE] = export_timeline,
-        [EXPORT_VIEW_SUMMARY] = export_summary,
-        [EXPORT_VIEW_HLO] = export_hlo,
-    };
     if (rows)
         *rows = 0;
     struct export_request checked;
     const char *reason;
     if (!request_check(request, &checked, &reason))
         return export_fail(error, error_size, reason, 0);
-    struct csv_writer writer;
-    csv_writer_init(&writer, out);
-    /* Bytes for a program stay the profile's; a terminal gets them safe. */
-    csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
-    csv_writer_lead(&writer, checked.lead_names, checked.lead_values, checked.lead_count,
-                    checked.no_header);
-    size_t written = exporters[checked.view](&writer, &checked);
-    int error_number = csv_writer_finish(&writer);
+    size_t written;
+    int error_number;
+    if (exporters[checked.view].json) {
+        error_number = export_write_json(out, &checked, &written);
+    } else {
+        struct csv_writer writer;
+        csv_writer_init(&writer, out);
+        /* Bytes for a program stay the profile's; a terminal gets them safe. */
+        csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
+        csv_writer_lead(&writer, checked.lead_names, checked.lead_values, checked.lead_count,
+                        checked.no_header);
+        written = exporters[checked.view].csv(&writer, &checked);
+        error_number = csv_writer_finish(&writer);
+    }
     if (error_number)
         return export_fail(error, error_size, "", error_number);
     if (rows)
@@ -118,6 +141,22 @@ enum export_status export_each_write(FILE *out, const struct export_each *each, 
         status = EXPORT_FAILED;
     }
     return status;
+}
+
+void export_known_int(struct csv_writer *writer, bool unknown, int64_t value)
+{
+    if (unknown)
+        csv_writer_empty(writer);
+    else
+        csv_writer_int(writer, value);
+}
+
+void export_known_double(struct csv_writer *writer, bool unknown, double value)
+{
+    if (unknown)
+        csv_writer_empty(writer);
+    else
+        csv_writer_double(writer, value);
 }
 
 /* ---- writing a file ---- */

@@ -15,6 +15,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_TIMELINE] = "timeline",
     [EXPORT_VIEW_SUMMARY] = "summary",
     [EXPORT_VIEW_HLO] = "hlo",
+    [EXPORT_VIEW_CHROME_TRACE] = "chrome-trace",
 };
 
 const char *export_view_name(enum export_view view)
@@ -35,7 +36,12 @@ bool export_view_parse(const char *name, enum export_view *out)
 
 const char *export_view_list(void)
 {
-    return "allocations, timeline, summary, hlo";
+    return "allocations, timeline, summary, hlo, chrome-trace";
+}
+
+bool export_view_is_csv(enum export_view view)
+{
+    return view != EXPORT_VIEW_CHROME_TRACE;
 }
 
 /* The sortable columns are named as in the allocations header (the
@@ -157,11 +163,12 @@ char *export_default_path(const struct profile *profile, const char *host,
         safe_id(profile_text(profile, allocator->id), id);
         strcat(id, "-");
     }
-    size_t size = sizeof "memtop-.csv" + strlen(host_id) + strlen(id) +
+    const char *extension = export_view_is_csv(view) ? "csv" : "json";
+    size_t size = sizeof "memtop-.json" + strlen(host_id) + strlen(id) +
                   strlen(export_view_name(view));
     char *path = malloc(size);
     if (!path)
         return NULL;
-    snprintf(path, size, "memtop-%s%s%s.csv", host_id, id, export_view_name(view));
+    snprintf(path, size, "memtop-%s%s%s.%s", host_id, id, export_view_name(view), extension);
     return path;
 }

@@ -30,17 +30,18 @@ static void write_allocator(struct csv_writer *writer, const struct profile *pro
     csv_writer_unsigned(writer, allocator->timeline.count);
     csv_writer_unsigned(writer, summary->allocations);
     csv_writer_unsigned(writer, summary->deallocations);
-    csv_writer_int(writer, summary->capacity_bytes);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_CAPACITY),
+                     summary->capacity_bytes);
     write_timed_int(writer, allocator, summary->lifetime_peak_bytes);
     csv_writer_int(writer, summary->peak_bytes);
     write_timed_int(writer, allocator, summary->peak_time_ps);
     csv_writer_int(writer, summary->peak.heap_bytes);
-    csv_writer_int(writer, summary->peak.stack_bytes);
-    write_timed_int(writer, allocator, summary->peak.free_bytes);
-    if (allocator->timeline_kind == TIMELINE_NONE)
-        csv_writer_empty(writer);
-    else
-        csv_writer_double(writer, summary->peak.fragmentation);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_STACK),
+                     summary->peak.stack_bytes);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FREE),
+                     summary->peak.free_bytes);
+    export_known_double(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION),
+                        summary->peak.fragmentation);
     /* As --summary --json counts them: a report's entries. */
     csv_writer_unsigned(writer, summary->tracked.known ? summary->tracked.entries
                                                        : allocator->row_count);

@@ -21,8 +21,8 @@ static void json_member_int_or_null(struct json_writer *writer, const char *name
 }
 
 /* An allocator without a timeline (a Skyline report) has no time for
- * its peak, and never measured free memory, fragmentation or a lifetime
- * peak: those are null. */
+ * its peak and no lifetime peak; what else its format never measured
+ * (free memory, fragmentation; a PyTorch trace's stack) is null too. */
 static void json_peak(struct json_writer *writer, const struct allocator *allocator)
 {
     const struct allocator_summary *summary = &allocator->summary;
@@ -32,10 +32,14 @@ static void json_peak(struct json_writer *writer, const struct allocator *alloca
     json_writer_member_int(writer, "bytes", summary->peak_bytes);
     json_member_int_or_null(writer, "time_ps", timed, summary->peak_time_ps);
     json_writer_member_int(writer, "heap_bytes", summary->peak.heap_bytes);
-    json_writer_member_int(writer, "stack_bytes", summary->peak.stack_bytes);
-    json_member_int_or_null(writer, "free_bytes", timed, summary->peak.free_bytes);
+    json_member_int_or_null(writer, "stack_bytes",
+                            allocator_records(allocator, ALLOCATOR_FIELD_STACK),
+                            summary->peak.stack_bytes);
+    json_member_int_or_null(writer, "free_bytes",
+                            allocator_records(allocator, ALLOCATOR_FIELD_FREE),
+                            summary->peak.free_bytes);
     json_writer_key(writer, "fragmentation");
-    if (timed)
+    if (allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION))
         json_writer_double(writer, summary->peak.fragmentation);
     else
         json_writer_null(writer);
@@ -107,7 +111,9 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
     json_writer_member_unsigned(writer, "snapshots", allocator->timeline.count);
     json_writer_member_unsigned(writer, "allocations", summary->allocations);
     json_writer_member_unsigned(writer, "deallocations", summary->deallocations);
-    json_writer_member_int(writer, "capacity_bytes", summary->capacity_bytes);
+    json_member_int_or_null(writer, "capacity_bytes",
+                            allocator_records(allocator, ALLOCATOR_FIELD_CAPACITY),
+                            summary->capacity_bytes);
     json_member_int_or_null(writer, "lifetime_peak_bytes",
                             allocator->timeline_kind != TIMELINE_NONE,
                             summary->lifetime_peak_bytes);

@@ -22,6 +22,16 @@ static void text_size_line(FILE *out, const char *label, int64_t bytes)
     fprintf(out, "  %-28s %14s\n", label, format_bytes(bytes, size, sizeof size));
 }
 
+/* A size the format records, else "unknown" (enum allocator_field). */
+static void text_known_size_line(FILE *out, const struct allocator *allocator, unsigned field,
+                                 const char *label, int64_t bytes)
+{
+    if (!allocator_records(allocator, field))
+        fprintf(out, "  %-28s %14s\n", label, "unknown");
+    else
+        text_size_line(out, label, bytes);
+}
+
 /* The largest rows first; rows of equal size keep the source's order
  * (XProf's). */
 static void text_top_rows(FILE *out, const struct allocation_table *table, size_t top)
@@ -147,18 +157,23 @@ static void text_allocator(FILE *out, const struct profile *profile,
             allocator->timeline_sampled ? "  (XProf's sample: the counts below are of it)" : "");
     fprintf(out, "  %-28s %14zu\n", "Allocations", summary->allocations);
     fprintf(out, "  %-28s %14zu\n", "Deallocations", summary->deallocations);
-    text_size_line(out, "Memory capacity", summary->capacity_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_CAPACITY, "Memory capacity",
+                         summary->capacity_bytes);
     text_size_line(out, "Lifetime peak heap usage", summary->lifetime_peak_bytes);
     text_size_line(out, "Peak memory usage", summary->peak_bytes);
     text_utilization_line(out, summary);
     fprintf(out, "  %-28s %14s%s\n", "  at", format_milliseconds(summary->peak_time_ps, time,
                                                                   sizeof time),
             summary->derived ? "  (computed: the file has no summary)" : "");
-    text_size_line(out, "  Stack reservation", summary->peak.stack_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_STACK, "  Stack reservation",
+                         summary->peak.stack_bytes);
     text_size_line(out, "  Heap allocation", summary->peak.heap_bytes);
-    text_size_line(out, "  Free memory", summary->peak.free_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_FREE, "  Free memory",
+                         summary->peak.free_bytes);
     fprintf(out, "  %-28s %14s\n", "  Fragmentation",
-            format_percent(summary->peak.fragmentation, percent, sizeof percent));
+            !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
+                ? "unknown"
+                : format_percent(summary->peak.fragmentation, percent, sizeof percent));
     text_rows(out, profile, allocator, top);
 }
 

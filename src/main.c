@@ -276,7 +276,8 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
         *allocator = &profile->allocators[index];
         return true;
     }
-    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO)
+    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO ||
+        export->view == EXPORT_VIEW_CHROME_TRACE)
         return true;
     if (profile->allocator_count == 0) {
         print_error("%s: the profile has no allocator to export", path);
@@ -391,6 +392,14 @@ static void export_hosts_done(void *context, size_t index)
 static int run_export(struct input *input, const struct options *options)
 {
     const struct export_options *export = &options->export;
+    /* One JSON document holds one profile: several hosts would be several
+     * documents glued together, which no trace viewer opens. */
+    if (input->directory && input->host_count > 1 && !export_view_is_csv(export->view)) {
+        print_error("%s: --export %s writes one profile, and this holds %zu hosts: "
+                    "pick one with --host NAME",
+                    options->paths[0], export_view_name(export->view), input->host_count);
+        return EXIT_BAD_INPUT;
+    }
     if (input->directory) {
         struct export_hosts hosts = {.input = input, .export = export};
         struct export_each each = {input->host_count, export_hosts_next, export_hosts_done,

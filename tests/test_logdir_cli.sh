@@ -49,7 +49,7 @@ memtop_run --list --json "$logs"
 memtop_expect "--list --json: runs, hosts, files and tools" 0 \
     out '^{"log_directory":"[^"]*","runs":\[{"run":"eval/2026_11_23_06_40_00",' \
     out '"run":"train/2026_11_23_06_39_19","path":"[^"]*/train/plugins/profile/2026_11_23_06_39_19","date":"2026-11-23 06:39:19","modified":[0-9]*,"tools":\["memory_profile","trace_viewer"\],"hosts":\[{"host":"10.0.0.2_8466","file":"[^"]*10.0.0.2_8466.memory_profile.json.gz","readable":true,"tools":\["memory_profile","trace_viewer"\],"files":\[' \
-    out '{"file":"[^"]*10.0.0.2_8466.trace.json.gz","suffix":".trace.json.gz","format":null,"memory":false,"tools":\["trace_viewer"\]}' \
+    out '{"file":"[^"]*10.0.0.2_8466.trace.json.gz","suffix":".trace.json.gz","format":"chrome-trace","memory":false,"tools":\["trace_viewer"\]}' \
     out '{"host":"tracer","file":null,"readable":false,'
 if "$json_check" "$work/out" >/dev/null 2>&1; then tap_ok "--list --json is strict JSON"
 else tap_not_ok "--list --json is strict JSON" "$work/out"; fi
@@ -151,6 +151,12 @@ memtop_run --export timeline "$newest"
 memtop_expect "--export timeline RUN_DIR: the run and host columns" 0 \
     out '^run,host,time_ps,time_ms,' out '^2026_11_23_06_39_19,10.0.0.2_8466,[0-9]' \
     out '^2026_11_23_06_39_19,BlueDiamond.local,[0-9]'
+memtop_run --export chrome-trace "$logs"
+memtop_expect "--export chrome-trace of a run of two hosts: one JSON document holds one, status 2" 2 \
+    err "^memtop: $logs: --export chrome-trace writes one profile, and this holds 2 hosts: pick one with --host NAME$"
+memtop_run --export chrome-trace --host BlueDiamond.local "$logs"
+memtop_expect "--export chrome-trace --host: that host's trace" 0 \
+    out '^{"memtop":{"version":1,"source":"[^"]*BlueDiamond.local.memory_profile.json.gz"'
 mkdir -p "$work/flat"
 generated_profile "$work/flat/a.json.gz" 6 1
 generated_profile "$work/flat/b.json.gz" 7 1

@@ -153,6 +153,10 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
         break;
     }
     fields[n++] = (struct detail_field){"Origin", buffers[7]};
+    /* Where it happened, for formats that say (the enclosing ops). */
+    const char *context = profile_text(profile, row->context);
+    if (context[0])
+        fields[n++] = (struct detail_field){"Context", context};
     return n;
 }
 

@@ -17,24 +17,25 @@ struct summary_field {
     const char *short_label; /* in a narrow column */
     enum field_kind kind;
     bool is_peak; /* drawn in the peak style */
+    unsigned field; /* enum allocator_field: left out when the format lacks it */
 };
 
 /* The reference viewer's card, the window peak first: it is what people
  * come for, and what stays visible when the column is short. */
 static const struct summary_field fields[] = {
-    {"Peak (stack+heap)", "Peak usage", FIELD_BYTES, true},
-    {"  of capacity", "  of cap.", FIELD_PERCENT, true},
-    {"  at", "  at", FIELD_TIME, true},
-    {"  stack", "  stack", FIELD_BYTES, false},
-    {"  heap", "  heap", FIELD_BYTES, false},
-    {"  free", "  free", FIELD_BYTES, false},
-    {"  fragmentation", "  frag.", FIELD_PERCENT, false},
-    {"Capacity", "Capacity", FIELD_BYTES, false},
-    {"Lifetime peak heap", "Lifetime peak", FIELD_BYTES, false},
-    {"Allocations", "Allocs", FIELD_COUNT, false},
-    {"Deallocations", "Deallocs", FIELD_COUNT, false},
-    {"Snapshots", "Snapshots", FIELD_COUNT, false},
-    {"Rows live at peak", "Rows at peak", FIELD_COUNT, false},
+    {"Peak (stack+heap)", "Peak usage", FIELD_BYTES, true, 0},
+    {"  of capacity", "  of cap.", FIELD_PERCENT, true, ALLOCATOR_FIELD_CAPACITY},
+    {"  at", "  at", FIELD_TIME, true, 0},
+    {"  stack", "  stack", FIELD_BYTES, false, ALLOCATOR_FIELD_STACK},
+    {"  heap", "  heap", FIELD_BYTES, false, 0},
+    {"  free", "  free", FIELD_BYTES, false, ALLOCATOR_FIELD_FREE},
+    {"  fragmentation", "  frag.", FIELD_PERCENT, false, ALLOCATOR_FIELD_FRAGMENTATION},
+    {"Capacity", "Capacity", FIELD_BYTES, false, ALLOCATOR_FIELD_CAPACITY},
+    {"Lifetime peak heap", "Lifetime peak", FIELD_BYTES, false, 0},
+    {"Allocations", "Allocs", FIELD_COUNT, false, 0},
+    {"Deallocations", "Deallocs", FIELD_COUNT, false, 0},
+    {"Snapshots", "Snapshots", FIELD_COUNT, false, 0},
+    {"Rows live at peak", "Rows at peak", FIELD_COUNT, false, 0},
 };
 #define FIELD_TOTAL (sizeof fields / sizeof *fields)
 /* "1023.99 GiB", "12345.678 ms": the widest values people see. */
@@ -71,14 +72,14 @@ static void format_field(const struct allocator *allocator, size_t index, char *
 /* An allocator without a timeline (a Skyline report): the peak, what
  * the report says it was made of, its entries; no time, no counts. */
 static const struct summary_field report_fields[] = {
-    {"Peak (allocated)", "Peak usage", FIELD_BYTES, true},
-    {"  weights", "  weights", FIELD_BYTES, false},
-    {"  gradients", "  gradients", FIELD_BYTES, false},
-    {"  activations", "  activations", FIELD_BYTES, false},
-    {"  untracked", "  untracked", FIELD_BYTES, false},
-    {"Capacity", "Capacity", FIELD_BYTES, false},
-    {"Entries", "Entries", FIELD_COUNT, false},
-    {"Rows (with gradients)", "Rows", FIELD_COUNT, false},
+    {"Peak (allocated)", "Peak usage", FIELD_BYTES, true, 0},
+    {"  weights", "  weights", FIELD_BYTES, false, 0},
+    {"  gradients", "  gradients", FIELD_BYTES, false, 0},
+    {"  activations", "  activations", FIELD_BYTES, false, 0},
+    {"  untracked", "  untracked", FIELD_BYTES, false, 0},
+    {"Capacity", "Capacity", FIELD_BYTES, false, 0},
+    {"Entries", "Entries", FIELD_COUNT, false, 0},
+    {"Rows (with gradients)", "Rows", FIELD_COUNT, false, 0},
 };
 #define REPORT_FIELD_TOTAL (sizeof report_fields / sizeof *report_fields)
 
@@ -162,9 +163,11 @@ static void summary_draw(struct pane *pane, struct viewer *viewer, const struct 
     draw_pane_title(window, y, x, width, title, false, style);
     if (!allocator)
         return;
-    size_t total = summary_card_for(allocator)->count;
-    for (size_t i = 0; i < total && (int)i + 1 < height; i++)
-        draw_field(viewer, window, y + 1 + (int)i, x + 1, width - 1, allocator, i);
+    const struct summary_card *card = summary_card_for(allocator);
+    int line = 1;
+    for (size_t i = 0; i < card->count && line < height; i++)
+        if (!card->fields[i].field || allocator_records(allocator, card->fields[i].field))
+            draw_field(viewer, window, y + line++, x + 1, width - 1, allocator, i);
 }
 
 static const struct pane_ops summary_ops = {
