@@ -328,11 +328,23 @@ static int export_prepare(const struct host *host, const struct export_options *
     request->to_ps = export->to_ps;
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
         return EXIT_OK;
+    /* --group-by scope:model lists the scopes under "model/". */
+    static char scope[ALLOCATION_TABLE_FILTER_SIZE];
+    const char *given = export->has_group_by ? export->group_scope : "";
+    size_t length = strlen(given);
+    snprintf(scope, sizeof scope, "%s%s", given, length && given[length - 1] != '/' ? "/" : "");
     if (!allocation_table_init(table, profile, allocator) ||
-        !allocation_table_set_filter(table, export->filter ? export->filter : "")) {
+        !allocation_table_set_filter(table, export->filter ? export->filter : "") ||
+        !allocation_table_set_within(table, scope[0] ? ROW_GROUP_OP_SCOPE : ROW_GROUP_NONE,
+                                     scope)) {
         allocation_table_free(table);
         print_error("out of memory");
         return EXIT_RUNTIME_FAILURE;
+    }
+    allocation_table_set_min_bytes(table, export->min_bytes);
+    if (export->has_group_by) {
+        request->group_by = export->group_by;
+        request->group_scope = scope;
     }
     allocation_table_set_sort(table, export->has_sort ? export->sort_column
                                                       : TABLE_COLUMN_FILE_ORDER,
@@ -461,7 +473,7 @@ int main(int argc, char **argv)
         return exit_status_for(status);
     }
     int exit_status;
-    struct summary_report_options report = {options.top_rows};
+    struct summary_report_options report = {options.top_rows, options.min_bytes};
     if (options.mode == RUN_EXPORT)
         exit_status = run_export(&input, &options);
     else if (options.mode == RUN_SUMMARY)
