@@ -194,6 +194,14 @@ int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
     return draw_text_aligned(window, y, x, width, text, style, true);
 }
 
+int draw_character_cells(const char **text, const struct ui_style *style, bool first)
+{
+    char piece[32];
+    int cells;
+    next_piece(text, style->utf8, piece, sizeof piece, &cells, first);
+    return cells;
+}
+
 int draw_text_width(const char *text, const struct ui_style *style)
 {
     if (!text)
@@ -201,9 +209,7 @@ int draw_text_width(const char *text, const struct ui_style *style)
     int cells = 0;
     bool first = true;
     while (*text) {
-        char piece[32];
-        int cells_of_piece;
-        next_piece(&text, style->utf8, piece, sizeof piece, &cells_of_piece, first);
+        int cells_of_piece = draw_character_cells(&text, style, first);
         first = false;
         if (cells > INT_MAX - cells_of_piece)
             return INT_MAX;

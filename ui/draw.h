@@ -41,6 +41,11 @@ int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
                     const struct ui_style *style);
 /* Display width in cells of safe UTF-8 text (as draw_text would show it). */
 int draw_text_width(const char *text, const struct ui_style *style);
+/* The cells the character at *text takes as draw_text shows it (made
+ * safe: "\x1b" for ESC takes 4); advances *text past it. first: it
+ * starts the text drawn (a combining mark there shows as its code
+ * point). *text must not be at the end. */
+int draw_character_cells(const char **text, const struct ui_style *style, bool first);
 /* A box title "─ Title ─" style line across the top of a pane area. */
 void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
                      const struct ui_style *style);
