@@ -24,6 +24,7 @@ struct breakdown_pane {
     const struct allocator *allocator;
     char filter[ALLOCATION_TABLE_FILTER_SIZE];
     size_t shown;
+    unsigned generation; /* the query's: a least size or an open group changes it too */
     struct peak_breakdown sums;
 };
 
@@ -46,7 +47,8 @@ static void breakdown_update(struct breakdown_pane *breakdown, const struct view
 {
     const struct allocation_table *rows = &viewer->query.rows;
     if (breakdown->valid && breakdown->allocator == rows->allocator &&
-        breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0)
+        breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0 &&
+        breakdown->generation == viewer->query.generation)
         return;
     breakdown_forget(breakdown);
     /* Out of memory leaves them empty: the pane then shows no rows. */
@@ -54,6 +56,7 @@ static void breakdown_update(struct breakdown_pane *breakdown, const struct view
     breakdown->allocator = rows->allocator;
     breakdown->shown = rows->count;
     snprintf(breakdown->filter, sizeof breakdown->filter, "%s", rows->filter);
+    breakdown->generation = viewer->query.generation;
     breakdown->valid = true;
 }
 
@@ -97,7 +100,8 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    bool filtered = viewer->query.rows.filter[0] != '\0';
+    /* A filter, a least size or an open group: the sums are of fewer rows. */
+    bool filtered = allocation_table_narrowed(&viewer->query.rows);
     const char *title = key == BREAKDOWN_BY_REGION
                             ? (filtered ? "At peak by region (filter)" : "At peak by region")
                             : (filtered ? "At peak by type (filter)" : "At peak by type");
