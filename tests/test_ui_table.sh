@@ -257,11 +257,11 @@ if "$build_dir/tests/generate_skyline" --case demo -o "$work/demo.sqlite" 2>/dev
     for size in $sizes; do
         memtop_viewer "${size%x*}" "${size#*x}" "" "$work/demo.sqlite"
         tmux_wait_for "Entries (19)" >/dev/null
-        tmux_keys b b
+        tmux_keys b
         if tmux_wait_for "by location" && grep -q 'model/net.py:33' "$tmux_screen"; then
-            tap_ok "$size: b b groups a report by location: its lines of code"
+            tap_ok "$size: b (one key) groups a report by location: its lines of code"
         else
-            tap_not_ok "$size: b b groups a report by location: its lines of code"
+            tap_not_ok "$size: b (one key) groups a report by location: its lines of code"
         fi
         tmux_keys b
         if tmux_wait_for "by file" && grep -q ' model/net.py *$' "$tmux_screen"; then

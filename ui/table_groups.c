@@ -339,13 +339,33 @@ bool table_groups_up(struct table_pane *table, struct viewer *viewer)
     return true;
 }
 
+/* The keys b steps through, after "none". Rows that name their line of
+ * code (Skyline's) group by it first: "which line holds the memory" is
+ * one keypress; their op names ("weight", "conv2d") seldom have scopes. */
+static const enum row_group_key keys_with_locations[] = {ROW_GROUP_NONE, ROW_GROUP_LOCATION,
+                                                         ROW_GROUP_FILE, ROW_GROUP_OP_SCOPE};
+static const enum row_group_key keys_without_locations[] = {ROW_GROUP_NONE, ROW_GROUP_OP_SCOPE};
+#define KEY_COUNT(keys) (sizeof(keys) / sizeof *(keys))
+
+/* The key after `key` in `keys` (count of them), wrapping; the first
+ * when `key` is not among them. */
+static enum row_group_key key_after(const enum row_group_key *keys, size_t count,
+                                    enum row_group_key key)
+{
+    for (size_t i = 0; i < count; i++)
+        if (keys[i] == key)
+            return keys[(i + 1) % count];
+    return keys[1 % count];
+}
+
 void table_groups_next_key(struct table_pane *table, struct viewer *viewer)
 {
     bool locations = allocation_table_column_filled(&viewer->query.rows, TABLE_COLUMN_LOCATION);
-    enum row_group_key key = table->group_key;
-    do
-        key = (enum row_group_key)((key + 1) % ROW_GROUP_KEY_COUNT);
-    while (!locations && (key == ROW_GROUP_LOCATION || key == ROW_GROUP_FILE));
+    enum row_group_key key =
+        locations ? key_after(keys_with_locations, KEY_COUNT(keys_with_locations),
+                              table_group_key(table, viewer))
+                  : key_after(keys_without_locations, KEY_COUNT(keys_without_locations),
+                              table_group_key(table, viewer));
     table->group_key = key;
     query_set_within(&viewer->query, ROW_GROUP_NONE, NULL);
     table_groups_free(table);
