@@ -81,7 +81,8 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size,
                                      struct load_error *error)
 {
     tracker->total = size;
-    const struct input_format *format = input_format_detect(bytes, size, false);
+    const struct input_format *format =
+        input_format_detect_named(bytes, size, false, source->path);
     if (!format) {
         load_error_set(error, "not a format memtop reads");
         return LOAD_BAD_INPUT;
@@ -143,7 +144,7 @@ static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char
 {
     *out = NULL;
     if (size == 0) {
-        load_error_set(error, "empty file");
+        load_error_set(error, "%s", input_format_empty_message(name));
         return LOAD_BAD_INPUT;
     }
     struct load_source source = {name ? name : "", false, size};
@@ -208,7 +209,8 @@ static enum load_status load_mapped(int descriptor, size_t size, const char *pat
 }
 
 /* The size of the regular file open at `descriptor`, or an error. */
-static enum load_status load_file_size(int descriptor, size_t *size, struct load_error *error)
+static enum load_status load_file_size(int descriptor, const char *path, size_t *size,
+                                       struct load_error *error)
 {
     struct stat status_buffer;
     if (fstat(descriptor, &status_buffer) != 0)
@@ -225,7 +227,7 @@ static enum load_status load_file_size(int descriptor, size_t *size, struct load
     }
     *size = (size_t)status_buffer.st_size;
     if (*size == 0) {
-        load_error_set(error, "empty file");
+        load_error_set(error, "%s", input_format_empty_message(path));
         return LOAD_BAD_INPUT;
     }
     return LOAD_OK;
@@ -241,7 +243,7 @@ enum load_status profile_load(const char *path, const struct load_options *optio
     if (descriptor < 0)
         return load_open_error(error);
     size_t size = 0;
-    enum load_status status = load_file_size(descriptor, &size, error);
+    enum load_status status = load_file_size(descriptor, path, &size, error);
     const struct input_format *format =
         status == LOAD_OK ? load_path_format(descriptor, size) : NULL;
     if (status == LOAD_OK && !format)
