@@ -13,10 +13,14 @@
 
 extern const struct input_format memory_profile_protobuf_format; /* load_protobuf.c */
 extern const struct input_format memory_profile_json_format;     /* load_json.c */
+extern const struct input_format xspace_format;                  /* load_xspace.c */
+extern const struct input_format xspace_riegeli_format;          /* load_xspace.c */
 
 static const struct input_format *const input_formats[] = {
     &memory_profile_protobuf_format,
     &memory_profile_json_format,
+    &xspace_format,
+    &xspace_riegeli_format,
 };
 
 #define INPUT_FORMAT_COUNT (sizeof input_formats / sizeof *input_formats)

@@ -1,0 +1,279 @@
+/* load_xspace: what the files of the XSpace (.xplane.pb) loader share,
+ * and no one else sees.
+ *
+ * Owns: the loader's state and the interfaces between its parts:
+ * - load_xspace.c: the format rows (XSpace, and Riegeli XSpace refused),
+ *   the probe, the walk over the XSpace's planes, the errors a user sees;
+ * - load_xspace_plane.c: one plane's first pass (its name, where its lines
+ *   are, its metadata maps by map key), names sorted into the kinds XProf
+ *   knows, the HLO modules of XLA Modules lines;
+ * - load_xspace_events.c: the walk over a plane's lines and events: memory
+ *   events into snapshots (XProf's reading rules), and the events step
+ *   grouping needs into the forest;
+ * - load_xspace_forest.c: XProf's step grouping over those events;
+ * - load_xspace_profile.c: XProf's memory profile made of the snapshots
+ *   (time sort, step ids, the peak step, the table at the peak).
+ * Called by: those files, and the tests (through the format row and
+ * load.h, never this header).
+ * Must not: materialise the XSpace: everything points into the input by
+ * offset, and only the first /host:CPU plane's events (plus what step
+ * grouping needs) are decoded; every other line is skipped by length. */
+#ifndef MEMTOP_LOAD_XSPACE_H
+#define MEMTOP_LOAD_XSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/input_format.h"
+#include "model/profile_builder.h"
+#include "model/protobuf_wire.h"
+
+/* Bytes [start, end) of the input. */
+struct xspace_span {
+    size_t start, end;
+};
+
+/* Event metadata names XProf treats specially (xplane_schema.cc). */
+enum xspace_event_kind {
+    XSPACE_EVENT_OTHER = 0,
+    XSPACE_EVENT_MEMORY_ALLOCATION,
+    XSPACE_EVENT_MEMORY_DEALLOCATION,
+    XSPACE_EVENT_EXECUTOR_PROCESS,  /* ExecutorState::Process */
+    XSPACE_EVENT_ITERATOR_GET_NEXT, /* IteratorGetNext(AsOptional)Op::DoCompute */
+    XSPACE_EVENT_TRACE_CONTEXT,     /* a legacy step marker: root level 1 */
+    XSPACE_EVENT_TF_DATA_FUNCTION,  /* InstantiatedCapturedFunction::Run... */
+    XSPACE_EVENT_LOOP_OP,           /* WhileOp-EvalCond & co.: no grouping at all */
+    XSPACE_EVENT_ROOT_LEVEL_1,      /* BatchingSessionRun: preprocessing sets _r = 1 */
+    XSPACE_EVENT_ROOT_LEVEL_2,      /* (OrbaxServing::)ProcessBatch: _r = 2 */
+};
+
+/* Stat metadata names the loader reads. */
+enum xspace_stat_kind {
+    XSPACE_STAT_OTHER = 0,
+    XSPACE_STAT_ALLOCATOR_NAME,
+    XSPACE_STAT_INDEX_ON_HOST,
+    XSPACE_STAT_DEVICE_ORDINAL,
+    XSPACE_STAT_BYTES_RESERVED,
+    XSPACE_STAT_BYTES_ALLOCATED,
+    XSPACE_STAT_BYTES_AVAILABLE,
+    XSPACE_STAT_FRAGMENTATION,
+    XSPACE_STAT_PEAK_BYTES_IN_USE,
+    XSPACE_STAT_REQUESTED_BYTES,
+    XSPACE_STAT_ALLOCATION_BYTES,
+    XSPACE_STAT_ADDRESS,
+    XSPACE_STAT_TF_OP,
+    XSPACE_STAT_REGION_TYPE,
+    XSPACE_STAT_DATA_TYPE,
+    XSPACE_STAT_SHAPE,
+    XSPACE_STAT_GROUP_ID,
+    XSPACE_STAT_PRODUCER_TYPE, /* _pt */
+    XSPACE_STAT_PRODUCER_ID,   /* _p */
+    XSPACE_STAT_CONSUMER_TYPE, /* _ct */
+    XSPACE_STAT_CONSUMER_ID,   /* _c */
+    XSPACE_STAT_IS_ROOT,       /* _r */
+    XSPACE_STAT_IS_ASYNC,      /* _a */
+    XSPACE_STAT_STEP_ID,       /* id */
+    XSPACE_STAT_ITER_NUM,
+    XSPACE_STAT_KINDS
+};
+
+/* One entry of a plane's event_metadata or stat_metadata map, by its map
+ * key (XProf looks metadata up by the key, never by the inner id). */
+struct xspace_metadata {
+    uint64_t key;
+    struct xspace_span name;
+    uint32_t string_id; /* the name interned, STRING_ID_NONE until asked */
+    uint32_t allocator; /* allocator index + 1 of the name as a memory id; 0: not yet */
+    uint8_t kind;       /* enum xspace_event_kind or xspace_stat_kind */
+    bool used;
+};
+
+/* Open addressing; ids may be anything (2^48 in real files): hashed. */
+struct xspace_metadata_table {
+    struct xspace_metadata *slots;
+    size_t capacity; /* a power of two, or 0 */
+    size_t count;
+};
+
+struct xspace_metadata *xspace_metadata_find(const struct xspace_metadata_table *table,
+                                             uint64_t key);
+
+/* ---- load_xspace_plane.c ---- */
+
+enum xspace_plane_role {
+    XSPACE_PLANE_OTHER,  /* walked for step grouping when it can matter */
+    XSPACE_PLANE_HOST,   /* the first /host:CPU: memory events */
+    XSPACE_PLANE_TPU,    /* /device:TPU:*: XLA Modules (XProf's HLO modules) */
+    XSPACE_PLANE_GPU,    /* /device:GPU:*: XLA Modules (memtop's addition) */
+    XSPACE_PLANE_DEVICE, /* any other /device:*: skipped */
+};
+
+struct xspace_plane {
+    size_t offset; /* of the plane's tag in the XSpace */
+    struct xspace_span name;
+    struct xspace_span *lines;
+    size_t line_count, line_capacity;
+    struct xspace_metadata_table events, stats;
+    bool has_loop_op;   /* an event metadata name that stops grouping */
+    bool has_group_id;  /* a stat metadata named group_id: already grouped */
+    bool has_grouping;  /* names that can make a step (roots, contexts, ...) */
+};
+
+/* The plane [start, end) (the payload of XSpace field 1 whose tag is at
+ * `offset`): its name, its lines' places and both maps, repeated map keys
+ * keeping their last entry as protobuf does. */
+enum load_status xspace_plane_scan(const struct wire *wire, size_t offset, size_t start,
+                                   size_t end, struct xspace_plane *plane);
+void xspace_plane_free(struct xspace_plane *plane);
+enum xspace_plane_role xspace_plane_role(const struct wire *wire, const struct xspace_plane *plane,
+                                         bool host_found);
+bool xspace_span_is(const struct wire *wire, struct xspace_span span, const char *text);
+
+/* A line's name and timestamp_ns as its fields before the first event
+ * give them (the order every writer uses; the event walk checks the rest). */
+struct xspace_line_head {
+    struct xspace_span name;
+    int64_t timestamp_ns;
+};
+enum load_status xspace_line_head(const struct wire *wire, struct xspace_span line,
+                                  struct xspace_line_head *head);
+
+/* The events of a device plane's XLA Modules lines, as HLO modules. */
+enum load_status xspace_plane_modules(const struct wire *wire, const struct xspace_plane *plane,
+                                      struct profile_builder *builder, uint32_t plane_name,
+                                      struct hlo_module **modules, size_t *count,
+                                      size_t *capacity);
+
+/* ---- load_xspace_forest.c: XProf's step grouping ---- */
+
+#define XSPACE_NO_NODE UINT32_MAX
+
+struct xspace_edge {
+    uint32_t parent, child;
+};
+
+struct xspace_root {
+    uint32_t node;
+    int32_t level;
+    int64_t begin_ps; /* timestamp_ns * 1000 + offset_ps, as XProf sorts roots */
+    bool has_step_id;
+    int64_t step_id;  /* its own "id" stat, read as int64 (tf.data roots are skipped) */
+};
+
+struct xspace_context {
+    int32_t type; /* _pt or _ct, read as int64 then kept as int as XProf does */
+    uint64_t id;  /* _p or _c, compared as a 64-bit pattern */
+    uint32_t node;
+    bool consumer;
+};
+
+/* An ExecutorState::Process or IteratorGetNext event: its (id, iter_num)
+ * found on itself or its enclosing events (GetContextStat), and its own
+ * (for TF loop iterations). */
+struct xspace_executor {
+    uint32_t node;
+    bool is_iterator;
+    bool has_context_id, has_context_iteration;
+    uint64_t context_id, context_iteration;
+    bool has_own_id, has_own_iteration;
+    int64_t own_id, own_iteration;
+    int64_t begin_ps;
+};
+
+struct xspace_forest {
+    int32_t *levels; /* per node; 0: not a root */
+    uint32_t node_count, node_capacity;
+    struct xspace_edge *edges;
+    size_t edge_count, edge_capacity;
+    struct xspace_root *roots;
+    size_t root_count, root_capacity;
+    struct xspace_context *contexts;
+    size_t context_count, context_capacity;
+    struct xspace_executor *executors;
+    size_t executor_count, executor_capacity;
+    int64_t *tf_data_step_ids;
+    size_t tf_data_count, tf_data_capacity;
+    int32_t *groups; /* per node after xspace_forest_group(); -1: none */
+    int64_t group_count;
+};
+
+/* Where the forest stood, so a line walked with the wrong timestamp can be
+ * walked again. */
+struct xspace_forest_mark {
+    uint32_t nodes;
+    size_t edges, roots, contexts, executors, tf_data;
+};
+
+bool xspace_forest_add_node(struct xspace_forest *forest, int32_t level, uint32_t *node);
+bool xspace_forest_add_edge(struct xspace_forest *forest, uint32_t parent, uint32_t child);
+bool xspace_forest_add_root(struct xspace_forest *forest, const struct xspace_root *root);
+bool xspace_forest_add_context(struct xspace_forest *forest, const struct xspace_context *context);
+bool xspace_forest_add_executor(struct xspace_forest *forest,
+                                const struct xspace_executor *executor);
+bool xspace_forest_add_tf_data_step(struct xspace_forest *forest, int64_t step_id);
+struct xspace_forest_mark xspace_forest_mark(const struct xspace_forest *forest);
+void xspace_forest_rewind(struct xspace_forest *forest, const struct xspace_forest_mark *mark);
+/* Groups every node (forest->groups); false when memory runs out. */
+bool xspace_forest_group(struct xspace_forest *forest);
+void xspace_forest_free(struct xspace_forest *forest);
+
+/* ---- load_xspace_events.c ---- */
+
+/* XProf's summary of one allocator, computed in walk order as it does. */
+struct xspace_walk_summary {
+    int64_t lifetime_peak_bytes; /* peak_bytes_in_use of the last event visited */
+    struct memory_stats peak;    /* peak_bytes_in_use = stack + heap there */
+    int64_t peak_time_ps;
+    int64_t capacity_bytes;
+};
+
+struct xspace_open_event; /* load_xspace_events.c */
+
+struct xspace_loader {
+    struct wire wire;
+    struct profile_builder *builder;
+    struct string_table *strings;
+    struct load_tracker *tracker;
+    const struct xspace_plane *plane; /* the plane being walked */
+    /* per allocator, as the builder numbers them */
+    struct xspace_walk_summary *summaries;
+    size_t summary_capacity;
+    /* per memory event, in walk order: the node whose group it takes
+     * (XSPACE_NO_NODE: none), and its own group_id stat (-1: none) */
+    uint32_t *sources;
+    int64_t *file_groups;
+    size_t memory_events, memory_capacity;
+    struct xspace_forest forest;
+    bool loop_ops;  /* some plane names a TF loop op: no grouping */
+    bool grouped;   /* some plane has group_id metadata: no grouping */
+    /* a memory id given as text: the last one and its allocator */
+    struct xspace_span last_memory_id;
+    size_t last_allocator;
+    bool has_last_allocator;
+    uint32_t data_type_ids[131]; /* data type names by value, interned on first use */
+    /* the open events of the line being walked (the nesting stack) */
+    struct xspace_open_event *open;
+    size_t open_count, open_capacity;
+};
+
+/* How a plane's lines are walked. */
+enum xspace_walk_mode {
+    XSPACE_WALK_HOST,     /* memory events become snapshots; grouping too */
+    XSPACE_WALK_GROUPING, /* only what step grouping needs */
+};
+
+enum load_status xspace_walk_plane(struct xspace_loader *loader, const struct xspace_plane *plane,
+                                   enum xspace_walk_mode mode);
+enum load_status xspace_fail_memory(struct xspace_loader *loader, size_t offset);
+void xspace_loader_free(struct xspace_loader *loader);
+
+/* ---- load_xspace_profile.c ---- */
+
+/* XProf's memory profile of the snapshots: steps from the groups, time
+ * order, each deallocation given its allocation's op and kind, the
+ * summary, the peak step and the table at the peak. False when memory
+ * runs out. */
+bool xspace_finish_profile(struct xspace_loader *loader);
+
+#endif

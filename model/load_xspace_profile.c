@@ -1,0 +1,383 @@
+/* load_xspace_profile: XProf's memory profile of the snapshots the walk
+ * made (openxla/xprof xprof/convert/xplane_to_memory_profile.cc, read for
+ * this file and restated in xspace.md section 6).
+ *
+ * Per allocator: each snapshot's step is its event's group (-1: none);
+ * the timeline is sorted by time (XProf's sort is unstable; here equal
+ * times keep the walk's order); a step of -1 becomes the last step seen
+ * plus one (UpdateStepId); each deallocation takes op, region, type and
+ * shape from the first unmatched allocation at its address; the peak step
+ * is the step of the latest snapshot whose stack + heap is the peak; the
+ * table at the peak walks the snapshots up to the peak time in the peak
+ * step (allocations mapped by address, deallocations unmapping them), adds
+ * "unused preallocated device memory" and "stack" rows, sorts by size then
+ * text and merges equal neighbours. The summary was kept in walk order by
+ * the walk itself. Unlike XProf, the whole timeline stays (no sample of
+ * 1000). Arithmetic on file values wraps, as XProf's int64 does. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/index_sort.h"
+#include "model/integer_map.h"
+#include "model/load_xspace.h"
+
+static int64_t wrapping_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t wrapping_subtract(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* ---- steps ---- */
+
+/* The group of memory event `walk_index` (-1: none). */
+static int64_t event_group(const struct xspace_loader *loader, int64_t walk_index)
+{
+    size_t k = (size_t)walk_index;
+    if (loader->grouped)
+        return loader->file_groups ? loader->file_groups[k] : -1;
+    if (loader->loop_ops || loader->sources[k] == XSPACE_NO_NODE)
+        return -1;
+    return loader->forest.groups[loader->sources[k]];
+}
+
+/* UpdateStepId: a snapshot without a group takes the last group + 1. */
+static void fix_steps(struct snapshot_columns *timeline)
+{
+    int64_t last = -1;
+    for (size_t i = 0; i < timeline->count; i++) {
+        if (timeline->step_id[i] == -1)
+            timeline->step_id[i] = wrapping_add(last, 1);
+        else
+            last = timeline->step_id[i];
+    }
+}
+
+/* ---- the time sort ---- */
+
+static bool snapshot_earlier(const void *context, size_t a, size_t b)
+{
+    const int64_t *time = context;
+    return time[a] < time[b];
+}
+
+/* Column `*column` of `size`-byte elements, put in `order`. */
+static bool permute(void **column, size_t size, const size_t *order, size_t count)
+{
+    char *sorted = malloc(count * size);
+    if (!sorted)
+        return false;
+    const char *old = *column;
+    for (size_t i = 0; i < count; i++)
+        memcpy(sorted + i * size, old + order[i] * size, size);
+    free(*column);
+    *column = sorted;
+    return true;
+}
+
+static bool time_sort(struct snapshot_columns *timeline)
+{
+    size_t count = timeline->count;
+    bool sorted = true;
+    for (size_t i = 1; sorted && i < count; i++)
+        sorted = timeline->time_ps[i - 1] <= timeline->time_ps[i];
+    if (sorted)
+        return true;
+    snapshot_columns_fit(timeline);
+    size_t *order = malloc(count * sizeof *order);
+    size_t *scratch = malloc(count * sizeof *scratch);
+    bool ok = order && scratch;
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
+        free(scratch);
+        scratch = NULL;
+#define PERMUTE(name) \
+    ok = ok && permute((void **)&timeline->name, sizeof *timeline->name, order, count);
+        PERMUTE(time_ps) PERMUTE(stack_bytes) PERMUTE(heap_bytes) PERMUTE(free_bytes)
+        PERMUTE(fragmentation) PERMUTE(peak_bytes_in_use) PERMUTE(activity)
+        PERMUTE(requested_bytes) PERMUTE(allocation_bytes) PERMUTE(address) PERMUTE(step_id)
+        PERMUTE(op_name) PERMUTE(region_type) PERMUTE(data_type) PERMUTE(tensor_shape)
+#undef PERMUTE
+    }
+    free(order);
+    free(scratch);
+    return ok;
+}
+
+/* ---- deallocations ---- */
+
+/* UpdateDeallocation: a deallocation takes the text of the first
+ * allocation at its address not yet matched. */
+static bool match_deallocations(struct snapshot_columns *timeline)
+{
+    struct integer_map open = {0};
+    bool ok = true;
+    for (size_t i = 0; ok && i < timeline->count; i++) {
+        uint64_t address = timeline->address[i];
+        uint32_t *found = integer_map_find(&open, address);
+        if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION) {
+            if (!found)
+                continue;
+            size_t from = *found;
+            timeline->op_name[i] = timeline->op_name[from];
+            timeline->region_type[i] = timeline->region_type[from];
+            timeline->data_type[i] = timeline->data_type[from];
+            timeline->tensor_shape[i] = timeline->tensor_shape[from];
+            integer_map_remove(&open, address, NULL);
+        } else if (!found) {
+            ok = integer_map_put(&open, address, (uint32_t)i);
+        }
+    }
+    integer_map_free(&open);
+    return ok;
+}
+
+/* ---- the table at the peak ---- */
+
+struct row_order {
+    const struct allocation_row *rows;
+    const struct string_table *strings;
+};
+
+static int compare_text(const struct string_table *strings, uint32_t a, uint32_t b)
+{
+    size_t length_a = string_table_length(strings, a), length_b = string_table_length(strings, b);
+    int order = memcmp(string_table_text(strings, a), string_table_text(strings, b),
+                       length_a < length_b ? length_a : length_b);
+    if (order != 0)
+        return order;
+    return (length_a > length_b) - (length_a < length_b);
+}
+
+/* XProf's MetadataComparator: larger allocation, larger request, then op,
+ * region, data type and shape bytewise. */
+static int compare_rows(const struct row_order *context, size_t a, size_t b)
+{
+    const struct allocation_row *x = &context->rows[a], *y = &context->rows[b];
+    if (x->allocation_bytes != y->allocation_bytes)
+        return x->allocation_bytes > y->allocation_bytes ? -1 : 1;
+    if (x->requested_bytes != y->requested_bytes)
+        return x->requested_bytes > y->requested_bytes ? -1 : 1;
+    int order = compare_text(context->strings, x->op_name, y->op_name);
+    if (order == 0)
+        order = compare_text(context->strings, x->region_type, y->region_type);
+    if (order == 0)
+        order = compare_text(context->strings, x->data_type, y->data_type);
+    if (order == 0)
+        order = compare_text(context->strings, x->tensor_shape, y->tensor_shape);
+    return order;
+}
+
+static bool row_before(const void *context, size_t a, size_t b)
+{
+    int order = compare_rows(context, a, b);
+    if (order != 0)
+        return order < 0;
+    const struct allocation_row *rows = ((const struct row_order *)context)->rows;
+    return rows[a].snapshot_index < rows[b].snapshot_index;
+}
+
+static struct allocation_row snapshot_row(const struct snapshot_columns *timeline, size_t i)
+{
+    return (struct allocation_row){
+        .origin = ROW_FROM_SNAPSHOT,
+        .snapshot_index = (int64_t)i,
+        .special_index = -1,
+        .occurrences = 1,
+        .allocation_bytes = timeline->allocation_bytes[i],
+        .requested_bytes = timeline->requested_bytes[i],
+        .op_name = timeline->op_name[i],
+        .region_type = timeline->region_type[i],
+        .data_type = timeline->data_type[i],
+        .tensor_shape = timeline->tensor_shape[i],
+        .step_id = timeline->step_id[i],
+        .address = timeline->address[i],
+        .activity = timeline->activity[i],
+        .has_time = true,
+        .time_ps = timeline->time_ps[i],
+    };
+}
+
+/* A special row (InsertSpecialAllocations): number 0, 1 in the order added. */
+static bool special_row(struct string_table *strings, const char *op, const char *region,
+                        int64_t bytes, int64_t step, int64_t number, struct allocation_row *row)
+{
+    *row = (struct allocation_row){
+        .origin = ROW_FROM_SPECIAL,
+        .snapshot_index = -1 - number,
+        .special_index = number,
+        .occurrences = 1,
+        .allocation_bytes = bytes,
+        .requested_bytes = bytes,
+        .op_name = string_table_intern(strings, op, strlen(op)),
+        .region_type = string_table_intern(strings, region, strlen(region)),
+        .data_type = string_table_intern(strings, "INVALID", 7),
+        .tensor_shape = string_table_intern(strings, "unknown", 7),
+        .step_id = step,
+        .activity = MEMORY_ACTIVITY_ALLOCATION,
+    };
+    return row->op_name != STRING_ID_NONE && row->region_type != STRING_ID_NONE &&
+           row->data_type != STRING_ID_NONE && row->tensor_shape != STRING_ID_NONE;
+}
+
+/* The rows sorted and merged, added to allocator `index`. */
+static bool add_sorted_rows(struct profile_builder *builder, size_t index,
+                            struct allocation_row *rows, size_t count)
+{
+    size_t *order = malloc((count + 1) * sizeof *order);
+    size_t *scratch = malloc((count + 1) * sizeof *scratch);
+    struct row_order context = {rows, profile_builder_strings(builder)};
+    bool ok = order && scratch && profile_builder_reserve_rows(builder, index, count);
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, row_before, &context);
+    }
+    for (size_t i = 0; ok && i < count;) {
+        struct allocation_row row = rows[order[i]];
+        size_t next = i + 1;
+        while (next < count && compare_rows(&context, order[i], order[next]) == 0)
+            next++;
+        row.occurrences = (int64_t)(next - i);
+        ok = profile_builder_add_row(builder, index, &row);
+        i = next;
+    }
+    free(order);
+    free(scratch);
+    return ok;
+}
+
+/* ProcessActiveAllocations. */
+static bool peak_rows(struct profile_builder *builder, size_t index,
+                      const struct xspace_walk_summary *summary, int64_t step)
+{
+    const struct snapshot_columns *timeline = profile_builder_timeline(builder, index);
+    struct integer_map live = {0};
+    int64_t unmapped = summary->peak.heap_bytes, unmatched = 0;
+    bool ok = true;
+    for (size_t i = 0; ok && i < timeline->count; i++) {
+        if (timeline->time_ps[i] > summary->peak_time_ps)
+            break;
+        if (timeline->step_id[i] != step)
+            continue;
+        int64_t bytes = timeline->allocation_bytes[i];
+        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION) {
+            ok = integer_map_put(&live, timeline->address[i], (uint32_t)i);
+            unmapped = wrapping_subtract(unmapped, bytes);
+        } else {
+            if (!integer_map_remove(&live, timeline->address[i], NULL))
+                unmatched = wrapping_add(unmatched, bytes);
+            unmapped = wrapping_add(unmapped, bytes);
+        }
+    }
+    unmapped = wrapping_subtract(unmapped, unmatched);
+    struct allocation_row *rows = malloc((live.count + 2) * sizeof *rows);
+    size_t count = 0;
+    ok = ok && rows;
+    for (size_t s = 0; ok && s < live.capacity; s++)
+        if (live.slots[s].used)
+            rows[count++] = snapshot_row(timeline, live.slots[s].value);
+    integer_map_free(&live);
+    struct string_table *strings = profile_builder_strings(builder);
+    int64_t specials = 0;
+    if (ok && unmapped > 0)
+        ok = special_row(strings, "unused preallocated device memory", "persist/dynamic",
+                         unmapped, step, specials++, &rows[count++]);
+    if (ok && summary->peak.stack_bytes > 0)
+        ok = special_row(strings, "stack", "stack", summary->peak.stack_bytes, step, specials++,
+                         &rows[count++]);
+    ok = ok && add_sorted_rows(builder, index, rows, count);
+    free(rows);
+    return ok;
+}
+
+/* GetPeakMemoryStep: the step of the latest snapshot at the peak. */
+static int64_t peak_step(const struct snapshot_columns *timeline, int64_t peak_bytes)
+{
+    int64_t step = 0;
+    for (size_t i = 0; i < timeline->count; i++)
+        if (wrapping_add(timeline->stack_bytes[i], timeline->heap_bytes[i]) == peak_bytes)
+            step = timeline->step_id[i];
+    return step;
+}
+
+static bool finish_allocator(struct xspace_loader *loader, size_t index)
+{
+    struct profile_builder *builder = loader->builder;
+    struct snapshot_columns *timeline = profile_builder_timeline(builder, index);
+    for (size_t i = 0; i < timeline->count; i++)
+        timeline->step_id[i] = event_group(loader, timeline->step_id[i]);
+    if (!time_sort(timeline))
+        return false;
+    fix_steps(timeline);
+    if (!match_deallocations(timeline))
+        return false;
+    const struct xspace_walk_summary *walked = &loader->summaries[index];
+    struct allocator_summary summary = {
+        .capacity_bytes = walked->capacity_bytes,
+        .lifetime_peak_bytes = walked->lifetime_peak_bytes,
+        .peak = walked->peak,
+        .peak_time_ps = walked->peak_time_ps,
+        .derived = true,
+    };
+    profile_builder_set_summary(builder, index, &summary);
+    profile_builder_set_timeline_kind(builder, index, TIMELINE_COMPLETE);
+    return peak_rows(builder, index, walked,
+                     peak_step(timeline, walked->peak.peak_bytes_in_use));
+}
+
+/* ---- memory ids ---- */
+
+static bool memory_id_before(const void *context, size_t a, size_t b)
+{
+    const struct profile *profile = context;
+    return compare_text(profile->strings, profile->allocators[a].id,
+                        profile->allocators[b].id) < 0;
+}
+
+/* XProf lists memory ids sorted bytewise: the allocators in that order. */
+static bool order_allocators(struct profile_builder *builder)
+{
+    const struct profile *profile = builder->profile;
+    size_t count = profile->allocator_count;
+    size_t *order = malloc((count + 1) * sizeof *order);
+    size_t *scratch = malloc((count + 1) * sizeof *scratch);
+    uint32_t *ids = malloc((count + 1) * sizeof *ids);
+    bool ok = order && scratch && ids;
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, memory_id_before, profile);
+        for (size_t i = 0; i < count; i++)
+            ids[i] = profile->allocators[order[i]].id;
+        ok = profile_builder_order_allocators(builder, ids, count);
+    }
+    free(order);
+    free(scratch);
+    free(ids);
+    return ok;
+}
+
+bool xspace_finish_profile(struct xspace_loader *loader)
+{
+    if (!loader->loop_ops && !loader->grouped && !xspace_forest_group(&loader->forest))
+        return false;
+    /* The grouping is done with: its memory goes before the sorts need theirs. */
+    int32_t *groups = loader->forest.groups;
+    loader->forest.groups = NULL;
+    xspace_forest_free(&loader->forest);
+    loader->forest.groups = groups;
+    struct profile_builder *builder = loader->builder;
+    for (size_t i = 0; i < builder->profile->allocator_count; i++)
+        if (!finish_allocator(loader, i))
+            return false;
+    profile_builder_set_version(builder, 1, 1);
+    return order_allocators(builder);
+}
