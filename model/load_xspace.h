@@ -89,15 +89,55 @@ struct xspace_metadata {
     bool used;
 };
 
-/* Open addressing; ids may be anything (2^48 in real files): hashed. */
+/* Open addressing; ids may be anything (2^48 in real files): hashed. The
+ * event walk looks up one key per stat, so two shortcuts stand in front:
+ * when the keys are small and dense (writers count them from 1), an array
+ * indexed by key, no longer than a few times the number of entries; else
+ * a small direct-mapped cache of the last entries found. */
+#define XSPACE_METADATA_CACHE 256
 struct xspace_metadata_table {
     struct xspace_metadata *slots;
     size_t capacity; /* a power of two, or 0 */
     size_t count;
+    uint64_t largest_key;
+    uint32_t *dense;   /* slot + 1 by key, keys <= dense_last; NULL: none */
+    uint32_t *dense_strings; /* with dense: the name's string id + 1 by key, 0 until asked */
+    uint8_t *dense_kinds;    /* with dense: the entry's kind + 1 by key, 0: no entry */
+    uint64_t dense_last;
+    struct xspace_metadata *cache[XSPACE_METADATA_CACHE]; /* by key % 256 */
 };
 
 struct xspace_metadata *xspace_metadata_find(const struct xspace_metadata_table *table,
                                              uint64_t key);
+
+/* xspace_metadata_find() through the shortcuts (built by the plane scan:
+ * the table does not change after it). */
+static inline struct xspace_metadata *xspace_metadata_lookup(struct xspace_metadata_table *table,
+                                                             uint64_t key)
+{
+    if (table->dense) {
+        if (key > table->dense_last || table->dense[key] == 0)
+            return NULL;
+        return &table->slots[table->dense[key] - 1];
+    }
+    struct xspace_metadata **cached = &table->cache[key % XSPACE_METADATA_CACHE];
+    if (*cached && (*cached)->key == key)
+        return *cached;
+    struct xspace_metadata *found = xspace_metadata_find(table, key);
+    if (found)
+        *cached = found;
+    return found;
+}
+
+/* The kind of the entry for `key` (what the walk asks of most keys), or -1
+ * when the map has none. */
+static inline int xspace_metadata_kind(struct xspace_metadata_table *table, uint64_t key)
+{
+    if (table->dense)
+        return key <= table->dense_last ? (int)table->dense_kinds[key] - 1 : -1;
+    const struct xspace_metadata *found = xspace_metadata_lookup(table, key);
+    return found ? found->kind : -1;
+}
 
 /* ---- load_xspace_plane.c ---- */
 
@@ -144,6 +184,76 @@ enum load_status xspace_plane_modules(const struct wire *wire, const struct xspa
                                       struct profile_builder *builder, uint32_t plane_name,
                                       struct hlo_module **modules, size_t *count,
                                       size_t *capacity);
+
+/* ---- load_xspace_read.c: one event ---- */
+
+/* A stat's value: which member of XStat's oneof came last, and what it held. */
+enum xspace_member {
+    XSPACE_MEMBER_DOUBLE = 2,
+    XSPACE_MEMBER_UINT64 = 3,
+    XSPACE_MEMBER_INT64 = 4,
+    XSPACE_MEMBER_STR = 5,
+    XSPACE_MEMBER_REF = 7,
+};
+
+struct xspace_value {
+    uint8_t member; /* XStat field number 2..8; 0: none */
+    uint64_t bits;
+    struct xspace_span text; /* str, bytes and compressed members */
+};
+
+/* What one event's stats say: per kind the last value whose key is in the
+ * plane's stat-metadata map (ForEachStat), and the first "id" and
+ * "iter_num" (GetStat). A kind's value is valid when its bit is seen. */
+struct xspace_reading {
+    uint32_t seen;
+    struct xspace_value values[XSPACE_STAT_KINDS];
+    uint8_t memory_id_kind; /* the last of allocator_name, index_on_host, device_ordinal */
+    bool has_first_id, has_first_iteration;
+    struct xspace_value first_id, first_iteration;
+};
+
+struct xspace_event {
+    size_t offset; /* of the event's tag */
+    uint64_t key;
+    int64_t offset_ps; /* 0 when num_occurrences came last (a oneof) */
+    int64_t duration_ps;
+};
+
+static inline bool xspace_seen(const struct xspace_reading *reading, unsigned kind)
+{
+    return (reading->seen >> kind) & 1u;
+}
+
+/* XStatVisitor's readings: IntValue, IntOrUintValue, DoubleValue. */
+static inline int64_t xspace_value_int(const struct xspace_value *value)
+{
+    return value->member == XSPACE_MEMBER_INT64 ? wire_int64(value->bits) : 0;
+}
+
+static inline uint64_t xspace_value_int_or_uint(const struct xspace_value *value)
+{
+    return value->member == XSPACE_MEMBER_INT64 || value->member == XSPACE_MEMBER_UINT64
+               ? value->bits : 0;
+}
+
+static inline double xspace_value_double(const struct xspace_value *value)
+{
+    return value->member == XSPACE_MEMBER_DOUBLE ? wire_double(value->bits) : 0.0;
+}
+
+/* A kind's IntValue, 0 when the event has none. */
+static inline int64_t xspace_reading_int(const struct xspace_reading *reading, unsigned kind)
+{
+    return xspace_seen(reading, kind) ? xspace_value_int(&reading->values[kind]) : 0;
+}
+
+struct xspace_loader;
+
+/* The event at `event` (a field of its line) and its stats that count, by
+ * the stat-metadata map of the plane being walked. */
+enum load_status xspace_event_read(struct xspace_loader *loader, const struct wire_field *event,
+                                   struct xspace_event *fields, struct xspace_reading *reading);
 
 /* ---- load_xspace_forest.c: XProf's step grouping ---- */
 
@@ -235,7 +345,7 @@ struct xspace_loader {
     struct profile_builder *builder;
     struct string_table *strings;
     struct load_tracker *tracker;
-    const struct xspace_plane *plane; /* the plane being walked */
+    struct xspace_plane *plane; /* the plane being walked */
     /* per allocator, as the builder numbers them */
     struct xspace_walk_summary *summaries;
     size_t summary_capacity;
@@ -244,6 +354,10 @@ struct xspace_loader {
     uint32_t *sources;
     int64_t *file_groups;
     size_t memory_events, memory_capacity;
+    /* How many memory events the host plane may hold, from its size: what
+     * a new allocator's timeline reserves (address space only until
+     * used), so that it does not grow by copying. */
+    size_t memory_estimate;
     struct xspace_forest forest;
     bool loop_ops;  /* some plane names a TF loop op: no grouping */
     bool grouped;   /* some plane has group_id metadata: no grouping */
@@ -263,8 +377,18 @@ enum xspace_walk_mode {
     XSPACE_WALK_GROUPING, /* only what step grouping needs */
 };
 
-enum load_status xspace_walk_plane(struct xspace_loader *loader, const struct xspace_plane *plane,
+enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_plane *plane,
                                    enum xspace_walk_mode mode);
+
+/* ---- load_xspace_memory.c ---- */
+
+/* A memory event's snapshot appended to its allocator's timeline (its
+ * step_id holding `walk_index` until the groups are known), and XProf's
+ * running summary of the allocator. */
+enum load_status xspace_memory_event_add(struct xspace_loader *loader,
+                                         const struct xspace_event *fields,
+                                         const struct xspace_reading *reading, bool allocation,
+                                         size_t walk_index);
 enum load_status xspace_fail_memory(struct xspace_loader *loader, size_t offset);
 void xspace_loader_free(struct xspace_loader *loader);
 

@@ -209,6 +209,11 @@ static int compare_executor_keys(const void *a, const void *b)
  * order) with its (id, iter_num); both found as GetContextStat finds them. */
 static bool connect_iterators(struct xspace_forest *forest)
 {
+    bool any = false;
+    for (size_t i = 0; !any && i < forest->executor_count; i++)
+        any = forest->executors[i].is_iterator;
+    if (!any)
+        return true;
     size_t count = 0;
     struct executor_key *keys = malloc((forest->executor_count + 1) * sizeof *keys);
     if (!keys)
@@ -374,6 +379,15 @@ static int compare_loop_roots(const void *a, const void *b)
  * *roots (malloc'd; *count 0 when there is no loop). */
 static bool find_loop_roots(struct xspace_forest *forest, struct loop_root **roots, size_t *count)
 {
+    *count = 0;
+    bool any = false; /* no iteration but 0: no loop, nothing to sort */
+    for (size_t i = 0; !any && i < forest->executor_count; i++)
+        any = !forest->executors[i].is_iterator && forest->executors[i].has_own_iteration &&
+              forest->executors[i].own_iteration != 0;
+    if (!any) {
+        *roots = NULL;
+        return true;
+    }
     size_t keys_count = 0, found = 0;
     struct iteration_key *keys = malloc((forest->executor_count + 1) * sizeof *keys);
     *roots = malloc((forest->executor_count + 1) * sizeof **roots);

@@ -53,6 +53,7 @@ static bool metadata_grow(struct xspace_metadata_table *table)
     free(table->slots);
     table->slots = slots;
     table->capacity = capacity;
+    memset(table->cache, 0, sizeof table->cache);
     return true;
 }
 
@@ -73,6 +74,29 @@ static bool metadata_put(struct xspace_metadata_table *table, uint64_t key,
     }
     *entry = (struct xspace_metadata){
         .key = key, .name = name, .string_id = STRING_ID_NONE, .kind = kind, .used = true};
+    if (key > table->largest_key)
+        table->largest_key = key;
+    return true;
+}
+
+/* The array by key, when the keys are dense enough for it to cost no more
+ * than a few words per entry (false only when memory runs out). */
+static bool metadata_index(struct xspace_metadata_table *table)
+{
+    if (table->count == 0 || table->largest_key > 4 * (uint64_t)table->count + 1024)
+        return true;
+    table->dense_last = table->largest_key;
+    table->dense = calloc((size_t)table->dense_last + 1, sizeof *table->dense);
+    table->dense_strings = calloc((size_t)table->dense_last + 1, sizeof *table->dense_strings);
+    table->dense_kinds = calloc((size_t)table->dense_last + 1, sizeof *table->dense_kinds);
+    if (!table->dense || !table->dense_strings || !table->dense_kinds)
+        return false;
+    for (size_t i = 0; i < table->capacity; i++) {
+        if (!table->slots[i].used)
+            continue;
+        table->dense[table->slots[i].key] = (uint32_t)i + 1;
+        table->dense_kinds[table->slots[i].key] = (uint8_t)(table->slots[i].kind + 1);
+    }
     return true;
 }
 
@@ -249,6 +273,10 @@ enum load_status xspace_plane_scan(const struct wire *wire, size_t offset, size_
             status = plane_add_metadata(wire, &field, plane, field.number == 4);
         }
     }
+    if (status == LOAD_OK && (!metadata_index(&plane->events) || !metadata_index(&plane->stats))) {
+        load_error_at(wire->error, offset, "out of memory");
+        return LOAD_NO_MEMORY;
+    }
     return status;
 }
 
@@ -257,6 +285,12 @@ void xspace_plane_free(struct xspace_plane *plane)
     free(plane->lines);
     free(plane->events.slots);
     free(plane->stats.slots);
+    free(plane->events.dense);
+    free(plane->stats.dense);
+    free(plane->events.dense_strings);
+    free(plane->stats.dense_strings);
+    free(plane->events.dense_kinds);
+    free(plane->stats.dense_kinds);
     memset(plane, 0, sizeof *plane);
 }
 

@@ -60,46 +60,63 @@ static void fix_steps(struct snapshot_columns *timeline)
 
 /* ---- the time sort ---- */
 
-static bool snapshot_earlier(const void *context, size_t a, size_t b)
+/* A stable sort by time. The timeline comes in runs already sorted (a
+ * line's events are, and an allocator's events come from a few lines), so
+ * the runs are found and merged pairwise: a few passes, not log2(n). */
+static void merge_runs(const int64_t *time, uint32_t *order, uint32_t *scratch, size_t count,
+                       uint32_t *runs, size_t run_count)
 {
-    const int64_t *time = context;
-    return time[a] < time[b];
+    while (run_count > 1) {
+        size_t merged = 0;
+        for (size_t r = 0; r < run_count; r += 2) {
+            size_t low = runs[r], middle = r + 1 < run_count ? runs[r + 1] : count;
+            size_t high = r + 2 < run_count ? runs[r + 2] : count;
+            size_t a = low, b = middle, out = low;
+            while (a < middle && b < high)
+                scratch[out++] = time[order[b]] < time[order[a]] ? order[b++] : order[a++];
+            while (a < middle)
+                scratch[out++] = order[a++];
+            while (b < high)
+                scratch[out++] = order[b++];
+            runs[merged++] = (uint32_t)low;
+        }
+        memcpy(order, scratch, count * sizeof *order);
+        run_count = merged;
+    }
 }
 
-/* Column `*column` of `size`-byte elements, put in `order`. */
-static bool permute(void **column, size_t size, const size_t *order, size_t count)
+/* Column `column` of `size`-byte elements put in `order`, through scratch. */
+static void permute(void *column, size_t size, const uint32_t *order, size_t count, void *scratch)
 {
-    char *sorted = malloc(count * size);
-    if (!sorted)
-        return false;
-    const char *old = *column;
+    const char *from = column;
+    char *to = scratch;
     for (size_t i = 0; i < count; i++)
-        memcpy(sorted + i * size, old + order[i] * size, size);
-    free(*column);
-    *column = sorted;
-    return true;
+        memcpy(to + i * size, from + (size_t)order[i] * size, size);
+    memcpy(column, scratch, count * size);
 }
 
 static bool time_sort(struct snapshot_columns *timeline)
 {
-    size_t count = timeline->count;
-    bool sorted = true;
-    for (size_t i = 1; sorted && i < count; i++)
-        sorted = timeline->time_ps[i - 1] <= timeline->time_ps[i];
-    if (sorted)
+    size_t count = timeline->count, run_count = 1;
+    for (size_t i = 1; i < count; i++)
+        run_count += timeline->time_ps[i] < timeline->time_ps[i - 1];
+    if (run_count == 1)
         return true;
-    snapshot_columns_fit(timeline);
-    size_t *order = malloc(count * sizeof *order);
-    size_t *scratch = malloc(count * sizeof *scratch);
-    bool ok = order && scratch;
+    if (count > UINT32_MAX)
+        return false;
+    uint32_t *order = malloc(count * sizeof *order);
+    uint32_t *runs = malloc(run_count * sizeof *runs);
+    int64_t *scratch = malloc(count * sizeof *scratch); /* 8 bytes: the widest column */
+    bool ok = order && runs && scratch;
     if (ok) {
+        runs[0] = 0;
+        for (size_t i = 1, r = 1; i < count; i++)
+            if (timeline->time_ps[i] < timeline->time_ps[i - 1])
+                runs[r++] = (uint32_t)i;
         for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
-        free(scratch);
-        scratch = NULL;
-#define PERMUTE(name) \
-    ok = ok && permute((void **)&timeline->name, sizeof *timeline->name, order, count);
+            order[i] = (uint32_t)i;
+        merge_runs(timeline->time_ps, order, (uint32_t *)scratch, count, runs, run_count);
+#define PERMUTE(name) permute(timeline->name, sizeof *timeline->name, order, count, scratch);
         PERMUTE(time_ps) PERMUTE(stack_bytes) PERMUTE(heap_bytes) PERMUTE(free_bytes)
         PERMUTE(fragmentation) PERMUTE(peak_bytes_in_use) PERMUTE(activity)
         PERMUTE(requested_bytes) PERMUTE(allocation_bytes) PERMUTE(address) PERMUTE(step_id)
@@ -107,6 +124,7 @@ static bool time_sort(struct snapshot_columns *timeline)
 #undef PERMUTE
     }
     free(order);
+    free(runs);
     free(scratch);
     return ok;
 }

@@ -1,0 +1,261 @@
+/* load_xspace_read: one XEvent and its XStats, read from the input.
+ *
+ * Every event of the walked planes passes here, and a memory event has a
+ * dozen stats: this is the loader's inner loop. The usual layout (one-byte
+ * tags of known fields, lengths that fit) is read by a fast path with no
+ * per-field bounds checks but the varints'; anything else, unknown fields
+ * or bad bytes included, goes to the generic reader through
+ * model/protobuf_wire.h, which gives the same reading or the error with
+ * its offset. Stats count when their key is in the plane's stat-metadata
+ * map under a name the loader reads; the last of a kind wins (ForEachStat),
+ * except "id" and "iter_num", whose first also is kept (GetStat). */
+#include "config.h"
+
+#include <string.h>
+
+#include "model/load_xspace.h"
+
+static inline void reading_add(struct xspace_reading *reading, uint8_t kind,
+                               const struct xspace_value *value)
+{
+    reading->seen |= 1u << kind;
+    reading->values[kind] = *value;
+    if (kind == XSPACE_STAT_ALLOCATOR_NAME || kind == XSPACE_STAT_INDEX_ON_HOST ||
+        kind == XSPACE_STAT_DEVICE_ORDINAL)
+        reading->memory_id_kind = kind;
+    if (kind == XSPACE_STAT_STEP_ID && !reading->has_first_id) {
+        reading->has_first_id = true;
+        reading->first_id = *value;
+    } else if (kind == XSPACE_STAT_ITER_NUM && !reading->has_first_iteration) {
+        reading->has_first_iteration = true;
+        reading->first_iteration = *value;
+    }
+}
+
+static inline void reading_clear(struct xspace_reading *reading)
+{
+    reading->seen = 0;
+    reading->memory_id_kind = 0;
+    reading->has_first_id = reading->has_first_iteration = false;
+}
+
+static inline void stat_count(struct xspace_loader *loader, struct xspace_reading *reading,
+                              uint64_t key, const struct xspace_value *value)
+{
+    int kind = xspace_metadata_kind(&loader->plane->stats, key);
+    if (kind > XSPACE_STAT_OTHER)
+        reading_add(reading, (uint8_t)kind, value);
+}
+
+/* ---- the fast path ---- */
+
+/* A varint within [*p, end); false when it does not end there. */
+static inline bool varint_fast(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    const uint8_t *q = *p;
+    if (q < end && *q < 0x80) {
+        *value = *q;
+        *p = q + 1;
+        return true;
+    }
+    uint64_t result = 0;
+    for (unsigned i = 0; i < WIRE_VARINT_MAX_BYTES && q + i < end; i++) {
+        result |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+        if (q[i] < 0x80) {
+            *value = result;
+            *p = q + i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A length-delimited payload: [*start, *start + length) within end. */
+static inline bool payload_fast(const uint8_t **p, const uint8_t *end, const uint8_t **start,
+                                const uint8_t **stop)
+{
+    uint64_t length;
+    if (!varint_fast(p, end, &length) || length > (uint64_t)(end - *p))
+        return false;
+    *start = *p;
+    *stop = *p + length;
+    *p = *stop;
+    return true;
+}
+
+static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t *base,
+                             uint64_t *key, struct xspace_value *value)
+{
+    const uint8_t *start, *stop;
+    *key = 0;
+    value->member = 0;
+    while (p < end) {
+        uint8_t tag = *p++;
+        switch (tag) {
+        case 0x08: /* metadata_id */
+            if (!varint_fast(&p, end, key))
+                return false;
+            break;
+        case 0x11: /* double_value */
+            if (end - p < 8)
+                return false;
+            value->bits = 0;
+            for (unsigned i = 0; i < 8; i++)
+                value->bits |= (uint64_t)p[i] << (8 * i);
+            p += 8;
+            value->member = XSPACE_MEMBER_DOUBLE;
+            break;
+        case 0x18: /* uint64_value */
+        case 0x20: /* int64_value */
+        case 0x38: /* ref_value */
+            if (!varint_fast(&p, end, &value->bits))
+                return false;
+            value->member = tag >> 3;
+            break;
+        case 0x2a: /* str_value */
+        case 0x32: /* bytes_value */
+        case 0x42: /* compressed_str_value */
+            if (!payload_fast(&p, end, &start, &stop))
+                return false;
+            value->text = (struct xspace_span){(size_t)(start - base), (size_t)(stop - base)};
+            value->member = tag >> 3;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool event_fast(struct xspace_loader *loader, const struct wire_field *event,
+                       struct xspace_event *fields, struct xspace_reading *reading)
+{
+    const uint8_t *base = loader->wire.bytes;
+    const uint8_t *p = base + event->start, *end = base + event->end, *start, *stop;
+    struct xspace_metadata_table *stats = &loader->plane->stats;
+    uint64_t value;
+    while (p < end) {
+        uint8_t tag = *p++;
+        if (tag == 0x22) { /* stats */
+            uint64_t key;
+            struct xspace_value stat;
+            if (!payload_fast(&p, end, &start, &stop) ||
+                !stat_fast(start, stop, base, &key, &stat))
+                return false;
+            int kind = xspace_metadata_kind(stats, key);
+            if (kind <= XSPACE_STAT_OTHER)
+                continue;
+            if (kind < XSPACE_STAT_STEP_ID) { /* the usual case: no first-of-a-kind */
+                reading->seen |= 1u << kind;
+                reading->values[kind] = stat;
+                if (kind <= XSPACE_STAT_DEVICE_ORDINAL)
+                    reading->memory_id_kind = (uint8_t)kind;
+            } else {
+                reading_add(reading, (uint8_t)kind, &stat);
+            }
+            continue;
+        }
+        if ((tag != 0x08 && tag != 0x10 && tag != 0x18 && tag != 0x28) ||
+            !varint_fast(&p, end, &value))
+            return false;
+        if (tag == 0x08)
+            fields->key = value;
+        else if (tag == 0x10)
+            fields->offset_ps = wire_int64(value);
+        else if (tag == 0x18)
+            fields->duration_ps = wire_int64(value);
+        else
+            fields->offset_ps = 0; /* num_occurrences replaces offset_ps (a oneof) */
+    }
+    return true;
+}
+
+/* ---- the generic path ---- */
+
+static const char *const stat_field_names[] = {
+    [1] = "metadata_id", [2] = "double_value", [3] = "uint64_value", [4] = "int64_value",
+    [5] = "str_value", [6] = "bytes_value", [7] = "ref_value", [8] = "compressed_str_value",
+};
+
+static const uint8_t stat_field_types[] = {
+    [1] = WIRE_VARINT, [2] = WIRE_FIXED64, [3] = WIRE_VARINT, [4] = WIRE_VARINT,
+    [5] = WIRE_LENGTH, [6] = WIRE_LENGTH, [7] = WIRE_VARINT, [8] = WIRE_LENGTH,
+};
+
+/* One XStat: its key and value (the last of each wins). */
+static enum load_status stat_read(const struct wire *wire, const struct wire_field *stat,
+                                  uint64_t *key, struct xspace_value *value)
+{
+    struct wire_field field;
+    *key = 0;
+    value->member = 0;
+    for (size_t position = stat->start; position < stat->end;) {
+        enum load_status status = wire_read_field(wire, &position, stat->end, &field);
+        if (status != LOAD_OK)
+            return status;
+        if (field.number > 8)
+            continue;
+        if (field.type != stat_field_types[field.number])
+            return wire_expect(wire, &field, stat_field_types[field.number],
+                               stat_field_names[field.number]);
+        if (field.number == 1) {
+            *key = field.value;
+            continue;
+        }
+        value->member = (uint8_t)field.number;
+        value->bits = field.value;
+        value->text = (struct xspace_span){field.start, field.end};
+    }
+    return LOAD_OK;
+}
+
+static const char *const event_field_names[] = {
+    [1] = "metadata_id", [2] = "offset_ps", [3] = "duration_ps", [4] = "stats",
+    [5] = "num_occurrences",
+};
+
+static enum load_status event_generic(struct xspace_loader *loader, const struct wire_field *event,
+                                      struct xspace_event *fields, struct xspace_reading *reading)
+{
+    const struct wire *wire = &loader->wire;
+    struct wire_field field;
+    for (size_t position = event->start; position < event->end;) {
+        enum load_status status = wire_read_field(wire, &position, event->end, &field);
+        if (status != LOAD_OK)
+            return status;
+        if (field.number > 5)
+            continue;
+        uint8_t type = field.number == 4 ? WIRE_LENGTH : WIRE_VARINT;
+        if (field.type != type)
+            return wire_expect(wire, &field, type, event_field_names[field.number]);
+        if (field.number == 1) {
+            fields->key = field.value;
+        } else if (field.number == 2) {
+            fields->offset_ps = wire_int64(field.value);
+        } else if (field.number == 3) {
+            fields->duration_ps = wire_int64(field.value);
+        } else if (field.number == 5) {
+            fields->offset_ps = 0;
+        } else {
+            uint64_t key;
+            struct xspace_value value;
+            status = stat_read(wire, &field, &key, &value);
+            if (status != LOAD_OK)
+                return status;
+            stat_count(loader, reading, key, &value);
+        }
+    }
+    return LOAD_OK;
+}
+
+enum load_status xspace_event_read(struct xspace_loader *loader, const struct wire_field *event,
+                                   struct xspace_event *fields, struct xspace_reading *reading)
+{
+    *fields = (struct xspace_event){.offset = event->offset};
+    reading_clear(reading);
+    if (event_fast(loader, event, fields, reading))
+        return LOAD_OK;
+    *fields = (struct xspace_event){.offset = event->offset};
+    reading_clear(reading);
+    return event_generic(loader, event, fields, reading);
+}
