@@ -181,17 +181,21 @@ static unsigned probe_plane(const uint8_t *bytes, size_t start, size_t end)
     return PROBE_FALLBACK;
 }
 
-/* Content first; PROBE_FALLBACK (a tie with the MemoryProfile row, which
- * the file name breaks) when the bytes could be either. */
+/* Content first: PROBE_LIKELY for an XPlane, PROBE_NO for a MemoryProfile's
+ * map entry, else PROBE_FALLBACK, a tie with the MemoryProfile row that
+ * the file name breaks (so that broken bytes named .xplane.pb are told
+ * what is wrong with them as an XSpace). */
 static unsigned xspace_probe(const uint8_t *bytes, size_t size)
 {
     struct load_error ignored;
     const struct wire wire = {bytes, size, &ignored};
     struct wire_field field = {0};
     size_t position = 0;
-    if (size == 0 || wire_read_tag(&wire, &position, size, &field) != LOAD_OK ||
-        field.type != WIRE_LENGTH || field.number > 4)
+    if (size == 0)
         return PROBE_NO;
+    if (wire_read_tag(&wire, &position, size, &field) != LOAD_OK ||
+        field.type != WIRE_LENGTH || field.number > 4)
+        return PROBE_FALLBACK;
     uint64_t length;
     if (wire_read_varint(&wire, &position, size, &length) != LOAD_OK)
         return PROBE_FALLBACK;
