@@ -171,7 +171,8 @@ static bool connect_contexts(struct xspace_forest *forest)
 {
     struct xspace_context *contexts = forest->contexts;
     size_t count = forest->context_count;
-    qsort(contexts, count, sizeof *contexts, compare_contexts);
+    if (count > 1)
+        qsort(contexts, count, sizeof *contexts, compare_contexts);
     for (size_t first = 0; first < count;) {
         size_t end = first, producers = 0;
         while (end < count && contexts[end].type == contexts[first].type &&
@@ -456,7 +457,8 @@ static bool group_from_roots(struct xspace_forest *forest, const struct loop_roo
         for (size_t r = 0; r < loop_count && next < INT32_MAX; r++)
             propagate(forest, &children, loop_roots[r].node, next++, walk);
     } else if (ok) {
-        qsort(forest->roots, forest->root_count, sizeof *forest->roots, compare_roots);
+        if (forest->root_count > 1)
+            qsort(forest->roots, forest->root_count, sizeof *forest->roots, compare_roots);
         for (size_t r = 0; r < forest->root_count && next < INT32_MAX; r++) {
             const struct xspace_root *root = &forest->roots[r];
             if ((root->has_step_id && tf_data_step(forest, root->step_id)) ||
@@ -474,8 +476,9 @@ static bool group_from_roots(struct xspace_forest *forest, const struct loop_roo
 
 bool xspace_forest_group(struct xspace_forest *forest)
 {
-    qsort(forest->tf_data_step_ids, forest->tf_data_count, sizeof *forest->tf_data_step_ids,
-          compare_int64);
+    if (forest->tf_data_count > 1)
+        qsort(forest->tf_data_step_ids, forest->tf_data_count,
+              sizeof *forest->tf_data_step_ids, compare_int64);
     struct loop_root *loop_roots = NULL;
     size_t loop_count = 0;
     bool ok = find_loop_roots(forest, &loop_roots, &loop_count) && connect_iterators(forest) &&
