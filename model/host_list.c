@@ -49,12 +49,11 @@ static bool host_list_append(struct host_list *list, const char *path)
 }
 
 /* Profile files by name: the suffixes of the format table. Hidden files
- * are not hosts. XSpace files (*.xplane.pb) hold raw events, not a
- * MemoryProfile: passed over until a row of the table reads them. */
+ * are not hosts. */
 static bool name_is_profile(const char *name)
 {
     size_t suffix_length;
-    if (name[0] == '.' || strstr(name, ".xplane."))
+    if (name[0] == '.')
         return false;
     return input_format_for_name(name, &suffix_length) != NULL;
 }

@@ -89,7 +89,9 @@ void summary_report_text(FILE *out, const struct profile *profile, const char *h
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
     fprintf(out, "%s: %s%s, version %d, %zu allocator%s", path,
-            profile->format == PROFILE_FORMAT_JSON ? "JSON" : "protobuf",
+            profile->format == PROFILE_FORMAT_JSON       ? "JSON"
+            : profile->format == PROFILE_FORMAT_PROTOBUF ? "protobuf"
+                                                         : profile_format_name(profile->format),
             profile->gzipped ? " (gzip)" : "", profile->version, profile->allocator_count,
             profile->allocator_count == 1 ? "" : "s");
     if (host) {
