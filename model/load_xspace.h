@@ -279,16 +279,26 @@ struct xspace_context {
 };
 
 /* An ExecutorState::Process or IteratorGetNext event: its (id, iter_num)
- * found on itself or its enclosing events (GetContextStat), and its own
- * (for TF loop iterations). */
+ * as GetContextStat finds them (on itself, else on the nearest enclosing
+ * event that has each), as 64-bit patterns. When the event has its own,
+ * those are the ones found, and its own as XProf's IntValue reads them
+ * (TF loop iterations) is the pattern if it was an int64, else 0: flags
+ * say which. Kept small: a TF capture has one per op. */
+enum {
+    XSPACE_EXECUTOR_ITERATOR = 1,
+    XSPACE_EXECUTOR_HAS_ID = 2,        /* id found */
+    XSPACE_EXECUTOR_HAS_ITERATION = 4, /* iteration found */
+    XSPACE_EXECUTOR_OWN_ID = 8,        /* the event's own id stat */
+    XSPACE_EXECUTOR_OWN_ITERATION = 16,
+    XSPACE_EXECUTOR_OWN_ID_INT64 = 32, /* ... held an int64 */
+    XSPACE_EXECUTOR_OWN_ITERATION_INT64 = 64,
+};
+
 struct xspace_executor {
-    uint32_t node;
-    bool is_iterator;
-    bool has_context_id, has_context_iteration;
-    uint64_t context_id, context_iteration;
-    bool has_own_id, has_own_iteration;
-    int64_t own_id, own_iteration;
+    uint64_t id, iteration;
     int64_t begin_ps;
+    uint32_t node;
+    uint8_t flags;
 };
 
 struct xspace_forest {

@@ -8,13 +8,15 @@
  * double, a string a str value or the name a ref points at. XProf's
  * summary is kept as it computes it, in walk order.
  *
- * For step grouping (load_xspace_forest.c) only the events that can
- * matter become nodes: memory events' sources, step markers, events with
- * producer/consumer stats, executor and iterator events, and the events
- * that enclose those on their line. The nesting stack holds every open
- * event of the line (begin, end, and a node once something nested in it
- * needs one), so the nesting is exactly XProf's while memory stays
- * proportional to what is kept. */
+ * For step grouping (load_xspace_forest.c) only the events that have a
+ * part in it become nodes: step markers, events with producer/consumer
+ * stats, executor and iterator events. The nesting stack holds every open
+ * event of the line, so the nesting is exactly XProf's, but an event
+ * without a part needs no node: its only edge in is from its enclosing
+ * event, so it has that event's group, and so would anything nested in
+ * it. A node's parent, and a memory event's source of group, is thus the
+ * nearest enclosing event that has a node; memory stays proportional to
+ * the events that have a part, not to the file. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -28,7 +30,8 @@
 /* An open event of the line being walked: an entry of the nesting stack. */
 struct xspace_open_event {
     uint64_t begin, end; /* absolute picoseconds, unsigned as XProf's Timespan */
-    uint32_t node;       /* XSPACE_NO_NODE until an event nested in it needs one */
+    uint32_t node;       /* its own, or XSPACE_NO_NODE */
+    uint32_t nearest;    /* its node, or the nearest enclosing event's (or none) */
     bool has_id, has_iteration;
     uint64_t id, iteration; /* its first "id" and "iter_num" stats, as 64-bit patterns */
 };
@@ -64,25 +67,11 @@ static bool memory_reserve(struct xspace_loader *loader)
 
 /* ---- the nesting stack and the forest ---- */
 
-/* The node of open event `index`, made (with the nodes of the open events
- * below it that have none) when it has none yet: an event enclosing a
- * kept one is kept. */
-static bool open_event_node(struct xspace_loader *loader, size_t index, uint32_t *node)
+/* The node nested events take their group from: the nearest enclosing
+ * event's that has one (parent: index + 1 of the enclosing event, 0: none). */
+static uint32_t enclosing_node(const struct xspace_loader *loader, size_t parent)
 {
-    struct xspace_open_event *open = loader->open;
-    size_t first = index;
-    while (open[first].node == XSPACE_NO_NODE && first > 0 &&
-           open[first - 1].node == XSPACE_NO_NODE)
-        first--;
-    for (size_t i = first; i <= index; i++) {
-        if (open[i].node != XSPACE_NO_NODE)
-            continue;
-        if (!xspace_forest_add_node(&loader->forest, 0, &open[i].node) ||
-            (i > 0 && !xspace_forest_add_edge(&loader->forest, open[i - 1].node, open[i].node)))
-            return false;
-    }
-    *node = open[index].node;
-    return true;
+    return parent > 0 ? loader->open[parent - 1].nearest : XSPACE_NO_NODE;
 }
 
 /* Pops the open events that do not enclose [begin, end]; the index + 1 of
@@ -120,22 +109,22 @@ static bool context_stat(const struct xspace_loader *loader, size_t parent, bool
 static bool executor_add(struct xspace_loader *loader, const struct xspace_reading *reading,
                          uint32_t node, size_t parent, bool iterator, int64_t begin_ps)
 {
-    struct xspace_executor executor = {
-        .node = node,
-        .is_iterator = iterator,
-        .has_own_id = reading->has_first_id,
-        .has_own_iteration = reading->has_first_iteration,
-        .own_id = xspace_value_int(&reading->first_id),
-        .own_iteration = xspace_value_int(&reading->first_iteration),
-        .begin_ps = begin_ps,
-    };
-    executor.has_context_id =
-        context_stat(loader, parent, reading->has_first_id,
-                     xspace_value_int_or_uint(&reading->first_id), false, &executor.context_id);
-    executor.has_context_iteration =
-        context_stat(loader, parent, reading->has_first_iteration,
+    struct xspace_executor executor = {.begin_ps = begin_ps, .node = node};
+    bool own_id = reading->has_first_id, own_iteration = reading->has_first_iteration;
+    executor.flags = (uint8_t)(
+        (iterator ? XSPACE_EXECUTOR_ITERATOR : 0) | (own_id ? XSPACE_EXECUTOR_OWN_ID : 0) |
+        (own_iteration ? XSPACE_EXECUTOR_OWN_ITERATION : 0) |
+        (own_id && reading->first_id.member == XSPACE_MEMBER_INT64
+             ? XSPACE_EXECUTOR_OWN_ID_INT64 : 0) |
+        (own_iteration && reading->first_iteration.member == XSPACE_MEMBER_INT64
+             ? XSPACE_EXECUTOR_OWN_ITERATION_INT64 : 0));
+    if (context_stat(loader, parent, own_id, xspace_value_int_or_uint(&reading->first_id), false,
+                     &executor.id))
+        executor.flags |= XSPACE_EXECUTOR_HAS_ID;
+    if (context_stat(loader, parent, own_iteration,
                      xspace_value_int_or_uint(&reading->first_iteration), true,
-                     &executor.context_iteration);
+                     &executor.iteration))
+        executor.flags |= XSPACE_EXECUTOR_HAS_ITERATION;
     return xspace_forest_add_executor(&loader->forest, &executor);
 }
 
@@ -172,9 +161,7 @@ static bool event_node(struct xspace_loader *loader, uint8_t kind,
                        const struct xspace_reading *reading, size_t parent, int32_t level,
                        int64_t begin_ps, uint32_t *node)
 {
-    uint32_t parent_node = XSPACE_NO_NODE;
-    if (parent > 0 && !open_event_node(loader, parent - 1, &parent_node))
-        return false;
+    uint32_t parent_node = enclosing_node(loader, parent);
     if (!xspace_forest_add_node(&loader->forest, level, node) ||
         (parent_node != XSPACE_NO_NODE &&
          !xspace_forest_add_edge(&loader->forest, parent_node, *node)))
@@ -258,15 +245,13 @@ static enum load_status event_walk(struct xspace_loader *loader, struct line_wal
         !event_node(loader, kind, reading, parent, level, wire_int64(begin), &node))
         return xspace_fail_memory(loader, event->offset);
     if (memory) {
-        uint32_t source = node;
+        uint32_t source = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent);
         size_t walk_index;
-        if ((source == XSPACE_NO_NODE && parent > 0 &&
-             !open_event_node(loader, parent - 1, &source)) ||
-            !memory_event_source(loader, walk, reading, source, &walk_index))
+        if (!memory_event_source(loader, walk, reading, source, &walk_index))
             return xspace_fail_memory(loader, event->offset);
         if (!walk->redo) {
             status = xspace_memory_event_add(loader, &fields, reading,
-                                      kind == XSPACE_EVENT_MEMORY_ALLOCATION, walk_index);
+                                             kind == XSPACE_EVENT_MEMORY_ALLOCATION, walk_index);
             if (status != LOAD_OK)
                 return status;
         }
@@ -275,6 +260,7 @@ static enum load_status event_walk(struct xspace_loader *loader, struct line_wal
         return LOAD_OK;
     struct xspace_open_event open = {
         .begin = begin, .end = end, .node = node,
+        .nearest = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent),
         .has_id = reading->has_first_id, .has_iteration = reading->has_first_iteration,
         .id = xspace_value_int_or_uint(&reading->first_id),
         .iteration = xspace_value_int_or_uint(&reading->first_iteration),

@@ -189,6 +189,32 @@ static bool connect_contexts(struct xspace_forest *forest)
     return true;
 }
 
+/* ---- executors ---- */
+
+static bool executor_has(const struct xspace_executor *executor, unsigned flags)
+{
+    return (executor->flags & flags) == flags;
+}
+
+/* A Process event with its own id and iter_num: a TF loop's part. */
+static bool loop_event(const struct xspace_executor *executor)
+{
+    return !executor_has(executor, XSPACE_EXECUTOR_ITERATOR) &&
+           executor_has(executor, XSPACE_EXECUTOR_OWN_ID | XSPACE_EXECUTOR_OWN_ITERATION);
+}
+
+/* Its own id and iter_num as IntValue reads them. */
+static int64_t own_id(const struct xspace_executor *executor)
+{
+    return executor_has(executor, XSPACE_EXECUTOR_OWN_ID_INT64) ? wire_int64(executor->id) : 0;
+}
+
+static int64_t own_iteration(const struct xspace_executor *executor)
+{
+    return executor_has(executor, XSPACE_EXECUTOR_OWN_ITERATION_INT64)
+               ? wire_int64(executor->iteration) : 0;
+}
+
 /* ---- ExecutorState::Process -> IteratorGetNext ---- */
 
 struct executor_key {
@@ -212,7 +238,7 @@ static bool connect_iterators(struct xspace_forest *forest)
 {
     bool any = false;
     for (size_t i = 0; !any && i < forest->executor_count; i++)
-        any = forest->executors[i].is_iterator;
+        any = executor_has(&forest->executors[i], XSPACE_EXECUTOR_ITERATOR);
     if (!any)
         return true;
     size_t count = 0;
@@ -221,19 +247,19 @@ static bool connect_iterators(struct xspace_forest *forest)
         return false;
     for (size_t i = 0; i < forest->executor_count; i++) {
         const struct xspace_executor *executor = &forest->executors[i];
-        if (!executor->is_iterator && executor->has_context_id && executor->has_context_iteration)
-            keys[count++] = (struct executor_key){executor->context_id,
-                                                  executor->context_iteration, i};
+        if (executor_has(executor, XSPACE_EXECUTOR_HAS_ID | XSPACE_EXECUTOR_HAS_ITERATION) &&
+            !executor_has(executor, XSPACE_EXECUTOR_ITERATOR))
+            keys[count++] = (struct executor_key){executor->id, executor->iteration, i};
     }
     qsort(keys, count, sizeof *keys, compare_executor_keys);
     bool ok = true;
     for (size_t i = 0; ok && count > 0 && i < forest->executor_count; i++) {
         const struct xspace_executor *iterator = &forest->executors[i];
-        if (!iterator->is_iterator || !iterator->has_context_id ||
-            !iterator->has_context_iteration)
+        if (!executor_has(iterator, XSPACE_EXECUTOR_ITERATOR | XSPACE_EXECUTOR_HAS_ID |
+                                        XSPACE_EXECUTOR_HAS_ITERATION))
             continue;
         /* the last key <= (id, iteration, any index) */
-        struct executor_key wanted = {iterator->context_id, iterator->context_iteration, SIZE_MAX};
+        struct executor_key wanted = {iterator->id, iterator->iteration, SIZE_MAX};
         size_t low = 0, high = count;
         while (low < high) {
             size_t middle = low + (high - low) / 2;
@@ -383,8 +409,7 @@ static bool find_loop_roots(struct xspace_forest *forest, struct loop_root **roo
     *count = 0;
     bool any = false; /* no iteration but 0: no loop, nothing to sort */
     for (size_t i = 0; !any && i < forest->executor_count; i++)
-        any = !forest->executors[i].is_iterator && forest->executors[i].has_own_iteration &&
-              forest->executors[i].own_iteration != 0;
+        any = loop_event(&forest->executors[i]) && own_iteration(&forest->executors[i]) != 0;
     if (!any) {
         *roots = NULL;
         return true;
@@ -398,9 +423,9 @@ static bool find_loop_roots(struct xspace_forest *forest, struct loop_root **roo
     }
     for (size_t i = 0; i < forest->executor_count; i++) {
         const struct xspace_executor *executor = &forest->executors[i];
-        if (!executor->is_iterator && executor->has_own_id && executor->has_own_iteration &&
-            !tf_data_step(forest, executor->own_id))
-            keys[keys_count++] = (struct iteration_key){executor->own_id, executor->own_iteration, i};
+        if (loop_event(executor) && !tf_data_step(forest, own_id(executor)))
+            keys[keys_count++] =
+                (struct iteration_key){own_id(executor), own_iteration(executor), i};
     }
     qsort(keys, keys_count, sizeof *keys, compare_iteration_keys);
     bool ok = true;

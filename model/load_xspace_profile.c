@@ -330,8 +330,6 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
 {
     struct profile_builder *builder = loader->builder;
     struct snapshot_columns *timeline = profile_builder_timeline(builder, index);
-    for (size_t i = 0; i < timeline->count; i++)
-        timeline->step_id[i] = event_group(loader, timeline->step_id[i]);
     if (!time_sort(timeline))
         return false;
     fix_steps(timeline);
@@ -393,6 +391,16 @@ bool xspace_finish_profile(struct xspace_loader *loader)
     xspace_forest_free(&loader->forest);
     loader->forest.groups = groups;
     struct profile_builder *builder = loader->builder;
+    for (size_t a = 0; a < builder->profile->allocator_count; a++) {
+        struct snapshot_columns *timeline = profile_builder_timeline(builder, a);
+        for (size_t i = 0; i < timeline->count; i++)
+            timeline->step_id[i] = event_group(loader, timeline->step_id[i]);
+    }
+    free(loader->sources);
+    free(loader->file_groups);
+    loader->sources = NULL;
+    loader->file_groups = NULL;
+    xspace_forest_free(&loader->forest);
     for (size_t i = 0; i < builder->profile->allocator_count; i++)
         if (!finish_allocator(loader, i))
             return false;
