@@ -359,11 +359,15 @@ struct xspace_loader {
     /* per allocator, as the builder numbers them */
     struct xspace_walk_summary *summaries;
     size_t summary_capacity;
-    /* per memory event, in walk order: the node whose group it takes
-     * (XSPACE_NO_NODE: none), and its own group_id stat (-1: none) */
-    uint32_t *sources;
-    int64_t *file_groups;
-    size_t memory_events, memory_capacity;
+    /* Until the groups are known, a snapshot's step_id holds the node whose
+     * group it takes (-1: none), or its own group_id stat (-1: none) when
+     * the host plane names group_id (an already grouped capture). */
+    bool host_groups;
+    size_t memory_events;
+    /* Each allocator's timeline length when the line being walked began,
+     * so that a line walked again finds its snapshots. */
+    size_t *line_counts, *line_seen;
+    size_t line_allocators, line_capacity;
     /* How many memory events the host plane may hold, from its size: what
      * a new allocator's timeline reserves (address space only until
      * used), so that it does not grow by copying. */
@@ -393,12 +397,15 @@ enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_p
 /* ---- load_xspace_memory.c ---- */
 
 /* A memory event's snapshot appended to its allocator's timeline (its
- * step_id holding `walk_index` until the groups are known), and XProf's
- * running summary of the allocator. */
+ * step_id holding `raw_step` until the groups are known, see struct
+ * xspace_loader), and XProf's running summary of the allocator. */
 enum load_status xspace_memory_event_add(struct xspace_loader *loader,
                                          const struct xspace_event *fields,
                                          const struct xspace_reading *reading, bool allocation,
-                                         size_t walk_index);
+                                         int64_t raw_step);
+/* The allocator of a memory event (made when new); false when memory runs out. */
+bool xspace_memory_allocator(struct xspace_loader *loader, const struct xspace_reading *reading,
+                             size_t *index);
 enum load_status xspace_fail_memory(struct xspace_loader *loader, size_t offset);
 void xspace_loader_free(struct xspace_loader *loader);
 

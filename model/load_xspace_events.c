@@ -40,30 +40,9 @@ struct xspace_open_event {
 struct line_walk {
     enum xspace_walk_mode mode;
     bool redo;            /* walked again with its real timestamp: no new snapshots */
-    size_t next_memory;   /* on a redo, the walk index of the next memory event */
     uint64_t base_ps;     /* timestamp_ns * 1000 */
     size_t next_track;
 };
-
-/* Room for the per-memory-event arrays. */
-static bool memory_reserve(struct xspace_loader *loader)
-{
-    if (loader->memory_events < loader->memory_capacity)
-        return true;
-    size_t capacity = loader->memory_capacity;
-    size_t first = loader->memory_estimate > 1024 ? loader->memory_estimate : 1024;
-    if (!array_grow((void **)&loader->sources, &capacity, loader->memory_events,
-                    sizeof *loader->sources, first))
-        return false;
-    if (loader->plane->has_group_id || loader->file_groups) {
-        size_t groups = loader->memory_capacity;
-        if (!array_grow((void **)&loader->file_groups, &groups, loader->memory_events,
-                        sizeof *loader->file_groups, first))
-            return false;
-    }
-    loader->memory_capacity = capacity;
-    return true;
-}
 
 /* ---- the nesting stack and the forest ---- */
 
@@ -200,23 +179,19 @@ static bool has_part(uint8_t kind, const struct xspace_reading *reading, int32_t
            (xspace_seen(reading, XSPACE_STAT_CONSUMER_TYPE) && xspace_seen(reading, XSPACE_STAT_CONSUMER_ID));
 }
 
-/* A memory event's source node and group_id stat, at its walk index. */
-static bool memory_event_source(struct xspace_loader *loader, struct line_walk *walk,
-                                const struct xspace_reading *reading, uint32_t source,
-                                size_t *walk_index)
+/* On a line walked again, a memory event's snapshot gets its new source:
+ * the snapshots of the line follow each allocator's length at its start. */
+static bool memory_event_again(struct xspace_loader *loader, const struct xspace_reading *reading,
+                               int64_t raw_step)
 {
-    if (walk->redo) {
-        *walk_index = walk->next_memory++;
-    } else {
-        if (!memory_reserve(loader))
-            return false;
-        *walk_index = loader->memory_events++;
-    }
-    loader->sources[*walk_index] = source;
-    if (loader->file_groups)
-        loader->file_groups[*walk_index] =
-            xspace_seen(reading, XSPACE_STAT_GROUP_ID)
-                ? xspace_value_int(&reading->values[XSPACE_STAT_GROUP_ID]) : -1;
+    size_t index;
+    if (!xspace_memory_allocator(loader, reading, &index))
+        return false;
+    size_t first = index < loader->line_allocators ? loader->line_counts[index] : 0;
+    struct snapshot_columns *timeline = profile_builder_timeline(loader->builder, index);
+    size_t position = first + loader->line_seen[index]++;
+    if (position < timeline->count)
+        timeline->step_id[position] = raw_step;
     return true;
 }
 
@@ -246,14 +221,18 @@ static enum load_status event_walk(struct xspace_loader *loader, struct line_wal
         return xspace_fail_memory(loader, event->offset);
     if (memory) {
         uint32_t source = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent);
-        size_t walk_index;
-        if (!memory_event_source(loader, walk, reading, source, &walk_index))
-            return xspace_fail_memory(loader, event->offset);
+        int64_t raw = source == XSPACE_NO_NODE ? -1 : (int64_t)source;
+        if (loader->host_groups)
+            raw = xspace_seen(reading, XSPACE_STAT_GROUP_ID)
+                      ? xspace_value_int(&reading->values[XSPACE_STAT_GROUP_ID]) : -1;
         if (!walk->redo) {
+            loader->memory_events++;
             status = xspace_memory_event_add(loader, &fields, reading,
-                                             kind == XSPACE_EVENT_MEMORY_ALLOCATION, walk_index);
+                                             kind == XSPACE_EVENT_MEMORY_ALLOCATION, raw);
             if (status != LOAD_OK)
                 return status;
+        } else if (!loader->host_groups && !memory_event_again(loader, reading, raw)) {
+            return xspace_fail_memory(loader, event->offset);
         }
     }
     if (async)
@@ -302,6 +281,19 @@ static enum load_status line_walk(struct xspace_loader *loader, struct line_walk
     return LOAD_OK;
 }
 
+/* Each allocator's timeline length now, as a line begins. */
+static bool line_counts_keep(struct xspace_loader *loader)
+{
+    const struct profile *profile = loader->builder->profile;
+    if (!array_grow((void **)&loader->line_counts, &loader->line_capacity,
+                    profile->allocator_count, sizeof *loader->line_counts, 8))
+        return false;
+    for (size_t a = 0; a < profile->allocator_count; a++)
+        loader->line_counts[a] = profile->allocators[a].timeline.count;
+    loader->line_allocators = profile->allocator_count;
+    return true;
+}
+
 enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_plane *plane,
                                    enum xspace_walk_mode mode)
 {
@@ -315,12 +307,15 @@ enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_p
         loader->memory_estimate = (plane->lines[plane->line_count - 1].end -
                                    plane->lines[0].start) / 100 + 16;
     }
+    if (mode == XSPACE_WALK_HOST)
+        loader->host_groups = plane->has_group_id;
     enum load_status status = LOAD_OK;
     for (size_t l = 0; status == LOAD_OK && l < plane->line_count; l++) {
         struct xspace_line_head head;
         status = xspace_line_head(&loader->wire, plane->lines[l], &head);
         struct xspace_forest_mark mark = xspace_forest_mark(&loader->forest);
-        size_t first_memory = loader->memory_events;
+        if (status == LOAD_OK && !line_counts_keep(loader))
+            status = xspace_fail_memory(loader, plane->lines[l].start);
         int64_t final_ns = head.timestamp_ns;
         if (status == LOAD_OK)
             status = line_walk(loader, &walk, plane->lines[l], head.timestamp_ns, &final_ns,
@@ -330,9 +325,14 @@ enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_p
         /* A timestamp_ns after the events (or repeated: the last wins)
          * moves them all: the grouping part is walked again. */
         xspace_forest_rewind(&loader->forest, &mark);
+        size_t allocators = loader->builder->profile->allocator_count;
+        free(loader->line_seen);
+        loader->line_seen = calloc(allocators + 1, sizeof *loader->line_seen);
+        if (!loader->line_seen)
+            status = xspace_fail_memory(loader, plane->lines[l].start);
         walk.redo = true;
-        walk.next_memory = first_memory;
-        status = line_walk(loader, &walk, plane->lines[l], final_ns, &final_ns, reading);
+        if (status == LOAD_OK)
+            status = line_walk(loader, &walk, plane->lines[l], final_ns, &final_ns, reading);
         walk.redo = false;
     }
     free(reading);
@@ -343,8 +343,8 @@ enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_p
 void xspace_loader_free(struct xspace_loader *loader)
 {
     free(loader->summaries);
-    free(loader->sources);
-    free(loader->file_groups);
+    free(loader->line_counts);
+    free(loader->line_seen);
     free(loader->open);
     xspace_forest_free(&loader->forest);
 }

@@ -121,31 +121,69 @@ static bool tf_data_step(const struct xspace_forest *forest, int64_t step_id)
 
 /* ---- context groups ---- */
 
-static int compare_contexts(const void *a, const void *b)
+/* The producers and consumers of one (type, id), as a list through
+ * `next` (an index per context) in walk order. */
+struct context_group {
+    uint64_t id;
+    int32_t type;
+    bool used;
+    uint32_t head, tail;
+    uint32_t producers, consumers;
+};
+
+struct context_groups {
+    struct context_group *slots;
+    size_t capacity, count;
+    uint32_t *next;
+};
+
+static size_t context_slot(int32_t type, uint64_t id, size_t capacity)
 {
-    const struct xspace_context *left = a, *right = b;
-    if (left->type != right->type)
-        return left->type < right->type ? -1 : 1;
-    if (left->id != right->id)
-        return left->id < right->id ? -1 : 1;
-    if (left->consumer != right->consumer)
-        return left->consumer ? 1 : -1;
-    return (left->node > right->node) - (left->node < right->node);
+    uint64_t hash = (id ^ ((uint64_t)(uint32_t)type << 32)) * UINT64_C(0x9e3779b97f4a7c15);
+    return (size_t)(hash >> 32) & (capacity - 1);
+}
+
+static struct context_group *context_group_of(struct context_groups *groups, int32_t type,
+                                              uint64_t id)
+{
+    size_t slot = context_slot(type, id, groups->capacity);
+    while (groups->slots[slot].used &&
+           (groups->slots[slot].type != type || groups->slots[slot].id != id))
+        slot = (slot + 1) & (groups->capacity - 1);
+    return &groups->slots[slot];
+}
+
+static bool context_groups_grow(struct context_groups *groups)
+{
+    if ((groups->count + 1) * 2 <= groups->capacity)
+        return true;
+    struct context_groups bigger = *groups;
+    bigger.capacity = groups->capacity ? groups->capacity * 2 : 64;
+    bigger.slots = calloc(bigger.capacity, sizeof *bigger.slots);
+    if (!bigger.slots)
+        return false;
+    for (size_t i = 0; i < groups->capacity; i++)
+        if (groups->slots[i].used)
+            *context_group_of(&bigger, groups->slots[i].type, groups->slots[i].id) =
+                groups->slots[i];
+    free(groups->slots);
+    *groups = bigger;
+    return true;
 }
 
 /* Few pairs: an edge each (as XProf). Many: producers -> hub -> consumers,
  * and a node on both sides keeps its edge to itself, which XProf's search
- * for a same-level ancestor can meet. */
+ * for a same-level ancestor can meet. Both lists are in walk order, which
+ * is node order. */
 #define CONTEXT_DIRECT_PAIRS 4096
 
-static bool connect_context(struct xspace_forest *forest, const struct xspace_context *group,
-                            size_t producers, size_t consumers)
+static bool connect_context(struct xspace_forest *forest, const uint32_t *producer,
+                            size_t producers, const uint32_t *consumer, size_t consumers)
 {
-    const struct xspace_context *consumer = group + producers;
     if (producers * consumers <= CONTEXT_DIRECT_PAIRS) {
         for (size_t p = 0; p < producers; p++)
             for (size_t c = 0; c < consumers; c++)
-                if (!xspace_forest_add_edge(forest, group[p].node, consumer[c].node))
+                if (!xspace_forest_add_edge(forest, producer[p], consumer[c]))
                     return false;
         return true;
     }
@@ -153,40 +191,73 @@ static bool connect_context(struct xspace_forest *forest, const struct xspace_co
     if (!xspace_forest_add_node(forest, 0, &hub))
         return false;
     for (size_t p = 0; p < producers; p++)
-        if (!xspace_forest_add_edge(forest, group[p].node, hub))
+        if (!xspace_forest_add_edge(forest, producer[p], hub))
             return false;
     for (size_t c = 0, p = 0; c < consumers; c++) {
-        if (!xspace_forest_add_edge(forest, hub, consumer[c].node))
+        if (!xspace_forest_add_edge(forest, hub, consumer[c]))
             return false;
-        while (p < producers && group[p].node < consumer[c].node)
+        while (p < producers && producer[p] < consumer[c])
             p++;
-        if (p < producers && group[p].node == consumer[c].node &&
-            !xspace_forest_add_edge(forest, consumer[c].node, consumer[c].node))
+        if (p < producers && producer[p] == consumer[c] &&
+            !xspace_forest_add_edge(forest, consumer[c], consumer[c]))
             return false;
     }
     return true;
 }
 
+/* One group's nodes gathered (producers, then consumers) into `nodes`. */
+static bool connect_group(struct xspace_forest *forest, const struct context_groups *groups,
+                          const struct context_group *group, uint32_t *nodes)
+{
+    if (group->producers == 0 || group->consumers == 0 ||
+        (group->producers >= 64 && group->consumers >= 64))
+        return true;
+    size_t producers = 0, consumers = group->producers;
+    for (uint32_t c = group->head; c != UINT32_MAX; c = groups->next[c]) {
+        const struct xspace_context *context = &forest->contexts[c];
+        nodes[context->consumer ? consumers++ : producers++] = context->node;
+    }
+    return connect_context(forest, nodes, group->producers, nodes + group->producers,
+                           group->consumers);
+}
+
+/* Contexts by (type, id) through a hash table, not a sort: linear, and
+ * only an index per context besides the groups. */
 static bool connect_contexts(struct xspace_forest *forest)
 {
-    struct xspace_context *contexts = forest->contexts;
     size_t count = forest->context_count;
-    if (count > 1)
-        qsort(contexts, count, sizeof *contexts, compare_contexts);
-    for (size_t first = 0; first < count;) {
-        size_t end = first, producers = 0;
-        while (end < count && contexts[end].type == contexts[first].type &&
-               contexts[end].id == contexts[first].id) {
-            producers += !contexts[end].consumer;
-            end++;
+    struct context_groups groups = {.next = malloc((count + 1) * sizeof *groups.next)};
+    bool ok = groups.next != NULL;
+    size_t largest = 0;
+    for (size_t i = 0; ok && i < count; i++) {
+        const struct xspace_context *context = &forest->contexts[i];
+        ok = context_groups_grow(&groups);
+        struct context_group *group = ok ? context_group_of(&groups, context->type, context->id)
+                                         : NULL;
+        if (!group)
+            break;
+        if (!group->used) {
+            *group = (struct context_group){context->id, context->type, true, (uint32_t)i,
+                                            (uint32_t)i, 0, 0};
+            groups.count++;
+        } else {
+            groups.next[group->tail] = (uint32_t)i;
+            group->tail = (uint32_t)i;
         }
-        size_t consumers = end - first - producers;
-        if (!(producers >= 64 && consumers >= 64) &&
-            !connect_context(forest, contexts + first, producers, consumers))
-            return false;
-        first = end;
+        groups.next[i] = UINT32_MAX;
+        *(context->consumer ? &group->consumers : &group->producers) += 1;
+        if ((size_t)group->producers + group->consumers > largest)
+            largest = (size_t)group->producers + group->consumers;
     }
-    return true;
+    uint32_t *nodes = ok ? malloc((largest + 1) * sizeof *nodes) : NULL;
+    ok = ok && nodes;
+    for (size_t g = 0; ok && g < groups.capacity; g++)
+        if (groups.slots[g].used)
+            ok = connect_group(forest, &groups, &groups.slots[g], nodes);
+    free(nodes);
+    free(groups.slots);
+    free(groups.next);
+    return ok;
 }
 
 /* ---- executors ---- */

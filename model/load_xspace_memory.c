@@ -117,7 +117,7 @@ static bool allocator_named(struct xspace_loader *loader, const char *id, size_t
 
 /* The memory id: the last of allocator_name (a string) and
  * index_on_host/device_ordinal (the decimal of an int64), "" if none. */
-static bool memory_allocator(struct xspace_loader *loader, const struct xspace_reading *reading,
+bool xspace_memory_allocator(struct xspace_loader *loader, const struct xspace_reading *reading,
                              size_t *index)
 {
     const char *bytes = (const char *)loader->wire.bytes;
@@ -194,7 +194,7 @@ static uint32_t reading_string(struct xspace_loader *loader, const struct xspace
 enum load_status xspace_memory_event_add(struct xspace_loader *loader,
                                          const struct xspace_event *fields,
                                          const struct xspace_reading *reading, bool allocation,
-                                         size_t walk_index)
+                                         int64_t raw_step)
 {
     struct snapshot snapshot = {
         .time_ps = fields->offset_ps,
@@ -209,7 +209,7 @@ enum load_status xspace_memory_event_add(struct xspace_loader *loader,
         .requested_bytes = xspace_reading_int(reading, XSPACE_STAT_REQUESTED_BYTES),
         .allocation_bytes = xspace_reading_int(reading, XSPACE_STAT_ALLOCATION_BYTES),
         .address = (uint64_t)xspace_reading_int(reading, XSPACE_STAT_ADDRESS),
-        .step_id = (int64_t)walk_index,
+        .step_id = raw_step,
         .op_name = reading_string(loader, reading, XSPACE_STAT_TF_OP),
         .region_type = reading_string(loader, reading, XSPACE_STAT_REGION_TYPE),
         .data_type = xspace_seen(reading, XSPACE_STAT_DATA_TYPE)
@@ -220,7 +220,7 @@ enum load_status xspace_memory_event_add(struct xspace_loader *loader,
     size_t index;
     if (snapshot.op_name == STRING_ID_NONE || snapshot.region_type == STRING_ID_NONE ||
         snapshot.data_type == STRING_ID_NONE || snapshot.tensor_shape == STRING_ID_NONE ||
-        !memory_allocator(loader, reading, &index) ||
+        !xspace_memory_allocator(loader, reading, &index) ||
         !profile_builder_append_snapshot(loader->builder, index, &snapshot))
         return xspace_fail_memory(loader, fields->offset);
     summary_visit(&loader->summaries[index], &snapshot);

@@ -35,15 +35,15 @@ static int64_t wrapping_subtract(int64_t a, int64_t b)
 
 /* ---- steps ---- */
 
-/* The group of memory event `walk_index` (-1: none). */
-static int64_t event_group(const struct xspace_loader *loader, int64_t walk_index)
+/* A snapshot's step before UpdateStepId, from what its step_id holds (see
+ * struct xspace_loader): -1 when none. */
+static int64_t event_group(const struct xspace_loader *loader, int64_t raw)
 {
-    size_t k = (size_t)walk_index;
     if (loader->grouped)
-        return loader->file_groups ? loader->file_groups[k] : -1;
-    if (loader->loop_ops || loader->sources[k] == XSPACE_NO_NODE)
+        return loader->host_groups ? raw : -1;
+    if (loader->loop_ops || raw < 0 || raw >= (int64_t)loader->forest.node_count)
         return -1;
-    return loader->forest.groups[loader->sources[k]];
+    return loader->forest.groups[raw];
 }
 
 /* UpdateStepId: a snapshot without a group takes the last group + 1. */
@@ -387,19 +387,17 @@ bool xspace_finish_profile(struct xspace_loader *loader)
         return false;
     /* The grouping is done with: its memory goes before the sorts need theirs. */
     int32_t *groups = loader->forest.groups;
+    uint32_t nodes = loader->forest.node_count;
     loader->forest.groups = NULL;
     xspace_forest_free(&loader->forest);
     loader->forest.groups = groups;
+    loader->forest.node_count = nodes;
     struct profile_builder *builder = loader->builder;
     for (size_t a = 0; a < builder->profile->allocator_count; a++) {
         struct snapshot_columns *timeline = profile_builder_timeline(builder, a);
         for (size_t i = 0; i < timeline->count; i++)
             timeline->step_id[i] = event_group(loader, timeline->step_id[i]);
     }
-    free(loader->sources);
-    free(loader->file_groups);
-    loader->sources = NULL;
-    loader->file_groups = NULL;
     xspace_forest_free(&loader->forest);
     for (size_t i = 0; i < builder->profile->allocator_count; i++)
         if (!finish_allocator(loader, i))

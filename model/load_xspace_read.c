@@ -11,6 +11,7 @@
  * except "id" and "iter_num", whose first also is kept (GetStat). */
 #include "config.h"
 
+#include <endian.h>
 #include <string.h>
 
 #include "model/load_xspace.h"
@@ -49,14 +50,37 @@ static inline void stat_count(struct xspace_loader *loader, struct xspace_readin
 
 /* ---- the fast path ---- */
 
-/* A varint within [*p, end); false when it does not end there. */
-static inline bool varint_fast(const uint8_t **p, const uint8_t *end, uint64_t *value)
+/* A varint within [*p, end); false when it does not end there. The input
+ * holds at least 8 bytes past *p almost always: then the varint's bytes
+ * are found in one 8-byte word and its 7-bit groups gathered without a
+ * loop (up to 8 bytes, 56 bits: times, sizes and addresses). */
+static inline bool varint_fast(const uint8_t **p, const uint8_t *end, const uint8_t *input_end,
+                               uint64_t *value)
 {
     const uint8_t *q = *p;
     if (q < end && *q < 0x80) {
         *value = *q;
         *p = q + 1;
         return true;
+    }
+    if (input_end - q >= 8) {
+        uint64_t word;
+        memcpy(&word, q, sizeof word);
+        word = le64toh(word);
+        uint64_t stops = ~word & UINT64_C(0x8080808080808080);
+        if (stops) {
+            unsigned length = (unsigned)__builtin_ctzll(stops) / 8 + 1;
+            if ((size_t)(end - q) < length)
+                return false;
+            uint64_t x = length == 8 ? word : word & ((UINT64_C(1) << (8 * length)) - 1);
+            x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
+            x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));
+            x = ((x & UINT64_C(0x3fff00003fff0000)) >> 2) | (x & UINT64_C(0x00003fff00003fff));
+            x = ((x & UINT64_C(0x0fffffff00000000)) >> 4) | (x & UINT64_C(0x000000000fffffff));
+            *value = x;
+            *p = q + length;
+            return true;
+        }
     }
     uint64_t result = 0;
     for (unsigned i = 0; i < WIRE_VARINT_MAX_BYTES && q + i < end; i++) {
@@ -71,11 +95,11 @@ static inline bool varint_fast(const uint8_t **p, const uint8_t *end, uint64_t *
 }
 
 /* A length-delimited payload: [*start, *start + length) within end. */
-static inline bool payload_fast(const uint8_t **p, const uint8_t *end, const uint8_t **start,
-                                const uint8_t **stop)
+static inline bool payload_fast(const uint8_t **p, const uint8_t *end, const uint8_t *input_end,
+                                const uint8_t **start, const uint8_t **stop)
 {
     uint64_t length;
-    if (!varint_fast(p, end, &length) || length > (uint64_t)(end - *p))
+    if (!varint_fast(p, end, input_end, &length) || length > (uint64_t)(end - *p))
         return false;
     *start = *p;
     *stop = *p + length;
@@ -84,7 +108,7 @@ static inline bool payload_fast(const uint8_t **p, const uint8_t *end, const uin
 }
 
 static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t *base,
-                             uint64_t *key, struct xspace_value *value)
+                             const uint8_t *input_end, uint64_t *key, struct xspace_value *value)
 {
     const uint8_t *start, *stop;
     *key = 0;
@@ -93,7 +117,7 @@ static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t
         uint8_t tag = *p++;
         switch (tag) {
         case 0x08: /* metadata_id */
-            if (!varint_fast(&p, end, key))
+            if (!varint_fast(&p, end, input_end, key))
                 return false;
             break;
         case 0x11: /* double_value */
@@ -108,14 +132,14 @@ static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t
         case 0x18: /* uint64_value */
         case 0x20: /* int64_value */
         case 0x38: /* ref_value */
-            if (!varint_fast(&p, end, &value->bits))
+            if (!varint_fast(&p, end, input_end, &value->bits))
                 return false;
             value->member = tag >> 3;
             break;
         case 0x2a: /* str_value */
         case 0x32: /* bytes_value */
         case 0x42: /* compressed_str_value */
-            if (!payload_fast(&p, end, &start, &stop))
+            if (!payload_fast(&p, end, input_end, &start, &stop))
                 return false;
             value->text = (struct xspace_span){(size_t)(start - base), (size_t)(stop - base)};
             value->member = tag >> 3;
@@ -130,19 +154,23 @@ static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t
 static bool event_fast(struct xspace_loader *loader, const struct wire_field *event,
                        struct xspace_event *fields, struct xspace_reading *reading)
 {
-    const uint8_t *base = loader->wire.bytes;
+    const uint8_t *base = loader->wire.bytes, *input_end = base + loader->wire.size;
     const uint8_t *p = base + event->start, *end = base + event->end, *start, *stop;
     struct xspace_metadata_table *stats = &loader->plane->stats;
+    /* Kept in registers: the stores into *reading could alias the table. */
+    const uint8_t *dense_kinds = stats->dense ? stats->dense_kinds : NULL;
+    uint64_t dense_last = stats->dense_last;
     uint64_t value;
     while (p < end) {
         uint8_t tag = *p++;
         if (tag == 0x22) { /* stats */
             uint64_t key;
             struct xspace_value stat;
-            if (!payload_fast(&p, end, &start, &stop) ||
-                !stat_fast(start, stop, base, &key, &stat))
+            if (!payload_fast(&p, end, input_end, &start, &stop) ||
+                !stat_fast(start, stop, base, input_end, &key, &stat))
                 return false;
-            int kind = xspace_metadata_kind(stats, key);
+            int kind = dense_kinds ? (key <= dense_last ? (int)dense_kinds[key] - 1 : -1)
+                                   : xspace_metadata_kind(stats, key);
             if (kind <= XSPACE_STAT_OTHER)
                 continue;
             if (kind < XSPACE_STAT_STEP_ID) { /* the usual case: no first-of-a-kind */
@@ -156,7 +184,7 @@ static bool event_fast(struct xspace_loader *loader, const struct wire_field *ev
             continue;
         }
         if ((tag != 0x08 && tag != 0x10 && tag != 0x18 && tag != 0x28) ||
-            !varint_fast(&p, end, &value))
+            !varint_fast(&p, end, input_end, &value))
             return false;
         if (tag == 0x08)
             fields->key = value;
