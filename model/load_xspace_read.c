@@ -151,6 +151,24 @@ static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t
     return true;
 }
 
+/* The stat at [p, end) in the layout every writer uses: a one-byte
+ * length, a one-byte key, then the value; false for anything else. */
+static inline bool stat_usual(const uint8_t **p, const uint8_t *end, const uint8_t *base,
+                              const uint8_t *input_end, uint64_t *key, struct xspace_value *value)
+{
+    const uint8_t *q = *p;
+    if (end - q < 4 || q[0] >= 0x80 || q[1] != 0x08 || q[2] >= 0x80)
+        return false;
+    const uint8_t *stop = q + 1 + q[0];
+    if (stop > end)
+        return false;
+    *key = q[2];
+    if (!stat_fast(q + 3, stop, base, input_end, &(uint64_t){0}, value))
+        return false;
+    *p = stop;
+    return true;
+}
+
 static bool event_fast(struct xspace_loader *loader, const struct wire_field *event,
                        struct xspace_event *fields, struct xspace_reading *reading)
 {
@@ -160,26 +178,34 @@ static bool event_fast(struct xspace_loader *loader, const struct wire_field *ev
     /* Kept in registers: the stores into *reading could alias the table. */
     const uint8_t *dense_kinds = stats->dense ? stats->dense_kinds : NULL;
     uint64_t dense_last = stats->dense_last;
+    uint32_t seen = 0;
     uint64_t value;
     while (p < end) {
         uint8_t tag = *p++;
         if (tag == 0x22) { /* stats */
             uint64_t key;
             struct xspace_value stat;
-            if (!payload_fast(&p, end, input_end, &start, &stop) ||
-                !stat_fast(start, stop, base, input_end, &key, &stat))
+            if (!stat_usual(&p, end, base, input_end, &key, &stat) &&
+                (!payload_fast(&p, end, input_end, &start, &stop) ||
+                 !stat_fast(start, stop, base, input_end, &key, &stat)))
                 return false;
             int kind = dense_kinds ? (key <= dense_last ? (int)dense_kinds[key] - 1 : -1)
                                    : xspace_metadata_kind(stats, key);
             if (kind <= XSPACE_STAT_OTHER)
                 continue;
             if (kind < XSPACE_STAT_STEP_ID) { /* the usual case: no first-of-a-kind */
-                reading->seen |= 1u << kind;
-                reading->values[kind] = stat;
+                seen |= 1u << kind;
+                struct xspace_value *slot = &reading->values[kind];
+                slot->member = stat.member;
+                slot->bits = stat.bits;
+                if (stat.member == XSPACE_MEMBER_STR || stat.member > XSPACE_MEMBER_REF)
+                    slot->text = stat.text;
                 if (kind <= XSPACE_STAT_DEVICE_ORDINAL)
                     reading->memory_id_kind = (uint8_t)kind;
             } else {
+                reading->seen = seen;
                 reading_add(reading, (uint8_t)kind, &stat);
+                seen = reading->seen;
             }
             continue;
         }
@@ -195,6 +221,7 @@ static bool event_fast(struct xspace_loader *loader, const struct wire_field *ev
         else
             fields->offset_ps = 0; /* num_occurrences replaces offset_ps (a oneof) */
     }
+    reading->seen = seen;
     return true;
 }
 
