@@ -248,12 +248,12 @@ static inline int64_t xspace_reading_int(const struct xspace_reading *reading, u
     return xspace_seen(reading, kind) ? xspace_value_int(&reading->values[kind]) : 0;
 }
 
-struct xspace_loader;
-
 /* The event at `event` (a field of its line) and its stats that count, by
- * the stat-metadata map of the plane being walked. */
-enum load_status xspace_event_read(struct xspace_loader *loader, const struct wire_field *event,
-                                   struct xspace_event *fields, struct xspace_reading *reading);
+ * the plane's stat-metadata map `stats` (its cache is written: a thread of
+ * its own needs a copy of the table). */
+enum load_status xspace_event_read(const struct wire *wire, struct xspace_metadata_table *stats,
+                                   const struct wire_field *event, struct xspace_event *fields,
+                                   struct xspace_reading *reading);
 
 /* ---- load_xspace_forest.c: XProf's step grouping ---- */
 
@@ -393,6 +393,35 @@ enum xspace_walk_mode {
 
 enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_plane *plane,
                                    enum xspace_walk_mode mode);
+
+/* Where the walk of a plane's lines stands. */
+struct xspace_walk {
+    enum xspace_walk_mode mode;
+    bool redo;        /* the line walked again with its real timestamp: no new snapshots */
+    uint64_t base_ps; /* the line's timestamp_ns * 1000 */
+    size_t next_track;
+    struct xspace_forest_mark mark; /* the forest as the line began */
+};
+
+/* The steps of a line's walk, for the walk of one thread (load_xspace_events.c)
+ * and of two (load_xspace_pipeline.c): a line begins; each event (read by
+ * xspace_event_read) is applied; when the line's last timestamp_ns differs
+ * from the one it began with, it begins again and its events are applied
+ * again. False / not LOAD_OK when memory runs out. */
+bool xspace_line_start(struct xspace_loader *loader, struct xspace_walk *walk,
+                       int64_t timestamp_ns);
+enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_walk *walk,
+                                    const struct xspace_event *event,
+                                    const struct xspace_reading *reading);
+bool xspace_line_again(struct xspace_loader *loader, struct xspace_walk *walk, int64_t final_ns);
+
+/* ---- load_xspace_pipeline.c: the host plane's walk on two threads ---- */
+
+/* Whether lines of this many bytes are walked on two threads: one reads
+ * the events, the other applies them. */
+bool xspace_pipeline_wanted(size_t bytes);
+enum load_status xspace_walk_pipelined(struct xspace_loader *loader, struct xspace_walk *walk,
+                                       const struct xspace_plane *plane);
 
 /* ---- load_xspace_memory.c ---- */
 

@@ -36,14 +36,6 @@ struct xspace_open_event {
     uint64_t id, iteration; /* its first "id" and "iter_num" stats, as 64-bit patterns */
 };
 
-/* Where a line walk stands. */
-struct line_walk {
-    enum xspace_walk_mode mode;
-    bool redo;            /* walked again with its real timestamp: no new snapshots */
-    uint64_t base_ps;     /* timestamp_ns * 1000 */
-    size_t next_track;
-};
-
 /* ---- the nesting stack and the forest ---- */
 
 /* The node nested events take their group from: the nearest enclosing
@@ -195,17 +187,15 @@ static bool memory_event_again(struct xspace_loader *loader, const struct xspace
     return true;
 }
 
-static enum load_status event_walk(struct xspace_loader *loader, struct line_walk *walk,
-                                   const struct wire_field *event, struct xspace_reading *reading)
+enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_walk *walk,
+                                    const struct xspace_event *event,
+                                    const struct xspace_reading *reading)
 {
-    struct xspace_event fields;
-    enum load_status status = xspace_event_read(loader, event, &fields, reading);
-    if (status != LOAD_OK)
-        return status;
-    int found = xspace_metadata_kind(&loader->plane->events, fields.key);
+    enum load_status status;
+    int found = xspace_metadata_kind(&loader->plane->events, event->key);
     uint8_t kind = found > 0 ? (uint8_t)found : XSPACE_EVENT_OTHER;
-    uint64_t begin = walk->base_ps + (uint64_t)fields.offset_ps;
-    uint64_t end = begin + (uint64_t)fields.duration_ps;
+    uint64_t begin = walk->base_ps + (uint64_t)event->offset_ps;
+    uint64_t end = begin + (uint64_t)event->duration_ps;
     bool async = xspace_seen(reading, XSPACE_STAT_IS_ASYNC) &&
                  xspace_value_int(&reading->values[XSPACE_STAT_IS_ASYNC]) != 0;
     size_t parent = async ? 0 : open_find_parent(loader, begin, end);
@@ -227,7 +217,7 @@ static enum load_status event_walk(struct xspace_loader *loader, struct line_wal
                       ? xspace_value_int(&reading->values[XSPACE_STAT_GROUP_ID]) : -1;
         if (!walk->redo) {
             loader->memory_events++;
-            status = xspace_memory_event_add(loader, &fields, reading,
+            status = xspace_memory_event_add(loader, event, reading,
                                              kind == XSPACE_EVENT_MEMORY_ALLOCATION, raw);
             if (status != LOAD_OK)
                 return status;
@@ -251,14 +241,12 @@ static const char *const line_field_names[] = {
     [1] = "id", [2] = "name", [3] = "timestamp_ns", [4] = "events",
 };
 
-/* Walks the events of `line` taking `timestamp_ns` as the line's; says
- * in *final_ns what the line's last timestamp_ns field says. */
-static enum load_status line_walk(struct xspace_loader *loader, struct line_walk *walk,
-                                  struct xspace_span line, int64_t timestamp_ns,
-                                  int64_t *final_ns, struct xspace_reading *reading)
+/* Walks the events of `line` (begun by xspace_line_start or _again);
+ * says in *final_ns what the line's last timestamp_ns field says. */
+static enum load_status line_walk(struct xspace_loader *loader, struct xspace_walk *walk,
+                                  struct xspace_span line, int64_t *final_ns,
+                                  struct xspace_reading *reading)
 {
-    walk->base_ps = (uint64_t)timestamp_ns * 1000u;
-    loader->open_count = 0;
     *final_ns = 0;
     struct wire_field field;
     for (size_t position = line.start; position < line.end;) {
@@ -267,8 +255,12 @@ static enum load_status line_walk(struct xspace_loader *loader, struct line_walk
             status = wire_expect(&loader->wire, &field,
                                  field.number == 2 || field.number == 4 ? WIRE_LENGTH : WIRE_VARINT,
                                  line_field_names[field.number]);
+        struct xspace_event event;
         if (status == LOAD_OK && field.number == 4)
-            status = event_walk(loader, walk, &field, reading);
+            status = xspace_event_read(&loader->wire, &loader->plane->stats, &field, &event,
+                                       reading);
+        if (status == LOAD_OK && field.number == 4)
+            status = xspace_event_apply(loader, walk, &event, reading);
         if (status != LOAD_OK)
             return status;
         if (field.number == 3)
@@ -294,48 +286,72 @@ static bool line_counts_keep(struct xspace_loader *loader)
     return true;
 }
 
-enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_plane *plane,
-                                   enum xspace_walk_mode mode)
+bool xspace_line_start(struct xspace_loader *loader, struct xspace_walk *walk,
+                       int64_t timestamp_ns)
+{
+    walk->base_ps = (uint64_t)timestamp_ns * 1000u;
+    walk->redo = false;
+    walk->mark = xspace_forest_mark(&loader->forest);
+    loader->open_count = 0;
+    return line_counts_keep(loader);
+}
+
+/* A timestamp_ns after the events (or repeated: the last wins) moves them
+ * all: the grouping part of the line is walked again. */
+bool xspace_line_again(struct xspace_loader *loader, struct xspace_walk *walk, int64_t final_ns)
+{
+    xspace_forest_rewind(&loader->forest, &walk->mark);
+    free(loader->line_seen);
+    loader->line_seen = calloc(loader->builder->profile->allocator_count + 1,
+                               sizeof *loader->line_seen);
+    walk->base_ps = (uint64_t)final_ns * 1000u;
+    walk->redo = true;
+    loader->open_count = 0;
+    return loader->line_seen != NULL;
+}
+
+static enum load_status walk_lines(struct xspace_loader *loader, struct xspace_walk *walk,
+                                   const struct xspace_plane *plane)
 {
     struct xspace_reading *reading = malloc(sizeof *reading);
     if (!reading)
         return xspace_fail_memory(loader, plane->offset);
-    loader->plane = plane;
-    struct line_walk walk = {.mode = mode};
-    if (mode == XSPACE_WALK_HOST && plane->line_count > 0) {
-        /* A memory event takes 100 bytes or more (a dozen stats). */
-        loader->memory_estimate = (plane->lines[plane->line_count - 1].end -
-                                   plane->lines[0].start) / 100 + 16;
-    }
-    if (mode == XSPACE_WALK_HOST)
-        loader->host_groups = plane->has_group_id;
     enum load_status status = LOAD_OK;
     for (size_t l = 0; status == LOAD_OK && l < plane->line_count; l++) {
         struct xspace_line_head head;
         status = xspace_line_head(&loader->wire, plane->lines[l], &head);
-        struct xspace_forest_mark mark = xspace_forest_mark(&loader->forest);
-        if (status == LOAD_OK && !line_counts_keep(loader))
+        if (status == LOAD_OK && !xspace_line_start(loader, walk, head.timestamp_ns))
             status = xspace_fail_memory(loader, plane->lines[l].start);
         int64_t final_ns = head.timestamp_ns;
         if (status == LOAD_OK)
-            status = line_walk(loader, &walk, plane->lines[l], head.timestamp_ns, &final_ns,
-                               reading);
+            status = line_walk(loader, walk, plane->lines[l], &final_ns, reading);
         if (status != LOAD_OK || final_ns == head.timestamp_ns)
             continue;
-        /* A timestamp_ns after the events (or repeated: the last wins)
-         * moves them all: the grouping part is walked again. */
-        xspace_forest_rewind(&loader->forest, &mark);
-        size_t allocators = loader->builder->profile->allocator_count;
-        free(loader->line_seen);
-        loader->line_seen = calloc(allocators + 1, sizeof *loader->line_seen);
-        if (!loader->line_seen)
+        if (!xspace_line_again(loader, walk, final_ns))
             status = xspace_fail_memory(loader, plane->lines[l].start);
-        walk.redo = true;
         if (status == LOAD_OK)
-            status = line_walk(loader, &walk, plane->lines[l], final_ns, &final_ns, reading);
-        walk.redo = false;
+            status = line_walk(loader, walk, plane->lines[l], &final_ns, reading);
+        walk->redo = false;
     }
     free(reading);
+    return status;
+}
+
+enum load_status xspace_walk_plane(struct xspace_loader *loader, struct xspace_plane *plane,
+                                   enum xspace_walk_mode mode)
+{
+    loader->plane = plane;
+    struct xspace_walk walk = {.mode = mode};
+    size_t bytes = plane->line_count > 0
+                       ? plane->lines[plane->line_count - 1].end - plane->lines[0].start : 0;
+    if (mode == XSPACE_WALK_HOST) {
+        /* A memory event takes 100 bytes or more (a dozen stats). */
+        loader->memory_estimate = bytes / 100 + 16;
+        loader->host_groups = plane->has_group_id;
+    }
+    enum load_status status = mode == XSPACE_WALK_HOST && xspace_pipeline_wanted(bytes)
+                                  ? xspace_walk_pipelined(loader, &walk, plane)
+                                  : walk_lines(loader, &walk, plane);
     loader->plane = NULL;
     return status;
 }

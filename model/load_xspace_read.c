@@ -40,10 +40,10 @@ static inline void reading_clear(struct xspace_reading *reading)
     reading->has_first_id = reading->has_first_iteration = false;
 }
 
-static inline void stat_count(struct xspace_loader *loader, struct xspace_reading *reading,
+static inline void stat_count(struct xspace_metadata_table *stats, struct xspace_reading *reading,
                               uint64_t key, const struct xspace_value *value)
 {
-    int kind = xspace_metadata_kind(&loader->plane->stats, key);
+    int kind = xspace_metadata_kind(stats, key);
     if (kind > XSPACE_STAT_OTHER)
         reading_add(reading, (uint8_t)kind, value);
 }
@@ -169,12 +169,12 @@ static inline bool stat_usual(const uint8_t **p, const uint8_t *end, const uint8
     return true;
 }
 
-static bool event_fast(struct xspace_loader *loader, const struct wire_field *event,
-                       struct xspace_event *fields, struct xspace_reading *reading)
+static bool event_fast(const struct wire *wire, struct xspace_metadata_table *stats,
+                       const struct wire_field *event, struct xspace_event *fields,
+                       struct xspace_reading *reading)
 {
-    const uint8_t *base = loader->wire.bytes, *input_end = base + loader->wire.size;
+    const uint8_t *base = wire->bytes, *input_end = base + wire->size;
     const uint8_t *p = base + event->start, *end = base + event->end, *start, *stop;
-    struct xspace_metadata_table *stats = &loader->plane->stats;
     /* Kept in registers: the stores into *reading could alias the table. */
     const uint8_t *dense_kinds = stats->dense ? stats->dense_kinds : NULL;
     uint64_t dense_last = stats->dense_last;
@@ -269,10 +269,11 @@ static const char *const event_field_names[] = {
     [5] = "num_occurrences",
 };
 
-static enum load_status event_generic(struct xspace_loader *loader, const struct wire_field *event,
-                                      struct xspace_event *fields, struct xspace_reading *reading)
+static enum load_status event_generic(const struct wire *wire,
+                                      struct xspace_metadata_table *stats,
+                                      const struct wire_field *event, struct xspace_event *fields,
+                                      struct xspace_reading *reading)
 {
-    const struct wire *wire = &loader->wire;
     struct wire_field field;
     for (size_t position = event->start; position < event->end;) {
         enum load_status status = wire_read_field(wire, &position, event->end, &field);
@@ -297,20 +298,21 @@ static enum load_status event_generic(struct xspace_loader *loader, const struct
             status = stat_read(wire, &field, &key, &value);
             if (status != LOAD_OK)
                 return status;
-            stat_count(loader, reading, key, &value);
+            stat_count(stats, reading, key, &value);
         }
     }
     return LOAD_OK;
 }
 
-enum load_status xspace_event_read(struct xspace_loader *loader, const struct wire_field *event,
-                                   struct xspace_event *fields, struct xspace_reading *reading)
+enum load_status xspace_event_read(const struct wire *wire, struct xspace_metadata_table *stats,
+                                   const struct wire_field *event, struct xspace_event *fields,
+                                   struct xspace_reading *reading)
 {
     *fields = (struct xspace_event){.offset = event->offset};
     reading_clear(reading);
-    if (event_fast(loader, event, fields, reading))
+    if (event_fast(wire, stats, event, fields, reading))
         return LOAD_OK;
     *fields = (struct xspace_event){.offset = event->offset};
     reading_clear(reading);
-    return event_generic(loader, event, fields, reading);
+    return event_generic(wire, stats, event, fields, reading);
 }

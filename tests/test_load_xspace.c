@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "tests/test_support.h"
 #include "tests/xspace_expect.h"
 
@@ -38,19 +39,26 @@ static struct profile *load_ok(const char *path)
     return profile;
 }
 
-/* Loads `path` and checks it against the expectations in `expect`. */
+/* Loads `path` on one thread and on two (the host plane's events read by
+ * one thread, applied by the other) and checks both against the
+ * expectations in `expect`. */
 static void check_against(const char *path, const char *expect)
 {
     size_t size;
     char *text = (char *)test_read_file(expect, &size);
     assert_non_null(text);
-    struct profile *profile = load_ok(path);
-    char message[4096];
-    bool ok = xspace_expect_check(profile, text, size, message, sizeof message);
-    if (!ok)
-        fail_msg("%s: %s", path, message);
-    assert_string_equal(profile_format_name(profile->format), "xspace");
-    profile_free(profile);
+    for (size_t threshold = SIZE_MAX; threshold > 0; threshold = threshold == 1 ? 0 : 1) {
+        load_xspace_set_pipeline_threshold(threshold);
+        struct profile *profile = load_ok(path);
+        load_xspace_set_pipeline_threshold(0);
+        char message[4096];
+        bool ok = xspace_expect_check(profile, text, size, message, sizeof message);
+        if (!ok)
+            fail_msg("%s (%s): %s", path, threshold == 1 ? "two threads" : "one thread",
+                     message);
+        assert_string_equal(profile_format_name(profile->format), "xspace");
+        profile_free(profile);
+    }
     free(text);
 }
 

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "tests/test_support.h"
 #include "tests/xspace_builder.h"
 
@@ -348,7 +349,7 @@ static void test_no_host_plane_or_no_memory_events(void **state)
 
 /* Every prefix of a small capture: loaded when it ends between planes
  * with the host plane whole, else refused, with an offset for a cut inside
- * a message; never a crash. */
+ * a message; never a crash; on two threads exactly as on one. */
 static void test_every_prefix(void **state)
 {
     (void)state;
@@ -368,18 +369,28 @@ static void test_every_prefix(void **state)
     for (size_t size = 0; size < b.space.size; size++) {
         uint8_t *copy = malloc(size + 1); /* exactly `size` readable bytes matter */
         memcpy(copy, b.space.data, size);
-        struct profile *profile = NULL;
-        struct load_error error;
-        enum load_status status = load_named(copy, size, "cut.xplane.pb", &profile, &error);
-        if (status == LOAD_OK) {
-            loaded++;
-            profile_free(profile);
-        } else {
-            assert_int_equal(status, LOAD_BAD_INPUT);
-            if (!error.has_offset && !strstr(error.message, "no host plane") &&
-                !strstr(error.message, "no memory events") && !strstr(error.message, "empty"))
-                fail_msg("prefix %zu: \"%s\" has no offset", size, error.message);
+        struct profile *profiles[2] = {NULL, NULL};
+        struct load_error errors[2];
+        enum load_status statuses[2];
+        for (int threads = 0; threads < 2; threads++) {
+            load_xspace_set_pipeline_threshold(threads ? 1 : SIZE_MAX);
+            statuses[threads] = load_named(copy, size, "cut.xplane.pb", &profiles[threads],
+                                           &errors[threads]);
+            load_xspace_set_pipeline_threshold(0);
         }
+        assert_int_equal(statuses[0], statuses[1]);
+        if (statuses[0] == LOAD_OK) {
+            loaded++;
+        } else {
+            assert_int_equal(statuses[0], LOAD_BAD_INPUT);
+            assert_string_equal(errors[0].message, errors[1].message);
+            if (!errors[0].has_offset && !strstr(errors[0].message, "no host plane") &&
+                !strstr(errors[0].message, "no memory events") &&
+                !strstr(errors[0].message, "empty"))
+                fail_msg("prefix %zu: \"%s\" has no offset", size, errors[0].message);
+        }
+        profile_free(profiles[0]);
+        profile_free(profiles[1]);
         free(copy);
     }
     assert_int_equal(loaded, 1); /* cut right before Task Environment */

@@ -12,19 +12,36 @@
 #include <cmocka.h>
 
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "tests/xspace_builder.h"
 
+/* The capture loaded on one thread, and on two (which must give the same
+ * steps); the one-thread profile is returned. */
 static struct profile *load_built(struct xspace_builder *builder)
 {
     xsb_end_plane(builder);
-    struct profile *profile = NULL;
-    struct load_error error = {0};
-    enum load_status status = profile_load_bytes(builder->space.data, builder->space.size,
-                                                 "built.xplane.pb", NULL, &profile, &error);
-    if (status != LOAD_OK)
-        fail_msg("%s", error.message);
+    struct profile *profiles[2] = {NULL, NULL};
+    for (int threads = 0; threads < 2; threads++) {
+        struct load_error error = {0};
+        load_xspace_set_pipeline_threshold(threads ? 1 : SIZE_MAX);
+        enum load_status status = profile_load_bytes(builder->space.data, builder->space.size,
+                                                     "built.xplane.pb", NULL,
+                                                     &profiles[threads], &error);
+        load_xspace_set_pipeline_threshold(0);
+        if (status != LOAD_OK)
+            fail_msg("%s", error.message);
+    }
+    assert_int_equal(profiles[0]->allocator_count, profiles[1]->allocator_count);
+    for (size_t a = 0; a < profiles[0]->allocator_count; a++) {
+        const struct snapshot_columns *one = &profiles[0]->allocators[a].timeline;
+        const struct snapshot_columns *two = &profiles[1]->allocators[a].timeline;
+        assert_int_equal(one->count, two->count);
+        for (size_t i = 0; i < one->count; i++)
+            assert_int_equal(one->step_id[i], two->step_id[i]);
+    }
+    profile_free(profiles[1]);
     xsb_free(builder);
-    return profile;
+    return profiles[0];
 }
 
 /* The steps of allocator A's snapshots in time order. */
