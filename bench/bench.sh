@@ -36,11 +36,16 @@ say() { printf '%s\n' "$*" >&2; }
 # generate NAME ARGS...: $cache/NAME from the generator, unless it is
 # there and newer than the generator (its output is deterministic).
 generate() {
-    name=$1
-    shift
-    if [ ! -s "$cache/$name" ] || [ "$generator" -nt "$cache/$name" ]; then
+    generate_with "$generator" "$@"
+}
+
+# generate_with GENERATOR NAME ARGS...: the same with another generator.
+generate_with() {
+    maker=$1 name=$2
+    shift 2
+    if [ ! -s "$cache/$name" ] || [ "$maker" -nt "$cache/$name" ]; then
         say "generating $cache/$name"
-        "$generator" "$@" -o "$cache/$name.tmp"
+        "$maker" "$@" -o "$cache/$name.tmp"
         mv "$cache/$name.tmp" "$cache/$name"
     fi
 }
@@ -87,12 +92,7 @@ xspace_generator=$build/tests/generate_xspace
 xspace_runs=$((runs < 5 ? runs : 5))
 big_runs=$((runs < 3 ? runs : 3))
 for size in 80M 1G; do
-    name=xspace-tf-gpu-$size.xplane.pb
-    if [ ! -s "$cache/$name" ] || [ "$xspace_generator" -nt "$cache/$name" ]; then
-        say "generating $cache/$name"
-        "$xspace_generator" --style tf-gpu --size "$size" -o "$cache/$name.tmp"
-        mv "$cache/$name.tmp" "$cache/$name"
-    fi
+    generate_with "$xspace_generator" "xspace-tf-gpu-$size.xplane.pb" --style tf-gpu --size "$size"
 done
 # Python's protobuf: Debian's python3-protobuf for /usr/bin/python3 (not a
 # pyenv python3 on PATH), and protoc for xplane_pb2.py.

@@ -27,7 +27,7 @@ struct snapshot {
     uint64_t address;
     int allocation;
     const char *op, *region, *shape;
-    char data_type[40];
+    int32_t data_type; /* the enum: its name only matters for display */
 };
 
 struct allocator {
@@ -70,22 +70,6 @@ static const char *string_value(const XStat *stat, const struct name_entry *stat
         return name ? name : "";
     }
     return "";
-}
-
-static const char *const data_types[] = {
-    "INVALID", "float", "double", "int32", "uint8", "int16", "int8", "string", "complex64",
-    "int64", "bool", "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16",
-    "complex128", "half", "resource", "variant", "uint32", "uint64", "float8_e5m2",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz", "int4", "uint4",
-};
-
-static void data_type_name(int32_t value, char *out, size_t size)
-{
-    int32_t base = value > 100 ? value - 100 : value;
-    if (base >= 0 && base < (int32_t)(sizeof data_types / sizeof *data_types))
-        snprintf(out, size, "%s%s", data_types[base], value > 100 ? "_ref" : "");
-    else
-        snprintf(out, size, "unknown dtype enum (%" PRId32 ")%s", base, value > 100 ? "_ref" : "");
 }
 
 static struct allocator *allocator_for(struct allocator **list, size_t *count, const char *id)
@@ -142,7 +126,7 @@ static struct snapshot read_event(const XEvent *event, int allocation, const str
         else if (strcmp(name, "shape") == 0)
             s.shape = string_value(stat, stats, stat_count);
         else if (strcmp(name, "data_type") == 0)
-            data_type_name((int32_t)int_value(stat), s.data_type, sizeof s.data_type);
+            s.data_type = (int32_t)int_value(stat);
         else if (strcmp(name, "group_id") == 0)
             s.step = int_value(stat);
     }
@@ -196,16 +180,10 @@ static size_t peak_rows(const struct allocator *allocator, int64_t step)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: peer_xspace_protobuf_c FILE.xplane.pb\n");
-        return 2;
-    }
     size_t size = 0;
-    char *bytes = peer_read_file(argv[1], &size);
-    if (!bytes) {
-        perror(argv[1]);
+    char *bytes = peer_read_argument(argc, argv, "peer_xspace_protobuf_c FILE.xplane.pb", &size);
+    if (!bytes)
         return 2;
-    }
     XSpace *space = tensorflow__profiler__xspace__unpack(NULL, size, (const uint8_t *)bytes);
     free(bytes);
     if (!space) {

@@ -108,34 +108,20 @@ struct row_order_context {
     const struct allocation_row *rows;
 };
 
-/* Bytewise, as std::string compares: a NUL inside a name counts too. */
-static int text_compare(const struct string_table *strings, uint32_t a, uint32_t b)
-{
-    if (a == b)
-        return 0;
-    size_t length_a = string_table_length(strings, a), length_b = string_table_length(strings, b);
-    int order = memcmp(string_table_text(strings, a), string_table_text(strings, b),
-                       length_a < length_b ? length_a : length_b);
-    if (order != 0)
-        return order;
-    return (length_a > length_b) - (length_a < length_b);
-}
-
-/* XProf's key: sizes descending, then the four texts ascending. */
-static int row_key_compare(const struct string_table *strings, const struct allocation_row *a,
-                           const struct allocation_row *b)
+int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+                         const struct allocation_row *b)
 {
     if (a->allocation_bytes != b->allocation_bytes)
         return a->allocation_bytes > b->allocation_bytes ? -1 : 1;
     if (a->requested_bytes != b->requested_bytes)
         return a->requested_bytes > b->requested_bytes ? -1 : 1;
-    int order = text_compare(strings, a->op_name, b->op_name);
+    int order = string_table_compare(strings, a->op_name, b->op_name);
     if (order == 0)
-        order = text_compare(strings, a->region_type, b->region_type);
+        order = string_table_compare(strings, a->region_type, b->region_type);
     if (order == 0)
-        order = text_compare(strings, a->data_type, b->data_type);
+        order = string_table_compare(strings, a->data_type, b->data_type);
     if (order == 0)
-        order = text_compare(strings, a->tensor_shape, b->tensor_shape);
+        order = string_table_compare(strings, a->tensor_shape, b->tensor_shape);
     return order;
 }
 
@@ -145,7 +131,7 @@ static bool row_before(const void *context, size_t a, size_t b)
 {
     const struct row_order_context *order = context;
     const struct allocation_row *x = &order->rows[a], *y = &order->rows[b];
-    int key = row_key_compare(order->strings, x, y);
+    int key = live_row_key_compare(order->strings, x, y);
     return key < 0 || (key == 0 && x->snapshot_index < y->snapshot_index);
 }
 

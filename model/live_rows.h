@@ -2,9 +2,10 @@
  * rows live_set.h promises: one row per allocation plus the special rows,
  * ordered and merged as XProf orders its peak table.
  *
- * Internal to the live-set query (model/live_set.c is its only caller);
+ * Internal to the model: the live-set query (model/live_set.c) and the
+ * XSpace loader's table at the peak (model/load_xspace_profile.c) call it;
  * views use model/live_set.h. It must not replay the timeline (that is
- * live_set.c's) nor keep state between calls. */
+ * its callers') nor keep state between calls. */
 #ifndef MEMTOP_LIVE_ROWS_H
 #define MEMTOP_LIVE_ROWS_H
 
@@ -45,6 +46,12 @@ struct live_rows_request {
      * more than the listed ones' when the request lists only some. */
     int64_t live_allocation_bytes;
 };
+
+/* XProf's order of rows (its MetadataComparator): allocation bytes, then
+ * requested bytes, both larger first, then op, region, data type and shape
+ * bytewise. */
+int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+                         const struct allocation_row *b);
 
 /* Replaces rows->rows with the request's rows; false when memory runs
  * out (the rows are then empty). O(L) to group L allocations by key,

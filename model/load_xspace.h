@@ -178,6 +178,10 @@ struct xspace_line_head {
 };
 enum load_status xspace_line_head(const struct wire *wire, struct xspace_span line,
                                   struct xspace_line_head *head);
+/* The next field of a line, its wire type checked when it is one of
+ * XLine's id, name, timestamp_ns or events. */
+enum load_status xspace_line_field(const struct wire *wire, size_t *position, size_t end,
+                                   struct wire_field *field);
 
 /* The events of a device plane's XLA Modules lines, as HLO modules. */
 enum load_status xspace_plane_modules(const struct wire *wire, const struct xspace_plane *plane,

@@ -237,10 +237,6 @@ enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_
     return open_push(loader, &open) ? LOAD_OK : xspace_fail_memory(loader, event->offset);
 }
 
-static const char *const line_field_names[] = {
-    [1] = "id", [2] = "name", [3] = "timestamp_ns", [4] = "events",
-};
-
 /* Walks the events of `line` (begun by xspace_line_start or _again);
  * says in *final_ns what the line's last timestamp_ns field says. */
 static enum load_status line_walk(struct xspace_loader *loader, struct xspace_walk *walk,
@@ -250,11 +246,7 @@ static enum load_status line_walk(struct xspace_loader *loader, struct xspace_wa
     *final_ns = 0;
     struct wire_field field;
     for (size_t position = line.start; position < line.end;) {
-        enum load_status status = wire_read_field(&loader->wire, &position, line.end, &field);
-        if (status == LOAD_OK && field.number <= 4)
-            status = wire_expect(&loader->wire, &field,
-                                 field.number == 2 || field.number == 4 ? WIRE_LENGTH : WIRE_VARINT,
-                                 line_field_names[field.number]);
+        enum load_status status = xspace_line_field(&loader->wire, &position, line.end, &field);
         struct xspace_event event;
         if (status == LOAD_OK && field.number == 4)
             status = xspace_event_read(&loader->wire, &loader->plane->stats, &field, &event,

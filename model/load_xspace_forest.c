@@ -288,18 +288,20 @@ static int64_t own_iteration(const struct xspace_executor *executor)
 
 /* ---- ExecutorState::Process -> IteratorGetNext ---- */
 
-struct executor_key {
-    uint64_t id, iteration;
+/* A pair of 64-bit patterns and where it came from: sorted to find equal
+ * pairs ((id, iter_num) of executors), the index breaking ties. */
+struct pair_key {
+    uint64_t first, second;
     size_t index;
 };
 
-static int compare_executor_keys(const void *a, const void *b)
+static int compare_pair_keys(const void *a, const void *b)
 {
-    const struct executor_key *left = a, *right = b;
-    if (left->id != right->id)
-        return left->id < right->id ? -1 : 1;
-    if (left->iteration != right->iteration)
-        return left->iteration < right->iteration ? -1 : 1;
+    const struct pair_key *left = a, *right = b;
+    if (left->first != right->first)
+        return left->first < right->first ? -1 : 1;
+    if (left->second != right->second)
+        return left->second < right->second ? -1 : 1;
     return (left->index > right->index) - (left->index < right->index);
 }
 
@@ -313,16 +315,16 @@ static bool connect_iterators(struct xspace_forest *forest)
     if (!any)
         return true;
     size_t count = 0;
-    struct executor_key *keys = malloc((forest->executor_count + 1) * sizeof *keys);
+    struct pair_key *keys = malloc((forest->executor_count + 1) * sizeof *keys);
     if (!keys)
         return false;
     for (size_t i = 0; i < forest->executor_count; i++) {
         const struct xspace_executor *executor = &forest->executors[i];
         if (executor_has(executor, XSPACE_EXECUTOR_HAS_ID | XSPACE_EXECUTOR_HAS_ITERATION) &&
             !executor_has(executor, XSPACE_EXECUTOR_ITERATOR))
-            keys[count++] = (struct executor_key){executor->id, executor->iteration, i};
+            keys[count++] = (struct pair_key){executor->id, executor->iteration, i};
     }
-    qsort(keys, count, sizeof *keys, compare_executor_keys);
+    qsort(keys, count, sizeof *keys, compare_pair_keys);
     bool ok = true;
     for (size_t i = 0; ok && count > 0 && i < forest->executor_count; i++) {
         const struct xspace_executor *iterator = &forest->executors[i];
@@ -330,16 +332,17 @@ static bool connect_iterators(struct xspace_forest *forest)
                                         XSPACE_EXECUTOR_HAS_ITERATION))
             continue;
         /* the last key <= (id, iteration, any index) */
-        struct executor_key wanted = {iterator->id, iterator->iteration, SIZE_MAX};
+        struct pair_key wanted = {iterator->id, iterator->iteration, SIZE_MAX};
         size_t low = 0, high = count;
         while (low < high) {
             size_t middle = low + (high - low) / 2;
-            if (compare_executor_keys(&keys[middle], &wanted) <= 0)
+            if (compare_pair_keys(&keys[middle], &wanted) <= 0)
                 low = middle + 1;
             else
                 high = middle;
         }
-        if (low > 0 && keys[low - 1].id == wanted.id && keys[low - 1].iteration == wanted.iteration)
+        if (low > 0 && keys[low - 1].first == wanted.first &&
+            keys[low - 1].second == wanted.second)
             ok = xspace_forest_add_edge(forest, forest->executors[keys[low - 1].index].node,
                                         iterator->node);
     }
@@ -442,21 +445,6 @@ static void propagate(struct xspace_forest *forest, const struct adjacency *chil
 
 /* ---- TF loops ---- */
 
-struct iteration_key {
-    int64_t id, iteration;
-    size_t index;
-};
-
-static int compare_iteration_keys(const void *a, const void *b)
-{
-    const struct iteration_key *left = a, *right = b;
-    if (left->id != right->id)
-        return left->id < right->id ? -1 : 1;
-    if (left->iteration != right->iteration)
-        return left->iteration < right->iteration ? -1 : 1;
-    return (left->index > right->index) - (left->index < right->index);
-}
-
 struct loop_root {
     int64_t begin_ps;
     size_t index; /* of its first event, for the order of equal starts */
@@ -486,7 +474,7 @@ static bool find_loop_roots(struct xspace_forest *forest, struct loop_root **roo
         return true;
     }
     size_t keys_count = 0, found = 0;
-    struct iteration_key *keys = malloc((forest->executor_count + 1) * sizeof *keys);
+    struct pair_key *keys = malloc((forest->executor_count + 1) * sizeof *keys);
     *roots = malloc((forest->executor_count + 1) * sizeof **roots);
     if (!keys || !*roots) {
         free(keys);
@@ -495,21 +483,21 @@ static bool find_loop_roots(struct xspace_forest *forest, struct loop_root **roo
     for (size_t i = 0; i < forest->executor_count; i++) {
         const struct xspace_executor *executor = &forest->executors[i];
         if (loop_event(executor) && !tf_data_step(forest, own_id(executor)))
-            keys[keys_count++] =
-                (struct iteration_key){own_id(executor), own_iteration(executor), i};
+            keys[keys_count++] = (struct pair_key){(uint64_t)own_id(executor),
+                                                   (uint64_t)own_iteration(executor), i};
     }
-    qsort(keys, keys_count, sizeof *keys, compare_iteration_keys);
+    qsort(keys, keys_count, sizeof *keys, compare_pair_keys);
     bool ok = true;
     for (size_t first = 0; ok && first < keys_count;) {
         size_t end = first;
         bool loop = false;
-        while (end < keys_count && keys[end].id == keys[first].id) {
-            loop |= keys[end].iteration != 0;
+        while (end < keys_count && keys[end].first == keys[first].first) {
+            loop |= keys[end].second != 0;
             end++;
         }
         for (size_t start = first; loop && ok && start < end;) {
             size_t stop = start, earliest = start;
-            for (; stop < end && keys[stop].iteration == keys[start].iteration; stop++)
+            for (; stop < end && keys[stop].second == keys[start].second; stop++)
                 if (forest->executors[keys[stop].index].begin_ps <
                     forest->executors[keys[earliest].index].begin_ps)
                     earliest = stop;

@@ -191,10 +191,6 @@ static bool reader_put_event(struct pipeline *pipeline, const struct xspace_even
     return true;
 }
 
-static const char *const line_field_names[] = {
-    [1] = "id", [2] = "name", [3] = "timestamp_ns", [4] = "events",
-};
-
 /* The events of one line into records; its last timestamp_ns in *final_ns.
  * False when the reader stops (an error, or the applier gave up). */
 static bool reader_line(struct pipeline *pipeline, struct xspace_span line, int64_t *final_ns)
@@ -202,11 +198,8 @@ static bool reader_line(struct pipeline *pipeline, struct xspace_span line, int6
     struct wire_field field;
     *final_ns = 0;
     for (size_t position = line.start; position < line.end;) {
-        enum load_status status = wire_read_field(&pipeline->wire, &position, line.end, &field);
-        if (status == LOAD_OK && field.number <= 4)
-            status = wire_expect(&pipeline->wire, &field,
-                                 field.number == 2 || field.number == 4 ? WIRE_LENGTH : WIRE_VARINT,
-                                 line_field_names[field.number]);
+        enum load_status status =
+            xspace_line_field(&pipeline->wire, &position, line.end, &field);
         struct xspace_event event;
         if (status == LOAD_OK && field.number == 4)
             status = xspace_event_read(&pipeline->wire, &pipeline->stats, &field, &event,

@@ -321,6 +321,17 @@ static const char *const line_field_names[] = {
     [1] = "id", [2] = "name", [3] = "timestamp_ns", [4] = "events",
 };
 
+enum load_status xspace_line_field(const struct wire *wire, size_t *position, size_t end,
+                                   struct wire_field *field)
+{
+    enum load_status status = wire_read_field(wire, position, end, field);
+    if (status == LOAD_OK && field->number <= 4)
+        status = wire_expect(wire, field,
+                             field->number == 2 || field->number == 4 ? WIRE_LENGTH : WIRE_VARINT,
+                             line_field_names[field->number]);
+    return status;
+}
+
 enum load_status xspace_line_head(const struct wire *wire, struct xspace_span line,
                                   struct xspace_line_head *head)
 {
@@ -329,11 +340,7 @@ enum load_status xspace_line_head(const struct wire *wire, struct xspace_span li
     bool named = false, in_events = false;
     struct wire_field field;
     for (size_t position = line.start; position < line.end;) {
-        enum load_status status = wire_read_field(wire, &position, line.end, &field);
-        if (status == LOAD_OK && field.number <= 4)
-            status = wire_expect(wire, &field, field.number == 2 || field.number == 4
-                                                   ? WIRE_LENGTH : WIRE_VARINT,
-                                 line_field_names[field.number]);
+        enum load_status status = xspace_line_field(wire, &position, line.end, &field);
         if (status != LOAD_OK)
             return status;
         if (field.number == 4) {

@@ -21,6 +21,7 @@
 
 #include "model/index_sort.h"
 #include "model/integer_map.h"
+#include "model/live_rows.h"
 #include "model/load_xspace.h"
 
 static int64_t wrapping_add(int64_t a, int64_t b)
@@ -164,63 +165,15 @@ struct row_order {
     const struct string_table *strings;
 };
 
-static int compare_text(const struct string_table *strings, uint32_t a, uint32_t b)
-{
-    size_t length_a = string_table_length(strings, a), length_b = string_table_length(strings, b);
-    int order = memcmp(string_table_text(strings, a), string_table_text(strings, b),
-                       length_a < length_b ? length_a : length_b);
-    if (order != 0)
-        return order;
-    return (length_a > length_b) - (length_a < length_b);
-}
-
-/* XProf's MetadataComparator: larger allocation, larger request, then op,
- * region, data type and shape bytewise. */
+/* XProf's order of rows (live_rows.h). */
 static int compare_rows(const struct row_order *context, size_t a, size_t b)
 {
-    const struct allocation_row *x = &context->rows[a], *y = &context->rows[b];
-    if (x->allocation_bytes != y->allocation_bytes)
-        return x->allocation_bytes > y->allocation_bytes ? -1 : 1;
-    if (x->requested_bytes != y->requested_bytes)
-        return x->requested_bytes > y->requested_bytes ? -1 : 1;
-    int order = compare_text(context->strings, x->op_name, y->op_name);
-    if (order == 0)
-        order = compare_text(context->strings, x->region_type, y->region_type);
-    if (order == 0)
-        order = compare_text(context->strings, x->data_type, y->data_type);
-    if (order == 0)
-        order = compare_text(context->strings, x->tensor_shape, y->tensor_shape);
-    return order;
+    return live_row_key_compare(context->strings, &context->rows[a], &context->rows[b]);
 }
 
 static bool row_before(const void *context, size_t a, size_t b)
 {
-    int order = compare_rows(context, a, b);
-    if (order != 0)
-        return order < 0;
-    const struct allocation_row *rows = ((const struct row_order *)context)->rows;
-    return rows[a].snapshot_index < rows[b].snapshot_index;
-}
-
-static struct allocation_row snapshot_row(const struct snapshot_columns *timeline, size_t i)
-{
-    return (struct allocation_row){
-        .origin = ROW_FROM_SNAPSHOT,
-        .snapshot_index = (int64_t)i,
-        .special_index = -1,
-        .occurrences = 1,
-        .allocation_bytes = timeline->allocation_bytes[i],
-        .requested_bytes = timeline->requested_bytes[i],
-        .op_name = timeline->op_name[i],
-        .region_type = timeline->region_type[i],
-        .data_type = timeline->data_type[i],
-        .tensor_shape = timeline->tensor_shape[i],
-        .step_id = timeline->step_id[i],
-        .address = timeline->address[i],
-        .activity = timeline->activity[i],
-        .has_time = true,
-        .time_ps = timeline->time_ps[i],
-    };
+    return compare_rows(context, a, b) < 0;
 }
 
 /* A special row (InsertSpecialAllocations): number 0, 1 in the order added. */
@@ -245,7 +198,8 @@ static bool special_row(struct string_table *strings, const char *op, const char
            row->data_type != STRING_ID_NONE && row->tensor_shape != STRING_ID_NONE;
 }
 
-/* The rows sorted and merged, added to allocator `index`. */
+/* The rows sorted and merged (occurrences summed), added to allocator
+ * `index`. */
 static bool add_sorted_rows(struct profile_builder *builder, size_t index,
                             struct allocation_row *rows, size_t count)
 {
@@ -261,9 +215,8 @@ static bool add_sorted_rows(struct profile_builder *builder, size_t index,
     for (size_t i = 0; ok && i < count;) {
         struct allocation_row row = rows[order[i]];
         size_t next = i + 1;
-        while (next < count && compare_rows(&context, order[i], order[next]) == 0)
-            next++;
-        row.occurrences = (int64_t)(next - i);
+        for (; next < count && compare_rows(&context, order[i], order[next]) == 0; next++)
+            row.occurrences = wrapping_add(row.occurrences, rows[order[next]].occurrences);
         ok = profile_builder_add_row(builder, index, &row);
         i = next;
     }
@@ -272,7 +225,34 @@ static bool add_sorted_rows(struct profile_builder *builder, size_t index,
     return ok;
 }
 
-/* ProcessActiveAllocations. */
+/* The allocations in `live` (address -> timeline index) as rows, grouped
+ * and ordered by live_rows (XProf's order), with room for two more. */
+static struct allocation_row *live_allocation_rows(struct profile_builder *builder,
+                                                   const struct snapshot_columns *timeline,
+                                                   const struct integer_map *live, size_t *count)
+{
+    uint32_t *indices = malloc((live->count + 1) * sizeof *indices);
+    struct live_rows merged = {0};
+    struct allocation_row *rows = NULL;
+    size_t found = 0;
+    for (size_t s = 0; indices && s < live->capacity; s++)
+        if (live->slots[s].used)
+            indices[found++] = live->slots[s].value;
+    struct live_rows_request request = {
+        .profile = builder->profile, .timeline = timeline, .live = indices, .live_count = found};
+    if (indices && live_rows_make(&request, &merged) &&
+        (rows = malloc((merged.count + 2) * sizeof *rows)) != NULL) {
+        if (merged.count > 0)
+            memcpy(rows, merged.rows, merged.count * sizeof *rows);
+        *count = merged.count;
+    }
+    free(merged.rows);
+    free(indices);
+    return rows;
+}
+
+/* ProcessActiveAllocations: the allocations of the peak step live at the
+ * peak time, and the special rows. */
 static bool peak_rows(struct profile_builder *builder, size_t index,
                       const struct xspace_walk_summary *summary, int64_t step)
 {
@@ -296,13 +276,11 @@ static bool peak_rows(struct profile_builder *builder, size_t index,
         }
     }
     unmapped = wrapping_subtract(unmapped, unmatched);
-    struct allocation_row *rows = malloc((live.count + 2) * sizeof *rows);
     size_t count = 0;
-    ok = ok && rows;
-    for (size_t s = 0; ok && s < live.capacity; s++)
-        if (live.slots[s].used)
-            rows[count++] = snapshot_row(timeline, live.slots[s].value);
+    struct allocation_row *rows = ok ? live_allocation_rows(builder, timeline, &live, &count)
+                                     : NULL;
     integer_map_free(&live);
+    ok = rows != NULL;
     struct string_table *strings = profile_builder_strings(builder);
     int64_t specials = 0;
     if (ok && unmapped > 0)
@@ -354,8 +332,8 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
 static bool memory_id_before(const void *context, size_t a, size_t b)
 {
     const struct profile *profile = context;
-    return compare_text(profile->strings, profile->allocators[a].id,
-                        profile->allocators[b].id) < 0;
+    return string_table_compare(profile->strings, profile->allocators[a].id,
+                                profile->allocators[b].id) < 0;
 }
 
 /* XProf lists memory ids sorted bytewise: the allocators in that order. */
