@@ -262,6 +262,7 @@ static const struct record *unpack(const uint8_t *at, struct xspace_reading *rea
     reading->memory_id_kind = record->memory_id_kind;
     reading->has_first_id = record->firsts & 1;
     reading->has_first_iteration = (record->firsts & 2) != 0;
+    reading->first_id.member = reading->first_iteration.member = 0;
     if (record->firsts & 1) {
         memcpy(&reading->first_id, at, sizeof reading->first_id);
         at += sizeof reading->first_id;

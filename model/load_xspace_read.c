@@ -38,6 +38,7 @@ static inline void reading_clear(struct xspace_reading *reading)
     reading->seen = 0;
     reading->memory_id_kind = 0;
     reading->has_first_id = reading->has_first_iteration = false;
+    reading->first_id.member = reading->first_iteration.member = 0; /* read as "none" */
 }
 
 static inline void stat_count(struct xspace_metadata_table *stats, struct xspace_reading *reading,
