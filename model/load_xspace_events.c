@@ -60,7 +60,8 @@ static size_t open_find_parent(struct xspace_loader *loader, uint64_t begin, uin
 
 /* GetContextStat: the first stat of a kind on the event itself, else on
  * the nearest enclosing event that has one. */
-static bool context_stat(const struct xspace_loader *loader, size_t parent, bool own, uint64_t own_bits,
+static bool context_stat(const struct xspace_loader *loader, size_t parent, bool own,
+                         uint64_t own_bits,
                          bool iteration, uint64_t *bits)
 {
     if (own) {
@@ -167,8 +168,10 @@ static bool has_part(uint8_t kind, const struct xspace_reading *reading, int32_t
 {
     return level != 0 || kind == XSPACE_EVENT_EXECUTOR_PROCESS ||
            kind == XSPACE_EVENT_ITERATOR_GET_NEXT ||
-           (xspace_seen(reading, XSPACE_STAT_PRODUCER_TYPE) && xspace_seen(reading, XSPACE_STAT_PRODUCER_ID)) ||
-           (xspace_seen(reading, XSPACE_STAT_CONSUMER_TYPE) && xspace_seen(reading, XSPACE_STAT_CONSUMER_ID));
+           (xspace_seen(reading, XSPACE_STAT_PRODUCER_TYPE) &&
+            xspace_seen(reading, XSPACE_STAT_PRODUCER_ID)) ||
+           (xspace_seen(reading, XSPACE_STAT_CONSUMER_TYPE) &&
+            xspace_seen(reading, XSPACE_STAT_CONSUMER_ID));
 }
 
 /* On a line walked again, a memory event's snapshot gets its new source:

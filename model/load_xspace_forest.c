@@ -502,7 +502,8 @@ static bool find_loop_roots(struct xspace_forest *forest, struct loop_root **roo
                     forest->executors[keys[earliest].index].begin_ps)
                     earliest = stop;
             const struct xspace_executor *root = &forest->executors[keys[earliest].index];
-            (*roots)[found++] = (struct loop_root){root->begin_ps, keys[earliest].index, root->node};
+            (*roots)[found++] =
+                (struct loop_root){root->begin_ps, keys[earliest].index, root->node};
             for (size_t k = start; ok && k < stop; k++)
                 if (k != earliest)
                     ok = xspace_forest_add_edge(forest, root->node,

@@ -97,7 +97,8 @@ static bool summaries_reserve(struct xspace_loader *loader, size_t index)
     if (!array_grow((void **)&loader->summaries, &loader->summary_capacity, index,
                     sizeof *loader->summaries, 4))
         return false;
-    memset(loader->summaries + old, 0, (loader->summary_capacity - old) * sizeof *loader->summaries);
+    memset(loader->summaries + old, 0,
+           (loader->summary_capacity - old) * sizeof *loader->summaries);
     return true;
 }
 

@@ -218,15 +218,17 @@ static enum load_status plane_add_metadata(const struct wire *wire, const struct
     enum load_status status = metadata_entry_read(wire, entry, &key, &name);
     if (status != LOAD_OK)
         return status;
-    uint8_t kind = events ? kind_of(wire, name, event_names, sizeof event_names / sizeof *event_names)
-                          : kind_of(wire, name, stat_names, sizeof stat_names / sizeof *stat_names);
+    uint8_t kind = events
+                       ? kind_of(wire, name, event_names, sizeof event_names / sizeof *event_names)
+                       : kind_of(wire, name, stat_names, sizeof stat_names / sizeof *stat_names);
     if (events) {
         plane->has_loop_op |= kind == XSPACE_EVENT_LOOP_OP;
         plane->has_grouping |= kind == XSPACE_EVENT_EXECUTOR_PROCESS ||
                                kind == XSPACE_EVENT_ITERATOR_GET_NEXT ||
                                kind == XSPACE_EVENT_TRACE_CONTEXT ||
                                kind == XSPACE_EVENT_TF_DATA_FUNCTION ||
-                               kind == XSPACE_EVENT_ROOT_LEVEL_1 || kind == XSPACE_EVENT_ROOT_LEVEL_2;
+                               kind == XSPACE_EVENT_ROOT_LEVEL_1 ||
+                               kind == XSPACE_EVENT_ROOT_LEVEL_2;
     } else {
         plane->has_group_id |= kind == XSPACE_STAT_GROUP_ID;
         plane->has_grouping |= kind == XSPACE_STAT_IS_ROOT || kind == XSPACE_STAT_PRODUCER_ID ||

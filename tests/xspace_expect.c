@@ -211,7 +211,8 @@ static bool check_row(struct check *check, const struct record *record)
         !same_text(profile, row->region_type, &record->tokens[4]) ||
         !same_text(profile, row->data_type, &record->tokens[5]) ||
         !same_text(profile, row->tensor_shape, &record->tokens[6]))
-        return fail(check, record, "row %zu differs: memtop has %s %" PRId64 " %" PRId64 " x%" PRId64
+        return fail(check, record,
+                    "row %zu differs: memtop has %s %" PRId64 " %" PRId64 " x%" PRId64
                     " %s %s %s", check->row - 1, profile_text(profile, row->op_name),
                     row->allocation_bytes, row->requested_bytes, row->occurrences,
                     profile_text(profile, row->region_type), profile_text(profile, row->data_type),
@@ -236,7 +237,8 @@ static bool check_hlo(struct check *check, const struct record *record)
     if (record->count != 5 || token_int(record, 0) != module->id ||
         !same_text(profile, module->name, &record->tokens[1]) ||
         !same_text(profile, module->plane_name, &record->tokens[2]) ||
-        token_int(record, 3) != module->start_time_ps || token_int(record, 4) != module->end_time_ps)
+        token_int(record, 3) != module->start_time_ps ||
+        token_int(record, 4) != module->end_time_ps)
         return fail(check, record, "memtop has %" PRId64 " %s %s %" PRId64 " %" PRId64, module->id,
                     profile_text(profile, module->name), profile_text(profile, module->plane_name),
                     module->start_time_ps, module->end_time_ps);
