@@ -85,8 +85,9 @@ static struct allocator *allocator_for(struct allocator **list, size_t *count, c
 }
 
 /* One memory event, read the way XProf reads it. */
-static struct snapshot read_event(const XEvent *event, int allocation, const struct name_entry *stats,
-                                  size_t stat_count, char *memory_id, size_t id_size)
+static struct snapshot read_event(const XEvent *event, int allocation,
+                                  const struct name_entry *stats, size_t stat_count,
+                                  char *memory_id, size_t id_size)
 {
     struct snapshot s = {.allocation = allocation, .step = -1, .op = "", .region = "",
                          .shape = ""};
