@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/load_xspace.h"
 
@@ -94,9 +95,13 @@ void load_xspace_set_pipeline_threshold(size_t threshold)
     pipeline_threshold = threshold ? threshold : PIPELINE_THRESHOLD;
 }
 
+/* Worth it with a second processor to run on; the tests force it with a
+ * threshold of 1 anywhere. */
 bool xspace_pipeline_wanted(size_t bytes)
 {
-    return bytes >= pipeline_threshold;
+    if (pipeline_threshold == 1)
+        return true;
+    return bytes >= pipeline_threshold && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 /* ---- the reader ---- */
