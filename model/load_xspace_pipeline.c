@@ -155,35 +155,33 @@ static bool reader_put_line(struct pipeline *pipeline, enum record_type type,
     return true;
 }
 
+/* The largest record: every kind once, each with a text, both firsts. */
+#define RECORD_MOST                                                                           \
+    (sizeof(struct record) + 2 * sizeof(struct xspace_value) +                               \
+     XSPACE_STAT_KINDS * (sizeof(struct packed_value) + sizeof(struct xspace_span)))
+
 static bool reader_put_event(struct pipeline *pipeline, const struct xspace_event *event,
                              size_t file_position)
 {
     const struct xspace_reading *reading = &pipeline->reading;
-    uint8_t values = (uint8_t)__builtin_popcount(reading->seen), texts = 0;
-    for (uint32_t seen = reading->seen; seen; seen &= seen - 1)
-        texts += member_has_text(reading->values[__builtin_ctz(seen)].member);
-    uint8_t firsts = (uint8_t)((reading->has_first_id ? 1 : 0) |
-                               (reading->has_first_iteration ? 2 : 0));
-    size_t size = sizeof(struct record) + (size_t)values * sizeof(struct packed_value) +
-                  (size_t)texts * sizeof(struct xspace_span) +
-                  (size_t)__builtin_popcount(firsts) * sizeof(struct xspace_value);
-    uint8_t *room = reader_room(pipeline, size, file_position);
+    /* Room for the largest record is taken, the rest given back after. */
+    uint8_t *room = reader_room(pipeline, RECORD_MOST, file_position);
     if (!room)
         return false;
     struct record *record = (struct record *)room;
-    *record = (struct record){.size = (uint32_t)size, .type = RECORD_EVENT,
-                              .memory_id_kind = reading->memory_id_kind, .firsts = firsts,
-                              .value_count = values, .seen = reading->seen, .event = *event};
     uint8_t *at = room + sizeof *record;
-    if (firsts & 1) {
+    uint8_t firsts = 0, values = 0;
+    if (reading->has_first_id) {
         memcpy(at, &reading->first_id, sizeof reading->first_id);
         at += sizeof reading->first_id;
+        firsts |= 1;
     }
-    if (firsts & 2) {
+    if (reading->has_first_iteration) {
         memcpy(at, &reading->first_iteration, sizeof reading->first_iteration);
         at += sizeof reading->first_iteration;
+        firsts |= 2;
     }
-    for (uint32_t seen = reading->seen; seen; seen &= seen - 1) {
+    for (uint32_t seen = reading->seen; seen; seen &= seen - 1, values++) {
         const struct xspace_value *value = &reading->values[__builtin_ctz(seen)];
         struct packed_value packed = {(uint8_t)__builtin_ctz(seen), value->member, value->bits};
         memcpy(at, &packed, sizeof packed);
@@ -193,6 +191,11 @@ static bool reader_put_event(struct pipeline *pipeline, const struct xspace_even
             at += sizeof value->text;
         }
     }
+    size_t size = (size_t)(at - room);
+    pipeline->current->used -= RECORD_MOST - size;
+    *record = (struct record){.size = (uint32_t)size, .type = RECORD_EVENT,
+                              .memory_id_kind = reading->memory_id_kind, .firsts = firsts,
+                              .value_count = values, .seen = reading->seen, .event = *event};
     return true;
 }
 

@@ -55,7 +55,7 @@ static inline void stat_count(struct xspace_metadata_table *stats, struct xspace
  * holds at least 8 bytes past *p almost always: then the varint's bytes
  * are found in one 8-byte word and its 7-bit groups gathered without a
  * loop (up to 8 bytes, 56 bits: times, sizes and addresses). */
-static inline bool varint_fast(const uint8_t **p, const uint8_t *end, const uint8_t *input_end,
+WIRE_INLINE bool varint_fast(const uint8_t **p, const uint8_t *end, const uint8_t *input_end,
                                uint64_t *value)
 {
     const uint8_t *q = *p;
@@ -96,7 +96,7 @@ static inline bool varint_fast(const uint8_t **p, const uint8_t *end, const uint
 }
 
 /* A length-delimited payload: [*start, *start + length) within end. */
-static inline bool payload_fast(const uint8_t **p, const uint8_t *end, const uint8_t *input_end,
+WIRE_INLINE bool payload_fast(const uint8_t **p, const uint8_t *end, const uint8_t *input_end,
                                 const uint8_t **start, const uint8_t **stop)
 {
     uint64_t length;
@@ -108,7 +108,7 @@ static inline bool payload_fast(const uint8_t **p, const uint8_t *end, const uin
     return true;
 }
 
-static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t *base,
+WIRE_INLINE bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t *base,
                              const uint8_t *input_end, uint64_t *key, struct xspace_value *value)
 {
     const uint8_t *start, *stop;
@@ -154,7 +154,7 @@ static inline bool stat_fast(const uint8_t *p, const uint8_t *end, const uint8_t
 
 /* The stat at [p, end) in the layout every writer uses: a one-byte
  * length, a one-byte key, then the value; false for anything else. */
-static inline bool stat_usual(const uint8_t **p, const uint8_t *end, const uint8_t *base,
+WIRE_INLINE bool stat_usual(const uint8_t **p, const uint8_t *end, const uint8_t *base,
                               const uint8_t *input_end, uint64_t *key, struct xspace_value *value)
 {
     const uint8_t *q = *p;
