@@ -5,7 +5,7 @@
  * fuzz_common.h, a loaded XSpace keeps what its loader promises: every
  * memory event on a complete timeline (never sampled), each a counted
  * allocation or deallocation, and at most the two special rows of XProf's
- * table at the peak. */
+ * table at the peak; and two threads read it as one does. */
 #include "config.h"
 
 #include "tests/fuzz/fuzz_common.h"
@@ -45,6 +45,37 @@ static void check_xspace(const struct profile *profile)
     }
 }
 
+/* The host plane on two threads (a reader and an applier) gives what one
+ * thread gives: the same status, message and timelines. */
+static void check_two_threads(const uint8_t *data, size_t size, enum load_status status,
+                              const struct load_error *error, const struct profile *one)
+{
+    struct load_error two_error = {0};
+    struct profile *two = NULL;
+    load_xspace_set_pipeline_threshold(1);
+    enum load_status two_status =
+        profile_load_bytes(data, size, "fuzz.xplane.pb", NULL, &two, &two_error);
+    load_xspace_set_pipeline_threshold(0);
+    fuzz_require(two_status == status, "two threads give the status one gives");
+    if (status != LOAD_OK)
+        fuzz_require(strcmp(two_error.message, error->message) == 0,
+                     "two threads give the message one gives");
+    if (status == LOAD_OK && two_status == LOAD_OK) {
+        fuzz_require(two->allocator_count == one->allocator_count,
+                     "two threads find the allocators one finds");
+        for (size_t a = 0; a < one->allocator_count; a++) {
+            const struct snapshot_columns *x = &one->allocators[a].timeline;
+            const struct snapshot_columns *y = &two->allocators[a].timeline;
+            fuzz_require(x->count == y->count, "two threads read as many snapshots as one");
+            for (size_t i = 0; i < x->count; i++)
+                fuzz_require(x->time_ps[i] == y->time_ps[i] && x->step_id[i] == y->step_id[i] &&
+                                 x->heap_bytes[i] == y->heap_bytes[i],
+                             "two threads read the same snapshots and steps as one");
+        }
+    }
+    profile_free(two);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct load_error error = {0};
@@ -53,6 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         profile_load_bytes(data, size, "fuzz.xplane.pb", NULL, &loaded, &error);
     if (status == LOAD_OK && loaded)
         check_xspace(loaded);
+    /* A thread per input slows fuzzing: one input in 16, by its last byte. */
+    if (size > 0 && data[size - 1] % 16 == 0)
+        check_two_threads(data, size, status, &error, loaded);
     fuzz_check_outcome(status, loaded, &error);
     return 0;
 }
