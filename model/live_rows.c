@@ -52,11 +52,9 @@ static struct allocation_row row_from_snapshot(const struct snapshot_columns *ti
     };
 }
 
-/* The `number`-th special row present (0 first), as XProf numbers its
- * own: snapshot_index -1 - number, special_index number. */
-static struct allocation_row special_row(int64_t number, int64_t bytes, uint32_t name,
-                                         uint32_t region, const struct live_special_texts *texts,
-                                         int64_t step_id)
+struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t name,
+                                       uint32_t region, const struct live_special_texts *texts,
+                                       int64_t step_id)
 {
     return (struct allocation_row){
         .origin = ROW_FROM_SPECIAL,
@@ -87,13 +85,13 @@ static size_t special_rows_add(const struct live_rows_request *request,
     int64_t stack = timeline->stack_bytes[last];
     size_t count = 0;
     if (before > 0) {
-        rows[count] = special_row((int64_t)count, before, request->texts->before_name,
+        rows[count] = live_special_row((int64_t)count, before, request->texts->before_name,
                                   request->texts->before_region, request->texts,
                                   timeline->step_id[last]);
         count++;
     }
     if (stack > 0) {
-        rows[count] = special_row((int64_t)count, stack, request->texts->stack_name,
+        rows[count] = live_special_row((int64_t)count, stack, request->texts->stack_name,
                                   request->texts->stack_region, request->texts,
                                   timeline->step_id[last]);
         count++;

@@ -47,6 +47,13 @@ struct live_rows_request {
     int64_t live_allocation_bytes;
 };
 
+/* The `number`-th special row present (0 first), as XProf numbers its
+ * own: snapshot_index -1 - number, special_index number; type INVALID and
+ * shape unknown from `texts`. */
+struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t name,
+                                       uint32_t region, const struct live_special_texts *texts,
+                                       int64_t step_id);
+
 /* XProf's order of rows (its MetadataComparator): allocation bytes, then
  * requested bytes, both larger first, then op, region, data type and shape
  * bytewise. */

@@ -176,28 +176,6 @@ static bool row_before(const void *context, size_t a, size_t b)
     return compare_rows(context, a, b) < 0;
 }
 
-/* A special row (InsertSpecialAllocations): number 0, 1 in the order added. */
-static bool special_row(struct string_table *strings, const char *op, const char *region,
-                        int64_t bytes, int64_t step, int64_t number, struct allocation_row *row)
-{
-    *row = (struct allocation_row){
-        .origin = ROW_FROM_SPECIAL,
-        .snapshot_index = -1 - number,
-        .special_index = number,
-        .occurrences = 1,
-        .allocation_bytes = bytes,
-        .requested_bytes = bytes,
-        .op_name = string_table_intern(strings, op, strlen(op)),
-        .region_type = string_table_intern(strings, region, strlen(region)),
-        .data_type = string_table_intern(strings, "INVALID", 7),
-        .tensor_shape = string_table_intern(strings, "unknown", 7),
-        .step_id = step,
-        .activity = MEMORY_ACTIVITY_ALLOCATION,
-    };
-    return row->op_name != STRING_ID_NONE && row->region_type != STRING_ID_NONE &&
-           row->data_type != STRING_ID_NONE && row->tensor_shape != STRING_ID_NONE;
-}
-
 /* The rows sorted and merged (occurrences summed), added to allocator
  * `index`. */
 static bool add_sorted_rows(struct profile_builder *builder, size_t index,
@@ -281,14 +259,19 @@ static bool peak_rows(struct profile_builder *builder, size_t index,
                                      : NULL;
     integer_map_free(&live);
     ok = rows != NULL;
+    /* InsertSpecialAllocations: numbered 0, 1 in the order added. */
     struct string_table *strings = profile_builder_strings(builder);
+    struct live_special_texts texts;
+    static const char unused[] = "unused preallocated device memory";
+    uint32_t unused_name = string_table_intern(strings, unused, sizeof unused - 1);
+    ok = ok && unused_name != STRING_ID_NONE && live_special_texts_intern(strings, &texts);
     int64_t specials = 0;
     if (ok && unmapped > 0)
-        ok = special_row(strings, "unused preallocated device memory", "persist/dynamic",
-                         unmapped, step, specials++, &rows[count++]);
+        rows[count++] = live_special_row(specials++, unmapped, unused_name, texts.before_region,
+                                         &texts, step);
     if (ok && summary->peak.stack_bytes > 0)
-        ok = special_row(strings, "stack", "stack", summary->peak.stack_bytes, step, specials++,
-                         &rows[count++]);
+        rows[count++] = live_special_row(specials++, summary->peak.stack_bytes, texts.stack_name,
+                                         texts.stack_region, &texts, step);
     ok = ok && add_sorted_rows(builder, index, rows, count);
     free(rows);
     return ok;
