@@ -1,6 +1,7 @@
 /* Tests of the reports of two profiles compared: --export compare (the
- * op table as CSV, hostile names included), on hand-made pairs of
- * profiles whose numbers are written out here. */
+ * op table as CSV, hostile names included) and --summary --compare as
+ * text and JSON, on hand-made pairs of profiles whose numbers are
+ * written out here. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -13,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "model/compare.h"
+#include "report/compare_report.h"
 #include "report/export.h"
+#include "report/json_writer.h"
 #include "tests/profile_maker.h"
 
 #define ALLOC MEMORY_ACTIVITY_ALLOCATION
@@ -129,12 +134,129 @@ static void test_export_compare_needs_two_profiles(void **state)
     assert_string_equal(error, "no allocator to compare");
 }
 
+static char *text_report(const struct pair_fixture *pair)
+{
+    struct profile_comparison comparison;
+    assert_true(profile_comparison_build(&comparison, pair->base, pair->new));
+    char *bytes = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&bytes, &size);
+    assert_non_null(stream);
+    compare_report_text(stream, pair->base, pair->new, &comparison);
+    assert_int_equal(fclose(stream), 0);
+    profile_comparison_free(&comparison);
+    return bytes;
+}
+
+static void test_text_report(void **state)
+{
+    struct pair_fixture *pair = *state;
+    char *text = text_report(pair);
+    /* GPU_0_bfc: peak 1024 -> 3016 (a hand-made profile's capacity is its
+     * peak plus free, 0), allocations 3 -> 2. */
+    assert_non_null(strstr(text, "\nGPU_0_bfc\n"));
+    assert_non_null(strstr(text, "\n  Peak memory usage               1.00 KiB"
+                                 "        2.95 KiB       +1.95 KiB\n"));
+    assert_non_null(strstr(text, "\n    stack at the peak                 24 B"
+                                 "            16 B            -8 B\n"));
+    assert_non_null(strstr(text, "\n  Allocations                            3"
+                                 "               2              -1\n"));
+    assert_non_null(strstr(text, "\ncpu (only in base)\n"));
+    assert_non_null(strstr(text, "\nGPU_1_bfc (only in new)\n"));
+    assert_non_null(strstr(text, "\n  Peak memory usage                      -"
+                                 "            77 B               -\n"));
+    free(text);
+}
+
+static cJSON *json_report(const struct pair_fixture *pair)
+{
+    struct profile_comparison comparison;
+    assert_true(profile_comparison_build(&comparison, pair->base, pair->new));
+    char *bytes = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&bytes, &size);
+    assert_non_null(stream);
+    struct json_writer writer;
+    json_writer_init(&writer, stream);
+    compare_report_json_to(&writer, pair->base, pair->new, &comparison, NULL);
+    assert_int_equal(json_writer_finish(&writer), 0);
+    assert_int_equal(fclose(stream), 0);
+    profile_comparison_free(&comparison);
+    cJSON *json = cJSON_Parse(bytes);
+    assert_non_null(json);
+    free(bytes);
+    return json;
+}
+
+static double member_number(const cJSON *object, const char *name)
+{
+    const cJSON *member = cJSON_GetObjectItemCaseSensitive(object, name);
+    assert_true(cJSON_IsNumber(member));
+    return member->valuedouble;
+}
+
+static void test_json_report(void **state)
+{
+    struct pair_fixture *pair = *state;
+    cJSON *json = json_report(pair);
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(json, "base");
+    const cJSON *new = cJSON_GetObjectItemCaseSensitive(json, "new");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(base, "allocators")), 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(new, "allocators")), 2);
+    const cJSON *allocators = cJSON_GetObjectItemCaseSensitive(json, "allocators");
+    assert_int_equal(cJSON_GetArraySize(allocators), 3);
+
+    const cJSON *gpu = cJSON_GetArrayItem(allocators, 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(gpu, "id")->valuestring, "GPU_0_bfc");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(gpu, "in")->valuestring, "both");
+    const cJSON *delta = cJSON_GetObjectItemCaseSensitive(gpu, "delta");
+    assert_true(member_number(delta, "peak_bytes") == 3016 - 1024);
+    assert_true(member_number(delta, "heap_bytes") == 2000);
+    assert_true(member_number(delta, "stack_bytes") == -8);
+    assert_true(member_number(delta, "allocations") == -1);
+    assert_true(member_number(delta, "deallocations") == 0);
+    assert_true(member_number(cJSON_GetObjectItemCaseSensitive(gpu, "base"), "peak_bytes") == 1024);
+    assert_true(member_number(cJSON_GetObjectItemCaseSensitive(gpu, "new"), "peak_bytes") == 3016);
+
+    const cJSON *cpu = cJSON_GetArrayItem(allocators, 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(cpu, "in")->valuestring, "base");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cpu, "new")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cpu, "delta")));
+    const cJSON *only_new = cJSON_GetArrayItem(allocators, 2);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(only_new, "id")->valuestring,
+                        "GPU_1_bfc");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(only_new, "in")->valuestring, "new");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(only_new, "base")));
+    cJSON_Delete(json);
+}
+
+/* A profile against itself: every delta 0. */
+static void test_equal_profiles(void **state)
+{
+    struct pair_fixture *pair = *state;
+    struct pair_fixture same = {pair->base, pair->base};
+    cJSON *json = json_report(&same);
+    const cJSON *allocators = cJSON_GetObjectItemCaseSensitive(json, "allocators");
+    assert_int_equal(cJSON_GetArraySize(allocators), 2);
+    const cJSON *allocator;
+    cJSON_ArrayForEach(allocator, allocators) {
+        const cJSON *delta = cJSON_GetObjectItemCaseSensitive(allocator, "delta");
+        const cJSON *value;
+        assert_int_equal(cJSON_GetArraySize(delta), COMPARE_FIELD_COUNT);
+        cJSON_ArrayForEach(value, delta) assert_true(value->valuedouble == 0);
+    }
+    cJSON_Delete(json);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_export_compare_csv, setup_pair, teardown_pair),
         cmocka_unit_test_setup_teardown(test_export_compare_needs_two_profiles, setup_pair,
                                         teardown_pair),
+        cmocka_unit_test_setup_teardown(test_text_report, setup_pair, teardown_pair),
+        cmocka_unit_test_setup_teardown(test_json_report, setup_pair, teardown_pair),
+        cmocka_unit_test_setup_teardown(test_equal_profiles, setup_pair, teardown_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
