@@ -100,3 +100,27 @@ int stdout_finish(int status, int error_number)
     print_error("standard output: %s", strerror(error_number));
     return exit_status_worst(status, EXIT_RUNTIME_FAILURE);
 }
+
+/* Where --export writes: the request's CSV, or (each) several hosts'. */
+int export_output(const struct export_request *request, const struct export_each *each,
+                  const struct export_options *export)
+{
+    char error[EXPORT_ERROR_SIZE];
+    bool to_stdout = !export->output || strcmp(export->output, "-") == 0;
+    enum export_status status;
+    if (each)
+        status = to_stdout ? export_each_write(stdout, each, NULL, error, sizeof error)
+                           : export_each_to_path(export->output, export->force, each, NULL,
+                                                 error, sizeof error);
+    else
+        status = to_stdout ? export_write(stdout, request, NULL, error, sizeof error)
+                           : export_to_path(export->output, export->force, request, NULL, error,
+                                            sizeof error);
+    if (status == EXPORT_OK)
+        return EXIT_OK;
+    if (status == EXPORT_EXISTS)
+        print_error("%s: already exists; --force replaces it", export->output);
+    else
+        print_error("%s: %s", to_stdout ? "standard output" : export->output, error);
+    return EXIT_RUNTIME_FAILURE;
+}

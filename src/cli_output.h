@@ -1,8 +1,8 @@
 /* cli_output: what the command line prints besides its reports: the
  * exit status a load's outcome means, error lines ("memtop: FILE: what is
  * wrong", made safe for the terminal), a profile's load warnings, a
- * host loaded with a progress bar on stderr, and whether everything sent
- * to standard output got there. Called by main and the batch modes in
+ * host loaded with a progress bar on stderr, an export written where -o
+ * says, and whether everything sent to standard output got there. Called by main and the batch modes in
  * src/ (compare_cli.c); the only place, with them, that prints errors. It
  * must not write to standard output itself. */
 #ifndef MEMTOP_CLI_OUTPUT_H
@@ -11,6 +11,8 @@
 #include "model/host_list.h"
 #include "model/load.h"
 #include "model/profile.h"
+#include "report/export.h"
+#include "src/options.h"
 
 enum exit_status {
     EXIT_OK = 0,
@@ -39,5 +41,11 @@ const struct profile *load_host(struct host_list *hosts, size_t index);
  * standard output: REASON" and status 1 when the output did not all get
  * there (error_number, or what the final flush finds); else status. */
 int stdout_finish(int status, int error_number);
+
+/* Writes --export's output where -o says (stdout when absent or "-"):
+ * the request, or (each not NULL) several hosts' requests as one CSV;
+ * EXIT_OK, or status 1 after saying what failed. */
+int export_output(const struct export_request *request, const struct export_each *each,
+                  const struct export_options *export);
 
 #endif

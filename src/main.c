@@ -23,6 +23,7 @@
 #include "src/progress.h"
 #include "report/summary_report.h"
 #include "src/cli_output.h"
+#include "src/compare_cli.h"
 #include "ui/keys.h"
 #include "ui/ui.h"
 
@@ -109,6 +110,10 @@ static bool reads_standard_input(const struct options *options)
 static int run_viewer(struct input *input, const struct options *options)
 {
     struct host_list *hosts = &input->hosts;
+    /* Two profiles compared: both load before the screen opens. */
+    int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
+    if (compare_status != EXIT_OK)
+        return compare_status;
     /* With one profile, a load error belongs in the shell, not a screen. */
     if (hosts->count == 1 && !load_host(hosts, 0)) {
         print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
@@ -128,6 +133,7 @@ static int run_viewer(struct input *input, const struct options *options)
                       ? &input->logdir
                       : NULL,
         .run_index = input->run_index,
+        .compare = options->compare,
     };
     return ui_run(&session, &ui_options);
 }
@@ -188,30 +194,6 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
     }
     *allocator = &profile->allocators[0];
     return true;
-}
-
-/* Where --export writes: the request's CSV, or (each) several hosts'. */
-static int export_output(const struct export_request *request, const struct export_each *each,
-                         const struct export_options *export)
-{
-    char error[EXPORT_ERROR_SIZE];
-    bool to_stdout = !export->output || strcmp(export->output, "-") == 0;
-    enum export_status status;
-    if (each)
-        status = to_stdout ? export_each_write(stdout, each, NULL, error, sizeof error)
-                           : export_each_to_path(export->output, export->force, each, NULL,
-                                                 error, sizeof error);
-    else
-        status = to_stdout ? export_write(stdout, request, NULL, error, sizeof error)
-                           : export_to_path(export->output, export->force, request, NULL, error,
-                                            sizeof error);
-    if (status == EXPORT_OK)
-        return EXIT_OK;
-    if (status == EXPORT_EXISTS)
-        print_error("%s: already exists; --force replaces it", export->output);
-    else
-        print_error("%s: %s", to_stdout ? "standard output" : export->output, error);
-    return EXIT_RUNTIME_FAILURE;
 }
 
 /* One host's request as --export asks for it: the same request the
@@ -365,7 +347,11 @@ int main(int argc, char **argv)
     }
     int exit_status;
     struct summary_report_options report = {options.top_rows};
-    if (options.mode == RUN_EXPORT)
+    if (options.compare && options.mode == RUN_EXPORT)
+        exit_status = compare_cli_export(&input, &options);
+    else if (options.compare && options.mode == RUN_SUMMARY)
+        exit_status = compare_cli_summary(&input, &options, &report);
+    else if (options.mode == RUN_EXPORT)
         exit_status = run_export(&input, &options);
     else if (options.mode == RUN_SUMMARY)
         exit_status = run_summary(&input, options.json, &report);
