@@ -1,10 +1,11 @@
 /* cli_output: what the command line prints besides its reports: the
  * exit status a load's outcome means, error lines ("memtop: FILE: what is
- * wrong", made safe for the terminal), a profile's load warnings, a
- * host loaded with a progress bar on stderr, an export written where -o
- * says, and whether everything sent to standard output got there. Called by main and the batch modes in
- * src/ (compare_cli.c); the only place, with them, that prints errors. It
- * must not write to standard output itself. */
+ * wrong", made safe for the terminal), a profile's load warnings, a host
+ * loaded with a progress bar on stderr, an export written where -o says,
+ * and whether everything sent to standard output got there. Called by
+ * main and the batch modes beside it in src/ (compare_cli.c): with them
+ * the only place that prints errors. Writes to standard output only what
+ * an export asks for. */
 #ifndef MEMTOP_CLI_OUTPUT_H
 #define MEMTOP_CLI_OUTPUT_H
 
