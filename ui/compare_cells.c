@@ -7,37 +7,22 @@
 
 #include "model/format.h"
 
-/* "1.25G", "150M", "12.0K", "512B": three significant digits, at most
- * six cells with a sign. */
-static void compact_bytes(uint64_t magnitude, char *buffer, size_t size)
+/* Three significant digits and a unit letter of a 1024-based (bytes:
+ * "1.25G", "150M", "512B") or 1000-based (counts: "12.3K", "1.23M")
+ * scale; below `plain_below` the number itself. Six cells at most with
+ * a sign. */
+static void compact_number(uint64_t magnitude, bool is_bytes, char *buffer, size_t size)
 {
-    static const char units[] = "BKMGTPE";
-    if (magnitude < 1024) {
-        snprintf(buffer, size, "%" PRIu64 "B", magnitude);
+    const char *units = is_bytes ? "BKMGTPE" : " KMGTPE";
+    double base = is_bytes ? 1024.0 : 1000.0;
+    if (magnitude < (is_bytes ? 1024u : 10000u)) {
+        snprintf(buffer, size, "%" PRIu64 "%s", magnitude, is_bytes ? "B" : "");
         return;
     }
     double value = (double)magnitude;
     size_t unit = 0;
-    while (value >= 1023.5 && unit + 1 < sizeof units - 1) {
-        value /= 1024.0;
-        unit++;
-    }
-    snprintf(buffer, size, value < 9.995 ? "%.2f%c" : value < 99.95 ? "%.1f%c" : "%.0f%c", value,
-             units[unit]);
-}
-
-/* "9999", then "12.3K", "1.23M": 1000-based. */
-static void compact_count(uint64_t magnitude, char *buffer, size_t size)
-{
-    static const char units[] = " KMGTPE";
-    if (magnitude < 10000) {
-        snprintf(buffer, size, "%" PRIu64, magnitude);
-        return;
-    }
-    double value = (double)magnitude;
-    size_t unit = 0;
-    while (value >= 999.5 && unit + 1 < sizeof units - 1) {
-        value /= 1000.0;
+    while (value >= base - 0.5 && units[unit + 1]) {
+        value /= base;
         unit++;
     }
     snprintf(buffer, size, value < 9.995 ? "%.2f%c" : value < 99.95 ? "%.1f%c" : "%.0f%c", value,
@@ -48,10 +33,8 @@ static void compact_count(uint64_t magnitude, char *buffer, size_t size)
 static void magnitude_text(int64_t value, bool is_bytes, bool compact, char *buffer, size_t size)
 {
     uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
-    if (compact && is_bytes)
-        compact_bytes(magnitude, buffer, size);
-    else if (compact)
-        compact_count(magnitude, buffer, size);
+    if (compact)
+        compact_number(magnitude, is_bytes, buffer, size);
     else if (is_bytes)
         format_bytes(magnitude > INT64_MAX ? INT64_MAX : (int64_t)magnitude, buffer, size);
     else
