@@ -134,7 +134,8 @@ static void test_export_compare_needs_two_profiles(void **state)
     assert_string_equal(error, "no allocator to compare");
 }
 
-static char *text_report(const struct pair_fixture *pair)
+/* The report of the pair, as text or as JSON, NUL-terminated. */
+static char *report_of(const struct pair_fixture *pair, bool json)
 {
     struct profile_comparison comparison;
     assert_true(profile_comparison_build(&comparison, pair->base, pair->new));
@@ -142,7 +143,13 @@ static char *text_report(const struct pair_fixture *pair)
     size_t size = 0;
     FILE *stream = open_memstream(&bytes, &size);
     assert_non_null(stream);
-    compare_report_text(stream, pair->base, pair->new, &comparison);
+    struct json_writer writer;
+    json_writer_init(&writer, stream);
+    if (json)
+        compare_report_json_to(&writer, pair->base, pair->new, &comparison, NULL);
+    else
+        compare_report_text(stream, pair->base, pair->new, &comparison);
+    assert_int_equal(json_writer_finish(&writer), 0);
     assert_int_equal(fclose(stream), 0);
     profile_comparison_free(&comparison);
     return bytes;
@@ -151,7 +158,7 @@ static char *text_report(const struct pair_fixture *pair)
 static void test_text_report(void **state)
 {
     struct pair_fixture *pair = *state;
-    char *text = text_report(pair);
+    char *text = report_of(pair, false);
     /* GPU_0_bfc: peak 1024 -> 3016 (a hand-made profile's capacity is its
      * peak plus free, 0), allocations 3 -> 2. */
     assert_non_null(strstr(text, "\nGPU_0_bfc\n"));
@@ -170,18 +177,7 @@ static void test_text_report(void **state)
 
 static cJSON *json_report(const struct pair_fixture *pair)
 {
-    struct profile_comparison comparison;
-    assert_true(profile_comparison_build(&comparison, pair->base, pair->new));
-    char *bytes = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&bytes, &size);
-    assert_non_null(stream);
-    struct json_writer writer;
-    json_writer_init(&writer, stream);
-    compare_report_json_to(&writer, pair->base, pair->new, &comparison, NULL);
-    assert_int_equal(json_writer_finish(&writer), 0);
-    assert_int_equal(fclose(stream), 0);
-    profile_comparison_free(&comparison);
+    char *bytes = report_of(pair, true);
     cJSON *json = cJSON_Parse(bytes);
     assert_non_null(json);
     free(bytes);
