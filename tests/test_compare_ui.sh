@@ -31,21 +31,34 @@ base_allocations=$1 new_allocations=$2 allocations_delta=${3#+}
 ops_in_order=$(awk -F, 'NR > 1 { print $1 }' "$work/ops.csv")
 first_op=$(echo "$ops_in_order" | sed -n 1p)
 
-# screen_has NAME PATTERN...: ok when the screen has a line matching each
-# (grep -E) pattern.
+# screen_matches PATTERN...: the screen has a line matching each (grep -E).
+screen_matches() {
+    for pattern in "$@"; do
+        LC_ALL=C.UTF-8 grep -E -q -e "$pattern" "$tmux_screen" || return 1
+    done
+}
+
+# screen_has NAME PATTERN...: ok as soon as the screen has a line
+# matching each (grep -E) pattern, polling as tmux_wait_for does (keys
+# sent just before may still be on their way); else not ok, saying which.
 screen_has() {
     name=$1
     shift
-    tmux_capture
-    for pattern in "$@"; do
-        if ! LC_ALL=C.UTF-8 grep -E -q -e "$pattern" "$tmux_screen"; then
-            echo "# lacks: $pattern" >"$work/why"
-            cat "$tmux_screen" >>"$work/why"
-            tap_not_ok "$name" "$work/why"
+    tries=0
+    while [ "$tries" -lt 100 ]; do
+        tmux_capture
+        if screen_matches "$@"; then
+            tap_ok "$name"
             return
         fi
+        sleep 0.1
+        tries=$((tries + 1))
     done
-    tap_ok "$name"
+    for pattern in "$@"; do
+        LC_ALL=C.UTF-8 grep -E -q -e "$pattern" "$tmux_screen" || echo "# lacks: $pattern"
+    done >"$work/why"
+    cat "$tmux_screen" >>"$work/why"
+    tap_not_ok "$name" "$work/why"
 }
 
 for size in "80 24" "120 40"; do
