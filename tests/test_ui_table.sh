@@ -35,24 +35,17 @@ table_area() {
     sed -n '/[├┼]─ \(Allocations at peak\|At peak\|Entries\)/,$p' "$tmux_screen" | sed 's/^[^│├┼]*[│├┼]//'
 }
 
-# table_wait_gone TEXT: polls until the table's lines lack TEXT.
-table_wait_gone() {
+# table_wait holds|lacks TEXT: polls until the table's lines hold (or
+# lack) TEXT, then reads the whole frame (tmux_settle).
+table_wait() {
     tries=0
     while [ "$tries" -lt 100 ]; do
         tmux_capture
-        table_area | grep -q -F -e "$1" || return 0
-        sleep 0.1
-        tries=$((tries + 1))
-    done
-    return 1
-}
-
-# table_wait_for TEXT: polls until the table's lines hold TEXT.
-table_wait_for() {
-    tries=0
-    while [ "$tries" -lt 100 ]; do
-        tmux_capture
-        table_area | grep -q -F -e "$1" && return 0
+        if table_area | grep -q -F -e "$2"; then found=holds; else found=lacks; fi
+        if [ "$found" = "$1" ]; then
+            tmux_settle
+            return 0
+        fi
         sleep 0.1
         tries=$((tries + 1))
     done
@@ -97,7 +90,7 @@ done
 for size in $sizes; do
     open_demo "$size"
     tmux_keys l l l l l l l l l l
-    if table_wait_for 'gradients/model/dense_94/Relu_grad/ReluGrad' &&
+    if table_wait holds 'gradients/model/dense_94/Relu_grad/ReluGrad' &&
         heading_line | grep -q '◂'; then
         tap_ok "$size: l scrolls the table sideways to the whole name, ◂ marks it"
     else
@@ -159,7 +152,7 @@ for size in $sizes; do
     tmux_keys Escape /
     tmux_text persist
     tmux_keys Enter
-    if tmux_wait_for "1 of 293 rows match" && table_wait_gone "ReluGrad" &&
+    if tmux_wait_for "1 of 293 rows match" && table_wait lacks "ReluGrad" &&
         table_area | grep -q "unused preallocated"; then
         tap_ok "$size: / finds a region (persist) as well as op names"
     else
@@ -233,7 +226,7 @@ for size in $sizes; do
         tap_not_ok "$size: e on the groups writes them, as --group-by scope:model/ does"
     fi
     tmux_keys Enter
-    if tmux_wait_for "3 rows, 90.00 MiB" && table_wait_for "model/dense_26/MatMul" &&
+    if tmux_wait_for "3 rows, 90.00 MiB" && table_wait holds "model/dense_26/MatMul" &&
         [ "$(table_area | grep -c 'model/dense_26/[A-Z]')" -eq 3 ]; then
         tap_ok "$size: Enter on a layer lists its ops"
     else
