@@ -68,4 +68,10 @@ enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const cha
                                     const struct load_options *options,
                                     struct profile **out, struct load_error *error);
 
+/* The index-th format memtop reads, from the one format table, for
+ * --help: its short name ("xspace") and a line for people. Rows that
+ * only recognise a form to refuse it are passed over. False past the
+ * last. */
+bool load_format_describe(size_t index, const char **name, const char **description);
+
 #endif

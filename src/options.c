@@ -2,6 +2,7 @@
 
 #include "src/options.h"
 
+#include "model/load.h"
 #include "report/summary_report.h"
 
 #include <errno.h>
@@ -57,9 +58,8 @@ void options_print_help(FILE *out)
           "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
           "each allocator's memory over time, the peak, and what was live at the peak.\n"
           "\n"
-          "PROFILE is a MemoryProfile as binary protobuf or JSON, or a Chrome trace\n"
-          "with memory events (PyTorch profiler, TensorFlow timeline.py), gzipped\n"
-          "or not (the form is found from the content). Several files, or a\n"
+          "PROFILE is a profile in one of the formats below (gzipped or not, but\n"
+          "for Skyline's SQLite). Several files, or a\n"
           "directory of them (one profile per host), open as hosts. LOGDIR is a\n"
           "TensorBoard log directory: its runs are found in every plugins/profile\n"
           "directory below it, and the newest run's hosts open (a run directory\n"
@@ -107,6 +107,12 @@ void options_print_help(FILE *out)
           "  -h, --help        show this help and exit\n"
           "  -V, --version     show the version and exit\n"
           "\n"
+          "Formats (found from the content, never the file name):\n",
+          out);
+    const char *name, *description;
+    for (size_t i = 0; load_format_describe(i, &name, &description); i++)
+        fprintf(out, "  %-13s %s\n", name, description);
+    fputs("\n"
           "PROFILE may be - for standard input, or a pipe or FIFO (<(gsutil cat URL)).\n"
           "\n"
           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
