@@ -8,27 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- texts by their bytes (two profiles have two string tables) ---- */
-
-struct text {
-    const char *bytes;
-    size_t length;
-};
-
-static struct text profile_bytes(const struct profile *profile, uint32_t id)
-{
-    return (struct text){string_table_text(profile->strings, id),
-                         string_table_length(profile->strings, id)};
-}
-
-static int text_compare(struct text a, struct text b)
-{
-    int order = memcmp(a.bytes, b.bytes, a.length < b.length ? a.length : b.length);
-    if (order != 0)
-        return order;
-    return (a.length > b.length) - (a.length < b.length);
-}
-
 /* ---- allocators matched by memory id ---- */
 
 static struct allocator_delta allocator_delta_of(const struct allocator *base,
@@ -46,15 +25,6 @@ static struct allocator_delta allocator_delta_of(const struct allocator *base,
     };
 }
 
-/* The allocator of `profile` whose memory id has the bytes of `id`, or -1. */
-static long allocator_matching(const struct profile *profile, struct text id)
-{
-    for (size_t i = 0; i < profile->allocator_count; i++)
-        if (text_compare(profile_bytes(profile, profile->allocators[i].id), id) == 0)
-            return (long)i;
-    return -1;
-}
-
 bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
                               const struct profile *new)
 {
@@ -69,7 +39,7 @@ bool profile_comparison_build(struct profile_comparison *comparison, const struc
     }
     for (size_t i = 0; i < base->allocator_count; i++) {
         const struct allocator *allocator = &base->allocators[i];
-        long other = allocator_matching(new, profile_bytes(base, allocator->id));
+        long other = profile_find_allocator(new, profile_string(base, allocator->id));
         struct allocator_pair *pair = &comparison->pairs[comparison->count++];
         pair->base = allocator;
         if (other >= 0 && !matched[other]) {
@@ -115,9 +85,9 @@ static size_t op_entries_add(struct op_entry *entries, const struct profile *pro
     for (size_t i = 0; i < allocator->row_count; i++) {
         const struct allocation_row *row = &allocator->rows[i];
         int64_t occurrences = row->occurrences < 1 ? 1 : row->occurrences;
-        struct text name = {COMPARE_UNRESOLVED_NAME, strlen(COMPARE_UNRESOLVED_NAME)};
+        struct text name = text_of(COMPARE_UNRESOLVED_NAME);
         if (row->origin != ROW_UNRESOLVED)
-            name = profile_bytes(profile, row->op_name);
+            name = profile_string(profile, row->op_name);
         entries[i] = (struct op_entry){name, allocation_row_bytes(row), occurrences, is_new};
     }
     return allocator->row_count;

@@ -109,16 +109,11 @@ struct row_order_context {
 };
 
 /* Bytewise, as std::string compares: a NUL inside a name counts too. */
-static int text_compare(const struct string_table *strings, uint32_t a, uint32_t b)
+static int row_text_compare(const struct string_table *strings, uint32_t a, uint32_t b)
 {
     if (a == b)
         return 0;
-    size_t length_a = string_table_length(strings, a), length_b = string_table_length(strings, b);
-    int order = memcmp(string_table_text(strings, a), string_table_text(strings, b),
-                       length_a < length_b ? length_a : length_b);
-    if (order != 0)
-        return order;
-    return (length_a > length_b) - (length_a < length_b);
+    return text_compare(string_table_get(strings, a), string_table_get(strings, b));
 }
 
 /* XProf's key: sizes descending, then the four texts ascending. */
@@ -129,13 +124,13 @@ static int row_key_compare(const struct string_table *strings, const struct allo
         return a->allocation_bytes > b->allocation_bytes ? -1 : 1;
     if (a->requested_bytes != b->requested_bytes)
         return a->requested_bytes > b->requested_bytes ? -1 : 1;
-    int order = text_compare(strings, a->op_name, b->op_name);
+    int order = row_text_compare(strings, a->op_name, b->op_name);
     if (order == 0)
-        order = text_compare(strings, a->region_type, b->region_type);
+        order = row_text_compare(strings, a->region_type, b->region_type);
     if (order == 0)
-        order = text_compare(strings, a->data_type, b->data_type);
+        order = row_text_compare(strings, a->data_type, b->data_type);
     if (order == 0)
-        order = text_compare(strings, a->tensor_shape, b->tensor_shape);
+        order = row_text_compare(strings, a->tensor_shape, b->tensor_shape);
     return order;
 }
 

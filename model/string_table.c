@@ -314,6 +314,13 @@ uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, c
     return id;
 }
 
+struct text string_table_get(const struct string_table *table, uint32_t id)
+{
+    if (!table || id >= table->count)
+        return text_make("", 0);
+    return text_make(table->entries[id].text, table->entries[id].length);
+}
+
 const char *string_table_text(const struct string_table *table, uint32_t id)
 {
     if (!table || id >= table->count)

@@ -207,7 +207,7 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
 {
     *allocator = NULL;
     if (export->allocator) {
-        long index = profile_find_allocator(profile, export->allocator);
+        long index = profile_find_allocator_named(profile, export->allocator);
         if (index < 0) {
             print_unknown_allocator(path, profile, export->allocator);
             return false;

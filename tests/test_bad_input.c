@@ -182,7 +182,7 @@ static enum load_status load_any(const void *data, size_t size)
 
 static const struct allocator *allocator_named(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     if (index < 0)
         fail_msg("no allocator %s", id);
     return &profile->allocators[index];

@@ -133,6 +133,32 @@ static void test_safe_text_escapes_backslash(void **state)
     assert_string_equal(small, "ab");
 }
 
+/* A NUL inside a profile's string is a character like any control: shown
+ * as "\x00", the text after it kept, so "A\0x" and "A\0y" read apart
+ * (issue 16.4). A character cut short by the length is invalid. */
+static void test_safe_bytes_keeps_what_follows_a_nul(void **state)
+{
+    (void)state;
+    char buffer[64];
+    assert_int_equal(format_safe_bytes(text_make("A\0x", 3), 0, buffer, sizeof buffer), 6);
+    assert_string_equal(buffer, "A\\x00x");
+    format_safe_bytes(text_make("A\0y", 3), FORMAT_SAFE_ASCII, buffer, sizeof buffer);
+    assert_string_equal(buffer, "A\\x00y");
+    format_safe_bytes(text_make("\0\0", 2), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "\\x00\\x00");
+    /* Only `length` bytes are read: the last é is cut in half. */
+    format_safe_bytes(text_make("\xc3\xa9\xc3\xa9", 3), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "\xc3\xa9\xef\xbf\xbd");
+    format_safe_bytes(text_make("ignored", 0), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "");
+    uint32_t code_point = 1;
+    assert_int_equal(format_utf8_decode_bytes("\0", 1, &code_point), 1);
+    assert_int_equal(code_point, 0);
+    assert_int_equal(format_utf8_decode_bytes("\xe2\x96\x88", 2, &code_point), 0);
+    assert_int_equal(format_utf8_decode_bytes("\xe2\x96\x88", 3, &code_point), 3);
+    assert_int_equal(format_utf8_decode_bytes("x", 0, &code_point), 0);
+}
+
 /* The one definition of what must not reach a terminal raw. */
 static void test_unsafe_code_points(void **state)
 {
@@ -158,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_safe_text_utf8),
         cmocka_unit_test(test_safe_text_cuts_on_character_boundary),
         cmocka_unit_test(test_safe_text_escapes_backslash),
+        cmocka_unit_test(test_safe_bytes_keeps_what_follows_a_nul),
         cmocka_unit_test(test_unsafe_code_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -513,7 +513,7 @@ static void expect_allocator_order(const struct profile *profile, const MemoryPr
     size_t next = 0;
     for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
         const char *key = message->memory_profile_per_allocator[index]->key;
-        long found = profile_find_allocator(profile, key);
+        long found = profile_find_allocator(profile, text_of(key));
         assert_true(found >= 0);
         if ((size_t)found == next)
             next++;
@@ -655,7 +655,7 @@ static void expect_bad_input(const struct wire_bytes *buffer, const char *messag
 
 static const struct allocator *find_allocator(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     assert_true(index >= 0);
     return &profile->allocators[index];
 }
@@ -670,7 +670,7 @@ static const struct profile *built(const struct test_draft *profile)
 static const struct xprof_allocator *draft_allocator(const struct test_draft *profile,
                                                      const char *id)
 {
-    long index = profile_find_allocator(built(profile), id);
+    long index = profile_find_allocator(built(profile), text_of(id));
     assert_true(index >= 0);
     return &profile->draft.allocators[index];
 }
