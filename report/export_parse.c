@@ -138,10 +138,10 @@ char *export_default_path(const struct profile *profile, const struct allocator 
 {
     char id[DEFAULT_PATH_ID_MAX + 1] = "";
     if (allocator) {
-        const char *text = profile_text(profile, allocator->id);
-        size_t length = strnlen(text, DEFAULT_PATH_ID_MAX);
+        struct text text = profile_string(profile, allocator->id);
+        size_t length = text.length < DEFAULT_PATH_ID_MAX ? text.length : DEFAULT_PATH_ID_MAX;
         for (size_t i = 0; i < length; i++)
-            id[i] = is_filename_safe((unsigned char)text[i]) ? text[i] : '_';
+            id[i] = is_filename_safe((unsigned char)text.bytes[i]) ? text.bytes[i] : '_';
         id[length] = '\0';
         if (length == 0)
             strcpy(id, "_");

@@ -22,7 +22,7 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
 {
     const struct allocator_summary *summary = &allocator->summary;
     json_writer_object_begin(writer);
-    json_writer_member_string(writer, "id", profile_text(profile, allocator->id));
+    json_writer_member_bytes(writer, "id", profile_string(profile, allocator->id));
     json_writer_member_unsigned(writer, "snapshots", allocator->timeline.count);
     json_writer_member_unsigned(writer, "allocations", summary->allocations);
     json_writer_member_unsigned(writer, "deallocations", summary->deallocations);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/message_text.h"
+
 /* The header's pieces, left to right; the hint sits at the right edge. */
 enum piece_kind { PIECE_NAME, PIECE_FILE, PIECE_FORMAT, PIECE_HOST, PIECE_ALLOCATOR, PIECE_HINT,
                   PIECE_COUNT };
@@ -19,13 +21,19 @@ static const enum piece_kind drop_order[] = {PIECE_FILE, PIECE_NAME, PIECE_FORMA
 
 struct piece {
     char text[600];
-    int width; /* cells as drawn; 0 = not shown */
+    size_t length; /* the allocator's id may hold a NUL */
+    int width;     /* cells as drawn; 0 = not shown */
 };
 
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash && slash[1] ? slash + 1 : path;
+}
+
+static struct text piece_text(const struct piece *piece)
+{
+    return text_make(piece->text, piece->length);
 }
 
 static void fill_pieces(struct viewer *viewer, struct piece *pieces)
@@ -43,13 +51,20 @@ static void fill_pieces(struct viewer *viewer, struct piece *pieces)
     if (viewer->hosts->count > 1)
         snprintf(pieces[PIECE_HOST].text, sizeof pieces->text, "host %s (%zu/%zu)", host->name,
                  viewer->host_index + 1, viewer->hosts->count);
-    if (viewer->allocator)
-        snprintf(pieces[PIECE_ALLOCATOR].text, sizeof pieces->text, "allocator %s (%zu/%zu)",
-                 profile_text(profile, viewer->allocator->id), viewer->allocator_index + 1,
-                 profile->allocator_count);
     snprintf(pieces[PIECE_HINT].text, sizeof pieces->text, "? help  q quit");
     for (int i = 0; i < PIECE_COUNT; i++)
-        pieces[i].width = draw_text_width(pieces[i].text, &viewer->style);
+        pieces[i].length = strlen(pieces[i].text);
+    if (viewer->allocator) {
+        struct message_text line;
+        message_text_start(&line, pieces[PIECE_ALLOCATOR].text, sizeof pieces->text);
+        message_text_append_text(&line, "allocator ");
+        message_text_append_bytes(&line, profile_string(profile, viewer->allocator->id));
+        message_text_append_format(&line, " (%zu/%zu)", viewer->allocator_index + 1,
+                                   profile->allocator_count);
+        pieces[PIECE_ALLOCATOR].length = line.length;
+    }
+    for (int i = 0; i < PIECE_COUNT; i++)
+        pieces[i].width = draw_bytes_width(piece_text(&pieces[i]), &viewer->style);
 }
 
 static int pieces_width(const struct piece *pieces)
@@ -95,9 +110,10 @@ void header_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
         bool bold = i == PIECE_NAME || i == PIECE_ALLOCATOR;
         wattrset(window, bold ? bar | A_BOLD : bar);
         if (i == PIECE_HINT)
-            draw_text_right(window, y, x, width - 1, pieces[i].text, style);
+            draw_bytes_right(window, y, x, width - 1, piece_text(&pieces[i]), style);
         else
-            cursor += draw_text(window, y, cursor, pieces[i].width, pieces[i].text, style) + GAP;
+            cursor += draw_bytes(window, y, cursor, pieces[i].width, piece_text(&pieces[i]), style) +
+                      GAP;
     }
     wattrset(window, style->normal);
 }

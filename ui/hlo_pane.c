@@ -7,6 +7,7 @@
 
 #include "model/timeline.h"
 #include "model/format.h"
+#include "model/message_text.h"
 #include "ui/chart_columns.h"
 #include "ui/column_fit.h"
 #include "ui/viewer.h"
@@ -54,20 +55,21 @@ static size_t hlo_count(const struct viewer *viewer)
     return viewer->profile ? viewer->profile->hlo_module_count : 0;
 }
 
-static const char *hlo_cell(const struct viewer *viewer, const struct hlo_module *module,
+static struct text hlo_cell(const struct viewer *viewer, const struct hlo_module *module,
                             enum hlo_column column, char *buffer, size_t size)
 {
     switch (column) {
-    case HLO_ID: snprintf(buffer, size, "%lld", (long long)module->id); return buffer;
-    case HLO_START: return format_milliseconds_value(module->start_time_ps, 3, buffer, size);
-    case HLO_END: return format_milliseconds_value(module->end_time_ps, 3, buffer, size);
+    case HLO_ID: snprintf(buffer, size, "%lld", (long long)module->id); return text_of(buffer);
+    case HLO_START:
+        return text_of(format_milliseconds_value(module->start_time_ps, 3, buffer, size));
+    case HLO_END: return text_of(format_milliseconds_value(module->end_time_ps, 3, buffer, size));
     case HLO_DURATION: {
         uint64_t span = chart_range_diff(module->start_time_ps, module->end_time_ps);
-        return format_milliseconds_value(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3, buffer,
-                                         size);
+        return text_of(format_milliseconds_value(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3,
+                                                 buffer, size));
     }
-    case HLO_DEVICE: return profile_text(viewer->profile, module->plane_name);
-    default: return profile_text(viewer->profile, module->name);
+    case HLO_DEVICE: return profile_string(viewer->profile, module->plane_name);
+    default: return profile_string(viewer->profile, module->name);
     }
 }
 
@@ -84,7 +86,7 @@ static bool hlo_on_timeline(const struct viewer *viewer, const struct hlo_module
     return first < end;
 }
 
-static const char *hlo_measured_cell(const void *context, size_t row, size_t column,
+static struct text hlo_measured_cell(const void *context, size_t row, size_t column,
                                      char *buffer, size_t size)
 {
     const struct viewer *viewer = context;
@@ -131,7 +133,7 @@ static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, in
         if (!layout->shown[c])
             continue;
         char buffer[48];
-        const char *text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
+        struct text text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
         column_fit_draw_cell(window, y, x, hlo_columns, layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
@@ -186,8 +188,12 @@ static struct pane_reply hlo_zoom_chart(const struct hlo_pane *hlo, struct viewe
         return pane_reply_handled();
     }
     /* Said now; a zoom that fails says why instead. */
-    viewer_status(viewer, false, "chart zoomed to module %lld %s", (long long)module->id,
-                  profile_text(viewer->profile, module->name));
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_format(&line, "chart zoomed to module %lld ", (long long)module->id);
+    message_text_append_bytes(&line, profile_string(viewer->profile, module->name));
+    viewer_status_bytes(viewer, false, message_text_get(&line));
     return pane_reply_follow(follow_up_zoom_to(module->start_time_ps, module->end_time_ps));
 }
 

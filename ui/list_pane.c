@@ -49,8 +49,8 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
         name_width = width - used;
         peak_width = 0;
     }
-    draw_text(window, y, x + used, name_width, profile_text(viewer->profile, allocator->id),
-              style);
+    draw_bytes(window, y, x + used, name_width, profile_string(viewer->profile, allocator->id),
+               style);
     if (peak_width > 0)
         draw_text_right(window, y, x + width - peak_width, peak_width, peak, style);
     wattrset(window, style->normal);
@@ -148,7 +148,7 @@ static void host_cursor_moved(struct viewer *viewer, size_t selected)
 {
     const struct host *host = &viewer->hosts->hosts[selected];
     if (host->attempted && !host->profile)
-        viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
+        viewer_status_host_error(viewer, host);
     else if (!host->attempted)
         viewer_status(viewer, false, "Enter opens %s", host->name);
 }

@@ -15,10 +15,10 @@
  * most `width` cells. Returns the number of lines; writes them when
  * draw is set. */
 static int detail_value(const struct ui_style *style, WINDOW *window, int y, int x, int width,
-                        int max_lines, const char *text, bool draw)
+                        int max_lines, struct text text, bool draw)
 {
     char safe[2048];
-    format_safe_text(text, !style->utf8, safe, sizeof safe);
+    format_safe_bytes(text, style->utf8 ? 0 : FORMAT_SAFE_ASCII, safe, sizeof safe);
     if (width <= 0)
         return 1;
     const char *cursor = safe;
@@ -52,7 +52,7 @@ static int detail_value(const struct ui_style *style, WINDOW *window, int y, int
 
 struct detail_field {
     const char *label;
-    const char *value;
+    struct text value; /* the profile's bytes, or ours */
 };
 
 static size_t detail_fields(const struct allocation_table *rows, const struct allocation_row *row,
@@ -66,30 +66,30 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
     snprintf(buffers[1], sizeof buffers[1], "%s (%lld bytes)",
              format_bytes(row->allocation_bytes, bytes, sizeof bytes),
              (long long)row->allocation_bytes);
-    fields[n++] = (struct detail_field){"Size", buffers[1]};
+    fields[n++] = (struct detail_field){"Size", text_of(buffers[1])};
     snprintf(buffers[2], sizeof buffers[2], "%s (%lld bytes)",
              format_bytes(row->requested_bytes, bytes, sizeof bytes),
              (long long)row->requested_bytes);
-    fields[n++] = (struct detail_field){"Requested", buffers[2]};
+    fields[n++] = (struct detail_field){"Requested", text_of(buffers[2])};
     snprintf(buffers[3], sizeof buffers[3], "%lld", (long long)row->occurrences);
-    fields[n++] = (struct detail_field){"Occurrences", buffers[3]};
-    fields[n++] = (struct detail_field){"Region", profile_text(profile, row->region_type)};
-    fields[n++] = (struct detail_field){"Data type", profile_text(profile, row->data_type)};
-    fields[n++] = (struct detail_field){"Shape", profile_text(profile, row->tensor_shape)};
-    fields[n++] = (struct detail_field){"Activity", memory_activity_label(row->activity)};
+    fields[n++] = (struct detail_field){"Occurrences", text_of(buffers[3])};
+    fields[n++] = (struct detail_field){"Region", profile_string(profile, row->region_type)};
+    fields[n++] = (struct detail_field){"Data type", profile_string(profile, row->data_type)};
+    fields[n++] = (struct detail_field){"Shape", profile_string(profile, row->tensor_shape)};
+    fields[n++] = (struct detail_field){"Activity", text_of(memory_activity_label(row->activity))};
     snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
-    fields[n++] = (struct detail_field){"Address", buffers[4]};
+    fields[n++] = (struct detail_field){"Address", text_of(buffers[4])};
     if (row->step_id >= 0)
         snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
     else
         snprintf(buffers[5], sizeof buffers[5], "none");
-    fields[n++] = (struct detail_field){"Step", buffers[5]};
+    fields[n++] = (struct detail_field){"Step", text_of(buffers[5])};
     if (row->has_time) {
         format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
     } else {
         snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
     }
-    fields[n++] = (struct detail_field){"Time", buffers[6]};
+    fields[n++] = (struct detail_field){"Time", text_of(buffers[6])};
     switch (row->origin) {
     case ROW_FROM_SNAPSHOT:
         snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
@@ -104,7 +104,7 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
                  (long long)row->snapshot_index, (long long)row->special_index);
         break;
     }
-    fields[n++] = (struct detail_field){"Origin", buffers[7]};
+    fields[n++] = (struct detail_field){"Origin", text_of(buffers[7])};
     return n;
 }
 

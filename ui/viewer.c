@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/message_text.h"
 #include "ui/status_line.h"
 
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
@@ -16,7 +17,35 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
     va_start(arguments, format);
     vsnprintf(viewer->status, sizeof viewer->status, format, arguments);
     va_end(arguments);
+    viewer->status_length = strlen(viewer->status);
     viewer->status_is_error = error;
+}
+
+void viewer_status_bytes(struct viewer *viewer, bool error, struct text text)
+{
+    struct message_text line;
+    message_text_start(&line, viewer->status, sizeof viewer->status);
+    message_text_append_bytes(&line, text);
+    viewer->status_length = line.length;
+    viewer->status_is_error = error;
+}
+
+void viewer_status_clear(struct viewer *viewer)
+{
+    viewer->status[0] = '\0';
+    viewer->status_length = 0;
+    viewer->status_is_error = false;
+}
+
+void viewer_status_host_error(struct viewer *viewer, const struct host *host)
+{
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, host->name);
+    message_text_append_text(&line, ": ");
+    message_text_append_bytes(&line, text_of(host->error.message));
+    viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
@@ -207,7 +236,7 @@ void viewer_select_host(struct viewer *viewer, size_t index)
     viewer->allocator = NULL;
     viewer->allocator_index = 0;
     if (!profile) {
-        viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
+        viewer_status_host_error(viewer, host);
     } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
     } else {

@@ -59,7 +59,8 @@ struct viewer {
 
     struct prompt prompt;
     struct export_prompt_state export_prompt;
-    char status[512];
+    char status[512];     /* raw: file text in it is escaped when drawn */
+    size_t status_length; /* 0: no status (it may hold a file's NUL) */
     bool status_is_error;
     bool quit;
 
@@ -100,9 +101,15 @@ void viewer_focus(struct viewer *viewer, enum pane_id pane);
 /* Does what a pane's reply asks (ui/pane.h), for pane `from`. */
 void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct follow_up *follow_up);
 
-/* A message on the status line until the next key. */
+/* A message on the status line until the next key. The status line
+ * escapes it when it draws it (once): pass a file's text raw. */
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same from bytes that may hold a NUL (a profile's text in them). */
+void viewer_status_bytes(struct viewer *viewer, bool error, struct text text);
+void viewer_status_clear(struct viewer *viewer);
+/* "HOST: MESSAGE" for a host that failed to load. */
+void viewer_status_host_error(struct viewer *viewer, const struct host *host);
 
 /* Starts reading a line on the status line; the callbacks get the text. */
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
