@@ -13,6 +13,7 @@
 
 #include "model/format.h"
 #include "model/host_list.h"
+#include "model/message_text.h"
 #include "report/export.h"
 #include "report/json_writer.h"
 #include "src/options.h"
@@ -44,19 +45,30 @@ static int exit_status_worst(int a, int b)
     return a > b ? a : b;
 }
 
-/* Every error line goes through here: "memtop: " and the message, made
- * safe for the terminal, since file names and the messages that quote a
- * profile's keys come from other machines. */
+#define PRINT_LINE_SIZE 2048
+
+/* Every error line goes through here: "memtop: " and the line, made safe
+ * for the terminal once, since file names and the messages that quote a
+ * profile's text come from other machines. The line is raw: a profile's
+ * text in it (NUL bytes and all) is escaped here, not before. */
+static void print_error_line(struct text line)
+{
+    char safe[4 * PRINT_LINE_SIZE + 1]; /* enough for any line (model/format.h) */
+    if (line.length > PRINT_LINE_SIZE)
+        line.length = PRINT_LINE_SIZE;
+    format_safe_bytes(line, 0, safe, sizeof safe);
+    fprintf(stderr, "memtop: %s\n", safe);
+}
+
 static void print_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static void print_error(const char *format, ...)
 {
-    char line[2048], safe[4096];
+    char line[PRINT_LINE_SIZE];
     va_list arguments;
     va_start(arguments, format);
     vsnprintf(line, sizeof line, format, arguments);
     va_end(arguments);
-    format_safe_text(line, false, safe, sizeof safe);
-    fprintf(stderr, "memtop: %s\n", safe);
+    print_error_line(text_of(line));
 }
 
 /* "memtop: PATH: MESSAGE". The loader escaped the file's text in its
@@ -187,16 +199,23 @@ static int run_viewer(struct host_list *hosts, const struct options *options)
     return ui_run(hosts, &ui_options);
 }
 
-/* "memtop: FILE: no allocator 'X'; the allocators are: a, b". */
+/* "memtop: FILE: no allocator 'X'; the allocators are: a, b", each id
+ * as memtop shows it (so as --allocator takes it). */
 static void print_unknown_allocator(const char *path, const struct profile *profile,
                                     const char *id)
 {
-    char list[1024] = "(none)";
-    size_t used = 0;
-    for (size_t i = 0; i < profile->allocator_count && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                 profile_text(profile, profile->allocators[i].id));
-    print_error("%s: no allocator '%s'; the allocators are: %s", path, id, list);
+    char buffer[PRINT_LINE_SIZE];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_format(&line, "%s: no allocator '%s'; the allocators are: ", path, id);
+    if (profile->allocator_count == 0)
+        message_text_append_text(&line, "(none)");
+    for (size_t i = 0; i < profile->allocator_count; i++) {
+        if (i > 0)
+            message_text_append_text(&line, ", ");
+        message_text_append_bytes(&line, profile_string(profile, profile->allocators[i].id));
+    }
+    print_error_line(message_text_get(&line));
 }
 
 /* The allocator to export: --allocator, else the first (summary and hlo:
