@@ -2,6 +2,8 @@
 
 #include "model/proto3_json.h"
 
+#include "model/json_string.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
@@ -205,8 +207,8 @@ enum load_status proto3_json_read_string(const struct json_reader *reader, const
 {
     if (!cJSON_IsString(value))
         return json_fail(reader->error, path, "a string", value);
-    uint32_t id = string_table_intern_hinted(reader->strings, hint, value->valuestring,
-                                             strlen(value->valuestring));
+    struct text text = json_string_text(value);
+    uint32_t id = string_table_intern_hinted(reader->strings, hint, text.bytes, text.length);
     if (id == STRING_ID_NONE)
         return json_no_memory(reader->error);
     *out = id;
@@ -283,7 +285,7 @@ enum load_status proto3_json_read_message(const struct json_reader *reader, cons
     cJSON_ArrayForEach(member, object) {
         if (status != LOAD_OK)
             break;
-        struct json_path field = {path, member->string, 0};
+        struct json_path field = {path, member->string, 0, 0};
         status = proto3_json_read_member(reader, member, &field, message, target);
     }
     return status;
