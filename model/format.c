@@ -172,7 +172,7 @@ static size_t safe_piece(const unsigned char *in, size_t available, unsigned opt
         return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)code_point);
     if (format_is_bidi_control(code_point) || (ascii && code_point >= 0x80))
         return (size_t)snprintf(piece, 16, "\\u{%x}", (unsigned)code_point);
-    if (code_point == '\\' && !(options & FORMAT_SAFE_KEEP_BACKSLASH))
+    if (code_point == '\\')
         return (size_t)snprintf(piece, 16, "\\\\");
     memcpy(piece, in, *length);
     return *length;
@@ -197,11 +197,6 @@ size_t format_safe_bytes(struct text text, unsigned options, char *buffer, size_
     }
     buffer[used] = '\0';
     return used;
-}
-
-size_t format_safe_text_with(const char *text, unsigned options, char *buffer, size_t size)
-{
-    return format_safe_bytes(text_of(text), options, buffer, size);
 }
 
 size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)

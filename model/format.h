@@ -52,13 +52,10 @@ bool format_is_unsafe_code_point(uint32_t code_point); /* either of them */
  * of it (no character grows more than fourfold). */
 enum {
     FORMAT_SAFE_ASCII = 1,
-    /* Leaves backslashes as they are, for text already escaped. */
-    FORMAT_SAFE_KEEP_BACKSLASH = 2,
 };
 size_t format_safe_bytes(struct text text, unsigned options, char *buffer, size_t size);
 /* The same for our own NUL-terminated text (ascii: FORMAT_SAFE_ASCII). */
 size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size);
-size_t format_safe_text_with(const char *text, unsigned options, char *buffer, size_t size);
 
 /* Decodes the UTF-8 character at bytes, of which `available` may be read;
  * returns its length, or 0 when the bytes there are not valid UTF-8

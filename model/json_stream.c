@@ -31,8 +31,7 @@ static void message_append_path(struct message_text *message, const struct json_
     if (path->key) {
         if (path->parent)
             message_text_append_text(message, ".");
-        struct text key = json_path_key(path);
-        message_text_append_escaped(message, key.bytes, key.length, 64);
+        message_text_append_cut(message, json_path_key(path), 64);
     } else {
         char index[32];
         snprintf(index, sizeof index, "[%zu]", path->index);
@@ -45,8 +44,7 @@ static void message_append_value(struct message_text *message, const cJSON *valu
     char number[40];
     if (cJSON_IsString(value)) {
         message_text_append_text(message, "\"");
-        struct text text = json_string_text(value);
-        message_text_append_escaped(message, text.bytes, text.length, 40);
+        message_text_append_cut(message, json_string_text(value), 40);
         message_text_append_text(message, "\"");
     } else if (cJSON_IsNumber(value)) {
         snprintf(number, sizeof number, "%.15g", value->valuedouble);
@@ -80,6 +78,7 @@ enum load_status json_fail(struct load_error *error, const struct json_path *pat
     message_text_append_text(&message, expected);
     message_text_append_text(&message, ", got ");
     message_append_value(&message, value);
+    error->message_length = message.length;
     return LOAD_BAD_INPUT;
 }
 

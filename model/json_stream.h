@@ -107,7 +107,7 @@ enum load_status json_stream_value_span(const struct json_stream *stream, size_t
 /* ---- errors about values, for readers of what the stream hands out ---- */
 
 /* "a.b[3].c: expected EXPECTED, got VALUE" ("top level" for a NULL path),
- * file text escaped and cut short. */
+ * the file's text in it raw (escaped where it is shown) and cut short. */
 enum load_status json_fail(struct load_error *error, const struct json_path *path,
                            const char *expected, const cJSON *value);
 enum load_status json_no_memory(struct load_error *error);

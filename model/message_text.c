@@ -62,30 +62,3 @@ struct text message_text_get(const struct message_text *message)
 {
     return text_make(message->text, message->length);
 }
-
-void message_text_append_escaped(struct message_text *message, const char *text, size_t length,
-                                 size_t limit)
-{
-    bool cut = length > limit;
-    if (cut) {
-        length = limit;
-        while (length > 0 && ((unsigned char)text[length] & 0xc0) == 0x80)
-            length--;
-    }
-    for (size_t i = 0; i < length; i++) {
-        unsigned char byte = (unsigned char)text[i];
-        char escape[8];
-        if (byte < 0x20 || byte == 0x7f) {
-            snprintf(escape, sizeof escape, "\\x%02x", byte);
-            message_text_append_text(message, escape);
-        } else if (byte == '"' || byte == '\\') {
-            escape[0] = '\\';
-            escape[1] = (char)byte;
-            message_text_append(message, escape, 2);
-        } else {
-            message_text_append(message, &text[i], 1);
-        }
-    }
-    if (cut)
-        message_text_append_text(message, "...");
-}

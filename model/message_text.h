@@ -36,9 +36,4 @@ void message_text_append_cut(struct message_text *message, struct text text, siz
 /* What was built so far. */
 struct text message_text_get(const struct message_text *message);
 
-/* File text [text, text+length), escaped, at most `limit` bytes of it.
- * (Kept until the loaders' messages are raw.) */
-void message_text_append_escaped(struct message_text *message, const char *text, size_t length,
-                                 size_t limit);
-
 #endif

@@ -211,8 +211,6 @@ void profile_free(struct profile *profile)
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
     }
-    for (size_t i = 0; i < profile->warning_count; i++)
-        free(profile->warnings[i]);
     free(profile->warnings);
     free(profile->allocators);
     free(profile->hlo_modules);

@@ -204,9 +204,11 @@ struct profile {
     struct hlo_module *hlo_modules;
     size_t hlo_module_count;
     /* What the loader found odd but could read (a repeated map key, say):
-     * one line each, file text already escaped. main prints them on
-     * stderr in batch mode; the viewer shows them. */
-    char **warnings;
+     * one line each, as string ids (read them with profile_string), raw:
+     * the file's text in them unescaped, NUL bytes and all. main prints
+     * them on stderr in batch mode and the viewer on its status line,
+     * each escaping them once. */
+    uint32_t *warnings;
     size_t warning_count;
 };
 

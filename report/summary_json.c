@@ -45,10 +45,10 @@ static void json_host_and_file(struct json_writer *writer, const char *host, con
 }
 
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
-                                  const char *host, const char *error)
+                                  const char *host, struct text error)
 {
     json_host_and_file(writer, host, path);
-    json_writer_member_string(writer, "error", error);
+    json_writer_member_bytes(writer, "error", error);
     json_writer_object_end(writer);
 }
 
@@ -76,7 +76,7 @@ void summary_report_json(FILE *out, const struct profile *profile, const char *h
     summary_report_json_to(&writer, profile, host);
 }
 
-void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error)
+void summary_report_json_error(FILE *out, const char *path, const char *host, struct text error)
 {
     struct json_writer writer;
     json_writer_init(&writer, out);

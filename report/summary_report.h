@@ -20,16 +20,17 @@ struct json_writer;
 /* host may be NULL (a single profile: no "host" key / line). */
 void summary_report_text(FILE *out, const struct profile *profile, const char *host);
 void summary_report_json(FILE *out, const struct profile *profile, const char *host);
-/* The object for a host that failed to load: host, file and "error", so a
+/* The object for a host that failed to load: host, file and "error" (the
+ * load's message, raw: the file's text in it is escaped here), so a
  * script reading the array sees every host it asked for. */
-void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error);
+void summary_report_json_error(FILE *out, const char *path, const char *host, struct text error);
 
 /* The same two objects as values of a writer (main puts several hosts
  * in one array). */
 void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
                             const char *host);
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
-                                  const char *host, const char *error);
+                                  const char *host, struct text error);
 
 /* A JSON string literal for arbitrary bytes (json_write_string): quotes,
  * backslashes, controls and bidirectional controls escaped, invalid

@@ -71,21 +71,23 @@ static void print_error(const char *format, ...)
     print_error_line(text_of(line));
 }
 
-/* "memtop: PATH: MESSAGE". The loader escaped the file's text in its
- * message already (its backslashes are escapes, not to be doubled); the
- * message is made safe once more only in case. */
-static void print_file_message(const char *path, const char *kind, const char *message)
+/* "memtop: PATH: KIND MESSAGE": the message raw (a loader keeps the
+ * file's text in it as the file had it), escaped once with the rest. */
+static void print_file_message(const char *path, const char *kind, struct text message)
 {
-    char safe_path[2048], safe_message[4096];
-    format_safe_text(path, false, safe_path, sizeof safe_path);
-    format_safe_text_with(message, FORMAT_SAFE_KEEP_BACKSLASH, safe_message,
-                          sizeof safe_message);
-    fprintf(stderr, "memtop: %s: %s%s\n", safe_path, kind, safe_message);
+    char buffer[PRINT_LINE_SIZE];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, path);
+    message_text_append_text(&line, ": ");
+    message_text_append_text(&line, kind);
+    message_text_append_bytes(&line, message);
+    print_error_line(message_text_get(&line));
 }
 
 static void print_load_error(const char *path, const struct load_error *error)
 {
-    print_file_message(path, "", error->message);
+    print_file_message(path, "", load_error_message(error));
 }
 
 /* What the loader found odd but read, escaped as errors are:
@@ -93,7 +95,7 @@ static void print_load_error(const char *path, const struct load_error *error)
 static void print_load_warnings(const char *path, const struct profile *profile)
 {
     for (size_t i = 0; i < profile->warning_count; i++)
-        print_file_message(path, "warning: ", profile->warnings[i]);
+        print_file_message(path, "warning: ", profile_string(profile, profile->warnings[i]));
 }
 
 /* Loads host `index` with a progress bar on stderr (when it is a
@@ -143,7 +145,8 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
     if (!profile) {
         print_load_error(host->path, &host->error);
         if (json && several)
-            summary_report_json_error_to(json, host->path, host_name, host->error.message);
+            summary_report_json_error_to(json, host->path, host_name,
+                                         load_error_message(&host->error));
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);

@@ -881,8 +881,8 @@ static void test_duplicate_allocator_key_last_entry_wins(void **state)
     assert_int_equal(last->summary.peak_time_ps, 77);
     assert_int_equal(profile->draft.allocators[1].snapshots.count, 1);
     assert_int_equal(built(profile)->warning_count, 1);
-    assert_string_equal(built(profile)->warnings[0], "the file repeats map key \"GPU_0_bfc\"; "
-                                                     "the last entry wins, as protobuf reads it");
+    assert_string_equal(test_warning(built(profile), 0), "the file repeats map key \"GPU_0_bfc\"; "
+                                                         "the last entry wins, as protobuf reads it");
     test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&first, &second, &other, &summary_one, &summary_two, &profile_bytes,
                         &early, &late);

@@ -252,7 +252,7 @@ static void test_repeated_map_entry_last_wins(void **state)
     assert_true(done->summary.derived);
     assert_int_equal(done->summary.peak_time_ps, 2);
     assert_int_equal(profile->warning_count, 1);
-    assert_string_equal(profile->warnings[0],
+    assert_string_equal(test_warning(profile, 0),
                         "the file repeats map key \"A\"; the last entry wins, as protobuf reads it");
     profile_free(profile);
 }

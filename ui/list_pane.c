@@ -111,7 +111,7 @@ static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int w
     if (failed && used + 2 < width) {
         mvwaddstr(window, y, x + used, ": ");
         used += 2;
-        draw_text(window, y, x + used, width - used, host->error.message, style);
+        draw_bytes(window, y, x + used, width - used, load_error_message(&host->error), style);
     } else if (host->profile && !failed) {
         char count[32];
         snprintf(count, sizeof count, "%zu alloc", host->profile->allocator_count);

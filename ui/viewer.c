@@ -44,7 +44,7 @@ void viewer_status_host_error(struct viewer *viewer, const struct host *host)
     message_text_start(&line, buffer, sizeof buffer);
     message_text_append_text(&line, host->name);
     message_text_append_text(&line, ": ");
-    message_text_append_bytes(&line, text_of(host->error.message));
+    message_text_append_bytes(&line, load_error_message(&host->error));
     viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
