@@ -72,6 +72,25 @@ tap_check "  ... and through a pipe" cmp -s "$work/piped.csv" "$work/expected.cs
 memtop_run --summary "$work/nul.json"
 memtop_expect "json: --summary's top rows show the op as a\\x00b" 0 out ' a\\x00b  '
 
+# ---- messages and warnings: the file's text escaped exactly once ----
+# A key holding ESC, a NUL and a backslash in an error: \x1b, \x00 and
+# \\ on stderr (not \\x1b: the loader no longer escapes it first).
+mkdir "$work/hosts"
+printf '{"memoryProfilePerAllocator":{"k\\u001b[2J\\u0000z\\\\":5}}' >"$work/hosts/bad.json"
+cp "$work/nul.json" "$work/hosts/good.json"
+memtop_run --summary "$work/hosts/bad.json"
+memtop_expect "an error quoting a hostile key: escaped once on stderr" 2 \
+    err '^memtop: .*/bad.json: memoryProfilePerAllocator\.k\\x1b\[2J\\x00z\\\\: expected an object, got 5$'
+memtop_run --summary --json "$work/hosts"
+memtop_expect "  ... and in --summary --json's \"error\" as JSON escapes" 2 \
+    out '"error":"memoryProfilePerAllocator\.k\\u001b\[2J\\u0000z\\\\: expected an object, got 5"'
+# A repeated key with ESC in it: the warning, escaped once.
+printf '{"memoryProfilePerAllocator":{"W\\u001b[2J":{"memoryProfileSnapshots":[{"timeOffsetPs":"1"}]},"W\\u001b[2J":{"memoryProfileSnapshots":[{"timeOffsetPs":"2"}]},"V":{},"V":{}}}' \
+    >"$work/repeated.json"
+memtop_run --summary "$work/repeated.json"
+memtop_expect "a warning quoting a hostile key: escaped once on stderr" 0 \
+    err '^memtop: .*/repeated.json: warning: the file repeats map key "W\\x1b\[2J"; the last entry wins, as protobuf reads it$'
+
 # ---- the viewer: the two allocators shown apart ----
 if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     tmux_start 120 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' '$work/nul.pb'; echo EXIT=\$?; sleep 60"
@@ -84,8 +103,29 @@ if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     tap_check "viewer: ] opens A\\x00y" tmux_wait_for 'allocator A\x00y (2/2)'
     tmux_keys q
     tap_check "viewer: q quits with status 0" tmux_wait_for "EXIT=0"
+
+    # Load warnings on the status line, escaped once, with how many more.
+    tmux_start 160 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' '$work/repeated.json'; echo EXIT=\$?; sleep 60"
+    tap_check "viewer: the status line says the file repeats a key, escaped once" \
+        tmux_wait_for 'repeated: warning: the file repeats map key "W\x1b[2J"; the last entry wins, as protobuf reads it (+1 more)'
+    tmux_keys q
+    tap_check "viewer: q quits with status 0 after the warning" tmux_wait_for "EXIT=0"
+
+    # A host that failed on a hostile key: its error escaped once in the
+    # hosts list, the status line and the error panel.
+    tmux_start 160 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' '$work/hosts'; echo EXIT=\$?; sleep 60"
+    if tmux_wait_for 'Could not load this host' && tmux_wait_for 'k\x1b[2J\x00z\\: expected an object' &&
+        ! grep -q 'k\\\\x1b' "$tmux_screen"; then
+        tap_ok "viewer: a host's error quoting a hostile key, escaped once"
+    else
+        tap_not_ok "viewer: a host's error quoting a hostile key, escaped once"
+    fi
+    tmux_keys q
+    tap_check "viewer: q quits with status 0 after the error" tmux_wait_for "EXIT=0"
 else
-    for name in listed next quit; do tap_skip "no tmux or no C.UTF-8 locale ($name)"; done
+    for name in listed next quit warning warning-quit error error-quit; do
+        tap_skip "no tmux or no C.UTF-8 locale ($name)"
+    done
 fi
 
 tap_done

@@ -198,6 +198,22 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     viewer_reset_panes(viewer, false);
 }
 
+/* "HOST: warning: FIRST (+N more)": what the load found odd, as main
+ * prints it on stderr (all of them there; the first one here). */
+static void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
+                                        const struct profile *profile)
+{
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, host->name);
+    message_text_append_text(&line, ": warning: ");
+    message_text_append_bytes(&line, profile_string(profile, profile->warnings[0]));
+    if (profile->warning_count > 1)
+        message_text_append_format(&line, " (+%zu more)", profile->warning_count - 1);
+    viewer_status_bytes(viewer, true, message_text_get(&line));
+}
+
 struct load_progress {
     struct viewer *viewer;
     const char *name;
@@ -240,6 +256,8 @@ void viewer_select_host(struct viewer *viewer, size_t index)
     } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
     } else {
+        if (profile->warning_count > 0)
+            viewer_status_load_warnings(viewer, host, profile);
         viewer_show_allocator(viewer, 0);
     }
     if (!viewer->allocator)
