@@ -16,6 +16,7 @@
 
 #include "model/json_string.h"
 #include "model/load.h"
+#include "tests/test_support.h"
 
 #define TOKEN(literal) literal, sizeof literal - 1
 
@@ -103,6 +104,21 @@ static void test_json_keys_and_values_keep_their_nul(void **state)
     profile_free(profile);
 }
 
+/* A key holding a NUL given twice is warned about whole: the warning
+ * keeps its bytes, and shows "c\x00x", not "c". */
+static void test_repeated_key_with_a_nul_is_named_whole(void **state)
+{
+    (void)state;
+    const char json[] = "{\"memoryProfilePerAllocator\":{\"c\\u0000x\":{},\"c\\u0000y\":{},"
+                        "\"c\\u0000x\":{\"memoryProfileSnapshots\":[{\"timeOffsetPs\":\"1\"}]}}}";
+    struct profile *profile = load(json, sizeof json - 1);
+    assert_int_equal(profile->allocator_count, 2);
+    assert_int_equal(profile->warning_count, 1);
+    assert_string_equal(test_warning(profile, 0), "the file repeats map key \"c\\x00x\"; the last "
+                                                  "entry wins, as protobuf reads it");
+    profile_free(profile);
+}
+
 /* The binary form: keys A\0x and A\0y are two allocators, each found by
  * its bytes. */
 static void test_protobuf_keys_keep_their_nul(void **state)
@@ -131,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_decoded_lengths),
         cmocka_unit_test(test_marked_lengths),
         cmocka_unit_test(test_json_keys_and_values_keep_their_nul),
+        cmocka_unit_test(test_repeated_key_with_a_nul_is_named_whole),
         cmocka_unit_test(test_protobuf_keys_keep_their_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
