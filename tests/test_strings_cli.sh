@@ -104,6 +104,15 @@ if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     tmux_keys q
     tap_check "viewer: q quits with status 0" tmux_wait_for "EXIT=0"
 
+    # CSV to a terminal: the NUL escaped, the two ids apart.
+    tmux_start 120 30 "'$memtop' --export summary '$work/nul.pb'; echo EXIT=\$?; sleep 60"
+    if tmux_wait_for "EXIT=0" && grep -q '^A\\x00x,' "$tmux_screen" &&
+        grep -q '^A\\x00y,' "$tmux_screen"; then
+        tap_ok "CSV to a terminal: A\\x00x and A\\x00y, escaped"
+    else
+        tap_not_ok "CSV to a terminal: A\\x00x and A\\x00y, escaped"
+    fi
+
     # Load warnings on the status line, escaped once, with how many more.
     tmux_start 160 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' '$work/repeated.json'; echo EXIT=\$?; sleep 60"
     tap_check "viewer: the status line says the file repeats a key, escaped once" \
@@ -123,7 +132,7 @@ if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     tmux_keys q
     tap_check "viewer: q quits with status 0 after the error" tmux_wait_for "EXIT=0"
 else
-    for name in listed next quit warning warning-quit error error-quit; do
+    for name in listed next quit csv warning warning-quit error error-quit; do
         tap_skip "no tmux or no C.UTF-8 locale ($name)"
     done
 fi
