@@ -64,33 +64,61 @@ COMPARE_NUMBER_FIELD(occurrences)
 COMPARE_STRING_FIELD(region_type)
 COMPARE_STRING_FIELD(data_type)
 COMPARE_STRING_FIELD(tensor_shape)
+COMPARE_STRING_FIELD(kind)
+
+/* By file, then by line as a number (model.py:9 before model.py:10). */
+static int compare_location(const struct profile *profile, const struct allocation_row *a,
+                            const struct allocation_row *b)
+{
+    int file = compare_strings(profile, a->location_file, b->location_file);
+    return file ? file : compare_numbers(a->location_line, b->location_line);
+}
 
 /* ---- values ---- */
+
+/* A report's entry has no snapshot behind it: no requested size, step,
+ * address, activity or index (an empty cell, not a made-up 0), and it
+ * is one tensor, not a count of identical allocations. */
+static bool row_is_entry(const struct allocation_row *row)
+{
+    return row->origin == ROW_FROM_ENTRY;
+}
 
 #define NUMBER_VALUE(field)                                                                  \
     static struct allocation_value value_##field(const struct profile *profile,              \
                                                  const struct allocation_row *row)           \
     {                                                                                        \
         (void)profile;                                                                       \
-        return (struct allocation_value){.integer = row->field, .text = {"", 0}};                 \
+        return (struct allocation_value){.integer = row->field, .text = {"", 0}};            \
+    }
+#define SNAPSHOT_NUMBER_VALUE(field)                                                         \
+    static struct allocation_value value_##field(const struct profile *profile,              \
+                                                 const struct allocation_row *row)           \
+    {                                                                                        \
+        (void)profile;                                                                       \
+        return (struct allocation_value){.absent = row_is_entry(row), .integer = row->field, \
+                                         .text = {"", 0}};                                   \
     }
 #define STRING_VALUE(field)                                                                  \
     static struct allocation_value value_##field(const struct profile *profile,              \
                                                  const struct allocation_row *row)           \
     {                                                                                        \
-        return (struct allocation_value){.text = profile_string(profile, row->field)};         \
+        return (struct allocation_value){.text = profile_string(profile, row->field)};       \
     }
 
 STRING_VALUE(op_name)
 NUMBER_VALUE(allocation_bytes)
-NUMBER_VALUE(requested_bytes)
-NUMBER_VALUE(occurrences)
+SNAPSHOT_NUMBER_VALUE(requested_bytes)
+SNAPSHOT_NUMBER_VALUE(occurrences)
 STRING_VALUE(region_type)
 STRING_VALUE(data_type)
 STRING_VALUE(tensor_shape)
-NUMBER_VALUE(step_id)
-NUMBER_VALUE(snapshot_index)
-NUMBER_VALUE(special_index)
+SNAPSHOT_NUMBER_VALUE(step_id)
+SNAPSHOT_NUMBER_VALUE(snapshot_index)
+SNAPSHOT_NUMBER_VALUE(special_index)
+STRING_VALUE(kind)
+STRING_VALUE(location)
+STRING_VALUE(stack)
 
 static struct allocation_value value_time_ps(const struct profile *profile,
                                              const struct allocation_row *row)
@@ -105,13 +133,16 @@ static struct allocation_value value_address(const struct profile *profile,
                                              const struct allocation_row *row)
 {
     (void)profile;
-    return (struct allocation_value){.address = row->address, .text = {"", 0}};
+    return (struct allocation_value){.absent = row_is_entry(row), .address = row->address,
+                                     .text = {"", 0}};
 }
 
 static struct allocation_value value_activity(const struct profile *profile,
                                               const struct allocation_row *row)
 {
     (void)profile;
+    if (row_is_entry(row))
+        return (struct allocation_value){.absent = true, .text = {"", 0}};
     return (struct allocation_value){.text = text_of(memory_activity_name(row->activity))};
 }
 
@@ -120,6 +151,7 @@ static const char *origin_name(enum row_origin origin)
     switch (origin) {
     case ROW_FROM_SNAPSHOT: return "snapshot";
     case ROW_FROM_SPECIAL: return "special";
+    case ROW_FROM_ENTRY: return "entry";
     default: return "unresolved";
     }
 }
@@ -168,6 +200,12 @@ static const struct allocation_column_info columns[ALLOCATION_COLUMN_COUNT] = {
      NULL, false, value_snapshot_index},
     {TABLE_COLUMN_SPECIAL_INDEX, "Special", "Special", "special_index", INTEGER, true, 0, 0, NULL,
      false, value_special_index},
+    {TABLE_COLUMN_KIND, "Kind", "Kind", "kind", TEXT, false, 6, 10, compare_kind, false,
+     value_kind},
+    {TABLE_COLUMN_LOCATION, "Location", "Location", "location", TEXT, false, 12, 40,
+     compare_location, false, value_location},
+    /* Many lines: the CSV and the detail view carry it, the table cannot. */
+    {TABLE_COLUMN_STACK, "Stack", "Stack", "stack", TEXT, false, 0, 0, NULL, false, value_stack},
 };
 
 const struct allocation_column_info *allocation_column(enum table_column id)

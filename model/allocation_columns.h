@@ -22,9 +22,12 @@
 
 #include "model/profile.h"
 
-/* The columns, in the CSV's order. The first TABLE_COLUMN_COUNT are the
- * ones a table sorts by (and --sort names); the others only the CSV
- * carries today. */
+/* The columns, in the CSV's order. The first TABLE_COLUMN_COUNT are
+ * ones a table sorts by (and --sort names); of the others, which the CSV
+ * carries, kind and location sort too (a column sorts when it has a
+ * comparison). Kind, location and stack are filled by the formats whose
+ * rows name the code that made them (Skyline) and empty elsewhere; they
+ * come last so that the CSV's earlier columns keep their places. */
 enum table_column {
     TABLE_COLUMN_FILE_ORDER = -1, /* no sort: XProf's order, as in the file */
     TABLE_COLUMN_OP_NAME = 0,
@@ -42,6 +45,9 @@ enum table_column {
     TABLE_COLUMN_ORIGIN,
     TABLE_COLUMN_SNAPSHOT_INDEX,
     TABLE_COLUMN_SPECIAL_INDEX,
+    TABLE_COLUMN_KIND,
+    TABLE_COLUMN_LOCATION,
+    TABLE_COLUMN_STACK,
     ALLOCATION_COLUMN_COUNT
 };
 

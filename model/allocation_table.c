@@ -49,6 +49,30 @@ enum table_column allocation_table_next_column(enum table_column column)
     return next;
 }
 
+bool allocation_table_column_filled(const struct allocation_table *table,
+                                    enum table_column column)
+{
+    const struct allocation_column_info *info = allocation_column(column);
+    if (!info)
+        return column == TABLE_COLUMN_FILE_ORDER;
+    for (size_t i = 0; i < table->source.count; i++) {
+        struct allocation_value value = info->value(table->profile, &table->source.rows[i]);
+        if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
+            return true;
+    }
+    return false;
+}
+
+enum table_column allocation_table_next_filled_column(const struct allocation_table *table,
+                                                      enum table_column column)
+{
+    enum table_column next = allocation_table_next_column(column);
+    /* The cycle comes back to file order, which is always filled. */
+    while (!allocation_table_column_filled(table, next))
+        next = allocation_table_next_column(next);
+    return next;
+}
+
 static char fold_case(char c)
 {
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
@@ -110,7 +134,10 @@ int64_t allocation_table_shown_bytes(const struct allocation_table *table)
 {
     int64_t total = 0;
     for (size_t i = 0; i < table->count; i++) {
-        int64_t bytes = allocation_row_bytes(allocation_table_row(table, i));
+        const struct allocation_row *row = allocation_table_row(table, i);
+        if (allocation_row_is_uncounted(row))
+            continue; /* as the report's own totals leave it out */
+        int64_t bytes = allocation_row_bytes(row);
         if (__builtin_add_overflow(total, bytes, &total))
             return bytes < 0 ? INT64_MIN : INT64_MAX;
     }

@@ -62,9 +62,18 @@ const char *allocation_table_column_name(enum table_column column);
 /* The sort after `column` in the order the table's sort key cycles
  * through: file order, then the sortable columns that sort largest first,
  * then the A-to-Z ones, each group in the column table's order (today:
- * allocation, requested, occurrences, op, region, data type, shape), then
- * file order again. */
+ * allocation, requested, occurrences, op, region, data type, shape, kind,
+ * location), then file order again. */
 enum table_column allocation_table_next_column(enum table_column column);
+/* Whether some row of the table's source has a value in `column` (not
+ * an empty text, not an absent number): an XProf file fills no kind or
+ * location, a Skyline report no region, type, shape or requested size. */
+bool allocation_table_column_filled(const struct allocation_table *table,
+                                    enum table_column column);
+/* allocation_table_next_column(), passing over the columns no row of the
+ * table fills (what the table's sort key cycles through). */
+enum table_column allocation_table_next_filled_column(const struct allocation_table *table,
+                                                      enum table_column column);
 /* The direction a column sorts in first: sizes and counts largest first,
  * text A to Z, file order as in the file. */
 bool allocation_table_default_descending(enum table_column column);
@@ -102,7 +111,9 @@ size_t allocation_table_total(const struct allocation_table *table);
 /* A row's share of the peak: its allocation size times its occurrences
  * (an occurrence count below 1 counts as 1), saturating. */
 int64_t allocation_row_bytes(const struct allocation_row *row);
-/* Sum of allocation_row_bytes() over the rows shown (saturating). */
+/* Sum of allocation_row_bytes() over the rows shown (saturating), but
+ * for the rows a report's totals leave out (allocation_row_is_uncounted:
+ * a Skyline entry of size <= 0). */
 int64_t allocation_table_shown_bytes(const struct allocation_table *table);
 
 #endif

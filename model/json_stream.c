@@ -14,6 +14,7 @@
 
 #include "model/json_stream.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,10 +109,18 @@ static void *json_allocate(size_t size)
     return memory;
 }
 
+/* cJSON's hooks are global: set once, since hosts load on several
+ * threads at a time (model/host_loader.h). */
+static void json_hooks_install(void)
+{
+    cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = json_allocate, .free_fn = free});
+}
+
 void json_stream_init(struct json_stream *stream, const uint8_t *text, size_t size,
                       struct load_error *error, struct load_tracker *tracker)
 {
-    cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = json_allocate, .free_fn = free});
+    static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+    pthread_once(&hooks_once, json_hooks_install);
     *stream = (struct json_stream){(const char *)text, size, error, tracker, 0};
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,6 +75,19 @@ static enum load_status load_with_format(const struct input_format *format,
     return LOAD_OK;
 }
 
+/* No probe claims the bytes (plain text, today): "not a memory profile",
+ * with the formats memtop does read. */
+static void load_error_set_unclaimed(struct load_error *error)
+{
+    char names[128] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < input_format_count() && used < sizeof names; i++)
+        if (!input_format_at(i)->refuses_only)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                     used ? ", " : "", input_format_at(i)->name);
+    load_error_set(error, "not a memory profile (none of the formats memtop reads: %s)", names);
+}
+
 /* Bytes in memory (inflated if they were gzip): the surest probe's format. */
 static enum load_status load_decoded(const uint8_t *bytes, size_t size,
                                      const struct load_source *source,
@@ -81,9 +95,10 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size,
                                      struct load_error *error)
 {
     tracker->total = size;
-    const struct input_format *format = input_format_detect(bytes, size, false);
+    const struct input_format *format =
+        input_format_detect_named(bytes, size, false, source->path);
     if (!format) {
-        load_error_set(error, "not a format memtop reads");
+        load_error_set_unclaimed(error);
         return LOAD_BAD_INPUT;
     }
     struct load_input input = {source->path, bytes, size, tracker};
@@ -143,7 +158,7 @@ static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char
 {
     *out = NULL;
     if (size == 0) {
-        load_error_set(error, "empty file");
+        load_error_set(error, "%s", input_format_empty_message(name));
         return LOAD_BAD_INPUT;
     }
     struct load_source source = {name ? name : "", false, size};
@@ -207,17 +222,110 @@ static enum load_status load_mapped(int descriptor, size_t size, const char *pat
     return status;
 }
 
-/* The size of the regular file open at `descriptor`, or an error. */
-static enum load_status load_file_size(int descriptor, size_t *size, struct load_error *error)
+/* ---- input that is not a regular file: a pipe, a FIFO, a terminal ---- */
+
+/* What a stream may hold: the cap gzip input inflates to, so a pipe is
+ * held to what a file of the same bytes, gzipped, would be. */
+static uint64_t stream_cap(const struct load_options *options)
+{
+    if (options && options->max_inflated_bytes)
+        return options->max_inflated_bytes;
+    return GZIP_ABSOLUTE_CAP;
+}
+
+#define STREAM_FIRST_READ ((size_t)1 << 20)
+
+/* Reads `descriptor` to its end into a malloc'd buffer (*bytes, *size):
+ * it cannot be mapped, and its size is known only at the end. */
+static enum load_status stream_read_all(int descriptor, uint64_t cap, uint8_t **bytes,
+                                        size_t *size, struct load_error *error)
+{
+    uint8_t *buffer = NULL;
+    size_t used = 0, capacity = 0;
+    for (;;) {
+        if (used == capacity) {
+            size_t grown = capacity ? capacity * 2 : STREAM_FIRST_READ;
+            if (grown < capacity || grown > cap + 1)
+                grown = (size_t)(cap + 1 > SIZE_MAX ? SIZE_MAX : cap + 1);
+            uint8_t *larger = grown > capacity ? realloc(buffer, grown) : NULL;
+            if (!larger) {
+                free(buffer);
+                load_error_set(error, "out of memory reading the input");
+                return LOAD_NO_MEMORY;
+            }
+            buffer = larger;
+            capacity = grown;
+        }
+        ssize_t got = read(descriptor, buffer + used, capacity - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(buffer);
+            return load_open_error(error);
+        }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+        if (used > cap) {
+            free(buffer);
+            load_error_set(error, "more than %llu bytes; refusing it (the cap for input that "
+                                  "is not a regular file, as for gzip)",
+                           (unsigned long long)cap);
+            return LOAD_BAD_INPUT;
+        }
+    }
+    *bytes = buffer;
+    *size = used;
+    return LOAD_OK;
+}
+
+/* A pipe, a FIFO or a device: read into memory (within the cap), then
+ * loaded as bytes are. A format that reads its path (SQLite) cannot
+ * come this way. */
+static enum load_status load_stream(int descriptor, const char *path,
+                                    const struct load_options *options, struct profile **out,
+                                    struct load_error *error)
+{
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    enum load_status status = stream_read_all(descriptor, stream_cap(options), &bytes, &size, error);
+    if (status != LOAD_OK)
+        return status;
+    const struct input_format *by_path =
+        size > 0 && input_format_any_reads_path()
+            ? input_format_detect(bytes, size < INPUT_FORMAT_HEAD_BYTES ? size
+                                                                        : INPUT_FORMAT_HEAD_BYTES,
+                                  true)
+            : NULL;
+    if (by_path) {
+        load_error_set(error, "%s is read from a file, not a pipe: save it first",
+                       by_path->description);
+        status = LOAD_BAD_INPUT;
+    } else {
+        status = load_bytes(bytes, size, path, options, NULL, out, error);
+    }
+    free(bytes);
+    if (status == LOAD_BAD_INPUT && size == 0)
+        load_error_set(error, "empty input");
+    return status;
+}
+
+/* The size of the regular file open at `descriptor`, or an error;
+ * *regular false (and LOAD_OK) for a pipe, a FIFO or a device, which
+ * are read as streams. */
+static enum load_status load_file_size(int descriptor, const char *path, size_t *size,
+                                       bool *regular, struct load_error *error)
 {
     struct stat status_buffer;
     if (fstat(descriptor, &status_buffer) != 0)
         return load_open_error(error);
-    if (S_ISDIR(status_buffer.st_mode) || !S_ISREG(status_buffer.st_mode)) {
-        load_error_set(error, S_ISDIR(status_buffer.st_mode) ? "is a directory"
-                                                             : "not a regular file");
+    if (S_ISDIR(status_buffer.st_mode)) {
+        load_error_set(error, "is a directory");
         return LOAD_BAD_INPUT;
     }
+    *regular = S_ISREG(status_buffer.st_mode);
+    if (!*regular)
+        return LOAD_OK;
     /* A 32-bit build cannot map a file past 4 GiB: say so, do not wrap. */
     if ((uintmax_t)status_buffer.st_size != (size_t)status_buffer.st_size) {
         load_error_set(error, "too large to map on this machine");
@@ -225,10 +333,25 @@ static enum load_status load_file_size(int descriptor, size_t *size, struct load
     }
     *size = (size_t)status_buffer.st_size;
     if (*size == 0) {
-        load_error_set(error, "empty file");
+        load_error_set(error, "%s", input_format_empty_message(path));
         return LOAD_BAD_INPUT;
     }
     return LOAD_OK;
+}
+
+/* "-": standard input, which must not be the terminal memtop reads
+ * keys from. */
+static int load_open(const char *path, struct load_error *error)
+{
+    if (strcmp(path, LOAD_STANDARD_INPUT) != 0)
+        return open(path, O_RDONLY | O_CLOEXEC);
+    if (isatty(STDIN_FILENO)) {
+        load_error_set(error, "standard input is a terminal; pipe a profile in "
+                              "(memtop - < FILE, or gsutil cat URL | memtop -)");
+        errno = 0;
+        return -1;
+    }
+    return STDIN_FILENO;
 }
 
 enum load_status profile_load(const char *path, const struct load_options *options,
@@ -237,16 +360,21 @@ enum load_status profile_load(const char *path, const struct load_options *optio
     *out = NULL;
     if (error)
         error->file = path;
-    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    /* Blocking: a FIFO waits for its writer, as cat would. */
+    int descriptor = load_open(path, error);
     if (descriptor < 0)
-        return load_open_error(error);
+        return errno ? load_open_error(error) : LOAD_BAD_INPUT;
     size_t size = 0;
-    enum load_status status = load_file_size(descriptor, &size, error);
+    bool regular = true;
+    enum load_status status = load_file_size(descriptor, path, &size, &regular, error);
     const struct input_format *format =
-        status == LOAD_OK ? load_path_format(descriptor, size) : NULL;
-    if (status == LOAD_OK && !format)
+        status == LOAD_OK && regular ? load_path_format(descriptor, size) : NULL;
+    if (status == LOAD_OK && !regular)
+        status = load_stream(descriptor, path, options, out, error);
+    else if (status == LOAD_OK && !format)
         status = load_mapped(descriptor, size, path, options, out, error);
-    close(descriptor);
+    if (descriptor != STDIN_FILENO)
+        close(descriptor);
     if (status != LOAD_OK || !format)
         return status;
     struct load_tracker tracker = {.options = options, .total = size};

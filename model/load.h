@@ -58,7 +58,14 @@ struct load_options {
     uint64_t max_inflated_bytes;
 };
 
-/* Loads `path` into *out (NULL on failure). options may be NULL. */
+/* The path that names standard input. */
+#define LOAD_STANDARD_INPUT "-"
+
+/* Loads `path` into *out (NULL on failure). options may be NULL. A
+ * regular file is mapped; anything else that reads (a pipe, a FIFO, a
+ * device, /dev/stdin, "-" for standard input) is read into memory up to
+ * the cap gzip input has (max_inflated_bytes, or the default), waiting
+ * for a FIFO's writer as cat would. */
 enum load_status profile_load(const char *path, const struct load_options *options,
                               struct profile **out, struct load_error *error);
 

@@ -342,12 +342,13 @@ enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct xprof_d
 
 /* ---- the row of the format table ---- */
 
-/* Whatever no other format claims: a MemoryProfile starts with any field
- * tag, so only the loader can tell. */
+/* Whatever no other format claims but plain text: a MemoryProfile starts
+ * with any field tag, so only the loader can tell a damaged one from
+ * other binary data; text is never one (load.c then says "not a memory
+ * profile" rather than quoting a wire type). */
 static unsigned protobuf_probe(const uint8_t *bytes, size_t size)
 {
-    (void)bytes;
-    return size > 0 ? PROBE_FALLBACK : PROBE_NO;
+    return size > 0 && !wire_head_is_text(bytes, size) ? PROBE_FALLBACK : PROBE_NO;
 }
 
 static enum load_status protobuf_load(const struct load_input *input,

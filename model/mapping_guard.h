@@ -7,7 +7,9 @@
  * the loader reads on, finds nonsense where the data was and fails through
  * its ordinary error path, so nothing leaks, and the caller reports that
  * the file changed. A SIGBUS anywhere else is left to the handler that was
- * there before. One guard at a time (loads are not concurrent).
+ * there before. Each thread has its own guard (hosts load on several
+ * threads at once, model/host_loader.h): the handler is installed while
+ * any guard is on and finds the mapping among theirs.
  * Called by: load.c around a mapped load. Must not: guard anything but the
  * one mapping it was given. */
 #ifndef MEMTOP_MAPPING_GUARD_H
@@ -17,7 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Guards [base, base + size), a private read-only file mapping. */
+/* Guards [base, base + size), a private read-only file mapping, until
+ * this thread calls mapping_guard_end(). */
 void mapping_guard_begin(const uint8_t *base, size_t size);
 
 /* Restores the previous SIGBUS handler; true when part of the file

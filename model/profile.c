@@ -23,6 +23,11 @@ const char *memory_activity_name(int activity)
     }
 }
 
+bool allocation_row_is_uncounted(const struct allocation_row *row)
+{
+    return row->kind != STRING_ID_EMPTY && row->allocation_bytes <= 0;
+}
+
 const char *memory_activity_label(int activity)
 {
     switch (activity) {
@@ -61,8 +66,19 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
         return false;
     FOR_EACH_COLUMN(RESIZE)
 #undef RESIZE
+    if (columns->context &&
+        !column_resize((void **)&columns->context, sizeof *columns->context, capacity))
+        return false;
     columns->capacity = capacity;
     return true;
+}
+
+bool snapshot_columns_enable_context(struct snapshot_columns *columns)
+{
+    if (columns->context)
+        return true;
+    columns->context = calloc(columns->capacity ? columns->capacity : 1, sizeof *columns->context);
+    return columns->context != NULL;
 }
 
 void snapshot_columns_fit(struct snapshot_columns *columns)
@@ -75,6 +91,8 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
     column_resize((void **)&columns->name, sizeof *columns->name, columns->count);
     FOR_EACH_COLUMN(SHRINK)
 #undef SHRINK
+    if (columns->context)
+        column_resize((void **)&columns->context, sizeof *columns->context, columns->count);
     columns->capacity = columns->count;
 }
 
@@ -114,6 +132,8 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     columns->region_type[i] = snapshot->region_type;
     columns->data_type[i] = snapshot->data_type;
     columns->tensor_shape[i] = snapshot->tensor_shape;
+    if (columns->context)
+        columns->context[i] = snapshot->context;
 }
 
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
@@ -135,6 +155,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .region_type = columns->region_type[index],
         .data_type = columns->data_type[index],
         .tensor_shape = columns->tensor_shape[index],
+        .context = columns->context ? columns->context[index] : STRING_ID_EMPTY,
     };
 }
 
@@ -144,6 +165,7 @@ void snapshot_columns_free(struct snapshot_columns *columns)
 #define FREE(name) free(columns->name);
     FOR_EACH_COLUMN(FREE)
 #undef FREE
+    free(columns->context);
     memset(columns, 0, sizeof *columns);
 }
 
@@ -157,6 +179,14 @@ int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t i
 struct text profile_string(const struct profile *profile, uint32_t string_id)
 {
     return string_table_get(profile->strings, string_id);
+}
+
+bool allocator_records(const struct allocator *allocator, unsigned field)
+{
+    if (allocator->unknown_fields & field)
+        return false;
+    return allocator->timeline_kind != TIMELINE_NONE ||
+           !(field & (ALLOCATOR_FIELD_FREE | ALLOCATOR_FIELD_FRAGMENTATION));
 }
 
 const char *profile_text(const struct profile *profile, uint32_t string_id)

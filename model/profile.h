@@ -49,6 +49,10 @@ struct snapshot {
     uint32_t region_type;
     uint32_t data_type;
     uint32_t tensor_shape;
+    /* Where it happened, for formats that know more than an op name (a
+     * PyTorch trace: the enclosing ops, outermost first, " > " between):
+     * a string id, empty when the format has none. */
+    uint32_t context;
 };
 
 struct timeline_index; /* model/timeline.h */
@@ -77,8 +81,15 @@ struct snapshot_columns {
     uint32_t *region_type;
     uint32_t *data_type;
     uint32_t *tensor_shape;
+    /* struct snapshot's context: NULL (every snapshot's is empty) until a
+     * loader calls snapshot_columns_enable_context(), so that formats
+     * without it pay nothing. */
+    uint32_t *context;
 };
 
+/* Makes room for the context column (empty for the snapshots already
+ * there); false when memory runs out. */
+bool snapshot_columns_enable_context(struct snapshot_columns *columns);
 /* Grow to hold at least `capacity` snapshots; false when memory runs out. */
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
 /* Give back the room past the last snapshot (loaders reserve from
@@ -132,12 +143,35 @@ struct allocator_summary {
     /* True when the file had no summary and it was computed from the
      * timeline the way XProf computes it. */
     bool derived;
+    /* What the memory at the peak was for, when the format says (Skyline;
+     * `known` false for the others, whose reports then leave it out). */
+    struct tracked_memory {
+        bool known;
+        /* The report's entries: its weights and activations. A weight's
+         * gradient is part of its entry, though the table shows it as a
+         * row of its own (so entries <= rows). */
+        size_t entries;
+        /* Summed over the rows of size > 0 only, as Skyline's own
+         * queries sum them (a size <= 0 is a view or an in-place op's,
+         * which holds no memory of its own: see struct allocation_row). */
+        int64_t weights_bytes;
+        int64_t gradients_bytes;
+        int64_t activations_bytes;
+        /* The peak minus the three, or 0 when that is negative: memory
+         * the format could not attribute (allocator caches, workspaces). */
+        int64_t untracked_bytes;
+    } tracked;
 };
 
 enum row_origin {
     ROW_FROM_SNAPSHOT,  /* snapshot_index points into memory_profile_snapshots */
     ROW_FROM_SPECIAL,   /* special_index points into special_allocations */
     ROW_UNRESOLVED,     /* neither index points anywhere: shown, flagged */
+    /* An entry of a report with no timeline (Skyline's weights,
+     * gradients and activations): no snapshot, time, address, step,
+     * requested size, activity or occurrences (their columns are empty;
+     * occurrences is 1 for the sums), both indices -1. */
+    ROW_FROM_ENTRY,
 };
 
 /* One row of the "active allocations at peak" table, resolved at load time
@@ -158,7 +192,28 @@ struct allocation_row {
     int activity;
     bool has_time;   /* false for special and unresolved rows */
     int64_t time_ps; /* time of the snapshot the row came from */
+    /* Where in the user's code the memory was made, for formats that
+     * say (Skyline); 0 (the empty string) and 0 for the others. String
+     * ids, so that grouping rows by kind, by location or by file is
+     * grouping by one integer key. */
+    uint32_t kind;          /* what it is for: "weight", "gradient", "activation" */
+    uint32_t location;      /* "file:line" of the innermost frame: the key by location */
+    uint32_t location_file; /* that frame's file alone: the key by file */
+    int64_t location_line;  /* that frame's line (1-based); 0 without a frame */
+    /* Every frame, innermost first, "file:line" each, one per line (a
+     * path that holds a newline reads as two frames: the bytes stay
+     * as the file had them). */
+    uint32_t stack;
+    uint32_t context; /* the snapshot's context (see struct snapshot) */
 };
+
+/* The memory of a row of kind-tracking formats (Skyline) whose size is
+ * 0 or negative: kept and shown, marked, but not counted in the totals
+ * of struct tracked_memory. Such a size is the drop in allocated memory
+ * when an activation is released: 0 for a view (it shares its input's
+ * storage), negative when allocated memory grew while it was released
+ * (in-place ops). False for formats without kinds. */
+bool allocation_row_is_uncounted(const struct allocation_row *row);
 
 struct hlo_module {
     int64_t id;
@@ -176,8 +231,20 @@ enum timeline_kind {
     TIMELINE_NONE,     /* the format records no timeline (Skyline) */
 };
 
+/* Quantities a format does not record for an allocator (bits of
+ * allocator->unknown_fields): they read 0 in the profile; reports write
+ * them as null (JSON) or an empty field (CSV), and the viewer leaves them
+ * out rather than show a 0 that was never measured. */
+enum allocator_field {
+    ALLOCATOR_FIELD_STACK = 1 << 0,         /* stack bytes */
+    ALLOCATOR_FIELD_FREE = 1 << 1,          /* free bytes */
+    ALLOCATOR_FIELD_FRAGMENTATION = 1 << 2, /* fragmentation */
+    ALLOCATOR_FIELD_CAPACITY = 1 << 3,      /* the memory's capacity */
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
+    unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
     struct snapshot_columns timeline; /* time-sorted; what the chart plots */
     enum timeline_kind timeline_kind;
     /* timeline_kind == TIMELINE_SAMPLED, kept as the field the reports and
@@ -188,6 +255,11 @@ struct allocator {
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
 };
+
+/* Whether allocator's format records `field` (one enum allocator_field
+ * bit): not when the loader said so, nor free memory and fragmentation
+ * for an allocator without a timeline (a Skyline report). */
+bool allocator_records(const struct allocator *allocator, unsigned field);
 
 struct input_format; /* model/input_format.h: the row of the format table */
 

@@ -162,6 +162,12 @@ void profile_builder_set_timeline_kind(struct profile_builder *builder, size_t i
     builder->profile->allocators[index].timeline_kind = kind;
 }
 
+void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t index,
+                                        unsigned fields)
+{
+    builder->profile->allocators[index].unknown_fields = fields;
+}
+
 static bool timeline_is_sorted(const struct snapshot_columns *timeline)
 {
     for (size_t i = 1; i < timeline->count; i++)
@@ -182,7 +188,8 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     size_t *order = malloc(count * sizeof *order);
     size_t *scratch = malloc(count * sizeof *scratch);
     struct snapshot_columns sorted = {0};
-    bool ok = order && scratch && snapshot_columns_reserve(&sorted, count);
+    bool ok = order && scratch && snapshot_columns_reserve(&sorted, count) &&
+              (!timeline->context || snapshot_columns_enable_context(&sorted));
     if (ok) {
         for (size_t i = 0; i < count; i++)
             order[i] = i;

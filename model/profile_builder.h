@@ -66,6 +66,10 @@ void profile_builder_set_timeline(struct profile_builder *builder, size_t index,
 /* Complete unless said otherwise. */
 void profile_builder_set_timeline_kind(struct profile_builder *builder, size_t index,
                                        enum timeline_kind kind);
+/* What the format does not record for allocator `index` (enum
+ * allocator_field bits); all is known unless said otherwise. */
+void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t index,
+                                        unsigned fields);
 /* Sorts allocator `index`'s timeline by time now (stably), for a loader
  * that reads it sorted before finish; finish sorts what is left. */
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index);

@@ -155,6 +155,7 @@ static void row_fill_from(struct allocation_row *row, const struct snapshot *sou
     row->step_id = source->step_id;
     row->address = source->address;
     row->activity = source->activity;
+    row->context = source->context;
 }
 
 /* XProf's rows: a non-negative snapshot_index names a snapshot of

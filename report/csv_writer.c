@@ -33,9 +33,18 @@ void csv_writer_fail(struct csv_writer *writer, int error_number)
         writer->error = error_number ? error_number : EIO;
 }
 
+void csv_writer_lead(struct csv_writer *writer, const char *const *names,
+                     const char *const *values, size_t count, bool skip_header)
+{
+    writer->lead_names = names;
+    writer->lead_values = values;
+    writer->lead_count = count;
+    writer->skip_header = skip_header;
+}
+
 static void writer_put(struct csv_writer *writer, const char *bytes, size_t length)
 {
-    if (writer->error || length == 0)
+    if (writer->error || length == 0 || (writer->skip_header && writer->records == 0))
         return;
     errno = 0;
     if (fwrite(bytes, 1, length, writer->out) != length)
@@ -47,9 +56,17 @@ static void writer_put_char(struct csv_writer *writer, char byte)
     writer_put(writer, &byte, 1);
 }
 
-/* The comma before every field but a record's first. */
+/* The comma before every field but a record's first; the lead cells
+ * before a record's first. */
 static void writer_begin_field(struct csv_writer *writer)
 {
+    if (writer->fields == 0 && writer->lead_count && !writer->in_lead) {
+        const char *const *cells = writer->records == 0 ? writer->lead_names : writer->lead_values;
+        writer->in_lead = true;
+        for (size_t i = 0; i < writer->lead_count; i++)
+            csv_writer_text(writer, cells[i]);
+        writer->in_lead = false;
+    }
     if (writer->fields++ > 0)
         writer_put_char(writer, ',');
 }

@@ -47,11 +47,24 @@ struct csv_writer {
     size_t records; /* records ended so far (the header included) */
     int error;      /* errno of the first failed write; 0 while all is well */
     bool escape_controls; /* text made safe for a terminal first */
+    /* Cells written before each record's own (csv_writer_lead). */
+    const char *const *lead_names;
+    const char *const *lead_values;
+    size_t lead_count;
+    bool in_lead;
+    bool skip_header; /* the first record is not written */
 };
 
 void csv_writer_init(struct csv_writer *writer, FILE *out);
 /* Text fields from now on made safe for a terminal (or not), as above. */
 void csv_writer_escape_controls(struct csv_writer *writer, bool escape);
+
+/* Several hosts in one CSV (report/export.h): every record starts with
+ * `count` text cells, the header with `names` ("run", "host"), the
+ * others with `values`; with skip_header the first record (a later
+ * host's header) is not written at all. */
+void csv_writer_lead(struct csv_writer *writer, const char *const *names,
+                     const char *const *values, size_t count, bool skip_header);
 
 /* One field each; the separator is added as needed. A profile's text
  * goes out with its length, NUL bytes and all (to a terminal, a NUL is

@@ -8,6 +8,7 @@
 
 #include "report/atomic_file.h"
 #include "report/csv_writer.h"
+#include "report/json_writer.h"
 
 /* ---- writing to a stream ---- */
 
@@ -61,28 +62,52 @@ static bool request_check(const struct export_request *request, struct export_re
     return true;
 }
 
+/* The views: CSV ones write through csv_writer, the others JSON. */
+static const struct {
+    size_t (*csv)(struct csv_writer *, const struct export_request *);
+    size_t (*json)(struct json_writer *, const struct export_request *);
+} exporters[EXPORT_VIEW_COUNT] = {
+    [EXPORT_VIEW_ALLOCATIONS] = {export_allocations, NULL},
+    [EXPORT_VIEW_TIMELINE] = {export_timeline, NULL},
+    [EXPORT_VIEW_SUMMARY] = {export_summary, NULL},
+    [EXPORT_VIEW_HLO] = {export_hlo, NULL},
+    [EXPORT_VIEW_CHROME_TRACE] = {NULL, export_chrome_trace},
+};
+
+/* A JSON view: json_writer keeps every string valid and terminal-safe. */
+static int export_write_json(FILE *out, const struct export_request *request, size_t *written)
+{
+    struct json_writer writer;
+    json_writer_init(&writer, out);
+    *written = exporters[request->view].json(&writer, request);
+    if (!writer.error)
+        fputc('\n', out);
+    return json_writer_finish(&writer);
+}
+
 enum export_status export_write(FILE *out, const struct export_request *request, size_t *rows,
                                 char *error, size_t error_size)
 {
-    static size_t (*const exporters[EXPORT_VIEW_COUNT])(struct csv_writer *,
-                                                        const struct export_request *) = {
-        [EXPORT_VIEW_ALLOCATIONS] = export_allocations,
-        [EXPORT_VIEW_TIMELINE] = export_timeline,
-        [EXPORT_VIEW_SUMMARY] = export_summary,
-        [EXPORT_VIEW_HLO] = export_hlo,
-    };
     if (rows)
         *rows = 0;
     struct export_request checked;
     const char *reason;
     if (!request_check(request, &checked, &reason))
         return export_fail(error, error_size, reason, 0);
-    struct csv_writer writer;
-    csv_writer_init(&writer, out);
-    /* Bytes for a program stay the profile's; a terminal gets them safe. */
-    csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
-    size_t written = exporters[checked.view](&writer, &checked);
-    int error_number = csv_writer_finish(&writer);
+    size_t written;
+    int error_number;
+    if (exporters[checked.view].json) {
+        error_number = export_write_json(out, &checked, &written);
+    } else {
+        struct csv_writer writer;
+        csv_writer_init(&writer, out);
+        /* Bytes for a program stay the profile's; a terminal gets them safe. */
+        csv_writer_escape_controls(&writer, isatty(fileno(out)) == 1);
+        csv_writer_lead(&writer, checked.lead_names, checked.lead_values, checked.lead_count,
+                        checked.no_header);
+        written = exporters[checked.view].csv(&writer, &checked);
+        error_number = csv_writer_finish(&writer);
+    }
     if (error_number)
         return export_fail(error, error_size, "", error_number);
     if (rows)
@@ -90,33 +115,97 @@ enum export_status export_write(FILE *out, const struct export_request *request,
     return EXPORT_OK;
 }
 
+/* ---- several hosts in one CSV ---- */
+
+enum export_status export_each_write(FILE *out, const struct export_each *each, size_t *rows,
+                                     char *error, size_t error_size)
+{
+    enum export_status status = EXPORT_OK;
+    bool written = false;
+    if (rows)
+        *rows = 0;
+    for (size_t i = 0; i < each->count && status == EXPORT_OK; i++) {
+        struct export_request request;
+        if (!each->next(each->context, i, &request))
+            continue;
+        request.no_header = written;
+        size_t host_rows = 0;
+        status = export_write(out, &request, &host_rows, error, error_size);
+        written = true;
+        if (rows)
+            *rows += host_rows;
+        each->done(each->context, i);
+    }
+    if (status == EXPORT_OK && !written) {
+        snprintf(error, error_size, "no host to export");
+        status = EXPORT_FAILED;
+    }
+    return status;
+}
+
+void export_known_int(struct csv_writer *writer, bool unknown, int64_t value)
+{
+    if (unknown)
+        csv_writer_empty(writer);
+    else
+        csv_writer_int(writer, value);
+}
+
+void export_known_double(struct csv_writer *writer, bool unknown, double value)
+{
+    if (unknown)
+        csv_writer_empty(writer);
+    else
+        csv_writer_double(writer, value);
+}
+
 /* ---- writing a file ---- */
 
+/* What a file export writes: one request, or several hosts'. */
 struct file_export {
     const struct export_request *request;
+    const struct export_each *each;
     size_t rows;
 };
 
-/* An atomic_file_write_fn: the CSV of the request. */
+/* An atomic_file_write_fn: the CSV of the request, or of the hosts. */
 static bool file_export_write(FILE *out, void *context, char *error, size_t error_size)
 {
     struct file_export *export = context;
-    return export_write(out, export->request, &export->rows, error, error_size) == EXPORT_OK;
+    enum export_status status =
+        export->each ? export_each_write(out, export->each, &export->rows, error, error_size)
+                     : export_write(out, export->request, &export->rows, error, error_size);
+    return status == EXPORT_OK;
+}
+
+static enum export_status file_export_to_path(const char *path, bool replace,
+                                              struct file_export *export, size_t *rows,
+                                              char *error, size_t error_size)
+{
+    if (rows)
+        *rows = 0;
+    switch (atomic_file_write(path, replace, file_export_write, export, error, error_size)) {
+    case ATOMIC_FILE_OK:
+        if (rows)
+            *rows = export->rows;
+        return EXPORT_OK;
+    case ATOMIC_FILE_EXISTS: return EXPORT_EXISTS;
+    default: return EXPORT_FAILED;
+    }
 }
 
 enum export_status export_to_path(const char *path, bool replace,
                                   const struct export_request *request, size_t *rows,
                                   char *error, size_t error_size)
 {
-    if (rows)
-        *rows = 0;
-    struct file_export export = {request, 0};
-    switch (atomic_file_write(path, replace, file_export_write, &export, error, error_size)) {
-    case ATOMIC_FILE_OK:
-        if (rows)
-            *rows = export.rows;
-        return EXPORT_OK;
-    case ATOMIC_FILE_EXISTS: return EXPORT_EXISTS;
-    default: return EXPORT_FAILED;
-    }
+    struct file_export export = {request, NULL, 0};
+    return file_export_to_path(path, replace, &export, rows, error, error_size);
+}
+
+enum export_status export_each_to_path(const char *path, bool replace,
+                                       const struct export_each *each, size_t *rows,
+                                       char *error, size_t error_size)
+{
+    struct file_export export = {NULL, each, 0};
+    return file_export_to_path(path, replace, &export, rows, error, error_size);
 }

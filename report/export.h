@@ -1,4 +1,5 @@
-/* export: a view of a profile as CSV, for pandas, spreadsheets and CI.
+/* export: a view of a profile as CSV, for pandas, spreadsheets and CI,
+ * or the whole profile as a Chrome trace for Perfetto (chrome-trace).
  *
  * One code path for the batch mode (main: memtop --export VIEW PROFILE)
  * and the viewer's `e` key (ui/export_prompt): fill a struct
@@ -31,6 +32,12 @@
  *                --json fields).
  *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
  *                (duration empty when end - start overflows int64).
+ *   chrome-trace not CSV: a Chrome trace JSON that Perfetto and
+ *                chrome://tracing open and memtop reads back as the same
+ *                profile (report/export_chrome_trace.c says how); every
+ *                allocator, or only the request's one.
+ * A quantity the profile's format does not record (a PyTorch trace has no
+ * stack, fragmentation or capacity) is an empty field, not 0.
  * activity is the proto3 enum name (ALLOCATION, ..., UNKNOWN_ACTIVITY);
  * time_ms is time_ps / 10^9 written exactly ("1.68589"). */
 #ifndef MEMTOP_EXPORT_H
@@ -49,6 +56,7 @@ enum export_view {
     EXPORT_VIEW_TIMELINE,
     EXPORT_VIEW_SUMMARY,
     EXPORT_VIEW_HLO,
+    EXPORT_VIEW_CHROME_TRACE,
     EXPORT_VIEW_COUNT
 };
 
@@ -65,8 +73,9 @@ struct export_request {
     enum export_view view;
     const struct profile *profile;
     /* allocations, timeline: the allocator to export (required, or taken
-     * from table). summary: NULL exports every allocator, else only this
-     * one. hlo: unused (HLO modules belong to the profile). */
+     * from table). summary, chrome-trace: NULL exports every allocator,
+     * else only this one. hlo: unused (HLO modules belong to the
+     * profile). */
     const struct allocator *allocator;
     /* timeline: the window, both ends inclusive, as timeline_range()
      * takes it. export_request_init() sets INT64_MIN..INT64_MAX: all. */
@@ -75,6 +84,13 @@ struct export_request {
     /* allocations: the rows as a table shows them (its filter and its
      * order); NULL exports every row in the file's order (XProf's). */
     const struct allocation_table *table;
+    /* Several hosts in one CSV (export_each_write): text cells before each
+     * row's own, named in the header ("run", "host"); lead_count 0: none.
+     * no_header: a host after the first, whose header is not written. */
+    const char *const *lead_names;
+    const char *const *lead_values;
+    size_t lead_count;
+    bool no_header;
 };
 
 /* A request for the whole of a view: full window, no table. */
@@ -99,18 +115,40 @@ enum export_status export_to_path(const char *path, bool replace,
                                   const struct export_request *request, size_t *rows,
                                   char *error, size_t error_size);
 
-/* "allocations", "timeline", "summary", "hlo". */
+/* The exports of several hosts as one CSV (a run, --export on a
+ * directory): next() fills host `index`'s request, lead cells included,
+ * or returns false when it has none (it failed to load: the caller says
+ * why); done() lets go of what next() loaded. The header comes from the
+ * first host that has a request. EXPORT_FAILED, "no host to export", when
+ * none has one; else as export_write and export_to_path. */
+struct export_each {
+    size_t count;
+    bool (*next)(void *context, size_t index, struct export_request *request);
+    void (*done)(void *context, size_t index);
+    void *context;
+};
+enum export_status export_each_write(FILE *out, const struct export_each *each, size_t *rows,
+                                     char *error, size_t error_size);
+enum export_status export_each_to_path(const char *path, bool replace,
+                                       const struct export_each *each, size_t *rows,
+                                       char *error, size_t error_size);
+
+/* "allocations", "timeline", "summary", "hlo", "chrome-trace". */
 const char *export_view_name(enum export_view view);
 bool export_view_parse(const char *name, enum export_view *out);
-/* "allocations, timeline, summary, hlo", for usage messages. */
+/* "allocations, timeline, summary, hlo, chrome-trace", for usage messages. */
 const char *export_view_list(void);
+/* Whether the view is CSV (else JSON: chrome-trace). */
+bool export_view_is_csv(enum export_view view);
 
-/* "memtop-<allocator>-<view>.csv" (or "memtop-<view>.csv" when allocator
- * is NULL), the allocator id made filename-safe: bytes other than
- * [A-Za-z0-9._-] become '_', and it is cut to 100 bytes. malloc'd; NULL
- * when memory runs out. */
-char *export_default_path(const struct profile *profile, const struct allocator *allocator,
-                          enum export_view view);
+/* "memtop-<host>-<allocator>-<view>.csv" (".json" for chrome-trace),
+ * without the host when it is NULL (one host) and without the allocator
+ * when it is NULL (a file of every allocator, or of the profile's HLO
+ * modules); the names made filename-safe: bytes other than
+ * [A-Za-z0-9._-] become '_', and each is cut to 100 bytes. malloc'd;
+ * NULL when memory runs out. */
+char *export_default_path(const struct profile *profile, const char *host,
+                          const struct allocator *allocator, enum export_view view);
 
 /* --sort COLUMN[:asc|:desc] with COLUMN a sortable column of the
  * allocations header (model/allocation_columns.h: op_name ...
@@ -135,5 +173,12 @@ size_t export_allocations(struct csv_writer *writer, const struct export_request
 size_t export_timeline(struct csv_writer *writer, const struct export_request *request);
 size_t export_summary(struct csv_writer *writer, const struct export_request *request);
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
+/* chrome-trace: returns the number of trace events written. */
+struct json_writer;
+size_t export_chrome_trace(struct json_writer *writer, const struct export_request *request);
+/* A number the format records, or an empty field when it does not
+ * (allocator->unknown_fields). */
+void export_known_int(struct csv_writer *writer, bool unknown, int64_t value);
+void export_known_double(struct csv_writer *writer, bool unknown, double value);
 
 #endif

@@ -15,6 +15,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_TIMELINE] = "timeline",
     [EXPORT_VIEW_SUMMARY] = "summary",
     [EXPORT_VIEW_HLO] = "hlo",
+    [EXPORT_VIEW_CHROME_TRACE] = "chrome-trace",
 };
 
 const char *export_view_name(enum export_view view)
@@ -35,7 +36,12 @@ bool export_view_parse(const char *name, enum export_view *out)
 
 const char *export_view_list(void)
 {
-    return "allocations, timeline, summary, hlo";
+    return "allocations, timeline, summary, hlo, chrome-trace";
+}
+
+bool export_view_is_csv(enum export_view view)
+{
+    return view != EXPORT_VIEW_CHROME_TRACE;
 }
 
 /* The sortable columns are named as in the allocations header (the
@@ -133,26 +139,36 @@ static bool is_filename_safe(unsigned char byte)
            (byte >= '0' && byte <= '9') || byte == '.' || byte == '_' || byte == '-';
 }
 
-char *export_default_path(const struct profile *profile, const struct allocator *allocator,
-                          enum export_view view)
+/* A name made filename-safe into id (DEFAULT_PATH_ID_MAX + 1 bytes):
+ * bytes other than [A-Za-z0-9._-] become '_', "_" for an empty name. */
+static void safe_id(struct text text, char *id)
 {
-    char id[DEFAULT_PATH_ID_MAX + 1] = "";
-    if (allocator) {
-        struct text text = profile_string(profile, allocator->id);
-        size_t length = text.length < DEFAULT_PATH_ID_MAX ? text.length : DEFAULT_PATH_ID_MAX;
-        for (size_t i = 0; i < length; i++)
-            id[i] = is_filename_safe((unsigned char)text.bytes[i]) ? text.bytes[i] : '_';
-        id[length] = '\0';
-        if (length == 0)
-            strcpy(id, "_");
+    size_t length = text.length < DEFAULT_PATH_ID_MAX ? text.length : DEFAULT_PATH_ID_MAX;
+    for (size_t i = 0; i < length; i++)
+        id[i] = is_filename_safe((unsigned char)text.bytes[i]) ? text.bytes[i] : '_';
+    id[length] = '\0';
+    if (length == 0)
+        strcpy(id, "_");
+}
+
+char *export_default_path(const struct profile *profile, const char *host,
+                          const struct allocator *allocator, enum export_view view)
+{
+    char host_id[DEFAULT_PATH_ID_MAX + 2] = "", id[DEFAULT_PATH_ID_MAX + 2] = "";
+    if (host) {
+        safe_id(text_of(host), host_id);
+        strcat(host_id, "-");
     }
-    size_t size = sizeof "memtop--.csv" + strlen(id) + strlen(export_view_name(view));
+    if (allocator) {
+        safe_id(profile_string(profile, allocator->id), id);
+        strcat(id, "-");
+    }
+    const char *extension = export_view_is_csv(view) ? "csv" : "json";
+    size_t size = sizeof "memtop-.json" + strlen(host_id) + strlen(id) +
+                  strlen(export_view_name(view));
     char *path = malloc(size);
     if (!path)
         return NULL;
-    if (allocator)
-        snprintf(path, size, "memtop-%s-%s.csv", id, export_view_name(view));
-    else
-        snprintf(path, size, "memtop-%s.csv", export_view_name(view));
+    snprintf(path, size, "memtop-%s%s%s.%s", host_id, id, export_view_name(view), extension);
     return path;
 }

@@ -11,6 +11,17 @@ static const char *const summary_columns[] = {
     "timeline_sampled",
 };
 
+/* A number of the timeline, or an empty cell (JSON's null) for an
+ * allocator without one (a Skyline report). */
+static void write_timed_int(struct csv_writer *writer, const struct allocator *allocator,
+                            int64_t value)
+{
+    if (allocator->timeline_kind == TIMELINE_NONE)
+        csv_writer_empty(writer);
+    else
+        csv_writer_int(writer, value);
+}
+
 static void write_allocator(struct csv_writer *writer, const struct profile *profile,
                             const struct allocator *allocator)
 {
@@ -19,15 +30,21 @@ static void write_allocator(struct csv_writer *writer, const struct profile *pro
     csv_writer_unsigned(writer, allocator->timeline.count);
     csv_writer_unsigned(writer, summary->allocations);
     csv_writer_unsigned(writer, summary->deallocations);
-    csv_writer_int(writer, summary->capacity_bytes);
-    csv_writer_int(writer, summary->lifetime_peak_bytes);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_CAPACITY),
+                     summary->capacity_bytes);
+    write_timed_int(writer, allocator, summary->lifetime_peak_bytes);
     csv_writer_int(writer, summary->peak_bytes);
-    csv_writer_int(writer, summary->peak_time_ps);
+    write_timed_int(writer, allocator, summary->peak_time_ps);
     csv_writer_int(writer, summary->peak.heap_bytes);
-    csv_writer_int(writer, summary->peak.stack_bytes);
-    csv_writer_int(writer, summary->peak.free_bytes);
-    csv_writer_double(writer, summary->peak.fragmentation);
-    csv_writer_unsigned(writer, allocator->row_count);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_STACK),
+                     summary->peak.stack_bytes);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FREE),
+                     summary->peak.free_bytes);
+    export_known_double(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION),
+                        summary->peak.fragmentation);
+    /* As --summary --json counts them: a report's entries. */
+    csv_writer_unsigned(writer, summary->tracked.known ? summary->tracked.entries
+                                                       : allocator->row_count);
     csv_writer_bool(writer, summary->derived);
     csv_writer_bool(writer, allocator->timeline_sampled);
     csv_writer_end_record(writer);

@@ -15,14 +15,18 @@ static const char *const timeline_columns[] = {
 #define MILLISECOND_DECIMALS 9
 
 static void write_snapshot(struct csv_writer *writer, const struct profile *profile,
-                           const struct snapshot_columns *timeline, size_t i)
+                           const struct allocator *allocator, size_t i)
 {
+    const struct snapshot_columns *timeline = &allocator->timeline;
     csv_writer_int(writer, timeline->time_ps[i]);
     csv_writer_fixed_point(writer, timeline->time_ps[i], MILLISECOND_DECIMALS);
     csv_writer_int(writer, timeline->heap_bytes[i]);
-    csv_writer_int(writer, timeline->stack_bytes[i]);
-    csv_writer_int(writer, timeline->free_bytes[i]);
-    csv_writer_double(writer, timeline->fragmentation[i]);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_STACK),
+                     timeline->stack_bytes[i]);
+    export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FREE),
+                     timeline->free_bytes[i]);
+    export_known_double(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION),
+                        timeline->fragmentation[i]);
     csv_writer_int(writer, timeline->peak_bytes_in_use[i]);
     csv_writer_text(writer, memory_activity_name(timeline->activity[i]));
     csv_writer_int(writer, timeline->requested_bytes[i]);
@@ -45,6 +49,6 @@ size_t export_timeline(struct csv_writer *writer, const struct export_request *r
     timeline_range(timeline, request->from_ps, request->to_ps, &first, &end);
     size_t written = 0;
     for (size_t i = first; i < end && !writer->error; i++, written++)
-        write_snapshot(writer, request->profile, timeline, i);
+        write_snapshot(writer, request->profile, request->allocator, i);
     return written;
 }

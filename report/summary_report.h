@@ -14,12 +14,22 @@
 
 struct json_writer;
 
-/* How many of the largest active allocations the text report lists. */
+/* How many of the largest active allocations a report lists unless told
+ * otherwise (--top N). */
 #define SUMMARY_REPORT_TOP_ROWS 10
 
-/* host may be NULL (a single profile: no "host" key / line). */
+/* What a report holds beyond the summary itself. */
+struct summary_report_options {
+    size_t top_rows; /* the largest rows at the peak to list (0: none) */
+};
+
+/* host may be NULL (a single profile: no "host" key / line). These two
+ * list SUMMARY_REPORT_TOP_ROWS rows. */
 void summary_report_text(FILE *out, const struct profile *profile, const char *host);
 void summary_report_json(FILE *out, const struct profile *profile, const char *host);
+/* The text report as options say (NULL: the defaults). */
+void summary_report_text_with(FILE *out, const struct profile *profile, const char *host,
+                              const struct summary_report_options *options);
 /* The object for a host that failed to load: host, file and "error" (the
  * load's message, raw: the file's text in it is escaped here), so a
  * script reading the array sees every host it asked for. */
@@ -28,9 +38,19 @@ void summary_report_json_error(FILE *out, const char *path, const char *host, st
 /* The same two objects as values of a writer (main puts several hosts
  * in one array). */
 void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
-                            const char *host);
+                            const char *host, const struct summary_report_options *options);
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
                                   const char *host, struct text error);
+/* The same with "run" first: the hosts of a run of a log directory. */
+void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
+                                   const char *run, const char *host,
+                                   const struct summary_report_options *options);
+void summary_report_json_error_in_run_to(struct json_writer *writer, const char *path,
+                                         const char *run, const char *host, struct text error);
+
+/* The peak over the capacity (XProf's command-line tool calls it
+ * utilisation); NaN when the capacity is unknown (0 or less). */
+double summary_report_utilization(const struct allocator_summary *summary);
 
 /* A JSON string literal for arbitrary bytes (json_write_string): quotes,
  * backslashes, controls and bidirectional controls escaped, invalid

@@ -3,6 +3,7 @@
 #include "report/summary_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 
 #include "model/allocation_table.h"
 #include "model/format.h"
@@ -21,11 +22,21 @@ static void text_size_line(FILE *out, const char *label, int64_t bytes)
     fprintf(out, "  %-28s %14s\n", label, format_bytes(bytes, size, sizeof size));
 }
 
+/* A size the format records, else "unknown" (enum allocator_field). */
+static void text_known_size_line(FILE *out, const struct allocator *allocator, unsigned field,
+                                 const char *label, int64_t bytes)
+{
+    if (!allocator_records(allocator, field))
+        fprintf(out, "  %-28s %14s\n", label, "unknown");
+    else
+        text_size_line(out, label, bytes);
+}
+
 /* The largest rows first; rows of equal size keep the source's order
  * (XProf's). */
-static void text_top_rows(FILE *out, const struct allocation_table *table)
+static void text_top_rows(FILE *out, const struct allocation_table *table, size_t top)
 {
-    size_t shown = table->count < SUMMARY_REPORT_TOP_ROWS ? table->count : SUMMARY_REPORT_TOP_ROWS;
+    size_t shown = table->count < top ? table->count : top;
     for (size_t i = 0; i < shown; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
@@ -45,51 +56,142 @@ static void text_top_rows(FILE *out, const struct allocation_table *table)
     }
 }
 
-/* "Active allocations at peak: 3 rows", then the largest of them. */
-static void text_rows(FILE *out, const struct profile *profile, const struct allocator *allocator)
+/* "Active allocations at peak: 3 rows", then the largest `top` of them. */
+static void text_rows(FILE *out, const struct profile *profile, const struct allocator *allocator,
+                      size_t top)
 {
     struct allocation_table table;
     bool ok = allocation_table_init(&table, profile, allocator);
     size_t count = table.source.count;
     fprintf(out, "  Active allocations %s: %zu row%s%s\n", table.source.label, count,
-            count == 1 ? "" : "s", count > SUMMARY_REPORT_TOP_ROWS ? ", the largest:" : "");
+            count == 1 ? "" : "s", count > top && top > 0 ? ", the largest:" : "");
     if (ok) {
         allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
-        text_top_rows(out, &table);
+        text_top_rows(out, &table, top);
     }
     allocation_table_free(&table);
 }
 
+/* ---- a report without a timeline (Skyline's) ---- */
+
+/* The largest rows with their kind and location; a size <= 0 (a view,
+ * an in-place op) is marked, as the totals leave it out. */
+static void text_entry_rows(FILE *out, const struct allocation_table *table, size_t top)
+{
+    size_t shown = table->count < top ? table->count : top;
+    const struct profile *profile = table->profile;
+    for (size_t i = 0; i < shown; i++) {
+        const struct allocation_row *row = allocation_table_row(table, i);
+        char size[FORMAT_BYTES_SIZE], kind[64], name[256], location[256];
+        fprintf(out, "    %12s  %-10s  %s  %s%s\n",
+                format_bytes(row->allocation_bytes, size, sizeof size),
+                safe(profile, row->kind, kind, sizeof kind),
+                safe(profile, row->op_name, name, sizeof name),
+                safe(profile, row->location, location, sizeof location),
+                allocation_row_is_uncounted(row) ? "  (size <= 0: not counted)" : "");
+    }
+}
+
+/* "Entries: 6 (8 rows: gradients are rows of their own), the largest:" */
+static void text_entries(FILE *out, const struct profile *profile,
+                         const struct allocator *allocator, size_t top)
+{
+    struct allocation_table table;
+    bool ok = allocation_table_init(&table, profile, allocator);
+    size_t entries = allocator->summary.tracked.entries, rows = table.source.count;
+    fprintf(out, "  Entries: %zu", entries);
+    if (rows != entries)
+        fprintf(out, " (%zu rows: gradients are rows of their own)", rows);
+    fprintf(out, "%s\n", rows > top && top > 0 ? ", the largest:" : "");
+    if (ok) {
+        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+        text_entry_rows(out, &table, top);
+    }
+    allocation_table_free(&table);
+}
+
+/* The peak, what the report says it was made of, and its entries; no
+ * timeline, so no time, counts or free memory. */
+static void text_allocator_without_timeline(FILE *out, const struct profile *profile,
+                                            const struct allocator *allocator, size_t top)
+{
+    const struct allocator_summary *summary = &allocator->summary;
+    const struct tracked_memory *tracked = &summary->tracked;
+    fprintf(out, "  %-28s %14s\n", "Timeline", "none in this format");
+    if (summary->capacity_bytes > 0)
+        text_size_line(out, "Memory capacity", summary->capacity_bytes);
+    else
+        fprintf(out, "  %-28s %14s\n", "Memory capacity", "unknown");
+    text_size_line(out, "Peak memory usage", summary->peak_bytes);
+    if (tracked->known) {
+        text_size_line(out, "  Weights", tracked->weights_bytes);
+        text_size_line(out, "  Gradients", tracked->gradients_bytes);
+        text_size_line(out, "  Activations", tracked->activations_bytes);
+        text_size_line(out, "  Untracked", tracked->untracked_bytes);
+        text_entries(out, profile, allocator, top);
+    } else {
+        text_rows(out, profile, allocator, top);
+    }
+}
+
+/* "0.93 %" of the capacity, or why there is none. */
+static void text_utilization_line(FILE *out, const struct allocator_summary *summary)
+{
+    char percent[32];
+    double utilization = summary_report_utilization(summary);
+    fprintf(out, "  %-28s %14s\n", "  of capacity",
+            isnan(utilization) ? "unknown" : format_percent(utilization, percent, sizeof percent));
+}
+
 static void text_allocator(FILE *out, const struct profile *profile,
-                           const struct allocator *allocator)
+                           const struct allocator *allocator, size_t top)
 {
     const struct allocator_summary *summary = &allocator->summary;
     char name[256], time[32], percent[32];
     fprintf(out, "\n%s\n", safe(profile, allocator->id, name, sizeof name));
+    if (allocator->timeline_kind == TIMELINE_NONE) {
+        text_allocator_without_timeline(out, profile, allocator, top);
+        return;
+    }
     fprintf(out, "  %-28s %14zu%s\n", "Snapshots", allocator->timeline.count,
             allocator->timeline_sampled ? "  (XProf's sample: the counts below are of it)" : "");
     fprintf(out, "  %-28s %14zu\n", "Allocations", summary->allocations);
     fprintf(out, "  %-28s %14zu\n", "Deallocations", summary->deallocations);
-    text_size_line(out, "Memory capacity", summary->capacity_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_CAPACITY, "Memory capacity",
+                         summary->capacity_bytes);
     text_size_line(out, "Lifetime peak heap usage", summary->lifetime_peak_bytes);
     text_size_line(out, "Peak memory usage", summary->peak_bytes);
+    text_utilization_line(out, summary);
     fprintf(out, "  %-28s %14s%s\n", "  at", format_milliseconds(summary->peak_time_ps, time,
                                                                   sizeof time),
             summary->derived ? "  (computed: the file has no summary)" : "");
-    text_size_line(out, "  Stack reservation", summary->peak.stack_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_STACK, "  Stack reservation",
+                         summary->peak.stack_bytes);
     text_size_line(out, "  Heap allocation", summary->peak.heap_bytes);
-    text_size_line(out, "  Free memory", summary->peak.free_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_FREE, "  Free memory",
+                         summary->peak.free_bytes);
     fprintf(out, "  %-28s %14s\n", "  Fragmentation",
-            format_percent(summary->peak.fragmentation, percent, sizeof percent));
-    text_rows(out, profile, allocator);
+            !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
+                ? "unknown"
+                : format_percent(summary->peak.fragmentation, percent, sizeof percent));
+    text_rows(out, profile, allocator, top);
 }
 
 void summary_report_text(FILE *out, const struct profile *profile, const char *host)
 {
+    summary_report_text_with(out, profile, host, NULL);
+}
+
+void summary_report_text_with(FILE *out, const struct profile *profile, const char *host,
+                              const struct summary_report_options *options)
+{
+    size_t top = options ? options->top_rows : SUMMARY_REPORT_TOP_ROWS;
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
     fprintf(out, "%s: %s%s, version %d, %zu allocator%s", path,
-            profile->format == PROFILE_FORMAT_JSON ? "JSON" : "protobuf",
+            profile->format == PROFILE_FORMAT_JSON       ? "JSON"
+            : profile->format == PROFILE_FORMAT_PROTOBUF ? "protobuf"
+                                                         : profile_format_name(profile->format),
             profile->gzipped ? " (gzip)" : "", profile->version, profile->allocator_count,
             profile->allocator_count == 1 ? "" : "s");
     if (host) {
@@ -101,5 +203,5 @@ void summary_report_text(FILE *out, const struct profile *profile, const char *h
         fprintf(out, ", %zu HLO modules", profile->hlo_module_count);
     fputc('\n', out);
     for (size_t i = 0; i < profile->allocator_count; i++)
-        text_allocator(out, profile, &profile->allocators[i]);
+        text_allocator(out, profile, &profile->allocators[i], top);
 }

@@ -10,12 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/format.h"
 #include "model/host_list.h"
 #include "model/message_text.h"
 #include "report/export.h"
 #include "report/json_writer.h"
+#include "report/logdir_report.h"
+#include "src/input.h"
 #include "src/options.h"
 #include "src/progress.h"
 #include "report/summary_report.h"
@@ -137,7 +141,7 @@ static int stdout_finish(int status, int error_number)
  * before them); a host that failed to load is reported on stderr (and,
  * in a JSON array, as an object with its error). */
 static int summary_host(struct host_list *hosts, size_t index, bool several, bool after_report,
-                        struct json_writer *json)
+                        struct json_writer *json, const struct summary_report_options *report)
 {
     struct host *host = &hosts->hosts[index];
     const struct profile *profile = load_host(hosts, index);
@@ -145,17 +149,17 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
     if (!profile) {
         print_load_error(host->path, &host->error);
         if (json && several)
-            summary_report_json_error_to(json, host->path, host_name,
-                                         load_error_message(&host->error));
+            summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
+                                                load_error_message(&host->error));
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
     if (json) {
-        summary_report_json_to(json, profile, host_name);
+        summary_report_json_in_run_to(json, profile, hosts->run, host_name, report);
     } else {
         if (after_report)
             fputc('\n', stdout);
-        summary_report_text(stdout, profile, host_name);
+        summary_report_text_with(stdout, profile, host_name, report);
     }
     /* Reports need one host at a time: free it before the next. */
     profile_free(host->profile);
@@ -163,18 +167,25 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
     return EXIT_OK;
 }
 
-static int run_summary(struct host_list *hosts, bool json)
+/* A directory's hosts are reported one entry each, whatever their
+ * number: scripts read the same shape for one host as for 64. */
+static int run_summary(struct input *input, bool json,
+                       const struct summary_report_options *report)
 {
+    struct host_list *hosts = &input->hosts;
     int status = EXIT_OK;
-    bool several = hosts->count > 1;
+    bool several = input->directory || hosts->count > 1;
     struct json_writer writer;
     json_writer_init(&writer, stdout);
     if (json && several)
         json_writer_array_begin(&writer);
+    if (!json && hosts->run)
+        logdir_report_run_heading(stdout, hosts->run);
     int write_error = 0; /* of the text report, seen as soon as it happens */
     bool written = false;
-    for (size_t i = 0; i < hosts->count; i++) {
-        int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL);
+    for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
+        int host_status =
+            summary_host(hosts, i, several, written, json ? &writer : NULL, report);
         written = written || host_status == EXIT_OK;
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
@@ -187,8 +198,28 @@ static int run_summary(struct host_list *hosts, bool json)
     return stdout_finish(status, json ? json_writer_finish(&writer) : write_error);
 }
 
-static int run_viewer(struct host_list *hosts, const struct options *options)
+/* Whether a profile comes through standard input ("-", /dev/stdin or
+ * another name of the same pipe or file): then the viewer reads keys
+ * from the terminal instead. */
+static bool reads_standard_input(const struct options *options)
 {
+    struct stat input;
+    if (isatty(STDIN_FILENO) || fstat(STDIN_FILENO, &input) != 0)
+        return false;
+    for (size_t i = 0; i < options->path_count; i++) {
+        struct stat named;
+        if (strcmp(options->paths[i], LOAD_STANDARD_INPUT) == 0)
+            return true;
+        if (stat(options->paths[i], &named) == 0 && named.st_dev == input.st_dev &&
+            named.st_ino == input.st_ino)
+            return true;
+    }
+    return false;
+}
+
+static int run_viewer(struct input *input, const struct options *options)
+{
+    struct host_list *hosts = &input->hosts;
     /* With one profile, a load error belongs in the shell, not a screen. */
     if (hosts->count == 1 && !load_host(hosts, 0)) {
         print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
@@ -198,8 +229,37 @@ static int run_viewer(struct host_list *hosts, const struct options *options)
         .ascii = options->ascii,
         .no_color = options->no_color,
         .mouse = options->mouse,
+        .keys_from_terminal = reads_standard_input(options),
+        .no_settings = options->no_settings,
     };
-    return ui_run(hosts, &ui_options);
+    struct ui_session session = {
+        .hosts = hosts,
+        .first_host = input->first_host,
+        .logdir = input->directory && input->logdir.kind == LOGDIR_LOG_DIRECTORY
+                      ? &input->logdir
+                      : NULL,
+        .run_index = input->run_index,
+    };
+    return ui_run(&session, &ui_options);
+}
+
+/* --list: the runs of a log directory, their hosts and tools. */
+static int run_list(const struct options *options)
+{
+    struct logdir logdir;
+    struct load_error error;
+    enum load_status status = logdir_open(options->paths[0], &logdir, &error);
+    if (status != LOAD_OK) {
+        print_load_error(options->paths[0], &error);
+        return exit_status_for(status);
+    }
+    int write_error = 0;
+    if (options->json)
+        write_error = logdir_report_json(stdout, &logdir);
+    else
+        logdir_report_text(stdout, &logdir);
+    logdir_free(&logdir);
+    return stdout_finish(EXIT_OK, write_error);
 }
 
 /* "memtop: FILE: no allocator 'X'; the allocators are: a, b", each id
@@ -237,7 +297,8 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
         *allocator = &profile->allocators[index];
         return true;
     }
-    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO)
+    if (export->view == EXPORT_VIEW_SUMMARY || export->view == EXPORT_VIEW_HLO ||
+        export->view == EXPORT_VIEW_CHROME_TRACE)
         return true;
     if (profile->allocator_count == 0) {
         print_error("%s: the profile has no allocator to export", path);
@@ -247,15 +308,21 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
     return true;
 }
 
-static int export_output(const struct export_request *request,
+/* Where --export writes: the request's CSV, or (each) several hosts'. */
+static int export_output(const struct export_request *request, const struct export_each *each,
                          const struct export_options *export)
 {
     char error[EXPORT_ERROR_SIZE];
     bool to_stdout = !export->output || strcmp(export->output, "-") == 0;
-    enum export_status status =
-        to_stdout ? export_write(stdout, request, NULL, error, sizeof error)
-                  : export_to_path(export->output, export->force, request, NULL, error,
-                                   sizeof error);
+    enum export_status status;
+    if (each)
+        status = to_stdout ? export_each_write(stdout, each, NULL, error, sizeof error)
+                           : export_each_to_path(export->output, export->force, each, NULL,
+                                                 error, sizeof error);
+    else
+        status = to_stdout ? export_write(stdout, request, NULL, error, sizeof error)
+                           : export_to_path(export->output, export->force, request, NULL, error,
+                                            sizeof error);
     if (status == EXPORT_OK)
         return EXIT_OK;
     if (status == EXPORT_EXISTS)
@@ -265,44 +332,113 @@ static int export_output(const struct export_request *request,
     return EXIT_RUNTIME_FAILURE;
 }
 
-/* --export: the same request the viewer's `e` key makes, with the
- * allocations in the table's order (file order unless --sort). */
-static int run_export(struct host_list *hosts, const struct options *options)
+/* One host's request as --export asks for it: the same request the
+ * viewer's `e` key makes, with the allocations in the table's order
+ * (file order unless --sort); *table is set up (and must be freed)
+ * for the allocations view. EXIT_OK, or the status after saying why. */
+static int export_prepare(const struct host *host, const struct export_options *export,
+                          struct export_request *request, struct allocation_table *table)
 {
-    const struct export_options *export = &options->export;
-    if (hosts->count != 1) {
-        print_error("%s: --export takes one profile, not a directory of %zu",
-                options->paths[0], hosts->count);
-        return EXIT_BAD_INPUT;
-    }
-    const struct host *host = &hosts->hosts[0];
-    const struct profile *profile = load_host(hosts, 0);
-    if (!profile) {
-        print_load_error(host->path, &host->error);
-        return exit_status_for(host->status);
-    }
+    const struct profile *profile = host->profile;
     print_load_warnings(host->path, profile);
     const struct allocator *allocator;
     if (!export_pick_allocator(host->path, profile, export, &allocator))
         return EXIT_BAD_INPUT;
-    struct export_request request;
-    export_request_init(&request, export->view, profile, allocator);
-    request.from_ps = export->from_ps;
-    request.to_ps = export->to_ps;
+    export_request_init(request, export->view, profile, allocator);
+    request->from_ps = export->from_ps;
+    request->to_ps = export->to_ps;
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
-        return export_output(&request, export);
-    struct allocation_table table;
-    if (!allocation_table_init(&table, profile, allocator) ||
-        !allocation_table_set_filter(&table, export->filter ? export->filter : "")) {
-        allocation_table_free(&table);
+        return EXIT_OK;
+    if (!allocation_table_init(table, profile, allocator) ||
+        !allocation_table_set_filter(table, export->filter ? export->filter : "")) {
+        allocation_table_free(table);
         print_error("out of memory");
         return EXIT_RUNTIME_FAILURE;
     }
-    allocation_table_set_sort(&table, export->has_sort ? export->sort_column
-                                                       : TABLE_COLUMN_FILE_ORDER,
+    allocation_table_set_sort(table, export->has_sort ? export->sort_column
+                                                      : TABLE_COLUMN_FILE_ORDER,
                               export->has_sort && export->sort_descending);
-    request.table = &table;
-    int status = export_output(&request, export);
+    request->table = table;
+    return EXIT_OK;
+}
+
+/* --export on a directory: every host (or --host's) in one CSV, each row
+ * after a "host" cell ("run" and "host" for a log directory's run). */
+struct export_hosts {
+    struct input *input;
+    const struct export_options *export;
+    struct allocation_table table;
+    const char *lead_values[2];
+    int status;
+};
+
+static const char *const lead_names_run_host[] = {"run", "host"};
+
+static bool export_hosts_next(void *context, size_t index, struct export_request *request)
+{
+    struct export_hosts *hosts = context;
+    struct host_list *list = &hosts->input->hosts;
+    size_t host_index = hosts->input->first_host + index;
+    struct host *host = &list->hosts[host_index];
+    memset(&hosts->table, 0, sizeof hosts->table);
+    int status = EXIT_OK;
+    if (!load_host(list, host_index)) {
+        print_load_error(host->path, &host->error);
+        status = exit_status_for(host->status);
+    } else {
+        status = export_prepare(host, hosts->export, request, &hosts->table);
+    }
+    hosts->status = exit_status_worst(hosts->status, status);
+    if (status != EXIT_OK) {
+        host_unload(host);
+        return false;
+    }
+    bool with_run = list->run != NULL;
+    hosts->lead_values[0] = list->run;
+    hosts->lead_values[1] = host->name;
+    request->lead_names = lead_names_run_host + !with_run;
+    request->lead_values = hosts->lead_values + !with_run;
+    request->lead_count = with_run ? 2 : 1;
+    return true;
+}
+
+/* Exports need one host at a time: free it before the next. */
+static void export_hosts_done(void *context, size_t index)
+{
+    struct export_hosts *hosts = context;
+    allocation_table_free(&hosts->table);
+    host_unload(&hosts->input->hosts.hosts[hosts->input->first_host + index]);
+}
+
+static int run_export(struct input *input, const struct options *options)
+{
+    const struct export_options *export = &options->export;
+    /* One JSON document holds one profile: several hosts would be several
+     * documents glued together, which no trace viewer opens. */
+    if (input->directory && input->host_count > 1 && !export_view_is_csv(export->view)) {
+        print_error("%s: --export %s writes one profile, and this holds %zu hosts: "
+                    "pick one with --host NAME",
+                    options->paths[0], export_view_name(export->view), input->host_count);
+        return EXIT_BAD_INPUT;
+    }
+    if (input->directory) {
+        struct export_hosts hosts = {.input = input, .export = export};
+        struct export_each each = {input->host_count, export_hosts_next, export_hosts_done,
+                                   &hosts};
+        int status = export_output(NULL, &each, export);
+        return exit_status_worst(hosts.status, status);
+    }
+    struct host *host = &input->hosts.hosts[0];
+    if (!load_host(&input->hosts, 0)) {
+        print_load_error(host->path, &host->error);
+        return exit_status_for(host->status);
+    }
+    struct export_request request;
+    struct allocation_table table;
+    memset(&table, 0, sizeof table);
+    int status = export_prepare(host, export, &request, &table);
+    if (status == EXIT_OK)
+        status = export_output(&request, NULL, export);
     allocation_table_free(&table);
     return status;
 }
@@ -329,25 +465,30 @@ int main(int argc, char **argv)
         return stdout_finish(EXIT_OK, 0);
     }
     if (options.mode == RUN_LIST_KEYS) {
-        keys_print_markdown(stdout);
+        if (options.list_keys_man)
+            keys_print_man(stdout);
+        else
+            keys_print_markdown(stdout);
         return stdout_finish(EXIT_OK, 0);
     }
-    struct host_list hosts;
-    struct load_error load_error;
+    if (options.mode == RUN_LIST)
+        return run_list(&options);
+    struct input input;
     const char *bad_path = NULL;
-    enum load_status status =
-        host_list_open(&hosts, options.paths, options.path_count, &bad_path, &load_error);
+    char message[INPUT_MESSAGE_SIZE];
+    enum load_status status = input_open(&input, &options, &bad_path, message, sizeof message);
     if (status != LOAD_OK) {
-        print_load_error(bad_path, &load_error);
+        print_file_message(bad_path, "", text_of(message));
         return exit_status_for(status);
     }
-    if (options.mode == RUN_EXPORT) {
-        int export_status = run_export(&hosts, &options);
-        host_list_free(&hosts);
-        return export_status;
-    }
-    int exit_status = options.mode == RUN_SUMMARY ? run_summary(&hosts, options.json)
-                                                  : run_viewer(&hosts, &options);
-    host_list_free(&hosts);
+    int exit_status;
+    struct summary_report_options report = {options.top_rows};
+    if (options.mode == RUN_EXPORT)
+        exit_status = run_export(&input, &options);
+    else if (options.mode == RUN_SUMMARY)
+        exit_status = run_summary(&input, options.json, &report);
+    else
+        exit_status = run_viewer(&input, &options);
+    input_free(&input);
     return exit_status;
 }

@@ -2,11 +2,16 @@
 
 #include "src/options.h"
 
+#include "report/summary_report.h"
+
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
+enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -20,6 +25,7 @@ enum {
 static const struct option long_options[] = {
     {"summary", no_argument, NULL, 's'},
     {"json", no_argument, NULL, 'j'},
+    {"top", required_argument, NULL, OPTION_TOP},
     {"export", required_argument, NULL, OPTION_EXPORT},
     {"allocator", required_argument, NULL, OPTION_ALLOCATOR},
     {"from", required_argument, NULL, OPTION_FROM},
@@ -28,11 +34,14 @@ static const struct option long_options[] = {
     {"sort", required_argument, NULL, OPTION_SORT},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
+    {"list", no_argument, NULL, OPTION_LIST},
+    {"run", required_argument, NULL, OPTION_RUN},
+    {"host", required_argument, NULL, OPTION_HOST},
     {"ascii", no_argument, NULL, OPTION_ASCII},
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
-    /* Hidden from --help: it writes the README's key list. */
-    {"list-keys", no_argument, NULL, OPTION_LIST_KEYS},
+    {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
+    {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -41,20 +50,34 @@ static const struct option long_options[] = {
 void options_print_help(FILE *out)
 {
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
+          "       memtop [OPTION]... LOGDIR\n"
           "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
           "each allocator's memory over time, the peak, and what was live at the peak.\n"
           "\n"
-          "PROFILE is a MemoryProfile as binary protobuf or JSON, gzipped or not\n"
-          "(the form is found from the content). Several files, or a directory of\n"
-          "them (one profile per host), open as hosts.\n"
+          "PROFILE is a MemoryProfile as binary protobuf or JSON, or a Chrome trace\n"
+          "with memory events (PyTorch profiler, TensorFlow timeline.py), gzipped\n"
+          "or not (the form is found from the content). Several files, or a\n"
+          "directory of them (one profile per host), open as hosts. LOGDIR is a\n"
+          "TensorBoard log directory: its runs are found in every plugins/profile\n"
+          "directory below it, and the newest run's hosts open (a run directory\n"
+          "opens that run).\n"
           "\n"
+          "      --list        list LOGDIR's runs, their hosts and XProf's tools for\n"
+          "                    them, and exit (with --json: as JSON)\n"
+          "      --run NAME    the run of LOGDIR to open (as --list names it, or its\n"
+          "                    folder's name); default: the newest\n"
+          "      --host NAME   that host: the viewer opens it first, --summary and\n"
+          "                    --export report only it\n"
           "  -s, --summary     print each allocator's summary and exit\n"
           "  -j, --json        with --summary: print it as JSON\n"
+          "      --top N       with --summary: list the N largest allocations at\n"
+          "                    each allocator's peak (default 10; 0: none)\n"
           "      --export VIEW write VIEW as CSV and exit: allocations (active at\n"
-          "                    the peak), timeline, summary or hlo\n"
+          "                    the peak), timeline, summary or hlo; or chrome-trace:\n"
+          "                    the profile as a Chrome trace JSON for Perfetto\n"
           "      --allocator ID  with --export: that allocator (default: the first;\n"
-          "                    for summary, all of them); ID as memtop shows it,\n"
-          "                    e.g. A\\x00x for an id holding a NUL byte\n"
+          "                    for summary and chrome-trace, all of them); ID as\n"
+          "                    memtop shows it, e.g. A\\x00x for an id holding a NUL\n"
           "      --from MS, --to MS\n"
           "                    with --export timeline: only the snapshots in this\n"
           "                    window, in milliseconds, both ends included\n"
@@ -68,12 +91,35 @@ void options_print_help(FILE *out)
           "      --no-color    no colours (also when NO_COLOR is set)\n"
           "      --mouse       let the mouse select and scroll (off by default so\n"
           "                    the terminal's own text selection keeps working)\n"
+          "      --no-settings neither read nor write the viewer's remembered settings\n"
+          "                    ($XDG_STATE_HOME/memtop/settings)\n"
+          "      --list-keys[=FORMAT]\n"
+          "                    print the viewer's keys and exit, as a Markdown table\n"
+          "                    (FORMAT markdown, the default) or man page text (man)\n"
           "  -h, --help        show this help and exit\n"
           "  -V, --version     show the version and exit\n"
           "\n"
+          "PROFILE may be - for standard input, or a pipe or FIFO (<(gsutil cat URL)).\n"
+          "\n"
           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
-          "In the viewer, press ? for the keys.\n",
+          "In the viewer, press ? for the keys. See also man memtop.\n",
           out);
+}
+
+/* --top N: a count of rows, 0 included. */
+static bool top_option_parse(const char *argument, struct options *options, char *error,
+                             size_t error_size)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(argument, &end, 10);
+    if (argument[0] < '0' || argument[0] > '9' || *end || errno || value > SIZE_MAX) {
+        snprintf(error, error_size, "--top: '%s' is not a number of rows", argument);
+        return false;
+    }
+    options->top_rows = (size_t)value;
+    options->has_top = true;
+    return true;
 }
 
 /* One of the --export options, checked as far as it can be alone. */
@@ -186,11 +232,13 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
                    size_t error_size)
 {
     memset(options, 0, sizeof *options);
+    options->top_rows = SUMMARY_REPORT_TOP_ROWS;
     const char *no_color = getenv("NO_COLOR");
     options->no_color = no_color && no_color[0];
     opterr = 0;
     optind = 1;
     int option;
+    bool list = false;
     while ((option = getopt_long(argc, argv, ":sjhVo:", long_options, NULL)) != -1) {
         switch (option) {
         case 's': options->mode = RUN_SUMMARY; break;
@@ -198,6 +246,11 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_ASCII: options->ascii = true; break;
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
+        case OPTION_NO_SETTINGS: options->no_settings = true; break;
+        case OPTION_TOP:
+            if (!top_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
         case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE:
             if (!export_option_parse(option, optarg, options, error, error_size))
@@ -205,7 +258,18 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             break;
         case 'h': options->mode = RUN_HELP; return true;
         case 'V': options->mode = RUN_VERSION; return true;
-        case OPTION_LIST_KEYS: options->mode = RUN_LIST_KEYS; return true;
+        case OPTION_LIST_KEYS:
+            if (optarg && strcmp(optarg, "man") != 0 && strcmp(optarg, "markdown") != 0) {
+                snprintf(error, error_size, "--list-keys: unknown format '%s' (markdown, man)",
+                         optarg);
+                return false;
+            }
+            options->list_keys_man = optarg && strcmp(optarg, "man") == 0;
+            options->mode = RUN_LIST_KEYS;
+            return true;
+        case OPTION_LIST: list = true; break;
+        case OPTION_RUN: options->run = optarg; break;
+        case OPTION_HOST: options->host = optarg; break;
         case ':':
             snprintf(error, error_size, "option '%s' needs an argument", argv[optind - 1]);
             return false;
@@ -217,10 +281,20 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             return false;
         }
     }
+    if (list && (options->mode != RUN_VIEWER || options->run || options->host)) {
+        snprintf(error, error_size, "--list goes alone (with --json)");
+        return false;
+    }
+    if (list)
+        options->mode = RUN_LIST;
     if (!export_options_check(options, error, error_size))
         return false;
-    if (options->json && options->mode != RUN_SUMMARY) {
+    if (options->json && options->mode != RUN_SUMMARY && options->mode != RUN_LIST) {
         snprintf(error, error_size, "--json goes with --summary");
+        return false;
+    }
+    if (options->has_top && options->mode != RUN_SUMMARY) {
+        snprintf(error, error_size, "--top goes with --summary");
         return false;
     }
     options->paths = argv + optind;
@@ -231,6 +305,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (options->mode == RUN_EXPORT && options->path_count > 1) {
         snprintf(error, error_size, "--export takes one profile");
+        return false;
+    }
+    if (options->mode == RUN_LIST && options->path_count > 1) {
+        snprintf(error, error_size, "--list takes one log directory");
         return false;
     }
     return true;

@@ -18,7 +18,8 @@ enum run_mode {
     RUN_EXPORT,  /* --export VIEW: CSV to stdout or -o FILE */
     RUN_HELP,
     RUN_VERSION,
-    RUN_LIST_KEYS, /* --list-keys (hidden): the key table as Markdown */
+    RUN_LIST_KEYS, /* --list-keys[=markdown|man]: the key table */
+    RUN_LIST,      /* --list [--json] LOGDIR: the runs, hosts and tools */
 };
 
 /* --export and the options that only go with it. */
@@ -43,7 +44,13 @@ struct options {
     bool ascii;    /* --ascii: no UTF-8 glyphs */
     bool no_color; /* --no-color or NO_COLOR in the environment */
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
+    bool no_settings; /* --no-settings: the viewer neither reads nor writes them */
+    bool list_keys_man; /* --list-keys=man: roff for the man page, not Markdown */
+    bool has_top;  /* --top N was given (it goes with --summary) */
+    size_t top_rows; /* --top N: the largest rows a summary lists (default 10) */
     struct export_options export;
+    const char *run;  /* --run NAME: that run of a log directory (default: the newest) */
+    const char *host; /* --host NAME: that host (batch: only it; viewer: it first) */
     char **paths;  /* FILE or DIR arguments, pointing into argv */
     size_t path_count;
 };

@@ -10,9 +10,13 @@
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
+#       tmux_require                   skips the whole script without tmux or C.UTF-8
+#       memtop_viewer COLS ROWS "VAR=value ..." ARG...  memtop in tmux (then EXIT=status)
+#       memtop_quit NAME               q ends it with status 0, the screen given back
 # cli:  memtop_run ARG...               runs $memtop: $test_work/out, $test_work/err, $status
 #       memtop_expect NAME STATUS [STREAM PATTERN]...  checks the last run
 #       memtop_sanitized                true when memtop is built with ASan
+# data: generated_profile FILE SEED [ALLOCATORS]  a small gzipped MemoryProfile JSON
 # Waits poll every 0.1 s up to a generous limit: they never assert on timing.
 # POSIX sh.
 
@@ -25,6 +29,11 @@ tmux_socket="memtop-test-$$"
 tmux_started=false
 tmux_session=""
 tmux_sessions=0
+
+# The viewer's remembered settings stay in the test's folder: none of the
+# person's are read, none written to their home.
+XDG_STATE_HOME="$test_work/state"
+export XDG_STATE_HOME
 
 tap_ok() {
     tap_count=$((tap_count + 1))
@@ -127,6 +136,19 @@ tmux_have() {
     [ -x "$TMUX_BIN" ] || command -v "$TMUX_BIN" >/dev/null 2>&1
 }
 
+# tmux_tests_can_run: ends the test script with a TAP skip when tmux or
+# the C.UTF-8 locale the viewer tests run in is missing.
+tmux_tests_can_run() {
+    if ! tmux_have; then
+        echo "1..0 # SKIP tmux not found"
+        exit 0
+    fi
+    if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+        echo "1..0 # SKIP no C.UTF-8 locale"
+        exit 0
+    fi
+}
+
 # tmux_start COLS ROWS COMMAND: a new session running COMMAND (a shell
 # command line) replaces the previous one. The new session starts before
 # the old one ends, so the server never empties and exits under us (a new
@@ -193,4 +215,52 @@ tmux_wait_gone() {
         tries=$((tries + 1))
     done
     return 1
+}
+
+# tmux_require: the script's plan is "skip" (and it ends) when tmux or
+# the C.UTF-8 locale the viewer tests run under is missing.
+tmux_require() {
+    if ! tmux_have; then
+        echo "1..0 # SKIP tmux not found"
+        exit 0
+    fi
+    if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+        echo "1..0 # SKIP no C.UTF-8 locale"
+        exit 0
+    fi
+}
+
+# memtop_viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux
+# under a known locale and terminal, colours on, with settings of its own
+# (a fresh XDG_STATE_HOME per session unless the variables name one);
+# when it ends the pane says EXIT=<status>.
+memtop_viewer() {
+    cols=$1 rows=$2 environment=$3
+    shift 3
+    arguments=""
+    for argument in "$@"; do
+        arguments="$arguments '$argument'"
+    done
+    tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
+XDG_STATE_HOME='$test_work/state-$tmux_sessions' $environment '$memtop' $arguments; \
+echo EXIT=\$?; sleep 60"
+}
+
+# memtop_quit NAME: q ends memtop with status 0 and gives the screen back.
+memtop_quit() {
+    tmux_keys q
+    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
+        ! grep -q "q quit" "$tmux_screen"; then
+        tap_ok "$1"
+    else
+        tap_not_ok "$1"
+    fi
+}
+
+# generated_profile FILE SEED [ALLOCATORS]: a small gzipped MemoryProfile
+# JSON from the project's generator (TF 2.2-2.5's <host>.memory_profile.json.gz).
+generated_profile() {
+    mkdir -p "$(dirname "$1")"
+    "${MEMTOP_BUILDDIR:-.}/tests/generate_profile" --format json --snapshots 600 --seed "$2" \
+        --allocators "${3:-2}" | gzip -n >"$1"
 }

@@ -307,7 +307,8 @@ static void test_sort_cycle(void **state)
     const enum table_column expected[] = {
         TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_REQUESTED_BYTES, TABLE_COLUMN_OCCURRENCES,
         TABLE_COLUMN_OP_NAME,          TABLE_COLUMN_REGION_TYPE,     TABLE_COLUMN_DATA_TYPE,
-        TABLE_COLUMN_TENSOR_SHAPE,     TABLE_COLUMN_FILE_ORDER,
+        TABLE_COLUMN_TENSOR_SHAPE,     TABLE_COLUMN_KIND,            TABLE_COLUMN_LOCATION,
+        TABLE_COLUMN_FILE_ORDER,
     };
     enum table_column column = TABLE_COLUMN_FILE_ORDER;
     for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
@@ -439,9 +440,11 @@ static void test_column_table(void **state)
         assert_int_equal(columns[id].id, id);
         assert_non_null(columns[id].value);
         assert_true(columns[id].name[0] && columns[id].heading[0]);
-        assert_int_equal(allocation_column_sortable((enum table_column)id),
-                         id < TABLE_COLUMN_COUNT);
-        assert_int_equal(columns[id].compare != NULL, id < TABLE_COLUMN_COUNT);
+        /* Kind and location came after the CSV's other columns, and sort. */
+        bool sortable = id < TABLE_COLUMN_COUNT || id == TABLE_COLUMN_KIND ||
+                        id == TABLE_COLUMN_LOCATION;
+        assert_int_equal(allocation_column_sortable((enum table_column)id), sortable);
+        assert_int_equal(columns[id].compare != NULL, sortable);
         enum table_column found = TABLE_COLUMN_FILE_ORDER;
         assert_true(allocation_column_find(columns[id].csv_name, strlen(columns[id].csv_name),
                                            &found));
@@ -451,7 +454,8 @@ static void test_column_table(void **state)
     }
     assert_string_equal(header, "op_name,allocation_bytes,requested_bytes,occurrences,"
                                 "region_type,data_type,tensor_shape,step_id,time_ps,address,"
-                                "activity,origin,snapshot_index,special_index");
+                                "activity,origin,snapshot_index,special_index,kind,location,"
+                                "stack");
     assert_null(allocation_column(TABLE_COLUMN_FILE_ORDER));
     assert_null(allocation_column(ALLOCATION_COLUMN_COUNT));
     assert_true(allocation_column_sortable(TABLE_COLUMN_FILE_ORDER));
@@ -485,6 +489,80 @@ static void test_column_values(void **state)
     assert_string_equal(value.text.bytes, "unresolved");
 }
 
+/* Rows of a report without a timeline (Skyline's): kind and location
+ * filled, the snapshot's columns empty; location sorts by file, then by
+ * line as a number; the sort key's cycle passes over the columns no row
+ * fills, in either kind of table. */
+static void test_entry_rows(void **state)
+{
+    struct fixture *fixture = *state;
+    struct profile *profile = fixture->profile;
+    struct string_table *strings = profile->strings;
+    uint32_t weight = string_table_intern(strings, "weight", 6);
+    struct allocation_row rows[3];
+    const char *const locations[] = {"model.py:10", "model.py:9", "a.py:100"};
+    const int64_t lines[] = {10, 9, 100};
+    for (size_t i = 0; i < 3; i++) {
+        const char *location = locations[i];
+        rows[i] = (struct allocation_row){
+            .origin = ROW_FROM_ENTRY, .snapshot_index = -1, .special_index = -1,
+            .occurrences = 1, .allocation_bytes = 100, .op_name = weight, .kind = weight,
+            .location = string_table_intern(strings, location, strlen(location)),
+            .location_file = string_table_intern(strings, location, strcspn(location, ":")),
+            .location_line = lines[i],
+            .stack = string_table_intern(strings, location, strlen(location))};
+    }
+    static const enum table_column empty[] = {
+        TABLE_COLUMN_REQUESTED_BYTES, TABLE_COLUMN_OCCURRENCES, TABLE_COLUMN_STEP_ID,
+        TABLE_COLUMN_ADDRESS,         TABLE_COLUMN_ACTIVITY,    TABLE_COLUMN_SNAPSHOT_INDEX,
+        TABLE_COLUMN_SPECIAL_INDEX,   TABLE_COLUMN_TIME_PS,
+    };
+    for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
+        assert_true(allocation_column(empty[i])->value(profile, &rows[0]).absent);
+    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(profile, &rows[0]).text.bytes,
+                        "entry");
+    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(profile, &rows[0]).text.bytes,
+                        "weight");
+
+    struct allocation_row_source source = {
+        .profile = profile, .rows = rows, .count = 3, .label = "in the report"};
+    struct allocation_table table;
+    assert_true(allocation_table_init_source(&table, &source));
+    /* A size <= 0 (a view, an in-place op) is not counted in the total. */
+    assert_int_equal(allocation_table_shown_bytes(&table), 300);
+    rows[1].allocation_bytes = -50;
+    assert_true(allocation_row_is_uncounted(&rows[1]));
+    assert_false(allocation_row_is_uncounted(&fixture->profile->allocators[0].rows[0]));
+    assert_int_equal(allocation_table_shown_bytes(&table), 200);
+    rows[1].allocation_bytes = 100;
+    allocation_table_set_sort(&table, TABLE_COLUMN_LOCATION, false);
+    assert_ptr_equal(allocation_table_row(&table, 0), &rows[2]); /* a.py */
+    assert_ptr_equal(allocation_table_row(&table, 1), &rows[1]); /* model.py:9 */
+    assert_ptr_equal(allocation_table_row(&table, 2), &rows[0]); /* model.py:10 */
+    assert_true(allocation_table_column_filled(&table, TABLE_COLUMN_KIND));
+    assert_false(allocation_table_column_filled(&table, TABLE_COLUMN_REGION_TYPE));
+    assert_false(allocation_table_column_filled(&table, TABLE_COLUMN_REQUESTED_BYTES));
+    static const enum table_column entry_cycle[] = {
+        TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_OP_NAME, TABLE_COLUMN_KIND,
+        TABLE_COLUMN_LOCATION, TABLE_COLUMN_FILE_ORDER};
+    enum table_column column = TABLE_COLUMN_FILE_ORDER;
+    for (size_t i = 0; i < sizeof entry_cycle / sizeof *entry_cycle; i++) {
+        column = allocation_table_next_filled_column(&table, column);
+        assert_int_equal(column, entry_cycle[i]);
+    }
+    allocation_table_free(&table);
+
+    /* The XProf file's table: no kind, no location. */
+    assert_false(allocation_table_column_filled(&fixture->table, TABLE_COLUMN_KIND));
+    assert_false(allocation_table_column_filled(&fixture->table, TABLE_COLUMN_LOCATION));
+    assert_int_equal(allocation_table_next_filled_column(&fixture->table,
+                                                         TABLE_COLUMN_TENSOR_SHAPE),
+                     TABLE_COLUMN_FILE_ORDER);
+    assert_int_equal(allocation_table_next_filled_column(&fixture->table,
+                                                         TABLE_COLUMN_FILE_ORDER),
+                     TABLE_COLUMN_ALLOCATION_BYTES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +585,7 @@ int main(void)
                                         teardown_mixed),
         cmocka_unit_test(test_column_table),
         cmocka_unit_test_setup_teardown(test_column_values, setup_mixed, teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_entry_rows, setup_mixed, teardown_mixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

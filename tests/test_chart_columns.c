@@ -518,6 +518,30 @@ static void test_scale_ticks(void **state)
     }
 }
 
+/* An auto-ranged axis starts at a tick under the lowest value. */
+static void test_axis_bottom(void **state)
+{
+    (void)state;
+    const int64_t mib = 1024 * 1024;
+    /* The XProf TPU file: 200..292 MiB, three ticks: 50 MiB steps. */
+    assert_int_equal(chart_axis_bottom(205 * mib, 292 * mib, 3), 200 * mib);
+    /* A lowest value on a tick: one step below, so its bar shows. */
+    assert_int_equal(chart_axis_bottom(200 * mib, 292 * mib, 3), 150 * mib);
+    /* Flat, or from 0: nothing to cut. */
+    assert_int_equal(chart_axis_bottom(5 * mib, 5 * mib, 3), 0);
+    assert_int_equal(chart_axis_bottom(0, 5 * mib, 3), 0);
+    assert_int_equal(chart_axis_bottom(-3, 5 * mib, 3), 0);
+    /* Never below 0, never above the lowest value. */
+    for (int i = 0; i < 1000; i++) {
+        int64_t top = random_between(2, INT64_MAX / 2);
+        int64_t lowest = random_between(1, top);
+        int ticks = (int)random_between(2, 12);
+        int64_t bottom = chart_axis_bottom(lowest, top, ticks);
+        assert_true(bottom >= 0);
+        assert_true(bottom < lowest || (bottom == 0 && lowest == top));
+    }
+}
+
 static void test_time_labels(void **state)
 {
     (void)state;
@@ -562,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_glyphs),
         cmocka_unit_test(test_bar_heights),
         cmocka_unit_test(test_scale_ticks),
+        cmocka_unit_test(test_axis_bottom),
         cmocka_unit_test(test_time_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

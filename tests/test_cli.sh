@@ -44,6 +44,8 @@ memtop_expect "empty file: status 2" 2 err "^memtop: $work/empty.pb: empty file$
 printf 'this is not a memory profile\n' >"$work/text.pb"
 memtop_run --summary "$work/text.pb"
 memtop_expect "not a profile: status 2" 2 err "^memtop: $work/text.pb: "
+memtop_expect "  ... plain text says it is not a memory profile" 2 \
+    err "^memtop: $work/text.pb: not a memory profile (none of the formats memtop reads: pb, json, [a-z, -]*)$"
 printf '{"memoryProfilePerAllocator": 5}' >"$work/wrong.json"
 memtop_run --summary "$work/wrong.json"
 memtop_expect "JSON with a wrong type: status 2" 2 err "^memtop: $work/wrong.json: .*memoryProfilePerAllocator"
@@ -70,7 +72,7 @@ if [ -r "$shared" ]; then
     : >"$work/run/notes.txt"
     memtop_run --summary --json "$work/run"
     memtop_expect "a directory of hosts: a JSON array, the bad host reported, status 2" 2 \
-        out '^\[{"host":"broken","file":"[^"]*broken.pb","error":"offset 0: ' out '{"host":"worker-0","file":' \
+        out '^\[{"host":"broken","file":"[^"]*broken.pb","error":"not a memory profile ' out '{"host":"worker-0","file":' \
         out '"host":"worker-1","file":"[^"]*worker-1.memory_profile.json.gz","format":"json","gzip":true' \
         err "^memtop: $work/run/broken.pb: "
     if grep -q notes "$work/out"; then tap_not_ok "non-profile files are not hosts" "$work/out" "$work/err"; else tap_ok "non-profile files are not hosts"; fi
@@ -99,6 +101,64 @@ for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
     memtop_run --summary --json "$source_dir/data/$demo"
     memtop_expect "demo profile $demo loads" 0 out '"allocators":\[{"id":"GPU_0_bfc"'
 done
+
+# ---- profiles through pipes: standard input (-), /dev/stdin, a pipe
+# named /dev/fd/N as <(gsutil cat URL) gives it, a FIFO; gzip too ----
+demo_pb="$source_dir/data/demo.v1.pb"
+"$memtop" --summary "$demo_pb" | sed 1d >"$work/from-file"
+cat "$demo_pb" | "$memtop" --summary - >"$work/out" 2>"$work/err"; status=$?
+memtop_expect "- reads the profile from a pipe on standard input" 0 \
+    out "^-: protobuf, version 1, 3 allocators, 10 HLO modules$"
+tap_check "  ... the same summary as from the file" sh -c "sed 1d '$work/out' | cmp -s - '$work/from-file'"
+"$memtop" --summary --json - <"$source_dir/data/demo.v0.json.gz" >"$work/out" 2>"$work/err"; status=$?
+memtop_expect "- reads gzip from standard input" 0 out '^{"file":"-","format":"json","gzip":true,"version":0,'
+cat "$demo_pb" | "$memtop" --summary /dev/stdin >"$work/out" 2>"$work/err"; status=$?
+memtop_expect "/dev/stdin on a pipe" 0 out "^/dev/stdin: protobuf, version 1, 3 allocators"
+gzip -c "$demo_pb" | "$memtop" --summary /dev/fd/3 3<&0 >"$work/out" 2>"$work/err"; status=$?
+memtop_expect "a pipe named /dev/fd/3, gzipped (as <(gsutil cat URL) gives it)" 0 \
+    out "^/dev/fd/3: protobuf (gzip), version 1, 3 allocators"
+mkfifo "$work/profile.fifo"
+cat "$demo_pb" >"$work/profile.fifo" &
+memtop_run --summary "$work/profile.fifo"
+wait
+memtop_expect "a FIFO with a writer" 0 out "^$work/profile.fifo: protobuf, version 1, 3 allocators"
+printf 'this is not a memory profile\n' | "$memtop" --summary - >"$work/out" 2>"$work/err"; status=$?
+memtop_expect "plain text on standard input: not a memory profile" 2 \
+    err "^memtop: -: not a memory profile (none of the formats memtop reads: pb, json, [a-z, -]*)$"
+"$memtop" --summary - </dev/null >"$work/out" 2>"$work/err"; status=$?
+memtop_expect "nothing on standard input: empty input, status 2" 2 err "^memtop: -: empty input$"
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$memtop' --summary - 2>'$work/err'" /dev/null >/dev/null </dev/null; status=$?
+    memtop_expect "- on a terminal: status 2, how to pipe a profile in" 2 \
+        err "^memtop: -: standard input is a terminal; pipe a profile in"
+else
+    tap_skip "script(1) is not installed (- on a terminal)"
+fi
+
+# What the text summary has, the JSON has: the share of the capacity and
+# the largest rows at the peak (--top N, 10 unless told). rows: how many
+# the first allocator (GPU_0_bfc) lists.
+demo_v1="$source_dir/data/demo.v1.pb"
+memtop_run --summary --json "$demo_v1"
+memtop_expect "--summary --json: utilization and the 10 largest rows at the peak" 0 \
+    out '"capacity_bytes":15843721216,"lifetime_peak_bytes":7694752768,"peak":{"bytes":7694818304,' \
+    out '"timeline_sampled":true,"utilization":0.4856698877173679,"top_rows":\[{"op_name":"unused preallocated device memory","allocation_bytes":2852377856,"requested_bytes":2852377856,"occurrences":1,"region_type":"persist/dynamic","data_type":"INVALID","tensor_shape":"unknown","step_id":7,"time_ps":null,"address":0,"activity":"ALLOCATION","origin":"special","snapshot_index":-1,"special_index":0,"kind":"","location":"","stack":""},{"op_name":"gradients/model/dense_94/Relu_grad/ReluGrad","allocation_bytes":50331648,'
+rows=$(sed 's/{"id":"GPU_1_bfc".*//' "$work/out" | grep -o '"op_name"' | wc -l)
+tap_check "  ... ten rows for the first allocator" test "$rows" -eq 10
+memtop_run --summary --json --top 2 "$demo_v1"
+rows=$(sed 's/{"id":"GPU_1_bfc".*//' "$work/out" | grep -o '"op_name"' | wc -l)
+tap_check "--top 2: two rows" test "$status" -eq 0 -a "$rows" -eq 2
+memtop_run --summary --top 0 "$demo_v1"
+memtop_expect "--top 0: the text summary counts the rows, lists none" 0 \
+    out "^  Active allocations at peak: 293 rows$" out "^    of capacity  *48.57 %$"
+if grep -q "unused preallocated" "$work/out"; then tap_not_ok "  ... and lists no row" "$work/out"; else tap_ok "  ... and lists no row"; fi
+memtop_run --summary --top 3 "$demo_v1"
+memtop_expect "--top 3: the text summary lists three" 0 out "293 rows, the largest:"
+tap_check "  ... three of them" test "$(grep -c '^    .* x[0-9]' "$work/out")" -eq 9
+memtop_run --top 3 "$demo_v1"
+memtop_expect "--top without --summary: status 2" 2 err "^memtop: --top goes with --summary$"
+memtop_run --summary --top -1 "$demo_v1"
+memtop_expect "--top -1: status 2" 2 err "^memtop: --top: '-1' is not a number of rows$"
 
 # Profiles memtop has never seen: fresh ones from the generator, whose own
 # simulation computed the peaks the XProf way (--stats), in every form.

@@ -325,7 +325,7 @@ static int teardown_profile(void **state)
 
 #define ALLOCATIONS_HEADER                                                                   \
     "op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape," \
-    "step_id,time_ps,address,activity,origin,snapshot_index,special_index"
+    "step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack"
 #define TIMELINE_HEADER                                                                      \
     "time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,"      \
     "activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type," \
@@ -339,7 +339,7 @@ static int teardown_profile(void **state)
 static void assert_allocation_row(const struct exported *exported, size_t position,
                                   const struct profile *profile, const struct allocation_row *row)
 {
-    static const char *const origins[] = {"snapshot", "special", "unresolved"};
+    static const char *const origins[] = {"snapshot", "special", "unresolved", "entry"};
     assert_string_equal(field(exported, position, 0), profile_text(profile, row->op_name));
     assert_int_field(field(exported, position, 1), row->allocation_bytes);
     assert_int_field(field(exported, position, 2), row->requested_bytes);
@@ -357,6 +357,9 @@ static void assert_allocation_row(const struct exported *exported, size_t positi
     assert_string_equal(field(exported, position, 11), origins[row->origin]);
     assert_int_field(field(exported, position, 12), row->snapshot_index);
     assert_int_field(field(exported, position, 13), row->special_index);
+    assert_string_equal(field(exported, position, 14), profile_text(profile, row->kind));
+    assert_string_equal(field(exported, position, 15), profile_text(profile, row->location));
+    assert_string_equal(field(exported, position, 16), profile_text(profile, row->stack));
 }
 
 static void test_allocations_in_file_order(void **state)
@@ -541,7 +544,8 @@ static void test_empty_allocator_gives_a_header(void **state)
 {
     const struct profile *profile = *state;
     for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
-        if (view == EXPORT_VIEW_SUMMARY || view == EXPORT_VIEW_HLO)
+        if (view == EXPORT_VIEW_SUMMARY || view == EXPORT_VIEW_HLO ||
+            !export_view_is_csv((enum export_view)view))
             continue;
         struct export_request request;
         export_request_init(&request, (enum export_view)view, profile, &profile->allocators[2]);
@@ -1008,7 +1012,8 @@ static void test_full_disk_on_a_stream(void **state)
 static void test_view_names(void **state)
 {
     (void)state;
-    static const char *const names[] = {"allocations", "timeline", "summary", "hlo"};
+    static const char *const names[] = {"allocations", "timeline", "summary", "hlo",
+                                        "chrome-trace"};
     for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
         enum export_view parsed;
         assert_string_equal(export_view_name((enum export_view)view), names[view]);
@@ -1091,17 +1096,28 @@ static void test_milliseconds_parse_exactly(void **state)
 static void test_default_paths(void **state)
 {
     const struct profile *profile = *state;
-    char *path = export_default_path(profile, &profile->allocators[0], EXPORT_VIEW_TIMELINE);
+    char *path = export_default_path(profile, NULL, &profile->allocators[0], EXPORT_VIEW_TIMELINE);
     assert_string_equal(path, "memtop-GPU_0_bfc-timeline.csv");
     free(path);
-    path = export_default_path(profile, &profile->allocators[1], EXPORT_VIEW_ALLOCATIONS);
+    path = export_default_path(profile, NULL, &profile->allocators[1], EXPORT_VIEW_ALLOCATIONS);
     assert_string_equal(path, "memtop-a_b-allocations.csv");
     free(path);
-    path = export_default_path(profile, &profile->allocators[2], EXPORT_VIEW_SUMMARY);
+    path = export_default_path(profile, NULL, &profile->allocators[2], EXPORT_VIEW_SUMMARY);
     assert_string_equal(path, "memtop-_evil-summary.csv");
     free(path);
-    path = export_default_path(profile, NULL, EXPORT_VIEW_HLO);
+    path = export_default_path(profile, NULL, NULL, EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-hlo.csv");
+    free(path);
+    /* With several hosts, the host first; a file of every allocator is
+     * named after none. */
+    path = export_default_path(profile, "worker-3", &profile->allocators[0], EXPORT_VIEW_TIMELINE);
+    assert_string_equal(path, "memtop-worker-3-GPU_0_bfc-timeline.csv");
+    free(path);
+    path = export_default_path(profile, "../w 1", NULL, EXPORT_VIEW_SUMMARY);
+    assert_string_equal(path, "memtop-.._w_1-summary.csv");
+    free(path);
+    path = export_default_path(profile, "", NULL, EXPORT_VIEW_SUMMARY);
+    assert_string_equal(path, "memtop-_-summary.csv");
     free(path);
 
     struct test_draft *draft = test_draft_new();
@@ -1112,13 +1128,13 @@ static void test_default_paths(void **state)
     add_allocator(draft, "");
     add_allocator(draft, long_id);
     struct profile *odd = test_draft_finish(draft);
-    path = export_default_path(odd, &odd->allocators[0], EXPORT_VIEW_HLO);
+    path = export_default_path(odd, NULL, &odd->allocators[0], EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-.._.._etc_passwd___-hlo.csv");
     free(path);
-    path = export_default_path(odd, &odd->allocators[1], EXPORT_VIEW_HLO);
+    path = export_default_path(odd, NULL, &odd->allocators[1], EXPORT_VIEW_HLO);
     assert_string_equal(path, "memtop-_-hlo.csv");
     free(path);
-    path = export_default_path(odd, &odd->allocators[2], EXPORT_VIEW_TIMELINE);
+    path = export_default_path(odd, NULL, &odd->allocators[2], EXPORT_VIEW_TIMELINE);
     assert_int_equal(strlen(path), strlen("memtop--timeline.csv") + 100);
     assert_null(strchr(path, '/'));
     free(path);

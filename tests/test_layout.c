@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ui/column_fit.h"
 #include "ui/layout.h"
 
 /* The rectangles that tile the screen (hlo only when not tabbed: tabbed,
@@ -20,6 +21,7 @@ static size_t tiles(const struct layout *layout, const struct rect **out)
 {
     size_t count = 0;
     out[count++] = &layout->header;
+    out[count++] = &layout->runs;
     out[count++] = &layout->hosts;
     out[count++] = &layout->allocators;
     out[count++] = &layout->summary;
@@ -239,6 +241,84 @@ static void test_rect_helpers(void **state)
     assert_true(rect_is_empty(&empty));
 }
 
+/* A column only some formats fill is not drawn when no cell has text;
+ * the others keep their place, and the same column with text shows. */
+static void test_column_fit_hides_empty(void **state)
+{
+    (void)state;
+    const struct fit_column columns[] = {
+        {.heading = "Size", .right_aligned = true},
+        {.heading = "Kind", .minimum = 6, .hide_rank = 1, .hide_when_empty = true},
+        {.heading = "Region", .minimum = 6, .hide_rank = 2},
+        {.heading = "Name", .minimum = 12},
+    };
+    struct column_fit fit;
+    int empty[] = {8, 0, 0, 20};
+    column_fit_compute(columns, 4, empty, 1, -1, 80, &fit);
+    assert_true(fit.shown[0] && fit.shown[2] && fit.shown[3]);
+    assert_false(fit.shown[1]); /* no kind anywhere */
+    assert_true(fit.x[2] < fit.x[3]);
+    int filled[] = {8, 10, 0, 20};
+    column_fit_compute(columns, 4, filled, 1, -1, 80, &fit);
+    assert_true(fit.shown[1] && fit.shown[2]);
+    assert_true(fit.x[0] < fit.x[1] && fit.x[1] < fit.x[2]);
+}
+
+/* Without breakdowns (a report with no regions) the summary takes their
+ * rows, down to the same line. */
+static void test_drop_breakdowns(void **state)
+{
+    (void)state;
+    struct layout layout;
+    layout_compute(&layout, 40, 120, 1, 1, false);
+    assert_false(rect_is_empty(&layout.by_region));
+    int bottom = layout.by_data_type.y + layout.by_data_type.height;
+    layout_drop_breakdowns(&layout);
+    assert_true(rect_is_empty(&layout.by_region) && rect_is_empty(&layout.by_data_type));
+    assert_int_equal(layout.summary.y + layout.summary.height, bottom);
+    layout_drop_breakdowns(&layout); /* again: nothing moves */
+    assert_int_equal(layout.summary.y + layout.summary.height, bottom);
+}
+
+/* A log directory's runs list: above the hosts, at every size; it
+ * gives way (shorter, then gone) before the summary does. */
+static void test_runs_list_at_every_size(void **state)
+{
+    (void)state;
+    static const size_t run_counts[] = {2, 3, 9, 200};
+    static const size_t host_counts[] = {1, 2, 8, 256};
+    for (int rows = LAYOUT_MIN_ROWS; rows <= 60; rows++) {
+        for (int cols = LAYOUT_MIN_COLS; cols <= 200; cols += 7) {
+            for (size_t r = 0; r < 4; r++) {
+                for (size_t h = 0; h < 4; h++) {
+                    struct layout layout;
+                    layout_compute_with_runs(&layout, rows, cols, run_counts[r], host_counts[h],
+                                             4, true);
+                    assert_usable(&layout, host_counts[h], true);
+                    assert_memory_equal(&layout.body,
+                                        &((struct rect){1, 0, rows - 2, cols}),
+                                        sizeof layout.body);
+                    if (rect_is_empty(&layout.runs))
+                        continue;
+                    assert_true(layout.runs.height >= 2);
+                    assert_int_equal(layout.runs.y, 1);
+                    const struct rect *next = host_counts[h] > 1 ? &layout.hosts
+                                                                 : &layout.allocators;
+                    assert_int_equal(next->y, layout.runs.y + layout.runs.height);
+                }
+            }
+        }
+    }
+    struct layout layout;
+    layout_compute_with_runs(&layout, 24, 80, 3, 3, 4, false);
+    assert_int_equal(layout.runs.height, 4);
+    assert_int_equal(layout.hosts.height, 4);
+    layout_compute_with_runs(&layout, 24, 80, 1, 3, 4, false);
+    assert_true(rect_is_empty(&layout.runs));
+    layout_compute_with_runs(&layout, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS, 5, 64, 8, true);
+    assert_false(rect_is_empty(&layout.runs));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +333,9 @@ int main(void)
         cmocka_unit_test(test_no_allocators_still_lays_out),
         cmocka_unit_test(test_every_size),
         cmocka_unit_test(test_rect_helpers),
+        cmocka_unit_test(test_column_fit_hides_empty),
+        cmocka_unit_test(test_drop_breakdowns),
+        cmocka_unit_test(test_runs_list_at_every_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,12 +72,10 @@ static void test_directory_and_fifo(void **state)
     struct load_error error;
     assert_int_equal(load_path(test_directory(), &profile, &error), LOAD_BAD_INPUT);
     assert_string_equal(error.message, "is a directory");
-    char fifo[256];
-    snprintf(fifo, sizeof fifo, "%s/fifo", test_directory());
-    assert_int_equal(mkfifo(fifo, 0600), 0);
-    /* Must not block waiting for a writer. */
-    assert_int_equal(load_path(fifo, &profile, &error), LOAD_BAD_INPUT);
-    assert_string_equal(error.message, "not a regular file");
+    /* A FIFO is read as a pipe is, once it has a writer (issue 15):
+     * tests/test_load_stream.c. A device with nothing in it: */
+    assert_int_equal(load_path("/dev/null", &profile, &error), LOAD_BAD_INPUT);
+    assert_string_equal(error.message, "empty input");
 }
 
 static void test_unreadable_file(void **state)

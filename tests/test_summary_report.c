@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "model/profile.h"
+#include "model/allocation_columns.h"
+#include "report/json_writer.h"
 #include "report/summary_report.h"
 #include "tests/test_support.h"
 
@@ -19,13 +21,7 @@
 static char *capture(void (*write)(FILE *, const struct profile *, const char *),
                      const struct profile *profile, const char *host)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    write(out, profile, host);
-    fclose(out);
-    return text;
+    return test_capture_output(write, profile, host);
 }
 
 static uint32_t intern(struct test_draft *profile, const char *text)
@@ -235,6 +231,106 @@ static void test_text_report_for_people(void **state)
     profile_free(profile);
 }
 
+/* An allocator whose file says nothing of its capacity (0). */
+static struct profile *profile_without_capacity(void)
+{
+    struct test_draft *draft = test_draft_new();
+    assert_true(profile_builder_set_source(&draft->builder, "tpu.pb", PROFILE_FORMAT_PROTOBUF,
+                                           false, 0));
+    struct xprof_allocator *tpu = xprof_draft_allocator(&draft->draft, "tpu", 1);
+    struct snapshot snapshot = test_snapshot(5, 100);
+    assert_true(snapshot_columns_append(&tpu->snapshots, &snapshot));
+    struct memory_stats peak = {.heap_bytes = 100};
+    xprof_allocator_set_summary(tpu, 0, 100, &peak, 5);
+    return test_draft_finish(draft);
+}
+
+/* What the text report has, the JSON has too: the share of the
+ * capacity (null when the file has none) and the largest rows at the
+ * peak, as many as asked for, largest first, with every CSV column. */
+static void test_json_utilization_and_top_rows(void **state)
+{
+    (void)state;
+    struct profile *profile = sample_profile();
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    struct json_writer writer;
+    json_writer_init(&writer, out);
+    struct summary_report_options options = {2};
+    summary_report_json_to(&writer, profile, NULL, &options);
+    fclose(out);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    cJSON *allocators = cJSON_GetObjectItem(root, "allocators");
+    cJSON *gpu = cJSON_GetArrayItem(allocators, 0), *cpu = cJSON_GetArrayItem(allocators, 1);
+    /* 14763950080 of 17179869184 bytes. */
+    assert_float_equal(cJSON_GetObjectItem(gpu, "utilization")->valuedouble,
+                       14763950080.0 / 17179869184.0, 1e-12);
+    /* cpu's summary is computed: its capacity is what was in use and free. */
+    assert_float_equal(cJSON_GetObjectItem(cpu, "utilization")->valuedouble, 1.0, 1e-12);
+    cJSON *rows = cJSON_GetObjectItem(gpu, "top_rows");
+    assert_int_equal(cJSON_GetArraySize(rows), 2);
+    cJSON *first = cJSON_GetArrayItem(rows, 0);
+    assert_int_equal(cJSON_GetObjectItem(first, "allocation_bytes")->valueint, 8192);
+    assert_int_equal(cJSON_GetObjectItem(first, "occurrences")->valueint, 2);
+    assert_string_equal(cJSON_GetObjectItem(first, "op_name")->valuestring, "evil\x1b[2J\"op\"");
+    assert_string_equal(cJSON_GetObjectItem(first, "origin")->valuestring, "snapshot");
+    assert_int_equal(cJSON_GetArraySize(first), ALLOCATION_COLUMN_COUNT);
+    /* The third row points nowhere: its size is unknown, its op absent. */
+    cJSON_Delete(root);
+    free(text);
+
+    text = NULL;
+    out = open_memstream(&text, &size);
+    json_writer_init(&writer, out);
+    options.top_rows = 0;
+    summary_report_json_to(&writer, profile, NULL, &options);
+    fclose(out);
+    assert_non_null(strstr(text, "\"top_rows\":[]"));
+    free(text);
+    /* The default lists them all here (three rows, fewer than 10). */
+    text = capture(summary_report_json, profile, NULL);
+    root = cJSON_Parse(text);
+    gpu = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "allocators"), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(gpu, "top_rows")), 3);
+    cJSON_Delete(root);
+    free(text);
+    profile_free(profile);
+
+    profile = profile_without_capacity();
+    text = capture(summary_report_json, profile, NULL);
+    assert_non_null(strstr(text, "\"capacity_bytes\":0,"));
+    assert_non_null(strstr(text, "\"utilization\":null,"));
+    free(text);
+    profile_free(profile);
+}
+
+static void test_text_utilization_and_top(void **state)
+{
+    (void)state;
+    struct profile *profile = sample_profile();
+    char *text = capture(summary_report_text, profile, NULL);
+    assert_field(text, "of capacity", "85.94 %\n");
+    free(text);
+    struct profile *unknown = profile_without_capacity();
+    text = capture(summary_report_text, unknown, NULL);
+    assert_field(text, "of capacity", "unknown\n");
+    free(text);
+    profile_free(unknown);
+    text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    struct summary_report_options options = {1};
+    summary_report_text_with(out, profile, NULL, &options);
+    fclose(out);
+    assert_non_null(strstr(text, "Active allocations at peak: 3 rows, the largest:"));
+    assert_non_null(strstr(text, "8.00 KiB  x2"));
+    assert_null(strstr(text, "4.00 KiB  x1"));
+    free(text);
+    profile_free(profile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +339,8 @@ int main(void)
         cmocka_unit_test(test_json_strings_always_valid),
         cmocka_unit_test(test_text_report_for_people),
         cmocka_unit_test(test_json_escapes_bidirectional_controls),
+        cmocka_unit_test(test_json_utilization_and_top_rows),
+        cmocka_unit_test(test_text_utilization_and_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

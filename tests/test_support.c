@@ -262,3 +262,15 @@ const char *test_warning(const struct profile *profile, size_t index)
     assert_true(index < profile->warning_count);
     return test_shown(profile_string(profile, profile->warnings[index]));
 }
+
+char *test_capture_output(void (*write)(FILE *, const struct profile *, const char *),
+                          const struct profile *profile, const char *host)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    write(out, profile, host);
+    fclose(out);
+    return text;
+}

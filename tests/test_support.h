@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/profile.h"
 #include "model/profile_builder.h"
@@ -34,6 +35,11 @@ char *test_shared_path(const char *relative);
 
 /* A snapshot at time_ps with this heap, stack 0, the rest zero/empty. */
 struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes);
+
+/* What `write` (a summary writer: out, profile, host) writes, as a
+ * string; the caller frees it. */
+char *test_capture_output(void (*write)(FILE *, const struct profile *, const char *),
+                          const struct profile *profile, const char *host);
 
 /* gzip-compresses bytes (one member); the caller frees. */
 uint8_t *test_gzip_bytes(const void *bytes, size_t size, size_t *compressed_size);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The viewer as a person sees it: memtop runs in a private tmux server at
+# The memtop_viewer as a person sees it: memtop runs in a private tmux server at
 # fixed sizes, the test types keys and reads the screen back. Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
@@ -8,42 +8,11 @@ memtop="${MEMTOP_BUILDDIR:-.}/memtop"
 xprof="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
 demo_dir="$source_dir/data"
 
-if ! tmux_have; then
-    echo "1..0 # SKIP tmux not found"
-    exit 0
-fi
-if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-    echo "1..0 # SKIP no C.UTF-8 locale"
-    exit 0
-fi
+tmux_require
 
 chart_glyphs='▁|▂|▃|▄|▅|▆|▇|█'
 
-# viewer COLS ROWS "VARIABLE=value ..." ARGUMENTS: memtop in tmux; when it
-# ends the pane says EXIT=<status>. The environment is reset to a known
-# locale and terminal; the variables given override them.
-viewer() {
-    cols=$1 rows=$2 environment=$3
-    shift 3
-    arguments=""
-    for argument in "$@"; do
-        arguments="$arguments '$argument'"
-    done
-    tmux_start "$cols" "$rows" "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
-$environment '$memtop' $arguments; echo EXIT=\$?; sleep 60"
-}
-
-# quit_cleanly NAME: q ends memtop with status 0 and gives the screen back
-# (a sanitizer finding or a leak report would change the status).
-quit_cleanly() {
-    tmux_keys q
-    if tmux_wait_for "EXIT=" && grep -q "EXIT=0" "$tmux_screen" &&
-        ! grep -q "q quit" "$tmux_screen"; then
-        tap_ok "$1"
-    else
-        tap_not_ok "$1"
-    fi
-}
+# memtop_viewer and memtop_quit: tests/lib.sh.
 
 # no_high_bytes: the screen is pure ASCII.
 no_high_bytes() {
@@ -96,7 +65,7 @@ if [ -n "$main_file" ]; then
     capacity=$(awk '/Memory capacity/ { print $(NF - 1), $NF; exit }' "$test_work/summary")
     home="allocator $first (1/$count)"
 
-    viewer 80 24 "" "$main_file"
+    memtop_viewer 80 24 "" "$main_file"
     if tmux_wait_for "$home" && tmux_wait_for "$peak"; then
         tap_ok "80x24: the first allocator and its peak"
     else
@@ -136,26 +105,26 @@ if [ -n "$main_file" ]; then
     tmux_resize 40 10
     tap_check "a tiny terminal says it is too small" tmux_wait_for "too small"
     tmux_resize 80 24
-    tap_check "back to 80x24, the viewer is back" tmux_wait_for "$home"
-    quit_cleanly "q quits with status 0 and restores the screen"
+    tap_check "back to 80x24, the memtop_viewer is back" tmux_wait_for "$home"
+    memtop_quit "q quits with status 0 and restores the screen"
 
-    viewer 200 60 "" "$main_file"
+    memtop_viewer 200 60 "" "$main_file"
     if tmux_wait_for "$home" && tmux_wait_for "HLO"; then
         tap_ok "200x60: the HLO modules have their own pane"
     else
         tap_not_ok "200x60: the HLO modules have their own pane"
     fi
-    quit_cleanly "200x60: q quits with status 0"
+    memtop_quit "200x60: q quits with status 0"
 
-    viewer 80 24 "LANG=C LC_ALL=C" "$main_file"
+    memtop_viewer 80 24 "LANG=C LC_ALL=C" "$main_file"
     if tmux_wait_for "$home" && no_high_bytes; then
         tap_ok "LANG=C draws ASCII only"
     else
         tap_not_ok "LANG=C draws ASCII only"
     fi
-    quit_cleanly "LANG=C: q quits with status 0"
+    memtop_quit "LANG=C: q quits with status 0"
 
-    viewer 80 24 "" --ascii "$main_file"
+    memtop_viewer 80 24 "" --ascii "$main_file"
     if tmux_wait_for "$home" && no_high_bytes; then
         tap_ok "--ascii draws ASCII only in a UTF-8 terminal"
     else
@@ -168,12 +137,12 @@ if [ -n "$main_file" ]; then
         tap_not_ok "--ascii: the help is ASCII too"
     fi
     tmux_keys Escape
-    quit_cleanly "--ascii: q quits with status 0"
+    memtop_quit "--ascii: q quits with status 0"
 
-    viewer 80 24 "" "$main_file"
+    memtop_viewer 80 24 "" "$main_file"
     tmux_wait_for "$home" >/dev/null
     with_colour=$(colour_codes)
-    viewer 80 24 "NO_COLOR=1" "$main_file"
+    memtop_viewer 80 24 "NO_COLOR=1" "$main_file"
     tmux_wait_for "$home" >/dev/null
     without_colour=$(colour_codes)
     if [ "$with_colour" -gt 0 ] && [ "$without_colour" -eq 0 ]; then
@@ -183,18 +152,18 @@ if [ -n "$main_file" ]; then
             >"$test_work/colours"
         tap_not_ok "NO_COLOR turns colours off" "$test_work/colours" "$tmux_screen"
     fi
-    viewer 80 24 "" --no-color "$main_file"
+    memtop_viewer 80 24 "" --no-color "$main_file"
     tmux_wait_for "$home" >/dev/null
     tap_check "--no-color turns colours off" test "$(colour_codes)" -eq 0
 
     for term in xterm-256color screen linux vt100; do
-        viewer 80 24 "TERM=$term" "$main_file"
+        memtop_viewer 80 24 "TERM=$term" "$main_file"
         if tmux_wait_for "$home" && tmux_wait_for "$peak"; then
-            tap_ok "TERM=$term: the viewer draws"
+            tap_ok "TERM=$term: the memtop_viewer draws"
         else
-            tap_not_ok "TERM=$term: the viewer draws"
+            tap_not_ok "TERM=$term: the memtop_viewer draws"
         fi
-        quit_cleanly "TERM=$term: q quits with status 0"
+        memtop_quit "TERM=$term: q quits with status 0"
     done
 
     # A signal ends memtop the way it would end any program (the shell sees
@@ -238,7 +207,7 @@ echo EXIT=\$?; sleep 60"
 
     # --mouse: clicks in xterm's SGR encoding (1-based column;row, M down,
     # m up) on the third allocator, then on the second.
-    viewer 80 24 "TERM=xterm-256color" --mouse "$main_file"
+    memtop_viewer 80 24 "TERM=xterm-256color" --mouse "$main_file"
     tmux_wait_for "$home" >/dev/null
     tmux_paste "$(printf '\033[<0;6;5M\033[<0;6;5m')"
     third=$(echo "$allocators" | sed -n 3p)
@@ -246,13 +215,13 @@ echo EXIT=\$?; sleep 60"
     tmux_paste "$(printf '\033[<0;6;4M\033[<0;6;4m')"
     tap_check "--mouse: another click selects another" \
         tmux_wait_for "allocator $second (2/$count)"
-    quit_cleanly "--mouse: q quits with status 0"
+    memtop_quit "--mouse: q quits with status 0"
 
     # Several hosts: a directory with a good profile and a broken one.
     mkdir "$test_work/run"
     cp "$main_file" "$test_work/run/a-good.${main_file##*.}"
     printf 'not a memory profile\n' >"$test_work/run/b-broken.pb"
-    viewer 80 24 "" "$test_work/run"
+    memtop_viewer 80 24 "" "$test_work/run"
     if tmux_wait_for "Hosts (2)" && tmux_wait_for "$home"; then
         tap_ok "a directory opens as hosts, the first one loaded"
     else
@@ -273,7 +242,7 @@ echo EXIT=\$?; sleep 60"
     tmux_keys k
     tmux_keys Enter
     tap_check "the other host stays usable" tmux_wait_for "$home"
-    quit_cleanly "hosts: q quits with status 0"
+    memtop_quit "hosts: q quits with status 0"
 else
     for name in first-allocator summary chart table next-allocator wrap filter filter-clear \
         help help-close too-small restore quit 200x60 200x60-quit lang-c lang-c-quit ascii \
@@ -286,13 +255,13 @@ else
 fi
 
 # ---- hostile strings are shown escaped, never sent raw ----
-viewer 80 24 "" "$hostile"
+memtop_viewer 80 24 "" "$hostile"
 if tmux_wait_for '\x1b[31mEVIL' && tmux_wait_for 'GPU_0_bfc\x1b[2J'; then
     tap_ok "escape sequences in op names and memory ids show as \\x1b"
 else
     tap_not_ok "escape sequences in op names and memory ids show as \\x1b"
 fi
-quit_cleanly "hostile strings: q quits with status 0"
+memtop_quit "hostile strings: q quits with status 0"
 
 # ---- the demo profiles ----
 for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
@@ -300,11 +269,11 @@ for demo in demo.v0.pb.gz demo.v0.json.gz demo.v1.pb demo.v1.json; do
         tap_skip "$demo is absent"
         continue
     fi
-    viewer 80 24 "" "$demo_dir/$demo"
+    memtop_viewer 80 24 "" "$demo_dir/$demo"
     if tmux_wait_for "allocator GPU_0_bfc (1/" && grep -E -q "$chart_glyphs" "$tmux_screen"; then
-        tap_ok "$demo: the viewer opens it"
+        tap_ok "$demo: the memtop_viewer opens it"
     else
-        tap_not_ok "$demo: the viewer opens it"
+        tap_not_ok "$demo: the memtop_viewer opens it"
     fi
 done
 tmux_stop
@@ -318,7 +287,7 @@ mouse_v0=$demo_dir/demo.v0.pb.gz mouse_v1=$demo_dir/demo.v1.pb
 if tmux_have && [ -r "$mouse_v0" ] && [ -r "$mouse_v1" ]; then
     # At 80x24 the chart's plot starts at column 41, the table's first
     # data row is line 13.
-    viewer 80 24 "TERM=xterm-256color" --mouse "$mouse_v0"
+    memtop_viewer 80 24 "TERM=xterm-256color" --mouse "$mouse_v0"
     tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
     click 42 5
     tap_check "--mouse: a click in the chart puts the cursor on that column" \
@@ -328,9 +297,9 @@ if tmux_have && [ -r "$mouse_v0" ] && [ -r "$mouse_v1" ]; then
     tap_check "--mouse: a click selects a table row, a second click opens it" \
         tmux_wait_for "Allocation 3 of 191"
     tmux_keys Escape
-    quit_cleanly "--mouse in the chart and table: q quits with status 0"
+    memtop_quit "--mouse in the chart and table: q quits with status 0"
 
-    viewer 80 24 "TERM=xterm-256color" --mouse "$mouse_v1"
+    memtop_viewer 80 24 "TERM=xterm-256color" --mouse "$mouse_v1"
     tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
     tmux_keys Tab
     tmux_wait_for "HLO modules (10)" >/dev/null
@@ -338,7 +307,7 @@ if tmux_have && [ -r "$mouse_v0" ] && [ -r "$mouse_v1" ]; then
     click 40 14
     tap_check "--mouse: clicks on an HLO module zoom the chart to it" \
         tmux_wait_for "chart zoomed to module 1 jit_train_step"
-    quit_cleanly "--mouse in the HLO modules: q quits with status 0"
+    memtop_quit "--mouse in the HLO modules: q quits with status 0"
 else
     for name in chart table hlo; do
         tap_skip "tmux or the demo profiles are absent (--mouse $name)"
@@ -349,7 +318,7 @@ fi
 
 # ---- what the peak is made of, under the summary on a tall terminal ----
 if tmux_have && [ -r "$mouse_v1" ]; then
-    viewer 160 50 "" "$mouse_v1"
+    memtop_viewer 160 50 "" "$mouse_v1"
     tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
     tap_check "160x50: the peak by region under the summary" \
         tmux_wait_for " persist/dynamic      2.66 GiB  37 %"
@@ -366,7 +335,7 @@ if tmux_have && [ -r "$mouse_v1" ]; then
     else
         tap_not_ok "160x50: the filtered breakdown sums what the filtered table sums"
     fi
-    quit_cleanly "160x50 with breakdowns: q quits with status 0"
+    memtop_quit "160x50 with breakdowns: q quits with status 0"
 else
     for name in region type filter sums quit; do
         tap_skip "tmux or demo.v1.pb is absent (breakdown $name)"
@@ -381,8 +350,10 @@ if tmux_have && [ -r "$export_profile" ]; then
     "$memtop" --export allocations --filter dense_1 "$export_profile" >"$test_work/expected.csv"
     export_rows=$(($(wc -l <"$test_work/expected.csv") - 1))
     export_file="$export_dir/memtop-GPU_0_bfc-allocations.csv"
+    mkdir -p "$test_work/home"
     tmux_start 80 24 "cd '$export_dir' && env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
-TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
+TERM=tmux-256color HOME='$test_work/home' XDG_STATE_HOME='$test_work/state-export' \
+'$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
     tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
     tmux_keys '/'
     tmux_text dense_1
@@ -402,23 +373,42 @@ TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
     tmux_wait_for "export allocations to:" >/dev/null
     tmux_keys Enter
     tap_check "e asks before replacing a file" tmux_wait_for "file exists; replace? [y/N]"
-    tmux_keys n Enter
+    # One key answers (no Enter after it): n, Enter and Esc say no, y yes.
+    tmux_keys n
     if tmux_wait_for "not replaced: memtop-GPU_0_bfc-allocations.csv" &&
         [ "$(cat "$export_file")" = "keep me" ]; then
         tap_ok "answering no leaves the file as it was"
     else
         tap_not_ok "answering no leaves the file as it was"
     fi
+    for answer in Enter Escape; do
+        tmux_keys e
+        tmux_wait_for "export allocations to:" >/dev/null
+        tmux_keys Enter
+        tmux_wait_for "replace? [y/N]" >/dev/null
+        tmux_keys "$answer"
+        if tmux_wait_for "not replaced: memtop-GPU_0_bfc-allocations.csv" &&
+            [ "$(cat "$export_file")" = "keep me" ]; then
+            tap_ok "replace? [y/N]: $answer alone answers no"
+        else
+            tap_not_ok "replace? [y/N]: $answer alone answers no"
+        fi
+    done
     tmux_keys e
     tmux_wait_for "export allocations to:" >/dev/null
     tmux_keys Enter
     tmux_wait_for "replace? [y/N]" >/dev/null
-    tmux_keys y Enter
+    tmux_keys y
     if tmux_wait_for "wrote $export_rows rows" && cmp -s "$export_file" "$test_work/expected.csv"; then
-        tap_ok "answering yes replaces it"
+        tap_ok "answering y alone replaces it"
     else
-        tap_not_ok "answering yes replaces it"
+        tap_not_ok "answering y alone replaces it"
     fi
+    # The y answered: the next key is a key again (e asks for a name).
+    tmux_keys e
+    tap_check "  ... and the key after it is not part of the answer" \
+        tmux_wait_for "export allocations to: memtop-GPU_0_bfc-allocations.csv"
+    tmux_keys Escape
     # The chart: its visible window only, after zooming in twice.
     tmux_keys Escape BTab + +
     tmux_keys e
@@ -436,10 +426,46 @@ TERM=tmux-256color '$memtop' '$export_profile'; echo EXIT=\$?; sleep 60"
     else
         tap_not_ok "e on the zoomed chart writes the visible window"
     fi
+    # ~ is the home directory; Tab is not typed into the name.
+    tmux_keys e
+    tmux_wait_for "export timeline to:" >/dev/null
+    tmux_keys C-u
+    tmux_text "~/from-home"
+    tmux_keys Tab
+    tmux_text ".csv"
+    tmux_keys Enter
+    if tmux_wait_for "rows to $test_work/home/from-home.csv" &&
+        [ -s "$test_work/home/from-home.csv" ]; then
+        tap_ok "~/NAME is written in the home directory, Tab is not typed into it"
+    else
+        tap_not_ok "~/NAME is written in the home directory, Tab is not typed into it"
+    fi
+    # The allocators list exports every allocator: not named after one.
+    tmux_keys BTab e
+    tap_check "a summary of every allocator is named after none" \
+        tmux_wait_for "export summary to: memtop-summary.csv"
+    tmux_keys Escape
     tmux_keys q
     tap_check "quit after exporting: status 0" tmux_wait_for "EXIT=0"
+
+    # Several hosts: the name says which host.
+    mkdir -p "$test_work/hosts"
+    cp "$export_profile" "$test_work/hosts/host-a.pb.gz"
+    cp "$export_profile" "$test_work/hosts/host-b.pb.gz"
+    tmux_start 80 24 "cd '$export_dir' && env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+TERM=tmux-256color XDG_STATE_HOME='$test_work/state-export' \
+'$memtop' '$test_work/hosts'; echo EXIT=\$?; sleep 60"
+    tmux_wait_for "allocator GPU_0_bfc (1/" >/dev/null
+    tmux_keys e
+    tap_check "with several hosts the name has the host" \
+        tmux_wait_for "export allocations to: memtop-host-a-GPU_0_bfc-allocations.csv"
+    tmux_keys Escape q
+    tap_check "  ... q quits with status 0" tmux_wait_for "EXIT=0"
 else
-    for name in offer write ask keep replace chart quit; do tap_skip "export: no tmux or no demo data ($name)"; done
+    for name in offer write ask keep no-enter no-escape replace next-key chart home summary quit \
+        hosts hosts-quit; do
+        tap_skip "export: no tmux or no demo data ($name)"
+    done
 fi
 
 # ---- the README's key list ----
@@ -449,6 +475,22 @@ if [ $? -eq 0 ] && grep -q '^| `q` | quit |$' "$test_work/keys" &&
     tap_ok "--list-keys prints the key table as Markdown"
 else
     tap_not_ok "--list-keys prints the key table as Markdown" "$test_work/keys"
+fi
+
+# ---- a profile through a pipe: the memtop_viewer reads keys from the terminal ----
+if [ -r "$demo_dir/demo.v1.pb" ]; then
+    tmux_start 80 24 "cat '$demo_dir/demo.v1.pb' | env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+TERM=tmux-256color XDG_STATE_HOME='$test_work/state-pipe' '$memtop' -; echo EXIT=\$?; sleep 60"
+    if tmux_wait_for "allocator GPU_0_bfc (1/3)" && grep -q " - " "$tmux_screen"; then
+        tap_ok "80x24: cat PROFILE | memtop - opens the viewer"
+    else
+        tap_not_ok "80x24: cat PROFILE | memtop - opens the viewer"
+    fi
+    tmux_keys ']'
+    tap_check "  ... and its keys come from the terminal" tmux_wait_for "allocator GPU_1_bfc (2/3)"
+    memtop_quit "  ... q quits with status 0"
+else
+    for name in open keys quit; do tap_skip "demo.v1.pb is absent (pipe $name)"; done
 fi
 
 # ---- without a terminal: a clear error, not a hang ----

@@ -329,6 +329,17 @@ struct chart_scale chart_scale_ticks(int64_t top, int max_ticks)
     return scale;
 }
 
+int64_t chart_axis_bottom(int64_t lowest, int64_t top, int max_ticks)
+{
+    if (lowest <= 0 || top <= lowest)
+        return 0; /* flat: nothing to range over */
+    int64_t step = chart_scale_ticks(top - lowest, max_ticks).step;
+    int64_t bottom = lowest / step * step;
+    if (bottom == lowest)
+        bottom -= step;
+    return bottom > 0 ? bottom : 0;
+}
+
 int chart_time_decimals(int64_t step_ps)
 {
     int64_t unit = 1000000000; /* 1 ms in ps */

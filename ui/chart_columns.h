@@ -110,6 +110,12 @@ struct chart_scale {
 };
 struct chart_scale chart_scale_ticks(int64_t top, int max_ticks);
 
+/* The bottom of an auto-ranged y-axis for values from `lowest` to `top`:
+ * a multiple of the tick step at or below lowest, one step below it when
+ * lowest is itself such a multiple (so the lowest bar still shows), and
+ * never below 0 (0 when there is no range: lowest = top). */
+int64_t chart_axis_bottom(int64_t lowest, int64_t top, int max_ticks);
+
 /* Decimals of milliseconds that tell apart times step_ps apart (0..9). */
 int chart_time_decimals(int64_t step_ps);
 

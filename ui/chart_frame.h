@@ -1,12 +1,13 @@
 /* chart_frame: one frame of a chart pane, as its drawing files share it:
  * where the parts go in the pane's rectangle, what the chart shows (an
  * allocator's timeline in a time window, cut into columns) and what was
- * worked out from the columns (the top of the plot, the peak's and the
- * cursor's columns).
+ * worked out from the columns (the y range, the capacity line, the
+ * peak's and the cursor's columns).
  *
  * Internal to the chart: chart_pane.c fills it once per draw and calls
- * chart_plot.c (title, bars, axes) and chart_readout.c (what is under the
- * cursor). They only draw: no state changes, no status line. */
+ * chart_plot.c (title, bars, axes, legend) and chart_readout.c (what is
+ * under the cursor); chart_events.c draws the list of a column's events
+ * (Enter). They only draw: no state changes, no status line. */
 #ifndef MEMTOP_CHART_FRAME_H
 #define MEMTOP_CHART_FRAME_H
 
@@ -18,6 +19,7 @@
 #include "model/profile.h"
 #include "ui/chart_columns.h"
 #include "ui/draw.h"
+#include "ui/list_cursor.h"
 #include "ui/time_window.h"
 
 /* Where the parts of the chart go inside its rectangle. */
@@ -27,8 +29,8 @@ struct chart_geometry {
     int plot_y, plot_rows;
     int gutter_width; /* y-axis labels, left of the plot; 0 when narrow */
     int plot_x, plot_width;
-    int right_x, right_width; /* fragmentation axis, when shown */
     int axis_y;               /* time labels; -1 when there is no room */
+    int legend_y;             /* the legend line; -1 when there is no room */
     int readout_y, readout_rows;
 };
 
@@ -43,12 +45,21 @@ struct chart_frame {
     const struct chart_column *columns; /* g.plot_width of them */
     bool show_free;
     bool show_fragmentation;
+    bool auto_axis;     /* the y-axis from the lowest value shown, not 0 */
+    bool capacity_axis; /* the y-axis up to the capacity */
     struct chart_geometry g;
     /* Worked out from the columns. */
-    int64_t top;       /* the value at the top of the plot */
+    int64_t bottom;    /* the value at the bottom of the plot (0 unless auto) */
+    int64_t top;       /* the value at the top of the bars */
+    int bar_rows;      /* rows the bars use (the capacity's row above them aside) */
+    /* The capacity line's row from the bottom, -1 when it is not drawn;
+     * capacity_above: the capacity is past the bars' top, so it has the
+     * plot's top row to itself and the axis is cut below it. */
+    int capacity_row;
+    bool capacity_above;
     int peak_column;   /* the largest in-use column; -1 when none */
     int cursor_column;
-    double fragmentation_top; /* the right axis's top (0..1] */
+    double fragmentation_top; /* what the top of the plot means for fragmentation (0..1] */
 };
 
 /* The value a column's bar reaches: in use, plus free memory when shown. */
@@ -57,11 +68,34 @@ int64_t chart_frame_column_value(const struct chart_frame *frame,
 /* A fragmentation value worth plotting (finite, not negative). */
 bool chart_frame_fragmentation_valid(double value);
 
-/* The title rule, the bars, the y axis, the fragmentation axis and the
- * time axis (chart_plot.c). */
+/* The row (from the bottom, 0-based) where a bar of this value ends. */
+int chart_frame_value_row(const struct chart_frame *frame, int64_t value);
+
+/* The title rule, the bars, the y axis, the time axis and the legend
+ * (chart_plot.c). */
 void chart_plot_draw(const struct chart_frame *frame);
 /* The lines under the plot: the cursor's time and memory, then the
  * event there (chart_readout.c). */
 void chart_readout_draw(const struct chart_frame *frame);
+
+/* The events of one column, listed over the screen (Enter on the chart):
+ * which snapshots, and the one selected. */
+struct chart_event_list {
+    size_t first, count;      /* the snapshots [first, first + count) */
+    struct list_cursor cursor; /* over them */
+};
+/* The list of the cursor's column, the event the readout shows
+ * selected; false when the column holds none (chart_events.c). */
+bool chart_events_open(struct chart_event_list *list, const struct time_window *time,
+                       const struct snapshot_columns *timeline);
+/* A movement request in the list: another event selected, the time
+ * window's cursor on it; false for any other request. */
+bool chart_events_move(struct chart_event_list *list, struct time_window *time,
+                       const struct snapshot_columns *timeline, enum request request);
+/* Draws the list in a box over the screen, keeping its selection in
+ * view. */
+void chart_events_draw(struct chart_event_list *list, const struct profile *profile,
+                       const struct snapshot_columns *timeline, const struct time_window *time,
+                       WINDOW *window, int rows, int cols, const struct ui_style *style);
 
 #endif

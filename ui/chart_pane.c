@@ -10,19 +10,25 @@
 #include "model/saturating.h"
 #include "model/timeline.h"
 #include "ui/chart_frame.h"
+#include "ui/settings.h"
 #include "ui/viewer.h"
 
 /* Widest y-axis label: "500.00 MiB". A rare wider tick ("1000.00 MiB")
  * is left unlabelled rather than widening the margin for every chart. */
 #define LABEL_WIDTH 10
-#define FRAGMENTATION_WIDTH 5 /* " 100%" */
 #define MINIMUM_FOR_LABELS 40 /* narrower panes plot without axes */
+/* The capacity gets a row of its own above the bars only when as many
+ * rows are left for them. */
+#define CAPACITY_ROW_MINIMUM 4
 
 struct chart_pane {
     struct pane pane;
     struct chart_binding shows;
     bool show_free;
     bool show_fragmentation;
+    bool auto_axis;
+    bool capacity_axis;
+    struct chart_event_list events; /* the column's events, while listed */
     int last_plot_width;  /* columns of the plot at the last draw */
     int last_plot_offset; /* its first column, from the pane's left edge */
     /* The frame's columns: reused, so drawing allocates nothing. */
@@ -68,7 +74,9 @@ static void chart_layout(const struct chart_pane *chart, const struct rect *rect
     if (body >= 13 && width < 110)
         geometry->readout_rows = 3;
     int axis = body - geometry->readout_rows >= 3 ? 1 : 0;
-    geometry->plot_rows = body - geometry->readout_rows - axis;
+    /* The legend when the plot keeps four rows. */
+    int legend = body - geometry->readout_rows - axis >= 5 ? 1 : 0;
+    geometry->plot_rows = body - geometry->readout_rows - axis - legend;
     if (geometry->plot_rows < 1) {
         geometry->readout_rows = body;
         geometry->plot_rows = 0;
@@ -76,18 +84,20 @@ static void chart_layout(const struct chart_pane *chart, const struct rect *rect
     geometry->plot_y = y + 1;
     if (axis)
         geometry->axis_y = geometry->plot_y + geometry->plot_rows;
-    geometry->readout_y = geometry->plot_y + geometry->plot_rows + axis;
+    geometry->legend_y = legend ? geometry->plot_y + geometry->plot_rows + axis : -1;
+    geometry->readout_y = geometry->plot_y + geometry->plot_rows + axis + legend;
 
+    /* The plot's width depends on the pane's only (no toggle changes
+     * it), so the cursor stays on its column whatever is shown. */
+    (void)chart;
     bool labels = width >= MINIMUM_FOR_LABELS;
     geometry->gutter_width = labels ? LABEL_WIDTH : 0;
     geometry->plot_x = x + (labels ? LABEL_WIDTH + 1 : 0);
-    geometry->right_width = labels && chart->show_fragmentation ? FRAGMENTATION_WIDTH : 0;
-    geometry->plot_width = width - (geometry->plot_x - x) - geometry->right_width;
+    geometry->plot_width = width - (geometry->plot_x - x);
     if (geometry->plot_width < 0)
         geometry->plot_width = 0;
     if (geometry->plot_width > CHART_MAX_COLUMNS)
         geometry->plot_width = CHART_MAX_COLUMNS;
-    geometry->right_x = geometry->plot_x + geometry->plot_width;
 }
 
 int64_t chart_frame_column_value(const struct chart_frame *frame,
@@ -117,8 +127,45 @@ static double fragmentation_scale(double largest)
     return 1.0;
 }
 
-/* The top of the plot, the peak's column and the cursor's, from the
- * frame's columns. */
+int chart_frame_value_row(const struct chart_frame *frame, int64_t value)
+{
+    int64_t above = value > frame->bottom ? value - frame->bottom : 0;
+    int eighths = chart_bar_eighths(above, frame->top - frame->bottom, frame->bar_rows);
+    return eighths > 0 ? (eighths - 1) / 8 : 0;
+}
+
+/* The y range (from 0, or from near the lowest value with an auto axis;
+ * up to the largest value, or the capacity) and where the capacity line
+ * goes: inside the range on its row; past the top, on a row of its own
+ * above the bars when the plot has rows to spare. */
+static void frame_compute_range(struct chart_frame *frame, int64_t lowest)
+{
+    int64_t capacity = frame->allocator->summary.capacity_bytes;
+    int rows = frame->g.plot_rows;
+    if (frame->capacity_axis && capacity > frame->top)
+        frame->top = capacity;
+    if (frame->top <= 0)
+        frame->top = 1;
+    frame->bar_rows = rows;
+    frame->capacity_row = -1;
+    frame->capacity_above = false;
+    if (capacity > frame->top && rows >= CAPACITY_ROW_MINIMUM) {
+        frame->capacity_above = true;
+        frame->bar_rows = rows - 1;
+        frame->capacity_row = rows - 1;
+    }
+    /* The bottom in finer steps than the labels take: a short plot
+     * still gets a cut. */
+    int steps = frame->bar_rows + 1 > 4 ? frame->bar_rows + 1 : 4;
+    frame->bottom = frame->auto_axis && lowest < frame->top
+                        ? chart_axis_bottom(lowest, frame->top, steps)
+                        : 0;
+    if (capacity > 0 && capacity >= frame->bottom && capacity <= frame->top)
+        frame->capacity_row = chart_frame_value_row(frame, capacity);
+}
+
+/* The y range, the peak's column and the cursor's, from the frame's
+ * columns. */
 static void frame_compute(struct chart_frame *frame)
 {
     const struct chart_column *columns = frame->columns;
@@ -126,7 +173,7 @@ static void frame_compute(struct chart_frame *frame)
     int width = frame->g.plot_width;
     frame->top = 0;
     frame->peak_column = -1;
-    int64_t peak_value = -1;
+    int64_t peak_value = -1, lowest = INT64_MAX;
     double fragmentation = 0.0;
     for (int c = 0; c < width; c++) {
         const struct chart_column *column = &columns[c];
@@ -135,6 +182,8 @@ static void frame_compute(struct chart_frame *frame)
         int64_t value = chart_frame_column_value(frame, column);
         if (value > frame->top)
             frame->top = value;
+        if (column->in_use < lowest)
+            lowest = column->in_use;
         if (!column->carried && column->in_use > peak_value) {
             peak_value = column->in_use;
             frame->peak_column = c;
@@ -143,8 +192,7 @@ static void frame_compute(struct chart_frame *frame)
         if (chart_frame_fragmentation_valid(f) && f > fragmentation)
             fragmentation = f;
     }
-    if (frame->top <= 0)
-        frame->top = 1;
+    frame_compute_range(frame, lowest);
     /* Of equal maxima, mark the one the summary calls the peak. */
     struct chart_window window = {frame->time->from_ps, frame->time->to_ps, width};
     int summary_column = chart_column_of_time(&window, frame->allocator->summary.peak_time_ps);
@@ -179,6 +227,11 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
         return;
     }
     const struct snapshot_columns *timeline = chart_timeline(chart);
+    /* A format without time (Skyline's report) is not an empty timeline. */
+    if (chart_allocator(chart)->timeline_kind == TIMELINE_NONE) {
+        draw_message(area, style, "this report has no timeline: its format records none");
+        return;
+    }
     if (!timeline) {
         draw_message(area, style, "no snapshots: this allocator's timeline is empty");
         return;
@@ -194,6 +247,8 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
         .columns = chart->columns,
         .show_free = chart->show_free,
         .show_fragmentation = chart->show_fragmentation,
+        .auto_axis = chart->auto_axis,
+        .capacity_axis = chart->capacity_axis,
     };
     chart_layout(chart, &area->rect, &frame.g);
     if (frame.g.plot_width <= 0) {
@@ -214,20 +269,27 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
 
 /* ---- requests ---- */
 
+/* A move that could not go on says which end it met. */
+static void chart_say_end(struct viewer *viewer, enum time_window_move moved, const char *start,
+                          const char *end)
+{
+    if (moved != TIME_WINDOW_MOVED)
+        viewer_status(viewer, false, "%s", moved == TIME_WINDOW_AT_START ? start : end);
+}
+
 static void chart_move(struct viewer *viewer, struct chart_pane *chart,
                        const struct snapshot_columns *timeline, int delta)
 {
-    enum time_window_move moved = time_window_move(chart->shows.time, timeline, delta);
-    if (moved != TIME_WINDOW_MOVED)
-        viewer_status(viewer, false, moved == TIME_WINDOW_AT_START ? "start of the timeline"
-                                                                    : "end of the timeline");
+    chart_say_end(viewer, time_window_move(chart->shows.time, timeline, delta),
+                  "start of the timeline", "end of the timeline");
 }
 
 static void chart_zoom(struct viewer *viewer, struct chart_pane *chart,
                        const struct snapshot_columns *timeline, bool zoom_in)
 {
     if (!time_window_zoom(chart->shows.time, timeline, zoom_in))
-        viewer_status(viewer, false, zoom_in ? "zoomed in as far as it goes (1 ps per column)"
+        viewer_status(viewer, false, zoom_in ? "zoomed in as far as it goes: one snapshot per "
+                                               "column (, and . step through events)"
                                              : "the whole timeline is shown");
 }
 
@@ -294,18 +356,61 @@ static void chart_match(struct viewer *viewer, struct chart_pane *chart,
     viewer_status(viewer, false, "no snapshot's op name contains \"%s\"", filter);
 }
 
-static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, bool fragmentation)
+/* f, F, a, c: what the chart shows changes; where it shows it (the
+ * plot's columns, the cursor) does not. */
+static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, enum request request)
 {
-    if (fragmentation) {
+    switch (request) {
+    case REQUEST_TOGGLE_FRAGMENTATION:
         chart->show_fragmentation = !chart->show_fragmentation;
         viewer_status(viewer, false, chart->show_fragmentation
-                                         ? "fragmentation shown as dots (right axis)"
+                                         ? "fragmentation shown as dots (the legend has its scale)"
                                          : "fragmentation hidden");
-    } else {
+        break;
+    case REQUEST_TOGGLE_FREE:
         chart->show_free = !chart->show_free;
         viewer_status(viewer, false, chart->show_free ? "free memory shown above the memory in use"
                                                       : "free memory hidden");
+        break;
+    case REQUEST_TOGGLE_AUTO_AXIS:
+        chart->auto_axis = !chart->auto_axis;
+        viewer_status(viewer, false, chart->auto_axis
+                                         ? "y-axis auto-ranged: it starts near the lowest value "
+                                           "shown (the legend marks the cut)"
+                                         : "y-axis from 0");
+        break;
+    default:
+        chart->capacity_axis = !chart->capacity_axis;
+        viewer_status(viewer, false, chart->capacity_axis
+                                         ? "y-axis up to the capacity: the gap is the headroom"
+                                         : "y-axis up to the largest value shown");
+        break;
     }
+}
+
+/* , and .: the previous or next event, whatever its op. */
+static void chart_step_event(struct viewer *viewer, struct chart_pane *chart,
+                             const struct snapshot_columns *timeline, int direction)
+{
+    chart_say_end(viewer, time_window_step_event(chart->shows.time, timeline, direction),
+                  "the first event", "the last event");
+}
+
+/* Whether this chart's event list is open over the screen. */
+static bool chart_listing(const struct chart_pane *chart, const struct viewer *viewer)
+{
+    return viewer->overlay == OVERLAY_DETAIL && viewer->overlay_pane < PANE_COUNT &&
+           viewer->panes[viewer->overlay_pane] == &chart->pane;
+}
+
+/* Enter: the events of the cursor's column, listed over the screen. */
+static struct pane_reply chart_list_events(struct viewer *viewer, struct chart_pane *chart,
+                                           const struct snapshot_columns *timeline)
+{
+    if (chart_events_open(&chart->events, chart->shows.time, timeline))
+        return pane_reply_follow(follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
+    viewer_status(viewer, false, "no event in this column");
+    return pane_reply_handled();
 }
 
 static bool chart_handle_request(struct viewer *viewer, struct chart_pane *chart,
@@ -327,8 +432,12 @@ static bool chart_handle_request(struct viewer *viewer, struct chart_pane *chart
     case REQUEST_JUMP_PEAK: chart_jump_peak(viewer, chart, timeline); return true;
     case REQUEST_MATCH_NEXT: chart_match(viewer, chart, timeline, true); return true;
     case REQUEST_MATCH_PREVIOUS: chart_match(viewer, chart, timeline, false); return true;
-    case REQUEST_TOGGLE_FREE: chart_toggle(viewer, chart, false); return true;
-    case REQUEST_TOGGLE_FRAGMENTATION: chart_toggle(viewer, chart, true); return true;
+    case REQUEST_EVENT_PREVIOUS: chart_step_event(viewer, chart, timeline, -1); return true;
+    case REQUEST_EVENT_NEXT: chart_step_event(viewer, chart, timeline, 1); return true;
+    case REQUEST_TOGGLE_FREE:
+    case REQUEST_TOGGLE_FRAGMENTATION:
+    case REQUEST_TOGGLE_AUTO_AXIS:
+    case REQUEST_TOGGLE_CAPACITY_AXIS: chart_toggle(viewer, chart, request); return true;
     default: return false;
     }
 }
@@ -341,8 +450,27 @@ static struct pane_reply chart_handle(struct pane *pane, struct viewer *viewer,
     if (!timeline)
         return pane_reply_ignored();
     time_window_fit(chart->shows.time, timeline);
+    if (chart_listing(chart, viewer))
+        return chart_events_move(&chart->events, chart->shows.time, timeline, request)
+                   ? pane_reply_handled()
+                   : pane_reply_ignored();
+    if (request == REQUEST_ENTER)
+        return chart_list_events(viewer, chart, timeline);
     return chart_handle_request(viewer, chart, timeline, request) ? pane_reply_handled()
                                                                   : pane_reply_ignored();
+}
+
+static void chart_draw_detail(struct pane *pane, struct viewer *viewer, WINDOW *window, int rows,
+                              int cols)
+{
+    struct chart_pane *chart = chart_of(pane);
+    const struct snapshot_columns *timeline = chart_timeline(chart);
+    if (!timeline || chart->events.first + chart->events.count > timeline->count) {
+        viewer->overlay = OVERLAY_NONE;
+        return;
+    }
+    chart_events_draw(&chart->events, *chart->shows.profile, timeline, chart->shows.time, window,
+                      rows, cols, &viewer->style);
 }
 
 /* A click on a column of the plot puts the cursor there; beside the plot
@@ -357,6 +485,30 @@ static struct pane_reply chart_click(struct pane *pane, struct viewer *viewer, i
         plot_column < chart->last_plot_width)
         time_window_set_column(chart->shows.time, plot_column);
     return pane_reply_handled();
+}
+
+/* Its toggles outlive the session. */
+static void chart_recall(struct pane *pane, struct viewer *viewer, const struct settings *settings)
+{
+    (void)viewer;
+    struct chart_pane *chart = chart_of(pane);
+    chart->show_free = settings_get_bool(settings, "chart.free", chart->show_free);
+    chart->show_fragmentation =
+        settings_get_bool(settings, "chart.fragmentation", chart->show_fragmentation);
+    chart->auto_axis = settings_get_bool(settings, "chart.auto_axis", chart->auto_axis);
+    chart->capacity_axis =
+        settings_get_bool(settings, "chart.capacity_axis", chart->capacity_axis);
+}
+
+static void chart_remember(struct pane *pane, const struct viewer *viewer,
+                           struct settings *settings)
+{
+    (void)viewer;
+    const struct chart_pane *chart = chart_of(pane);
+    settings_set_bool(settings, "chart.free", chart->show_free);
+    settings_set_bool(settings, "chart.fragmentation", chart->show_fragmentation);
+    settings_set_bool(settings, "chart.auto_axis", chart->auto_axis);
+    settings_set_bool(settings, "chart.capacity_axis", chart->capacity_axis);
 }
 
 /* The timeline in the visible window. */
@@ -380,6 +532,9 @@ static const struct pane_ops chart_ops = {
     .click = chart_click,
     .free = pane_free_plain,
     .export = chart_export,
+    .draw_detail = chart_draw_detail,
+    .recall = chart_recall,
+    .remember = chart_remember,
     .scope = KEY_SCOPE_CHART,
     .keys_reach_it_unfocused = true,
 };

@@ -11,6 +11,13 @@
 #define GLYPH_FREE(style) ((style)->utf8 ? "\xe2\x96\x91" : "-")       /* ░ */
 #define GLYPH_CAPACITY(style) ((style)->utf8 ? "\xe2\x95\x8c" : "=")   /* ╌ */
 #define GLYPH_FRAGMENTATION(style) ((style)->utf8 ? "\xe2\x80\xa2" : "*") /* • */
+/* Stack by its glyph, not only its colour (NO_COLOR, --ascii): a full
+ * cell of stack is shaded, a full cell of heap solid. */
+#define GLYPH_STACK(style) ((style)->utf8 ? "\xe2\x96\x92" : "%")      /* ▒ */
+#define GLYPH_HEAP(style) chart_bar_glyph(8, (style)->utf8)              /* █ */
+/* Where the y-axis is cut (it does not start at 0, or jumps to the
+ * capacity). */
+#define GLYPH_CUT(style) ((style)->utf8 ? "\xe2\x89\x88" : "~")        /* ≈ */
 
 static void draw_glyph(WINDOW *window, int y, int x, const char *glyph, attr_t attr)
 {
@@ -18,21 +25,42 @@ static void draw_glyph(WINDOW *window, int y, int x, const char *glyph, attr_t a
     mvwaddstr(window, y, x, glyph);
 }
 
-/* The row (counted up from the bottom, 0-based) where a bar of this
- * value ends. */
-static int value_row(int64_t value, int64_t top, int rows)
+/* A cell of the bars: heap and stack fill from the bottom (stack only
+ * where it fills the whole cell: a thin stack under a large heap would
+ * otherwise mark the heap), free memory above them when shown, the
+ * capacity line over what is empty or free. */
+static void draw_bar_cell(const struct chart_frame *frame, int y, int x, int from_bottom,
+                          const int heights[3], bool carried, bool cursor)
 {
-    int eighths = chart_bar_eighths(value, top, rows);
-    return eighths > 0 ? (eighths - 1) / 8 : 0;
+    WINDOW *window = frame->window;
+    const struct ui_style *style = frame->style;
+    int use = heights[0], total = heights[1], stack = heights[2];
+    int cell = chart_cell_eighths(use, from_bottom);
+    if (cell > 0) {
+        bool is_stack = chart_cell_eighths(stack, from_bottom) == 8;
+        attr_t attr = is_stack ? style->stack : style->heap;
+        if (carried)
+            attr |= A_DIM; /* no event here: the value carried over */
+        if (cursor) /* reverse video would turn a block into a hole */
+            attr = style->title;
+        draw_glyph(window, y, x, is_stack ? GLYPH_STACK(style) : chart_bar_glyph(cell, style->utf8),
+                   attr);
+    } else if (from_bottom == frame->capacity_row) {
+        draw_glyph(window, y, x, GLYPH_CAPACITY(style), style->capacity | (cursor ? A_BOLD : 0));
+    } else if (chart_cell_eighths(total, from_bottom) >= 4) {
+        draw_glyph(window, y, x, GLYPH_FREE(style), style->free_memory | (cursor ? A_BOLD : 0));
+    } else if (cursor) {
+        draw_glyph(window, y, x, " ", style->cursor);
+    }
 }
 
-static bool capacity_in_plot(const struct chart_frame *frame)
+static int bar_eighths(const struct chart_frame *frame, int64_t value)
 {
-    int64_t capacity = frame->allocator->summary.capacity_bytes;
-    return capacity > 0 && capacity <= frame->top;
+    int64_t above = value > frame->bottom ? value - frame->bottom : 0;
+    return chart_bar_eighths(above, frame->top - frame->bottom, frame->bar_rows);
 }
 
-static void draw_column(const struct chart_frame *frame, int c, int capacity_row)
+static void draw_column(const struct chart_frame *frame, int c)
 {
     WINDOW *window = frame->window;
     const struct ui_style *style = frame->style;
@@ -41,34 +69,21 @@ static void draw_column(const struct chart_frame *frame, int c, int capacity_row
     const struct chart_column *column = &frame->columns[c];
     int rows = g->plot_rows;
     bool has_value = column->snapshot != SIZE_MAX;
-    int use = has_value ? chart_bar_eighths(column->in_use, frame->top, rows) : 0;
-    int total = has_value
-                    ? chart_bar_eighths(chart_frame_column_value(frame, column), frame->top, rows)
-                    : 0;
-    int stack = has_value ? chart_bar_eighths(timeline->stack_bytes[column->snapshot], frame->top,
-                                              rows)
-                          : 0;
+    int heights[3] = {0, 0, 0}; /* in use, with free, stack: in eighths */
+    if (has_value) {
+        heights[0] = bar_eighths(frame, column->in_use);
+        heights[1] = bar_eighths(frame, chart_frame_column_value(frame, column));
+        heights[2] = bar_eighths(frame, timeline->stack_bytes[column->snapshot]);
+    }
     bool cursor = c == frame->cursor_column;
     for (int row = 0; row < rows; row++) {
         int from_bottom = rows - 1 - row;
         int y = g->plot_y + row, x = g->plot_x + c;
-        int cell = chart_cell_eighths(use, from_bottom);
-        if (cell > 0) {
-            /* Stack only where it fills the whole cell: a thin stack
-             * under a large heap would otherwise colour the heap. */
-            attr_t attr = chart_cell_eighths(stack, from_bottom) == 8 ? style->stack : style->heap;
-            if (column->carried)
-                attr |= A_DIM; /* no event here: the value carried over */
-            if (cursor) /* reverse video would turn a block into a hole */
-                attr = style->title;
-            draw_glyph(window, y, x, chart_bar_glyph(cell, style->utf8), attr);
-        } else if (chart_cell_eighths(total, from_bottom) >= 4) {
-            draw_glyph(window, y, x, GLYPH_FREE(style), style->free_memory | (cursor ? A_BOLD : 0));
-        } else if (cursor) {
-            draw_glyph(window, y, x, " ", style->cursor);
-        } else if (from_bottom == capacity_row) {
-            draw_glyph(window, y, x, GLYPH_CAPACITY(style), style->capacity);
-        }
+        if (from_bottom >= frame->bar_rows) /* the capacity's own row */
+            draw_glyph(window, y, x, cursor ? " " : GLYPH_CAPACITY(style),
+                       cursor ? style->cursor : style->capacity);
+        else
+            draw_bar_cell(frame, y, x, from_bottom, heights, column->carried, cursor);
     }
     if (frame->show_fragmentation && has_value) {
         double f = timeline->fragmentation[column->snapshot];
@@ -82,58 +97,60 @@ static void draw_column(const struct chart_frame *frame, int c, int capacity_row
     }
 }
 
-static void draw_y_axis(const struct chart_frame *frame, int capacity_row)
+/* A label right-aligned in the gutter at a row counted from the bottom. */
+static void draw_axis_label(const struct chart_frame *frame, int from_bottom, int64_t value)
+{
+    const struct chart_geometry *g = &frame->g;
+    char text[FORMAT_BYTES_SIZE];
+    format_bytes(value, text, sizeof text);
+    if ((int)strlen(text) <= g->gutter_width)
+        draw_text_right(frame->window, g->plot_y + g->plot_rows - 1 - from_bottom, g->x,
+                        g->gutter_width, text, frame->style);
+}
+
+/* Ticks at multiples of a 1-2-5 step from the plot's bottom to its top;
+ * the bottom is labelled even when it is no tick (an auto axis starts
+ * where the data does); the capacity in its colour on its row; "≈"
+ * between the labels and the plot where the axis is cut. */
+static void draw_y_axis(const struct chart_frame *frame)
 {
     WINDOW *window = frame->window;
     const struct ui_style *style = frame->style;
     const struct chart_geometry *g = &frame->g;
-    int rows = g->plot_rows;
+    int rows = frame->bar_rows;
     if (g->gutter_width <= 0 || rows <= 0)
         return;
-    struct chart_scale scale = chart_scale_ticks(frame->top, (rows + 1) / 2);
+    struct chart_scale scale = chart_scale_ticks(frame->top - frame->bottom, (rows + 1) / 2);
+    int64_t first = (frame->bottom + scale.step - 1) / scale.step * scale.step;
     int labelled = -1;
     wattrset(window, style->dim);
-    for (int tick = 0; tick < scale.count; tick++) {
-        int64_t value = (int64_t)tick * scale.step;
-        int from_bottom = value_row(value, frame->top, rows);
-        if (from_bottom == labelled || from_bottom == capacity_row)
-            continue;
-        char text[FORMAT_BYTES_SIZE];
-        format_bytes(value, text, sizeof text);
-        if ((int)strlen(text) > g->gutter_width)
-            continue;
-        draw_text_right(window, g->plot_y + rows - 1 - from_bottom, g->x, g->gutter_width, text,
-                        style);
-        labelled = from_bottom;
+    if (frame->bottom > 0) {
+        draw_axis_label(frame, 0, frame->bottom);
+        labelled = 0;
     }
-    if (capacity_row >= 0) {
-        char text[FORMAT_BYTES_SIZE];
-        format_bytes(frame->allocator->summary.capacity_bytes, text, sizeof text);
+    for (int64_t value = first; value <= frame->top; value += scale.step) {
+        int from_bottom = chart_frame_value_row(frame, value);
+        if (from_bottom != labelled && from_bottom != frame->capacity_row) {
+            draw_axis_label(frame, from_bottom, value);
+            labelled = from_bottom;
+        }
+        if (value > INT64_MAX - scale.step)
+            break;
+    }
+    if (frame->capacity_row >= 0) {
         wattrset(window, style->capacity);
-        draw_text_right(window, g->plot_y + rows - 1 - capacity_row, g->x, g->gutter_width, text,
-                        style);
+        draw_axis_label(frame, frame->capacity_row, frame->allocator->summary.capacity_bytes);
     }
+    wattrset(window, style->dim);
+    int cut_x = g->plot_x - 1;
+    if (frame->bottom > 0)
+        mvwaddstr(window, g->plot_y + g->plot_rows - 1, cut_x, GLYPH_CUT(style));
+    if (frame->capacity_above)
+        mvwaddstr(window, g->plot_y + 1, cut_x, GLYPH_CUT(style));
     wattrset(window, style->normal);
 }
 
-static void draw_fragmentation_axis(const struct chart_frame *frame)
-{
-    WINDOW *window = frame->window;
-    const struct ui_style *style = frame->style;
-    const struct chart_geometry *g = &frame->g;
-    if (g->right_width <= 0 || g->plot_rows <= 0)
-        return;
-    char top[16];
-    snprintf(top, sizeof top, "%g%%", frame->fragmentation_top * 100.0);
-    wattrset(window, style->fragmentation);
-    draw_text_right(window, g->plot_y, g->right_x, g->right_width, top, style);
-    if (g->plot_rows > 1)
-        draw_text_right(window, g->plot_y + g->plot_rows - 1, g->right_x, g->right_width, "0%",
-                        style);
-    wattrset(window, style->normal);
-}
-
-/* "Memory ×4 +free +frag", shortened until it ends before the peak's
+/* "Memory ×4 +free +frag auto-y", shortened until it ends before the peak's
  * marker: "Memory" alone always ends before the plot's first column.
  * Returns where the title ends. */
 static int draw_title_text(const struct chart_frame *frame, int marker)
@@ -142,7 +159,7 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
     const struct chart_geometry *g = &frame->g;
     const struct time_window *time = frame->time;
     const struct snapshot_columns *timeline = frame->timeline;
-    char zoom[32] = "", flags[32] = "", title[96];
+    char zoom[32] = "", flags[64] = "", title[128];
     struct chart_range data = {timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
     struct chart_range full = chart_range_full(data, time_window_columns(time));
     uint64_t full_diff = chart_range_diff(full.from_ps, full.to_ps);
@@ -152,8 +169,9 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
         snprintf(zoom, sizeof zoom, factor < 10.0 ? " %s%.1f" : " %s%.0f",
                  style->utf8 ? "\xc3\x97" : "x", factor);
     }
-    snprintf(flags, sizeof flags, "%s%s", frame->show_free ? " +free" : "",
-             frame->show_fragmentation ? " +frag" : "");
+    snprintf(flags, sizeof flags, "%s%s%s%s", frame->show_free ? " +free" : "",
+             frame->show_fragmentation ? " +frag" : "", frame->auto_axis ? " auto-y" : "",
+             frame->capacity_axis ? " y-to-cap" : "");
     int title_end = 0;
     for (int attempt = 0; attempt < 3; attempt++) {
         snprintf(title, sizeof title, "Memory%s%s", attempt < 2 ? zoom : "",
@@ -168,7 +186,7 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
 }
 
 /* The title rule: name and zoom, the peak's marker over its column, and
- * the capacity when it is off the top of the plot. */
+ * the capacity when the plot has no line for it. */
 static void draw_title(const struct chart_frame *frame)
 {
     WINDOW *window = frame->window;
@@ -202,7 +220,7 @@ static void draw_title(const struct chart_frame *frame)
         }
     }
     int64_t capacity = frame->allocator->summary.capacity_bytes;
-    if (capacity > 0 && !capacity_in_plot(frame)) {
+    if (capacity > 0 && frame->capacity_row < 0) {
         char bytes[FORMAT_BYTES_SIZE], label[64];
         format_bytes(capacity, bytes, sizeof bytes);
         snprintf(label, sizeof label, " capacity %s ", bytes);
@@ -275,18 +293,59 @@ static void draw_time_axis(const struct chart_frame *frame)
     wattrset(window, style->normal);
 }
 
+/* One legend item, "█ heap", when it fits; false when it does not. */
+static bool draw_legend_item(const struct chart_frame *frame, int *x, const char *glyph,
+                             attr_t attr, const char *label)
+{
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    int end = g->x + g->width;
+    int width = draw_text_width(glyph, style) + 1 + draw_text_width(label, style);
+    if (*x + width > end)
+        return false;
+    draw_glyph(frame->window, g->legend_y, *x, glyph, attr);
+    wattrset(frame->window, style->dim);
+    draw_text(frame->window, g->legend_y, *x + draw_text_width(glyph, style) + 1, end - *x, label,
+              style);
+    *x += width + 2;
+    return true;
+}
+
+/* One line saying what each glyph is, for what the plot shows now, so
+ * stack and heap are told apart without colour too. */
+static void draw_legend(const struct chart_frame *frame)
+{
+    const struct ui_style *style = frame->style;
+    const struct chart_geometry *g = &frame->g;
+    if (g->legend_y < 0)
+        return;
+    int x = g->x + 1;
+    char fragmentation[32];
+    snprintf(fragmentation, sizeof fragmentation, "frag (top %g%%)",
+             frame->fragmentation_top * 100.0);
+    bool fits = draw_legend_item(frame, &x, GLYPH_HEAP(style), style->heap, "heap") &&
+                draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, "stack") &&
+                (!frame->show_free ||
+                 draw_legend_item(frame, &x, GLYPH_FREE(style), style->free_memory, "free")) &&
+                (frame->capacity_row < 0 ||
+                 draw_legend_item(frame, &x, GLYPH_CAPACITY(style), style->capacity,
+                                  "capacity")) &&
+                (!frame->show_fragmentation ||
+                 draw_legend_item(frame, &x, GLYPH_FRAGMENTATION(style), style->fragmentation,
+                                  fragmentation));
+    if (fits && (frame->bottom > 0 || frame->capacity_above))
+        draw_legend_item(frame, &x, GLYPH_CUT(style), style->dim, "axis cut");
+    wattrset(frame->window, style->normal);
+}
+
 void chart_plot_draw(const struct chart_frame *frame)
 {
     const struct chart_geometry *g = &frame->g;
     draw_title(frame);
-    int capacity_row =
-        g->plot_rows > 0 && capacity_in_plot(frame)
-            ? value_row(frame->allocator->summary.capacity_bytes, frame->top, g->plot_rows)
-            : -1;
     for (int c = 0; g->plot_rows > 0 && c < g->plot_width; c++)
-        draw_column(frame, c, capacity_row);
-    draw_y_axis(frame, capacity_row);
-    draw_fragmentation_axis(frame);
+        draw_column(frame, c);
+    draw_y_axis(frame);
     draw_time_axis(frame);
+    draw_legend(frame);
     wattrset(frame->window, frame->style->normal);
 }

@@ -98,6 +98,9 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
                    style->normal, false);
     readout_string(readout, "shape", profile_string(profile, timeline->tensor_shape[index]),
                    style->normal, true);
+    if (timeline->context)
+        readout_string(readout, "in", profile_string(profile, timeline->context[index]),
+                       style->normal, true);
 }
 
 void chart_readout_draw(const struct chart_frame *frame)
@@ -135,13 +138,18 @@ void chart_readout_draw(const struct chart_frame *frame)
      * memory in use, so they go first when room runs out. */
     readout_bytes(&readout, "in use", snapshot_columns_in_use(timeline, index),
                   style->heap | A_BOLD);
-    readout_bytes(&readout, "free", timeline->free_bytes[index], style->normal);
+    /* What the format does not record is left out, not shown as 0. */
+    const struct allocator *allocator = frame->allocator;
+    if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FREE))
+        readout_bytes(&readout, "free", timeline->free_bytes[index], style->normal);
     char percent[32];
-    readout_field(&readout, "frag", format_percent(timeline->fragmentation[index], percent,
-                                                   sizeof percent),
-                  style->normal, false);
+    if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION))
+        readout_field(&readout, "frag",
+                      format_percent(timeline->fragmentation[index], percent, sizeof percent),
+                      style->normal, false);
     readout_bytes(&readout, "heap", timeline->heap_bytes[index], style->normal);
-    readout_bytes(&readout, "stack", timeline->stack_bytes[index], style->normal);
+    if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_STACK))
+        readout_bytes(&readout, "stack", timeline->stack_bytes[index], style->normal);
     readout.rows = g->readout_rows;
     readout_next_line(&readout);
     if (carried) {

@@ -74,7 +74,7 @@ void column_fit_compute(const struct fit_column *columns, size_t count, const in
         if (columns[c].maximum > 0 && wanted > columns[c].maximum)
             wanted = max_int(columns[c].maximum, heading);
         fit->width[c] = wanted;
-        fit->shown[c] = true;
+        fit->shown[c] = !(columns[c].hide_when_empty && natural[c] == 0);
     }
     /* The last column keeps two fifths of the width: names run long. */
     const struct fit_column *last = &columns[count - 1];

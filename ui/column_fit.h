@@ -30,6 +30,10 @@ struct fit_column {
     int maximum;     /* grows to at most this; 0: no limit */
     int shrink_rank; /* 1, 2, ...: who shrinks first when narrow; 0: never */
     int hide_rank;   /* 1, 2, ...: who hides first after that; 0: never */
+    /* Not shown when no cell has text (natural width 0): a column only
+     * some formats fill (a Skyline report has no region, XProf no
+     * location). */
+    bool hide_when_empty;
 };
 
 /* Where each column goes, from the pane's left edge. */

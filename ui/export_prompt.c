@@ -2,8 +2,10 @@
 
 #include "ui/export_prompt.h"
 
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ui/viewer.h"
 
@@ -20,9 +22,10 @@ static bool export_prompt_request(struct viewer *viewer, struct export_request *
 
 static void export_prompt_write(struct viewer *viewer, bool replace);
 
+/* One key answers: y replaces; n, Enter, Esc or anything else does not. */
 static void export_prompt_on_replace(struct viewer *viewer, const char *answer)
 {
-    if (answer[0] == 'y' || answer[0] == 'Y') {
+    if (strcmp(answer, "y") == 0 || strcmp(answer, "Y") == 0) {
         export_prompt_write(viewer, true);
         return;
     }
@@ -46,10 +49,43 @@ static void export_prompt_write(struct viewer *viewer, bool replace)
     if (status == EXPORT_OK)
         viewer_status(viewer, false, "wrote %zu row%s to %s", rows, rows == 1 ? "" : "s", path);
     else if (status == EXPORT_EXISTS)
-        viewer_prompt_begin(viewer, "file exists; replace? [y/N]", "", NULL,
-                            export_prompt_on_replace, NULL);
+        viewer_prompt_one_key(viewer, "file exists; replace? [y/N]", export_prompt_on_replace);
     else
         viewer_status(viewer, true, "export failed: %s: %s", path, error);
+}
+
+/* The home directory of `user` ("" or NULL: the current user's, $HOME
+ * first, as a shell has it); NULL when unknown. */
+static const char *home_directory(const char *user)
+{
+    if (!user || !user[0]) {
+        const char *home = getenv("HOME");
+        if (home && home[0])
+            return home;
+        struct passwd *entry = getpwuid(getuid());
+        return entry ? entry->pw_dir : NULL;
+    }
+    struct passwd *entry = getpwnam(user);
+    return entry ? entry->pw_dir : NULL;
+}
+
+/* "~/x" and "~user/x" as a shell expands them; anything else, and a
+ * user nobody knows, as typed. false when the result does not fit. */
+static bool expand_home(const char *path, char *out, size_t size)
+{
+    const char *home = NULL, *rest = path;
+    if (path[0] == '~') {
+        size_t user_length = strcspn(path + 1, "/");
+        char user[256];
+        if (user_length < sizeof user) {
+            memcpy(user, path + 1, user_length);
+            user[user_length] = '\0';
+            home = home_directory(user);
+            rest = path + 1 + user_length;
+        }
+    }
+    int written = home ? snprintf(out, size, "%s%s", home, rest) : snprintf(out, size, "%s", path);
+    return written >= 0 && (size_t)written < size;
 }
 
 static void export_prompt_on_path(struct viewer *viewer, const char *path)
@@ -58,8 +94,24 @@ static void export_prompt_on_path(struct viewer *viewer, const char *path)
         viewer_status(viewer, false, "export cancelled");
         return;
     }
-    snprintf(viewer->export_prompt.path, sizeof viewer->export_prompt.path, "%s", path);
+    if (!expand_home(path, viewer->export_prompt.path, sizeof viewer->export_prompt.path)) {
+        viewer_status(viewer, true, "export failed: the path is too long");
+        return;
+    }
     export_prompt_write(viewer, false);
+}
+
+/* The name the prompt offers: the host's name first when there are
+ * several; the allocator's only for what is the allocator's (the
+ * summary of every allocator and the profile's HLO modules are none's). */
+static char *export_prompt_default_path(const struct viewer *viewer,
+                                        const struct export_request *request)
+{
+    const char *host = viewer->hosts->count > 1 ? viewer->hosts->hosts[viewer->host_index].name
+                                                 : NULL;
+    const struct allocator *allocator = request->view == EXPORT_VIEW_HLO ? NULL
+                                                                          : request->allocator;
+    return export_default_path(viewer->profile, host, allocator, request->view);
 }
 
 void export_prompt_begin(struct viewer *viewer)
@@ -75,7 +127,7 @@ void export_prompt_begin(struct viewer *viewer)
     }
     enum export_view view = request.view;
     viewer->export_prompt.view = view;
-    char *path = export_default_path(viewer->profile, viewer->allocator, view);
+    char *path = export_prompt_default_path(viewer, &request);
     if (!path) {
         viewer_status(viewer, true, "out of memory");
         return;

@@ -6,57 +6,228 @@
 #include <stdio.h>
 #include <string.h>
 
-#define HELP_MAX_WIDTH 72
-#define KEY_COLUMN_WIDTH 12
+#include "model/format.h"
 
-/* Line `index` of the help text, from the key table: a heading per scope,
- * then one line per binding, a blank line between scopes. Returns false
- * past the end. *heading tells headings apart. */
-static bool help_line(size_t index, char *line, size_t size, bool *heading)
+#define HELP_MAX_WIDTH 80
+#define KEY_COLUMN_WIDTH 12
+/* The box's frame and margins: two cells each side. */
+#define HELP_MARGIN 4
+
+/* What the summary's fields mean, a sentence each, as the XProf page
+ * says in its tooltips (the help's last section). ASCII only: the help
+ * is drawn in --ascii too. */
+static const char *const summary_fields[][2] = {
+    {"Peak (stack+heap)",
+     "the most memory in use at once within the profiling window (what the profiler "
+     "recorded, not the whole job): the stack reservation plus the heap allocations at "
+     "that moment."},
+    {"of capacity",
+     "the peak over the allocator's capacity; the rest is the headroom before an "
+     "out-of-memory error."},
+    {"at", "when the peak happened, in milliseconds from the start of the profile."},
+    {"stack, heap",
+     "the two parts of the peak: memory reserved for the stack (XLA's scratch space) and "
+     "memory allocated on the heap (tensors)."},
+    {"free", "memory the allocator held at the peak but had not handed out."},
+    {"fragmentation",
+     "how much of the free memory is in pieces too small for a large request: "
+     "1 - (largest free block / free memory). Allocations can fail while memory is free "
+     "when it is high."},
+    {"Capacity", "all the memory the allocator manages (the device's, less what the "
+                 "framework keeps back)."},
+    {"Lifetime peak heap",
+     "the most heap memory allocated at once since the allocator was created, which may "
+     "be before the profiling window began: it can exceed the window's peak."},
+    {"Allocations", "allocation and deallocation events in the window (of XProf's sample "
+                    "of at most 1000 when the title says sampled)."},
+    {"Snapshots", "the events on the chart's timeline."},
+    {"Rows live at peak", "allocations live at the peak, as the allocations table lists "
+                          "them."},
+    {"derived", "in the title: the file had no summary, so memtop computed it from the "
+                "timeline as XProf does."},
+};
+#define SUMMARY_FIELD_COUNT (sizeof summary_fields / sizeof *summary_fields)
+
+/* What the chart draws, a sentence each. */
+static const char *const chart_notes[] = {
+    "The legend under the chart names each glyph: heap, stack (shaded), free memory, "
+    "the capacity line, fragmentation dots and where the y-axis is cut.",
+    "A column shows the largest memory in use of the events in its time; with many "
+    "events the readout says \"largest of N\" and Enter lists them.",
+};
+#define CHART_NOTE_COUNT (sizeof chart_notes / sizeof *chart_notes)
+
+/* One logical line of the help before it is wrapped: a heading, a key
+ * and what it does, a field and what it means, or plain text. */
+struct help_entry {
+    bool heading;
+    const char *label; /* the key column; NULL for text */
+    const char *text;
+};
+
+static bool entry_set(struct help_entry *entry, bool heading, const char *label,
+                      const char *text)
+{
+    entry->heading = heading;
+    entry->label = label;
+    entry->text = text;
+    return true;
+}
+
+/* Entry `index`: the keys from the key table, scope by scope, then the
+ * chart's notes and the summary's fields. false past the end. Blank
+ * entries (text "") separate the sections. */
+static bool help_entry(size_t index, struct help_entry *entry)
 {
     size_t count;
     const struct key_binding *table = keys_table(&count);
     size_t at = 0;
     for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
-        if (scope > 0 && at++ == index) {
-            line[0] = '\0';
-            *heading = false;
-            return true;
+        if (scope > 0 && at++ == index)
+            return entry_set(entry, false, NULL, "");
+        if (at++ == index)
+            return entry_set(entry, true, NULL, keys_scope_name((enum key_scope)scope));
+        for (size_t i = 0; i < count; i++)
+            if ((int)table[i].scope == scope && at++ == index)
+                return entry_set(entry, false, table[i].label, table[i].help);
+    }
+    static const char *const headings[] = {"The chart", "The summary"};
+    for (int section = 0; section < 2; section++) {
+        if (at++ == index)
+            return entry_set(entry, false, NULL, "");
+        if (at++ == index)
+            return entry_set(entry, true, NULL, headings[section]);
+        size_t items = section == 0 ? CHART_NOTE_COUNT : SUMMARY_FIELD_COUNT;
+        if (index - at < items) {
+            size_t item = index - at;
+            return section == 0 ? entry_set(entry, false, NULL, chart_notes[item])
+                                : entry_set(entry, false, summary_fields[item][0],
+                                            summary_fields[item][1]);
         }
-        if (at++ == index) {
-            snprintf(line, size, "%s", keys_scope_name((enum key_scope)scope));
-            *heading = true;
-            return true;
-        }
-        for (size_t i = 0; i < count; i++) {
-            if ((int)table[i].scope != scope)
-                continue;
-            if (at++ == index) {
-                snprintf(line, size, "  %-*s %s", KEY_COLUMN_WIDTH, table[i].label,
-                         table[i].help);
-                *heading = false;
-                return true;
-            }
-        }
+        at += items;
     }
     return false;
 }
 
-static size_t help_line_count(void)
+/* The end of the longest run of whole words of `text` that fits in
+ * `width` cells (a word longer than the width is cut). */
+static size_t help_fitting(const char *text, int width, const struct ui_style *style)
 {
-    char line[256];
-    bool heading;
-    size_t count = 0;
-    while (help_line(count, line, sizeof line, &heading))
-        count++;
-    return count;
+    size_t end = 0, last_space = 0;
+    int cells = 0;
+    while (text[end]) {
+        uint32_t code_point;
+        size_t length = format_utf8_decode(text + end, &code_point);
+        if (length == 0)
+            length = 1;
+        char piece[8] = {0};
+        memcpy(piece, text + end, length < sizeof piece ? length : sizeof piece - 1);
+        int piece_cells = draw_text_width(piece, style);
+        if (cells + piece_cells > width)
+            return last_space ? last_space : end;
+        if (text[end] == ' ')
+            last_space = end;
+        cells += piece_cells;
+        end += length;
+    }
+    return end;
+}
+
+/* Wraps an entry to `width` cells: continuation lines indented under the
+ * text, as a man page hangs its paragraphs. Calls `line` for each row
+ * (when not NULL) and returns how many there are. */
+static size_t help_wrap(const struct help_entry *entry, int width, const struct ui_style *style,
+                        void (*line)(void *context, const struct help_entry *entry, bool first,
+                                     const char *text, size_t length),
+                        void *context)
+{
+    int indent = entry->label ? 2 + KEY_COLUMN_WIDTH + 1 : entry->heading ? 0 : 2;
+    int room = width - indent;
+    /* A label longer than its column starts the text on a row of its own. */
+    bool label_alone = entry->label && (int)strlen(entry->label) > KEY_COLUMN_WIDTH;
+    size_t rows = 0;
+    if (label_alone) {
+        if (line)
+            line(context, entry, true, "", 0);
+        rows++;
+    }
+    const char *text = entry->text;
+    if (room < 8 || !text[0]) {
+        if (line)
+            line(context, entry, rows == 0, text, strlen(text));
+        return rows + 1;
+    }
+    while (*text) {
+        size_t length = help_fitting(text, room, style);
+        if (length == 0)
+            length = 1;
+        if (line)
+            line(context, entry, rows == 0, text, length);
+        rows++;
+        text += length;
+        while (*text == ' ')
+            text++;
+    }
+    return rows;
+}
+
+/* The width the help's text is wrapped to on a screen `cols` wide. */
+static int help_text_width(int cols)
+{
+    int width = cols - 4 < HELP_MAX_WIDTH ? cols - 4 : HELP_MAX_WIDTH;
+    return width - HELP_MARGIN;
+}
+
+static size_t help_line_count(int text_width, const struct ui_style *style)
+{
+    struct help_entry entry;
+    size_t rows = 0;
+    for (size_t i = 0; help_entry(i, &entry); i++)
+        rows += help_wrap(&entry, text_width, style, NULL, NULL);
+    return rows;
+}
+
+/* Draws the rows of the wrapped help from the overlay's scroll on. */
+struct help_painter {
+    WINDOW *window;
+    const struct ui_style *style;
+    int y, x, width;
+    size_t row, first, visible; /* the row reached, the first shown, how many */
+};
+
+static void help_paint_line(void *context, const struct help_entry *entry, bool first,
+                            const char *text, size_t length)
+{
+    struct help_painter *painter = context;
+    size_t row = painter->row++;
+    if (row < painter->first || row >= painter->first + painter->visible)
+        return;
+    int y = painter->y + (int)(row - painter->first);
+    char piece[512];
+    snprintf(piece, sizeof piece, "%.*s", (int)(length < sizeof piece ? length : sizeof piece - 1),
+             text);
+    WINDOW *window = painter->window;
+    const struct ui_style *style = painter->style;
+    if (entry->heading) {
+        wattrset(window, style->title);
+        draw_text(window, y, painter->x, painter->width, piece, style);
+        return;
+    }
+    int indent = entry->label ? 2 + KEY_COLUMN_WIDTH + 1 : 2;
+    if (entry->label && first) {
+        wattrset(window, style->normal | A_BOLD);
+        draw_text(window, y, painter->x + 2, painter->width - 2, entry->label, style);
+    }
+    wattrset(window, style->normal);
+    draw_text(window, y, painter->x + indent, painter->width - indent, piece, style);
 }
 
 void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols)
 {
     const struct ui_style *style = &viewer->style;
-    size_t total = help_line_count();
-    int width = cols - 4 < HELP_MAX_WIDTH ? cols - 4 : HELP_MAX_WIDTH;
+    int text_width = help_text_width(cols);
+    size_t total = help_line_count(text_width, style);
+    int width = text_width + HELP_MARGIN;
     int height = rows - 2;
     if ((size_t)height > total + 2)
         height = (int)total + 2;
@@ -75,20 +246,18 @@ void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols
     char footer[64];
     snprintf(footer, sizeof footer, " %s  Esc close ", scrolls ? "j/k scroll" : "");
     draw_text_right(window, y + height - 1, x + 2, width - 4, footer, style);
-    for (int row = 0; row < visible; row++) {
-        char line[256];
-        bool heading;
-        if (!help_line(viewer->help.top + (size_t)row, line, sizeof line, &heading))
-            break;
-        wattrset(window, heading ? style->title : style->normal);
-        draw_text(window, y + 1 + row, x + 2, width - 4, line, style);
-    }
+    struct help_painter painter = {window, style, y + 1, x + 2, text_width, 0, viewer->help.top,
+                                   (size_t)visible};
+    struct help_entry entry;
+    for (size_t i = 0; help_entry(i, &entry) && painter.row < painter.first + painter.visible; i++)
+        help_wrap(&entry, text_width, style, help_paint_line, &painter);
     wattrset(window, style->normal);
 }
 
 void help_overlay_handle(struct viewer *viewer, enum request request)
 {
-    if (list_cursor_scroll(&viewer->help, help_line_count(), request))
+    size_t total = help_line_count(help_text_width(viewer->layout.cols), &viewer->style);
+    if (list_cursor_scroll(&viewer->help, total, request))
         return;
     switch (request) {
     case REQUEST_REDRAW: viewer->redraw_all = true; break;

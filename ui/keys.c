@@ -27,6 +27,10 @@ static const struct key_binding key_table[] = {
     {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator", "[ ] allocator"},
     {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator", NULL},
     {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV", NULL},
+    {{'z'}, "z", REQUEST_ZOOM_PANE, KEY_SCOPE_GLOBAL,
+     "zoom the focused pane to the whole screen, and back (Tab moves the zoom)", "z zoom"},
+    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
+     "the pod overview: every host and allocator of the run (o or Esc closes it)", "o pod"},
 
     {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
     {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},
@@ -58,6 +62,16 @@ static const struct key_binding key_table[] = {
      "cursor to the next snapshot whose op matches the table's filter", NULL},
     {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_CHART,
      "cursor to the previous snapshot whose op matches the filter", NULL},
+    {{'.'}, ".", REQUEST_EVENT_NEXT, KEY_SCOPE_CHART,
+     "cursor to the next snapshot (event), whatever its op", ", . event"},
+    {{','}, ",", REQUEST_EVENT_PREVIOUS, KEY_SCOPE_CHART,
+     "cursor to the previous snapshot (event)", NULL},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_CHART,
+     "list the events in the cursor's column (time, activity, size, op)", "Enter events"},
+    {{'a'}, "a", REQUEST_TOGGLE_AUTO_AXIS, KEY_SCOPE_CHART,
+     "y-axis from the lowest value shown instead of 0 (auto-ranged), and back", "a auto-y"},
+    {{'c'}, "c", REQUEST_TOGGLE_CAPACITY_AXIS, KEY_SCOPE_CHART,
+     "y-axis up to the allocator's capacity (the headroom), and back", NULL},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column", "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort", "r reverse"},
@@ -68,7 +82,24 @@ static const struct key_binding key_table[] = {
      "previous row matching the filter", NULL},
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full", "Enter detail"},
 
-    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO, "zoom the chart to the module", "Enter zoom the chart to it"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO,
+     "zoom the chart to the module; again on it: zoom back out", "Enter zoom the chart to it"},
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_HLO, "sort by id, start or duration", "s sort"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_HLO, "reverse the sort", NULL},
+    {{'d'}, "d", REQUEST_DEVICE_NEXT, KEY_SCOPE_HLO,
+     "only the next device's modules (then every device again)", "d device"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_RUNS,
+     "open the run under the cursor: its hosts load in the background", "Enter open run"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_POD,
+     "open that host and allocator (the overview closes)", "Enter open"},
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_POD,
+     "sort by the next column (host, allocator, peak, capacity, % of capacity, peak time)",
+     "s sort"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_POD, "reverse the sort", "r reverse"},
+    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
+     "o close"},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)
@@ -108,6 +139,8 @@ const char *keys_scope_name(enum key_scope scope)
     case KEY_SCOPE_CHART: return "Chart";
     case KEY_SCOPE_TABLE: return "Allocations at peak";
     case KEY_SCOPE_HLO: return "HLO modules";
+    case KEY_SCOPE_RUNS: return "Runs (a log directory)";
+    case KEY_SCOPE_POD: return "Pod overview";
     default: return "";
     }
 }
@@ -154,16 +187,18 @@ static void print_markdown_text(FILE *out, const char *text, size_t length)
     }
 }
 
-/* "Up k" becomes `Up`, `k`: one code span per key. */
-static void print_markdown_keys(FILE *out, const char *label)
+/* A label's keys, one after another ("Up k": Up, then k), each between
+ * `open` and `close` and written by print_text, ", " between them. */
+static void print_label_keys(FILE *out, const char *label, const char *open, const char *close,
+                             void (*print_text)(FILE *out, const char *text, size_t length))
 {
     bool first = true;
     while (*label) {
         size_t length = strcspn(label, " ");
         if (length > 0) {
-            fputs(first ? "`" : ", `", out);
-            print_markdown_text(out, label, length);
-            fputc('`', out);
+            fprintf(out, "%s%s", first ? "" : ", ", open);
+            print_text(out, label, length);
+            fputs(close, out);
             first = false;
         }
         label += length;
@@ -171,19 +206,71 @@ static void print_markdown_keys(FILE *out, const char *label)
     }
 }
 
-void keys_print_markdown(FILE *out)
+/* Text roff shows as it is: backslashes and hyphens escaped, and a
+ * line that would start with a control character guarded. */
+static void print_roff_text(FILE *out, const char *text, size_t length)
+{
+    if (length > 0 && (text[0] == '.' || text[0] == '\''))
+        fputs("\\&", out);
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '\\')
+            fputs("\\e", out);
+        else if (text[i] == '-')
+            fputs("\\-", out);
+        else
+            fputc(text[i], out);
+    }
+}
+
+/* How a key list is spelled: a heading per scope, then per key a row:
+ * row_open, its keys (each between key_open and key_close), between,
+ * what it does, row_close; text goes through `text`. */
+struct key_list_style {
+    void (*heading)(FILE *out, int scope);
+    const char *row_open, *key_open, *key_close, *between, *row_close;
+    void (*text)(FILE *out, const char *text, size_t length);
+};
+
+static void keys_print_list(FILE *out, const struct key_list_style *style)
 {
     for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++) {
-        fprintf(out, "%s### %s\n\n| Key | Action |\n|---|---|\n", scope ? "\n" : "",
-                keys_scope_name((enum key_scope)scope));
+        style->heading(out, scope);
         for (size_t i = 0; i < KEY_TABLE_COUNT; i++) {
             if ((int)key_table[i].scope != scope)
                 continue;
-            fputs("| ", out);
-            print_markdown_keys(out, key_table[i].label);
-            fputs(" | ", out);
-            print_markdown_text(out, key_table[i].help, strlen(key_table[i].help));
-            fputs(" |\n", out);
+            fputs(style->row_open, out);
+            print_label_keys(out, key_table[i].label, style->key_open, style->key_close,
+                             style->text);
+            fputs(style->between, out);
+            style->text(out, key_table[i].help, strlen(key_table[i].help));
+            fputs(style->row_close, out);
         }
     }
+}
+
+static void man_heading(FILE *out, int scope)
+{
+    fprintf(out, ".SS %s\n", keys_scope_name((enum key_scope)scope));
+}
+
+static void markdown_heading(FILE *out, int scope)
+{
+    fprintf(out, "%s### %s\n\n| Key | Action |\n|---|---|\n", scope ? "\n" : "",
+            keys_scope_name((enum key_scope)scope));
+}
+
+void keys_print_man(FILE *out)
+{
+    /* "Up k" becomes \fBUp\fR, \fBk\fR. */
+    static const struct key_list_style man = {man_heading, ".TP\n", "\\fB", "\\fR", "\n",
+                                              "\n", print_roff_text};
+    keys_print_list(out, &man);
+}
+
+void keys_print_markdown(FILE *out)
+{
+    /* "Up k" becomes `Up`, `k`: one code span per key. */
+    static const struct key_list_style markdown = {markdown_heading, "| ", "`", "`", " | ",
+                                                   " |\n", print_markdown_text};
+    keys_print_list(out, &markdown);
 }

@@ -46,6 +46,17 @@ enum request {
     REQUEST_FILTER,          /* / */
     REQUEST_MATCH_NEXT,      /* n */
     REQUEST_MATCH_PREVIOUS,  /* N */
+    /* runs and hosts */
+    REQUEST_POD_OVERVIEW,    /* o: every host x allocator of the run */
+    /* chart (issue 15) */
+    REQUEST_TOGGLE_AUTO_AXIS,     /* a: the y-axis from the data's lowest, not 0 */
+    REQUEST_TOGGLE_CAPACITY_AXIS, /* c: the y-axis up to the capacity */
+    REQUEST_EVENT_PREVIOUS,       /* , : the cursor to the previous snapshot */
+    REQUEST_EVENT_NEXT,           /* . : the cursor to the next snapshot */
+    /* HLO modules */
+    REQUEST_DEVICE_NEXT,          /* d: show the next device's modules only */
+    /* anywhere */
+    REQUEST_ZOOM_PANE,            /* z: the focused pane over the whole screen, and back */
     REQUEST_COUNT
 };
 
@@ -59,6 +70,8 @@ enum key_scope {
     KEY_SCOPE_CHART,
     KEY_SCOPE_TABLE,
     KEY_SCOPE_HLO,
+    KEY_SCOPE_RUNS,
+    KEY_SCOPE_POD,
     KEY_SCOPE_COUNT
 };
 
@@ -99,5 +112,8 @@ void keys_hint_line(const enum key_scope *scopes, size_t scope_count,
 
 /* The key list as a Markdown table, for the README (--list-keys). */
 void keys_print_markdown(FILE *out);
+/* The same as man page text (roff: .SS per scope, .TP per key), for
+ * memtop.1's KEYS section (--list-keys=man). */
+void keys_print_man(FILE *out);
 
 #endif

@@ -50,14 +50,33 @@ static void layout_left_bottom(struct layout *layout, int y, int height, int wid
     layout->by_data_type = rect_make(y + regions, 0, rest - regions, width);
 }
 
+/* The runs list's rows: a share of the column that leaves the hosts,
+ * the allocators and the summary theirs; 0 when not even a title and
+ * one run fit. */
+static int runs_rows(size_t run_count, int body, int hosts_height, size_t allocator_count)
+{
+    if (run_count < 2)
+        return 0;
+    int allocators = 1 + list_rows(allocator_count, 3);
+    int room = body - hosts_height - allocators - 3; /* the summary's title and two rows */
+    int height = 1 + list_rows(run_count, body / 5 > 2 ? body / 5 : 2);
+    height = height < room ? height : room;
+    return height >= 2 ? height : 0;
+}
+
 static void layout_left_column(struct layout *layout, int top, int body, int width,
-                               size_t host_count, size_t allocator_count)
+                               size_t run_count, size_t host_count, size_t allocator_count)
 {
     int y = top;
-    if (host_count > 1) {
-        int height = 1 + list_rows(host_count, body / 4 > 3 ? body / 4 : 3);
-        layout->hosts = rect_make(y, 0, height, width);
-        y += height;
+    int hosts_height = host_count > 1 ? 1 + list_rows(host_count, body / 4 > 3 ? body / 4 : 3) : 0;
+    int runs_height = runs_rows(run_count, body, hosts_height, allocator_count);
+    if (runs_height > 0) {
+        layout->runs = rect_make(y, 0, runs_height, width);
+        y += runs_height;
+    }
+    if (hosts_height > 0) {
+        layout->hosts = rect_make(y, 0, hosts_height, width);
+        y += hosts_height;
     }
     int rest = top + body - y;
     int share = rest - 1 - SUMMARY_WANTED_ROWS;
@@ -90,6 +109,12 @@ static void layout_right_column(struct layout *layout, int top, int body, int x,
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
                     size_t allocator_count, bool has_hlo)
 {
+    layout_compute_with_runs(layout, rows, cols, 0, host_count, allocator_count, has_hlo);
+}
+
+void layout_compute_with_runs(struct layout *layout, int rows, int cols, size_t run_count,
+                              size_t host_count, size_t allocator_count, bool has_hlo)
+{
     memset(layout, 0, sizeof *layout);
     layout->rows = rows;
     layout->cols = cols;
@@ -100,8 +125,9 @@ void layout_compute(struct layout *layout, int rows, int cols, size_t host_count
     layout->header = rect_make(0, 0, 1, cols);
     layout->status = rect_make(rows - 1, 0, 1, cols);
     int top = 1, body = rows - 2;
+    layout->body = rect_make(top, 0, body, cols);
     int left_width = clamp(cols / 3 + 2, 22, 36);
-    layout_left_column(layout, top, body, left_width, host_count, allocator_count);
+    layout_left_column(layout, top, body, left_width, run_count, host_count, allocator_count);
     layout->separator = rect_make(top, left_width, body, 1);
     layout_right_column(layout, top, body, left_width + 1, cols - left_width - 1, has_hlo);
 }
@@ -117,6 +143,14 @@ void layout_share_breakdowns(struct layout *layout, int region_rows)
     second->height = total - first->height;
 }
 
+void layout_drop_breakdowns(struct layout *layout)
+{
+    if (rect_is_empty(&layout->by_region))
+        return;
+    layout->summary.height += layout->by_region.height + layout->by_data_type.height;
+    layout->by_region = layout->by_data_type = rect_make(0, 0, 0, 0);
+}
+
 const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place)
 {
     switch (place) {
@@ -127,6 +161,8 @@ const struct rect *layout_place_rect(const struct layout *layout, enum layout_pl
     case LAYOUT_PLACE_BY_DATA_TYPE: return &layout->by_data_type;
     case LAYOUT_PLACE_CHART: return &layout->chart;
     case LAYOUT_PLACE_TABLE: return &layout->table;
+    case LAYOUT_PLACE_RUNS: return &layout->runs;
+    case LAYOUT_PLACE_BODY: return &layout->body;
     default: return &layout->hlo;
     }
 }

@@ -4,14 +4,18 @@
  * the places, not the panes.
  *
  *   header                                          (1 row)
- *   hosts (only with several hosts) | chart
+ *   runs (a log directory's, when   | chart
+ *         there are several)        |
+ *   hosts (only with several hosts) |
  *   allocators                      |
  *   summary                         | table  (HLO modules below it, or
  *   at peak by region  (when there  |         sharing its place as a tab)
  *   at peak by type     is room)    |
  *   status line                                     (1 row)
  *
- * Each pane's rectangle includes its title row. */
+ * Each pane's rectangle includes its title row. A pane zoomed to the
+ * whole screen (the pod overview) takes `body`: all but the header and
+ * the status line. */
 #ifndef MEMTOP_LAYOUT_H
 #define MEMTOP_LAYOUT_H
 
@@ -31,6 +35,7 @@ struct layout {
     int rows, cols;
     bool too_small; /* below LAYOUT_MIN_*: only a message is drawn */
     struct rect header;
+    struct rect runs;  /* empty without several runs, or no room */
     struct rect hosts; /* empty with one host */
     struct rect allocators;
     struct rect summary;
@@ -44,6 +49,7 @@ struct layout {
      * one place, as tabs. */
     bool hlo_tabbed;
     struct rect status;
+    struct rect body; /* between the header and the status line */
 };
 
 /* The places panes go (a pane's row in ui/pane_table.c names its place). */
@@ -56,17 +62,25 @@ enum layout_place {
     LAYOUT_PLACE_CHART,
     LAYOUT_PLACE_TABLE, /* the table area's first place: its tabs when tabbed */
     LAYOUT_PLACE_HLO,   /* its second place, below the first */
+    LAYOUT_PLACE_RUNS,
+    LAYOUT_PLACE_BODY,  /* the whole body: a zoomed pane's */
 };
 
 /* has_hlo: a second pane wants a place in the table area. */
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
                     size_t allocator_count, bool has_hlo);
+/* The same with a runs list above the hosts when run_count > 1. */
+void layout_compute_with_runs(struct layout *layout, int rows, int cols, size_t run_count,
+                              size_t host_count, size_t allocator_count, bool has_hlo);
 
 /* Moves the line between the two breakdowns so that the first has
  * `region_rows` rows (its title included), as far as the second keeps a
  * title and two rows: they list a few groups each, and an even split
  * would leave a gap under a short first list. */
 void layout_share_breakdowns(struct layout *layout, int region_rows);
+/* The breakdowns are not shown (a report without regions): the summary
+ * above them takes their rows. */
+void layout_drop_breakdowns(struct layout *layout);
 
 /* The rectangle of a place (its own, also when tabbed). */
 const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place);

@@ -2,10 +2,12 @@
 
 #include "ui/list_pane.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/format.h"
+#include "report/summary_report.h"
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
 
@@ -23,6 +25,8 @@ static struct list_pane *list_of(struct pane *pane)
 /* The left edge of an item: a marker (or a blank) and a space; a marker
  * shows what is current without colour or reverse video. */
 #define MARKER_WIDTH 2
+/* "100%", "0.9%": the peak's share of the capacity. */
+#define LIST_SHARE_WIDTH 4
 static int draw_marker(WINDOW *window, int y, int x, bool marked, const char *glyph)
 {
     mvwaddstr(window, y, x, marked ? glyph : " ");
@@ -41,19 +45,41 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
     wattrset(window, attr);
     draw_blank(window, y, x, width);
     int used = draw_marker(window, y, x, current, style->utf8 ? "\xe2\x96\xb8" : ">");
-    char peak[FORMAT_BYTES_SIZE];
+    /* The peak and its share of the capacity ("7.17 GiB  49%"), the
+     * share first to go when the name needs the room. */
+    char peak[FORMAT_BYTES_SIZE], share[16] = "";
     format_bytes(allocator->summary.peak_bytes, peak, sizeof peak);
-    int peak_width = draw_text_width(peak, style);
-    int name_width = width - used - peak_width - 1;
+    double utilization = summary_report_utilization(&allocator->summary);
+    if (!isnan(utilization))
+        snprintf(share, sizeof share, utilization < 0.1 ? "%.1f%%" : "%.0f%%",
+                 utilization * 100.0);
+    int peak_width = draw_text_width(peak, style), share_width = LIST_SHARE_WIDTH;
+    int name_width = width - used - peak_width - 1 - share_width - 1;
+    if (name_width < 8) {
+        share_width = 0;
+        name_width = width - used - peak_width - 1;
+    }
     if (name_width < 4) { /* too narrow for both: the name wins */
         name_width = width - used;
         peak_width = 0;
     }
     draw_bytes(window, y, x + used, name_width, profile_string(viewer->profile, allocator->id),
                style);
+    int right = x + width;
+    if (share_width > 0) {
+        draw_text_right(window, y, right - share_width, share_width, share, style);
+        right -= share_width + 1;
+    }
     if (peak_width > 0)
-        draw_text_right(window, y, x + width - peak_width, peak_width, peak, style);
+        draw_text_right(window, y, right - peak_width, peak_width, peak, style);
     wattrset(window, style->normal);
+}
+
+/* Whether the allocators list has room for the capacity share: as
+ * draw_allocator decides, with the widest peak. */
+static bool allocators_show_share(int width)
+{
+    return width - MARKER_WIDTH - 10 - 1 - LIST_SHARE_WIDTH - 1 >= 8;
 }
 
 static void allocators_draw(struct pane *pane, struct viewer *viewer,
@@ -65,8 +91,13 @@ static void allocators_draw(struct pane *pane, struct viewer *viewer,
     const struct ui_style *style = &viewer->style;
     draw_pane_title(window, y, x, width, "Allocators", focused, style);
     if (width > 14) {
+        bool share = allocators_show_share(width);
         wattrset(window, style->dim);
-        draw_text_right(window, y, x + width - 7, 6, " peak ", style);
+        draw_text_right(window, y, x + width - 7 - (share ? LIST_SHARE_WIDTH + 1 : 0), 6,
+                        " peak ", style);
+        if (share)
+            draw_text_right(window, y, x + width - LIST_SHARE_WIDTH - 1, LIST_SHARE_WIDTH + 1,
+                            " cap ", style);
         wattrset(window, style->normal);
     }
     const struct profile *profile = viewer->profile;
@@ -88,82 +119,7 @@ static void allocators_draw(struct pane *pane, struct viewer *viewer,
     }
 }
 
-/* ---- hosts ---- */
-
-static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                      size_t index, size_t selected, bool focused)
-{
-    const struct ui_style *style = &viewer->style;
-    const struct host *host = &viewer->hosts->hosts[index];
-    bool open = index == viewer->host_index;
-    bool highlighted = focused ? index == selected : open;
-    attr_t attr = highlighted ? (focused ? style->selected : style->selected_unfocused)
-                              : style->normal;
-    bool failed = host->attempted && !host->profile;
-    wattrset(window, attr);
-    draw_blank(window, y, x, width);
-    if (failed && !highlighted)
-        wattrset(window, style->error);
-    const char *glyph = failed ? (style->utf8 ? "\xe2\x9c\x97" : "!")
-                               : (style->utf8 ? "\xe2\x97\x8f" : "*");
-    int used = draw_marker(window, y, x, open || failed, glyph);
-    used += draw_text(window, y, x + used, width - used, host->name, style);
-    if (failed && used + 2 < width) {
-        mvwaddstr(window, y, x + used, ": ");
-        used += 2;
-        draw_bytes(window, y, x + used, width - used, load_error_message(&host->error), style);
-    } else if (host->profile && !failed) {
-        char count[32];
-        snprintf(count, sizeof count, "%zu alloc", host->profile->allocator_count);
-        int count_width = (int)strlen(count);
-        if (used + count_width + 1 <= width) {
-            wattrset(window, highlighted ? attr : style->dim);
-            draw_text_right(window, y, x + width - count_width, count_width, count, style);
-        }
-    }
-    wattrset(window, style->normal);
-}
-
-static void hosts_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
-{
-    WINDOW *window = area->window;
-    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
-    bool focused = area->focused;
-    char title[64];
-    snprintf(title, sizeof title, "Hosts (%zu)", viewer->hosts->count);
-    draw_pane_title(window, y, x, width, title, focused, &viewer->style);
-    struct list_cursor *position = &list_of(pane)->cursor;
-    list_cursor_fit(position, viewer->hosts->count, height - 1);
-    for (int row = 0; row + 1 < height; row++) {
-        size_t index = position->top + (size_t)row;
-        if (index >= viewer->hosts->count)
-            break;
-        draw_host(viewer, window, y + 1 + row, x, width, index, position->selected, focused);
-    }
-}
-
 /* ---- keys ---- */
-
-static void host_cursor_moved(struct viewer *viewer, size_t selected)
-{
-    const struct host *host = &viewer->hosts->hosts[selected];
-    if (host->attempted && !host->profile)
-        viewer_status_host_error(viewer, host);
-    else if (!host->attempted)
-        viewer_status(viewer, false, "Enter opens %s", host->name);
-}
-
-static struct pane_reply hosts_handle(struct pane *pane, struct viewer *viewer,
-                                      enum request request)
-{
-    struct list_cursor *cursor = &list_of(pane)->cursor;
-    if (request == REQUEST_ENTER)
-        return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, cursor->selected));
-    if (!list_cursor_move(cursor, viewer->hosts->count, request))
-        return pane_reply_ignored();
-    host_cursor_moved(viewer, cursor->selected);
-    return pane_reply_handled();
-}
 
 static struct pane_reply allocators_handle(struct pane *pane, struct viewer *viewer,
                                            enum request request)
@@ -184,18 +140,6 @@ static struct pane_reply allocators_handle(struct pane *pane, struct viewer *vie
 }
 
 /* Items start under the title row. */
-static struct pane_reply hosts_click(struct pane *pane, struct viewer *viewer, int row,
-                                     int column, bool again)
-{
-    (void)column, (void)again;
-    struct list_cursor *cursor = &list_of(pane)->cursor;
-    size_t index;
-    if (!list_cursor_item_at(cursor, viewer->hosts->count, row - 1, &index))
-        return pane_reply_handled();
-    cursor->selected = index;
-    return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_HOST, index));
-}
-
 static struct pane_reply allocators_click(struct pane *pane, struct viewer *viewer, int row,
                                           int column, bool again)
 {
@@ -207,13 +151,6 @@ static struct pane_reply allocators_click(struct pane *pane, struct viewer *view
     return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_ALLOCATOR, index));
 }
 
-/* A host opened: the cursor goes to it. */
-static void hosts_reset(struct pane *pane, struct viewer *viewer, bool new_host)
-{
-    if (new_host)
-        list_of(pane)->cursor.selected = viewer->host_index;
-}
-
 /* A host opened: its allocators from the top (another allocator of the
  * same host keeps the list where it is). */
 static void allocators_reset(struct pane *pane, struct viewer *viewer, bool new_host)
@@ -222,16 +159,6 @@ static void allocators_reset(struct pane *pane, struct viewer *viewer, bool new_
     if (new_host)
         memset(&list_of(pane)->cursor, 0, sizeof list_of(pane)->cursor);
 }
-
-static const struct pane_ops hosts_ops = {
-    .draw = hosts_draw,
-    .handle = hosts_handle,
-    .click = hosts_click,
-    .reset = hosts_reset,
-    .free = pane_free_plain,
-    .scope = KEY_SCOPE_HOSTS,
-    .moves_through_items = true,
-};
 
 static const struct pane_ops allocators_ops = {
     .draw = allocators_draw,
@@ -242,12 +169,6 @@ static const struct pane_ops allocators_ops = {
     .scope = KEY_SCOPE_ALLOCATORS,
     .moves_through_items = true,
 };
-
-struct pane *list_pane_create_hosts(struct viewer *viewer)
-{
-    (void)viewer;
-    return pane_create(&hosts_ops, sizeof(struct list_pane));
-}
 
 struct pane *list_pane_create_allocators(struct viewer *viewer)
 {

@@ -1,9 +1,7 @@
-/* list_pane: the hosts list (shown with more than one host) and the
- * allocators list, two panes in one file. Moving in the allocators list
- * switches allocator at once; in the hosts list Enter opens the host
- * under the cursor, since opening one may load a large file. Each owns
- * its cursor; opening a host or showing an allocator is a follow-up the
- * viewer carries out, never done here. */
+/* list_pane: the allocators list. Moving in it switches allocator at
+ * once (the hosts list, where Enter opens a host since opening one may
+ * load a large file, is ui/hosts_pane.c). It owns its cursor; showing an
+ * allocator is a follow-up the viewer carries out, never done here. */
 #ifndef MEMTOP_LIST_PANE_H
 #define MEMTOP_LIST_PANE_H
 
@@ -11,7 +9,6 @@
 
 struct viewer;
 
-struct pane *list_pane_create_hosts(struct viewer *viewer);
 struct pane *list_pane_create_allocators(struct viewer *viewer);
 
 #endif

@@ -60,6 +60,29 @@ struct follow_up follow_up_focus(int pane)
     return (struct follow_up){.kind = FOLLOW_UP_FOCUS, .pane = pane};
 }
 
+struct pane_reply pane_reply_list_request(struct list_cursor *cursor, size_t count,
+                                          enum request request, enum follow_up_kind kind,
+                                          bool *moved)
+{
+    *moved = false;
+    if (request == REQUEST_ENTER)
+        return pane_reply_follow(follow_up_of(kind, cursor->selected));
+    if (!list_cursor_move(cursor, count, request))
+        return pane_reply_ignored();
+    *moved = true;
+    return pane_reply_handled();
+}
+
+struct pane_reply pane_reply_list_click(struct list_cursor *cursor, size_t count, int row,
+                                        enum follow_up_kind kind)
+{
+    size_t index;
+    if (!list_cursor_item_at(cursor, count, row - 1, &index))
+        return pane_reply_handled();
+    cursor->selected = index;
+    return pane_reply_follow(follow_up_of(kind, index));
+}
+
 struct follow_up follow_up_of(enum follow_up_kind kind, size_t index)
 {
     return (struct follow_up){.kind = kind, .index = index};

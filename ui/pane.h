@@ -28,10 +28,12 @@
 #include "ui/draw.h"
 #include "ui/keys.h"
 #include "ui/layout.h"
+#include "ui/list_cursor.h"
 
 struct viewer;
 struct export_request;
 struct pane;
+struct settings;
 
 /* Where and how a pane draws this frame. */
 struct pane_area {
@@ -52,12 +54,18 @@ enum follow_up_kind {
     FOLLOW_UP_OPEN_DETAIL,      /* the replying pane's detail over the screen */
     FOLLOW_UP_SELECT_HOST,      /* open host `index` (may load it) */
     FOLLOW_UP_SELECT_ALLOCATOR, /* show allocator `index` of the profile */
+    FOLLOW_UP_SELECT_RUN,       /* open run `index` of the log directory */
+    /* open host `index` showing allocator `item` of its (loaded) profile,
+     * the usual layout back */
+    FOLLOW_UP_SELECT_HOST_ALLOCATOR,
+    FOLLOW_UP_ZOOM_PANE, /* pane `pane` on the whole body; PANE_NONE: the usual layout */
 };
 
 struct follow_up {
     enum follow_up_kind kind;
     int64_t from_ps, to_ps;
     size_t index;
+    size_t item; /* FOLLOW_UP_SELECT_HOST_ALLOCATOR's allocator */
     int pane;
 };
 
@@ -95,6 +103,12 @@ struct pane_ops {
     /* The rows the pane would like, for a layout that can give them (0:
      * no wish). NULL: none. */
     int (*wanted_rows)(struct pane *pane, struct viewer *viewer);
+    /* What a person chose in the pane that outlives the session
+     * (ui/settings.h): recall applies the remembered choices when the
+     * viewer starts, remember writes them when it ends, under keys the
+     * pane names ("chart.free"). NULL: nothing to remember. */
+    void (*recall)(struct pane *pane, struct viewer *viewer, const struct settings *settings);
+    void (*remember)(struct pane *pane, const struct viewer *viewer, struct settings *settings);
     /* Its keys in the key table: its status-line hints come from them. */
     enum key_scope scope;
     /* Its keys reach it when another pane has the focus and does not
@@ -123,6 +137,17 @@ struct pane_reply pane_reply_ignored(void);
 struct pane_reply pane_reply_follow(struct follow_up follow_up);
 /* Adds a follow-up to a reply (past PANE_REPLY_FOLLOW_UPS it is dropped). */
 void pane_reply_add(struct pane_reply *reply, struct follow_up follow_up);
+
+/* A list whose Enter opens the selected item (hosts, runs): Enter asks
+ * for follow-up `kind` on it; movement moves the cursor (*moved then
+ * true); anything else is not the list's. */
+struct pane_reply pane_reply_list_request(struct list_cursor *cursor, size_t count,
+                                          enum request request, enum follow_up_kind kind,
+                                          bool *moved);
+/* A click on such a list's row `row` (0 is its title): the cursor to
+ * that item and follow-up `kind` for it; nothing below the last. */
+struct pane_reply pane_reply_list_click(struct list_cursor *cursor, size_t count, int row,
+                                        enum follow_up_kind kind);
 
 /* Follow-ups. */
 struct follow_up follow_up_jump_to_time(int64_t time_ps);

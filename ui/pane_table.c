@@ -5,7 +5,10 @@
 #include "ui/breakdown_pane.h"
 #include "ui/chart_pane.h"
 #include "ui/hlo_pane.h"
+#include "ui/hosts_pane.h"
 #include "ui/list_pane.h"
+#include "ui/pod_pane.h"
+#include "ui/runs_pane.h"
 #include "ui/summary_pane.h"
 #include "ui/table_pane.h"
 #include "ui/viewer.h"
@@ -26,23 +29,32 @@ static bool allocator_shown(const struct viewer *viewer)
     return viewer->allocator != NULL;
 }
 
+/* A report that sorts its memory by kind (Skyline) has no regions or
+ * data types to break the peak down by: its summary card shows the kinds. */
+static bool breakdown_available(const struct viewer *viewer)
+{
+    return !viewer->allocator || !viewer->allocator->summary.tracked.known;
+}
+
 /* In drawing and Tab order. */
 static const struct pane_row pane_rows[PANE_COUNT] = {
-    [PANE_HOSTS] = {"hosts", list_pane_create_hosts, LAYOUT_PLACE_HOSTS, false, true,
-                    several_hosts},
+    [PANE_RUNS] = {"runs", runs_pane_create, LAYOUT_PLACE_RUNS, false, true, runs_pane_available},
+    [PANE_HOSTS] = {"hosts", hosts_pane_create, LAYOUT_PLACE_HOSTS, false, true, several_hosts},
     [PANE_ALLOCATORS] = {"allocators", list_pane_create_allocators, LAYOUT_PLACE_ALLOCATORS,
                          false, true, always},
     [PANE_SUMMARY] = {"summary", summary_pane_create, LAYOUT_PLACE_SUMMARY, false, false, always},
     [PANE_BY_REGION] = {"at peak by region", breakdown_pane_create_by_region,
-                        LAYOUT_PLACE_BY_REGION, false, false, always},
+                        LAYOUT_PLACE_BY_REGION, false, false, breakdown_available},
     [PANE_BY_DATA_TYPE] = {"at peak by type", breakdown_pane_create_by_data_type,
-                           LAYOUT_PLACE_BY_DATA_TYPE, false, false, always},
+                           LAYOUT_PLACE_BY_DATA_TYPE, false, false, breakdown_available},
     [PANE_CHART] = {"chart", chart_pane_create, LAYOUT_PLACE_CHART, false, true,
                     allocator_shown},
     [PANE_TABLE] = {"allocations", table_pane_create, LAYOUT_PLACE_TABLE, true, true,
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true,
                   hlo_pane_available},
+    [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
+                  pod_pane_available},
 };
 
 const struct pane_row *pane_table_row(enum pane_id id)

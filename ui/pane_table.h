@@ -17,6 +17,7 @@
 struct viewer;
 
 enum pane_id {
+    PANE_RUNS,       /* only with a log directory of several runs */
     PANE_HOSTS,      /* only when there is more than one host */
     PANE_ALLOCATORS,
     PANE_SUMMARY,
@@ -25,6 +26,7 @@ enum pane_id {
     PANE_CHART,
     PANE_TABLE,
     PANE_HLO,        /* only when the profile has HLO modules */
+    PANE_POD,        /* the pod overview: only zoomed to the whole body */
     PANE_COUNT,
     PANE_NONE = PANE_COUNT
 };

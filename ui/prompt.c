@@ -25,6 +25,23 @@ void prompt_start(struct prompt *prompt, const char *label, const char *initial,
     prompt->on_cancel = on_cancel;
 }
 
+void prompt_start_one_key(struct prompt *prompt, const char *label, prompt_callback on_answer)
+{
+    prompt_start(prompt, label, "", NULL, on_answer, NULL);
+    prompt->one_key = true;
+}
+
+void prompt_one_key_answer(int key, char *text, size_t size)
+{
+    if (size == 0)
+        return;
+    text[0] = '\0';
+    if (key > 0x20 && key < 0x7f && size > 1) {
+        text[0] = (char)key;
+        text[1] = '\0';
+    }
+}
+
 static void prompt_delete_character(struct prompt *prompt)
 {
     /* Back over UTF-8 continuation bytes to the start of the character. */

@@ -16,6 +16,9 @@ typedef void (*prompt_callback)(struct viewer *viewer, const char *text);
 
 struct prompt {
     bool active;
+    /* A question one key answers ("replace? [y/N]"): the key itself is
+     * the text on_accept gets ("" for Enter and Esc), no Enter needed. */
+    bool one_key;
     char label[32];
     char text[256];
     size_t length;
@@ -37,6 +40,12 @@ enum prompt_outcome {
 void prompt_start(struct prompt *prompt, const char *label, const char *initial,
                   prompt_callback on_change, prompt_callback on_accept,
                   prompt_callback on_cancel);
+/* A one-key question: the next key answers it (prompt->one_key). */
+void prompt_start_one_key(struct prompt *prompt, const char *label, prompt_callback on_answer);
+/* The answer a key gives a one-key question, as text: "y" for y, ""
+ * for Enter, Esc and keys that are no character. */
+void prompt_one_key_answer(int key, char *text, size_t size);
+
 /* Edits the text with one key from terminal_read_key(). */
 enum prompt_outcome prompt_edit(struct prompt *prompt, int key);
 

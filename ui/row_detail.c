@@ -4,12 +4,15 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/format.h"
 
 #define DETAIL_MAX_WIDTH 100
 #define DETAIL_LABEL_WIDTH 12
+#define DETAIL_MAX_FRAMES 64
+#define DETAIL_BUFFER_SIZE 160
 
 /* Lines of a detail value: text made safe, then cut into pieces of at
  * most `width` cells. Returns the number of lines; writes them when
@@ -55,8 +58,55 @@ struct detail_field {
     struct text value; /* the profile's bytes, or ours */
 };
 
+/* ---- an entry of a report (Skyline): kind, location, the stack ---- */
+
+/* "4.00 KiB (4096 bytes)", and for a size <= 0 why it is not counted. */
+static const char *detail_entry_size(const struct allocation_row *row, char *buffer, size_t size)
+{
+    char bytes[FORMAT_BYTES_SIZE];
+    snprintf(buffer, size, "%s (%lld bytes)%s", format_bytes(row->allocation_bytes, bytes,
+                                                              sizeof bytes),
+             (long long)row->allocation_bytes,
+             !allocation_row_is_uncounted(row) ? ""
+             : row->allocation_bytes == 0
+                 ? "; not counted: a view, sharing its input's memory"
+                 : "; not counted: memory grew when it was released (an in-place op)");
+    return buffer;
+}
+
+/* The fields of a report's entry; the stack is split at its newlines,
+ * one field per frame (each a view into the profile's string). */
+static size_t detail_entry_fields(const struct allocation_table *rows,
+                                  const struct allocation_row *row, struct detail_field *fields,
+                                  size_t room, char (*buffers)[DETAIL_BUFFER_SIZE])
+{
+    const struct profile *profile = rows->profile;
+    size_t n = 0;
+    fields[n++] = (struct detail_field){"Name", profile_string(profile, row->op_name)};
+    fields[n++] = (struct detail_field){"Kind", profile_string(profile, row->kind)};
+    fields[n++] = (struct detail_field){
+        "Size", text_of(detail_entry_size(row, buffers[0], sizeof buffers[0]))};
+    struct text location = profile_string(profile, row->location);
+    fields[n++] = (struct detail_field){
+        "Location", location.length ? location : text_of("no frame in the user's code")};
+    struct text stack = profile_string(profile, row->stack);
+    size_t first_frame = n;
+    for (size_t at = 0; at < stack.length && n < room; n++) {
+        const char *end = memchr(stack.bytes + at, '\n', stack.length - at);
+        size_t length = end ? (size_t)(end - stack.bytes) - at : stack.length - at;
+        fields[n] = (struct detail_field){n == first_frame ? "Stack" : "",
+                                          text_make(stack.bytes + at, length)};
+        at += length + (end != NULL);
+    }
+    fields[n++] =
+        (struct detail_field){"Origin", text_of("an entry of a report without a timeline")};
+    return n;
+}
+
+/* ---- a row of a profile with a timeline (XProf) ---- */
+
 static size_t detail_fields(const struct allocation_table *rows, const struct allocation_row *row,
-                            struct detail_field *fields, char (*buffers)[96])
+                            struct detail_field *fields, char (*buffers)[DETAIL_BUFFER_SIZE])
 {
     const struct profile *profile = rows->profile;
     size_t n = 0;
@@ -105,6 +155,10 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
         break;
     }
     fields[n++] = (struct detail_field){"Origin", text_of(buffers[7])};
+    /* Where it happened, for formats that say (the enclosing ops). */
+    struct text context = profile_string(profile, row->context);
+    if (context.length > 0)
+        fields[n++] = (struct detail_field){"Context", context};
     return n;
 }
 
@@ -119,9 +173,12 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
         return true;
     int value_x = 2 + DETAIL_LABEL_WIDTH + 1;
     int value_width = box_width - value_x - 2;
-    struct detail_field fields[16];
-    char buffers[8][96];
-    size_t count = detail_fields(rows, row, fields, buffers);
+    /* A stack longer than the screen is cut by the box anyway. */
+    struct detail_field fields[16 + DETAIL_MAX_FRAMES];
+    char buffers[8][DETAIL_BUFFER_SIZE];
+    size_t count = row->origin == ROW_FROM_ENTRY
+                       ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers)
+                       : detail_fields(rows, row, fields, buffers);
     int needed = 0;
     for (size_t i = 0; i < count; i++)
         needed += detail_value(style, window, 0, 0, value_width, 0, fields[i].value, false);

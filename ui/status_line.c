@@ -24,9 +24,10 @@ static void tab_hint(const struct viewer *viewer, char *text, size_t size)
         snprintf(text, size, "Tab pane");
 }
 
-/* The keys that work anywhere worth a hint, after the pane's own. */
+/* The keys that work anywhere worth a hint, after the pane's own (the
+ * pod overview's, the last, with several hosts only). */
 static const enum request global_hints[] = {REQUEST_FOCUS_NEXT, REQUEST_ALLOCATOR_NEXT,
-                                            REQUEST_HELP};
+                                            REQUEST_HELP, REQUEST_POD_OVERVIEW};
 
 /* What the focused pane's keys are, for someone who has not read help:
  * from the key table, its movement keys when it moves through items,
@@ -42,8 +43,10 @@ static void pane_hints(const struct viewer *viewer, char *line, size_t size)
         scopes[count++] = ops->scope;
     char tab[64];
     tab_hint(viewer, tab, sizeof tab);
-    keys_hint_line(scopes, count, global_hints, sizeof global_hints / sizeof *global_hints, tab,
-                   line, size);
+    size_t globals = sizeof global_hints / sizeof *global_hints;
+    if (viewer->hosts->count < 2 || viewer->zoomed != PANE_NONE)
+        globals--;
+    keys_hint_line(scopes, count, global_hints, globals, tab, line, size);
 }
 
 /* Skips leading characters of text until the rest fits in width cells:

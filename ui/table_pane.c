@@ -21,21 +21,27 @@
  * gives way when it is narrow: text columns shrink first (shape, region,
  * type), then columns hide (the requested size mostly repeats the size;
  * the op name is what people read the table for). Headings, alignment,
- * widths and values are the column table's. */
+ * widths and values are the column table's. Columns only some formats
+ * fill are not drawn when no row fills them: kind and location (Skyline)
+ * for XProf files; requested size, region, type and shape for Skyline's
+ * reports, where the location is what people read beside the name. */
 struct shown_column {
     enum table_column id;
     int shrink_rank;
     int hide_rank;
+    bool hide_when_empty;
 };
 
 static const struct shown_column shown_columns[] = {
-    {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0},
-    {TABLE_COLUMN_REQUESTED_BYTES, 0, 1},
-    {TABLE_COLUMN_OCCURRENCES, 0, 5},
-    {TABLE_COLUMN_REGION_TYPE, 2, 4},
-    {TABLE_COLUMN_DATA_TYPE, 3, 2},
-    {TABLE_COLUMN_TENSOR_SHAPE, 1, 3},
-    {TABLE_COLUMN_OP_NAME, 0, 0},
+    {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0, false},
+    {TABLE_COLUMN_REQUESTED_BYTES, 0, 1, true},
+    {TABLE_COLUMN_OCCURRENCES, 0, 5, true},
+    {TABLE_COLUMN_KIND, 5, 7, true},
+    {TABLE_COLUMN_REGION_TYPE, 2, 4, true},
+    {TABLE_COLUMN_DATA_TYPE, 3, 2, true},
+    {TABLE_COLUMN_TENSOR_SHAPE, 1, 3, true},
+    {TABLE_COLUMN_LOCATION, 4, 6, true},
+    {TABLE_COLUMN_OP_NAME, 0, 0, false},
 };
 #define SHOW_COUNT (sizeof shown_columns / sizeof *shown_columns)
 
@@ -62,6 +68,7 @@ static void table_fit_columns(struct fit_column *fit)
             .maximum = info->max_width == INT_MAX ? 0 : info->max_width,
             .shrink_rank = shown_columns[c].shrink_rank,
             .hide_rank = shown_columns[c].hide_rank,
+            .hide_when_empty = shown_columns[c].hide_when_empty,
         };
     }
 }
@@ -82,6 +89,8 @@ static struct text cell_text(const struct allocation_table *rows, const struct a
     if (info->id == TABLE_COLUMN_OP_NAME)
         return allocation_table_op_name(rows, row, buffer, size); /* names unresolved rows */
     struct allocation_value value = info->value(rows->profile, row);
+    if (value.absent)
+        return text_of("");
     switch (info->kind) {
     case ALLOCATION_VALUE_BYTES: return text_of(format_bytes(value.integer, buffer, size));
     case ALLOCATION_VALUE_INTEGER:
@@ -191,7 +200,9 @@ static void table_title(struct viewer *viewer, int width, char *title, size_t si
 {
     const struct allocation_table *rows = &viewer->query.rows;
     const struct ui_style *style = &viewer->style;
-    const char *name = width >= 60 ? "Allocations at peak" : "At peak";
+    /* A report without a timeline lists what it holds, not a moment. */
+    bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE;
+    const char *name = entries ? "Entries" : width >= 60 ? "Allocations at peak" : "At peak";
     char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
     format_bytes(allocation_table_shown_bytes(rows), shown, sizeof shown);
     format_bytes(viewer->allocator->summary.peak_bytes, peak, sizeof peak);
@@ -219,7 +230,11 @@ static void draw_row(const struct table_pane *table, struct viewer *viewer, WIND
         struct text text = cell_text(&viewer->query.rows, row, c, buffer, sizeof buffer);
         bool unresolved = shown_columns[c].id == TABLE_COLUMN_OP_NAME &&
                           row->origin == ROW_UNRESOLVED;
-        wattrset(window, unresolved && attr == style->normal ? style->error : attr);
+        attr_t cell_attr = unresolved && attr == style->normal ? style->error : attr;
+        /* A size <= 0 (a view, an in-place op) is shown but not counted. */
+        if (allocation_row_is_uncounted(row) && attr == style->normal)
+            cell_attr = style->dim;
+        wattrset(window, cell_attr);
         column_fit_draw_cell(window, y, x, table->fit, layout, c, text, style);
     }
     wattrset(window, style->normal);
@@ -344,7 +359,7 @@ static struct pane_reply table_handle_request(struct table_pane *table, struct v
         table_show_row_in_chart(table, viewer, &reply);
         return reply;
     case REQUEST_SORT_NEXT: {
-        enum table_column column = allocation_table_next_column(rows->sort_column);
+        enum table_column column = allocation_table_next_filled_column(rows, rows->sort_column);
         table_sort(table, viewer, column, allocation_table_default_descending(column));
         return reply;
     }

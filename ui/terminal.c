@@ -21,6 +21,9 @@
 #define CLOSED_INPUT_STREAK 3
 
 static SCREEN *screen;
+/* Where keys come from: standard input, or the controlling terminal
+ * (/dev/tty) when standard input carried a profile. */
+static FILE *key_input;
 static int signal_pipe[2] = {-1, -1};
 static volatile sig_atomic_t pending_signal;
 
@@ -159,6 +162,13 @@ static void close_signal_pipe(void)
     }
 }
 
+static void close_key_input(void)
+{
+    if (key_input && key_input != stdin)
+        fclose(key_input);
+    key_input = NULL;
+}
+
 /* Whether $TERM names a terminal curses knows. Asked before newterm():
  * a newterm() that fails keeps the screen it allocated (ncurses'
  * new_prescr(), 1.6 KB that LSan and valgrind report), while a failed
@@ -190,22 +200,35 @@ static bool start_colors(const struct ui_options *options)
 bool terminal_start(const struct ui_options *options, struct ui_style *style, char *error,
                     size_t error_size)
 {
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+    if (!isatty(STDOUT_FILENO) || (!isatty(STDIN_FILENO) && !options->keys_from_terminal)) {
         snprintf(error, error_size, "the viewer needs a terminal; try --summary");
         return false;
+    }
+    key_input = stdin;
+    if (!isatty(STDIN_FILENO)) {
+        /* A profile came through standard input: keys come from the
+         * terminal itself, as less reads them. */
+        key_input = fopen("/dev/tty", "re");
+        if (!key_input) {
+            snprintf(error, error_size, "cannot read keys from /dev/tty: %s; try --summary",
+                     strerror(errno));
+            return false;
+        }
     }
     pending_signal = 0;
     if (!open_signal_pipe()) {
         snprintf(error, error_size, "cannot set up signals: %s", strerror(errno));
         close_signal_pipe();
+        close_key_input();
         return false;
     }
-    screen = terminal_known() ? newterm(NULL, stdout, stdin) : NULL;
+    screen = terminal_known() ? newterm(NULL, stdout, key_input) : NULL;
     if (!screen) {
         const char *term = getenv("TERM");
         snprintf(error, error_size, "cannot use the terminal (TERM=%s); try --summary",
                  term ? term : "unset");
         close_signal_pipe();
+        close_key_input();
         return false;
     }
     if (!install_signals()) {
@@ -221,7 +244,13 @@ bool terminal_start(const struct ui_options *options, struct ui_style *style, ch
     nodelay(stdscr, TRUE);
     curs_set(0);
     if (options->mouse) {
-        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        /* Releases too, though the viewer ignores them: when two clicks
+         * arrive together, curses drops a release that is outside the mask
+         * from its queue together with the press after it (two quick
+         * clicks became one; test_ui.sh saw it under load). */
+        mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED |
+                      BUTTON5_PRESSED,
+                  NULL);
         mouseinterval(0);
     }
     draw_style_init(style, !options->ascii && locale_is_utf8(), start_colors(options));
@@ -238,6 +267,14 @@ void terminal_stop(void)
         restore_signals();
     }
     close_signal_pipe();
+    close_key_input();
+}
+
+static int watched_fd = -1;
+
+void terminal_watch(int fd)
+{
+    watched_fd = fd;
 }
 
 int terminal_read_key(void)
@@ -249,11 +286,12 @@ int terminal_read_key(void)
         int key = wgetch(stdscr); /* never blocks: nodelay */
         if (key != ERR)
             return key;
-        struct pollfd fds[2] = {
-            {.fd = STDIN_FILENO, .events = POLLIN},
+        struct pollfd fds[3] = {
+            {.fd = fileno(key_input), .events = POLLIN},
             {.fd = signal_pipe[0], .events = POLLIN},
+            {.fd = watched_fd, .events = POLLIN},
         };
-        int ready = poll(fds, 2, -1);
+        int ready = poll(fds, watched_fd >= 0 ? 3 : 2, -1);
         if (ready < 0) {
             if (errno == EINTR)
                 continue; /* SIGWINCH (wgetch then gives KEY_RESIZE) or ours */
@@ -261,6 +299,9 @@ int terminal_read_key(void)
         }
         if (fds[1].revents)
             continue;
+        /* Keys first: a busy loader must not hold up typing. */
+        if (watched_fd >= 0 && fds[2].revents && !(fds[0].revents & (POLLIN | POLLHUP)))
+            return TERMINAL_KEY_WAKE;
         if (fds[0].revents & (POLLERR | POLLNVAL))
             return TERMINAL_KEY_CLOSED;
         if (fds[0].revents & (POLLIN | POLLHUP)) {

@@ -24,6 +24,7 @@
 /* terminal_read_key() results that are not keys. */
 #define TERMINAL_KEY_CLOSED (-2) /* input ended or failed */
 #define TERMINAL_KEY_SIGNAL (-3) /* a signal asked memtop to end */
+#define TERMINAL_KEY_WAKE (-4)   /* the watched descriptor became readable */
 
 /* Starts curses on the controlling terminal (stdin/stdout) and fills
  * *style for it. false, with a one-line reason, when there is no usable
@@ -34,8 +35,13 @@ bool terminal_start(const struct ui_options *options, struct ui_style *style, ch
 void terminal_stop(void);
 
 /* The next key (a curses key code, KEY_RESIZE, KEY_MOUSE, or a byte of a
- * UTF-8 character), or TERMINAL_KEY_CLOSED / TERMINAL_KEY_SIGNAL. */
+ * UTF-8 character), or TERMINAL_KEY_CLOSED / TERMINAL_KEY_SIGNAL, or
+ * TERMINAL_KEY_WAKE when the descriptor given to terminal_watch() is
+ * readable (the caller empties it). */
 int terminal_read_key(void);
+/* A descriptor whose news ends the wait for a key (a background load's
+ * progress); -1: none. */
+void terminal_watch(int fd);
 
 /* The signal that ended the session, 0 if none. After terminal_stop(),
  * terminal_reraise() lets it end the process the way it would have. */

@@ -139,9 +139,25 @@ void time_window_move_to_edge(struct time_window *time, const struct snapshot_co
     time->cursor_ps = chart_column_start(&window, edge);
 }
 
+bool time_window_one_snapshot_per_column(const struct time_window *time,
+                                         const struct snapshot_columns *timeline)
+{
+    struct chart_window window = time_window_plot(time);
+    for (int c = 0; c < window.width; c++) {
+        size_t first, end;
+        timeline_range(timeline, chart_column_start(&window, c), chart_column_end(&window, c),
+                       &first, &end);
+        if (end - first >= 2 && timeline->time_ps[first] != timeline->time_ps[end - 1])
+            return false;
+    }
+    return true;
+}
+
 bool time_window_zoom(struct time_window *time, const struct snapshot_columns *timeline,
                       bool zoom_in)
 {
+    if (zoom_in && time_window_one_snapshot_per_column(time, timeline))
+        return false;
     struct chart_range range = {time->from_ps, time->to_ps};
     bool changed = chart_range_zoom(&range, time_window_data(timeline), time_window_columns(time),
                                     time->cursor_ps, 2, zoom_in);
@@ -163,17 +179,43 @@ size_t time_window_jump_to_peak(struct time_window *time, const struct allocator
     size_t peak = time_window_peak_snapshot(allocator);
     if (peak == SIZE_MAX)
         return SIZE_MAX;
-    int width = time_window_columns(time);
-    int64_t at = timeline->time_ps[peak];
-    struct chart_range range = {time->from_ps, time->to_ps};
-    /* Out of view: zoom out until it shows, so the context stays. */
-    while ((at < range.from_ps || at > range.to_ps) &&
-           chart_range_zoom(&range, time_window_data(timeline), width, time->cursor_ps, 2, false))
-        ;
-    chart_range_show(&range, time_window_data(timeline), width, at);
-    time_window_set_range(time, range);
-    time_window_pin(time, timeline, peak);
+    /* Out of view: the window scrolls to it; the zoom stays. */
+    time_window_show_snapshot(time, timeline, peak);
     return peak;
+}
+
+enum time_window_move time_window_step_event(struct time_window *time,
+                                             const struct snapshot_columns *timeline,
+                                             int direction)
+{
+    if (timeline->count == 0)
+        return direction > 0 ? TIME_WINDOW_AT_END : TIME_WINDOW_AT_START;
+    size_t index;
+    if (time->pinned != SIZE_MAX && time->pinned < timeline->count) {
+        if (direction > 0 ? time->pinned + 1 >= timeline->count : time->pinned == 0)
+            return direction > 0 ? TIME_WINDOW_AT_END : TIME_WINDOW_AT_START;
+        index = direction > 0 ? time->pinned + 1 : time->pinned - 1;
+    } else {
+        /* From the cursor's time: the first event at or after it, or the
+         * last one before it. */
+        size_t at = timeline_find_time(timeline, time->cursor_ps);
+        if (direction > 0 ? at >= timeline->count : at == 0)
+            return direction > 0 ? TIME_WINDOW_AT_END : TIME_WINDOW_AT_START;
+        index = direction > 0 ? at : at - 1;
+    }
+    time_window_show_snapshot(time, timeline, index);
+    return TIME_WINDOW_MOVED;
+}
+
+void time_window_cursor_events(const struct time_window *time,
+                               const struct snapshot_columns *timeline, size_t *first,
+                               size_t *end)
+{
+    struct chart_window window = time_window_plot(time);
+    int column = chart_column_of_time(&window, time->cursor_ps);
+    column = column < 0 ? 0 : column >= window.width ? window.width - 1 : column;
+    timeline_range(timeline, chart_column_start(&window, column),
+                   chart_column_end(&window, column), first, end);
 }
 
 void time_window_show_snapshot(struct time_window *time, const struct snapshot_columns *timeline,

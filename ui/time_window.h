@@ -59,18 +59,34 @@ enum time_window_move time_window_move(struct time_window *time,
  * timeline's. */
 void time_window_move_to_edge(struct time_window *time, const struct snapshot_columns *timeline,
                               bool last);
-/* Twice closer (or farther) around the cursor; false when it cannot. */
+/* Twice closer (or farther) around the cursor; false when it cannot:
+ * zooming in stops once no column holds two snapshots of different
+ * times (one snapshot per column), or at a picosecond per column. */
 bool time_window_zoom(struct time_window *time, const struct snapshot_columns *timeline,
                       bool zoom_in);
+/* Whether no column of the window holds snapshots of two different
+ * times: zooming in would show nothing new. */
+bool time_window_one_snapshot_per_column(const struct time_window *time,
+                                         const struct snapshot_columns *timeline);
 /* The whole timeline, the cursor kept where it can stay. */
 void time_window_show_all(struct time_window *time, const struct snapshot_columns *timeline);
-/* Cursor to the summary's peak, zooming out until it is in view; the
- * peak's snapshot, SIZE_MAX when the timeline is empty. */
+/* Cursor to the summary's peak, the window scrolled (never zoomed) to
+ * show it; the peak's snapshot, SIZE_MAX when the timeline is empty. */
 size_t time_window_jump_to_peak(struct time_window *time, const struct allocator *allocator);
 /* Cursor to the snapshot nearest time_ps, the window scrolled to show
  * it; pinned when the timeline has that exact time. */
 void time_window_jump_to(struct time_window *time, const struct snapshot_columns *timeline,
                          int64_t time_ps);
+/* Cursor to the snapshot after (direction 1) or before (-1) the one it
+ * shows (a pinned one, else the cursor's time), the window scrolled to
+ * show it: every event in turn, ties included. */
+enum time_window_move time_window_step_event(struct time_window *time,
+                                             const struct snapshot_columns *timeline,
+                                             int direction);
+/* The snapshots in the cursor's column: [*first, *end). */
+void time_window_cursor_events(const struct time_window *time,
+                               const struct snapshot_columns *timeline, size_t *first,
+                               size_t *end);
 /* Cursor to snapshot `index`, the window scrolled to show it. */
 void time_window_show_snapshot(struct time_window *time, const struct snapshot_columns *timeline,
                                size_t index);

@@ -8,6 +8,7 @@
 #include <curses.h>
 
 #include "ui/header_pane.h"
+#include "ui/settings.h"
 #include "ui/help_overlay.h"
 #include "ui/status_line.h"
 #include "ui/terminal.h"
@@ -46,15 +47,15 @@ static void draw_separator(struct viewer *viewer, WINDOW *window)
 {
     const struct layout *layout = &viewer->layout;
     const struct ui_style *style = &viewer->style;
-    const struct rect *left[] = {&layout->hosts, &layout->allocators, &layout->summary,
-                                 &layout->by_region, &layout->by_data_type};
+    const struct rect *left[] = {&layout->runs, &layout->hosts, &layout->allocators,
+                                 &layout->summary, &layout->by_region, &layout->by_data_type};
     const struct rect *right[] = {&layout->chart, &layout->table, &layout->hlo};
     /* Without data only the chart's place has a title. */
     size_t right_count = viewer->allocator ? 3 : 1;
     wattrset(window, style->dim);
     for (int row = 0; row < layout->separator.height; row++) {
         int y = layout->separator.y + row;
-        bool joins_left = row_is_title(left, 5, y), joins_right = row_is_title(right, right_count, y);
+        bool joins_left = row_is_title(left, 6, y), joins_right = row_is_title(right, right_count, y);
         const char *glyph;
         if (!style->utf8)
             glyph = joins_left || joins_right ? "+" : "|";
@@ -115,6 +116,15 @@ static void draw_no_data(struct viewer *viewer, WINDOW *window, const struct rec
     const struct host *host = &viewer->hosts->hosts[viewer->host_index];
     draw_pane_title(window, area->y, area->x, area->width, "Memory", false, style);
     int y = area->y + 2, x = area->x + 2, width = area->width - 4;
+    if (viewer->host_pending) {
+        char text[LOAD_ERROR_SIZE + 64];
+        snprintf(text, sizeof text, "Loading host %s: %d%%", host->name, host_load_percent(host));
+        draw_wrapped(window, y, x, width, 2, text_of(text), style);
+        wattrset(window, style->dim);
+        draw_wrapped(window, y + 2, x, width, 3, text_of(host->path), style);
+        wattrset(window, style->normal);
+        return;
+    }
     if (viewer->profile) {
         draw_text(window, y, x, width, "This profile has no allocators.", style);
         return;
@@ -147,6 +157,8 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
                                  next_tab == PANE_NONE ? NULL : pane_table_row(next_tab)->name};
         viewer->panes[id]->ops->draw(viewer->panes[id], viewer, &area);
     }
+    if (viewer->zoomed != PANE_NONE)
+        return; /* one pane, no columns to separate */
     if (!viewer->allocator) {
         struct rect area = layout->chart;
         area.height = layout->status.y - area.y;
@@ -164,8 +176,11 @@ static void layout_frame(struct viewer *viewer)
     int table_area_panes = 0;
     for (enum pane_id id = 0; id < PANE_COUNT; id++)
         table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
-    layout_compute(&viewer->layout, LINES, COLS, viewer->hosts->count, allocator_count,
-                   table_area_panes > 1);
+    size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
+    layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, viewer->hosts->count,
+                             allocator_count, table_area_panes > 1);
+    if (!viewer_pane_available(viewer, PANE_BY_REGION))
+        layout_drop_breakdowns(&viewer->layout);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         const struct rect *rect = viewer_pane_rect(viewer, id);
@@ -226,8 +241,9 @@ static void draw_frame(struct viewer *viewer)
     doupdate();
 }
 
-int ui_run(struct host_list *hosts, const struct ui_options *options)
+int ui_run(const struct ui_session *session, const struct ui_options *options)
 {
+    struct host_list *hosts = session->hosts;
     struct ui_style style;
     char error[256];
     if (hosts->count == 0)
@@ -237,17 +253,33 @@ int ui_run(struct host_list *hosts, const struct ui_options *options)
         return 1;
     }
     struct viewer viewer;
-    if (!viewer_init(&viewer, hosts, options, &style)) {
+    if (!viewer_init(&viewer, session, options, &style)) {
         terminal_stop();
         fprintf(stderr, "memtop: out of memory\n");
         return 1;
     }
     viewer.terminal_ready = true;
-    viewer_select_host(&viewer, 0);
+    viewer_start_loading(&viewer);
+    if (viewer.loader)
+        terminal_watch(host_loader_wake_fd(viewer.loader));
+    viewer_select_host(&viewer, session->first_host);
+    /* What the person chose last time, unless told to forget. */
+    struct settings settings;
+    char settings_file[4096];
+    bool remembers = !options->no_settings && settings_path(settings_file, sizeof settings_file);
+    memset(&settings, 0, sizeof settings);
+    if (remembers) {
+        settings_load(&settings, settings_file);
+        viewer_recall_settings(&viewer, &settings);
+    }
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);
         int key = terminal_read_key();
+        if (key == TERMINAL_KEY_WAKE) {
+            viewer_poll_loads(&viewer);
+            continue;
+        }
         if (key == TERMINAL_KEY_SIGNAL)
             break;
         if (key == TERMINAL_KEY_CLOSED) {
@@ -256,8 +288,18 @@ int ui_run(struct host_list *hosts, const struct ui_options *options)
         }
         viewer_handle_key(&viewer, key);
     }
-    viewer_free(&viewer);
+    if (remembers) {
+        /* A state directory that cannot be written costs the settings,
+         * not the session: nothing to report. */
+        char save_error[256];
+        viewer_remember_settings(&viewer, &settings);
+        settings_save(&settings, settings_file, save_error, sizeof save_error);
+    }
+    /* The terminal goes back first: stopping the loader waits for a
+     * load in progress, and a signal ends memtop without waiting. */
+    terminal_watch(-1);
     terminal_stop();
     terminal_reraise(terminal_pending_signal());
+    viewer_free(&viewer);
     return status;
 }

@@ -10,15 +10,30 @@
 #include <stdbool.h>
 
 #include "model/host_list.h"
+#include "model/logdir.h"
 
 struct ui_options {
     bool ascii;    /* ASCII drawing even in a UTF-8 locale */
     bool no_color;
     bool mouse;    /* opt-in mouse reporting */
+    /* Standard input carried a profile: keys come from /dev/tty. */
+    bool keys_from_terminal;
+    /* --no-settings: neither read nor write the remembered settings. */
+    bool no_settings;
+};
+
+/* What the viewer opens. */
+struct ui_session {
+    struct host_list *hosts; /* the run (or files) shown first; main's */
+    size_t first_host;       /* the host opened first */
+    /* The log directory's runs (a runs list), or NULL; hosts is run
+     * run_index of it. The viewer opens the others' hosts itself. */
+    const struct logdir *logdir;
+    size_t run_index;
 };
 
 /* Runs the viewer over the hosts until the user quits. Returns the exit
  * status for main: 0 on a normal quit, 1 when the terminal failed. */
-int ui_run(struct host_list *hosts, const struct ui_options *options);
+int ui_run(const struct ui_session *session, const struct ui_options *options);
 
 #endif

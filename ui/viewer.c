@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/allocation_columns.h"
 #include "model/format.h"
 #include "model/message_text.h"
+#include "ui/settings.h"
 #include "ui/status_line.h"
 
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
@@ -55,6 +57,11 @@ void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *i
     prompt_start(&viewer->prompt, label, initial, on_change, on_accept, on_cancel);
 }
 
+void viewer_prompt_one_key(struct viewer *viewer, const char *label, prompt_callback on_answer)
+{
+    prompt_start_one_key(&viewer->prompt, label, on_answer);
+}
+
 /* ---- panes: where they are and who has the focus ---- */
 
 bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane)
@@ -71,6 +78,10 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
 {
     if (!viewer_pane_available(viewer, pane))
         return NULL;
+    if (viewer->zoomed != PANE_NONE)
+        return pane == viewer->zoomed && !rect_is_empty(&viewer->layout.body)
+                   ? &viewer->layout.body
+                   : NULL;
     const struct pane_row *row = pane_table_row(pane);
     const struct rect *rect = layout_place_rect(&viewer->layout, row->place);
     if (row->in_table_area && viewer->layout.hlo_tabbed) {
@@ -81,11 +92,23 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
     return rect_is_empty(rect) ? NULL : rect;
 }
 
-/* The focusable panes in table order: Tab walks them. */
+/* A pane zoomed with `z` follows the focus (Tab zooms the next pane);
+ * a full-screen view of its own (the pod overview, not focusable in the
+ * usual layout) keeps it. */
+static bool viewer_zoom_follows_focus(const struct viewer *viewer)
+{
+    return viewer->zoomed != PANE_NONE && pane_table_row(viewer->zoomed)->focusable &&
+           pane_table_row(viewer->zoomed)->place != LAYOUT_PLACE_BODY;
+}
+
+/* The focusable panes in table order: Tab walks them (a full-screen view
+ * keeps the focus). */
 static enum pane_id viewer_focus_from(const struct viewer *viewer, enum pane_id from,
                                       int direction)
 {
     const int count = PANE_COUNT;
+    if (viewer->zoomed != PANE_NONE && !viewer_zoom_follows_focus(viewer))
+        return viewer->zoomed;
     for (int step = 1; step <= count; step++) {
         int next = (((int)from + direction * step) % count + count) % count;
         if (viewer_focusable(viewer, (enum pane_id)next))
@@ -110,21 +133,120 @@ enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction)
     return viewer_focus_from(viewer, viewer->focus, direction);
 }
 
+/* ---- settings that outlive the session ---- */
+
+#define SETTING_SORT "table.sort"
+#define SETTING_SORT_DESCENDING "table.sort_descending"
+#define SETTING_ZOOMED_PANE "viewer.zoomed_pane"
+#define SETTING_FILE_ORDER "file"
+
+static void viewer_recall_sort(struct viewer *viewer, const struct settings *settings)
+{
+    const char *name = settings_get(settings, SETTING_SORT);
+    enum table_column column = TABLE_COLUMN_FILE_ORDER;
+    if (!name || (strcmp(name, SETTING_FILE_ORDER) != 0 &&
+                  (!allocation_column_find(name, strlen(name), &column) ||
+                   !allocation_column_sortable(column))))
+        return;
+    query_set_sort(&viewer->query, column,
+                   settings_get_bool(settings, SETTING_SORT_DESCENDING,
+                                     allocation_table_default_descending(column)));
+}
+
+/* The zoomed pane, by its name, when it is on screen and can be focused. */
+static void viewer_recall_zoom(struct viewer *viewer, const struct settings *settings)
+{
+    const char *name = settings_get(settings, SETTING_ZOOMED_PANE);
+    for (enum pane_id id = 0; name && id < PANE_COUNT; id++) {
+        if (strcmp(pane_table_row(id)->name, name) != 0 || !viewer_focusable(viewer, id))
+            continue;
+        viewer_zoom(viewer, id);
+    }
+}
+
+void viewer_recall_settings(struct viewer *viewer, const struct settings *settings)
+{
+    viewer_recall_sort(viewer, settings);
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        if (pane->ops->recall)
+            pane->ops->recall(pane, viewer, settings);
+    }
+    viewer_recall_zoom(viewer, settings);
+}
+
+void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
+{
+    if (viewer->query.ready) {
+        const struct allocation_column_info *column =
+            allocation_column(viewer->query.rows.sort_column);
+        settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
+        settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
+    }
+    settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
+                                                    ? pane_table_row(viewer->zoomed)->name
+                                                    : "none");
+    for (enum pane_id id = 0; id < PANE_COUNT; id++) {
+        struct pane *pane = viewer->panes[id];
+        if (pane->ops->remember)
+            pane->ops->remember(pane, viewer, settings);
+    }
+}
+
+void viewer_toggle_pane_zoom(struct viewer *viewer)
+{
+    bool zoom = viewer->zoomed == PANE_NONE;
+    enum pane_id pane = zoom ? viewer->focus : viewer->zoomed;
+    viewer_zoom(viewer, zoom ? viewer->focus : PANE_NONE);
+    viewer_status(viewer, false, zoom ? "%s zoomed to the whole screen (z: back; Tab: the next pane)"
+                                      : "%s back in its place",
+                  pane_table_row(pane)->name);
+}
+
 void viewer_focus(struct viewer *viewer, enum pane_id pane)
 {
+    if (viewer_zoom_follows_focus(viewer) && viewer_focusable(viewer, pane))
+        viewer->zoomed = pane; /* Tab zooms the next pane */
+    else if (viewer->zoomed != PANE_NONE && pane != viewer->zoomed)
+        viewer->zoomed = PANE_NONE; /* focusing another pane ends a full-screen view */
     if (!viewer_focusable(viewer, pane))
         return;
     viewer->focus = pane;
+    viewer->focus_wanted = PANE_NONE;
     if (pane_table_row(pane)->in_table_area)
         viewer->table_front = pane;
+}
+
+void viewer_zoom(struct viewer *viewer, enum pane_id pane)
+{
+    if (pane == viewer->zoomed)
+        return;
+    if (viewer->zoomed == PANE_NONE)
+        viewer->focus_before_zoom = viewer->focus;
+    enum pane_id back = viewer->focus_before_zoom;
+    viewer->zoomed = pane;
+    if (pane != PANE_NONE) {
+        viewer->focus = pane;
+        return;
+    }
+    viewer->focus = back;
+    if (!viewer_focusable(viewer, back))
+        viewer->focus = viewer_focus_from(viewer, PANE_COUNT - 1, 1);
 }
 
 /* A pane that went away (a host that failed to load) hands the focus to
  * the first that can take it; the table area's front tab likewise. */
 static void viewer_fix_focus(struct viewer *viewer)
 {
-    if (!viewer_focusable(viewer, viewer->focus))
+    if (viewer->focus_wanted != PANE_NONE && viewer_focusable(viewer, viewer->focus_wanted)) {
+        viewer->focus = viewer->focus_wanted;
+        viewer->focus_wanted = PANE_NONE;
+    }
+    if (!viewer_focusable(viewer, viewer->focus)) {
+        if (viewer->focus_wanted == PANE_NONE)
+            viewer->focus_wanted = viewer->focus;
         viewer->focus = viewer_focus_from(viewer, PANE_COUNT - 1, 1);
+    }
     if (viewer_pane_available(viewer, viewer->table_front))
         return;
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
@@ -194,6 +316,9 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     const struct profile *profile = viewer->profile;
     if (!profile || index >= profile->allocator_count)
         return;
+    /* A person chose it: other hosts open on the same memory id. */
+    free(viewer->kept_allocator);
+    viewer->kept_allocator = strdup(profile_text(profile, profile->allocators[index].id));
     viewer_show_allocator(viewer, index);
     viewer_reset_panes(viewer, false);
 }
@@ -214,51 +339,31 @@ static void viewer_status_load_warnings(struct viewer *viewer, const struct host
     viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
-struct load_progress {
-    struct viewer *viewer;
-    const char *name;
-    int last_percent;
-};
-
-static void show_load_progress(void *context, uint64_t done, uint64_t total)
+void viewer_open_host(struct viewer *viewer, size_t index)
 {
-    struct load_progress *progress = context;
-    int percent = total ? (int)(done * 100 / total) : 0;
-    if (percent == progress->last_percent || !progress->viewer->terminal_ready)
-        return;
-    progress->last_percent = percent;
-    char text[300];
-    snprintf(text, sizeof text, "loading %s: %d%%", progress->name, percent);
-    status_line_show_now(progress->viewer, text);
-}
-
-void viewer_select_host(struct viewer *viewer, size_t index)
-{
-    struct host_list *hosts = viewer->hosts;
-    if (index >= hosts->count)
-        return;
-    struct host *host = &hosts->hosts[index];
-    struct load_progress progress = {viewer, host->name, -1};
-    struct load_options options = {.progress = show_load_progress, .progress_context = &progress};
-    if (!host->attempted && viewer->terminal_ready)
-        show_load_progress(&progress, 0, 1);
-    const struct profile *profile = host_list_load(hosts, index, &options);
-
+    struct host *host = &viewer->hosts->hosts[index];
+    bool loaded = host_state(host) == HOST_LOADED;
+    const struct profile *profile = loaded ? host->profile : NULL;
+    /* Chosen while the old allocator is still there to name its id. */
+    size_t allocator = profile ? viewer_allocator_for(viewer, profile) : 0;
     /* The table's rows and the sums of them point into the old profile:
      * let go of them first. */
     query_free(&viewer->query);
     viewer->host_index = index;
+    viewer->host_pending = !loaded;
     viewer->profile = profile;
     viewer->allocator = NULL;
     viewer->allocator_index = 0;
-    if (!profile) {
+    if (!loaded) {
+        ; /* the status line shows the load's progress */
+    } else if (!profile) {
         viewer_status_host_error(viewer, host);
     } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
     } else {
         if (profile->warning_count > 0)
             viewer_status_load_warnings(viewer, host, profile);
-        viewer_show_allocator(viewer, 0);
+        viewer_show_allocator(viewer, allocator);
     }
     if (!viewer->allocator)
         time_window_reset(&viewer->time, NULL);
@@ -279,17 +384,32 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
         break;
     case FOLLOW_UP_SELECT_HOST: viewer_select_host(viewer, follow_up->index); break;
     case FOLLOW_UP_SELECT_ALLOCATOR: viewer_select_allocator(viewer, follow_up->index); break;
+    case FOLLOW_UP_SELECT_RUN: viewer_select_run(viewer, follow_up->index); break;
+    case FOLLOW_UP_ZOOM_PANE: viewer_zoom(viewer, (enum pane_id)follow_up->pane); break;
+    case FOLLOW_UP_SELECT_HOST_ALLOCATOR:
+        viewer_zoom(viewer, PANE_NONE);
+        viewer_select_host_allocator(viewer, follow_up->index, follow_up->item);
+        break;
     default: break;
     }
 }
 
 /* ---- the session ---- */
 
-bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui_options *options,
-                 const struct ui_style *style)
+bool viewer_init(struct viewer *viewer, const struct ui_session *session,
+                 const struct ui_options *options, const struct ui_style *style)
 {
     memset(viewer, 0, sizeof *viewer);
-    viewer->hosts = hosts;
+    viewer->hosts = session->hosts;
+    viewer->logdir = session->logdir && session->logdir->run_count ? session->logdir : NULL;
+    viewer->run_index = viewer->main_run = session->run_index;
+    viewer->zoomed = viewer->focus_before_zoom = viewer->focus_wanted = PANE_NONE;
+    if (viewer->logdir) {
+        viewer->run_hosts = calloc(viewer->logdir->run_count, sizeof *viewer->run_hosts);
+        if (!viewer->run_hosts)
+            return false;
+        viewer->run_hosts[viewer->main_run] = session->hosts;
+    }
     viewer->options = *options;
     viewer->style = *style;
     viewer->focus = PANE_TABLE;
@@ -307,6 +427,7 @@ bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui
 
 void viewer_free(struct viewer *viewer)
 {
+    viewer_stop_loading(viewer);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         if (pane)
@@ -314,4 +435,6 @@ void viewer_free(struct viewer *viewer)
         viewer->panes[id] = NULL;
     }
     query_free(&viewer->query);
+    free(viewer->kept_allocator);
+    viewer->kept_allocator = NULL;
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #include "model/host_list.h"
+#include "model/host_loader.h"
+#include "model/logdir.h"
 #include "model/profile.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
@@ -35,9 +37,23 @@ enum overlay_kind {
 };
 
 struct viewer {
-    struct host_list *hosts;
+    struct host_list *hosts; /* the open run's (or the files') */
     struct ui_options options;
     struct ui_style style;
+
+    /* A log directory's runs (NULL: none); hosts is run run_index's
+     * list. run_hosts[i] is run i's list once opened: the viewer's,
+     * except the one main gave (main_run), which main frees. */
+    const struct logdir *logdir;
+    size_t run_index, main_run;
+    struct host_list **run_hosts;
+    /* Loads hosts in the background; NULL: on this thread. */
+    struct host_loader *loader;
+    /* host_index is being loaded: it opens when its load ends. */
+    bool host_pending;
+    /* The memory id a person chose: opening another host shows the
+     * allocator with that id when it has one. malloc'd; NULL: none. */
+    char *kept_allocator;
 
     /* What is open. */
     size_t host_index;
@@ -51,6 +67,13 @@ struct viewer {
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
+    /* The pane shown on the whole body (PANE_NONE: the usual layout):
+     * a full-screen view (the pod overview), or the focused pane zoomed
+     * with z, which then follows the focus; and the focus to go back to. */
+    enum pane_id zoomed, focus_before_zoom;
+    /* The pane a person had focused when it went away (its host not
+     * loaded yet): it gets the focus back when it returns. */
+    enum pane_id focus_wanted;
     /* The table area's tab in front when its panes take turns. */
     enum pane_id table_front;
     enum overlay_kind overlay;
@@ -72,14 +95,39 @@ struct viewer {
 
 /* Starts a session and makes its panes; false when memory runs out.
  * viewer_select_host() then opens the first host. */
-bool viewer_init(struct viewer *viewer, struct host_list *hosts, const struct ui_options *options,
-                 const struct ui_style *style);
+bool viewer_init(struct viewer *viewer, const struct ui_session *session,
+                 const struct ui_options *options, const struct ui_style *style);
 void viewer_free(struct viewer *viewer);
 
-/* Opens host `index` (loading it on first use); the panes start over. */
+/* (ui/viewer_hosts.c) Starts loading the hosts in the background;
+ * without it they load when opened. */
+void viewer_start_loading(struct viewer *viewer);
+/* Opens host `index`: at once when it is loaded, else when its load
+ * ends (viewer_poll_loads); the panes start over. */
 void viewer_select_host(struct viewer *viewer, size_t index);
+/* Opens host `host` on allocator `allocator` of its loaded profile (the
+ * pod overview's Enter): that memory id is kept from then on. */
+void viewer_select_host_allocator(struct viewer *viewer, size_t host, size_t allocator);
+/* Opens run `index` of the log directory and its first host. */
+void viewer_select_run(struct viewer *viewer, size_t index);
+/* After the loader woke the viewer: opens the host it waits for when
+ * its load ended, and says how far it is. */
+void viewer_poll_loads(struct viewer *viewer);
+/* The allocator of `profile` to show for the kept memory id (the open
+ * allocator's on the viewer's own profile): its index, 0 when it has
+ * none. */
+size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile);
+/* Stops the loader (waiting for loads in progress) and frees the hosts
+ * of the runs the viewer opened. */
+void viewer_stop_loading(struct viewer *viewer);
+/* (ui/viewer.c, for viewer_hosts.c) Makes host `index` the open one:
+ * its profile when it is loaded (else host_pending), the allocator of
+ * viewer_allocator_for(); the panes start over. */
+void viewer_open_host(struct viewer *viewer, size_t index);
 /* Shows allocator `index` of the current profile; the panes start over. */
 void viewer_select_allocator(struct viewer *viewer, size_t index);
+/* Shows `pane` on the whole body (PANE_NONE: the usual layout again). */
+void viewer_zoom(struct viewer *viewer, enum pane_id pane);
 
 /* Acts on one key from terminal_read_key() (ui/viewer_input.c). */
 void viewer_handle_key(struct viewer *viewer, int key);
@@ -87,14 +135,24 @@ void viewer_handle_key(struct viewer *viewer, int key);
 /* Whether a pane is on screen now. */
 bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
 /* Where a pane draws in the last frame's layout (the table area's place
- * when it is a tab there); NULL when it is not drawn (not available, a
- * tab behind another, or no room). */
+ * when it is a tab there; the whole body for the focused pane while the
+ * pane is zoomed); NULL when it is not drawn (not available, a tab
+ * behind another, another pane zoomed, or no room). */
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
 /* The table area's tab after `pane` in Tab order when its panes take
  * turns; PANE_NONE when there is none. */
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
 /* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
+
+/* The remembered settings (ui/settings.h): the table's sort, the zoomed
+ * pane and each pane's own (its recall/remember ops). Recall after the
+ * first host is open. */
+void viewer_recall_settings(struct viewer *viewer, const struct settings *settings);
+void viewer_remember_settings(struct viewer *viewer, struct settings *settings);
+
+/* z: the focused pane over the whole body, or back to the layout. */
+void viewer_toggle_pane_zoom(struct viewer *viewer);
 
 /* Moves the focus to a pane that is available and can take it. */
 void viewer_focus(struct viewer *viewer, enum pane_id pane);
@@ -115,5 +173,8 @@ void viewer_status_host_error(struct viewer *viewer, const struct host *host);
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
                          prompt_callback on_change, prompt_callback on_accept,
                          prompt_callback on_cancel);
+/* Asks a question on the status line that one key answers; on_answer
+ * gets the key as text ("y"), "" for Enter, Esc and other keys. */
+void viewer_prompt_one_key(struct viewer *viewer, const char *label, prompt_callback on_answer);
 
 #endif

@@ -49,9 +49,24 @@ static enum pane_id viewer_pane_of_scope(const struct viewer *viewer, enum key_s
 
 /* ---- keys ---- */
 
+/* A one-key question ends with whatever key comes. */
+static void viewer_prompt_answer(struct viewer *viewer, int key)
+{
+    struct prompt finished = viewer->prompt;
+    viewer->prompt.active = false;
+    char answer[2];
+    prompt_one_key_answer(key, answer, sizeof answer);
+    if (finished.on_accept)
+        finished.on_accept(viewer, answer);
+}
+
 static void viewer_prompt_key(struct viewer *viewer, int key)
 {
     struct prompt *prompt = &viewer->prompt;
+    if (prompt->one_key) {
+        viewer_prompt_answer(viewer, key);
+        return;
+    }
     enum prompt_outcome outcome = prompt_edit(prompt, key);
     switch (outcome) {
     case PROMPT_EDITED:
@@ -121,6 +136,10 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
     case REQUEST_ALLOCATOR_NEXT: viewer_step_allocator(viewer, 1); return true;
     case REQUEST_ALLOCATOR_PREVIOUS: viewer_step_allocator(viewer, -1); return true;
     case REQUEST_EXPORT: export_prompt_begin(viewer); return true;
+    case REQUEST_POD_OVERVIEW:
+        viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
+        return true;
+    case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
     default: return false;
     }
 }
@@ -183,6 +202,10 @@ static void viewer_handle_mouse(struct viewer *viewer)
 {
     MEVENT event;
     if (getmouse(&event) != OK || viewer->overlay != OVERLAY_NONE || viewer->prompt.active)
+        return;
+    /* Releases are in the mask only so that curses queues them as events
+     * of their own (see terminal.c); they do nothing here. */
+    if (!(event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED)))
         return;
     enum pane_id id = viewer_pane_at(viewer, event.y, event.x);
     if (id == PANE_NONE)

@@ -224,6 +224,18 @@ static void fuzz_check_outcome(enum load_status status, struct profile *profile,
     profile_free(profile);
 }
 
+/* The whole path a file takes (detection, finish, "no allocators"), only
+ * for small inputs, where it costs little next to a harness's own load. */
+static void fuzz_check_whole_path(const uint8_t *data, size_t size, const char *name)
+{
+    if (size > 4096)
+        return;
+    struct load_error error = {0};
+    struct profile *loaded = NULL;
+    enum load_status status = profile_load_bytes(data, size, name, NULL, &loaded, &error);
+    fuzz_check_outcome(status, loaded, &error);
+}
+
 /* What a MemoryProfile reader fills: the builder and the XProf draft on
  * it (model/xprof_draft.h). */
 struct fuzz_draft {

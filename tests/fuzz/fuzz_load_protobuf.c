@@ -90,13 +90,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_two_threads(data, size, status, &error, &target);
     fuzz_finish_and_check(status, &target, &error);
 
-    /* The whole path a file takes (detection, finish, "no allocators"):
-     * only for small inputs, where it costs little next to the above. */
-    if (size > 4096)
-        return 0;
-    struct load_error bytes_error = {0};
-    struct profile *loaded = NULL;
-    status = profile_load_bytes(data, size, "fuzz.pb", NULL, &loaded, &bytes_error);
-    fuzz_check_outcome(status, loaded, &bytes_error);
+    fuzz_check_whole_path(data, size, "fuzz.pb");
     return 0;
 }

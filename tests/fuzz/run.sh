@@ -3,8 +3,8 @@
 # (libFuzzer + ASan + UBSan, LeakSanitizer included), replays the crash
 # regressions, then fuzzes each harness for SECONDS (default 60).
 #
-# HARNESS is any of load_protobuf load_json load_gzip csv_writer (default:
-# all). The sources are compiled straight from the tree into a temporary
+# HARNESS is any of load_protobuf load_json load_gzip load_trace csv_writer
+# load_xspace (default: all). The sources are compiled straight from the tree into a temporary
 # directory, so no configured build is needed; protoc-c generates the
 # .proto's C code there. Prints what it runs and the executions of each
 # harness; exits 1 when a harness found a crash (its input's path is
@@ -24,7 +24,7 @@ set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-load_protobuf load_json load_gzip csv_writer}
+harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace}
 case $seconds in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS] [HARNESS...]" >&2; exit 2 ;;
 esac
@@ -72,8 +72,8 @@ else
 fi
 protoc-c --proto_path="$source_dir/model" --c_out="$build/gen" "$source_dir/model/memory_profile.proto"
 # shellcheck disable=SC2046 # pkg-config prints flags meant to split
-extra_cflags=$(pkg-config --cflags libcjson libprotobuf-c zlib 2>/dev/null || echo -I/usr/include/cjson)
-extra_libs=$(pkg-config --libs libcjson libprotobuf-c zlib 2>/dev/null || echo -lcjson -lprotobuf-c -lz)
+extra_cflags=$(pkg-config --cflags libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -I/usr/include/cjson)
+extra_libs=$(pkg-config --libs libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -lcjson -lprotobuf-c -lz -lsqlite3)
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_dir -I$build/gen $extra_cflags"
 
@@ -106,7 +106,7 @@ elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/generate_profile.c"
     generator="$build/generate_profile"
 fi
 seeds="$work/seeds"
-mkdir -p "$seeds/pb" "$seeds/json" "$seeds/gzip" "$seeds/csv_writer"
+mkdir -p "$seeds/pb" "$seeds/json" "$seeds/gzip" "$seeds/trace" "$seeds/csv_writer"
 for file in "$source_dir"/data/*.pb "$source_dir"/tests/fuzz/seeds/*.pb; do
     [ -f "$file" ] && cp "$file" "$seeds/pb/"
 done
@@ -151,6 +151,64 @@ if [ -n "$generator" ]; then
 else
     say "no profile generator: seeding from data/ and tests/fuzz/seeds only"
 fi
+# Chrome traces: the real captures (data/real), small ones of both
+# producers made by the trace generator (built on the fly when there is no
+# configured build), and memtop's own export when there is a memtop.
+for file in "$source_dir"/data/real/*.trace.json.gz; do
+    [ -f "$file" ] && gzip -dc "$file" >"$seeds/trace/$(basename "$file" .gz)"
+done
+trace_generator=""
+if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_trace" ]; then
+    trace_generator="$MEMTOP_BUILDDIR/tests/generate_trace"
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/generate_trace*.c -lz \
+        -o "$build/generate_trace" 2>/dev/null; then
+    trace_generator="$build/generate_trace"
+fi
+if [ -n "$trace_generator" ]; then
+    n=0
+    for options in "--producer pytorch --tiny" "--producer timeline --tiny" \
+                   "--producer pytorch --events 60 --hostile --schedule --oom --devices 2" \
+                   "--producer timeline --events 60 --hostile" \
+                   "--producer pytorch --tiny --timestamps absolute --ending bare-unterminated-comma" \
+                   "--producer timeline --tiny --ending bare-trailing-comma"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # the option lists are meant to split
+        "$trace_generator" $options -o "$seeds/trace/generated$n.trace.json"
+    done
+    if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/memtop" ]; then
+        "$MEMTOP_BUILDDIR/memtop" --export chrome-trace "$seeds/trace/generated1.trace.json" \
+            >"$seeds/trace/export.trace.json" 2>/dev/null || rm -f "$seeds/trace/export.trace.json"
+    fi
+fi
+# XSpace captures: small ones of every style from the XSpace generator
+# (built on the fly when no build has it), and the real JAX captures.
+mkdir -p "$seeds/xspace"
+xspace_generator=""
+if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_xspace" ]; then
+    xspace_generator="$MEMTOP_BUILDDIR/tests/generate_xspace"
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/generate_xspace.c" \
+        "$source_dir"/tests/xspace_gen/*.c -lm -o "$build/generate_xspace" 2>/dev/null; then
+    xspace_generator="$build/generate_xspace"
+fi
+if [ -n "$xspace_generator" ]; then
+    n=0
+    for options in "--style tf-gpu --steps 2 --memory-events 40" \
+                   "--style jax-gpu --steps 2" \
+                   "--style tpu --devices 2 --steps 2 --memory-events 30" \
+                   "--style tf-gpu --steps 2 --memory-events 60 --odd" \
+                   "--style jax-gpu --steps 2 --odd --hostile --strings str" \
+                   "--style tpu --devices 1 --steps 2 --memory-events 20 --big-ids --odd" \
+                   "--style tf-gpu --steps 1 --memory-events 30 --markers no --while-loop"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # the option lists are meant to split
+        "$xspace_generator" $options -o "$seeds/xspace/generated$n.xplane.pb"
+    done
+else
+    say "no XSpace generator: seeding load_xspace from data/real only"
+fi
+for file in "$source_dir"/data/real/*.xplane.pb.gz; do
+    [ -f "$file" ] && gzip -dc "$file" >"$seeds/xspace/$(basename "$file" .gz)"
+done
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
 # point (8 bytes, decimals), 7 end of record.
@@ -179,6 +237,8 @@ for harness in $harnesses; do
         load_protobuf) seed_dir="$seeds/pb"; pattern='*.pb' ;;
         load_json) seed_dir="$seeds/json"; pattern='*.json' ;;
         load_gzip) seed_dir="$seeds/gzip"; pattern='*.gz' ;;
+        load_trace) seed_dir="$seeds/trace"; pattern='*.trace.json' ;;
+        load_xspace) seed_dir="$seeds/xspace"; pattern='*.xplane.pb' ;;
         *) seed_dir="$seeds/$harness"; pattern="*.$harness" ;;
     esac
     program="$build/fuzz_$harness"
