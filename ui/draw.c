@@ -9,6 +9,7 @@
 #include <wchar.h>
 
 #include "model/format.h"
+#include "model/message_text.h"
 
 /* Colour pair numbers; pair 0 is the terminal's own. */
 enum color_pair {
@@ -248,8 +249,8 @@ static void draw_rule(WINDOW *window, int y, int x, int width, const struct ui_s
         waddstr(window, style->utf8 ? "\xe2\x94\x80" : "-");
 }
 
-void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
-                     const struct ui_style *style)
+void draw_pane_title_bytes(WINDOW *window, int y, int x, int width, struct text title,
+                           bool focused, const struct ui_style *style)
 {
     if (width <= 0)
         return;
@@ -260,9 +261,19 @@ void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title,
     /* The focused pane's title is reversed, so focus shows without colour. */
     wattrset(window, focused ? (style->selected | A_BOLD) : style->title);
     char padded[256];
-    snprintf(padded, sizeof padded, " %s ", title);
-    draw_text(window, y, x + 1, width - 2, padded, style);
+    struct message_text line;
+    message_text_start(&line, padded, sizeof padded);
+    message_text_append_text(&line, " ");
+    message_text_append_bytes(&line, title);
+    message_text_append_text(&line, " ");
+    draw_bytes(window, y, x + 1, width - 2, message_text_get(&line), style);
     wattrset(window, style->normal);
+}
+
+void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
+                     const struct ui_style *style)
+{
+    draw_pane_title_bytes(window, y, x, width, text_of(title), focused, style);
 }
 
 void draw_box(WINDOW *window, int y, int x, int height, int width,

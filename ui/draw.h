@@ -51,7 +51,10 @@ int draw_text(WINDOW *window, int y, int x, int width, const char *text,
 int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
                     const struct ui_style *style);
 int draw_text_width(const char *text, const struct ui_style *style);
-/* A box title "─ Title ─" style line across the top of a pane area. */
+/* A box title "─ Title ─" style line across the top of a pane area
+ * (the title raw: a profile's text in it is escaped here, once). */
+void draw_pane_title_bytes(WINDOW *window, int y, int x, int width, struct text title,
+                           bool focused, const struct ui_style *style);
 void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
                      const struct ui_style *style);
 /* Blanks [x, x + width) on row y with the window's current attributes

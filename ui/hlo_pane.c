@@ -212,30 +212,32 @@ static void hlo_layout_compute(struct hlo_pane *hlo, const struct viewer *viewer
 
 /* "HLO modules (10)", "HLO modules (4 of 10 on GPU:0)", then how many
  * lie off the memory timeline. */
-static void hlo_title(struct hlo_pane *hlo, const struct viewer *viewer, int width, char *title,
-                      size_t size)
+static struct text hlo_title(struct hlo_pane *hlo, const struct viewer *viewer, int width,
+                             char *buffer, size_t size)
 {
     size_t count = hlo_count(hlo, viewer), outside = 0;
     for (size_t i = 0; i < count; i++)
         outside += !hlo_on_timeline(viewer, hlo_shown(hlo, viewer, i));
     const char *separator = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
-    int used;
+    /* Raw: the device's name is escaped once, where the title is drawn. */
+    struct message_text title;
+    message_text_start(&title, buffer, size);
     if (hlo->device != STRING_ID_NONE) {
-        char device[64];
-        format_safe_text(profile_text(viewer->profile, hlo->device), false, device, sizeof device);
-        used = snprintf(title, size, "HLO modules (%zu of %zu on %s)", count,
-                        hlo_module_total(viewer), device);
+        message_text_append_format(&title, "HLO modules (%zu of %zu on ", count,
+                                   hlo_module_total(viewer));
+        message_text_append_cut(&title, profile_string(viewer->profile, hlo->device), 48);
+        message_text_append_text(&title, ")");
     } else {
-        used = snprintf(title, size, "HLO modules (%zu)", count);
+        message_text_append_format(&title, "HLO modules (%zu)", count);
     }
-    if (used < 0 || (size_t)used >= size)
-        return;
     if (outside == count && count > 0)
-        snprintf(title + used, size - (size_t)used, "%s%s", separator,
-                 width >= 70 ? "none overlap the memory timeline" : "off the timeline");
+        message_text_append_format(&title, "%s%s", separator,
+                                   width >= 70 ? "none overlap the memory timeline"
+                                               : "off the timeline");
     else if (outside > 0)
-        snprintf(title + used, size - (size_t)used, "%s%zu off the memory timeline", separator,
-                 outside);
+        message_text_append_format(&title, "%s%zu off the memory timeline", separator,
+                                   outside);
+    return message_text_get(&title);
 }
 
 static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
@@ -264,9 +266,9 @@ static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    char title[200];
-    hlo_title(hlo, viewer, width, title, sizeof title);
-    draw_pane_title(window, y, x, width, title, focused, style);
+    char buffer[200];
+    struct text title = hlo_title(hlo, viewer, width, buffer, sizeof buffer);
+    draw_pane_title_bytes(window, y, x, width, title, focused, style);
     pane_draw_tab_hint(area, title, style);
     size_t count = hlo_count(hlo, viewer);
     if (height < 2 || count == 0)
@@ -380,13 +382,18 @@ static void hlo_device_next(struct hlo_pane *hlo, struct viewer *viewer)
     hlo->ordered = NULL;
     hlo->cursor.selected = 0;
     hlo->cursor.top = 0;
-    char device[64];
     if (next == STRING_ID_NONE) {
         viewer_status(viewer, false, "HLO modules of every device");
         return;
     }
-    format_safe_text(profile_text(profile, next), false, device, sizeof device);
-    viewer_status(viewer, false, "HLO modules on %s only (d: the next device)", device);
+    /* Raw: the status line escapes it, once. */
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, "HLO modules on ");
+    message_text_append_cut(&line, profile_string(profile, next), 48);
+    message_text_append_text(&line, " only (d: the next device)");
+    viewer_status_bytes(viewer, false, message_text_get(&line));
 }
 
 /* Rows start under the title and the column headings: a click selects a

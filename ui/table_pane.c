@@ -257,7 +257,7 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
     char title[512];
     table_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
-    pane_draw_tab_hint(area, title, style);
+    pane_draw_tab_hint(area, text_of(title), style);
     if (height < 2)
         return;
     struct column_fit layout;
