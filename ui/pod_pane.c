@@ -10,6 +10,7 @@
 #include "model/array_grow.h"
 #include "model/format.h"
 #include "model/index_sort.h"
+#include "model/message_text.h"
 #include "ui/column_fit.h"
 #include "ui/hosts_pane.h"
 #include "ui/list_cursor.h"
@@ -97,8 +98,8 @@ static int compare_by_column(const struct viewer *viewer, enum pod_column column
     const struct allocator_summary *x = &left->summary, *y = &right->summary;
     switch (column) {
     case POD_ALLOCATOR:
-        return strcmp(profile_text(viewer->hosts->hosts[a->host].profile, left->id),
-                      profile_text(viewer->hosts->hosts[b->host].profile, right->id));
+        return text_compare(profile_string(viewer->hosts->hosts[a->host].profile, left->id),
+                            profile_string(viewer->hosts->hosts[b->host].profile, right->id));
     case POD_PEAK: return compare_numbers(x->peak_bytes, y->peak_bytes);
     case POD_CAPACITY: return compare_numbers(x->capacity_bytes, y->capacity_bytes);
     case POD_SHARE: {
@@ -186,18 +187,27 @@ static void pod_remember(struct pod_pane *pod)
 
 /* ---- drawing ---- */
 
-/* What a host without rows of its own says in the allocator column. */
-static const char *host_state_text(const struct host *host, char *buffer, size_t size)
+/* What a host without rows of its own says in the allocator column (a
+ * load's message raw, as the loader gave it: the cell escapes it). */
+static struct text host_state_text(const struct host *host, char *buffer, size_t size)
 {
+    struct message_text text;
+    message_text_start(&text, buffer, size);
     switch (host_state(host)) {
-    case HOST_LOADING: snprintf(buffer, size, "loading %d%%", host_load_percent(host)); break;
-    case HOST_LOADED:
-        snprintf(buffer, size, host->profile ? "no allocators" : "failed: %s",
-                 host->error.message);
+    case HOST_LOADING:
+        message_text_append_format(&text, "loading %d%%", host_load_percent(host));
         break;
-    default: snprintf(buffer, size, "not loaded yet"); break;
+    case HOST_LOADED:
+        if (host->profile) {
+            message_text_append_text(&text, "no allocators");
+        } else {
+            message_text_append_text(&text, "failed: ");
+            message_text_append_bytes(&text, load_error_message(&host->error));
+        }
+        break;
+    default: message_text_append_text(&text, "not loaded yet"); break;
     }
-    return buffer;
+    return message_text_get(&text);
 }
 
 static struct text pod_cell(const struct viewer *viewer, const struct pod_row *row,
@@ -208,7 +218,7 @@ static struct text pod_cell(const struct viewer *viewer, const struct pod_row *r
     if (column == POD_HOST)
         return text_of(host->name);
     if (!allocator)
-        return text_of(column == POD_ALLOCATOR ? host_state_text(host, buffer, size) : "");
+        return column == POD_ALLOCATOR ? host_state_text(host, buffer, size) : text_of("");
     const struct allocator_summary *summary = &allocator->summary;
     switch (column) {
     case POD_ALLOCATOR: return profile_string(host->profile, allocator->id);

@@ -39,13 +39,15 @@ void viewer_status_clear(struct viewer *viewer)
     viewer->status_is_error = false;
 }
 
-void viewer_status_host_error(struct viewer *viewer, const struct host *host)
+void viewer_status_host_error(struct viewer *viewer, const struct host *host, const char *before,
+                              const char *after)
 {
     char buffer[sizeof viewer->status];
     struct message_text line;
     message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, before);
     message_text_append_text(&line, host->name);
-    message_text_append_text(&line, ": ");
+    message_text_append_text(&line, after);
     message_text_append_bytes(&line, load_error_message(&host->error));
     viewer_status_bytes(viewer, true, message_text_get(&line));
 }
@@ -317,8 +319,7 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     if (!profile || index >= profile->allocator_count)
         return;
     /* A person chose it: other hosts open on the same memory id. */
-    free(viewer->kept_allocator);
-    viewer->kept_allocator = strdup(profile_text(profile, profile->allocators[index].id));
+    viewer_keep_allocator(viewer, profile, index);
     viewer_show_allocator(viewer, index);
     viewer_reset_panes(viewer, false);
 }
@@ -357,7 +358,7 @@ void viewer_open_host(struct viewer *viewer, size_t index)
     if (!loaded) {
         ; /* the status line shows the load's progress */
     } else if (!profile) {
-        viewer_status_host_error(viewer, host);
+        viewer_status_host_error(viewer, host, "", ": ");
     } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
     } else {
@@ -437,4 +438,5 @@ void viewer_free(struct viewer *viewer)
     query_free(&viewer->query);
     free(viewer->kept_allocator);
     viewer->kept_allocator = NULL;
+    viewer->kept_allocator_length = 0;
 }

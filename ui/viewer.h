@@ -51,9 +51,11 @@ struct viewer {
     struct host_loader *loader;
     /* host_index is being loaded: it opens when its load ends. */
     bool host_pending;
-    /* The memory id a person chose: opening another host shows the
-     * allocator with that id when it has one. malloc'd; NULL: none. */
+    /* The memory id a person chose, all its bytes (a NUL among them
+     * perhaps): opening another host shows the allocator with that id
+     * when it has one. malloc'd; NULL: none. */
     char *kept_allocator;
+    size_t kept_allocator_length;
 
     /* What is open. */
     size_t host_index;
@@ -117,6 +119,9 @@ void viewer_poll_loads(struct viewer *viewer);
  * allocator's on the viewer's own profile): its index, 0 when it has
  * none. */
 size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile);
+/* Keeps the memory id of allocator `index` of `profile` (its bytes, a
+ * copy) as the one a person chose. */
+void viewer_keep_allocator(struct viewer *viewer, const struct profile *profile, size_t index);
 /* Stops the loader (waiting for loads in progress) and frees the hosts
  * of the runs the viewer opened. */
 void viewer_stop_loading(struct viewer *viewer);
@@ -166,8 +171,10 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
 /* The same from bytes that may hold a NUL (a profile's text in them). */
 void viewer_status_bytes(struct viewer *viewer, bool error, struct text text);
 void viewer_status_clear(struct viewer *viewer);
-/* "HOST: MESSAGE" for a host that failed to load. */
-void viewer_status_host_error(struct viewer *viewer, const struct host *host);
+/* "BEFORE HOST AFTER MESSAGE" for a host that failed to load ("", ": "
+ * gives "HOST: MESSAGE"), the load's message raw: drawn escaped once. */
+void viewer_status_host_error(struct viewer *viewer, const struct host *host, const char *before,
+                              const char *after);
 
 /* Starts reading a line on the status line; the callbacks get the text. */
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
