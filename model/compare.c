@@ -93,6 +93,11 @@ static size_t op_entries_add(struct op_entry *entries, const struct profile *pro
     return allocator->row_count;
 }
 
+struct text op_delta_name(const struct op_delta *row)
+{
+    return text_make(row->op_name, row->op_name_length);
+}
+
 /* Sums runs of one name into table->rows; returns how many. */
 static size_t op_entries_group(const struct op_entry *entries, size_t count,
                                struct op_delta *rows)
@@ -100,9 +105,7 @@ static size_t op_entries_group(const struct op_entry *entries, size_t count,
     size_t groups = 0;
     for (size_t i = 0; i < count; i++) {
         const struct op_entry *entry = &entries[i];
-        if (groups == 0 || text_compare((struct text){rows[groups - 1].op_name,
-                                                      rows[groups - 1].op_name_length},
-                                        entry->name) != 0)
+        if (groups == 0 || !text_equal(op_delta_name(&rows[groups - 1]), entry->name))
             rows[groups++] = (struct op_delta){.op_name = entry->name.bytes,
                                                .op_name_length = entry->name.length};
         struct op_delta *row = &rows[groups - 1];
@@ -130,8 +133,7 @@ static int op_delta_compare(const void *a, const void *b)
     uint64_t size_x = magnitude(x->delta_bytes), size_y = magnitude(y->delta_bytes);
     if (size_x != size_y)
         return size_x > size_y ? -1 : 1;
-    return text_compare((struct text){x->op_name, x->op_name_length},
-                        (struct text){y->op_name, y->op_name_length});
+    return text_compare(op_delta_name(x), op_delta_name(y));
 }
 
 bool op_comparison_build(struct op_comparison *table, const struct profile *base,

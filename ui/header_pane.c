@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/message_text.h"
+#include "report/compare_report.h"
 
 /* The header's pieces, left to right; the hint sits at the right edge. */
 enum piece_kind { PIECE_NAME, PIECE_FILE, PIECE_FORMAT, PIECE_HOST, PIECE_ALLOCATOR, PIECE_HINT,
@@ -36,6 +37,42 @@ static struct text piece_text(const struct piece *piece)
     return text_make(piece->text, piece->length);
 }
 
+/* "allocator ID (3/4)": the one shown, or with --compare the pair shown;
+ * the id raw (it may hold a NUL), escaped once where it is drawn. */
+static void fill_allocator_piece(const struct viewer *viewer, struct piece *piece)
+{
+    struct text id;
+    size_t index, count;
+    if (viewer_comparing(viewer)) {
+        const struct viewer_compare *compare = &viewer->compare;
+        const struct allocator_pair *pair = viewer_pair(viewer);
+        if (!pair)
+            return;
+        id = compare_pair_id(pair, viewer->profile, compare->profile);
+        index = compare->pair_index;
+        count = compare->comparison.count;
+    } else if (viewer->allocator) {
+        id = profile_string(viewer->profile, viewer->allocator->id);
+        index = viewer->allocator_index;
+        count = viewer->profile->allocator_count;
+    } else {
+        return;
+    }
+    struct message_text line;
+    message_text_start(&line, piece->text, sizeof piece->text);
+    message_text_append_text(&line, "allocator ");
+    message_text_append_bytes(&line, id);
+    message_text_append_format(&line, " (%zu/%zu)", index + 1, count);
+    piece->length = line.length;
+}
+
+/* --compare: "base.pb vs new.pb". */
+static void fill_compare_pieces(const struct viewer *viewer, struct piece *pieces)
+{
+    snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s vs %s",
+             base_name(viewer->profile->path), base_name(viewer->compare.profile->path));
+}
+
 static void fill_pieces(struct viewer *viewer, struct piece *pieces)
 {
     const struct host *host = &viewer->hosts->hosts[viewer->host_index];
@@ -44,25 +81,19 @@ static void fill_pieces(struct viewer *viewer, struct piece *pieces)
     snprintf(pieces[PIECE_NAME].text, sizeof pieces->text, "memtop");
     const char *path = profile && profile->path ? profile->path : host->path;
     snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s", base_name(path));
-    if (profile)
+    if (viewer_comparing(viewer))
+        fill_compare_pieces(viewer, pieces);
+    else if (profile)
         snprintf(pieces[PIECE_FORMAT].text, sizeof pieces->text, "%s%s v%d",
                  profile_format_name(profile->format), profile->gzipped ? ".gz" : "",
                  (int)profile->version);
-    if (viewer->hosts->count > 1)
+    if (viewer->hosts->count > 1 && !viewer_comparing(viewer))
         snprintf(pieces[PIECE_HOST].text, sizeof pieces->text, "host %s (%zu/%zu)", host->name,
                  viewer->host_index + 1, viewer->hosts->count);
     snprintf(pieces[PIECE_HINT].text, sizeof pieces->text, "? help  q quit");
     for (int i = 0; i < PIECE_COUNT; i++)
         pieces[i].length = strlen(pieces[i].text);
-    if (viewer->allocator) {
-        struct message_text line;
-        message_text_start(&line, pieces[PIECE_ALLOCATOR].text, sizeof pieces->text);
-        message_text_append_text(&line, "allocator ");
-        message_text_append_bytes(&line, profile_string(profile, viewer->allocator->id));
-        message_text_append_format(&line, " (%zu/%zu)", viewer->allocator_index + 1,
-                                   profile->allocator_count);
-        pieces[PIECE_ALLOCATOR].length = line.length;
-    }
+    fill_allocator_piece(viewer, &pieces[PIECE_ALLOCATOR]);
     for (int i = 0; i < PIECE_COUNT; i++)
         pieces[i].width = draw_bytes_width(piece_text(&pieces[i]), &viewer->style);
 }

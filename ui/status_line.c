@@ -44,7 +44,7 @@ static void pane_hints(const struct viewer *viewer, char *line, size_t size)
     char tab[64];
     tab_hint(viewer, tab, sizeof tab);
     size_t globals = sizeof global_hints / sizeof *global_hints;
-    if (viewer->hosts->count < 2 || viewer->zoomed != PANE_NONE)
+    if (viewer->hosts->count < 2 || viewer->zoomed != PANE_NONE || viewer_comparing(viewer))
         globals--;
     keys_hint_line(scopes, count, global_hints, globals, tab, line, size);
 }

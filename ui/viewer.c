@@ -174,7 +174,8 @@ void viewer_recall_settings(struct viewer *viewer, const struct settings *settin
         if (pane->ops->recall)
             pane->ops->recall(pane, viewer, settings);
     }
-    viewer_recall_zoom(viewer, settings);
+    if (!viewer_comparing(viewer))
+        viewer_recall_zoom(viewer, settings);
 }
 
 void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
@@ -185,12 +186,14 @@ void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
         settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
         settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
     }
-    settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
-                                                    ? pane_table_row(viewer->zoomed)->name
-                                                    : "none");
+    /* The zoom is the usual layout's: comparing leaves it as it was. */
+    if (!viewer_comparing(viewer))
+        settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
+                                                        ? pane_table_row(viewer->zoomed)->name
+                                                        : "none");
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
-        if (pane->ops->remember)
+        if (pane->ops->remember && pane_table_compares(id) == viewer_comparing(viewer))
             pane->ops->remember(pane, viewer, settings);
     }
 }
@@ -290,9 +293,7 @@ static void viewer_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps
     viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
 }
 
-/* Every pane starts over for what is open now; new_host when a host was
- * opened (again), not only another allocator shown. */
-static void viewer_reset_panes(struct viewer *viewer, bool new_host)
+void viewer_reset_panes(struct viewer *viewer, bool new_host)
 {
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
@@ -391,6 +392,7 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
         viewer_zoom(viewer, PANE_NONE);
         viewer_select_host_allocator(viewer, follow_up->index, follow_up->item);
         break;
+    case FOLLOW_UP_SELECT_PAIR: viewer_select_pair(viewer, follow_up->index); break;
     default: break;
     }
 }
@@ -436,6 +438,7 @@ void viewer_free(struct viewer *viewer)
         viewer->panes[id] = NULL;
     }
     query_free(&viewer->query);
+    viewer_compare_free(viewer);
     free(viewer->kept_allocator);
     viewer->kept_allocator = NULL;
     viewer->kept_allocator_length = 0;

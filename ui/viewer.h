@@ -16,8 +16,10 @@
 
 #include "model/host_list.h"
 #include "model/host_loader.h"
+#include "model/compare.h"
 #include "model/logdir.h"
 #include "model/profile.h"
+#include "ui/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
 #include "ui/keys.h"
@@ -29,6 +31,26 @@
 #include "ui/query.h"
 #include "ui/time_window.h"
 #include "ui/ui.h"
+
+/* --compare: BASE and NEW side by side. The viewer's own subject
+ * (profile, allocator) is BASE's; NEW is the second subject, here with
+ * what the compare panes share: the pairs of allocators matched by
+ * memory id, the pair shown, its op table, and what the compare chart
+ * draws in a time window of its own (ui/viewer_compare.c). */
+struct viewer_compare {
+    bool active;
+    const struct profile *profile;     /* NEW */
+    const struct allocator *allocator; /* NEW's of the pair; NULL: only in BASE */
+    struct profile_comparison comparison;
+    size_t pair_index;
+    struct op_comparison ops; /* what was live at each peak, by op name */
+    /* The chart: NEW's timeline as bars (BASE's when only BASE has the
+     * allocator), BASE's as a line over them when both have it. */
+    const struct profile *bars_profile;
+    const struct allocator *bars_allocator;
+    struct chart_overlay overlay;
+    struct time_window time;
+};
 
 enum overlay_kind {
     OVERLAY_NONE,
@@ -66,6 +88,7 @@ struct viewer {
      * allocations: shared by the panes. */
     struct time_window time;
     struct query query;
+    struct viewer_compare compare;
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
@@ -131,6 +154,23 @@ void viewer_stop_loading(struct viewer *viewer);
 void viewer_open_host(struct viewer *viewer, size_t index);
 /* Shows allocator `index` of the current profile; the panes start over. */
 void viewer_select_allocator(struct viewer *viewer, size_t index);
+/* Every pane starts over for what is open now; new_host when a host was
+ * opened (again), not only another allocator shown. */
+void viewer_reset_panes(struct viewer *viewer, bool new_host);
+
+/* (ui/viewer_compare.c) --compare: opens BASE and NEW (both loaded) on
+ * their first pair of allocators; false when memory runs out. */
+bool viewer_compare_start(struct viewer *viewer, const struct profile *base,
+                          const struct profile *new);
+/* Whether the viewer compares two profiles. */
+bool viewer_comparing(const struct viewer *viewer);
+/* Shows pair `index` of the matched allocators; the panes start over. */
+void viewer_select_pair(struct viewer *viewer, size_t index);
+/* ] and [: the next or previous pair (direction 1 or -1). */
+void viewer_step_pair(struct viewer *viewer, int direction);
+/* The pair shown; NULL when neither profile has an allocator. */
+const struct allocator_pair *viewer_pair(const struct viewer *viewer);
+void viewer_compare_free(struct viewer *viewer);
 /* Shows `pane` on the whole body (PANE_NONE: the usual layout again). */
 void viewer_zoom(struct viewer *viewer, enum pane_id pane);
 
