@@ -325,9 +325,7 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     viewer_reset_panes(viewer, false);
 }
 
-/* "HOST: warning: FIRST (+N more)": what the load found odd, as main
- * prints it on stderr (all of them there; the first one here). */
-static void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
+void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
                                         const struct profile *profile)
 {
     char buffer[sizeof viewer->status];

@@ -215,6 +215,11 @@ void viewer_status_clear(struct viewer *viewer);
  * gives "HOST: MESSAGE"), the load's message raw: drawn escaped once. */
 void viewer_status_host_error(struct viewer *viewer, const struct host *host, const char *before,
                               const char *after);
+/* "HOST: warning: FIRST (+N more)": what the load found odd, as main
+ * prints it on stderr (all of them there; the first one here). The
+ * profile has at least one warning. */
+void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
+                                 const struct profile *profile);
 
 /* Starts reading a line on the status line; the callbacks get the text. */
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,

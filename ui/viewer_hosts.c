@@ -132,7 +132,7 @@ void viewer_poll_loads(struct viewer *viewer)
         viewer_show_progress(viewer);
         return;
     }
-    viewer->status[0] = '\0';
+    viewer_status_clear(viewer);
     viewer_open_host(viewer, viewer->host_index);
 }
 
