@@ -72,6 +72,26 @@ tap_check "  ... and through a pipe" cmp -s "$work/piped.csv" "$work/expected.cs
 memtop_run --summary "$work/nul.json"
 memtop_expect "json: --summary's top rows show the op as a\\x00b" 0 out ' a\\x00b  '
 
+# ---- two profiles compared (--compare): the pairs' ids and ops whole ----
+memtop_run --summary --compare "$work/nul.pb" "$work/nul.pb"
+memtop_expect "--summary --compare: both pairs, A\\x00x and A\\x00y apart" 0 \
+    out '^A\\x00x$' out '^A\\x00y$'
+memtop_run --summary --json --compare "$work/nul.pb" "$work/nul.pb"
+memtop_expect "--summary --json --compare: the pairs' ids with \\u0000" 0 \
+    out '{"id":"A\\u0000x","in":"both"' out '{"id":"A\\u0000y","in":"both"'
+memtop_run --export compare --allocator 'A\x00y' "$work/nul.pb" "$work/nul.pb"
+memtop_expect "--export compare --allocator 'A\\x00y' picks the second pair" 0 \
+    out '^oq,96,96,0,1,1$'
+memtop_run --export compare --allocator A "$work/nul.pb" "$work/nul.pb"
+memtop_expect "--export compare --allocator A: none; both lists show the ids apart" 2 \
+    err "no allocator 'A' in either profile; .*nul.pb has: A\\\\x00x, A\\\\x00y; .*nul.pb has: A\\\\x00x, A\\\\x00y\$"
+memtop_run --export compare -o "$work/compare.csv" "$work/nul.json" "$work/nul.json"
+if [ "$status" -eq 0 ] && nul_visible "$work/compare.csv" | grep -q '^a@b,64,64,0,1,1$'; then
+    tap_ok "--export compare -o FILE: the op a, NUL, b byte for byte"
+else
+    tap_not_ok "--export compare -o FILE: the op a, NUL, b byte for byte" "$work/err"
+fi
+
 # ---- messages and warnings: the file's text escaped exactly once ----
 # A key holding ESC, a NUL and a backslash in an error: \x1b, \x00 and
 # \\ on stderr (not \\x1b: the loader no longer escapes it first).
@@ -120,6 +140,18 @@ if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     tmux_keys q
     tap_check "viewer: q quits with status 0 after the warning" tmux_wait_for "EXIT=0"
 
+    # --compare: the header names the pair's id whole; a load warning of
+    # either profile shows on the status line (main prints none then).
+    tmux_start 160 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' --compare '$work/nul.pb' '$work/nul.pb'; echo EXIT=\$?; sleep 60"
+    tap_check "viewer --compare: the header names the pair A\\x00x (1/2)" \
+        tmux_wait_for 'allocator A\x00x (1/2)'
+    tmux_keys q
+    tmux_start 160 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' --compare '$work/nul.json' '$work/repeated.json'; echo EXIT=\$?; sleep 60"
+    tap_check "viewer --compare: the new profile's load warning on the status line" \
+        tmux_wait_for 'repeated: warning: the file repeats map key "W\x1b[2J"; the last entry wins, as protobuf reads it (+1 more)'
+    tmux_keys q
+    tap_check "viewer --compare: q quits with status 0 after the warning" tmux_wait_for "EXIT=0"
+
     # A host that failed on a hostile key: its error escaped once in the
     # hosts list, the status line and the error panel.
     tmux_start 160 30 "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color '$memtop' '$work/hosts'; echo EXIT=\$?; sleep 60"
@@ -132,7 +164,8 @@ if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     tmux_keys q
     tap_check "viewer: q quits with status 0 after the error" tmux_wait_for "EXIT=0"
 else
-    for name in listed next quit csv warning warning-quit error error-quit; do
+    for name in listed next quit csv warning warning-quit compare-header compare-warning \
+        compare-quit error error-quit; do
         tap_skip "no tmux or no C.UTF-8 locale ($name)"
     done
 fi
