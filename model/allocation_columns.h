@@ -63,7 +63,7 @@ struct allocation_value {
     bool absent;      /* no value here (time of a row without one): an empty cell */
     int64_t integer;  /* BYTES, INTEGER */
     uint64_t address; /* ADDRESS */
-    const char *text; /* TEXT: the profile's bytes, never NULL */
+    struct text text; /* TEXT: the profile's bytes with their length */
 };
 
 /* Compares two rows in a column, ascending: <0, 0, >0. */

@@ -57,7 +57,7 @@ bool allocation_table_column_filled(const struct allocation_table *table,
         return column == TABLE_COLUMN_FILE_ORDER;
     for (size_t i = 0; i < table->source.count; i++) {
         struct allocation_value value = info->value(table->profile, &table->source.rows[i]);
-        if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text[0]))
+        if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
             return true;
     }
     return false;
@@ -78,15 +78,16 @@ static char fold_case(char c)
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-bool allocation_table_matches(const char *op_name, const char *filter)
+bool allocation_table_matches(struct text op_name, const char *filter)
 {
-    if (filter[0] == '\0')
+    size_t filter_length = strlen(filter);
+    if (filter_length == 0)
         return true;
-    for (const char *start = op_name; *start; start++) {
+    for (size_t start = 0; start + filter_length <= op_name.length; start++) {
         size_t i = 0;
-        while (filter[i] && start[i] && fold_case(start[i]) == fold_case(filter[i]))
+        while (i < filter_length && fold_case(op_name.bytes[start + i]) == fold_case(filter[i]))
             i++;
-        if (filter[i] == '\0')
+        if (i == filter_length)
             return true;
     }
     return false;
@@ -99,20 +100,20 @@ bool allocation_table_row_matches(const struct allocation_table *table,
         return true;
     if (row->origin == ROW_UNRESOLVED)
         return false;
-    return allocation_table_matches(profile_text(table->profile, row->op_name), table->filter);
+    return allocation_table_matches(profile_string(table->profile, row->op_name), table->filter);
 }
 
-const char *allocation_table_op_name(const struct allocation_table *table,
+struct text allocation_table_op_name(const struct allocation_table *table,
                                      const struct allocation_row *row, char *buffer,
                                      size_t size)
 {
     if (row->origin != ROW_UNRESOLVED)
-        return profile_text(table->profile, row->op_name);
+        return profile_string(table->profile, row->op_name);
     if (row->snapshot_index < 0)
         snprintf(buffer, size, "(unresolved: special %lld)", (long long)row->special_index);
     else
         snprintf(buffer, size, "(unresolved: snapshot %lld)", (long long)row->snapshot_index);
-    return buffer;
+    return text_of(buffer);
 }
 
 size_t allocation_table_total(const struct allocation_table *table)

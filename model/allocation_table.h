@@ -93,8 +93,9 @@ void allocation_table_set_sort(struct allocation_table *table, enum table_column
 /* The row at display position `position` (NULL past the end). */
 const struct allocation_row *allocation_table_row(const struct allocation_table *table,
                                                   size_t position);
-/* Whether an op name matches a filter the way the table filters. */
-bool allocation_table_matches(const char *op_name, const char *filter);
+/* Whether an op name (its bytes, a NUL among them or not) holds the
+ * filter, ignoring ASCII case: the way the table filters. */
+bool allocation_table_matches(struct text op_name, const char *filter);
 /* Whether the table's filter keeps this row (unresolved rows have no op
  * name and match only the empty filter). */
 bool allocation_table_row_matches(const struct allocation_table *table,
@@ -102,7 +103,7 @@ bool allocation_table_row_matches(const struct allocation_table *table,
 /* The op name to show for a row: the profile's text, or
  * "(unresolved: snapshot N)" ("special N" when the snapshot index was
  * negative) written into buffer for unresolved rows. */
-const char *allocation_table_op_name(const struct allocation_table *table,
+struct text allocation_table_op_name(const struct allocation_table *table,
                                      const struct allocation_row *row, char *buffer,
                                      size_t size);
 /* Rows before the filter (0 when the table has no memory). */

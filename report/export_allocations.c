@@ -23,7 +23,7 @@ static void write_cell(struct csv_writer *writer, const struct allocation_column
         return;
     }
     switch (column->kind) {
-    case ALLOCATION_VALUE_TEXT: csv_writer_text(writer, value->text); break;
+    case ALLOCATION_VALUE_TEXT: csv_writer_bytes(writer, value->text); break;
     case ALLOCATION_VALUE_ADDRESS: csv_writer_unsigned(writer, value->address); break;
     default: csv_writer_int(writer, value->integer); break;
     }

@@ -142,11 +142,11 @@ static bool is_filename_safe(unsigned char byte)
 
 /* A name made filename-safe into id (DEFAULT_PATH_ID_MAX + 1 bytes):
  * bytes other than [A-Za-z0-9._-] become '_', "_" for an empty name. */
-static void safe_id(const char *text, char *id)
+static void safe_id(struct text text, char *id)
 {
-    size_t length = strnlen(text, DEFAULT_PATH_ID_MAX);
+    size_t length = text.length < DEFAULT_PATH_ID_MAX ? text.length : DEFAULT_PATH_ID_MAX;
     for (size_t i = 0; i < length; i++)
-        id[i] = is_filename_safe((unsigned char)text[i]) ? text[i] : '_';
+        id[i] = is_filename_safe((unsigned char)text.bytes[i]) ? text.bytes[i] : '_';
     id[length] = '\0';
     if (length == 0)
         strcpy(id, "_");
@@ -157,11 +157,11 @@ char *export_default_path(const struct profile *profile, const char *host,
 {
     char host_id[DEFAULT_PATH_ID_MAX + 2] = "", id[DEFAULT_PATH_ID_MAX + 2] = "";
     if (host) {
-        safe_id(host, host_id);
+        safe_id(text_of(host), host_id);
         strcat(host_id, "-");
     }
     if (allocator) {
-        safe_id(profile_text(profile, allocator->id), id);
+        safe_id(profile_string(profile, allocator->id), id);
         strcat(id, "-");
     }
     const char *extension = export_view_is_csv(view) ? "csv" : "json";

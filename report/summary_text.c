@@ -11,8 +11,8 @@
 /* Safe to print; "-" for an empty field so columns stay readable. */
 static const char *safe(const struct profile *profile, uint32_t id, char *buffer, size_t size)
 {
-    const char *text = profile_text(profile, id);
-    format_safe_text(text[0] ? text : "-", false, buffer, size);
+    struct text text = profile_string(profile, id);
+    format_safe_bytes(text.length ? text : text_of("-"), 0, buffer, size);
     return buffer;
 }
 

@@ -15,6 +15,7 @@
 
 #include "model/format.h"
 #include "model/host_list.h"
+#include "model/message_text.h"
 #include "report/export.h"
 #include "report/json_writer.h"
 #include "report/logdir_report.h"
@@ -40,7 +41,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
         print_load_error(host->path, &host->error);
         if (json && several)
             summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
-                                                host->error.message);
+                                                load_error_message(&host->error));
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
@@ -157,16 +158,17 @@ static int run_list(const struct options *options)
     return stdout_finish(EXIT_OK, write_error);
 }
 
-/* "memtop: FILE: no allocator 'X'; the allocators are: a, b". */
+/* "memtop: FILE: no allocator 'X'; the allocators are: a, b", each id
+ * as memtop shows it (so as --allocator takes it). */
 static void print_unknown_allocator(const char *path, const struct profile *profile,
                                     const char *id)
 {
-    char list[1024] = "(none)";
-    size_t used = 0;
-    for (size_t i = 0; i < profile->allocator_count && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                 profile_text(profile, profile->allocators[i].id));
-    print_error("%s: no allocator '%s'; the allocators are: %s", path, id, list);
+    char buffer[PRINT_LINE_SIZE];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_format(&line, "%s: no allocator '%s'; the allocators are: ", path, id);
+    append_allocator_ids(&line, profile);
+    print_error_line(message_text_get(&line));
 }
 
 /* The allocator to export: --allocator, else the first (summary and hlo:
@@ -177,7 +179,7 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
 {
     *allocator = NULL;
     if (export->allocator) {
-        long index = profile_find_allocator(profile, export->allocator);
+        long index = profile_find_allocator_named(profile, export->allocator);
         if (index < 0) {
             print_unknown_allocator(path, profile, export->allocator);
             return false;
@@ -342,7 +344,7 @@ int main(int argc, char **argv)
     char message[INPUT_MESSAGE_SIZE];
     enum load_status status = input_open(&input, &options, &bad_path, message, sizeof message);
     if (status != LOAD_OK) {
-        print_file_message(bad_path, "", message);
+        print_file_message(bad_path, "", text_of(message));
         return exit_status_for(status);
     }
     int exit_status;

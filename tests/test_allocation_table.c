@@ -201,10 +201,10 @@ static void test_unresolved_rows(void **state)
     const struct allocation_row *row = allocation_table_row(table, 3);
     assert_int_equal(row->origin, ROW_UNRESOLVED);
     char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-    assert_string_equal(allocation_table_op_name(table, row, buffer, sizeof buffer),
+    assert_string_equal(allocation_table_op_name(table, row, buffer, sizeof buffer).bytes,
                         "(unresolved: snapshot 9999)");
     assert_string_equal(allocation_table_op_name(table, allocation_table_row(table, 0), buffer,
-                                                 sizeof buffer),
+                                                 sizeof buffer).bytes,
                         "Conv2D");
     /* The label is not a name: no filter but "" finds the row. */
     assert_true(allocation_table_set_filter(table, "unresolved"));
@@ -272,7 +272,7 @@ static void test_special_rows_and_no_allocator(void **state)
     char buffer[ALLOCATION_TABLE_LABEL_SIZE];
     assert_true(allocation_table_set_filter(&table, ""));
     assert_string_equal(allocation_table_op_name(&table, allocation_table_row(&table, 1), buffer,
-                                                 sizeof buffer),
+                                                 sizeof buffer).bytes,
                         "(unresolved: special 7)");
     allocation_table_free(&table);
     /* No allocator: an empty table that still sorts and filters. */
@@ -288,14 +288,17 @@ static void test_special_rows_and_no_allocator(void **state)
 static void test_matches(void **state)
 {
     (void)state;
-    assert_true(allocation_table_matches("", ""));
-    assert_true(allocation_table_matches("anything", ""));
-    assert_false(allocation_table_matches("", "a"));
-    assert_true(allocation_table_matches("model/Dense/MatMul", "dense/matmul"));
-    assert_false(allocation_table_matches("MatMul", "MatMul2"));
-    assert_true(allocation_table_matches("abab", "bab"));
-    assert_true(allocation_table_matches("caf\xc3\xa9", "\xc3\xa9"));     /* UTF-8 as bytes */
-    assert_false(allocation_table_matches("caf\xc3\xa9", "\xc3\x89"));    /* no Unicode folding */
+    assert_true(allocation_table_matches(text_of(""), ""));
+    assert_true(allocation_table_matches(text_of("anything"), ""));
+    assert_false(allocation_table_matches(text_of(""), "a"));
+    assert_true(allocation_table_matches(text_of("model/Dense/MatMul"), "dense/matmul"));
+    assert_false(allocation_table_matches(text_of("MatMul"), "MatMul2"));
+    assert_true(allocation_table_matches(text_of("abab"), "bab"));
+    assert_true(allocation_table_matches(text_of("caf\xc3\xa9"), "\xc3\xa9"));     /* UTF-8 as bytes */
+    assert_false(allocation_table_matches(text_of("caf\xc3\xa9"), "\xc3\x89"));    /* no Unicode folding */
+    /* The bytes after a NUL are searched too (issue 16.4). */
+    assert_true(allocation_table_matches(text_make("a\0Bc", 4), "bc"));
+    assert_false(allocation_table_matches(text_make("a\0Bc", 3), "bc"));
 }
 
 static void test_sort_cycle(void **state)
@@ -472,18 +475,18 @@ static void test_column_values(void **state)
     const struct allocation_row *row = &fixture->profile->allocators[0].rows[1];
     struct allocation_value value =
         allocation_column(TABLE_COLUMN_OP_NAME)->value(fixture->profile, row);
-    assert_string_equal(value.text, "conv2d_1");
+    assert_string_equal(value.text.bytes, "conv2d_1");
     value = allocation_column(TABLE_COLUMN_OCCURRENCES)->value(fixture->profile, row);
     assert_int_equal(value.integer, 2);
     value = allocation_column(TABLE_COLUMN_ORIGIN)->value(fixture->profile, row);
-    assert_string_equal(value.text, "snapshot");
+    assert_string_equal(value.text.bytes, "snapshot");
     value = allocation_column(TABLE_COLUMN_TIME_PS)->value(fixture->profile, row);
     assert_false(value.absent);
     const struct allocation_row *unresolved = &fixture->profile->allocators[0].rows[3];
     value = allocation_column(TABLE_COLUMN_TIME_PS)->value(fixture->profile, unresolved);
     assert_true(value.absent);
     value = allocation_column(TABLE_COLUMN_ORIGIN)->value(fixture->profile, unresolved);
-    assert_string_equal(value.text, "unresolved");
+    assert_string_equal(value.text.bytes, "unresolved");
 }
 
 /* Rows of a report without a timeline (Skyline's): kind and location
@@ -516,9 +519,9 @@ static void test_entry_rows(void **state)
     };
     for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
         assert_true(allocation_column(empty[i])->value(profile, &rows[0]).absent);
-    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(profile, &rows[0]).text,
+    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(profile, &rows[0]).text.bytes,
                         "entry");
-    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(profile, &rows[0]).text,
+    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(profile, &rows[0]).text.bytes,
                         "weight");
 
     struct allocation_row_source source = {

@@ -104,4 +104,26 @@ printf '  #  include <../ui/draw.h>\n' >>"$target"
 tap_check "  ... also with blanks, <> and ../" sh -c "! sh '$0' '$copy' >/dev/null"
 cp "$work/saved.c" "$target"
 
+# ---- profile strings travel with their length (issue 16.4) ----
+# A profile's string may hold a NUL: views, reports and messages take it
+# as a struct text (profile_string, string_table_get), never as a C
+# string, which would stop short. The C-string accessors are defined in
+# model/ for the tests; no other code calls them.
+c_string_calls() {
+    grep -n -E '\b(profile_text|string_table_text)[[:space:]]*\(' \
+        "$1"/model/*.c "$1"/report/*.c "$1"/ui/*.c "$1"/src/*.c 2>/dev/null |
+        grep -v -E '^[^:]*/model/(profile|string_table)\.c:[0-9]+:(const char \*|    return string_table_text)'
+}
+if c_string_calls "$source_dir" >"$work/report"; then
+    tap_not_ok "no code outside the tests reads a profile string as a C string" "$work/report"
+else
+    tap_ok "no code outside the tests reads a profile string as a C string"
+fi
+printf 'static void f(void) { profile_text(0, 0); }\n' >>"$copy/ui/draw.c"
+if c_string_calls "$copy" | grep -q '/ui/draw\.c:'; then
+    tap_ok "  ... and it finds one put in a view"
+else
+    tap_not_ok "  ... and it finds one put in a view"
+fi
+
 tap_done

@@ -70,7 +70,7 @@ static int breakdown_wanted_rows(struct pane *pane, struct viewer *viewer)
 }
 
 static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                       const char *name, int64_t bytes, int64_t total, attr_t name_attr)
+                       struct text name, int64_t bytes, int64_t total, attr_t name_attr)
 {
     const struct ui_style *style = &viewer->style;
     char value[64], size[32];
@@ -82,8 +82,9 @@ static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int 
         snprintf(value, sizeof value, "%s", size);
     }
     int value_width = draw_text_width(value, style);
-    wattrset(window, name[0] ? name_attr : style->dim);
-    draw_text(window, y, x, width - value_width - 1, name[0] ? name : "(none)", style);
+    wattrset(window, name.length ? name_attr : style->dim);
+    draw_bytes(window, y, x, width - value_width - 1, name.length ? name : text_of("(none)"),
+               style);
     wattrset(window, style->normal);
     draw_text_right(window, y, x, width, value, style);
 }
@@ -112,7 +113,7 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
     size_t shown = sums->count <= (size_t)rows ? sums->count : (size_t)rows - 1;
     for (size_t i = 0; i < shown; i++)
         draw_group(viewer, window, y + 1 + (int)i, x + 1, width - 1,
-                   profile_text(viewer->profile, sums->groups[i].name), sums->groups[i].bytes,
+                   profile_string(viewer->profile, sums->groups[i].name), sums->groups[i].bytes,
                    sums->total_bytes, style->normal);
     if (shown == sums->count)
         return;
@@ -122,7 +123,7 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
         rest = saturating_add(rest, sums->groups[i].bytes);
     char name[48];
     snprintf(name, sizeof name, "%zu more", sums->count - shown);
-    draw_group(viewer, window, y + rows, x + 1, width - 1, name, rest, sums->total_bytes,
+    draw_group(viewer, window, y + rows, x + 1, width - 1, text_of(name), rest, sums->total_bytes,
                style->dim);
 }
 

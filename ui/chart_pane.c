@@ -349,7 +349,7 @@ static void chart_match(struct viewer *viewer, struct chart_pane *chart,
         uint32_t id = timeline->op_name[index];
         if (id != cached_id) {
             cached_id = id;
-            cached_match = allocation_table_matches(profile_text(profile, id), filter);
+            cached_match = allocation_table_matches(profile_string(profile, id), filter);
         }
         if (!cached_match)
             continue;

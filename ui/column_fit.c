@@ -104,7 +104,7 @@ void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const v
     for (size_t row = 0; row < rows; row++) {
         for (size_t c = 0; c < count; c++) {
             char buffer[96];
-            int width = draw_text_width(cell(context, row, c, buffer, sizeof buffer), style);
+            int width = draw_bytes_width(cell(context, row, c, buffer, sizeof buffer), style);
             if (width > natural[c])
                 natural[c] = width;
         }
@@ -112,13 +112,13 @@ void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const v
 }
 
 void column_fit_draw_cell(WINDOW *window, int y, int x, const struct fit_column *columns,
-                          const struct column_fit *fit, size_t column, const char *text,
+                          const struct column_fit *fit, size_t column, struct text text,
                           const struct ui_style *style)
 {
     if (columns[column].right_aligned)
-        draw_text_right(window, y, x + fit->x[column], fit->width[column], text, style);
+        draw_bytes_right(window, y, x + fit->x[column], fit->width[column], text, style);
     else
-        draw_text(window, y, x + fit->x[column], fit->width[column], text, style);
+        draw_bytes(window, y, x + fit->x[column], fit->width[column], text, style);
 }
 
 static const char *sort_arrow(const struct ui_style *style, bool descending)
@@ -140,7 +140,7 @@ void column_fit_draw_headings(WINDOW *window, int y, int x, const struct fit_col
         snprintf(text, sizeof text, "%s%s", columns[c].heading,
                  is_sorted ? sort_arrow(style, descending) : "");
         wattrset(window, is_sorted ? style->title : style->dim | A_BOLD);
-        column_fit_draw_cell(window, y, x, columns, fit, c, text, style);
+        column_fit_draw_cell(window, y, x, columns, fit, c, text_of(text), style);
     }
     wattrset(window, style->normal);
 }

@@ -50,8 +50,9 @@ struct column_fit {
 void column_fit_compute(const struct fit_column *columns, size_t count, const int *natural,
                         int heading_extra, int keep, int width, struct column_fit *fit);
 
-/* The text of cell (row, column); numbers are written into buffer. */
-typedef const char *(*column_fit_cell)(const void *context, size_t row, size_t column,
+/* The text of cell (row, column): a profile's bytes, or numbers written
+ * into buffer. */
+typedef struct text (*column_fit_cell)(const void *context, size_t row, size_t column,
                                        char *buffer, size_t size);
 /* natural[c] = the widest cell of column c over `rows` rows, as drawn. */
 void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const void *context,
@@ -64,7 +65,7 @@ void column_fit_draw_headings(WINDOW *window, int y, int x, const struct fit_col
                               bool descending, const struct ui_style *style);
 /* One cell, aligned as its column says, in the current attributes. */
 void column_fit_draw_cell(WINDOW *window, int y, int x, const struct fit_column *columns,
-                          const struct column_fit *fit, size_t column, const char *text,
+                          const struct column_fit *fit, size_t column, struct text text,
                           const struct ui_style *style);
 
 #endif

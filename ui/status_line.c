@@ -92,9 +92,9 @@ bool status_line_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
         *cursor_x = draw_prompt(viewer, window, y, x, width);
         return true;
     }
-    if (viewer->status[0]) {
+    if (viewer->status_length > 0 && viewer->status[0]) {
         wattrset(window, viewer->status_is_error ? style->error : style->normal);
-        draw_text(window, y, x, width, viewer->status, style);
+        draw_bytes(window, y, x, width, text_make(viewer->status, viewer->status_length), style);
         wattrset(window, style->normal);
         return false;
     }

@@ -80,9 +80,9 @@ static const char *separator(const struct ui_style *style)
     return style->utf8 ? " \xc2\xb7 " : " - "; /* " · " */
 }
 
-/* The text of one cell; profile strings come back as they are (draw_text
+/* The text of one cell; profile strings come back as they are (draw_bytes
  * makes them safe), numbers are written into buffer. */
-static const char *cell_text(const struct allocation_table *rows, const struct allocation_row *row,
+static struct text cell_text(const struct allocation_table *rows, const struct allocation_row *row,
                              size_t column, char *buffer, size_t size)
 {
     const struct allocation_column_info *info = allocation_column(shown_columns[column].id);
@@ -90,20 +90,20 @@ static const char *cell_text(const struct allocation_table *rows, const struct a
         return allocation_table_op_name(rows, row, buffer, size); /* names unresolved rows */
     struct allocation_value value = info->value(rows->profile, row);
     if (value.absent)
-        return "";
+        return text_of("");
     switch (info->kind) {
-    case ALLOCATION_VALUE_BYTES: return format_bytes(value.integer, buffer, size);
+    case ALLOCATION_VALUE_BYTES: return text_of(format_bytes(value.integer, buffer, size));
     case ALLOCATION_VALUE_INTEGER:
         snprintf(buffer, size, "%lld", (long long)value.integer);
-        return buffer;
+        return text_of(buffer);
     case ALLOCATION_VALUE_ADDRESS:
         snprintf(buffer, size, "0x%llx", (unsigned long long)value.address);
-        return buffer;
+        return text_of(buffer);
     default: return value.text;
     }
 }
 
-static const char *measured_cell(const void *context, size_t row, size_t column, char *buffer,
+static struct text measured_cell(const void *context, size_t row, size_t column, char *buffer,
                                  size_t size)
 {
     const struct allocation_table *rows = context;
@@ -227,7 +227,7 @@ static void draw_row(const struct table_pane *table, struct viewer *viewer, WIND
         if (!layout->shown[c])
             continue;
         char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-        const char *text = cell_text(&viewer->query.rows, row, c, buffer, sizeof buffer);
+        struct text text = cell_text(&viewer->query.rows, row, c, buffer, sizeof buffer);
         bool unresolved = shown_columns[c].id == TABLE_COLUMN_OP_NAME &&
                           row->origin == ROW_UNRESOLVED;
         attr_t cell_attr = unresolved && attr == style->normal ? style->error : attr;
@@ -257,7 +257,7 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
     char title[512];
     table_title(viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, focused, style);
-    pane_draw_tab_hint(area, title, style);
+    pane_draw_tab_hint(area, text_of(title), style);
     if (height < 2)
         return;
     struct column_fit layout;

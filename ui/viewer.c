@@ -9,6 +9,7 @@
 
 #include "model/allocation_columns.h"
 #include "model/format.h"
+#include "model/message_text.h"
 #include "ui/settings.h"
 #include "ui/status_line.h"
 
@@ -18,7 +19,37 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
     va_start(arguments, format);
     vsnprintf(viewer->status, sizeof viewer->status, format, arguments);
     va_end(arguments);
+    viewer->status_length = strlen(viewer->status);
     viewer->status_is_error = error;
+}
+
+void viewer_status_bytes(struct viewer *viewer, bool error, struct text text)
+{
+    struct message_text line;
+    message_text_start(&line, viewer->status, sizeof viewer->status);
+    message_text_append_bytes(&line, text);
+    viewer->status_length = line.length;
+    viewer->status_is_error = error;
+}
+
+void viewer_status_clear(struct viewer *viewer)
+{
+    viewer->status[0] = '\0';
+    viewer->status_length = 0;
+    viewer->status_is_error = false;
+}
+
+void viewer_status_host_error(struct viewer *viewer, const struct host *host, const char *before,
+                              const char *after)
+{
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, before);
+    message_text_append_text(&line, host->name);
+    message_text_append_text(&line, after);
+    message_text_append_bytes(&line, load_error_message(&host->error));
+    viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
@@ -289,10 +320,23 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     if (!profile || index >= profile->allocator_count)
         return;
     /* A person chose it: other hosts open on the same memory id. */
-    free(viewer->kept_allocator);
-    viewer->kept_allocator = strdup(profile_text(profile, profile->allocators[index].id));
+    viewer_keep_allocator(viewer, profile, index);
     viewer_show_allocator(viewer, index);
     viewer_reset_panes(viewer, false);
+}
+
+void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
+                                        const struct profile *profile)
+{
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, host->name);
+    message_text_append_text(&line, ": warning: ");
+    message_text_append_bytes(&line, profile_string(profile, profile->warnings[0]));
+    if (profile->warning_count > 1)
+        message_text_append_format(&line, " (+%zu more)", profile->warning_count - 1);
+    viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
 void viewer_open_host(struct viewer *viewer, size_t index)
@@ -310,14 +354,17 @@ void viewer_open_host(struct viewer *viewer, size_t index)
     viewer->profile = profile;
     viewer->allocator = NULL;
     viewer->allocator_index = 0;
-    if (!loaded)
+    if (!loaded) {
         ; /* the status line shows the load's progress */
-    else if (!profile)
-        viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
-    else if (profile->allocator_count == 0)
+    } else if (!profile) {
+        viewer_status_host_error(viewer, host, "", ": ");
+    } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
-    else
+    } else {
+        if (profile->warning_count > 0)
+            viewer_status_load_warnings(viewer, host, profile);
         viewer_show_allocator(viewer, allocator);
+    }
     if (!viewer->allocator)
         time_window_reset(&viewer->time, NULL);
     viewer_reset_panes(viewer, true);
@@ -392,4 +439,5 @@ void viewer_free(struct viewer *viewer)
     viewer_compare_free(viewer);
     free(viewer->kept_allocator);
     viewer->kept_allocator = NULL;
+    viewer->kept_allocator_length = 0;
 }

@@ -246,7 +246,6 @@ void viewer_handle_key(struct viewer *viewer, int key)
         viewer_prompt_key(viewer, key);
         return;
     }
-    viewer->status[0] = '\0';
-    viewer->status_is_error = false;
+    viewer_status_clear(viewer);
     viewer_handle_request(viewer, keys_request_for(key));
 }
