@@ -32,6 +32,11 @@
  *                --json fields).
  *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
  *                (duration empty when end - start overflows int64).
+ *   steps        step_id,start_time_ps,end_time_ps,peak_bytes,peak_time_ps,
+ *                end_bytes,allocations,deallocations,end_delta_bytes; one
+ *                row per step of the allocator (model/steps.h: in the order
+ *                the steps start, step -1 last), end_delta_bytes empty for
+ *                the first step and for step -1.
  *   chrome-trace not CSV: a Chrome trace JSON that Perfetto and
  *                chrome://tracing open and memtop reads back as the same
  *                profile (report/export_chrome_trace.c says how); every
@@ -57,6 +62,7 @@ enum export_view {
     EXPORT_VIEW_SUMMARY,
     EXPORT_VIEW_HLO,
     EXPORT_VIEW_CHROME_TRACE,
+    EXPORT_VIEW_STEPS,
     EXPORT_VIEW_COUNT
 };
 
@@ -72,7 +78,7 @@ enum export_status {
 struct export_request {
     enum export_view view;
     const struct profile *profile;
-    /* allocations, timeline: the allocator to export (required, or taken
+    /* allocations, timeline, steps: the allocator to export (required, or taken
      * from table). summary, chrome-trace: NULL exports every allocator,
      * else only this one. hlo: unused (HLO modules belong to the
      * profile). */
@@ -133,10 +139,11 @@ enum export_status export_each_to_path(const char *path, bool replace,
                                        const struct export_each *each, size_t *rows,
                                        char *error, size_t error_size);
 
-/* "allocations", "timeline", "summary", "hlo", "chrome-trace". */
+/* "allocations", "timeline", "summary", "hlo", "chrome-trace", "steps". */
 const char *export_view_name(enum export_view view);
 bool export_view_parse(const char *name, enum export_view *out);
-/* "allocations, timeline, summary, hlo, chrome-trace", for usage messages. */
+/* "allocations, timeline, summary, hlo, chrome-trace, steps", for usage
+ * messages. */
 const char *export_view_list(void);
 /* Whether the view is CSV (else JSON: chrome-trace). */
 bool export_view_is_csv(enum export_view view);
@@ -173,6 +180,7 @@ size_t export_allocations(struct csv_writer *writer, const struct export_request
 size_t export_timeline(struct csv_writer *writer, const struct export_request *request);
 size_t export_summary(struct csv_writer *writer, const struct export_request *request);
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
+size_t export_steps(struct csv_writer *writer, const struct export_request *request);
 /* chrome-trace: returns the number of trace events written. */
 struct json_writer;
 size_t export_chrome_trace(struct json_writer *writer, const struct export_request *request);

@@ -16,6 +16,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_SUMMARY] = "summary",
     [EXPORT_VIEW_HLO] = "hlo",
     [EXPORT_VIEW_CHROME_TRACE] = "chrome-trace",
+    [EXPORT_VIEW_STEPS] = "steps",
 };
 
 const char *export_view_name(enum export_view view)
@@ -36,7 +37,7 @@ bool export_view_parse(const char *name, enum export_view *out)
 
 const char *export_view_list(void)
 {
-    return "allocations, timeline, summary, hlo, chrome-trace";
+    return "allocations, timeline, summary, hlo, chrome-trace, steps";
 }
 
 bool export_view_is_csv(enum export_view view)
