@@ -72,6 +72,10 @@ static const struct key_binding key_table[] = {
      "y-axis from the lowest value shown instead of 0 (auto-ranged), and back", "a auto-y"},
     {{'c'}, "c", REQUEST_TOGGLE_CAPACITY_AXIS, KEY_SCOPE_CHART,
      "y-axis up to the allocator's capacity (the headroom), and back", NULL},
+    {{'m'}, "m", REQUEST_MARK, KEY_SCOPE_CHART,
+     "mark the cursor's time: the table shows what grew since (allocated after it, live at "
+     "the cursor), the chart shades the span; m again or Esc clears it",
+     "m mark"},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column", "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort", "r reverse"},
@@ -81,6 +85,9 @@ static const struct key_binding key_table[] = {
     {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_TABLE,
      "previous row matching the filter", NULL},
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full", "Enter detail"},
+    {{'L'}, "L", REQUEST_LIVE_TOGGLE, KEY_SCOPE_TABLE,
+     "the allocations live at the chart's cursor (following it), or at the peak (XProf's "
+     "table)", "L live"},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO,
      "zoom the chart to the module; again on it: zoom back out", "Enter zoom the chart to it"},

@@ -57,6 +57,9 @@ enum request {
     REQUEST_DEVICE_NEXT,          /* d: show the next device's modules only */
     /* anywhere */
     REQUEST_ZOOM_PANE,            /* z: the focused pane over the whole screen, and back */
+    /* time travel (issue 13) */
+    REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
+    REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
     REQUEST_COUNT
 };
 

@@ -208,6 +208,8 @@ static void draw_frame(struct viewer *viewer)
         viewer->redraw_all = false;
     }
     werase(window);
+    /* The table's rows for where the cursor is now (it follows it). */
+    live_view_sync(viewer);
     layout_frame(viewer);
     bool prompt_cursor = false;
     int cursor_x = 0;

@@ -138,6 +138,7 @@ static void viewer_recall_zoom(struct viewer *viewer, const struct settings *set
 void viewer_recall_settings(struct viewer *viewer, const struct settings *settings)
 {
     viewer_recall_sort(viewer, settings);
+    live_view_recall(viewer, settings);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         if (pane->ops->recall)
@@ -154,6 +155,7 @@ void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
         settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
         settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
     }
+    live_view_remember(viewer, settings);
     settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
                                                     ? pane_table_row(viewer->zoomed)->name
                                                     : "none");
@@ -302,8 +304,9 @@ void viewer_open_host(struct viewer *viewer, size_t index)
     /* Chosen while the old allocator is still there to name its id. */
     size_t allocator = profile ? viewer_allocator_for(viewer, profile) : 0;
     /* The table's rows and the sums of them point into the old profile:
-     * let go of them first. */
+     * let go of them first, and of the live-set indexes of it. */
     query_free(&viewer->query);
+    live_view_forget(&viewer->live);
     viewer->host_index = index;
     viewer->host_pending = !loaded;
     viewer->profile = profile;
@@ -379,6 +382,8 @@ bool viewer_init(struct viewer *viewer, const struct ui_session *session,
 
 void viewer_free(struct viewer *viewer)
 {
+    /* Its indexes read their profile as they go: before the runs' hosts. */
+    live_view_free(&viewer->live);
     viewer_stop_loading(viewer);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];

@@ -23,6 +23,7 @@
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
+#include "ui/live_view.h"
 #include "ui/pane.h"
 #include "ui/pane_table.h"
 #include "ui/prompt.h"
@@ -64,6 +65,9 @@ struct viewer {
      * allocations: shared by the panes. */
     struct time_window time;
     struct query query;
+    /* The query's rows live at the cursor, or grown since the mark, and
+     * the indexes they come from. */
+    struct live_view live;
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
