@@ -79,6 +79,7 @@ static void test_the_keys_people_expect(void **state)
     assert_int_equal(keys_request_for('e'), REQUEST_EXPORT);
     assert_int_equal(keys_request_for('L'), REQUEST_LIVE_TOGGLE);
     assert_int_equal(keys_request_for('m'), REQUEST_MARK);
+    assert_int_equal(keys_request_for('b'), REQUEST_STEP_BOUNDARIES);
     assert_int_equal(keys_request_for('x'), REQUEST_NONE);
     assert_int_equal(keys_request_for(0), REQUEST_NONE);
 }

@@ -76,6 +76,8 @@ static const struct key_binding key_table[] = {
      "mark the cursor's time: the table shows what grew since (allocated after it, live at "
      "the cursor), the chart shades the span; m again or Esc clears it",
      "m mark"},
+    {{'b'}, "b", REQUEST_STEP_BOUNDARIES, KEY_SCOPE_CHART,
+     "mark where each step starts on the time axis, and back", "b steps"},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column", "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort", "r reverse"},

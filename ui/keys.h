@@ -60,6 +60,7 @@ enum request {
     /* time travel (issue 13) */
     REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
     REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
+    REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
     REQUEST_COUNT
 };
 
