@@ -109,6 +109,9 @@ static const struct key_binding key_table[] = {
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_POD, "reverse the sort", "r reverse"},
     {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
      "o close"},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_STEPS,
+     "zoom the chart to the step; again on it: zoom back out", "Enter zoom the chart to it"},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)
@@ -150,6 +153,7 @@ const char *keys_scope_name(enum key_scope scope)
     case KEY_SCOPE_HLO: return "HLO modules";
     case KEY_SCOPE_RUNS: return "Runs (a log directory)";
     case KEY_SCOPE_POD: return "Pod overview";
+    case KEY_SCOPE_STEPS: return "Steps";
     default: return "";
     }
 }

@@ -9,6 +9,7 @@
 #include "ui/list_pane.h"
 #include "ui/pod_pane.h"
 #include "ui/runs_pane.h"
+#include "ui/steps_pane.h"
 #include "ui/summary_pane.h"
 #include "ui/table_pane.h"
 #include "ui/viewer.h"
@@ -53,6 +54,8 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true,
                   hlo_pane_available},
+    [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true,
+                    steps_pane_available},
     [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
                   pod_pane_available},
 };
