@@ -78,6 +78,14 @@ say "the viewer on a 200x60 pseudo-terminal"
 if "$build/bench/pty_keys" 200 60 20 "$(printf '\033[Z')" -- "$memtop" "$cache/v0-1m.pb" \
     > "$results.pty" 2> /dev/null; then :; else : > "$results.pty"; fi
 
+# ---- live allocations (issue 13): the rows live at 500 random times of
+# the 10M-snapshot timeline and what grew before each, from the index of
+# checkpoints; its weight next to the timeline's columns ----
+say "live allocations at any time, 10M snapshots: 500 queries"
+if "$build/bench/live_bench" "$cache/v0-10m.pb" 0 500 > "$results.live" 2> /dev/null; then :; else
+    : > "$results.live"
+fi
+
 # ---- Chrome traces (issue 12): 1 GB traces of both producers, memtop
 # --summary against Python's json.load plus the same extraction
 # (bench/peer_trace.py, one run: it needs minutes and ~10 GB), in a table
@@ -199,3 +207,31 @@ awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
         trace_rows("pytorch", pytorch_size)
         trace_rows("timeline", timeline_size)
     }' "$results.pytorch" "$results.timeline"
+
+# The live-allocations table (issue 13's targets).
+awk '
+    { live[$1] = $2 }
+    function verdict(ok) { return ok ? "met" : "NOT met" }
+    function row(a, b, c, d, e, f,    line) {
+        line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
+        sub(/ +$/, "", line)
+        print line
+    }
+    END {
+        printf "\n"
+        row("Live allocations (issue 13)", "memtop", "", "", "target", "")
+        if (!("live_query_max_ms" in live)) {
+            row("live at T, 10M snapshots", "not measured (live_bench did not run)", "", "", "", "")
+            exit
+        }
+        row("live at T, 10M snapshots", sprintf("%.2f ms (max of 500)", live["live_query_max_ms"]),
+            sprintf("median %.2f ms", live["live_query_median_ms"]), "",
+            "<= 20 ms: ", verdict(live["live_query_max_ms"] <= 20))
+        row("  what grew since T0", sprintf("%.2f ms (max)", live["live_grown_max_ms"]), "", "",
+            "", "")
+        row("  checkpoints", sprintf("%.3f %% of columns", live["live_checkpoint_percent"]),
+            sprintf("%.1f MB of %.0f MB", live["live_checkpoint_bytes"] / 1e6,
+                    live["live_column_bytes"] / 1e6), "",
+            "<= 25 %: ", verdict(live["live_checkpoint_percent"] <= 25))
+        row("  index, built once", sprintf("%.0f ms", live["live_build_ms"]), "", "", "", "")
+    }' "$results.live"
