@@ -36,11 +36,16 @@ say() { printf '%s\n' "$*" >&2; }
 # generate NAME ARGS...: $cache/NAME from the generator, unless it is
 # there and newer than the generator (its output is deterministic).
 generate() {
-    name=$1
-    shift
-    if [ ! -s "$cache/$name" ] || [ "$generator" -nt "$cache/$name" ]; then
+    generate_with "$generator" "$@"
+}
+
+# generate_with GENERATOR NAME ARGS...: the same with another generator.
+generate_with() {
+    maker=$1 name=$2
+    shift 2
+    if [ ! -s "$cache/$name" ] || [ "$maker" -nt "$cache/$name" ]; then
         say "generating $cache/$name"
-        "$generator" "$@" -o "$cache/$name.tmp"
+        "$maker" "$@" -o "$cache/$name.tmp"
         mv "$cache/$name.tmp" "$cache/$name"
     fi
 }
@@ -109,6 +114,50 @@ for producer in pytorch timeline; do
             >> "$results.$producer" || true
     fi
 done
+# ---- XSpace (issue 11): memtop --summary on .xplane.pb, against protobuf-c
+# unpacking the whole XSpace (bench/peer_xspace_protobuf_c) and Python's
+# protobuf (bench/peer_xspace.py). Inputs: tf-gpu captures from the
+# XSpace generator (the style with the most host events: memory events are
+# about a third of the bytes, device kernels the rest), 80 MB and 1 GB.
+xspace_generator=$build/tests/generate_xspace
+xspace_runs=$((runs < 5 ? runs : 5))
+big_runs=$((runs < 3 ? runs : 3))
+for size in 80M 1G; do
+    generate_with "$xspace_generator" "xspace-tf-gpu-$size.xplane.pb" --style tf-gpu --size "$size"
+done
+# Python's protobuf: Debian's python3-protobuf for /usr/bin/python3 (not a
+# pyenv python3 on PATH), and protoc for xplane_pb2.py.
+python_peer=""
+if ! /usr/bin/python3 -c 'import google.protobuf' 2>/dev/null || ! command -v protoc >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing python3-protobuf and protobuf-compiler for the Python peer"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            python3-protobuf protobuf-compiler >/dev/null 2>&1 || true
+    fi
+fi
+if /usr/bin/python3 -c 'import google.protobuf' 2>/dev/null && command -v protoc >/dev/null 2>&1 &&
+    protoc --proto_path="$(dirname "$0")" --python_out="$cache" "$(dirname "$0")/xplane.proto"; then
+    python_peer=yes
+else
+    say "no Python peer: install python3-protobuf and protobuf-compiler (Debian) to measure it"
+fi
+xspace80=$cache/xspace-tf-gpu-80M.xplane.pb
+xspace1g=$cache/xspace-tf-gpu-1G.xplane.pb
+cat "$xspace80" > /dev/null
+say "XSpace 80 MB: memtop, protobuf-c${python_peer:+ and Python}, $xspace_runs rounds"
+if [ -n "$python_peer" ]; then
+    set -- -- python /usr/bin/python3 "$(dirname "$0")/peer_xspace.py" "$cache" "$xspace80"
+else
+    set --
+fi
+"$run" -n "$xspace_runs" -w "$xspace80" -- memtop "$memtop" --summary "$xspace80" \
+    -- protobuf-c "$build/bench/peer_xspace_protobuf_c" "$xspace80" "$@" \
+    > "$results.xspace80" || say "an XSpace 80 MB run failed"
+say "XSpace 1 GB: memtop and protobuf-c (about 9 GB of memory), $big_runs rounds"
+"$run" -n "$big_runs" -w "$xspace1g" -- memtop "$memtop" --summary "$xspace1g" \
+    -- protobuf-c "$build/bench/peer_xspace_protobuf_c" "$xspace1g" \
+    > "$results.xspace1g" || say "an XSpace 1 GB run failed"
+xspace_load=$(cut -d ' ' -f 1-3 /proc/loadavg 2> /dev/null || echo unknown)
 
 machine=$(uname -srm)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
@@ -208,6 +257,48 @@ awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
         trace_rows("timeline", timeline_size)
     }' "$results.pytorch" "$results.timeline"
 
+# The XSpace table (its own block: the README quotes it under "XSpace").
+awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load="$xspace_load" '
+    FILENAME ~ /xspace80$/ { small_s[$1] = $3; small_rss[$1] = $6 }
+    FILENAME ~ /xspace1g$/ { large_s[$1] = $3; large_rss[$1] = $6 }
+    function mb(bytes) { return sprintf("%.0f MB", bytes / 1e6) }
+    function rss(kib, bytes) { return sprintf("%.2fx", kib * 1024 / bytes) }
+    function verdict(ok) { return ok ? "met" : "NOT met" }
+    function row(a, b, c, d, e, f,    line) {
+        line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
+        sub(/ +$/, "", line)
+        print line
+    }
+    END {
+        printf "\nXSpace (.xplane.pb, tf-gpu style), memtop --summary; load average after: %s\n", load
+        row("case", "memtop", "peer", "ratio", "target", "")
+        if ("memtop" in small_s) {
+            row(sprintf("xspace %s", mb(small)), sprintf("%.3f s", small_s["memtop"]),
+                sprintf("protobuf-c %.3f s", small_s["protobuf-c"]),
+                sprintf("%.1fx", small_s["protobuf-c"] / small_s["memtop"]),
+                "<= 80 ms: ", verdict(small_s["memtop"] <= 0.080))
+            if ("python" in small_s)
+                row("", "", sprintf("Python %.3f s", small_s["python"]),
+                    sprintf("%.1fx", small_s["python"] / small_s["memtop"]), "", "")
+            row("  peak RSS", rss(small_rss["memtop"], small),
+                rss(small_rss["protobuf-c"], small), "", "", "")
+        } else {
+            row(sprintf("xspace %s", mb(small)), "not measured (a run failed)", "", "", "", "")
+        }
+        if ("memtop" in large_s) {
+            row(sprintf("xspace %s", mb(large)), sprintf("%.3f s", large_s["memtop"]),
+                ("protobuf-c" in large_s) ? sprintf("protobuf-c %.3f s", large_s["protobuf-c"]) : "protobuf-c failed",
+                ("protobuf-c" in large_s) ? sprintf("%.1fx", large_s["protobuf-c"] / large_s["memtop"]) : "-",
+                "<= 1.5 s, >= 10x: ",
+                verdict(large_s["memtop"] <= 1.5 && large_s["protobuf-c"] >= 10 * large_s["memtop"]))
+            row("  peak RSS", rss(large_rss["memtop"], large),
+                ("protobuf-c" in large_rss) ? rss(large_rss["protobuf-c"], large) : "-", "",
+                "<= 0.5x: ", verdict(large_rss["memtop"] * 1024 <= 0.5 * large))
+        } else {
+            row(sprintf("xspace %s", mb(large)), "not measured (a run failed)", "", "", "", "")
+        }
+    }' "$results.xspace80" "$results.xspace1g"
+
 # The live-allocations table (issue 13's targets).
 awk '
     { live[$1] = $2 }
@@ -235,3 +326,4 @@ awk '
             "<= 25 %: ", verdict(live["live_checkpoint_percent"] <= 25))
         row("  index, built once", sprintf("%.0f ms", live["live_build_ms"]), "", "", "", "")
     }' "$results.live"
+

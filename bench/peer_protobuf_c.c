@@ -47,16 +47,10 @@ static void summarize_allocator(const char *id, const PerAllocator *value,
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: peer_protobuf_c FILE.pb\n");
-        return 2;
-    }
     size_t size = 0;
-    char *bytes = peer_read_file(argv[1], &size);
-    if (!bytes) {
-        perror(argv[1]);
+    char *bytes = peer_read_argument(argc, argv, "peer_protobuf_c FILE.pb", &size);
+    if (!bytes)
         return 2;
-    }
     MemoryProfile *profile =
         tensorflow__profiler__memory_profile__unpack(NULL, size, (const uint8_t *)bytes);
     free(bytes);

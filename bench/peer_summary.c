@@ -66,3 +66,15 @@ char *peer_read_file(const char *path, size_t *size)
     }
     return bytes;
 }
+
+char *peer_read_argument(int argc, char **argv, const char *usage, size_t *size)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s\n", usage);
+        return NULL;
+    }
+    char *bytes = peer_read_file(argv[1], size);
+    if (!bytes)
+        perror(argv[1]);
+    return bytes;
+}

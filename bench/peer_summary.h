@@ -33,4 +33,8 @@ void peer_summary_print(FILE *out, const struct peer_allocator *allocators, size
 /* Reads a whole file into a malloc'd, NUL-terminated buffer; NULL on failure. */
 char *peer_read_file(const char *path, size_t *size);
 
+/* The file a peer's command line names (its one argument), read whole; NULL
+ * after saying why on standard error ("usage: USAGE" or the file's error). */
+char *peer_read_argument(int argc, char **argv, const char *usage, size_t *size);
+
 #endif

@@ -69,6 +69,9 @@ struct input_format {
      * with what to do (an SQLite report given as gzip or through a pipe):
      * it is not one of the formats memtop reads, and lists say so. */
     bool refuses_only;
+    /* What an empty file named with one of the suffixes means (XSpace:
+     * a capture too big for protobuf); NULL: just "empty file". */
+    const char *empty_file_message;
 };
 
 size_t input_format_count(void);
@@ -79,6 +82,14 @@ const struct input_format *input_format_at(size_t index);
  * none claims them. */
 const struct input_format *input_format_detect(const uint8_t *bytes, size_t size,
                                                bool reads_path);
+/* The same, the file name breaking a tie: among the rows whose probes are
+ * equally sure, the one whose suffix ends `path` (a file name, with or
+ * without directories; may be NULL) wins. */
+const struct input_format *input_format_detect_named(const uint8_t *bytes, size_t size,
+                                                     bool reads_path, const char *path);
+/* What to say of an empty file at `path` (may be NULL): its row's
+ * empty_file_message by suffix, else "empty file". */
+const char *input_format_empty_message(const char *path);
 /* Whether any row reads its path itself (so load.c looks at a file's head
  * before it maps it). */
 bool input_format_any_reads_path(void);

@@ -16,6 +16,8 @@ extern const struct input_format memory_profile_json_format;     /* load_json.c 
 extern const struct input_format skyline_format;                 /* load_skyline.c */
 extern const struct input_format skyline_bytes_format;           /* load_skyline.c */
 extern const struct input_format chrome_trace_format;            /* load_trace.c */
+extern const struct input_format xspace_format;                  /* load_xspace.c */
+extern const struct input_format xspace_riegeli_format;          /* load_xspace.c */
 
 static const struct input_format *const input_formats[] = {
     &memory_profile_protobuf_format,
@@ -23,6 +25,8 @@ static const struct input_format *const input_formats[] = {
     &skyline_format,
     &skyline_bytes_format,
     &chrome_trace_format,
+    &xspace_format,
+    &xspace_riegeli_format,
 };
 
 #define INPUT_FORMAT_COUNT (sizeof input_formats / sizeof *input_formats)
@@ -40,19 +44,42 @@ const struct input_format *input_format_at(size_t index)
 const struct input_format *input_format_detect(const uint8_t *bytes, size_t size,
                                                bool reads_path)
 {
-    const struct input_format *best = NULL;
+    return input_format_detect_named(bytes, size, reads_path, NULL);
+}
+
+/* The row a file name's suffix names, or NULL. */
+static const struct input_format *input_format_named(const char *path)
+{
+    if (!path)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    size_t suffix_length;
+    return input_format_for_name(slash ? slash + 1 : path, &suffix_length);
+}
+
+const struct input_format *input_format_detect_named(const uint8_t *bytes, size_t size,
+                                                     bool reads_path, const char *path)
+{
+    const struct input_format *best = NULL, *named = input_format_named(path);
     unsigned best_confidence = PROBE_NO;
     for (size_t i = 0; i < INPUT_FORMAT_COUNT; i++) {
         const struct input_format *format = input_formats[i];
         if (format->reads_path != reads_path || !format->probe)
             continue;
         unsigned confidence = format->probe(bytes, size);
-        if (confidence > best_confidence) {
+        if (confidence > best_confidence ||
+            (confidence == best_confidence && confidence > PROBE_NO && format == named)) {
             best = format;
             best_confidence = confidence;
         }
     }
     return best;
+}
+
+const char *input_format_empty_message(const char *path)
+{
+    const struct input_format *named = input_format_named(path);
+    return named && named->empty_file_message ? named->empty_file_message : "empty file";
 }
 
 bool input_format_any_reads_path(void)

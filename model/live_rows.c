@@ -53,11 +53,9 @@ static struct allocation_row row_from_snapshot(const struct snapshot_columns *ti
     };
 }
 
-/* The `number`-th special row present (0 first), as XProf numbers its
- * own: snapshot_index -1 - number, special_index number. */
-static struct allocation_row special_row(int64_t number, int64_t bytes, uint32_t name,
-                                         uint32_t region, const struct live_special_texts *texts,
-                                         int64_t step_id)
+struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t name,
+                                       uint32_t region, const struct live_special_texts *texts,
+                                       int64_t step_id)
 {
     return (struct allocation_row){
         .origin = ROW_FROM_SPECIAL,
@@ -88,13 +86,13 @@ static size_t special_rows_add(const struct live_rows_request *request,
     int64_t stack = timeline->stack_bytes[last];
     size_t count = 0;
     if (before > 0) {
-        rows[count] = special_row((int64_t)count, before, request->texts->before_name,
+        rows[count] = live_special_row((int64_t)count, before, request->texts->before_name,
                                   request->texts->before_region, request->texts,
                                   timeline->step_id[last]);
         count++;
     }
     if (stack > 0) {
-        rows[count] = special_row((int64_t)count, stack, request->texts->stack_name,
+        rows[count] = live_special_row((int64_t)count, stack, request->texts->stack_name,
                                   request->texts->stack_region, request->texts,
                                   timeline->step_id[last]);
         count++;
@@ -109,34 +107,20 @@ struct row_order_context {
     const struct allocation_row *rows;
 };
 
-/* Bytewise, as std::string compares: a NUL inside a name counts too. */
-static int text_compare(const struct string_table *strings, uint32_t a, uint32_t b)
-{
-    if (a == b)
-        return 0;
-    size_t length_a = string_table_length(strings, a), length_b = string_table_length(strings, b);
-    int order = memcmp(string_table_text(strings, a), string_table_text(strings, b),
-                       length_a < length_b ? length_a : length_b);
-    if (order != 0)
-        return order;
-    return (length_a > length_b) - (length_a < length_b);
-}
-
-/* XProf's key: sizes descending, then the four texts ascending. */
-static int row_key_compare(const struct string_table *strings, const struct allocation_row *a,
-                           const struct allocation_row *b)
+int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+                         const struct allocation_row *b)
 {
     if (a->allocation_bytes != b->allocation_bytes)
         return a->allocation_bytes > b->allocation_bytes ? -1 : 1;
     if (a->requested_bytes != b->requested_bytes)
         return a->requested_bytes > b->requested_bytes ? -1 : 1;
-    int order = text_compare(strings, a->op_name, b->op_name);
+    int order = string_table_compare(strings, a->op_name, b->op_name);
     if (order == 0)
-        order = text_compare(strings, a->region_type, b->region_type);
+        order = string_table_compare(strings, a->region_type, b->region_type);
     if (order == 0)
-        order = text_compare(strings, a->data_type, b->data_type);
+        order = string_table_compare(strings, a->data_type, b->data_type);
     if (order == 0)
-        order = text_compare(strings, a->tensor_shape, b->tensor_shape);
+        order = string_table_compare(strings, a->tensor_shape, b->tensor_shape);
     return order;
 }
 
@@ -146,7 +130,7 @@ static bool row_before(const void *context, size_t a, size_t b)
 {
     const struct row_order_context *order = context;
     const struct allocation_row *x = &order->rows[a], *y = &order->rows[b];
-    int key = row_key_compare(order->strings, x, y);
+    int key = live_row_key_compare(order->strings, x, y);
     return key < 0 || (key == 0 && x->snapshot_index < y->snapshot_index);
 }
 

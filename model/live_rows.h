@@ -4,9 +4,10 @@
  *
  * Internal to the model: the live-set query (model/live_set.c) and the
  * Chrome-trace loader (model/load_trace*.c, whose rows at the peak are
- * made the same way) call it; views use model/live_set.h. It must not
- * replay the timeline (that is its callers') nor keep state between
- * calls. */
+ * made the same way) and the XSpace loader's table at the peak
+ * (model/load_xspace_profile.c) call it; views use model/live_set.h. It
+ * must not replay the timeline (that is its callers') nor keep state
+ * between calls. */
 #ifndef MEMTOP_LIVE_ROWS_H
 #define MEMTOP_LIVE_ROWS_H
 
@@ -47,6 +48,19 @@ struct live_rows_request {
      * more than the listed ones' when the request lists only some. */
     int64_t live_allocation_bytes;
 };
+
+/* The `number`-th special row present (0 first), as XProf numbers its
+ * own: snapshot_index -1 - number, special_index number; type INVALID and
+ * shape unknown from `texts`. */
+struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t name,
+                                       uint32_t region, const struct live_special_texts *texts,
+                                       int64_t step_id);
+
+/* XProf's order of rows (its MetadataComparator): allocation bytes, then
+ * requested bytes, both larger first, then op, region, data type and shape
+ * bytewise. */
+int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+                         const struct allocation_row *b);
 
 /* Replaces rows->rows with the request's rows; false when memory runs
  * out (the rows are then empty). O(L) to group L allocations by key,

@@ -95,7 +95,8 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size,
                                      struct load_error *error)
 {
     tracker->total = size;
-    const struct input_format *format = input_format_detect(bytes, size, false);
+    const struct input_format *format =
+        input_format_detect_named(bytes, size, false, source->path);
     if (!format) {
         load_error_set_unclaimed(error);
         return LOAD_BAD_INPUT;
@@ -157,7 +158,7 @@ static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char
 {
     *out = NULL;
     if (size == 0) {
-        load_error_set(error, "empty file");
+        load_error_set(error, "%s", input_format_empty_message(name));
         return LOAD_BAD_INPUT;
     }
     struct load_source source = {name ? name : "", false, size};
@@ -312,8 +313,8 @@ static enum load_status load_stream(int descriptor, const char *path,
 /* The size of the regular file open at `descriptor`, or an error;
  * *regular false (and LOAD_OK) for a pipe, a FIFO or a device, which
  * are read as streams. */
-static enum load_status load_file_size(int descriptor, size_t *size, bool *regular,
-                                       struct load_error *error)
+static enum load_status load_file_size(int descriptor, const char *path, size_t *size,
+                                       bool *regular, struct load_error *error)
 {
     struct stat status_buffer;
     if (fstat(descriptor, &status_buffer) != 0)
@@ -332,7 +333,7 @@ static enum load_status load_file_size(int descriptor, size_t *size, bool *regul
     }
     *size = (size_t)status_buffer.st_size;
     if (*size == 0) {
-        load_error_set(error, "empty file");
+        load_error_set(error, "%s", input_format_empty_message(path));
         return LOAD_BAD_INPUT;
     }
     return LOAD_OK;
@@ -365,7 +366,7 @@ enum load_status profile_load(const char *path, const struct load_options *optio
         return errno ? load_open_error(error) : LOAD_BAD_INPUT;
     size_t size = 0;
     bool regular = true;
-    enum load_status status = load_file_size(descriptor, &size, &regular, error);
+    enum load_status status = load_file_size(descriptor, path, &size, &regular, error);
     const struct input_format *format =
         status == LOAD_OK && regular ? load_path_format(descriptor, size) : NULL;
     if (status == LOAD_OK && !regular)

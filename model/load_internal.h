@@ -68,4 +68,9 @@ void load_protobuf_set_parallel_threshold(size_t threshold);
  * result is the same. */
 void load_protobuf_set_fast_path(bool enabled);
 
+/* The host plane of an XSpace whose lines take at least this many bytes is
+ * walked on two threads (the default is about 4 MiB; 0 restores it, 1
+ * makes every capture take two threads). */
+void load_xspace_set_pipeline_threshold(size_t threshold);
+
 #endif

@@ -342,50 +342,13 @@ enum load_status load_protobuf(const uint8_t *bytes, size_t size, struct xprof_d
 
 /* ---- the row of the format table ---- */
 
-/* Bytes of a UTF-8 character starting with `lead` (0: not a lead byte). */
-static size_t utf8_length(uint8_t lead)
-{
-    return lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
-         : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
-}
-
-/* Whether the first bytes read as plain text: printable ASCII, tabs and
- * line ends, UTF-8, with a letter or a digit among them. A MemoryProfile
- * cannot: its first field (the allocator map, tag 0x0a) holds a key
- * whose value's tag 0x12 follows within a few hundred bytes, and the
- * other fields' tags are control bytes too. */
-static bool protobuf_head_is_text(const uint8_t *bytes, size_t size)
-{
-    const size_t head = 512;
-    size_t end = size < head ? size : head;
-    bool word = false;
-    for (size_t i = 0; i < end;) {
-        uint8_t byte = bytes[i];
-        if (byte >= 0x80) {
-            size_t length = utf8_length(byte);
-            if (length == 0)
-                return false;
-            for (size_t k = 1; k < length; k++)
-                if (i + k < size && (bytes[i + k] & 0xc0) != 0x80)
-                    return false;
-            i += length;
-            continue;
-        }
-        if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f)
-            return false;
-        word = word || (byte >= '0' && byte <= '9') || ((byte | 0x20) >= 'a' && (byte | 0x20) <= 'z');
-        i++;
-    }
-    return word;
-}
-
 /* Whatever no other format claims but plain text: a MemoryProfile starts
  * with any field tag, so only the loader can tell a damaged one from
  * other binary data; text is never one (load.c then says "not a memory
  * profile" rather than quoting a wire type). */
 static unsigned protobuf_probe(const uint8_t *bytes, size_t size)
 {
-    return size > 0 && !protobuf_head_is_text(bytes, size) ? PROBE_FALLBACK : PROBE_NO;
+    return size > 0 && !wire_head_is_text(bytes, size) ? PROBE_FALLBACK : PROBE_NO;
 }
 
 static enum load_status protobuf_load(const struct load_input *input,

@@ -122,3 +122,37 @@ enum load_status wire_read_repeated_varint(const struct wire *wire, const struct
     }
     return status;
 }
+
+/* ---- text is not protobuf ---- */
+
+/* Bytes of a UTF-8 character starting with `lead` (0: not a lead byte). */
+static size_t utf8_length(uint8_t lead)
+{
+    return lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
+         : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+}
+
+bool wire_head_is_text(const uint8_t *bytes, size_t size)
+{
+    const size_t head = 512;
+    size_t end = size < head ? size : head;
+    bool word = false;
+    for (size_t i = 0; i < end;) {
+        uint8_t byte = bytes[i];
+        if (byte >= 0x80) {
+            size_t length = utf8_length(byte);
+            if (length == 0)
+                return false;
+            for (size_t k = 1; k < length; k++)
+                if (i + k < size && (bytes[i + k] & 0xc0) != 0x80)
+                    return false;
+            i += length;
+            continue;
+        }
+        if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f)
+            return false;
+        word = word || (byte >= '0' && byte <= '9') || ((byte | 0x20) >= 'a' && (byte | 0x20) <= 'z');
+        i++;
+    }
+    return word;
+}

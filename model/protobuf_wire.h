@@ -211,4 +211,12 @@ WIRE_INLINE double wire_double(uint64_t bits)
     return value;
 }
 
+/* Whether the first bytes (at most 512) read as plain text: printable
+ * ASCII, tabs and line ends, UTF-8, with a letter or a digit among them.
+ * A protobuf message a profiler writes cannot: its first fields' tags and
+ * lengths are control bytes within a few hundred bytes. Probes of
+ * protobuf formats answer "not mine" for text, so that load.c says "not a
+ * memory profile" rather than quoting a wire type. */
+bool wire_head_is_text(const uint8_t *bytes, size_t size);
+
 #endif

@@ -332,3 +332,15 @@ size_t string_table_count(const struct string_table *table)
 {
     return table ? table->count : 0;
 }
+
+int string_table_compare(const struct string_table *table, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 0;
+    size_t length_a = string_table_length(table, a), length_b = string_table_length(table, b);
+    int order = memcmp(string_table_text(table, a), string_table_text(table, b),
+                       length_a < length_b ? length_a : length_b);
+    if (order != 0)
+        return order;
+    return (length_a > length_b) - (length_a < length_b);
+}

@@ -49,4 +49,8 @@ size_t string_table_length(const struct string_table *table, uint32_t id);
 /* Number of distinct strings, the empty one included. */
 size_t string_table_count(const struct string_table *table);
 
+/* Two strings' order, bytewise as C++'s std::string compares them (a NUL
+ * inside counts, a prefix comes first): XProf's order of names. */
+int string_table_compare(const struct string_table *table, uint32_t a, uint32_t b);
+
 #endif

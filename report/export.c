@@ -60,6 +60,14 @@ static bool request_check(const struct export_request *request, struct export_re
         *reason = "the profile has no allocator to export";
         return false;
     }
+    if (request->view == EXPORT_VIEW_COMPARE && !request->new_profile) {
+        *reason = "no second profile to compare with";
+        return false;
+    }
+    if (request->view == EXPORT_VIEW_COMPARE && !request->allocator && !request->new_allocator) {
+        *reason = "no allocator to compare";
+        return false;
+    }
     return true;
 }
 
@@ -73,6 +81,7 @@ static const struct {
     [EXPORT_VIEW_SUMMARY] = {export_summary, NULL},
     [EXPORT_VIEW_HLO] = {export_hlo, NULL},
     [EXPORT_VIEW_CHROME_TRACE] = {NULL, export_chrome_trace},
+    [EXPORT_VIEW_COMPARE] = {export_compare, NULL},
     [EXPORT_VIEW_STEPS] = {export_steps, NULL},
 };
 

@@ -32,6 +32,12 @@
  *                --json fields).
  *   hlo          id,name,plane_name,start_time_ps,end_time_ps,duration_ps
  *                (duration empty when end - start overflows int64).
+ *   compare      op_name,base_bytes,new_bytes,delta_bytes,base_count,
+ *                new_count: what was live at the peak of the base's
+ *                allocator (profile, allocator) and of the new one's
+ *                (new_profile, new_allocator), summed by op name, sorted
+ *                by |delta| descending (model/compare.h); delta is new
+ *                minus base, counts are occurrences.
  *   steps        step_id,start_time_ps,end_time_ps,peak_bytes,peak_time_ps,
  *                end_bytes,allocations,deallocations,end_delta_bytes; one
  *                row per step of the allocator (model/steps.h: in the order
@@ -62,6 +68,7 @@ enum export_view {
     EXPORT_VIEW_SUMMARY,
     EXPORT_VIEW_HLO,
     EXPORT_VIEW_CHROME_TRACE,
+    EXPORT_VIEW_COMPARE, /* two profiles: the request's and new_profile */
     EXPORT_VIEW_STEPS,
     EXPORT_VIEW_COUNT
 };
@@ -90,6 +97,11 @@ struct export_request {
     /* allocations: the rows as a table shows them (its filter and its
      * order); NULL exports every row in the file's order (XProf's). */
     const struct allocation_table *table;
+    /* compare: the second profile and its allocator matched with
+     * `allocator` (profile is the base). Either allocator may be NULL (an
+     * allocator in one profile only: no rows on that side), not both. */
+    const struct profile *new_profile;
+    const struct allocator *new_allocator;
     /* Several hosts in one CSV (export_each_write): text cells before each
      * row's own, named in the header ("run", "host"); lead_count 0: none.
      * no_header: a host after the first, whose header is not written. */
@@ -139,10 +151,10 @@ enum export_status export_each_to_path(const char *path, bool replace,
                                        const struct export_each *each, size_t *rows,
                                        char *error, size_t error_size);
 
-/* "allocations", "timeline", "summary", "hlo", "chrome-trace", "steps". */
+/* "allocations", "timeline", "summary", "hlo", "chrome-trace", "compare", "steps". */
 const char *export_view_name(enum export_view view);
 bool export_view_parse(const char *name, enum export_view *out);
-/* "allocations, timeline, summary, hlo, chrome-trace, steps", for usage
+/* "allocations, timeline, summary, hlo, chrome-trace, compare, steps", for usage
  * messages. */
 const char *export_view_list(void);
 /* Whether the view is CSV (else JSON: chrome-trace). */
@@ -180,6 +192,7 @@ size_t export_allocations(struct csv_writer *writer, const struct export_request
 size_t export_timeline(struct csv_writer *writer, const struct export_request *request);
 size_t export_summary(struct csv_writer *writer, const struct export_request *request);
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
+size_t export_compare(struct csv_writer *writer, const struct export_request *request);
 size_t export_steps(struct csv_writer *writer, const struct export_request *request);
 /* chrome-trace: returns the number of trace events written. */
 struct json_writer;

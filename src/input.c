@@ -119,6 +119,17 @@ static enum load_status input_pick_host(struct input *input, const char *name, c
     return LOAD_BAD_INPUT;
 }
 
+/* --compare takes two files: the first of its paths that names a
+ * directory (a log directory holds many hosts), or NULL. */
+static const char *compared_directory(const struct options *options)
+{
+    struct stat file_status;
+    for (size_t i = 0; options->compare && i < options->path_count; i++)
+        if (stat(options->paths[i], &file_status) == 0 && S_ISDIR(file_status.st_mode))
+            return options->paths[i];
+    return NULL;
+}
+
 enum load_status input_open(struct input *input, const struct options *options,
                             const char **path, char *message, size_t message_size)
 {
@@ -132,6 +143,11 @@ enum load_status input_open(struct input *input, const struct options *options,
         status = input_open_directory(input, options, message, message_size);
     } else if (options->run) {
         snprintf(message, message_size, "--run picks a run of a log directory, given alone");
+        status = LOAD_BAD_INPUT;
+    } else if (compared_directory(options)) {
+        *path = compared_directory(options);
+        snprintf(message, message_size, "--compare takes two profile files, and this is a "
+                                        "directory (give one host's file of it)");
         status = LOAD_BAD_INPUT;
     } else {
         struct load_error error;

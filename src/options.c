@@ -12,6 +12,7 @@
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
+enum { OPTION_COMPARE = 1024 };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -21,7 +22,7 @@ enum {
     OPTION_SORT,
     OPTION_FORCE,
 };
-enum { OPTION_AT = 1024, OPTION_SINCE };
+enum { OPTION_AT = 1280, OPTION_SINCE };
 
 static const struct option long_options[] = {
     {"summary", no_argument, NULL, 's'},
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
     {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
+    {"compare", no_argument, NULL, OPTION_COMPARE},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -54,6 +56,7 @@ void options_print_help(FILE *out)
 {
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
           "       memtop [OPTION]... LOGDIR\n"
+          "       memtop [OPTION]... --compare BASE NEW\n"
           "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
           "each allocator's memory over time, the peak, and what was live at the peak.\n"
           "\n"
@@ -92,6 +95,12 @@ void options_print_help(FILE *out)
           "      --sort COLUMN[:asc|:desc]\n"
           "                    with --export allocations: sort by a column of the\n"
           "                    CSV header (op_name, allocation_bytes, ...)\n"
+          "      --compare BASE NEW\n"
+          "                    two profiles compared: the viewer (both timelines on\n"
+          "                    one chart, the summaries side by side, the ops live at\n"
+          "                    each peak), or with --summary [--json] each matched\n"
+          "                    allocator's deltas; --export compare BASE NEW writes\n"
+          "                    the op table as CSV (allocators match by memory id)\n"
           "  -o, --output FILE with --export: write FILE (atomically), not stdout\n"
           "      --force       with -o: replace FILE if it exists\n"
           "      --ascii       draw with ASCII only, even in a UTF-8 terminal\n"
@@ -264,6 +273,46 @@ static bool export_options_check(struct options *options, char *error, size_t er
     return true;
 }
 
+/* --compare (which --export compare implies) goes with two profile
+ * files and the viewer, --summary or --export compare. */
+static bool compare_options_check(struct options *options, bool list, char *error,
+                                  size_t error_size)
+{
+    bool export_compare = options->export.requested &&
+                          options->export.view == EXPORT_VIEW_COMPARE;
+    options->compare = options->compare || export_compare;
+    if (!options->compare)
+        return true;
+    if (options->mode == RUN_EXPORT && !export_compare) {
+        snprintf(error, error_size, "--compare exports one view: --export compare (the op table)");
+        return false;
+    }
+    const char *other = list ? "--list" : options->run ? "--run" : options->host ? "--host" : NULL;
+    if (other) {
+        snprintf(error, error_size,
+                 "--compare and %s do not go together (--compare takes two profile files)",
+                 other);
+        return false;
+    }
+    return true;
+}
+
+/* BASE and NEW: two of them, standard input one of them at most. */
+static bool compare_paths_check(struct options *options, char *error, size_t error_size)
+{
+    const char *what = options->mode == RUN_EXPORT ? "--export compare" : "--compare";
+    if (options->path_count != 2) {
+        snprintf(error, error_size, "%s takes two profiles, BASE and NEW (%zu given)", what,
+                 options->path_count);
+        return false;
+    }
+    if (strcmp(options->paths[0], "-") == 0 && strcmp(options->paths[1], "-") == 0) {
+        snprintf(error, error_size, "%s: standard input can be BASE or NEW, not both", what);
+        return false;
+    }
+    return true;
+}
+
 bool options_parse(int argc, char **argv, struct options *options, char *error,
                    size_t error_size)
 {
@@ -283,6 +332,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
         case OPTION_NO_SETTINGS: options->no_settings = true; break;
+        case OPTION_COMPARE: options->compare = true; break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
                 return false;
@@ -318,6 +368,8 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             return false;
         }
     }
+    if (!compare_options_check(options, list, error, error_size))
+        return false;
     if (list && (options->mode != RUN_VIEWER || options->run || options->host)) {
         snprintf(error, error_size, "--list goes alone (with --json)");
         return false;
@@ -340,6 +392,8 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         snprintf(error, error_size, "no profile given");
         return false;
     }
+    if (options->compare)
+        return compare_paths_check(options, error, error_size);
     if (options->mode == RUN_EXPORT && options->path_count > 1) {
         snprintf(error, error_size, "--export takes one profile");
         return false;

@@ -55,6 +55,9 @@ struct options {
     struct export_options export;
     const char *run;  /* --run NAME: that run of a log directory (default: the newest) */
     const char *host; /* --host NAME: that host (batch: only it; viewer: it first) */
+    /* --compare, or --export compare: two profile files, BASE then NEW
+     * (paths[0], paths[1]); with --summary, --export compare or the viewer. */
+    bool compare;
     char **paths;  /* FILE or DIR arguments, pointing into argv */
     size_t path_count;
 };

@@ -7,7 +7,8 @@
 #       tmux_text TEXT                 types TEXT literally
 #       tmux_capture                   the screen into $tmux_screen
 #       tmux_paste TEXT                TEXT in one write (escape sequences)
-#       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F)
+#       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F), then
+#                                      until it stops changing (a whole frame)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
 #       tmux_stop                      kills the server (also done at exit)
 #       tmux_require                   skips the whole script without tmux or C.UTF-8
@@ -197,11 +198,30 @@ tmux_wait_for() {
     tries=0
     while [ "$tries" -lt "$limit" ]; do
         tmux_capture
-        grep -F -q -e "$1" "$tmux_screen" && return 0
+        if grep -F -q -e "$1" "$tmux_screen"; then
+            tmux_settle
+            return 0
+        fi
         sleep 0.1
         tries=$((tries + 1))
     done
     return 1
+}
+
+# tmux_settle: $tmux_screen holds a whole frame. The text a test waits for
+# can show while the terminal is still painting the rows below it (a busy
+# machine splits a frame's output), so the screen is read again until two
+# reads 0.05 s apart agree (at most a second).
+tmux_settle() {
+    settle=0
+    while [ "$settle" -lt 20 ]; do
+        cp "$tmux_screen" "$tmux_screen.before"
+        sleep 0.05
+        tmux_capture
+        cmp -s "$tmux_screen" "$tmux_screen.before" && break
+        settle=$((settle + 1))
+    done
+    rm -f "$tmux_screen.before"
 }
 
 # tmux_wait_gone TEXT [SECONDS]: true as soon as the screen lacks TEXT.

@@ -544,8 +544,9 @@ static void test_empty_allocator_gives_a_header(void **state)
 {
     const struct profile *profile = *state;
     for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
+        /* compare takes two profiles: tests/test_compare_report.c */
         if (view == EXPORT_VIEW_SUMMARY || view == EXPORT_VIEW_HLO ||
-            !export_view_is_csv((enum export_view)view))
+            view == EXPORT_VIEW_COMPARE || !export_view_is_csv((enum export_view)view))
             continue;
         struct export_request request;
         export_request_init(&request, (enum export_view)view, profile, &profile->allocators[2]);
@@ -1013,7 +1014,8 @@ static void test_view_names(void **state)
 {
     (void)state;
     static const char *const names[] = {"allocations", "timeline", "summary", "hlo",
-                                        "chrome-trace", "steps"};
+                                        "chrome-trace", "compare",
+                                        "steps"};
     for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
         enum export_view parsed;
         assert_string_equal(export_view_name((enum export_view)view), names[view]);

@@ -122,8 +122,9 @@ static void test_200x60_stacks_everything(void **state)
     assert_true(large.table.height > small.table.height);
 }
 
-/* A third pane in the table area (HLO modules and steps): tabs, at every
- * size, each with the whole area. */
+/* A third pane in the table area (HLO modules and steps): below the
+ * table, sharing the second place as tabs, where two places fit; else
+ * every pane of the area takes turns in its whole place. */
 static void test_three_table_panes_take_turns(void **state)
 {
     (void)state;
@@ -131,15 +132,23 @@ static void test_three_table_panes_take_turns(void **state)
     layout_compute(&two, 60, 200, 1, 4, 1);
     layout_compute(&three, 60, 200, 1, 4, 2);
     assert_false(two.hlo_tabbed);
-    assert_true(three.hlo_tabbed);
-    assert_memory_equal(&three.hlo, &three.table, sizeof three.table);
-    assert_int_equal(three.table.y, two.table.y);
-    assert_int_equal(three.table.height, two.table.height + two.hlo.height);
+    assert_false(two.second_tabbed);
+    assert_false(three.hlo_tabbed);
+    assert_true(three.second_tabbed);
+    assert_memory_equal(&three.table, &two.table, sizeof three.table);
+    assert_memory_equal(&three.hlo, &two.hlo, sizeof three.hlo);
     for (int rows = LAYOUT_MIN_ROWS; rows <= 90; rows += 5) {
+        layout_compute(&two, rows, 120, 1, 4, 1);
         layout_compute(&three, rows, 120, 1, 4, 3);
         assert_usable(&three, 1, true);
-        assert_true(three.hlo_tabbed);
+        /* Where two panes share the area, three do, one of them as tabs. */
+        assert_int_equal(three.hlo_tabbed, two.hlo_tabbed);
+        assert_int_equal(three.second_tabbed, !two.hlo_tabbed);
+        assert_memory_equal(&three.hlo, &two.hlo, sizeof three.hlo);
     }
+    layout_compute(&three, 24, 80, 1, 4, 2);
+    assert_true(three.hlo_tabbed);
+    assert_false(three.second_tabbed);
 }
 
 static void test_minimum_size_is_usable(void **state)

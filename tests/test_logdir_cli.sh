@@ -214,9 +214,6 @@ memtop_expect "demo: its MemoryProfile host loads" 0 \
     out '^\[{"run":"2026_11_23_06_39_19","host":"10.0.0.2_8466","file":"[^"]*","format":"json","gzip":true'
 
 # ---- XSpace runs (tests/generate_xspace --run-layout) ----
-# ENABLE after merging the xspace branch (.xplane.pb read by a format row):
-# call xspace_runs below. Until then an .xplane.pb host only says that
-# memtop does not read it (tests/test_logdir.c checks that either way).
 xspace_runs() {
     xgen="${MEMTOP_BUILDDIR:-.}/tests/generate_xspace"
     xlogs="$work/xlogs"
@@ -241,5 +238,7 @@ xspace_runs() {
     memtop_expect "xspace: .xplane.pb preferred over .memory_profile.json.gz" 0 \
         out '^\[{"run":"2026_02_01_00_00_00","host":"old","file":"[^"]*old.xplane.pb"'
 }
+
+xspace_runs
 
 tap_done

@@ -161,8 +161,6 @@ check "demo: data/logdir opens its newest run on the MemoryProfile host" "Runs (
 memtop_quit "demo: q quits with status 0"
 
 # ---- XSpace runs (tests/generate_xspace --run-layout) ----
-# ENABLE after merging the xspace branch: call xspace_viewer below. Until
-# then the XSpace hosts only say "memtop does not read *.xplane.pb files".
 xspace_viewer() {
     xgen="${MEMTOP_BUILDDIR:-.}/tests/generate_xspace"
     xlogs="$work/xlogs"
@@ -175,5 +173,7 @@ xspace_viewer() {
     check "xspace: the pod overview lists the TPU's devices" "t1v-n-0.internal" "GPU_0_bfc"
     memtop_quit "xspace: q quits with status 0"
 }
+
+xspace_viewer
 
 tap_done

@@ -219,6 +219,26 @@ static void test_unknown_id_is_empty(void **state)
     string_table_free(table);
 }
 
+/* Bytewise like std::string: bytes past 0x7f after ASCII, a prefix first,
+ * a NUL inside compared like any byte. */
+static void test_compare_is_bytewise(void **state)
+{
+    (void)state;
+    struct string_table *table = string_table_new();
+    uint32_t a = string_table_intern(table, "ab", 2);
+    uint32_t ab0 = string_table_intern(table, "ab\0", 3);
+    uint32_t ab0c = string_table_intern(table, "ab\0c", 4);
+    uint32_t abc = string_table_intern(table, "abc", 3);
+    uint32_t high = string_table_intern(table, "a\xff", 2);
+    assert_int_equal(string_table_compare(table, a, a), 0);
+    assert_true(string_table_compare(table, a, ab0) < 0);
+    assert_true(string_table_compare(table, ab0, ab0c) < 0);
+    assert_true(string_table_compare(table, ab0c, abc) < 0);
+    assert_true(string_table_compare(table, abc, high) < 0);
+    assert_true(string_table_compare(table, high, STRING_ID_EMPTY) > 0);
+    string_table_free(table);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_one_byte_apart_at_every_length),
         cmocka_unit_test(test_merge_maps_every_id),
         cmocka_unit_test(test_unknown_id_is_empty),
+        cmocka_unit_test(test_compare_is_bytewise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,6 +242,31 @@ static void test_cursor_events(void **state)
     assert_int_equal(end - first, 2);
 }
 
+/* Two timelines compared: the window moves over the longer one's span,
+ * from this timeline's first snapshot. */
+static void test_least_span_reaches_past_the_last_snapshot(void **state)
+{
+    (void)state;
+    struct allocator allocator = test_allocator();
+    const struct snapshot_columns *timeline = &allocator.timeline;
+    struct time_window time = {.columns = 50, .least_span_ps = 3000};
+    time_window_reset(&time, &allocator);
+    assert_int_equal(time.from_ps, 0);
+    assert_int_equal(time.to_ps, 3000);
+    assert_int_equal(time.pinned, 50);
+    time_window_move_to_edge(&time, timeline, true);
+    time_window_move_to_edge(&time, timeline, true);
+    assert_true(time.cursor_ps > 990);
+    /* Shorter than the timeline: the timeline's own span. */
+    time.least_span_ps = 500;
+    time_window_show_all(&time, timeline);
+    assert_int_equal(time.to_ps, 990);
+    struct chart_range data = time_window_data(&time, timeline);
+    assert_int_equal(data.from_ps, 0);
+    assert_int_equal(data.to_ps, 990);
+    snapshot_columns_free(&allocator.timeline);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_jumps_and_zooms_that_other_panes_ask_for),
         cmocka_unit_test(test_shown_time),
         cmocka_unit_test(test_moving_scrolls_at_the_edges),
+        cmocka_unit_test(test_least_span_reaches_past_the_last_snapshot),
         cmocka_unit_test_setup_teardown(test_zoom_stops_at_one_snapshot_per_column, shown_setup, shown_teardown),
         cmocka_unit_test_setup_teardown(test_peak_keeps_the_zoom, shown_setup, shown_teardown),
         cmocka_unit_test_setup_teardown(test_step_through_events, shown_setup, shown_teardown),

@@ -74,7 +74,8 @@ stack_and_heap() {
     name=$1 stack=$2 heap=$3 environment=$4
     shift 4
     memtop_viewer 80 24 "$environment" "$@"
-    tmux_wait_for "allocator gpu (1/1)" >/dev/null
+    # The legend is drawn after the plot: once it shows, the frame is whole.
+    tmux_wait_for "$heap heap  $stack stack" >/dev/null
     plot=$(sed -n '3,6p' "$tmux_screen" | cut -c 30-)
     if printf '%s\n' "$plot" | grep -q -F "$stack" && printf '%s\n' "$plot" | grep -q -F "$heap" &&
         grep -q -F "$heap heap  $stack stack" "$tmux_screen"; then

@@ -189,6 +189,19 @@ screen_has "200x60: every column of the steps" \
     ' 3 +7\.000 +9\.000 +5\.00 MiB +7\.000 +3\.00 MiB +2 +1 +\+2\.00 MiB *$'
 memtop_quit "200x60 (steps): q quits with status 0"
 
+# With HLO modules too (an XSpace of a TPU), the table keeps its place and
+# the HLO modules and the steps take turns below it.
+tpu=$test_work/tpu.xplane.pb
+"${MEMTOP_BUILDDIR:-.}/tests/generate_xspace" --style tpu --steps 2 --memory-events 200 -o "$tpu"
+memtop_viewer 160 45 "" "$tpu"
+tmux_wait_for "allocator 0 (1/4)" >/dev/null
+screen_has "160x45, HLO modules and steps: the modules below the table, the steps a tab beside" \
+    'Allocations at peak \(' 'HLO modules \(11\).* Tab: steps ─' 'TPU:0'
+tmux_keys Tab Tab
+screen_has "Tab Tab: the steps in front there, the table still above" \
+    'Allocations at peak \(' 'Steps \(3\)' 'Shift-Tab HLO modules'
+memtop_quit "160x45 (tabs): q quits with status 0"
+
 # ---- b: the step boundaries on the time axis; L and b remembered ----
 state=$test_work/state-remembered
 for size in "80 24" "120 40"; do

@@ -57,6 +57,10 @@ struct chart_frame {
     bool show_fragmentation;
     bool auto_axis;     /* the y-axis from the lowest value shown, not 0 */
     bool capacity_axis; /* the y-axis up to the capacity */
+    /* A compared timeline over the bars (chart_overlay.c): the binding's
+     * overlay, and its columns when it draws a line (else NULL). */
+    const struct chart_overlay *overlay;
+    const struct chart_column *line_columns;
     /* The plot's columns where steps start (g.plot_width of them); NULL:
      * the time axis shows times, not steps. */
     const struct chart_step_mark *step_marks;
@@ -88,6 +92,22 @@ bool chart_frame_fragmentation_valid(double value);
 
 /* The row (from the bottom, 0-based) where a bar of this value ends. */
 int chart_frame_value_row(const struct chart_frame *frame, int64_t value);
+
+/* ---- a compared timeline over the bars (chart_overlay.c) ---- */
+
+/* The overlay's line, one column per plot column, its first snapshot at
+ * the bars' first; the columns past each timeline's last snapshot left
+ * empty (bars included), since the window may reach past the shorter
+ * one. false (nothing computed) when there is no line to draw. */
+bool chart_overlay_compute(const struct chart_overlay *overlay,
+                           const struct snapshot_columns *bars, const struct chart_window *plot,
+                           struct chart_column *line_columns, struct chart_column *bar_columns);
+/* The line's largest and smallest values into the frame's range. */
+void chart_overlay_range(const struct chart_frame *frame, int64_t *top, int64_t *lowest);
+/* The line: its glyph on the row of its value in each column. */
+void chart_overlay_draw_line(const struct chart_frame *frame);
+/* "━" (UTF-8) or "o": the line's glyph, for the legend too. */
+const char *chart_overlay_glyph(const struct ui_style *style);
 
 /* The title rule, the bars, the y axis, the time axis and the legend
  * (chart_plot.c). */

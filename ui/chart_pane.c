@@ -35,6 +35,7 @@ struct chart_pane {
     int last_plot_offset; /* its first column, from the pane's left edge */
     /* The frame's columns: reused, so drawing allocates nothing. */
     struct chart_column columns[CHART_MAX_COLUMNS];
+    struct chart_column line_columns[CHART_MAX_COLUMNS]; /* an overlay's */
 };
 
 static struct chart_pane *chart_of(struct pane *pane)
@@ -194,6 +195,7 @@ static void frame_compute(struct chart_frame *frame)
         if (chart_frame_fragmentation_valid(f) && f > fragmentation)
             fragmentation = f;
     }
+    chart_overlay_range(frame, &frame->top, &lowest);
     frame_compute_range(frame, lowest);
     /* Of equal maxima, mark the one the summary calls the peak. */
     struct chart_window window = {frame->time->from_ps, frame->time->to_ps, width};
@@ -267,6 +269,9 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
     time_window_fit(time, timeline);
     struct chart_window plot = {time->from_ps, time->to_ps, frame.g.plot_width};
     chart_columns_compute(timeline, &plot, chart->columns);
+    frame.overlay = chart->shows.overlay;
+    if (chart_overlay_compute(frame.overlay, timeline, &plot, chart->line_columns, chart->columns))
+        frame.line_columns = chart->line_columns;
     if (chart->step_boundaries)
         frame.step_marks = chart_steps_marks(&chart->steps, chart_allocator(chart), &plot);
     frame_compute(&frame);
@@ -581,6 +586,6 @@ struct pane *chart_pane_create_bound(struct chart_binding binding)
 
 struct pane *chart_pane_create(struct viewer *viewer)
 {
-    struct chart_binding binding = {&viewer->profile, &viewer->allocator, &viewer->time};
+    struct chart_binding binding = {&viewer->profile, &viewer->allocator, &viewer->time, NULL};
     return chart_pane_create_bound(binding);
 }

@@ -4,7 +4,8 @@
  * change) and which time window it draws and moves with its keys. The
  * viewer's chart shows what the viewer has open in the viewer's time
  * window; a second instance (another profile, compared) is another
- * binding, not another copy of the code.
+ * binding, not another copy of the code; a compared timeline is drawn
+ * over the bars when the binding has an overlay.
  *
  * Owns how it draws (free memory, fragmentation shown or not) and the
  * frame's columns. Never changes what is open; its keys move only its
@@ -21,10 +22,23 @@ struct viewer;
 /* Plot columns drawn at most; a wider terminal gets a wider margin. */
 #define CHART_MAX_COLUMNS 1024
 
+/* A second timeline over a chart's bars (two profiles compared): drawn
+ * as a line of its own glyph, aligned with the bars at their first
+ * snapshots; the y range covers both and the legend names each. The
+ * binder owns it and may change it between frames. */
+struct chart_overlay {
+    const struct profile *profile;
+    const struct allocator *allocator; /* NULL: no line (one side only) */
+    const char *line_name;             /* the legend's name of the line */
+    const char *bars_name;             /* and of the bars */
+    const char *title;                 /* instead of "Memory" */
+};
+
 struct chart_binding {
     const struct profile *const *profile;
     const struct allocator *const *allocator; /* *allocator may be NULL */
     struct time_window *time;
+    const struct chart_overlay *overlay; /* NULL: a chart of one timeline */
 };
 
 /* A chart of what the viewer has open, in the viewer's time window. */

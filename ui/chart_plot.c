@@ -155,7 +155,8 @@ static void draw_y_axis(const struct chart_frame *frame)
 }
 
 /* "Memory ×4 +free +frag auto-y", shortened until it ends before the peak's
- * marker: "Memory" alone always ends before the plot's first column.
+ * marker: "Memory" alone always ends before the plot's first column (a
+ * compared chart's own name, "Memory: new vs base", goes before it).
  * Returns where the title ends. */
 static int draw_title_text(const struct chart_frame *frame, int marker)
 {
@@ -164,7 +165,7 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
     const struct time_window *time = frame->time;
     const struct snapshot_columns *timeline = frame->timeline;
     char zoom[32] = "", flags[80] = "", title[144];
-    struct chart_range data = {timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
+    struct chart_range data = time_window_data(time, timeline);
     struct chart_range full = chart_range_full(data, time_window_columns(time));
     uint64_t full_diff = chart_range_diff(full.from_ps, full.to_ps);
     uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
@@ -177,12 +178,13 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
              frame->show_fragmentation ? " +frag" : "", frame->auto_axis ? " auto-y" : "",
              frame->capacity_axis ? " y-to-cap" : "", frame->step_marks ? " +steps" : "");
     int title_end = 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
-        snprintf(title, sizeof title, "Memory%s%s", attempt < 2 ? zoom : "",
-                 attempt < 1 ? flags : "");
+    const char *name = frame->overlay && frame->overlay->title ? frame->overlay->title : "Memory";
+    for (int attempt = 0; attempt < 4; attempt++) {
+        snprintf(title, sizeof title, "%s%s%s", attempt < 3 ? name : "Memory",
+                 attempt < 2 ? zoom : "", attempt < 1 ? flags : "");
         /* " title " from x + 1, and a cell of rule before the marker. */
         title_end = g->x + 3 + draw_text_width(title, style);
-        if (marker < 0 || marker >= title_end || attempt == 2)
+        if (marker < 0 || marker >= title_end || attempt == 3)
             break;
     }
     draw_pane_title(frame->window, g->title_y, g->x, g->width, title, frame->focused, style);
@@ -328,8 +330,19 @@ static bool draw_legend_item(const struct chart_frame *frame, int *x, const char
     return true;
 }
 
+/* The names of the heap and stack items: "heap", or with a compared
+ * timeline over the bars "new heap" (the bars' name first). */
+static void legend_bar_labels(const struct chart_frame *frame, char *heap, char *stack,
+                              size_t size)
+{
+    const char *bars = frame->overlay && frame->line_columns ? frame->overlay->bars_name : NULL;
+    snprintf(heap, size, "%s%sheap", bars ? bars : "", bars ? " " : "");
+    snprintf(stack, size, "%s%sstack", bars ? bars : "", bars ? " " : "");
+}
+
 /* One line saying what each glyph is, for what the plot shows now, so
- * stack and heap are told apart without colour too. */
+ * stack and heap (and a compared timeline's line) are told apart
+ * without colour too. */
 static void draw_legend(const struct chart_frame *frame)
 {
     const struct ui_style *style = frame->style;
@@ -337,11 +350,15 @@ static void draw_legend(const struct chart_frame *frame)
     if (g->legend_y < 0)
         return;
     int x = g->x + 1;
-    char fragmentation[32];
+    char fragmentation[32], heap[48], stack[48];
     snprintf(fragmentation, sizeof fragmentation, "frag (top %g%%)",
              frame->fragmentation_top * 100.0);
-    bool fits = draw_legend_item(frame, &x, GLYPH_HEAP(style), style->heap, "heap") &&
-                draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, "stack") &&
+    legend_bar_labels(frame, heap, stack, sizeof heap);
+    bool fits = (!frame->line_columns ||
+                 draw_legend_item(frame, &x, chart_overlay_glyph(style), style->compared,
+                                  frame->overlay->line_name)) &&
+                draw_legend_item(frame, &x, GLYPH_HEAP(style), style->heap, heap) &&
+                draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, stack) &&
                 (!frame->show_free ||
                  draw_legend_item(frame, &x, GLYPH_FREE(style), style->free_memory, "free")) &&
                 (frame->capacity_row < 0 ||
@@ -362,6 +379,7 @@ void chart_plot_draw(const struct chart_frame *frame)
     draw_title(frame);
     for (int c = 0; g->plot_rows > 0 && c < g->plot_width; c++)
         draw_column(frame, c);
+    chart_overlay_draw_line(frame);
     draw_y_axis(frame);
     draw_time_axis(frame);
     draw_legend(frame);

@@ -97,6 +97,19 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
                        style->normal, true);
 }
 
+/* A compared timeline's memory in the cursor's column: "base 1.20 GiB". */
+static void readout_line(const struct chart_frame *frame, struct readout *readout)
+{
+    if (!frame->line_columns)
+        return;
+    const struct chart_column *column = &frame->line_columns[frame->cursor_column];
+    if (column->snapshot == SIZE_MAX)
+        readout_field(readout, frame->overlay->line_name, "none", frame->style->dim, false);
+    else
+        readout_bytes(readout, frame->overlay->line_name, column->in_use,
+                      frame->style->compared);
+}
+
 void chart_readout_draw(const struct chart_frame *frame)
 {
     const struct chart_geometry *g = &frame->g;
@@ -124,7 +137,12 @@ void chart_readout_draw(const struct chart_frame *frame)
         snprintf(text, sizeof text, "%s", when);
     readout_field(&readout, NULL, text, style->title, false);
     if (index == SIZE_MAX) {
-        readout_field(&readout, NULL, "before the first snapshot", style->dim, false);
+        /* A compared chart's window may reach past the bars' end. */
+        bool after = column->from_ps > timeline->time_ps[timeline->count - 1];
+        readout_field(&readout, NULL,
+                      after ? "after the last snapshot" : "before the first snapshot", style->dim,
+                      false);
+        readout_line(frame, &readout);
         wattrset(window, style->normal);
         return;
     }
@@ -132,6 +150,7 @@ void chart_readout_draw(const struct chart_frame *frame)
      * memory in use, so they go first when room runs out. */
     readout_bytes(&readout, "in use", snapshot_columns_in_use(timeline, index),
                   style->heap | A_BOLD);
+    readout_line(frame, &readout);
     /* What the format does not record is left out, not shown as 0. */
     const struct allocator *allocator = frame->allocator;
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FREE))

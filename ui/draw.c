@@ -22,6 +22,7 @@ enum color_pair {
     PAIR_PEAK,
     PAIR_CAPACITY,
     PAIR_ERROR,
+    PAIR_COMPARED,
 };
 
 void draw_style_init(struct ui_style *style, bool utf8, bool color)
@@ -45,6 +46,9 @@ void draw_style_init(struct ui_style *style, bool utf8, bool color)
         style->peak = A_BOLD;
         style->capacity = A_DIM;
         style->error = A_BOLD;
+        style->compared = A_BOLD;
+        style->grew = A_BOLD;
+        style->shrank = A_NORMAL;
         return;
     }
     /* -1 is the terminal's default background (use_default_colors). */
@@ -58,6 +62,7 @@ void draw_style_init(struct ui_style *style, bool utf8, bool color)
     init_pair(PAIR_PEAK, COLOR_RED, -1);
     init_pair(PAIR_CAPACITY, COLOR_CYAN, -1);
     init_pair(PAIR_ERROR, COLOR_RED, -1);
+    init_pair(PAIR_COMPARED, COLOR_MAGENTA, -1);
     style->title = COLOR_PAIR(PAIR_TITLE) | A_BOLD;
     style->selected = COLOR_PAIR(PAIR_SELECTED);
     style->selected_unfocused = COLOR_PAIR(PAIR_SELECTED_UNFOCUSED);
@@ -68,6 +73,9 @@ void draw_style_init(struct ui_style *style, bool utf8, bool color)
     style->peak = COLOR_PAIR(PAIR_PEAK) | A_BOLD;
     style->capacity = COLOR_PAIR(PAIR_CAPACITY);
     style->error = COLOR_PAIR(PAIR_ERROR) | A_BOLD;
+    style->compared = COLOR_PAIR(PAIR_COMPARED) | A_BOLD;
+    style->grew = COLOR_PAIR(PAIR_ERROR);
+    style->shrank = COLOR_PAIR(PAIR_HEAP);
 }
 
 /* The display width of one safe piece (one source character made safe). */

@@ -25,6 +25,11 @@ struct ui_style {
     attr_t capacity;
     attr_t cursor;
     attr_t error;
+    /* Two profiles compared: the compared timeline's line, and a delta
+     * that grew or shrank (an arrow says which without colour too). */
+    attr_t compared;
+    attr_t grew;
+    attr_t shrank;
 };
 
 /* Fills the attributes for a terminal with (color) or without colours.

@@ -110,11 +110,17 @@ static void export_prompt_on_path(struct viewer *viewer, const char *path)
 static char *export_prompt_default_path(const struct viewer *viewer,
                                         const struct export_request *request)
 {
-    const char *host = viewer->hosts->count > 1 ? viewer->hosts->hosts[viewer->host_index].name
-                                                 : NULL;
+    const char *host = viewer->hosts->count > 1 && !viewer_comparing(viewer)
+                           ? viewer->hosts->hosts[viewer->host_index].name
+                           : NULL;
+    const struct profile *profile = request->profile;
     const struct allocator *allocator = request->view == EXPORT_VIEW_HLO ? NULL
                                                                           : request->allocator;
-    return export_default_path(viewer->profile, host, allocator, request->view);
+    if (!allocator && request->new_allocator) { /* compared: only NEW has it */
+        profile = request->new_profile;
+        allocator = request->new_allocator;
+    }
+    return export_default_path(profile, host, allocator, request->view);
 }
 
 void export_prompt_begin(struct viewer *viewer)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/compare_report.h"
+
 /* The header's pieces, left to right; the hint sits at the right edge. */
 enum piece_kind { PIECE_NAME, PIECE_FILE, PIECE_FORMAT, PIECE_HOST, PIECE_ALLOCATOR, PIECE_HINT,
                   PIECE_COUNT };
@@ -28,6 +30,19 @@ static const char *base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
+/* --compare: "base.pb vs new.pb" and the pair of allocators shown. */
+static void fill_compare_pieces(const struct viewer *viewer, struct piece *pieces)
+{
+    const struct viewer_compare *compare = &viewer->compare;
+    snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s vs %s",
+             base_name(viewer->profile->path), base_name(compare->profile->path));
+    const struct allocator_pair *pair = viewer_pair(viewer);
+    if (pair)
+        snprintf(pieces[PIECE_ALLOCATOR].text, sizeof pieces->text, "allocator %s (%zu/%zu)",
+                 compare_pair_id(pair, viewer->profile, compare->profile),
+                 compare->pair_index + 1, compare->comparison.count);
+}
+
 static void fill_pieces(struct viewer *viewer, struct piece *pieces)
 {
     const struct host *host = &viewer->hosts->hosts[viewer->host_index];
@@ -36,14 +51,16 @@ static void fill_pieces(struct viewer *viewer, struct piece *pieces)
     snprintf(pieces[PIECE_NAME].text, sizeof pieces->text, "memtop");
     const char *path = profile && profile->path ? profile->path : host->path;
     snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s", base_name(path));
-    if (profile)
+    if (viewer_comparing(viewer))
+        fill_compare_pieces(viewer, pieces);
+    else if (profile)
         snprintf(pieces[PIECE_FORMAT].text, sizeof pieces->text, "%s%s v%d",
                  profile_format_name(profile->format), profile->gzipped ? ".gz" : "",
                  (int)profile->version);
-    if (viewer->hosts->count > 1)
+    if (viewer->hosts->count > 1 && !viewer_comparing(viewer))
         snprintf(pieces[PIECE_HOST].text, sizeof pieces->text, "host %s (%zu/%zu)", host->name,
                  viewer->host_index + 1, viewer->hosts->count);
-    if (viewer->allocator)
+    if (viewer->allocator && !viewer_comparing(viewer))
         snprintf(pieces[PIECE_ALLOCATOR].text, sizeof pieces->text, "allocator %s (%zu/%zu)",
                  profile_text(profile, viewer->allocator->id), viewer->allocator_index + 1,
                  profile->allocator_count);

@@ -45,7 +45,8 @@ static const struct key_binding key_table[] = {
      "open the host under the cursor (loading it the first time)", "Enter open host"},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_ALLOCATORS,
-     "focus the allocations table (moving switches the allocator at once)", "Enter table"},
+     "focus the allocations table (moving switches the allocator at once; with --compare: "
+     "the op table)", "Enter table"},
 
     {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_CHART,
      "cursor one column left (scrolls at the edge)", "h/l cursor"},
@@ -110,6 +111,19 @@ static const struct key_binding key_table[] = {
     {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
      "o close"},
 
+    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_COMPARE,
+     "sort the ops by the next column: the size of the delta (the first), new bytes, "
+     "base bytes, op name",
+     "s sort"},
+    {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_COMPARE, "reverse the sort", "r reverse"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_COMPARE,
+     "the op's bytes and counts, exactly, on the status line", "Enter exact"},
+    {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_COMPARE,
+     "next allocator, matched by memory id (one in a single profile says so)", NULL},
+    {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_COMPARE, "previous allocator", NULL},
+    {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_COMPARE,
+     "export the op table to CSV, as --export compare writes it", NULL},
+
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_STEPS,
      "zoom the chart to the step; again on it: zoom back out", "Enter zoom the chart to it"},
 };
@@ -153,6 +167,7 @@ const char *keys_scope_name(enum key_scope scope)
     case KEY_SCOPE_HLO: return "HLO modules";
     case KEY_SCOPE_RUNS: return "Runs (a log directory)";
     case KEY_SCOPE_POD: return "Pod overview";
+    case KEY_SCOPE_COMPARE: return "Two profiles compared (--compare)";
     case KEY_SCOPE_STEPS: return "Steps";
     default: return "";
     }

@@ -76,6 +76,7 @@ enum key_scope {
     KEY_SCOPE_HLO,
     KEY_SCOPE_RUNS,
     KEY_SCOPE_POD,
+    KEY_SCOPE_COMPARE, /* --compare's op table */
     KEY_SCOPE_STEPS,
     KEY_SCOPE_COUNT
 };

@@ -96,11 +96,13 @@ static void layout_right_column(struct layout *layout, int top, int body, int x,
     layout->table = rect_make(y, x, rest, width);
     if (more_table_panes <= 0)
         return;
-    /* Three panes stacked would leave each too few rows: tabs. */
-    if (more_table_panes == 1 && rest >= 2 * STACKED_MIN_ROWS) {
+    /* The table keeps its place above the others: they share the
+     * second place as tabs rather than each getting too few rows. */
+    if (rest >= 2 * STACKED_MIN_ROWS) {
         int hlo_height = rest * 2 / 5;
         layout->table.height = rest - hlo_height;
         layout->hlo = rect_make(y + rest - hlo_height, x, hlo_height, width);
+        layout->second_tabbed = more_table_panes > 1;
     } else {
         layout->hlo = layout->table;
         layout->hlo_tabbed = true;

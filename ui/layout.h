@@ -8,10 +8,10 @@
  *         there are several)        |
  *   hosts (only with several hosts) |
  *   allocators                      |
- *   summary                         | table  (one more pane of the table
- *   at peak by region  (when there  |         area below it, the HLO modules
- *   at peak by type     is room)    |         or the steps; or they all share
- *                                   |         its place as tabs)
+ *   summary                         | table  (the HLO modules and the
+ *   at peak by region  (when there  |         steps below it, as tabs when
+ *   at peak by type     is room)    |         both; or they all share its
+ *                                   |         place as tabs)
  *   status line                                     (1 row)
  *
  * Each pane's rectangle includes its title row. A pane zoomed to the
@@ -51,6 +51,9 @@ struct layout {
     /* The table area's panes (the table, the HLO modules, the steps)
      * take turns in one place, as tabs. */
     bool hlo_tabbed;
+    /* The panes of the second place (the HLO modules and the steps, when
+     * both are there) take turns in it as tabs, below the table. */
+    bool second_tabbed;
     struct rect status;
     struct rect body; /* between the header and the status line */
 };
@@ -70,9 +73,9 @@ enum layout_place {
 };
 
 /* more_table_panes: how many panes besides the table want the table
- * area: with one (true) it goes below the table when both get ten rows,
- * else they take turns as tabs; with two or more they always take
- * turns, each getting the whole area. */
+ * area: they go below the table when both places get ten rows (two or
+ * more taking turns there as tabs), else every pane of the area takes
+ * turns in its whole place. */
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
                     size_t allocator_count, int more_table_panes);
 /* The same with a runs list above the hosts when run_count > 1. */

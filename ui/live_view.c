@@ -126,7 +126,7 @@ void live_view_sync(struct viewer *viewer)
     struct live_view *live = &viewer->live;
     const struct snapshot_columns *timeline = live_timeline(viewer);
     bool wanted = (live->following || viewer->time.marked) && timeline &&
-                  live->refused != viewer->allocator;
+                  live->refused != viewer->allocator && !viewer_comparing(viewer);
     if (!wanted) {
         if (live->shown && viewer->allocator &&
             !query_reset(&viewer->query, viewer->profile, viewer->allocator))
@@ -207,6 +207,12 @@ bool live_view_clear_mark(struct viewer *viewer)
 
 bool live_view_handle(struct viewer *viewer, enum request request)
 {
+    bool ours = request == REQUEST_LIVE_TOGGLE || request == REQUEST_MARK;
+    /* Two profiles compared have no allocations table to switch. */
+    if (ours && viewer_comparing(viewer)) {
+        viewer_status(viewer, false, "L and m show one profile's live allocations: open it alone");
+        return true;
+    }
     switch (request) {
     case REQUEST_LIVE_TOGGLE: live_view_toggle(viewer); return true;
     case REQUEST_MARK: live_view_toggle_mark(viewer); return true;

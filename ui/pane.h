@@ -59,6 +59,7 @@ enum follow_up_kind {
      * the usual layout back */
     FOLLOW_UP_SELECT_HOST_ALLOCATOR,
     FOLLOW_UP_ZOOM_PANE, /* pane `pane` on the whole body; PANE_NONE: the usual layout */
+    FOLLOW_UP_SELECT_PAIR, /* --compare: show pair `index` of matched allocators */
 };
 
 struct follow_up {

@@ -4,6 +4,9 @@
 
 #include "ui/breakdown_pane.h"
 #include "ui/chart_pane.h"
+#include "ui/compare_ops_pane.h"
+#include "ui/compare_pairs_pane.h"
+#include "ui/compare_summary_pane.h"
 #include "ui/hlo_pane.h"
 #include "ui/hosts_pane.h"
 #include "ui/list_pane.h"
@@ -14,27 +17,48 @@
 #include "ui/table_pane.h"
 #include "ui/viewer.h"
 
-static bool always(const struct viewer *viewer)
+/* The usual panes show one profile; --compare has panes of its own. */
+static bool one_profile(const struct viewer *viewer)
 {
-    (void)viewer;
-    return true;
+    return !viewer_comparing(viewer);
 }
 
 static bool several_hosts(const struct viewer *viewer)
 {
-    return viewer->hosts->count > 1;
+    return one_profile(viewer) && viewer->hosts->count > 1;
 }
 
 static bool allocator_shown(const struct viewer *viewer)
 {
-    return viewer->allocator != NULL;
+    return one_profile(viewer) && viewer->allocator != NULL;
 }
 
 /* A report that sorts its memory by kind (Skyline) has no regions or
  * data types to break the peak down by: its summary card shows the kinds. */
 static bool breakdown_available(const struct viewer *viewer)
 {
-    return !viewer->allocator || !viewer->allocator->summary.tracked.known;
+    return one_profile(viewer) &&
+           (!viewer->allocator || !viewer->allocator->summary.tracked.known);
+}
+
+static bool hlo_available(const struct viewer *viewer)
+{
+    return one_profile(viewer) && hlo_pane_available(viewer);
+}
+
+static bool steps_available(const struct viewer *viewer)
+{
+    return one_profile(viewer) && steps_pane_available(viewer);
+}
+
+/* The compare chart: BASE's and NEW's timelines, in the compare
+ * subject's own time window. */
+static struct pane *compare_chart_create(struct viewer *viewer)
+{
+    struct viewer_compare *compare = &viewer->compare;
+    struct chart_binding binding = {&compare->bars_profile, &compare->bars_allocator,
+                                    &compare->time, &compare->overlay};
+    return chart_pane_create_bound(binding);
 }
 
 /* In drawing and Tab order. */
@@ -42,8 +66,9 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
     [PANE_RUNS] = {"runs", runs_pane_create, LAYOUT_PLACE_RUNS, false, true, runs_pane_available},
     [PANE_HOSTS] = {"hosts", hosts_pane_create, LAYOUT_PLACE_HOSTS, false, true, several_hosts},
     [PANE_ALLOCATORS] = {"allocators", list_pane_create_allocators, LAYOUT_PLACE_ALLOCATORS,
-                         false, true, always},
-    [PANE_SUMMARY] = {"summary", summary_pane_create, LAYOUT_PLACE_SUMMARY, false, false, always},
+                         false, true, one_profile},
+    [PANE_SUMMARY] = {"summary", summary_pane_create, LAYOUT_PLACE_SUMMARY, false, false,
+                      one_profile},
     [PANE_BY_REGION] = {"at peak by region", breakdown_pane_create_by_region,
                         LAYOUT_PLACE_BY_REGION, false, false, breakdown_available},
     [PANE_BY_DATA_TYPE] = {"at peak by type", breakdown_pane_create_by_data_type,
@@ -52,15 +77,26 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
                     allocator_shown},
     [PANE_TABLE] = {"allocations", table_pane_create, LAYOUT_PLACE_TABLE, true, true,
                     allocator_shown},
-    [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true,
-                  hlo_pane_available},
-    [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true,
-                    steps_pane_available},
+    [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true, hlo_available},
+    [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true, steps_available},
     [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
                   pod_pane_available},
+    [PANE_COMPARE_PAIRS] = {"allocators", compare_pairs_pane_create, LAYOUT_PLACE_ALLOCATORS,
+                            false, true, viewer_comparing},
+    [PANE_COMPARE_SUMMARY] = {"summary", compare_summary_pane_create, LAYOUT_PLACE_SUMMARY, false,
+                              false, viewer_comparing},
+    [PANE_COMPARE_CHART] = {"chart", compare_chart_create, LAYOUT_PLACE_CHART, false, true,
+                            viewer_comparing},
+    [PANE_COMPARE_OPS] = {"ops at peak", compare_ops_pane_create, LAYOUT_PLACE_TABLE, true, true,
+                          viewer_comparing},
 };
 
 const struct pane_row *pane_table_row(enum pane_id id)
 {
     return &pane_rows[id < PANE_COUNT ? id : 0];
+}
+
+bool pane_table_compares(enum pane_id id)
+{
+    return id >= PANE_COMPARE_PAIRS && id <= PANE_COMPARE_OPS;
 }

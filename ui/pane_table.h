@@ -28,6 +28,11 @@ enum pane_id {
     PANE_HLO,        /* only when the profile has HLO modules */
     PANE_STEPS,      /* only when the allocator's timeline has steps */
     PANE_POD,        /* the pod overview: only zoomed to the whole body */
+    /* --compare's panes (only then, and then instead of the ones above) */
+    PANE_COMPARE_PAIRS,
+    PANE_COMPARE_SUMMARY,
+    PANE_COMPARE_CHART,
+    PANE_COMPARE_OPS,
     PANE_COUNT,
     PANE_NONE = PANE_COUNT
 };
@@ -49,5 +54,9 @@ struct pane_row {
 };
 
 const struct pane_row *pane_table_row(enum pane_id id);
+/* Whether a pane is one of --compare's (PANE_COMPARE_*): the viewer
+ * shows either those or the others, and remembers only the shown ones'
+ * settings (two charts would write the same keys). */
+bool pane_table_compares(enum pane_id id);
 
 #endif

@@ -17,8 +17,8 @@ static void tab_hint(const struct viewer *viewer, char *text, size_t size)
     enum pane_id previous = viewer_focus_neighbour(viewer, -1);
     if (next != PANE_NONE)
         snprintf(text, size, "Tab %s", pane_table_row(next)->name);
-    else if (viewer->layout.hlo_tabbed && pane_table_row(viewer->focus)->in_table_area &&
-             previous < viewer->focus && pane_table_row(previous)->in_table_area)
+    else if (viewer_pane_tabbed(viewer, viewer->focus) && previous < viewer->focus &&
+             viewer_pane_tabbed(viewer, previous))
         snprintf(text, size, "Shift-Tab %s", pane_table_row(previous)->name);
     else
         snprintf(text, size, "Tab pane");
@@ -44,7 +44,7 @@ static void pane_hints(const struct viewer *viewer, char *line, size_t size)
     char tab[64];
     tab_hint(viewer, tab, sizeof tab);
     size_t globals = sizeof global_hints / sizeof *global_hints;
-    if (viewer->hosts->count < 2 || viewer->zoomed != PANE_NONE)
+    if (viewer->hosts->count < 2 || viewer->zoomed != PANE_NONE || viewer_comparing(viewer))
         globals--;
     keys_hint_line(scopes, count, global_hints, globals, tab, line, size);
 }

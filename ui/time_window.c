@@ -13,9 +13,14 @@ int time_window_columns(const struct time_window *time)
     return time->columns > 0 ? time->columns : TIME_WINDOW_DEFAULT_COLUMNS;
 }
 
-static struct chart_range time_window_data(const struct snapshot_columns *timeline)
+struct chart_range time_window_data(const struct time_window *time,
+                                    const struct snapshot_columns *timeline)
 {
-    return (struct chart_range){timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
+    struct chart_range data = {timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
+    int64_t least_end = chart_time_add(data.from_ps, (uint64_t)time->least_span_ps);
+    if (time->least_span_ps > 0 && least_end > data.to_ps)
+        data.to_ps = least_end;
+    return data;
 }
 
 static struct chart_window time_window_plot(const struct time_window *time)
@@ -50,7 +55,8 @@ void time_window_fit(struct time_window *time, const struct snapshot_columns *ti
 {
     struct chart_range range = {time->from_ps, time->to_ps};
     int columns = time_window_columns(time);
-    time_window_set_range(time, chart_range_clamp(range, time_window_data(timeline), columns));
+    struct chart_range data = time_window_data(time, timeline);
+    time_window_set_range(time, chart_range_clamp(range, data, columns));
     if (time->pinned != SIZE_MAX &&
         (time->pinned >= timeline->count || timeline->time_ps[time->pinned] != time->cursor_ps))
         time->pinned = SIZE_MAX;
@@ -81,7 +87,8 @@ void time_window_reset(struct time_window *time, const struct allocator *allocat
     if (!allocator || allocator->timeline.count == 0)
         return;
     const struct snapshot_columns *timeline = &allocator->timeline;
-    struct chart_range full = chart_range_full(time_window_data(timeline), time_window_columns(time));
+    struct chart_range full =
+        chart_range_full(time_window_data(time, timeline), time_window_columns(time));
     time->from_ps = full.from_ps;
     time->to_ps = full.to_ps;
     size_t peak = time_window_peak_snapshot(allocator);
@@ -106,7 +113,7 @@ enum time_window_move time_window_move(struct time_window *time,
     }
     struct chart_range range = {time->from_ps, time->to_ps};
     int overshoot = target < 0 ? (int)target : (int)(target - (width - 1));
-    bool moved = chart_range_scroll(&range, time_window_data(timeline), width, overshoot);
+    bool moved = chart_range_scroll(&range, time_window_data(time, timeline), width, overshoot);
     time->from_ps = range.from_ps;
     time->to_ps = range.to_ps;
     window = time_window_plot(time);
@@ -127,7 +134,7 @@ void time_window_move_to_edge(struct time_window *time, const struct snapshot_co
         time->cursor_ps = chart_column_start(&window, edge);
         return;
     }
-    struct chart_range data = time_window_data(timeline);
+    struct chart_range data = time_window_data(time, timeline);
     uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
     struct chart_range range = last ? (struct chart_range){chart_time_subtract(data.to_ps, diff),
                                                            data.to_ps}
@@ -160,16 +167,16 @@ bool time_window_zoom(struct time_window *time, const struct snapshot_columns *t
     if (zoom_in && time_window_one_snapshot_per_column(time, timeline))
         return false;
     struct chart_range range = {time->from_ps, time->to_ps};
-    bool changed = chart_range_zoom(&range, time_window_data(timeline), time_window_columns(time),
-                                    time->cursor_ps, 2, zoom_in);
+    bool changed = chart_range_zoom(&range, time_window_data(time, timeline),
+                                    time_window_columns(time), time->cursor_ps, 2, zoom_in);
     time_window_set_range(time, range);
     return changed;
 }
 
 void time_window_show_all(struct time_window *time, const struct snapshot_columns *timeline)
 {
-    time_window_set_range(time,
-                          chart_range_full(time_window_data(timeline), time_window_columns(time)));
+    struct chart_range data = time_window_data(time, timeline);
+    time_window_set_range(time, chart_range_full(data, time_window_columns(time)));
 }
 
 size_t time_window_jump_to_peak(struct time_window *time, const struct allocator *allocator)
@@ -247,7 +254,7 @@ void time_window_show_snapshot(struct time_window *time, const struct snapshot_c
                                size_t index)
 {
     struct chart_range range = {time->from_ps, time->to_ps};
-    chart_range_show(&range, time_window_data(timeline), time_window_columns(time),
+    chart_range_show(&range, time_window_data(time, timeline), time_window_columns(time),
                      timeline->time_ps[index]);
     time_window_set_range(time, range);
     time_window_pin(time, timeline, index);
@@ -260,7 +267,7 @@ void time_window_jump_to(struct time_window *time, const struct snapshot_columns
         return;
     time_window_fit(time, timeline);
     size_t index = timeline_nearest(timeline, time_ps);
-    struct chart_range data = time_window_data(timeline);
+    struct chart_range data = time_window_data(time, timeline);
     int64_t at = time_ps < data.from_ps ? data.from_ps : time_ps > data.to_ps ? data.to_ps
                                                                               : time_ps;
     struct chart_range range = {time->from_ps, time->to_ps};
@@ -290,7 +297,7 @@ bool time_window_zoom_to(struct time_window *time, const struct snapshot_columns
     timeline_range(timeline, from_ps, to_ps, &first, &end);
     if (first >= end)
         return false;
-    struct chart_range data = time_window_data(timeline);
+    struct chart_range data = time_window_data(time, timeline);
     struct chart_range range = {from_ps > data.from_ps ? from_ps : data.from_ps,
                                 to_ps < data.to_ps ? to_ps : data.to_ps};
     time_window_set_range(time, chart_range_clamp(range, data, time_window_columns(time)));

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "model/profile.h"
+#include "ui/chart_columns.h"
 
 /* Plot columns assumed before the first frame has measured them. */
 #define TIME_WINDOW_DEFAULT_COLUMNS 80
@@ -32,6 +33,10 @@ struct time_window {
     /* Plot columns at the last draw (0 before the first): zooming and
      * scrolling work in columns. */
     int columns;
+    /* Above 0: the data the window moves over reaches at least this far
+     * past the timeline's first snapshot (two profiles compared: the
+     * other timeline lasts longer). Set before time_window_reset(). */
+    int64_t least_span_ps;
     /* A second time a person marked (ui/live_view.h): the allocations
      * table then shows what grew between it and the cursor, and the
      * chart shades the span. A new allocator forgets it. */
@@ -48,6 +53,10 @@ enum time_window_move {
 
 /* The columns to work in: the last draw's, or the default. */
 int time_window_columns(const struct time_window *time);
+/* The times the window moves over: the timeline's first to last
+ * snapshot, or further as least_span_ps says. The timeline is not empty. */
+struct chart_range time_window_data(const struct time_window *time,
+                                    const struct snapshot_columns *timeline);
 
 /* The whole timeline, cursor on the summary's peak; for a new allocator
  * (an empty timeline leaves everything 0). */

@@ -51,7 +51,7 @@ static void draw_separator(struct viewer *viewer, WINDOW *window)
                                  &layout->summary, &layout->by_region, &layout->by_data_type};
     const struct rect *right[] = {&layout->chart, &layout->table, &layout->hlo};
     /* Without data only the chart's place has a title. */
-    size_t right_count = viewer->allocator ? 3 : 1;
+    size_t right_count = viewer->allocator || viewer_comparing(viewer) ? 3 : 1;
     wattrset(window, style->dim);
     for (int row = 0; row < layout->separator.height; row++) {
         int y = layout->separator.y + row;
@@ -148,7 +148,7 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
     }
     if (viewer->zoomed != PANE_NONE)
         return; /* one pane, no columns to separate */
-    if (!viewer->allocator) {
+    if (!viewer->allocator && !viewer_comparing(viewer)) {
         struct rect area = layout->chart;
         area.height = layout->status.y - area.y;
         draw_no_data(viewer, window, &area);
@@ -162,11 +162,16 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
 static void layout_frame(struct viewer *viewer)
 {
     size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
+    size_t host_count = viewer->hosts->count;
+    if (viewer_comparing(viewer)) { /* one list: the allocators matched */
+        allocator_count = viewer->compare.comparison.count;
+        host_count = 1;
+    }
     int table_area_panes = 0;
     for (enum pane_id id = 0; id < PANE_COUNT; id++)
         table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
-    layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, viewer->hosts->count,
+    layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
                              allocator_count, table_area_panes - 1);
     if (!viewer_pane_available(viewer, PANE_BY_REGION))
         layout_drop_breakdowns(&viewer->layout);
@@ -250,10 +255,20 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
         return 1;
     }
     viewer.terminal_ready = true;
-    viewer_start_loading(&viewer);
-    if (viewer.loader)
-        terminal_watch(host_loader_wake_fd(viewer.loader));
-    viewer_select_host(&viewer, session->first_host);
+    if (session->compare) {
+        /* main loaded BASE and NEW; nothing loads in the background. */
+        if (!viewer_compare_start(&viewer, hosts->hosts[0].profile, hosts->hosts[1].profile)) {
+            terminal_stop();
+            viewer_free(&viewer);
+            fprintf(stderr, "memtop: out of memory\n");
+            return 1;
+        }
+    } else {
+        viewer_start_loading(&viewer);
+        if (viewer.loader)
+            terminal_watch(host_loader_wake_fd(viewer.loader));
+        viewer_select_host(&viewer, session->first_host);
+    }
     /* What the person chose last time, unless told to forget. */
     struct settings settings;
     char settings_file[4096];

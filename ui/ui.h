@@ -30,6 +30,9 @@ struct ui_session {
      * run_index of it. The viewer opens the others' hosts itself. */
     const struct logdir *logdir;
     size_t run_index;
+    /* --compare: hosts holds BASE and NEW, both loaded; the viewer
+     * compares them instead of showing one host. */
+    bool compare;
 };
 
 /* Runs the viewer over the hosts until the user quits. Returns the exit

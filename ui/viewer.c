@@ -45,6 +45,30 @@ static bool viewer_focusable(const struct viewer *viewer, enum pane_id pane)
     return viewer_pane_available(viewer, pane) && pane_table_row(pane)->focusable;
 }
 
+bool viewer_pane_tabbed(const struct viewer *viewer, enum pane_id pane)
+{
+    const struct pane_row *row = pane_table_row(pane);
+    if (pane >= PANE_COUNT || !row->in_table_area)
+        return false;
+    return viewer->layout.hlo_tabbed ||
+           (viewer->layout.second_tabbed && row->place == LAYOUT_PLACE_HLO);
+}
+
+/* The tab in front where panes take turns: the focused one, else the
+ * one focused last, else the first. */
+static enum pane_id viewer_tab_front(const struct viewer *viewer)
+{
+    if (viewer_pane_tabbed(viewer, viewer->focus))
+        return viewer->focus;
+    if (viewer_pane_tabbed(viewer, viewer->table_front) &&
+        viewer_pane_available(viewer, viewer->table_front))
+        return viewer->table_front;
+    for (enum pane_id id = 0; id < PANE_COUNT; id++)
+        if (viewer_pane_tabbed(viewer, id) && viewer_pane_available(viewer, id))
+            return id;
+    return PANE_NONE;
+}
+
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane)
 {
     if (!viewer_pane_available(viewer, pane))
@@ -55,10 +79,11 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
                    : NULL;
     const struct pane_row *row = pane_table_row(pane);
     const struct rect *rect = layout_place_rect(&viewer->layout, row->place);
-    if (row->in_table_area && viewer->layout.hlo_tabbed) {
-        if (pane != viewer->table_front)
+    if (viewer_pane_tabbed(viewer, pane)) {
+        if (pane != viewer_tab_front(viewer))
             return NULL;
-        rect = layout_place_rect(&viewer->layout, LAYOUT_PLACE_TABLE);
+        if (viewer->layout.hlo_tabbed)
+            rect = layout_place_rect(&viewer->layout, LAYOUT_PLACE_TABLE);
     }
     return rect_is_empty(rect) ? NULL : rect;
 }
@@ -90,13 +115,10 @@ static enum pane_id viewer_focus_from(const struct viewer *viewer, enum pane_id 
 
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane)
 {
-    if (!viewer->layout.hlo_tabbed || !pane_table_row(pane)->in_table_area)
+    if (!viewer_pane_tabbed(viewer, pane))
         return PANE_NONE;
     enum pane_id next = viewer_focus_from(viewer, pane, 1);
-    for (enum pane_id id = pane + 1; id < PANE_COUNT; id++)
-        if (id == next && pane_table_row(id)->in_table_area)
-            return id;
-    return PANE_NONE;
+    return next > pane && viewer_pane_tabbed(viewer, next) ? next : PANE_NONE;
 }
 
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction)
@@ -144,7 +166,8 @@ void viewer_recall_settings(struct viewer *viewer, const struct settings *settin
         if (pane->ops->recall)
             pane->ops->recall(pane, viewer, settings);
     }
-    viewer_recall_zoom(viewer, settings);
+    if (!viewer_comparing(viewer))
+        viewer_recall_zoom(viewer, settings);
 }
 
 void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
@@ -155,13 +178,17 @@ void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
         settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
         settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
     }
-    live_view_remember(viewer, settings);
-    settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
-                                                    ? pane_table_row(viewer->zoomed)->name
-                                                    : "none");
+    /* The zoom and the live table are the usual layout's: comparing
+     * leaves them as they were. */
+    if (!viewer_comparing(viewer)) {
+        live_view_remember(viewer, settings);
+        settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
+                                                        ? pane_table_row(viewer->zoomed)->name
+                                                        : "none");
+    }
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
-        if (pane->ops->remember)
+        if (pane->ops->remember && pane_table_compares(id) == viewer_comparing(viewer))
             pane->ops->remember(pane, viewer, settings);
     }
 }
@@ -186,7 +213,7 @@ void viewer_focus(struct viewer *viewer, enum pane_id pane)
         return;
     viewer->focus = pane;
     viewer->focus_wanted = PANE_NONE;
-    if (pane_table_row(pane)->in_table_area)
+    if (viewer_pane_tabbed(viewer, pane))
         viewer->table_front = pane;
 }
 
@@ -261,9 +288,7 @@ static void viewer_zoom_to(struct viewer *viewer, int64_t from_ps, int64_t to_ps
     viewer_status(viewer, false, "no snapshot between %s and %s ms", from, to);
 }
 
-/* Every pane starts over for what is open now; new_host when a host was
- * opened (again), not only another allocator shown. */
-static void viewer_reset_panes(struct viewer *viewer, bool new_host)
+void viewer_reset_panes(struct viewer *viewer, bool new_host)
 {
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
@@ -345,6 +370,7 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
         viewer_zoom(viewer, PANE_NONE);
         viewer_select_host_allocator(viewer, follow_up->index, follow_up->item);
         break;
+    case FOLLOW_UP_SELECT_PAIR: viewer_select_pair(viewer, follow_up->index); break;
     default: break;
     }
 }
@@ -392,6 +418,7 @@ void viewer_free(struct viewer *viewer)
         viewer->panes[id] = NULL;
     }
     query_free(&viewer->query);
+    viewer_compare_free(viewer);
     free(viewer->kept_allocator);
     viewer->kept_allocator = NULL;
 }

@@ -16,8 +16,10 @@
 
 #include "model/host_list.h"
 #include "model/host_loader.h"
+#include "model/compare.h"
 #include "model/logdir.h"
 #include "model/profile.h"
+#include "ui/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
 #include "ui/keys.h"
@@ -30,6 +32,26 @@
 #include "ui/query.h"
 #include "ui/time_window.h"
 #include "ui/ui.h"
+
+/* --compare: BASE and NEW side by side. The viewer's own subject
+ * (profile, allocator) is BASE's; NEW is the second subject, here with
+ * what the compare panes share: the pairs of allocators matched by
+ * memory id, the pair shown, its op table, and what the compare chart
+ * draws in a time window of its own (ui/viewer_compare.c). */
+struct viewer_compare {
+    bool active;
+    const struct profile *profile;     /* NEW */
+    const struct allocator *allocator; /* NEW's of the pair; NULL: only in BASE */
+    struct profile_comparison comparison;
+    size_t pair_index;
+    struct op_comparison ops; /* what was live at each peak, by op name */
+    /* The chart: NEW's timeline as bars (BASE's when only BASE has the
+     * allocator), BASE's as a line over them when both have it. */
+    const struct profile *bars_profile;
+    const struct allocator *bars_allocator;
+    struct chart_overlay overlay;
+    struct time_window time;
+};
 
 enum overlay_kind {
     OVERLAY_NONE,
@@ -68,6 +90,7 @@ struct viewer {
     /* The query's rows live at the cursor, or grown since the mark, and
      * the indexes they come from. */
     struct live_view live;
+    struct viewer_compare compare;
 
     struct pane *panes[PANE_COUNT];
     enum pane_id focus;
@@ -129,6 +152,23 @@ void viewer_stop_loading(struct viewer *viewer);
 void viewer_open_host(struct viewer *viewer, size_t index);
 /* Shows allocator `index` of the current profile; the panes start over. */
 void viewer_select_allocator(struct viewer *viewer, size_t index);
+/* Every pane starts over for what is open now; new_host when a host was
+ * opened (again), not only another allocator shown. */
+void viewer_reset_panes(struct viewer *viewer, bool new_host);
+
+/* (ui/viewer_compare.c) --compare: opens BASE and NEW (both loaded) on
+ * their first pair of allocators; false when memory runs out. */
+bool viewer_compare_start(struct viewer *viewer, const struct profile *base,
+                          const struct profile *new);
+/* Whether the viewer compares two profiles. */
+bool viewer_comparing(const struct viewer *viewer);
+/* Shows pair `index` of the matched allocators; the panes start over. */
+void viewer_select_pair(struct viewer *viewer, size_t index);
+/* ] and [: the next or previous pair (direction 1 or -1). */
+void viewer_step_pair(struct viewer *viewer, int direction);
+/* The pair shown; NULL when neither profile has an allocator. */
+const struct allocator_pair *viewer_pair(const struct viewer *viewer);
+void viewer_compare_free(struct viewer *viewer);
 /* Shows `pane` on the whole body (PANE_NONE: the usual layout again). */
 void viewer_zoom(struct viewer *viewer, enum pane_id pane);
 
@@ -142,8 +182,12 @@ bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
  * pane is zoomed); NULL when it is not drawn (not available, a tab
  * behind another, another pane zoomed, or no room). */
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
-/* The table area's tab after `pane` in Tab order when its panes take
- * turns; PANE_NONE when there is none. */
+/* Whether the pane takes turns with others in its place (every pane of
+ * the table area in the table's place, or the HLO modules and the steps
+ * below the table). */
+bool viewer_pane_tabbed(const struct viewer *viewer, enum pane_id pane);
+/* The tab after `pane` in Tab order in the place where it takes turns;
+ * PANE_NONE when there is none. */
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
 /* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);

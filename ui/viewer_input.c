@@ -96,6 +96,10 @@ static void viewer_prompt_key(struct viewer *viewer, int key)
 
 static void viewer_step_allocator(struct viewer *viewer, int direction)
 {
+    if (viewer_comparing(viewer)) {
+        viewer_step_pair(viewer, direction);
+        return;
+    }
     if (!viewer->profile || viewer->profile->allocator_count < 2) {
         viewer_status(viewer, false, "this profile has one allocator");
         return;
@@ -139,7 +143,10 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
     case REQUEST_ALLOCATOR_PREVIOUS: viewer_step_allocator(viewer, -1); return true;
     case REQUEST_EXPORT: export_prompt_begin(viewer); return true;
     case REQUEST_POD_OVERVIEW:
-        viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
+        if (viewer_comparing(viewer))
+            viewer_status(viewer, false, "no pod overview: two profiles are compared");
+        else
+            viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
         return true;
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
     default: return false;

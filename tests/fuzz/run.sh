@@ -4,7 +4,7 @@
 # regressions, then fuzzes each harness for SECONDS (default 60).
 #
 # HARNESS is any of load_protobuf load_json load_gzip load_trace csv_writer
-# (default: all). The sources are compiled straight from the tree into a temporary
+# load_xspace (default: all). The sources are compiled straight from the tree into a temporary
 # directory, so no configured build is needed; protoc-c generates the
 # .proto's C code there. Prints what it runs and the executions of each
 # harness; exits 1 when a harness found a crash (its input's path is
@@ -24,7 +24,7 @@ set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer}
+harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace}
 case $seconds in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS] [HARNESS...]" >&2; exit 2 ;;
 esac
@@ -180,6 +180,35 @@ if [ -n "$trace_generator" ]; then
             >"$seeds/trace/export.trace.json" 2>/dev/null || rm -f "$seeds/trace/export.trace.json"
     fi
 fi
+# XSpace captures: small ones of every style from the XSpace generator
+# (built on the fly when no build has it), and the real JAX captures.
+mkdir -p "$seeds/xspace"
+xspace_generator=""
+if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_xspace" ]; then
+    xspace_generator="$MEMTOP_BUILDDIR/tests/generate_xspace"
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/generate_xspace.c" \
+        "$source_dir"/tests/xspace_gen/*.c -lm -o "$build/generate_xspace" 2>/dev/null; then
+    xspace_generator="$build/generate_xspace"
+fi
+if [ -n "$xspace_generator" ]; then
+    n=0
+    for options in "--style tf-gpu --steps 2 --memory-events 40" \
+                   "--style jax-gpu --steps 2" \
+                   "--style tpu --devices 2 --steps 2 --memory-events 30" \
+                   "--style tf-gpu --steps 2 --memory-events 60 --odd" \
+                   "--style jax-gpu --steps 2 --odd --hostile --strings str" \
+                   "--style tpu --devices 1 --steps 2 --memory-events 20 --big-ids --odd" \
+                   "--style tf-gpu --steps 1 --memory-events 30 --markers no --while-loop"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # the option lists are meant to split
+        "$xspace_generator" $options -o "$seeds/xspace/generated$n.xplane.pb"
+    done
+else
+    say "no XSpace generator: seeding load_xspace from data/real only"
+fi
+for file in "$source_dir"/data/real/*.xplane.pb.gz; do
+    [ -f "$file" ] && gzip -dc "$file" >"$seeds/xspace/$(basename "$file" .gz)"
+done
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
 # point (8 bytes, decimals), 7 end of record.
@@ -209,6 +238,7 @@ for harness in $harnesses; do
         load_json) seed_dir="$seeds/json"; pattern='*.json' ;;
         load_gzip) seed_dir="$seeds/gzip"; pattern='*.gz' ;;
         load_trace) seed_dir="$seeds/trace"; pattern='*.trace.json' ;;
+        load_xspace) seed_dir="$seeds/xspace"; pattern='*.xplane.pb' ;;
         *) seed_dir="$seeds/$harness"; pattern="*.$harness" ;;
     esac
     program="$build/fuzz_$harness"

@@ -1,0 +1,52 @@
+/* cli_output: what the command line prints besides its reports: the
+ * exit status a load's outcome means, error lines ("memtop: FILE: what is
+ * wrong", made safe for the terminal), a profile's load warnings, a host
+ * loaded with a progress bar on stderr, an export written where -o says,
+ * and whether everything sent to standard output got there. Called by
+ * main and the batch modes beside it in src/ (compare_cli.c): with them
+ * the only place that prints errors. Writes to standard output only what
+ * an export asks for. */
+#ifndef MEMTOP_CLI_OUTPUT_H
+#define MEMTOP_CLI_OUTPUT_H
+
+#include "model/host_list.h"
+#include "model/load.h"
+#include "model/profile.h"
+#include "report/export.h"
+#include "src/options.h"
+
+enum exit_status {
+    EXIT_OK = 0,
+    EXIT_RUNTIME_FAILURE = 1,
+    EXIT_BAD_INPUT = 2,
+};
+
+/* The exit status of a load's outcome. */
+int exit_status_for(enum load_status status);
+/* The worse of two: bad input outranks a runtime failure. */
+int exit_status_worst(int a, int b);
+
+/* "memtop: " and the message, made safe for the terminal. */
+void print_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* "memtop: PATH: KIND MESSAGE" (kind "" or "warning: "). */
+void print_file_message(const char *path, const char *kind, const char *message);
+void print_load_error(const char *path, const struct load_error *error);
+/* Each of the profile's load warnings, "memtop: FILE: warning: ...". */
+void print_load_warnings(const char *path, const struct profile *profile);
+
+/* Host `index` loaded (once) with a progress bar on stderr when it is a
+ * terminal and the load is slow; NULL when it failed (the host says why). */
+const struct profile *load_host(struct host_list *hosts, size_t index);
+
+/* The end of a batch mode that wrote to standard output: "memtop:
+ * standard output: REASON" and status 1 when the output did not all get
+ * there (error_number, or what the final flush finds); else status. */
+int stdout_finish(int status, int error_number);
+
+/* Writes --export's output where -o says (stdout when absent or "-"):
+ * the request, or (each not NULL) several hosts' requests as one CSV;
+ * EXIT_OK, or status 1 after saying what failed. */
+int export_output(const struct export_request *request, const struct export_each *each,
+                  const struct export_options *export);
+
+#endif

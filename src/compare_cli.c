@@ -1,0 +1,119 @@
+#include "config.h"
+
+#include "src/compare_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/compare.h"
+#include "report/compare_report.h"
+#include "report/json_writer.h"
+#include "src/cli_output.h"
+
+int compare_cli_load(struct host_list *hosts, bool warnings)
+{
+    int status = EXIT_OK;
+    for (size_t i = 0; i < 2; i++) {
+        const struct host *host = &hosts->hosts[i];
+        const struct profile *profile = load_host(hosts, i);
+        if (!profile) {
+            print_load_error(host->path, &host->error);
+            status = exit_status_worst(status, exit_status_for(host->status));
+        } else if (warnings) {
+            print_load_warnings(host->path, profile);
+        }
+    }
+    return status;
+}
+
+int compare_cli_summary(struct input *input, const struct options *options,
+                        const struct summary_report_options *report)
+{
+    int status = compare_cli_load(&input->hosts, true);
+    if (status != EXIT_OK)
+        return status;
+    const struct profile *base = input->hosts.hosts[0].profile;
+    const struct profile *new = input->hosts.hosts[1].profile;
+    struct profile_comparison comparison;
+    if (!profile_comparison_build(&comparison, base, new)) {
+        print_error("out of memory");
+        return EXIT_RUNTIME_FAILURE;
+    }
+    int write_error = 0;
+    if (options->json) {
+        struct json_writer writer;
+        json_writer_init(&writer, stdout);
+        compare_report_json_to(&writer, base, new, &comparison, report);
+        if (!writer.error)
+            fputc('\n', stdout);
+        write_error = json_writer_finish(&writer);
+    } else {
+        compare_report_text(stdout, base, new, &comparison);
+    }
+    profile_comparison_free(&comparison);
+    return stdout_finish(EXIT_OK, write_error);
+}
+
+/* "a, b, c": a profile's memory ids, cut when the buffer is full. */
+static const char *allocator_ids(const struct profile *profile, char *list, size_t size)
+{
+    size_t used = 0;
+    snprintf(list, size, "(none)");
+    for (size_t i = 0; i < profile->allocator_count && used < size; i++)
+        used += (size_t)snprintf(list + used, size - used, "%s%s", i ? ", " : "",
+                                 profile_text(profile, profile->allocators[i].id));
+    return list;
+}
+
+/* The pair --allocator names (matched by memory id), else the first
+ * pair: EXIT_OK, or the status after saying why there is none. */
+static int compare_pick_pair(const struct profile *base, const struct profile *new,
+                              const char *id, const struct allocator **base_allocator,
+                              const struct allocator **new_allocator)
+{
+    struct profile_comparison comparison;
+    if (!profile_comparison_build(&comparison, base, new)) {
+        print_error("out of memory");
+        return EXIT_RUNTIME_FAILURE;
+    }
+    bool found = false;
+    for (size_t i = 0; i < comparison.count && !found; i++) {
+        const struct allocator_pair *pair = &comparison.pairs[i];
+        if (id && strcmp(compare_pair_id(pair, base, new), id) != 0)
+            continue;
+        *base_allocator = pair->base;
+        *new_allocator = pair->new;
+        found = true;
+    }
+    profile_comparison_free(&comparison);
+    if (found)
+        return EXIT_OK;
+    char base_ids[512], new_ids[512];
+    if (id)
+        print_error("no allocator '%s' in either profile; %s has: %s; %s has: %s", id,
+                    base->path, allocator_ids(base, base_ids, sizeof base_ids), new->path,
+                    allocator_ids(new, new_ids, sizeof new_ids));
+    else
+        print_error("%s, %s: neither profile has an allocator to compare", base->path,
+                    new->path);
+    return EXIT_BAD_INPUT;
+}
+
+int compare_cli_export(struct input *input, const struct options *options)
+{
+    int status = compare_cli_load(&input->hosts, true);
+    if (status != EXIT_OK)
+        return status;
+    const struct profile *base = input->hosts.hosts[0].profile;
+    const struct profile *new = input->hosts.hosts[1].profile;
+    const struct allocator *base_allocator = NULL, *new_allocator = NULL;
+    status = compare_pick_pair(base, new, options->export.allocator, &base_allocator,
+                               &new_allocator);
+    if (status != EXIT_OK)
+        return status;
+    struct export_request request;
+    export_request_init(&request, EXPORT_VIEW_COMPARE, base, base_allocator);
+    request.new_profile = new;
+    request.new_allocator = new_allocator;
+    return export_output(&request, NULL, &options->export);
+}

@@ -1,0 +1,26 @@
+/* compare_cli: two profiles compared on the command line: the loading
+ * of BASE and NEW that every form needs first (the viewer's too), then
+ * --summary [--json] --compare BASE NEW (report/compare_report.h) and
+ * --export compare [--allocator ID] BASE NEW (the op table as CSV).
+ * Called by main with the input it opened (hosts 0 and 1: BASE and NEW;
+ * src/input.c has refused directories). Prints through
+ * src/cli_output.h and returns the exit status; the report itself goes
+ * to standard output or -o's file. */
+#ifndef MEMTOP_COMPARE_CLI_H
+#define MEMTOP_COMPARE_CLI_H
+
+#include <stdbool.h>
+
+#include "report/summary_report.h"
+#include "src/input.h"
+#include "src/options.h"
+
+/* Loads BASE and NEW, saying on stderr why one failed (and, with
+ * warnings, what each load found odd); EXIT_OK when both loaded. */
+int compare_cli_load(struct host_list *hosts, bool warnings);
+
+int compare_cli_summary(struct input *input, const struct options *options,
+                        const struct summary_report_options *report);
+int compare_cli_export(struct input *input, const struct options *options);
+
+#endif
