@@ -17,28 +17,6 @@ demo_v1="$source_dir/data/demo.v1.pb"
 
 tmux_require
 
-# screen_has NAME PATTERN...: ok when the screen has a line matching each
-# (grep -E) pattern, waiting for them.
-screen_has() {
-    name=$1
-    shift
-    tmux_wait_for "" 1 >/dev/null
-    for pattern in "$@"; do
-        tries=0
-        until grep -E -q -e "$pattern" "$tmux_screen"; do
-            tries=$((tries + 1))
-            if [ "$tries" -gt 50 ]; then
-                echo "# the screen lacks: $pattern" >"$test_work/why"
-                tap_not_ok "$name" "$test_work/why" "$tmux_screen"
-                return
-            fi
-            sleep 0.1
-            tmux_capture
-        done
-    done
-    tap_ok "$name"
-}
-
 # title: the allocations table's title line, from its name on.
 title() {
     tmux_capture
@@ -88,13 +66,13 @@ for size in "80 24" "120 40"; do
     set -- $size
     memtop_viewer "$1" "$2" "" "$demo_v0"
     tmux_wait_for "allocator GPU_0_bfc (1/3)" >/dev/null
-    screen_has "$1x$2: the table starts at the peak" '(Allocations a|A)t peak \(191\)'
+    tmux_screen_has "$1x$2: the table starts at the peak" '(Allocations a|A)t peak \(191\)'
     tmux_keys L
-    screen_has "$1x$2: L: the table follows the cursor, its title says when" \
+    tmux_screen_has "$1x$2: L: the table follows the cursor, its title says when" \
         '(Allocations l|L)ive at 652\.649 ms \(' 'the table follows the chart.s cursor'
     # The breakdowns (on a tall terminal) sum what the table shows.
-    [ "$2" -lt 40 ] || screen_has "$1x$2: ... and the breakdowns say so" 'Live by region'
-    screen_has "$1x$2: at the peak the live rows add up to the peak" \
+    [ "$2" -lt 40 ] || tmux_screen_has "$1x$2: ... and the breakdowns say so" 'Live by region'
+    tmux_screen_has "$1x$2: at the peak the live rows add up to the peak" \
         'ive at 652\.649 ms \([0-9]+\) · 7\.04 GiB of 7\.04 GiB'
     before_rows=$(table_rows)
     # Shift-Tab: the chart; Home: the cursor to the window's first column.
@@ -113,19 +91,19 @@ for size in "80 24" "120 40"; do
     fi
     # m at the peak, then the cursor to the last column: what grew since.
     tmux_keys p m
-    screen_has "$1x$2: m marks the cursor's time" 'mark at 652\.649 ms'
+    tmux_screen_has "$1x$2: m marks the cursor's time" 'mark at 652\.649 ms'
     tmux_keys End
-    screen_has "$1x$2: with a mark, the table shows what grew since, with its total" \
+    tmux_screen_has "$1x$2: with a mark, the table shows what grew since, with its total" \
         '(Allocations g|G)rown since 652\.649 ms: \+[0-9.]+ [KMG]iB'
-    [ "$2" -lt 40 ] || screen_has "$1x$2: ... and the breakdowns say so" 'Grown by region'
+    [ "$2" -lt 40 ] || tmux_screen_has "$1x$2: ... and the breakdowns say so" 'Grown by region'
     grown=$(title | sed -n 's/.*: +\([0-9.]* [KMG]iB\).*/\1/p')
     # Where the title has room, the rows shown add up to it.
-    [ "$1" -lt 120 ] || screen_has "$1x$2: the title's total is the rows' total" \
+    [ "$1" -lt 120 ] || tmux_screen_has "$1x$2: the title's total is the rows' total" \
         "rown since 652\\.649 ms: \\+$grown \\([0-9]+\\) · $grown of"
-    screen_has "$1x$2: the chart shades the span since the mark (named in the legend)" \
+    tmux_screen_has "$1x$2: the chart shades the span since the mark (named in the legend)" \
         '│ +[0-9.]* [KMG]iB[ ≈]*[^│]*·' '· since the mark' '◆'
     tmux_keys m
-    screen_has "$1x$2: m again clears the mark: live at the cursor again" \
+    tmux_screen_has "$1x$2: m again clears the mark: live at the cursor again" \
         'mark cleared' '(Allocations l|L)ive at'
     if ! grep -q 'since the mark' "$tmux_screen"; then
         tap_ok "$1x$2: ... and the shading is gone"
@@ -133,9 +111,9 @@ for size in "80 24" "120 40"; do
         tap_not_ok "$1x$2: ... and the shading is gone"
     fi
     tmux_keys m Escape
-    screen_has "$1x$2: Esc clears a mark too" 'mark cleared' '(Allocations l|L)ive at'
+    tmux_screen_has "$1x$2: Esc clears a mark too" 'mark cleared' '(Allocations l|L)ive at'
     tmux_keys L
-    screen_has "$1x$2: L again: the table at the peak" '(Allocations a|A)t peak \(191\)'
+    tmux_screen_has "$1x$2: L again: the table at the peak" '(Allocations a|A)t peak \(191\)'
     memtop_quit "$1x$2 (live): q quits with status 0"
 done
 
@@ -143,11 +121,11 @@ done
 memtop_viewer 160 30 "" "$demo_v1"
 tmux_wait_for "allocator GPU_0_bfc (1/3)" >/dev/null
 tmux_keys L
-screen_has "version 1: L says why not, in the issue's words" \
+tmux_screen_has "version 1: L says why not, in the issue's words" \
     "live allocations need the full timeline; this file keeps XProf's 1000-snapshot sample \\(open the run's \\.xplane\\.pb instead\\)"
-screen_has "version 1: the table stays at the peak" 'Allocations at peak \('
+tmux_screen_has "version 1: the table stays at the peak" 'Allocations at peak \('
 tmux_keys m
-screen_has "version 1: m says so too, and marks nothing" "live allocations need the full timeline"
+tmux_screen_has "version 1: m says so too, and marks nothing" "live allocations need the full timeline"
 if ! grep -q '◆' "$tmux_screen"; then tap_ok "version 1: no mark drawn"; else tap_not_ok "version 1: no mark drawn"; fi
 memtop_quit "version 1: q quits with status 0"
 
@@ -157,9 +135,9 @@ for size in "80 24" "120 40"; do
     memtop_viewer "$1" "$2" "" "$leak"
     tmux_wait_for "allocator gpu (1/1)" >/dev/null
     tmux_keys Tab
-    screen_has "$1x$2: Tab: the steps, two possible leaks" 'Steps \(6\) · 2 possible leaks' \
+    tmux_screen_has "$1x$2: Tab: the steps, two possible leaks" 'Steps \(6\) · 2 possible leaks' \
         'Step +.*Peak +At end +End change'
-    screen_has "$1x$2: each step's peak, end and change; the leaks flagged" \
+    tmux_screen_has "$1x$2: each step's peak, end and change; the leaks flagged" \
         ' 1 .*5\.00 MiB +1\.00 MiB *$' ' 2 .*1\.00 MiB +0 B *$' \
         ' 4 .*7\.00 MiB +5\.00 MiB +\+2\.00 MiB *$' \
         ' 5 .*9\.00 MiB +7\.00 MiB +\+2\.00 MiB  ↑ leak\?' ' 6 .*↑ leak\?'
@@ -167,7 +145,7 @@ for size in "80 24" "120 40"; do
     # Step 4 runs from 10 to 12 ms: zoomed, the time axis (the line that
     # starts with its unit) has times in between with two decimals; the
     # whole 18 ms have one.
-    screen_has "$1x$2: Enter zooms the chart to the step" \
+    tmux_screen_has "$1x$2: Enter zooms the chart to the step" \
         'chart zoomed to step 4 \(Enter again: back out\)' '│ +ms .*1[01]\.[0-9]{2}( |$)'
     tmux_keys Enter
     if tmux_wait_for "chart zoomed back out from step 4" &&
@@ -184,7 +162,7 @@ done
 memtop_viewer 200 60 "" "$leak"
 tmux_wait_for "allocator gpu (1/1)" >/dev/null
 tmux_keys Tab
-screen_has "200x60: every column of the steps" \
+tmux_screen_has "200x60: every column of the steps" \
     'Step +Start ms +End ms +Peak +Peak ms +At end +Allocs +Frees +End change' \
     ' 3 +7\.000 +9\.000 +5\.00 MiB +7\.000 +3\.00 MiB +2 +1 +\+2\.00 MiB *$'
 memtop_quit "200x60 (steps): q quits with status 0"
@@ -195,10 +173,10 @@ tpu=$test_work/tpu.xplane.pb
 "${MEMTOP_BUILDDIR:-.}/tests/generate_xspace" --style tpu --steps 2 --memory-events 200 -o "$tpu"
 memtop_viewer 160 45 "" "$tpu"
 tmux_wait_for "allocator 0 (1/4)" >/dev/null
-screen_has "160x45, HLO modules and steps: the modules below the table, the steps a tab beside" \
+tmux_screen_has "160x45, HLO modules and steps: the modules below the table, the steps a tab beside" \
     'Allocations at peak \(' 'HLO modules \(11\).* Tab: steps ─' 'TPU:0'
 tmux_keys Tab Tab
-screen_has "Tab Tab: the steps in front there, the table still above" \
+tmux_screen_has "Tab Tab: the steps in front there, the table still above" \
     'Allocations at peak \(' 'Steps \(3\)' 'Shift-Tab HLO modules'
 memtop_quit "160x45 (tabs): q quits with status 0"
 
@@ -210,15 +188,15 @@ for size in "80 24" "120 40"; do
     memtop_viewer "$1" "$2" "XDG_STATE_HOME='$state'" "$leak"
     tmux_wait_for "allocator gpu (1/1)" >/dev/null
     tmux_keys b
-    screen_has "$1x$2: b: the time axis marks where each step starts, with its id" \
+    tmux_screen_has "$1x$2: b: the time axis marks where each step starts, with its id" \
         ' step ┆1 ' '┆ step start' 'Memory \+steps' 'the time axis marks where each step starts'
     tmux_keys b
-    screen_has "$1x$2: b again: times" ' ms [0-9]' 'the time axis shows times'
+    tmux_screen_has "$1x$2: b again: times" ' ms [0-9]' 'the time axis shows times'
     tmux_keys b L
     tmux_wait_for "ive at" >/dev/null
     memtop_quit "$1x$2 (boundaries): q quits with status 0"
     memtop_viewer "$1" "$2" "XDG_STATE_HOME='$state'" "$leak"
-    screen_has "$1x$2: the boundaries and the live table are there again next time" \
+    tmux_screen_has "$1x$2: the boundaries and the live table are there again next time" \
         'Memory \+steps' '(Allocations l|L)ive at'
     memtop_quit "$1x$2 (remembered): q quits with status 0"
 done
