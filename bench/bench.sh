@@ -175,6 +175,7 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
     FILENAME ~ /\.big$/   { big[$1] = $3; big_rss[$1] = $6 }
     FILENAME ~ /\.frame$/ { frame[$1] = $2 }
     FILENAME ~ /\.pty$/   { pty[$1] = $2 }
+    FILENAME ~ /\.live$/  { live[$1] = $2 }
     function mb(bytes) { return sprintf("%.0f MB", bytes / 1e6) }
     function rate(bytes, seconds) { return sprintf("%.0f MB/s", bytes / 1e6 / seconds) }
     function rss(kib, bytes) { return sprintf("%.2fx", kib * 1024 / bytes) }
@@ -183,6 +184,23 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
         line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
         sub(/ +$/, "", line)
         print line
+    }
+    # Live allocations (issue 13): a query at any time, and its index.
+    function live_rows() {
+        if (!("live_query_max_ms" in live)) {
+            row("live at T, 10M snapshots", "not measured (live_bench did not run)", "", "", "", "")
+            return
+        }
+        row("live at T, 10M snapshots", sprintf("%.2f ms (max of 500)", live["live_query_max_ms"]),
+            sprintf("median %.2f ms", live["live_query_median_ms"]), "",
+            "<= 20 ms: ", verdict(live["live_query_max_ms"] <= 20))
+        row("  what grew since T0", sprintf("%.2f ms (max)", live["live_grown_max_ms"]), "", "",
+            "", "")
+        row("  checkpoints", sprintf("%.3f %% of columns", live["live_checkpoint_percent"]),
+            sprintf("%.1f MB of %.0f MB", live["live_checkpoint_bytes"] / 1e6,
+                    live["live_column_bytes"] / 1e6), "",
+            "<= 25 %: ", verdict(live["live_checkpoint_percent"] <= 25))
+        row("  index, built once", sprintf("%.0f ms", live["live_build_ms"]), "", "", "", "")
     }
     END {
         printf "memtop benchmark, %s: %s, %s cores, %s RAM, %s\n", when, cpu, cores, memory, machine
@@ -224,7 +242,8 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
         } else {
             row("viewer 200x60", "not measured (the viewer did not run on the pty)", "", "", "", "")
         }
-    }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty"
+        live_rows()
+    }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty" "$results.live"
 
 # The Chrome-trace table (issue 12's targets).
 awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
@@ -298,32 +317,3 @@ awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load=
             row(sprintf("xspace %s", mb(large)), "not measured (a run failed)", "", "", "", "")
         }
     }' "$results.xspace80" "$results.xspace1g"
-
-# The live-allocations table (issue 13's targets).
-awk '
-    { live[$1] = $2 }
-    function verdict(ok) { return ok ? "met" : "NOT met" }
-    function row(a, b, c, d, e, f,    line) {
-        line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
-        sub(/ +$/, "", line)
-        print line
-    }
-    END {
-        printf "\n"
-        row("Live allocations (issue 13)", "memtop", "", "", "target", "")
-        if (!("live_query_max_ms" in live)) {
-            row("live at T, 10M snapshots", "not measured (live_bench did not run)", "", "", "", "")
-            exit
-        }
-        row("live at T, 10M snapshots", sprintf("%.2f ms (max of 500)", live["live_query_max_ms"]),
-            sprintf("median %.2f ms", live["live_query_median_ms"]), "",
-            "<= 20 ms: ", verdict(live["live_query_max_ms"] <= 20))
-        row("  what grew since T0", sprintf("%.2f ms (max)", live["live_grown_max_ms"]), "", "",
-            "", "")
-        row("  checkpoints", sprintf("%.3f %% of columns", live["live_checkpoint_percent"]),
-            sprintf("%.1f MB of %.0f MB", live["live_checkpoint_bytes"] / 1e6,
-                    live["live_column_bytes"] / 1e6), "",
-            "<= 25 %: ", verdict(live["live_checkpoint_percent"] <= 25))
-        row("  index, built once", sprintf("%.0f ms", live["live_build_ms"]), "", "", "", "")
-    }' "$results.live"
-

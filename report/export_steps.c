@@ -6,6 +6,9 @@
 #include "report/csv_writer.h"
 #include "report/export.h"
 
+/* --export steps: one record per step of the request's allocator, in
+ * the order model/steps.h lists them (by first appearance, step -1
+ * last). */
 static const char *const step_columns[] = {
     "step_id",   "start_time_ps", "end_time_ps", "peak_bytes",      "peak_time_ps",
     "end_bytes", "allocations",   "deallocations", "end_delta_bytes",
