@@ -54,7 +54,8 @@ static bool request_check(const struct export_request *request, struct export_re
             return false;
         }
     }
-    if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE) &&
+    if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE ||
+         request->view == EXPORT_VIEW_STEPS) &&
         !checked->allocator) {
         *reason = "the profile has no allocator to export";
         return false;
@@ -81,6 +82,7 @@ static const struct {
     [EXPORT_VIEW_HLO] = {export_hlo, NULL},
     [EXPORT_VIEW_CHROME_TRACE] = {NULL, export_chrome_trace},
     [EXPORT_VIEW_COMPARE] = {export_compare, NULL},
+    [EXPORT_VIEW_STEPS] = {export_steps, NULL},
 };
 
 /* A JSON view: json_writer keeps every string valid and terminal-safe. */

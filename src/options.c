@@ -23,6 +23,7 @@ enum {
     OPTION_SORT,
     OPTION_FORCE,
 };
+enum { OPTION_AT = 1280, OPTION_SINCE };
 
 static const struct option long_options[] = {
     {"summary", no_argument, NULL, 's'},
@@ -36,6 +37,8 @@ static const struct option long_options[] = {
     {"sort", required_argument, NULL, OPTION_SORT},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
+    {"at", required_argument, NULL, OPTION_AT},
+    {"since", required_argument, NULL, OPTION_SINCE},
     {"list", no_argument, NULL, OPTION_LIST},
     {"run", required_argument, NULL, OPTION_RUN},
     {"host", required_argument, NULL, OPTION_HOST},
@@ -50,8 +53,9 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-void options_print_help(FILE *out)
+int options_print_help(FILE *out)
 {
+    errno = 0;
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
           "       memtop [OPTION]... LOGDIR\n"
           "       memtop [OPTION]... --compare BASE NEW\n"
@@ -76,7 +80,8 @@ void options_print_help(FILE *out)
           "      --top N       with --summary: list the N largest allocations at\n"
           "                    each allocator's peak (default 10; 0: none)\n"
           "      --export VIEW write VIEW as CSV and exit: allocations (active at\n"
-          "                    the peak), timeline, summary or hlo; or chrome-trace:\n"
+          "                    the peak), timeline, summary, hlo or steps (each\n"
+          "                    step's span, peak, end and counts); or chrome-trace:\n"
           "                    the profile as a Chrome trace JSON for Perfetto\n"
           "      --allocator ID  with --export: that allocator (default: the first;\n"
           "                    for summary and chrome-trace, all of them); ID as\n"
@@ -84,6 +89,10 @@ void options_print_help(FILE *out)
           "      --from MS, --to MS\n"
           "                    with --export timeline: only the snapshots in this\n"
           "                    window, in milliseconds, both ends included\n"
+          "      --at MS       with --export allocations: the allocations live at\n"
+          "                    MS milliseconds instead of at the peak (needs the\n"
+          "                    whole timeline: version 0, XSpace, Chrome traces)\n"
+          "      --since MS0   with --at: only those allocated after MS0 (what grew)\n"
           "      --filter TEXT with --export allocations: op names containing TEXT\n"
           "      --sort COLUMN[:asc|:desc]\n"
           "                    with --export allocations: sort by a column of the\n"
@@ -119,6 +128,9 @@ void options_print_help(FILE *out)
           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
           "In the viewer, press ? for the keys. See also man memtop.\n",
           out);
+    /* The help is longer than stdio's buffer: a write that failed on the
+     * way is only known here (a final flush would find nothing left). */
+    return ferror(out) ? (errno ? errno : EIO) : 0;
 }
 
 /* --top N: a count of rows, 0 included. */
@@ -134,6 +146,36 @@ static bool top_option_parse(const char *argument, struct options *options, char
     }
     options->top_rows = (size_t)value;
     options->has_top = true;
+    return true;
+}
+
+/* --from, --to, --at, --since: a time in milliseconds, exactly. */
+static bool export_time_option_parse(int option, const char *argument,
+                                     struct export_options *export, char *error,
+                                     size_t error_size)
+{
+    struct time_option {
+        const char *name;
+        int64_t *value;
+        bool *given;
+    };
+    const struct time_option times[] = {
+        {"--from", &export->from_ps, &export->has_from},
+        {"--to", &export->to_ps, &export->has_to},
+        {"--at", &export->at_ps, &export->has_at},
+        {"--since", &export->since_ps, &export->has_since},
+    };
+    const struct time_option *time = &times[option == OPTION_FROM ? 0
+                                            : option == OPTION_TO ? 1
+                                            : option == OPTION_AT ? 2
+                                                                  : 3];
+    if (!export_milliseconds_parse(argument, time->value)) {
+        snprintf(error, error_size,
+                 "%s: '%s' is not a time in milliseconds (like 1685.89; at most 9 decimals)",
+                 time->name, argument);
+        return false;
+    }
+    *time->given = true;
     return true;
 }
 
@@ -157,17 +199,9 @@ static bool export_option_parse(int option, const char *argument, struct options
         options->mode = RUN_EXPORT;
         return true;
     case OPTION_FROM:
-    case OPTION_TO: {
-        bool from = option == OPTION_FROM;
-        if (!export_milliseconds_parse(argument, from ? &export->from_ps : &export->to_ps)) {
-            snprintf(error, error_size,
-                     "%s: '%s' is not a time in milliseconds (like 1685.89; at most 9 "
-                     "decimals)", from ? "--from" : "--to", argument);
-            return false;
-        }
-        *(from ? &export->has_from : &export->has_to) = true;
-        return true;
-    }
+    case OPTION_TO:
+    case OPTION_AT:
+    case OPTION_SINCE: return export_time_option_parse(option, argument, export, error, error_size);
     case OPTION_SORT:
         if (!export_sort_parse(argument, &export->sort_column, &export->sort_descending)) {
             snprintf(error, error_size, "--sort: unknown column '%s' (%s; then :asc or :desc)",
@@ -203,6 +237,8 @@ static const char *export_option_misplaced(const struct export_options *export,
             return export->has_from ? "--from" : "--to";
         if (export->filter || export->has_sort)
             return export->filter ? "--filter" : "--sort";
+        if (export->has_at || export->has_since)
+            return export->has_at ? "--at" : "--since";
         if (export->output || export->force)
             return export->output ? "-o" : "--force";
         return NULL;
@@ -213,6 +249,11 @@ static const char *export_option_misplaced(const struct export_options *export,
     *needs = "--export allocations";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && (export->filter || export->has_sort))
         return export->filter ? "--filter" : "--sort";
+    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_at)
+        return "--at";
+    *needs = "--at MS";
+    if (export->has_since && !export->has_at)
+        return "--since";
     *needs = "-o FILE";
     if (export->force && !export->output)
         return "--force";
@@ -309,6 +350,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
         case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE:
+        case OPTION_AT: case OPTION_SINCE:
             if (!export_option_parse(option, optarg, options, error, error_size))
                 return false;
             break;

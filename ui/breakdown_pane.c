@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "model/allocation_table.h"
 #include "model/format.h"
@@ -20,10 +19,9 @@ struct breakdown_pane {
     struct pane pane;
     enum breakdown_key key;
     bool valid;
-    /* What the sums are of. */
+    /* What the sums are of: the query's rows of that generation. */
     const struct allocator *allocator;
-    char filter[ALLOCATION_TABLE_FILTER_SIZE];
-    size_t shown;
+    unsigned generation;
     struct peak_breakdown sums;
 };
 
@@ -40,20 +38,20 @@ static void breakdown_forget(struct breakdown_pane *breakdown)
     breakdown->allocator = NULL;
 }
 
-/* The sums of what the table shows now, built again only when the
- * allocator or the filter changed (the sort does not change a sum). */
+/* The sums of what the table shows now, built again only when its rows
+ * changed (another allocator, filter or source: the rows live at the
+ * cursor change as it moves). */
 static void breakdown_update(struct breakdown_pane *breakdown, const struct viewer *viewer)
 {
     const struct allocation_table *rows = &viewer->query.rows;
     if (breakdown->valid && breakdown->allocator == rows->allocator &&
-        breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0)
+        breakdown->generation == viewer->query.generation)
         return;
     breakdown_forget(breakdown);
     /* Out of memory leaves them empty: the pane then shows no rows. */
     peak_breakdown_build(&breakdown->sums, rows, breakdown->key);
     breakdown->allocator = rows->allocator;
-    breakdown->shown = rows->count;
-    snprintf(breakdown->filter, sizeof breakdown->filter, "%s", rows->filter);
+    breakdown->generation = viewer->query.generation;
     breakdown->valid = true;
 }
 
@@ -98,10 +96,13 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    bool filtered = viewer->query.rows.filter[0] != '\0';
-    const char *title = key == BREAKDOWN_BY_REGION
-                            ? (filtered ? "At peak by region (filter)" : "At peak by region")
-                            : (filtered ? "At peak by type (filter)" : "At peak by type");
+    /* What the table's rows are: at the peak, live at the cursor, grown. */
+    static const char *const kinds[] = {[QUERY_AT_PEAK] = "At peak", [QUERY_LIVE] = "Live",
+                                        [QUERY_GROWN] = "Grown"};
+    char title[64];
+    snprintf(title, sizeof title, "%s by %s%s", kinds[viewer->query.kind],
+             key == BREAKDOWN_BY_REGION ? "region" : "type",
+             viewer->query.rows.filter[0] ? " (filter)" : "");
     draw_pane_title(window, y, x, width, title, false, style);
     if (!viewer->allocator)
         return;

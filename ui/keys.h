@@ -57,6 +57,10 @@ enum request {
     REQUEST_DEVICE_NEXT,          /* d: show the next device's modules only */
     /* anywhere */
     REQUEST_ZOOM_PANE,            /* z: the focused pane over the whole screen, and back */
+    /* time travel (issue 13) */
+    REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
+    REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
+    REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
     REQUEST_COUNT
 };
 
@@ -73,6 +77,7 @@ enum key_scope {
     KEY_SCOPE_RUNS,
     KEY_SCOPE_POD,
     KEY_SCOPE_COMPARE, /* --compare's op table */
+    KEY_SCOPE_STEPS,
     KEY_SCOPE_COUNT
 };
 

@@ -2,10 +2,12 @@
 
 #include "ui/query.h"
 
+#include <ctype.h>
 #include <stdio.h>
 
-bool query_reset(struct query *query, const struct profile *profile,
-                 const struct allocator *allocator)
+/* A new source under the filter and the sort the query had. */
+static bool query_set_source(struct query *query, enum query_kind kind,
+                             const struct allocation_row_source *source, const char *label)
 {
     char filter[ALLOCATION_TABLE_FILTER_SIZE] = "";
     enum table_column column = TABLE_COLUMN_FILE_ORDER;
@@ -15,13 +17,33 @@ bool query_reset(struct query *query, const struct profile *profile,
         column = query->rows.sort_column;
         descending = query->rows.descending;
     }
+    query->kind = kind;
+    snprintf(query->label, sizeof query->label, "%s", label);
+    snprintf(query->title, sizeof query->title, "Allocations %s", query->label);
+    snprintf(query->short_title, sizeof query->short_title, "%s", query->label);
+    query->short_title[0] = (char)toupper((unsigned char)query->short_title[0]);
+    struct allocation_row_source labelled = *source;
+    labelled.label = query->label;
     allocation_table_free(&query->rows);
-    bool ok = allocation_table_init(&query->rows, profile, allocator);
+    bool ok = allocation_table_init_source(&query->rows, &labelled);
     allocation_table_set_sort(&query->rows, column, descending);
     allocation_table_set_filter(&query->rows, filter);
     query->ready = true;
     query->generation++;
     return ok;
+}
+
+bool query_reset(struct query *query, const struct profile *profile,
+                 const struct allocator *allocator)
+{
+    struct allocation_row_source source = allocation_rows_at_peak(profile, allocator);
+    return query_set_source(query, QUERY_AT_PEAK, &source, source.label);
+}
+
+bool query_show(struct query *query, enum query_kind kind,
+                const struct allocation_row_source *source, const char *label)
+{
+    return query_set_source(query, kind, source, label);
 }
 
 void query_free(struct query *query)
@@ -46,4 +68,11 @@ void query_set_sort(struct query *query, enum table_column column, bool descendi
 const char *query_filter(const struct query *query)
 {
     return query->rows.filter;
+}
+
+const char *query_title(const struct query *query, bool wide)
+{
+    if (!query->ready)
+        return wide ? "Allocations at peak" : "At peak";
+    return wide ? query->title : query->short_title;
 }

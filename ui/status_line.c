@@ -17,8 +17,8 @@ static void tab_hint(const struct viewer *viewer, char *text, size_t size)
     enum pane_id previous = viewer_focus_neighbour(viewer, -1);
     if (next != PANE_NONE)
         snprintf(text, size, "Tab %s", pane_table_row(next)->name);
-    else if (viewer->layout.hlo_tabbed && pane_table_row(viewer->focus)->in_table_area &&
-             previous < viewer->focus && pane_table_row(previous)->in_table_area)
+    else if (viewer_pane_tabbed(viewer, viewer->focus) && previous < viewer->focus &&
+             viewer_pane_tabbed(viewer, previous))
         snprintf(text, size, "Shift-Tab %s", pane_table_row(previous)->name);
     else
         snprintf(text, size, "Tab pane");

@@ -202,7 +202,7 @@ static void table_title(struct viewer *viewer, int width, char *title, size_t si
     const struct ui_style *style = &viewer->style;
     /* A report without a timeline lists what it holds, not a moment. */
     bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE;
-    const char *name = entries ? "Entries" : width >= 60 ? "Allocations at peak" : "At peak";
+    const char *name = entries ? "Entries" : query_title(&viewer->query, width >= 60);
     char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
     format_bytes(allocation_table_shown_bytes(rows), shown, sizeof shown);
     format_bytes(viewer->allocator->summary.peak_bytes, peak, sizeof peak);

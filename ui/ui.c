@@ -168,8 +168,8 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
 }
 
 /* The layout of this frame: the table area holds two places when a
- * second of its panes is on screen; the breakdowns share their rows as
- * the first would like. */
+ * second of its panes is on screen (tabs for three or more); the
+ * breakdowns share their rows as the first would like. */
 static void layout_frame(struct viewer *viewer)
 {
     size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
@@ -183,7 +183,7 @@ static void layout_frame(struct viewer *viewer)
         table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
     layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
-                             allocator_count, table_area_panes > 1);
+                             allocator_count, table_area_panes - 1);
     if (!viewer_pane_available(viewer, PANE_BY_REGION))
         layout_drop_breakdowns(&viewer->layout);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
@@ -224,6 +224,8 @@ static void draw_frame(struct viewer *viewer)
         viewer->redraw_all = false;
     }
     werase(window);
+    /* The table's rows for where the cursor is now (it follows it). */
+    live_view_sync(viewer);
     layout_frame(viewer);
     bool prompt_cursor = false;
     int cursor_x = 0;

@@ -25,6 +25,7 @@
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
+#include "ui/live_view.h"
 #include "ui/pane.h"
 #include "ui/pane_table.h"
 #include "ui/prompt.h"
@@ -88,6 +89,9 @@ struct viewer {
      * allocations: shared by the panes. */
     struct time_window time;
     struct query query;
+    /* The query's rows live at the cursor, or grown since the mark, and
+     * the indexes they come from. */
+    struct live_view live;
     struct viewer_compare compare;
 
     struct pane *panes[PANE_COUNT];
@@ -184,8 +188,12 @@ bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
  * pane is zoomed); NULL when it is not drawn (not available, a tab
  * behind another, another pane zoomed, or no room). */
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
-/* The table area's tab after `pane` in Tab order when its panes take
- * turns; PANE_NONE when there is none. */
+/* Whether the pane takes turns with others in its place (every pane of
+ * the table area in the table's place, or the HLO modules and the steps
+ * below the table). */
+bool viewer_pane_tabbed(const struct viewer *viewer, enum pane_id pane);
+/* The tab after `pane` in Tab order in the place where it takes turns;
+ * PANE_NONE when there is none. */
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
 /* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
