@@ -126,4 +126,25 @@ else
     tap_not_ok "  ... and it finds one put in a view"
 fi
 
+# ---- the loaders' own headers stay in model/ (issue 10) ----
+# load.h is the door to loading: the format table, the builder, the wire
+# and JSON readers and each loader's internals are model/'s business, so
+# a new format never reaches report/, ui/ or src/.
+private_headers='load_internal|input_format|profile_builder|xprof_draft|protobuf_wire|protobuf_table|json_stream|proto3_json|load_protobuf|load_skyline|load_trace|load_trace_kineto|load_trace_timeline|load_xspace|logdir_internal|mapping_guard|gzip'
+private_includes() {
+    grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*model/($private_headers)\.h" \
+        "$1"/report/*.[ch] "$1"/ui/*.[ch] "$1"/src/*.[ch] 2>/dev/null
+}
+if private_includes "$source_dir" >"$work/report"; then
+    tap_not_ok "no code above model/ includes a loader's own header" "$work/report"
+else
+    tap_ok "no code above model/ includes a loader's own header"
+fi
+printf '#include "model/input_format.h"\n' >>"$copy/report/export.h"
+if private_includes "$copy" | grep -q '/report/export\.h:'; then
+    tap_ok "  ... and it finds one put in report/"
+else
+    tap_not_ok "  ... and it finds one put in report/"
+fi
+
 tap_done
