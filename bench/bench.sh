@@ -83,6 +83,14 @@ say "the viewer on a 200x60 pseudo-terminal"
 if "$build/bench/pty_keys" 200 60 20 "$(printf '\033[Z')" -- "$memtop" "$cache/v0-1m.pb" \
     > "$results.pty" 2> /dev/null; then :; else : > "$results.pty"; fi
 
+# ---- live allocations (issue 13): the rows live at 500 random times of
+# the 10M-snapshot timeline and what grew before each, from the index of
+# checkpoints; its weight next to the timeline's columns ----
+say "live allocations at any time, 10M snapshots: 500 queries"
+if "$build/bench/live_bench" "$cache/v0-10m.pb" 0 500 > "$results.live" 2> /dev/null; then :; else
+    : > "$results.live"
+fi
+
 # ---- Chrome traces (issue 12): 1 GB traces of both producers, memtop
 # --summary against Python's json.load plus the same extraction
 # (bench/peer_trace.py, one run: it needs minutes and ~10 GB), in a table
@@ -167,6 +175,7 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
     FILENAME ~ /\.big$/   { big[$1] = $3; big_rss[$1] = $6 }
     FILENAME ~ /\.frame$/ { frame[$1] = $2 }
     FILENAME ~ /\.pty$/   { pty[$1] = $2 }
+    FILENAME ~ /\.live$/  { live[$1] = $2 }
     function mb(bytes) { return sprintf("%.0f MB", bytes / 1e6) }
     function rate(bytes, seconds) { return sprintf("%.0f MB/s", bytes / 1e6 / seconds) }
     function rss(kib, bytes) { return sprintf("%.2fx", kib * 1024 / bytes) }
@@ -175,6 +184,23 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
         line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
         sub(/ +$/, "", line)
         print line
+    }
+    # Live allocations (issue 13): a query at any time, and its index.
+    function live_rows() {
+        if (!("live_query_max_ms" in live)) {
+            row("live at T, 10M snapshots", "not measured (live_bench did not run)", "", "", "", "")
+            return
+        }
+        row("live at T, 10M snapshots", sprintf("%.2f ms (max of 500)", live["live_query_max_ms"]),
+            sprintf("median %.2f ms", live["live_query_median_ms"]), "",
+            "<= 20 ms: ", verdict(live["live_query_max_ms"] <= 20))
+        row("  what grew since T0", sprintf("%.2f ms (max)", live["live_grown_max_ms"]), "", "",
+            "", "")
+        row("  checkpoints", sprintf("%.3f %% of columns", live["live_checkpoint_percent"]),
+            sprintf("%.1f MB of %.0f MB", live["live_checkpoint_bytes"] / 1e6,
+                    live["live_column_bytes"] / 1e6), "",
+            "<= 25 %: ", verdict(live["live_checkpoint_percent"] <= 25))
+        row("  index, built once", sprintf("%.0f ms", live["live_build_ms"]), "", "", "", "")
     }
     END {
         printf "memtop benchmark, %s: %s, %s cores, %s RAM, %s\n", when, cpu, cores, memory, machine
@@ -216,19 +242,14 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
         } else {
             row("viewer 200x60", "not measured (the viewer did not run on the pty)", "", "", "", "")
         }
-    }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty"
+        live_rows()
+    }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty" "$results.live"
 
 # The Chrome-trace table (issue 12's targets).
 awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
     -v timeline_size="$(size_of "$cache/timeline-1g.trace.json")" '
     FILENAME ~ /\.pytorch$/  { time["pytorch", $1] = $3; peak["pytorch", $1] = $6 }
     FILENAME ~ /\.timeline$/ { time["timeline", $1] = $3; peak["timeline", $1] = $6 }
-# The XSpace table (its own block: the README quotes it under "XSpace").
-awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load="$xspace_load" '
-    FILENAME ~ /xspace80$/ { small_s[$1] = $3; small_rss[$1] = $6 }
-    FILENAME ~ /xspace1g$/ { large_s[$1] = $3; large_rss[$1] = $6 }
-    function mb(bytes) { return sprintf("%.0f MB", bytes / 1e6) }
-    function rss(kib, bytes) { return sprintf("%.2fx", kib * 1024 / bytes) }
     function verdict(ok) { return ok ? "met" : "NOT met" }
     function row(a, b, c, d, e, f,    line) {
         line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
@@ -254,6 +275,19 @@ awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load=
         trace_rows("pytorch", pytorch_size)
         trace_rows("timeline", timeline_size)
     }' "$results.pytorch" "$results.timeline"
+
+# The XSpace table (its own block: the README quotes it under "XSpace").
+awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load="$xspace_load" '
+    FILENAME ~ /xspace80$/ { small_s[$1] = $3; small_rss[$1] = $6 }
+    FILENAME ~ /xspace1g$/ { large_s[$1] = $3; large_rss[$1] = $6 }
+    function mb(bytes) { return sprintf("%.0f MB", bytes / 1e6) }
+    function rss(kib, bytes) { return sprintf("%.2fx", kib * 1024 / bytes) }
+    function verdict(ok) { return ok ? "met" : "NOT met" }
+    function row(a, b, c, d, e, f,    line) {
+        line = sprintf("%-28s %-22s %-24s %-10s %s", a, b, c, d, e f)
+        sub(/ +$/, "", line)
+        print line
+    }
     END {
         printf "\nXSpace (.xplane.pb, tf-gpu style), memtop --summary; load average after: %s\n", load
         row("case", "memtop", "peer", "ratio", "target", "")

@@ -20,17 +20,20 @@ static char fold_case(char c)
 }
 
 /* Case-insensitive first so "conv" sorts beside "Conv", then by bytes so
- * the order never depends on anything but the text. */
-static int compare_text(const char *a, const char *b)
+ * the order never depends on anything but the text (a NUL inside counts
+ * as a byte, so "A\0x" and "A\0y" keep their order). */
+static int compare_text(struct text a, struct text b)
 {
-    for (size_t i = 0;; i++) {
-        unsigned char fa = (unsigned char)fold_case(a[i]), fb = (unsigned char)fold_case(b[i]);
+    size_t common = a.length < b.length ? a.length : b.length;
+    for (size_t i = 0; i < common; i++) {
+        unsigned char fa = (unsigned char)fold_case(a.bytes[i]);
+        unsigned char fb = (unsigned char)fold_case(b.bytes[i]);
         if (fa != fb)
             return (fa > fb) - (fa < fb);
-        if (a[i] == '\0')
-            break;
     }
-    int bytes = strcmp(a, b);
+    if (a.length != b.length)
+        return (a.length > b.length) - (a.length < b.length);
+    int bytes = text_compare(a, b);
     return (bytes > 0) - (bytes < 0);
 }
 
@@ -39,7 +42,7 @@ static int compare_strings(const struct profile *profile, uint32_t a, uint32_t b
 {
     if (a == b)
         return 0;
-    return compare_text(profile_text(profile, a), profile_text(profile, b));
+    return compare_text(profile_string(profile, a), profile_string(profile, b));
 }
 
 #define COMPARE_NUMBER_FIELD(field)                                                          \
@@ -97,7 +100,7 @@ static bool row_is_entry(const struct allocation_row *row)
                                                  const struct allocation_row *row)           \
     {                                                                                        \
         (void)context;                                                                       \
-        return (struct allocation_value){.integer = row->field, .text = ""};                 \
+        return (struct allocation_value){.integer = row->field, .text = {"", 0}};            \
     }
 #define SNAPSHOT_NUMBER_VALUE(field)                                                         \
     static struct allocation_value value_##field(const struct allocation_context *context,   \
@@ -105,13 +108,14 @@ static bool row_is_entry(const struct allocation_row *row)
     {                                                                                        \
         (void)context;                                                                       \
         return (struct allocation_value){.absent = row_is_entry(row), .integer = row->field, \
-                                         .text = ""};                                        \
+                                         .text = {"", 0}};                                   \
     }
 #define STRING_VALUE(field)                                                                  \
     static struct allocation_value value_##field(const struct allocation_context *context,   \
                                                  const struct allocation_row *row)           \
     {                                                                                        \
-        return (struct allocation_value){.text = profile_text(context->profile, row->field)}; \
+        return (struct allocation_value){                                                   \
+            .text = profile_string(context->profile, row->field)};                           \
     }
 
 STRING_VALUE(op_name)
@@ -134,7 +138,7 @@ static struct allocation_value value_time_ps(const struct allocation_context *co
     (void)context;
     /* Special and unresolved rows have no time: an empty cell, not 0. */
     return (struct allocation_value){.absent = !row->has_time, .integer = row->time_ps,
-                                     .text = ""};
+                                     .text = {"", 0}};
 }
 
 static struct allocation_value value_address(const struct allocation_context *context,
@@ -142,7 +146,7 @@ static struct allocation_value value_address(const struct allocation_context *co
 {
     (void)context;
     return (struct allocation_value){.absent = row_is_entry(row), .address = row->address,
-                                     .text = ""};
+                                     .text = {"", 0}};
 }
 
 static struct allocation_value value_activity(const struct allocation_context *context,
@@ -150,8 +154,8 @@ static struct allocation_value value_activity(const struct allocation_context *c
 {
     (void)context;
     if (row_is_entry(row))
-        return (struct allocation_value){.absent = true, .text = ""};
-    return (struct allocation_value){.text = memory_activity_name(row->activity)};
+        return (struct allocation_value){.absent = true, .text = {"", 0}};
+    return (struct allocation_value){.text = text_of(memory_activity_name(row->activity))};
 }
 
 static const char *origin_name(enum row_origin origin)
@@ -168,14 +172,14 @@ static struct allocation_value value_origin(const struct allocation_context *con
                                             const struct allocation_row *row)
 {
     (void)context;
-    return (struct allocation_value){.text = origin_name(row->origin)};
+    return (struct allocation_value){.text = text_of(origin_name(row->origin))};
 }
 
 static struct allocation_value value_total_bytes(const struct allocation_context *context,
                                                  const struct allocation_row *row)
 {
     (void)context;
-    return (struct allocation_value){.integer = allocation_row_bytes(row), .text = ""};
+    return (struct allocation_value){.integer = allocation_row_bytes(row), .text = {"", 0}};
 }
 
 /* Of the allocator's peak; none when the peak is unknown. A row the
@@ -184,10 +188,10 @@ static struct allocation_value value_share(const struct allocation_context *cont
                                            const struct allocation_row *row)
 {
     if (context->peak_bytes <= 0)
-        return (struct allocation_value){.absent = true, .text = ""};
+        return (struct allocation_value){.absent = true, .text = {"", 0}};
     double bytes = allocation_row_is_uncounted(row) ? 0.0 : (double)allocation_row_bytes(row);
     return (struct allocation_value){.fraction = bytes / (double)context->peak_bytes,
-                                     .text = ""};
+                                     .text = {"", 0}};
 }
 
 /* ---- the table ---- */

@@ -77,7 +77,7 @@ struct allocation_value {
     int64_t integer;  /* BYTES, INTEGER */
     uint64_t address; /* ADDRESS */
     double fraction;  /* FRACTION */
-    const char *text; /* TEXT: the profile's bytes, never NULL */
+    struct text text; /* TEXT: the profile's bytes with their length */
 };
 
 /* What a column's value may need beside its row: the profile (its

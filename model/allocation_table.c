@@ -31,7 +31,7 @@ bool allocation_table_column_filled(const struct allocation_table *table,
     struct allocation_context context = allocation_table_context(table);
     for (size_t i = 0; i < table->source.count; i++) {
         struct allocation_value value = info->value(&context, &table->source.rows[i]);
-        if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text[0]))
+        if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
             return true;
     }
     return false;
@@ -70,15 +70,16 @@ static char fold_case(char c)
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-bool allocation_table_matches(const char *op_name, const char *filter)
+bool allocation_table_matches(struct text op_name, const char *filter)
 {
-    if (filter[0] == '\0')
+    size_t filter_length = strlen(filter);
+    if (filter_length == 0)
         return true;
-    for (const char *start = op_name; *start; start++) {
+    for (size_t start = 0; start + filter_length <= op_name.length; start++) {
         size_t i = 0;
-        while (filter[i] && start[i] && fold_case(start[i]) == fold_case(filter[i]))
+        while (i < filter_length && fold_case(op_name.bytes[start + i]) == fold_case(filter[i]))
             i++;
-        if (filter[i] == '\0')
+        if (i == filter_length)
             return true;
     }
     return false;
@@ -94,7 +95,7 @@ bool allocation_table_row_matches(const struct allocation_table *table,
     const uint32_t texts[] = {row->op_name, row->region_type, row->data_type,
                               row->tensor_shape, row->kind,   row->location};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-        if (texts[i] && allocation_table_matches(profile_text(table->profile, texts[i]),
+        if (texts[i] && allocation_table_matches(profile_string(table->profile, texts[i]),
                                                  table->filter))
             return true;
     return false;
@@ -106,9 +107,15 @@ bool allocation_table_row_shown(const struct allocation_table *table,
     if (table->min_bytes > 0 && allocation_row_bytes(row) < table->min_bytes)
         return false;
     if (table->within &&
-        !row_group_contains(table->profile, table->within_key, table->within, row))
+        !row_group_contains(table->profile, table->within_key, allocation_table_within(table),
+                            row))
         return false;
     return allocation_table_row_matches(table, row);
+}
+
+struct text allocation_table_within(const struct allocation_table *table)
+{
+    return text_make(table->within ? table->within : "", table->within_length);
 }
 
 bool allocation_table_narrowed(const struct allocation_table *table)
@@ -116,17 +123,17 @@ bool allocation_table_narrowed(const struct allocation_table *table)
     return table->filter[0] || table->min_bytes > 0 || table->within;
 }
 
-const char *allocation_table_op_name(const struct allocation_table *table,
+struct text allocation_table_op_name(const struct allocation_table *table,
                                      const struct allocation_row *row, char *buffer,
                                      size_t size)
 {
     if (row->origin != ROW_UNRESOLVED)
-        return profile_text(table->profile, row->op_name);
+        return profile_string(table->profile, row->op_name);
     if (row->snapshot_index < 0)
         snprintf(buffer, size, "(unresolved: special %lld)", (long long)row->special_index);
     else
         snprintf(buffer, size, "(unresolved: snapshot %lld)", (long long)row->snapshot_index);
-    return buffer;
+    return text_of(buffer);
 }
 
 size_t allocation_table_total(const struct allocation_table *table)
@@ -263,6 +270,7 @@ void allocation_table_free(struct allocation_table *table)
     free(table->within);
     table->order = table->sorted = table->scratch = NULL;
     table->within = NULL;
+    table->within_length = 0;
     table->within_key = ROW_GROUP_NONE;
     table->count = table->unresolved_count = 0;
 }
@@ -284,17 +292,20 @@ void allocation_table_set_min_bytes(struct allocation_table *table, int64_t byte
 }
 
 bool allocation_table_set_within(struct allocation_table *table, enum row_group_key key,
-                                 const char *name)
+                                 struct text name)
 {
-    free(table->within);
-    table->within = NULL;
-    table->within_key = ROW_GROUP_NONE;
-    bool ok = true;
-    if (key != ROW_GROUP_NONE && name) {
-        table->within = strdup(name);
-        ok = table->within != NULL;
-        table->within_key = ok ? key : ROW_GROUP_NONE;
+    /* Copied before the old name goes: `name` may be a part of it. */
+    char *copy = key != ROW_GROUP_NONE ? malloc(name.length + 1) : NULL;
+    bool ok = key == ROW_GROUP_NONE || copy;
+    if (copy) {
+        if (name.length)
+            memcpy(copy, name.bytes, name.length);
+        copy[name.length] = '\0'; /* for what shows it */
     }
+    free(table->within);
+    table->within = copy;
+    table->within_length = copy ? name.length : 0;
+    table->within_key = copy ? key : ROW_GROUP_NONE;
     if (table->order)
         table_refilter(table);
     return ok;

@@ -53,9 +53,11 @@ struct allocation_table {
     /* Rows holding less (allocation_row_bytes) are not shown; 0: all. */
     int64_t min_bytes;
     /* Only the rows of this group (row_group_contains); ROW_GROUP_NONE
-     * (and within NULL): every row. within is malloc'd. */
+     * (and within NULL): every row. within is malloc'd: within_length
+     * bytes (a NUL among them or not), then a NUL. */
     enum row_group_key within_key;
     char *within;
+    size_t within_length;
     size_t unresolved_count; /* of the rows shown, those whose indices point nowhere */
     size_t *sorted;  /* every row, in sort order (the filter picks from it) */
     size_t *scratch; /* for the merge sort */
@@ -105,10 +107,12 @@ void allocation_table_free(struct allocation_table *table);
 bool allocation_table_set_filter(struct allocation_table *table, const char *filter);
 /* Shows only the rows holding at least `bytes` (0: every row). */
 void allocation_table_set_min_bytes(struct allocation_table *table, int64_t bytes);
-/* Shows only the rows of group `name` of `key` (ROW_GROUP_NONE or NULL:
- * every row); false when memory runs out (every row is then shown). */
+/* Shows only the rows of group `name` of `key` (ROW_GROUP_NONE: every
+ * row); false when memory runs out (every row is then shown). */
 bool allocation_table_set_within(struct allocation_table *table, enum row_group_key key,
-                                 const char *name);
+                                 struct text name);
+/* The open group's name ("" when none). */
+struct text allocation_table_within(const struct allocation_table *table);
 /* Whether the rows shown are fewer than the source's for a reason a
  * person chose: a filter, a least size or an open group. */
 bool allocation_table_narrowed(const struct allocation_table *table);
@@ -117,9 +121,10 @@ void allocation_table_set_sort(struct allocation_table *table, enum table_column
 /* The row at display position `position` (NULL past the end). */
 const struct allocation_row *allocation_table_row(const struct allocation_table *table,
                                                   size_t position);
-/* Whether a text (an op name) holds a filter the way the table filters:
- * a case-insensitive substring. */
-bool allocation_table_matches(const char *op_name, const char *filter);
+/* Whether a text (an op name, a region ...: its bytes, a NUL among
+ * them or not) holds the filter, ignoring ASCII case: the way the table
+ * filters. */
+bool allocation_table_matches(struct text text, const char *filter);
 /* Whether the table's filter keeps this row: its op name, region, data
  * type, shape, kind or location holds it (unresolved rows have none of
  * them and match only the empty filter). */
@@ -131,7 +136,7 @@ bool allocation_table_row_shown(const struct allocation_table *table,
 /* The op name to show for a row: the profile's text, or
  * "(unresolved: snapshot N)" ("special N" when the snapshot index was
  * negative) written into buffer for unresolved rows. */
-const char *allocation_table_op_name(const struct allocation_table *table,
+struct text allocation_table_op_name(const struct allocation_table *table,
                                      const struct allocation_row *row, char *buffer,
                                      size_t size);
 /* Rows before the filter (0 when the table has no memory). */

@@ -8,27 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- texts by their bytes (two profiles have two string tables) ---- */
-
-struct text {
-    const char *bytes;
-    size_t length;
-};
-
-static struct text profile_bytes(const struct profile *profile, uint32_t id)
-{
-    return (struct text){string_table_text(profile->strings, id),
-                         string_table_length(profile->strings, id)};
-}
-
-static int text_compare(struct text a, struct text b)
-{
-    int order = memcmp(a.bytes, b.bytes, a.length < b.length ? a.length : b.length);
-    if (order != 0)
-        return order;
-    return (a.length > b.length) - (a.length < b.length);
-}
-
 /* ---- allocators matched by memory id ---- */
 
 static struct allocator_delta allocator_delta_of(const struct allocator *base,
@@ -46,15 +25,6 @@ static struct allocator_delta allocator_delta_of(const struct allocator *base,
     };
 }
 
-/* The allocator of `profile` whose memory id has the bytes of `id`, or -1. */
-static long allocator_matching(const struct profile *profile, struct text id)
-{
-    for (size_t i = 0; i < profile->allocator_count; i++)
-        if (text_compare(profile_bytes(profile, profile->allocators[i].id), id) == 0)
-            return (long)i;
-    return -1;
-}
-
 bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
                               const struct profile *new)
 {
@@ -69,7 +39,7 @@ bool profile_comparison_build(struct profile_comparison *comparison, const struc
     }
     for (size_t i = 0; i < base->allocator_count; i++) {
         const struct allocator *allocator = &base->allocators[i];
-        long other = allocator_matching(new, profile_bytes(base, allocator->id));
+        long other = profile_find_allocator(new, profile_string(base, allocator->id));
         struct allocator_pair *pair = &comparison->pairs[comparison->count++];
         pair->base = allocator;
         if (other >= 0 && !matched[other]) {
@@ -115,12 +85,17 @@ static size_t op_entries_add(struct op_entry *entries, const struct profile *pro
     for (size_t i = 0; i < allocator->row_count; i++) {
         const struct allocation_row *row = &allocator->rows[i];
         int64_t occurrences = row->occurrences < 1 ? 1 : row->occurrences;
-        struct text name = {COMPARE_UNRESOLVED_NAME, strlen(COMPARE_UNRESOLVED_NAME)};
+        struct text name = text_of(COMPARE_UNRESOLVED_NAME);
         if (row->origin != ROW_UNRESOLVED)
-            name = profile_bytes(profile, row->op_name);
+            name = profile_string(profile, row->op_name);
         entries[i] = (struct op_entry){name, allocation_row_bytes(row), occurrences, is_new};
     }
     return allocator->row_count;
+}
+
+struct text op_delta_name(const struct op_delta *row)
+{
+    return text_make(row->op_name, row->op_name_length);
 }
 
 /* Sums runs of one name into table->rows; returns how many. */
@@ -130,9 +105,7 @@ static size_t op_entries_group(const struct op_entry *entries, size_t count,
     size_t groups = 0;
     for (size_t i = 0; i < count; i++) {
         const struct op_entry *entry = &entries[i];
-        if (groups == 0 || text_compare((struct text){rows[groups - 1].op_name,
-                                                      rows[groups - 1].op_name_length},
-                                        entry->name) != 0)
+        if (groups == 0 || !text_equal(op_delta_name(&rows[groups - 1]), entry->name))
             rows[groups++] = (struct op_delta){.op_name = entry->name.bytes,
                                                .op_name_length = entry->name.length};
         struct op_delta *row = &rows[groups - 1];
@@ -160,8 +133,7 @@ static int op_delta_compare(const void *a, const void *b)
     uint64_t size_x = magnitude(x->delta_bytes), size_y = magnitude(y->delta_bytes);
     if (size_x != size_y)
         return size_x > size_y ? -1 : 1;
-    return text_compare((struct text){x->op_name, x->op_name_length},
-                        (struct text){y->op_name, y->op_name_length});
+    return text_compare(op_delta_name(x), op_delta_name(y));
 }
 
 bool op_comparison_build(struct op_comparison *table, const struct profile *base,

@@ -71,6 +71,9 @@ struct op_delta {
     int64_t new_count;
 };
 
+/* The row's op name, all its bytes (how views and exports take it). */
+struct text op_delta_name(const struct op_delta *row);
+
 struct op_comparison {
     struct op_delta *rows;
     size_t count;

@@ -98,9 +98,11 @@ char *format_percent(double fraction, char *buffer, size_t size)
     return buffer;
 }
 
-size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
+size_t format_utf8_decode_bytes(const char *bytes, size_t available, uint32_t *code_point)
 {
     const unsigned char *text = (const unsigned char *)bytes;
+    if (available == 0)
+        return 0;
     unsigned char lead = text[0];
     size_t length;
     uint32_t value, minimum;
@@ -116,8 +118,10 @@ size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
     } else {
         return 0;
     }
+    if (length > available)
+        return 0;
     for (size_t i = 1; i < length; i++) {
-        if ((text[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+        if ((text[i] & 0xc0) != 0x80)
             return 0;
         value = value << 6 | (text[i] & 0x3f);
     }
@@ -125,6 +129,13 @@ size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
         return 0;
     *code_point = value;
     return length;
+}
+
+size_t format_utf8_decode(const char *bytes, uint32_t *code_point)
+{
+    /* A character is at most 4 bytes; the terminating NUL ends it early,
+     * and a NUL in first place is the character U+0000. */
+    return format_utf8_decode_bytes(bytes, bytes[0] ? strnlen(bytes, 4) : 1, code_point);
 }
 
 bool format_is_control(uint32_t code_point)
@@ -144,13 +155,15 @@ bool format_is_unsafe_code_point(uint32_t code_point)
     return format_is_control(code_point) || format_is_bidi_control(code_point);
 }
 
-/* One character of text, made safe, into piece (16 bytes); *length gets
- * the bytes it took from text. Returns the piece's length. */
-static size_t safe_piece(const unsigned char *in, unsigned options, char *piece, size_t *length)
+/* The character at in (of `available` bytes), made safe, into piece (16
+ * bytes); *length gets the bytes it took from in. Returns the piece's
+ * length. */
+static size_t safe_piece(const unsigned char *in, size_t available, unsigned options,
+                         char *piece, size_t *length)
 {
     bool ascii = options & FORMAT_SAFE_ASCII;
     uint32_t code_point;
-    *length = format_utf8_decode((const char *)in, &code_point);
+    *length = format_utf8_decode_bytes((const char *)in, available, &code_point);
     if (*length == 0) {
         *length = 1;
         return (size_t)snprintf(piece, 16, "%s", ascii ? "?" : "\xef\xbf\xbd");
@@ -159,27 +172,28 @@ static size_t safe_piece(const unsigned char *in, unsigned options, char *piece,
         return (size_t)snprintf(piece, 16, "\\x%02x", (unsigned)code_point);
     if (format_is_bidi_control(code_point) || (ascii && code_point >= 0x80))
         return (size_t)snprintf(piece, 16, "\\u{%x}", (unsigned)code_point);
-    if (code_point == '\\' && !(options & FORMAT_SAFE_KEEP_BACKSLASH))
+    if (code_point == '\\')
         return (size_t)snprintf(piece, 16, "\\\\");
     memcpy(piece, in, *length);
     return *length;
 }
 
-size_t format_safe_text_with(const char *text, unsigned options, char *buffer, size_t size)
+size_t format_safe_bytes(struct text text, unsigned options, char *buffer, size_t size)
 {
     if (size == 0)
         return 0;
-    const unsigned char *in = (const unsigned char *)text;
-    size_t used = 0;
-    while (*in) {
+    const unsigned char *in = (const unsigned char *)text.bytes;
+    size_t left = text.length, used = 0;
+    while (left > 0) {
         char piece[16];
         size_t length;
-        size_t piece_length = safe_piece(in, options, piece, &length);
+        size_t piece_length = safe_piece(in, left, options, piece, &length);
         if (used + piece_length >= size)
             break;
         memcpy(buffer + used, piece, piece_length);
         used += piece_length;
         in += length;
+        left -= length;
     }
     buffer[used] = '\0';
     return used;
@@ -187,5 +201,5 @@ size_t format_safe_text_with(const char *text, unsigned options, char *buffer, s
 
 size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size)
 {
-    return format_safe_text_with(text, ascii ? FORMAT_SAFE_ASCII : 0, buffer, size);
+    return format_safe_bytes(text_of(text), ascii ? FORMAT_SAFE_ASCII : 0, buffer, size);
 }

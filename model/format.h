@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/text.h"
+
 #define FORMAT_BYTES_SIZE 32
 
 /* Writes into buffer (FORMAT_BYTES_SIZE is always enough); returns buffer. */
@@ -38,30 +40,29 @@ bool format_is_control(uint32_t code_point);
 bool format_is_bidi_control(uint32_t code_point);
 bool format_is_unsafe_code_point(uint32_t code_point); /* either of them */
 
-/* Text from a profile made safe to show: C0 and C1 controls, ESC and DEL
- * become "\x1b"-style escapes, bidirectional controls (U+202E and its
- * kin) become "\u{202e}", a backslash becomes "\\" (so that a name
- * holding the four characters \x1b reads differently from one holding
- * ESC), invalid UTF-8 becomes U+FFFD (or '?' when ascii is set, which also
+/* Text from a profile made safe to show: C0 and C1 controls, ESC, DEL and
+ * NUL become "\x1b"-style escapes ("\x00" for NUL, so that "A\0x" and
+ * "A\0y" read apart), bidirectional controls (U+202E and its kin) become
+ * "\u{202e}", a backslash becomes "\\" (so that a name holding the four
+ * characters \x1b reads differently from one holding ESC), invalid UTF-8
+ * becomes U+FFFD (or '?' when FORMAT_SAFE_ASCII is set, which also
  * escapes every non-ASCII character as "\u{e9}"). Always NUL-terminates;
  * cuts on a character boundary when short of room. Returns the number of
- * bytes written. A buffer of 4 * strlen(text) + 1 bytes always holds all
+ * bytes written. A buffer of 4 * text.length + 1 bytes always holds all
  * of it (no character grows more than fourfold). */
-size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size);
-
-/* format_safe_text with options: FORMAT_SAFE_ASCII is its ascii;
- * FORMAT_SAFE_KEEP_BACKSLASH leaves backslashes as they are, for text
- * that is already escaped (a loader's error message, whose backslashes
- * are its own escapes) and is made safe again only in case. */
 enum {
     FORMAT_SAFE_ASCII = 1,
-    FORMAT_SAFE_KEEP_BACKSLASH = 2,
 };
-size_t format_safe_text_with(const char *text, unsigned options, char *buffer, size_t size);
+size_t format_safe_bytes(struct text text, unsigned options, char *buffer, size_t size);
+/* The same for our own NUL-terminated text (ascii: FORMAT_SAFE_ASCII). */
+size_t format_safe_text(const char *text, bool ascii, char *buffer, size_t size);
 
-/* Decodes the UTF-8 character at bytes (NUL-terminated); returns its
- * length, or 0 when the bytes there are not valid UTF-8 (overlong,
- * surrogate, past U+10FFFF, cut short). */
+/* Decodes the UTF-8 character at bytes, of which `available` may be read;
+ * returns its length, or 0 when the bytes there are not valid UTF-8
+ * (overlong, surrogate, past U+10FFFF, cut short, or none available). A
+ * NUL byte is the character U+0000, of length 1. */
+size_t format_utf8_decode_bytes(const char *bytes, size_t available, uint32_t *code_point);
+/* The same for NUL-terminated bytes (the NUL ends a character early). */
 size_t format_utf8_decode(const char *bytes, uint32_t *code_point);
 
 #endif

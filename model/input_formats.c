@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "model/input_format.h"
+#include "model/load.h"
 
 #include <string.h>
 
@@ -106,4 +107,17 @@ const struct input_format *input_format_for_name(const char *name, size_t *suffi
     }
     *suffix_length = longest;
     return found;
+}
+
+bool load_format_describe(size_t index, const char **name, const char **description)
+{
+    for (size_t row = 0; row < input_format_count(); row++) {
+        const struct input_format *format = input_format_at(row);
+        if (format->refuses_only || index-- > 0)
+            continue;
+        *name = format->name;
+        *description = format->description;
+        return true;
+    }
+    return false;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/json_string.h"
 #include "model/message_text.h"
 
 /* ---- errors about values ---- */
@@ -31,7 +32,7 @@ static void message_append_path(struct message_text *message, const struct json_
     if (path->key) {
         if (path->parent)
             message_text_append_text(message, ".");
-        message_text_append_escaped(message, path->key, strlen(path->key), 64);
+        message_text_append_cut(message, json_path_key(path), 64);
     } else {
         char index[32];
         snprintf(index, sizeof index, "[%zu]", path->index);
@@ -44,7 +45,7 @@ static void message_append_value(struct message_text *message, const cJSON *valu
     char number[40];
     if (cJSON_IsString(value)) {
         message_text_append_text(message, "\"");
-        message_text_append_escaped(message, value->valuestring, strlen(value->valuestring), 40);
+        message_text_append_cut(message, json_string_text(value), 40);
         message_text_append_text(message, "\"");
     } else if (cJSON_IsNumber(value)) {
         snprintf(number, sizeof number, "%.15g", value->valuedouble);
@@ -78,7 +79,15 @@ enum load_status json_fail(struct load_error *error, const struct json_path *pat
     message_text_append_text(&message, expected);
     message_text_append_text(&message, ", got ");
     message_append_value(&message, value);
+    error->message_length = message.length;
     return LOAD_BAD_INPUT;
+}
+
+struct text json_path_key(const struct json_path *path)
+{
+    if (!path->key)
+        return text_make("", 0);
+    return path->key_length ? text_make(path->key, path->key_length) : text_of(path->key);
 }
 
 enum load_status json_no_memory(struct load_error *error)
@@ -306,6 +315,8 @@ enum load_status json_stream_parse_value(const struct json_stream *stream, size_
     if (status != LOAD_OK)
         return status;
     if (kind == SCAN_COMPLETE && *item && stop == end) {
+        if (json_text_may_hold_nul(stream->text + start, end - start))
+            json_string_mark_lengths(*item, stream->text + start, end - start);
         *offset = end;
         return LOAD_OK;
     }
@@ -316,8 +327,10 @@ enum load_status json_stream_parse_value(const struct json_stream *stream, size_
     return json_stream_fail(stream, stop);
 }
 
-/* A member's name: the string at *offset, unescaped by cJSON. */
-static enum load_status scan_key(const struct json_stream *stream, size_t *offset, cJSON **key)
+/* A member's name: the string at *offset, unescaped by cJSON, and its
+ * length (it may hold a NUL). */
+static enum load_status scan_key(const struct json_stream *stream, size_t *offset, cJSON **key,
+                                 size_t *key_length)
 {
     size_t start = *offset, close;
     *key = NULL;
@@ -334,6 +347,10 @@ static enum load_status scan_key(const struct json_stream *stream, size_t *offse
         *key = NULL;
         return json_stream_fail(stream, stop);
     }
+    const char *token = stream->text + start;
+    *key_length = json_text_may_hold_nul(token, end - start)
+                      ? json_string_decoded_length(token, end - start)
+                      : strlen((*key)->valuestring);
     *offset = end;
     return LOAD_OK;
 }
@@ -398,7 +415,8 @@ static enum load_status walk_member(const struct json_stream *stream,
                                     const struct stream_walk *walk, size_t *at, size_t depth)
 {
     cJSON *key;
-    enum load_status status = scan_key(stream, at, &key);
+    size_t key_length;
+    enum load_status status = scan_key(stream, at, &key, &key_length);
     if (status != LOAD_OK)
         return status;
     *at = stream_skip_whitespace(stream, *at);
@@ -407,7 +425,7 @@ static enum load_status walk_member(const struct json_stream *stream,
         return json_stream_fail(stream, *at);
     }
     *at = stream_skip_whitespace(stream, *at + 1);
-    struct json_path member_path = {walk->path, key->valuestring, 0};
+    struct json_path member_path = {walk->path, key->valuestring, 0, key_length};
     status = walk->member(stream, walk->context, key->valuestring, &member_path, at, depth + 1);
     cJSON_Delete(key);
     return status;
@@ -421,7 +439,7 @@ static enum load_status stream_walk(const struct json_stream *stream, size_t *of
     enum load_status status = scan_open(stream, offset, depth, close, &empty);
     for (size_t index = 0; status == LOAD_OK && !empty && more; index++) {
         size_t at = stream_skip_whitespace(stream, *offset + 1);
-        struct json_path element_path = {walk->path, NULL, index};
+        struct json_path element_path = {walk->path, NULL, index, 0};
         status = walk->member ? walk_member(stream, walk, &at, depth)
                               : walk->element(stream, walk->context, &element_path, &at,
                                               depth + 1);

@@ -29,7 +29,14 @@ struct json_path {
     const struct json_path *parent;
     const char *key; /* member name; NULL for an array element */
     size_t index;
+    /* The name's length, which json_stream's walks set: a name may hold
+     * a NUL ("c\u0000x"). 0 means up to its NUL (names cJSON parsed
+     * inside a value). Read it through json_path_key(). */
+    size_t key_length;
 };
+
+/* A member's name with its length; the empty text for an element. */
+struct text json_path_key(const struct json_path *path);
 
 /* What a walk accepts beyond strict JSON, when its caller asks. */
 enum {
@@ -62,7 +69,8 @@ enum load_status json_stream_finish(const struct json_stream *stream, size_t off
 enum load_status json_stream_fail(const struct json_stream *stream, size_t offset);
 bool json_stream_at(const struct json_stream *stream, size_t offset, char expected);
 
-/* Called for each member of a walked object with its name, its path and
+/* Called for each member of a walked object with its name (NUL-terminated;
+ * its whole bytes are json_path_key(path)), its path and
  * the offset of its value, which it moves past the value (by walking it,
  * parsing it, or json_stream_value_span). `depth` is the value's nesting. */
 typedef enum load_status (*json_member_fn)(const struct json_stream *stream, void *context,
@@ -99,7 +107,7 @@ enum load_status json_stream_value_span(const struct json_stream *stream, size_t
 /* ---- errors about values, for readers of what the stream hands out ---- */
 
 /* "a.b[3].c: expected EXPECTED, got VALUE" ("top level" for a NULL path),
- * file text escaped and cut short. */
+ * the file's text in it raw (escaped where it is shown) and cut short. */
 enum load_status json_fail(struct load_error *error, const struct json_path *path,
                            const char *expected, const cJSON *value);
 enum load_status json_no_memory(struct load_error *error);

@@ -46,6 +46,7 @@ const char *live_status_message(enum live_status status)
     case LIVE_SAMPLED_TIMELINE:
         return "live allocations need the full timeline; this file keeps XProf's "
                "1000-snapshot sample (open the run's .xplane.pb instead)";
+    case LIVE_NO_TIMELINE: return "live allocations need a timeline; this report records none";
     case LIVE_NO_MEMORY: return "out of memory";
     }
     return "unknown status";
@@ -216,6 +217,8 @@ enum live_status live_index_build(const struct profile *profile, const struct al
     *out = NULL;
     if (allocator->timeline_sampled)
         return LIVE_SAMPLED_TIMELINE;
+    if (allocator->timeline_kind == TIMELINE_NONE)
+        return LIVE_NO_TIMELINE;
     /* Indices are stored in 32 bits; such a timeline would need hundreds
      * of gigabytes of columns anyway. */
     if (allocator->timeline.count >= UINT32_MAX)

@@ -61,6 +61,10 @@ enum live_status {
     /* The timeline is XProf's sample (allocator->timeline_sampled): live
      * sets cannot be computed from it. Bad input: exit status 2. */
     LIVE_SAMPLED_TIMELINE,
+    /* The format records no timeline (a Skyline report: timeline_kind
+     * TIMELINE_NONE): there is no time to ask about. Bad input: exit
+     * status 2. */
+    LIVE_NO_TIMELINE,
     /* Memory ran out (or the timeline has 2^32 snapshots or more, which
      * would not fit in memory anyway). Runtime failure: exit status 1. */
     LIVE_NO_MEMORY,
@@ -69,7 +73,8 @@ enum live_status {
 /* One line for people, without the file name (main and the viewer add
  * it): for LIVE_SAMPLED_TIMELINE "live allocations need the full
  * timeline; this file keeps XProf's 1000-snapshot sample (open the run's
- * .xplane.pb instead)". */
+ * .xplane.pb instead)"; for LIVE_NO_TIMELINE "live allocations need a
+ * timeline; this report records none". */
 const char *live_status_message(enum live_status status);
 
 /* The op names of the special rows, as they appear in the rows. */
@@ -105,7 +110,8 @@ void live_rows_free(struct live_rows *rows);
 
 /* Replays allocator's timeline and builds its index with checkpoints at
  * least `interval` snapshots apart (0: LIVE_INDEX_DEFAULT_INTERVAL).
- * Refuses a sampled timeline (LIVE_SAMPLED_TIMELINE, *out = NULL).
+ * Refuses a sampled timeline (LIVE_SAMPLED_TIMELINE, *out = NULL) and a
+ * format without one (LIVE_NO_TIMELINE).
  * The one change to the profile: the special rows' texts (op names,
  * regions, "INVALID", "unknown") are interned into profile->strings, so
  * that rows name strings by id as every other row does. The string table

@@ -9,7 +9,9 @@
  * benchmarks and the tests.
  * Must not: print, exit, or keep anything between calls. Errors are
  * values: a status and one line (no file name, which the caller prints)
- * saying what is wrong and where. How loaders report progress and the
+ * saying what is wrong and where. A line that quotes the file's text
+ * (a JSON key, say) holds its bytes raw, a NUL perhaps among them:
+ * whoever prints or draws it escapes it, once. How loaders report progress and the
  * switches the tests turn are in model/load_internal.h, not here. */
 #ifndef MEMTOP_LOAD_H
 #define MEMTOP_LOAD_H
@@ -30,6 +32,9 @@ enum load_status {
 
 struct load_error {
     char message[LOAD_ERROR_SIZE]; /* e.g. "offset 1234: truncated varint" */
+    /* The message's bytes (a quoted key may bring a NUL): read them with
+     * load_error_message(). */
+    size_t message_length;
     /* The byte the message names (its "offset N: "), in the bytes the
      * loader read (inflated ones for gzip input); valid when has_offset. */
     uint64_t offset;
@@ -38,6 +43,9 @@ struct load_error {
      * valid while the caller's string is; NULL before a load sets it. */
     const char *file;
 };
+
+/* The message with its length, raw: escape it to show it. */
+struct text load_error_message(const struct load_error *error);
 
 /* Progress of a long load, 0..total bytes; may be NULL. */
 typedef void (*load_progress_fn)(void *context, uint64_t done, uint64_t total);
@@ -67,5 +75,11 @@ enum load_status profile_load(const char *path, const struct load_options *optio
 enum load_status profile_load_bytes(const uint8_t *bytes, size_t size, const char *name,
                                     const struct load_options *options,
                                     struct profile **out, struct load_error *error);
+
+/* The index-th format memtop reads, from the one format table, for
+ * --help: its short name ("xspace") and a line for people. Rows that
+ * only recognise a form to refuse it are passed over. False past the
+ * last. */
+bool load_format_describe(size_t index, const char **name, const char **description);
 
 #endif

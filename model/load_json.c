@@ -13,6 +13,7 @@
 
 #include "model/input_format.h"
 #include "model/json_stream.h"
+#include "model/json_string.h"
 #include "model/proto3_json.h"
 #include "model/xprof_draft.h"
 
@@ -241,10 +242,12 @@ static enum load_status json_allocator_entry(const struct json_stream *stream, v
                                              const char *key, const struct json_path *path,
                                              size_t *offset, size_t depth)
 {
+    (void)key; /* it may hold a NUL: the path has all of it */
     struct json_loader *loader = context;
     if (json_stream_at(stream, *offset, '{')) {
         struct json_allocator allocator = {loader, 0};
-        if (!xprof_draft_begin_entry(loader->draft, key, strlen(key), &allocator.index))
+        struct text id = json_path_key(path);
+        if (!xprof_draft_begin_entry(loader->draft, id.bytes, id.length, &allocator.index))
             return json_no_memory(stream->error);
         return json_stream_object(stream, offset, depth, path, json_allocator_member, &allocator);
     }
@@ -267,11 +270,11 @@ static enum load_status json_read_memory_ids(struct json_loader *loader, const c
     cJSON_ArrayForEach(element, array) {
         if (status != LOAD_OK)
             break;
-        struct json_path element_path = {path, NULL, index++};
+        struct json_path element_path = {path, NULL, index++, 0};
+        struct text id = json_string_text(element);
         if (!cJSON_IsString(element))
             status = json_fail(loader->reader.error, &element_path, "a string", element);
-        else if (!xprof_draft_add_memory_id(loader->draft, element->valuestring,
-                                            strlen(element->valuestring)))
+        else if (!xprof_draft_add_memory_id(loader->draft, id.bytes, id.length))
             status = json_no_memory(loader->reader.error);
     }
     return status;

@@ -297,12 +297,14 @@ static enum load_status trace_member(const struct json_stream *stream, void *con
                                      size_t *offset, size_t depth)
 {
     struct trace_load *load = context;
+    (void)key; /* a C string: a name with a NUL in it would read short */
+    struct text name = json_path_key(path);
     bool array = json_stream_at(stream, *offset, '[');
-    if (strcmp(key, "traceEvents") == 0 && array)
+    if (text_equal(name, text_of("traceEvents")) && array)
         return trace_events(stream, load, offset, depth, path);
     size_t start, end;
     enum load_status status = json_stream_value_span(stream, offset, depth, &start, &end);
-    if (status == LOAD_OK && strcmp(key, "memtop") == 0)
+    if (status == LOAD_OK && text_equal(name, text_of("memtop")))
         status = trace_memtop_take_marker(load, (struct trace_value){start, end});
     return status;
 }

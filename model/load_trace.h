@@ -193,7 +193,9 @@ bool trace_load_id(struct trace_load *load, struct trace_value value, struct tra
 uint32_t trace_load_intern(struct trace_load *load, struct trace_value value);
 /* Picoseconds after the earliest event (saturating, noted for a warning). */
 int64_t trace_load_time_ps(struct trace_load *load, int64_t time_ns);
-/* A warning line, printf-style, already escaped where it quotes file text. */
+/* A warning line, printf-style, of our own text (a line that quotes the
+ * file's text builds it raw with model/message_text.h and hands it to
+ * profile_builder_add_warning_bytes: whoever shows it escapes it). */
 bool trace_load_warn(struct trace_load *load, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 enum load_status trace_load_no_memory(struct trace_load *load);

@@ -200,9 +200,8 @@ enum load_status trace_kineto_take_op(struct trace_load *load, const struct trac
         !LIST_APPEND(kineto, ops, op))
         return trace_load_no_memory(load);
     struct kineto_step step = {.start_ns = op.start_ns, .end_ns = op.end_ns};
-    const char *name = string_table_text(load->strings, op.name);
-    if (is_operator ||
-        !step_number(name, string_table_length(load->strings, op.name), &step.number))
+    struct text name = string_table_get(load->strings, op.name);
+    if (is_operator || !step_number(name.bytes, name.length, &step.number))
         return LOAD_OK;
     step.pid = kineto->threads.pairs[op.thread].first;
     return LIST_APPEND(kineto, steps, step) ? LOAD_OK : trace_load_no_memory(load);
@@ -272,9 +271,9 @@ static size_t *sorted_order(size_t count, index_before_fn before, const void *co
 static uint32_t chain_join(struct attribution *work, uint32_t parent_chain, uint32_t name)
 {
     struct string_table *strings = work->load->strings;
-    size_t head = string_table_length(strings, parent_chain);
-    size_t tail = string_table_length(strings, name);
-    size_t length = head + 3 + tail;
+    struct text head = string_table_get(strings, parent_chain);
+    struct text tail = string_table_get(strings, name);
+    size_t length = head.length + 3 + tail.length;
     if (length + 1 > work->text_capacity) {
         char *grown = realloc(work->text, length + 1);
         if (!grown)
@@ -282,9 +281,9 @@ static uint32_t chain_join(struct attribution *work, uint32_t parent_chain, uint
         work->text = grown;
         work->text_capacity = length + 1;
     }
-    memcpy(work->text, string_table_text(strings, parent_chain), head);
-    memcpy(work->text + head, " > ", 3);
-    memcpy(work->text + head + 3, string_table_text(strings, name), tail);
+    memcpy(work->text, head.bytes, head.length);
+    memcpy(work->text + head.length, " > ", 3);
+    memcpy(work->text + head.length + 3, tail.bytes, tail.length);
     return string_table_intern(strings, work->text, length);
 }
 

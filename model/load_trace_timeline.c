@@ -381,14 +381,22 @@ enum load_status trace_timeline_take_object(struct trace_load *load,
 
 /* ---- finishing ---- */
 
+/* Whether process `i` is named "Allocators" (all of it: "Allocators"
+ * and a NUL and more is another name). */
+static bool process_is_allocators(struct trace_load *load, const struct trace_timeline *timeline,
+                                  size_t i)
+{
+    return text_equal(string_table_get(load->strings, timeline->processes[i].name),
+                      text_of("Allocators"));
+}
+
 /* Whether `pid` is named "Allocators". */
 static bool allocators_process(struct trace_load *load, const struct trace_timeline *timeline,
                                const struct trace_id *pid)
 {
     for (size_t i = 0; i < timeline->process_count; i++)
         if (trace_id_equal(&timeline->processes[i].pid, pid) &&
-            strcmp(string_table_text(load->strings, timeline->processes[i].name),
-                   "Allocators") == 0)
+            process_is_allocators(load, timeline, i))
             return true;
     return false;
 }
@@ -399,8 +407,7 @@ static bool keep_allocator_counters(struct trace_load *load, struct trace_timeli
 {
     bool named = false;
     for (size_t i = 0; !named && i < timeline->process_count; i++)
-        named = strcmp(string_table_text(load->strings, timeline->processes[i].name),
-                       "Allocators") == 0;
+        named = process_is_allocators(load, timeline, i);
     if (!named)
         return trace_load_warn(load, "no process is named Allocators: the Memory counters of "
                                      "every process are read");

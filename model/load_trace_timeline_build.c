@@ -92,8 +92,9 @@ static bool series_find(struct series_work *work)
 /* The producing node of a tensor: its name without a trailing ":k". */
 static uint32_t tensor_op(struct trace_load *load, uint32_t name)
 {
-    const char *text = string_table_text(load->strings, name);
-    size_t length = string_table_length(load->strings, name), colon = length;
+    struct text whole = string_table_get(load->strings, name);
+    const char *text = whole.bytes;
+    size_t length = whole.length, colon = length;
     while (colon > 0 && text[colon - 1] >= '0' && text[colon - 1] <= '9')
         colon--;
     if (colon == length || colon < 2 || text[colon - 1] != ':')
@@ -159,11 +160,7 @@ static bool tuple_before(const void *context, size_t a, size_t b)
         return x->time_ns < y->time_ns;
     if (x->bytes != y->bytes)
         return x->bytes < y->bytes;
-    const struct string_table *strings = work->load->strings;
-    size_t lx = string_table_length(strings, x->name), ly = string_table_length(strings, y->name);
-    int order = memcmp(string_table_text(strings, x->name), string_table_text(strings, y->name),
-                       lx < ly ? lx : ly);
-    return order ? order < 0 : lx < ly;
+    return string_table_compare(work->load->strings, x->name, y->name) < 0;
 }
 
 /* Sorts the tuples of one series in place (stably). */
@@ -207,14 +204,17 @@ static size_t tuples_paired(const struct series_work *work, const struct tuple *
 static bool warn_unpaired(struct trace_load *load, uint32_t series, size_t counters,
                           size_t tuples, size_t paired)
 {
-    char name[96];
+    /* The name raw, NUL bytes and all: whoever shows the warning escapes it. */
+    char line[LOAD_ERROR_SIZE];
     struct message_text message;
-    message_text_start(&message, name, sizeof name);
-    message_text_append_escaped(&message, string_table_text(load->strings, series),
-                                string_table_length(load->strings, series), 64);
-    return trace_load_warn(load, "allocator \"%s\": %zu Memory counters, %zu tensor events; only "
-                                 "the first %zu match, the rest have no tensor",
-                           name, counters, tuples, paired);
+    message_text_start(&message, line, sizeof line);
+    message_text_append_text(&message, "allocator \"");
+    message_text_append_cut(&message, string_table_get(load->strings, series), 64);
+    message_text_append_format(&message,
+                               "\": %zu Memory counters, %zu tensor events; only the first %zu "
+                               "match, the rest have no tensor",
+                               counters, tuples, paired);
+    return profile_builder_add_warning_bytes(load->builder, message_text_get(&message));
 }
 
 static struct snapshot series_snapshot(struct series_work *work, const struct tuple *tuple,
@@ -272,9 +272,9 @@ static bool series_build(struct series_work *work, size_t rank, uint32_t region)
     size_t counter_count = work->counter_start[rank + 1] - work->counter_start[rank];
     uint32_t series = work->names[rank];
     size_t allocator;
+    struct text name = string_table_get(load->strings, series);
     if (!tuples_sort(work, tuples, tuple_count) ||
-        !trace_new_allocator(load, string_table_text(load->strings, series),
-                             string_table_length(load->strings, series), &allocator))
+        !trace_new_allocator(load, name.bytes, name.length, &allocator))
         return false;
     size_t paired = tuples_paired(work, tuples, tuple_count, counters, counter_count);
     if ((paired < counter_count || tuple_count != counter_count) &&

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model/load_internal.h"
 
@@ -14,6 +15,7 @@ void load_error_set(struct load_error *error, const char *format, ...)
     va_start(arguments, format);
     vsnprintf(error->message, sizeof error->message, format, arguments);
     va_end(arguments);
+    error->message_length = strlen(error->message);
     error->has_offset = false;
 }
 
@@ -30,8 +32,17 @@ void load_error_at(struct load_error *error, uint64_t offset, const char *format
                   arguments);
         va_end(arguments);
     }
+    error->message_length = strlen(error->message);
     error->offset = offset;
     error->has_offset = true;
+}
+
+struct text load_error_message(const struct load_error *error)
+{
+    /* A message written without the helpers has no length: up to its NUL. */
+    if (error->message_length == 0 || error->message_length >= sizeof error->message)
+        return text_make(error->message, strnlen(error->message, sizeof error->message));
+    return text_make(error->message, error->message_length);
 }
 
 void load_tracker_report(struct load_tracker *tracker, size_t done)

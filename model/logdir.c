@@ -2,6 +2,8 @@
 
 #include "model/logdir.h"
 
+#include "model/input_format.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

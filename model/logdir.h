@@ -23,9 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/input_format.h"
 #include "model/load.h"
 #include "model/xprof_files.h"
+
+/* The format rows are the loaders' (model/input_format.h, private to
+ * model/): readers above model/ only compare or name them. */
+struct input_format;
 
 /* How deep below the given directory a plugins directory is looked for
  * (Keras puts it at <log_dir>/train/plugins; a tree of experiments adds

@@ -5,6 +5,8 @@
 
 #include "model/logdir.h"
 
+#include "model/input_format.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

@@ -2,6 +2,7 @@
 
 #include "model/message_text.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,29 +28,37 @@ void message_text_append_text(struct message_text *message, const char *text)
     message_text_append(message, text, strlen(text));
 }
 
-void message_text_append_escaped(struct message_text *message, const char *text, size_t length,
-                                 size_t limit)
+void message_text_append_bytes(struct message_text *message, struct text text)
 {
+    message_text_append(message, text.bytes, text.length);
+}
+
+void message_text_append_format(struct message_text *message, const char *format, ...)
+{
+    size_t room = message->size - message->length;
+    va_list arguments;
+    va_start(arguments, format);
+    int written = vsnprintf(message->text + message->length, room, format, arguments);
+    va_end(arguments);
+    if (written > 0)
+        message->length += (size_t)written < room ? (size_t)written : room - 1;
+}
+
+void message_text_append_cut(struct message_text *message, struct text text, size_t limit)
+{
+    size_t length = text.length;
     bool cut = length > limit;
     if (cut) {
         length = limit;
-        while (length > 0 && ((unsigned char)text[length] & 0xc0) == 0x80)
+        while (length > 0 && ((unsigned char)text.bytes[length] & 0xc0) == 0x80)
             length--;
     }
-    for (size_t i = 0; i < length; i++) {
-        unsigned char byte = (unsigned char)text[i];
-        char escape[8];
-        if (byte < 0x20 || byte == 0x7f) {
-            snprintf(escape, sizeof escape, "\\x%02x", byte);
-            message_text_append_text(message, escape);
-        } else if (byte == '"' || byte == '\\') {
-            escape[0] = '\\';
-            escape[1] = (char)byte;
-            message_text_append(message, escape, 2);
-        } else {
-            message_text_append(message, &text[i], 1);
-        }
-    }
+    message_text_append(message, text.bytes, length);
     if (cut)
         message_text_append_text(message, "...");
+}
+
+struct text message_text_get(const struct message_text *message)
+{
+    return text_make(message->text, message->length);
 }

@@ -36,7 +36,8 @@ static bool group_before(const void *context, size_t a, size_t b)
     const struct breakdown_group *x = &by->groups[a], *y = &by->groups[b];
     if (x->bytes != y->bytes)
         return x->bytes > y->bytes;
-    return strcmp(profile_text(by->profile, x->name), profile_text(by->profile, y->name)) < 0;
+    return text_compare(profile_string(by->profile, x->name),
+                        profile_string(by->profile, y->name)) < 0;
 }
 
 /* Runs of equal names in `order` (row indices sorted by name) become

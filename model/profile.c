@@ -2,6 +2,7 @@
 
 #include "model/profile.h"
 
+#include "model/format.h"
 #include "model/input_format.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
@@ -175,6 +176,11 @@ int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t i
 
 /* ---- the profile ---- */
 
+struct text profile_string(const struct profile *profile, uint32_t string_id)
+{
+    return string_table_get(profile->strings, string_id);
+}
+
 bool allocator_records(const struct allocator *allocator, unsigned field)
 {
     if (allocator->unknown_fields & field)
@@ -193,12 +199,38 @@ const char *profile_format_name(const struct input_format *format)
     return format ? format->name : "";
 }
 
-long profile_find_allocator(const struct profile *profile, const char *id)
+long profile_find_allocator(const struct profile *profile, struct text id)
 {
     for (size_t i = 0; i < profile->allocator_count; i++)
-        if (strcmp(profile_text(profile, profile->allocators[i].id), id) == 0)
+        if (text_equal(profile_string(profile, profile->allocators[i].id), id))
             return (long)i;
     return -1;
+}
+
+/* Whether `name` is the id as format_safe_bytes shows it. */
+static bool shown_as(struct text id, const char *name)
+{
+    size_t size = 4 * id.length + 1; /* always enough (format.h) */
+    char small[256];
+    char *shown = size <= sizeof small ? small : malloc(size);
+    if (!shown)
+        return false;
+    format_safe_bytes(id, 0, shown, size);
+    bool same = strcmp(shown, name) == 0;
+    if (shown != small)
+        free(shown);
+    return same;
+}
+
+long profile_find_allocator_named(const struct profile *profile, const char *name)
+{
+    /* The shown spelling first: it names every allocator apart (a NUL is
+     * "\x00", a backslash "\\"); the bytes typed still name one whose id
+     * has a backslash, as they did before escapes were understood. */
+    for (size_t i = 0; i < profile->allocator_count; i++)
+        if (shown_as(profile_string(profile, profile->allocators[i].id), name))
+            return (long)i;
+    return profile_find_allocator(profile, text_of(name));
 }
 
 void profile_free(struct profile *profile)
@@ -209,8 +241,6 @@ void profile_free(struct profile *profile)
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
     }
-    for (size_t i = 0; i < profile->warning_count; i++)
-        free(profile->warnings[i]);
     free(profile->warnings);
     free(profile->allocators);
     free(profile->hlo_modules);

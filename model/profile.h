@@ -276,9 +276,11 @@ struct profile {
     struct hlo_module *hlo_modules;
     size_t hlo_module_count;
     /* What the loader found odd but could read (a repeated map key, say):
-     * one line each, file text already escaped. main prints them on
-     * stderr in batch mode; the viewer shows them. */
-    char **warnings;
+     * one line each, as string ids (read them with profile_string), raw:
+     * the file's text in them unescaped, NUL bytes and all. main prints
+     * them on stderr in batch mode and the viewer on its status line,
+     * each escaping them once. */
+    uint32_t *warnings;
     size_t warning_count;
 };
 
@@ -289,12 +291,22 @@ extern const struct input_format memory_profile_json_format;
 #define PROFILE_FORMAT_PROTOBUF (&memory_profile_protobuf_format)
 #define PROFILE_FORMAT_JSON (&memory_profile_json_format)
 
-/* Convenience accessors for views. */
+/* The bytes of a string id, with their length: how views, reports and
+ * messages take a profile's text (model/text.h). */
+struct text profile_string(const struct profile *profile, uint32_t string_id);
+/* The same, NUL-terminated, for the tests and for code that must have a
+ * C string: it stops short at a NUL inside the string. Views, reports
+ * and messages use profile_string (tests/test_layering.sh checks). */
 const char *profile_text(const struct profile *profile, uint32_t string_id);
 /* The format's short name: "pb", "json", ... (what --summary --json prints). */
 const char *profile_format_name(const struct input_format *format);
-/* Index of the allocator whose memory id is `id`, or -1. */
-long profile_find_allocator(const struct profile *profile, const char *id);
+/* Index of the allocator whose memory id is the bytes of `id`, or -1. */
+long profile_find_allocator(const struct profile *profile, struct text id);
+/* Index of the allocator a user names (--allocator): by its id as memtop
+ * shows it (escaped as model/format.h's format_safe_bytes escapes: the
+ * six characters A\x00x name the id of the three bytes 'A', NUL, 'x'),
+ * else by the bytes typed; -1 when neither names one. */
+long profile_find_allocator_named(const struct profile *profile, const char *name);
 
 void profile_free(struct profile *profile);
 

@@ -289,26 +289,31 @@ void profile_builder_set_version(struct profile_builder *builder, int32_t versio
     builder->profile->num_hosts = num_hosts;
 }
 
-static bool profile_builder_append_warning(struct profile_builder *builder, const char *text)
+/* Warnings live in the profile's strings, with their length. */
+static bool profile_builder_append_warning(struct profile_builder *builder, struct text text)
 {
     struct profile *profile = builder->profile;
-    char *copy = strdup(text);
-    if (!copy || !array_grow((void **)&profile->warnings, &builder->warning_capacity,
-                             profile->warning_count, sizeof *profile->warnings, 4)) {
-        free(copy);
+    uint32_t id = string_table_intern(profile->strings, text.bytes, text.length);
+    if (id == STRING_ID_NONE ||
+        !array_grow((void **)&profile->warnings, &builder->warning_capacity,
+                    profile->warning_count, sizeof *profile->warnings, 4))
         return false;
-    }
-    profile->warnings[profile->warning_count++] = copy;
+    profile->warnings[profile->warning_count++] = id;
     return true;
 }
 
-bool profile_builder_add_warning(struct profile_builder *builder, const char *text)
+bool profile_builder_add_warning_bytes(struct profile_builder *builder, struct text text)
 {
     if (builder->profile->warning_count >= PROFILE_WARNINGS_MAX) {
         builder->warnings_dropped++;
         return true;
     }
     return profile_builder_append_warning(builder, text);
+}
+
+bool profile_builder_add_warning(struct profile_builder *builder, const char *text)
+{
+    return profile_builder_add_warning_bytes(builder, text_of(text));
 }
 
 /* order[i]: the index of the allocator that comes i-th. */
@@ -396,7 +401,7 @@ static bool profile_builder_note_dropped_warnings(struct profile_builder *builde
     char line[96];
     snprintf(line, sizeof line, "... and %zu more warnings like these",
              builder->warnings_dropped);
-    return profile_builder_append_warning(builder, line);
+    return profile_builder_append_warning(builder, text_of(line));
 }
 
 struct profile *profile_builder_finish(struct profile_builder *builder)

@@ -96,10 +96,12 @@ bool profile_builder_set_source(struct profile_builder *builder, const char *pat
 void profile_builder_set_version(struct profile_builder *builder, int32_t version,
                                  int32_t num_hosts);
 
-/* Records one line for the user (already escaped where it quotes file
- * text). A profile keeps at most PROFILE_WARNINGS_MAX; past them one last
- * line says how many more there were. */
+/* Records one line for the user, raw: file text it quotes is kept as
+ * the file had it (NUL bytes and all) and escaped by whoever shows it.
+ * A profile keeps at most PROFILE_WARNINGS_MAX; past them one last line
+ * says how many more there were. False when memory runs out. */
 #define PROFILE_WARNINGS_MAX 16
+bool profile_builder_add_warning_bytes(struct profile_builder *builder, struct text text);
 bool profile_builder_add_warning(struct profile_builder *builder, const char *text);
 
 /* Puts the allocators named by `ids` (string ids, in that order; unknown

@@ -2,6 +2,8 @@
 
 #include "model/proto3_json.h"
 
+#include "model/json_string.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
@@ -76,10 +78,18 @@ static bool number_to_uint64(double number, uint64_t *out)
     return true;
 }
 
+/* A string value to read as a number or a name: all of its bytes, so
+ * that one holding a NUL ("1\u0000") is no number and no name (nor is
+ * "", which stands for it). */
+static const char *scalar_text(const cJSON *value)
+{
+    return text_has_nul(json_string_text(value)) ? "" : value->valuestring;
+}
+
 static bool value_to_int64(const cJSON *value, int64_t *out)
 {
     if (cJSON_IsString(value))
-        return text_to_int64(value->valuestring, out);
+        return text_to_int64(scalar_text(value), out);
     return cJSON_IsNumber(value) && number_to_int64(value->valuedouble, out);
 }
 
@@ -154,7 +164,7 @@ static bool text_to_double(const char *text, double *out)
 
 static bool value_to_uint64(const cJSON *value, uint64_t *out)
 {
-    return cJSON_IsString(value) ? text_to_uint64(value->valuestring, out)
+    return cJSON_IsString(value) ? text_to_uint64(scalar_text(value), out)
                                  : cJSON_IsNumber(value) && number_to_uint64(value->valuedouble, out);
 }
 
@@ -165,7 +175,7 @@ static bool value_to_double(const cJSON *value, double *out)
         *out = value->valuedouble;
         return true;
     }
-    return cJSON_IsString(value) && text_to_double(value->valuestring, out);
+    return cJSON_IsString(value) && text_to_double(scalar_text(value), out);
 }
 
 /* LOAD_OK when the value converted, else "PATH: expected EXPECTED, got VALUE". */
@@ -183,7 +193,7 @@ static enum load_status json_read_enum(const struct json_reader *reader, const c
 {
     if (cJSON_IsString(value)) {
         for (size_t number = 0; number < enumeration->count; number++) {
-            if (strcmp(value->valuestring, enumeration->name_of((int)number)) == 0) {
+            if (strcmp(scalar_text(value), enumeration->name_of((int)number)) == 0) {
                 *out = (int)number;
                 return LOAD_OK;
             }
@@ -205,8 +215,8 @@ enum load_status proto3_json_read_string(const struct json_reader *reader, const
 {
     if (!cJSON_IsString(value))
         return json_fail(reader->error, path, "a string", value);
-    uint32_t id = string_table_intern_hinted(reader->strings, hint, value->valuestring,
-                                             strlen(value->valuestring));
+    struct text text = json_string_text(value);
+    uint32_t id = string_table_intern_hinted(reader->strings, hint, text.bytes, text.length);
     if (id == STRING_ID_NONE)
         return json_no_memory(reader->error);
     *out = id;
@@ -283,7 +293,7 @@ enum load_status proto3_json_read_message(const struct json_reader *reader, cons
     cJSON_ArrayForEach(member, object) {
         if (status != LOAD_OK)
             break;
-        struct json_path field = {path, member->string, 0};
+        struct json_path field = {path, member->string, 0, 0};
         status = proto3_json_read_member(reader, member, &field, message, target);
     }
     return status;

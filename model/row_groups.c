@@ -39,34 +39,40 @@ const char *row_group_key_list(void)
     return "scope, location, file";
 }
 
-void row_group_scope_up(char *scope)
+size_t row_group_scope_up(struct text scope)
 {
-    size_t length = strlen(scope);
-    if (length > 0 && scope[length - 1] == '/')
+    size_t length = scope.length;
+    if (length > 0 && scope.bytes[length - 1] == '/')
         length--; /* its own closing slash */
-    while (length > 0 && scope[length - 1] != '/')
+    while (length > 0 && scope.bytes[length - 1] != '/')
         length--;
-    scope[length] = '\0';
+    return length;
 }
 
 /* The text of a row that a location or file group is keyed by. */
-static const char *row_location_text(const struct profile *profile, enum row_group_key key,
+static struct text row_location_text(const struct profile *profile, enum row_group_key key,
                                      const struct allocation_row *row)
 {
-    return profile_text(profile, key == ROW_GROUP_FILE ? row->location_file : row->location);
+    return profile_string(profile, key == ROW_GROUP_FILE ? row->location_file : row->location);
 }
 
-bool row_group_contains(const struct profile *profile, enum row_group_key key, const char *name,
+static bool text_starts_with(struct text text, struct text start)
+{
+    return text.length >= start.length &&
+           (start.length == 0 || memcmp(text.bytes, start.bytes, start.length) == 0);
+}
+
+bool row_group_contains(const struct profile *profile, enum row_group_key key, struct text name,
                         const struct allocation_row *row)
 {
     switch (key) {
     case ROW_GROUP_OP_SCOPE:
         /* An unresolved row has no name, so it is in no scope but the top. */
         if (row->origin == ROW_UNRESOLVED)
-            return name[0] == '\0';
-        return strncmp(profile_text(profile, row->op_name), name, strlen(name)) == 0;
+            return name.length == 0;
+        return text_starts_with(profile_string(profile, row->op_name), name);
     case ROW_GROUP_LOCATION:
-    case ROW_GROUP_FILE: return strcmp(row_location_text(profile, key, row), name) == 0;
+    case ROW_GROUP_FILE: return text_equal(row_location_text(profile, key, row), name);
     default: return true;
     }
 }
@@ -80,28 +86,25 @@ struct row_key {
     bool single_row;
 };
 
-/* The row's group under `scope` (scope_length bytes); false when the row
- * is not under it. */
-static bool row_key_of(const struct profile *profile, enum row_group_key key, const char *scope,
-                       size_t scope_length, const struct allocation_row *row,
-                       struct row_key *out)
+/* The row's group under `scope`; false when the row is not under it. */
+static bool row_key_of(const struct profile *profile, enum row_group_key key, struct text scope,
+                       const struct allocation_row *row, struct row_key *out)
 {
     if (key != ROW_GROUP_OP_SCOPE) {
-        out->text = row_location_text(profile, key, row);
-        out->length = strlen(out->text);
-        out->single_row = false;
+        struct text location = row_location_text(profile, key, row);
+        *out = (struct row_key){location.bytes, location.length, false};
         return true;
     }
     if (row->origin == ROW_UNRESOLVED) {
         *out = (struct row_key){"", 0, true};
-        return scope_length == 0;
+        return scope.length == 0;
     }
-    const char *name = profile_text(profile, row->op_name);
-    if (strncmp(name, scope, scope_length) != 0)
+    struct text name = profile_string(profile, row->op_name);
+    if (!text_starts_with(name, scope))
         return false;
-    const char *slash = strchr(name + scope_length, '/');
-    out->text = name;
-    out->length = slash ? (size_t)(slash - name) + 1 : strlen(name);
+    const char *slash = memchr(name.bytes + scope.length, '/', name.length - scope.length);
+    out->text = name.bytes;
+    out->length = slash ? (size_t)(slash - name.bytes) + 1 : name.length;
     out->single_row = slash == NULL;
     return true;
 }
@@ -167,12 +170,11 @@ static size_t groups_from_runs(const struct allocation_table *table, const struc
 /* Each shown row's key into keys (by table position); the positions of
  * the rows under the scope into positions; returns how many. */
 static size_t keys_of_rows(const struct allocation_table *table, enum row_group_key key,
-                           const char *scope, struct row_key *keys, size_t *positions)
+                           struct text scope, struct row_key *keys, size_t *positions)
 {
-    size_t scope_length = strlen(scope), kept = 0;
+    size_t kept = 0;
     for (size_t p = 0; p < table->count; p++)
-        if (row_key_of(table->profile, key, scope, scope_length, allocation_table_row(table, p),
-                       &keys[p]))
+        if (row_key_of(table->profile, key, scope, allocation_table_row(table, p), &keys[p]))
             positions[kept++] = p;
     return kept;
 }
@@ -198,7 +200,7 @@ static bool groups_by_size(struct row_groups *groups, struct row_group *found, s
 }
 
 bool row_groups_build(struct row_groups *groups, const struct allocation_table *table,
-                      enum row_group_key key, const char *scope)
+                      enum row_group_key key, struct text scope)
 {
     memset(groups, 0, sizeof *groups);
     groups->key = key;
@@ -211,7 +213,7 @@ bool row_groups_build(struct row_groups *groups, const struct allocation_table *
     struct row_group *found = malloc(count * sizeof *found);
     bool ok = keys && order && scratch && found;
     if (ok) {
-        size_t kept = keys_of_rows(table, key, scope ? scope : "", keys, order);
+        size_t kept = keys_of_rows(table, key, scope, keys, order);
         struct keyed_rows by_key = {keys};
         index_sort_stable(order, scratch, kept, key_before, &by_key);
         size_t found_count = groups_from_runs(table, keys, order, kept, found);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "model/profile.h"
+#include "model/text.h"
 
 struct allocation_table;
 
@@ -65,13 +66,13 @@ struct row_groups {
  * their next scope under it. ROW_GROUP_NONE gives no groups. false when
  * memory runs out (the groups are then empty but valid). */
 bool row_groups_build(struct row_groups *groups, const struct allocation_table *table,
-                      enum row_group_key key, const char *scope);
+                      enum row_group_key key, struct text scope);
 void row_groups_free(struct row_groups *groups);
 
-/* Whether `row` belongs to the group named `name` (NUL-terminated):
+/* Whether `row` belongs to the group named `name` (its bytes):
  * under the scope (its op name starts with it), at the location, in the
  * file. ROW_GROUP_NONE: every row. */
-bool row_group_contains(const struct profile *profile, enum row_group_key key, const char *name,
+bool row_group_contains(const struct profile *profile, enum row_group_key key, struct text name,
                         const struct allocation_row *row);
 
 /* The key's one name, for people and --group-by: "scope", "location",
@@ -81,8 +82,8 @@ const char *row_group_key_name(enum row_group_key key);
 bool row_group_key_parse(const char *name, enum row_group_key *key);
 /* "scope, location, file": for usage messages. */
 const char *row_group_key_list(void);
-/* The scope above `scope` ("model/dense_58/" -> "model/", "model/" ->
- * ""), written into scope itself. */
-void row_group_scope_up(char *scope);
+/* The length of the scope above `scope` ("model/dense_58/" -> "model/",
+ * "model/" -> ""): a prefix of it. */
+size_t row_group_scope_up(struct text scope);
 
 #endif

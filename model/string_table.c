@@ -314,6 +314,13 @@ uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, c
     return id;
 }
 
+struct text string_table_get(const struct string_table *table, uint32_t id)
+{
+    if (!table || id >= table->count)
+        return text_make("", 0);
+    return text_make(table->entries[id].text, table->entries[id].length);
+}
+
 const char *string_table_text(const struct string_table *table, uint32_t id)
 {
     if (!table || id >= table->count)
@@ -337,10 +344,5 @@ int string_table_compare(const struct string_table *table, uint32_t a, uint32_t 
 {
     if (a == b)
         return 0;
-    size_t length_a = string_table_length(table, a), length_b = string_table_length(table, b);
-    int order = memcmp(string_table_text(table, a), string_table_text(table, b),
-                       length_a < length_b ? length_a : length_b);
-    if (order != 0)
-        return order;
-    return (length_a > length_b) - (length_a < length_b);
+    return text_compare(string_table_get(table, a), string_table_get(table, b));
 }

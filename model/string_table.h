@@ -4,9 +4,10 @@
  * Columns hold 32-bit ids instead of pointers: a 1M-snapshot timeline has a
  * few hundred distinct op names, so interning saves most of the memory and
  * lets views compare strings by id. Id 0 is always the empty string.
- * Strings are kept byte for byte as the file had them (they may hold any
- * bytes, including NUL-free control characters); making them safe to draw
- * is the views' job. Called by: the loaders (through the builder's table),
+ * Strings are kept byte for byte as the file had them, with their length
+ * (they may hold any bytes, NUL and control characters included), and
+ * are handed out as a struct text (model/text.h); making them safe to
+ * draw is the views' job. Called by: the loaders (through the builder's table),
  * every view and report (text by id). Must not: change a string once
  * given out: ids are kept for the profile's life. */
 #ifndef MEMTOP_STRING_TABLE_H
@@ -15,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "model/text.h"
 
 #define STRING_ID_EMPTY 0u
 #define STRING_ID_NONE UINT32_MAX /* returned when memory runs out */
@@ -42,7 +45,13 @@ uint32_t string_table_intern_hinted(struct string_table *table, unsigned hint, c
 bool string_table_merge(struct string_table *table, const struct string_table *other,
                         uint32_t *ids);
 
-/* NUL-terminated text of an id; "" for an id the table never gave out. */
+/* The bytes of an id with their length; the empty text for an id the
+ * table never gave out. What views, reports and messages use. */
+struct text string_table_get(const struct string_table *table, uint32_t id);
+/* The same bytes, NUL-terminated (the table keeps a NUL after each), and
+ * their length. A string may hold a NUL of its own, where a C string
+ * stops short: only the tests and string_table_get's callers that need
+ * a C string of text known to hold none use this. */
 const char *string_table_text(const struct string_table *table, uint32_t id);
 size_t string_table_length(const struct string_table *table, uint32_t id);
 

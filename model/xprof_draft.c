@@ -73,16 +73,17 @@ struct xprof_allocator *xprof_draft_allocator(struct xprof_draft *draft, const c
     return xprof_draft_pieces(draft, index, created);
 }
 
-/* "the file repeats map key "A"; ...", once per key. */
+/* "the file repeats map key "A"; ...", once per key, the key raw (the
+ * printer escapes it). */
 static bool xprof_draft_warn_repeated(struct xprof_draft *draft, const char *id, size_t length)
 {
     char line[LOAD_ERROR_SIZE];
     struct message_text message;
     message_text_start(&message, line, sizeof line);
     message_text_append_text(&message, "the file repeats map key \"");
-    message_text_append_escaped(&message, id, length, 64);
+    message_text_append_cut(&message, text_make(id, length), 64);
     message_text_append_text(&message, "\"; the last entry wins, as protobuf reads it");
-    return profile_builder_add_warning(draft->builder, line);
+    return profile_builder_add_warning_bytes(draft->builder, message_text_get(&message));
 }
 
 struct xprof_allocator *xprof_draft_begin_entry(struct xprof_draft *draft, const char *id,

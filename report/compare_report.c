@@ -71,10 +71,10 @@ const char *compare_pair_presence(const struct allocator_pair *pair)
     return pair->base && pair->new ? "both" : pair->base ? "base" : "new";
 }
 
-const char *compare_pair_id(const struct allocator_pair *pair, const struct profile *base,
+struct text compare_pair_id(const struct allocator_pair *pair, const struct profile *base,
                             const struct profile *new)
 {
-    return pair->base ? profile_text(base, pair->base->id) : profile_text(new, pair->new->id);
+    return pair->base ? profile_string(base, pair->base->id) : profile_string(new, pair->new->id);
 }
 
 /* ---- text ---- */
@@ -110,7 +110,7 @@ static void text_pair(FILE *out, const struct allocator_pair *pair, const struct
                       const struct profile *new)
 {
     char id[256];
-    format_safe_text(compare_pair_id(pair, base, new), false, id, sizeof id);
+    format_safe_bytes(compare_pair_id(pair, base, new), 0, id, sizeof id);
     const char *only = !pair->new ? " (only in base)" : !pair->base ? " (only in new)" : "";
     fprintf(out, "\n%s%s\n  %-*s %*s %*s %*s\n", id, only, LABEL_WIDTH, "", VALUE_WIDTH, "base",
             VALUE_WIDTH, "new", VALUE_WIDTH, "delta");
@@ -190,7 +190,7 @@ static void json_pair(struct json_writer *writer, const struct allocator_pair *p
                       const struct profile *base, const struct profile *new)
 {
     json_writer_object_begin(writer);
-    json_writer_member_string(writer, "id", compare_pair_id(pair, base, new));
+    json_writer_member_bytes(writer, "id", compare_pair_id(pair, base, new));
     json_writer_member_string(writer, "in", compare_pair_presence(pair));
     json_values(writer, "base", pair, JSON_BASE);
     json_values(writer, "new", pair, JSON_NEW);

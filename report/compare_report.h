@@ -55,8 +55,8 @@ bool compare_field_delta(enum compare_field_id id, const struct allocator_pair *
 
 /* "both", "base" or "new": where the pair's allocator is. */
 const char *compare_pair_presence(const struct allocator_pair *pair);
-/* The pair's memory id, from whichever side has it. */
-const char *compare_pair_id(const struct allocator_pair *pair, const struct profile *base,
+/* The pair's memory id, from whichever side has it (all its bytes). */
+struct text compare_pair_id(const struct allocator_pair *pair, const struct profile *base,
                             const struct profile *new);
 
 /* The text report: the two files, then one block per pair: a line per

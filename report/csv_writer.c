@@ -77,68 +77,88 @@ static bool is_formula_start(char byte)
            byte == '\r';
 }
 
+/* Apostrophes are skipped so that a text already starting with one gets
+ * another: that keeps the guard reversible. */
+static bool text_needs_guard(struct text text)
+{
+    size_t i = 0;
+    while (i < text.length && text.bytes[i] == '\'')
+        i++;
+    return i < text.length && is_formula_start(text.bytes[i]);
+}
+
 bool csv_writer_needs_guard(const char *text)
 {
-    /* Apostrophes are skipped so that a text already starting with one
-     * gets another: that keeps the guard reversible. */
-    while (*text == '\'')
-        text++;
-    return is_formula_start(*text);
+    return text_needs_guard(text_of(text));
 }
 
 /* The text as it goes out: escaped for a terminal into buffer (or a
  * malloc'd one, in *allocated, when it is long), else as it is. */
-static const char *writer_safe_text(struct csv_writer *writer, const char *text, char *buffer,
+static struct text writer_safe_text(struct csv_writer *writer, struct text text, char *buffer,
                                     size_t size, char **allocated)
 {
     *allocated = NULL;
     if (!writer->escape_controls)
         return text;
-    size_t needed = 4 * strlen(text) + 1; /* no character grows more than fourfold */
+    size_t needed = 4 * text.length + 1; /* no character grows more than fourfold */
     if (needed > size) {
         *allocated = malloc(needed);
         if (!*allocated) {
             csv_writer_fail(writer, ENOMEM);
-            return "";
+            return text_make("", 0);
         }
         buffer = *allocated;
         size = needed;
     }
-    format_safe_text(text, false, buffer, size);
-    return buffer;
+    return text_make(buffer, format_safe_bytes(text, 0, buffer, size));
 }
 
-static void writer_text(struct csv_writer *writer, const char *text);
+static void writer_text(struct csv_writer *writer, struct text text);
 
-void csv_writer_text(struct csv_writer *writer, const char *text)
+void csv_writer_bytes(struct csv_writer *writer, struct text text)
 {
     char buffer[1024], *allocated;
     writer_text(writer, writer_safe_text(writer, text, buffer, sizeof buffer, &allocated));
     free(allocated);
 }
 
+void csv_writer_text(struct csv_writer *writer, const char *text)
+{
+    csv_writer_bytes(writer, text_of(text));
+}
+
+static bool needs_quotes(struct text text)
+{
+    for (size_t i = 0; i < text.length; i++) {
+        char byte = text.bytes[i];
+        if (byte == ',' || byte == '"' || byte == '\r' || byte == '\n')
+            return true;
+    }
+    return false;
+}
+
 /* One text field, quoted and guarded; text is already what goes out. */
-static void writer_text(struct csv_writer *writer, const char *text)
+static void writer_text(struct csv_writer *writer, struct text text)
 {
     writer_begin_field(writer);
-    bool quoted = strpbrk(text, ",\"\r\n") != NULL;
+    bool quoted = needs_quotes(text);
     if (quoted)
         writer_put_char(writer, '"');
-    if (csv_writer_needs_guard(text))
+    if (text_needs_guard(text))
         writer_put_char(writer, '\'');
     if (!quoted) {
-        writer_put(writer, text, strlen(text));
+        writer_put(writer, text.bytes, text.length);
         return;
     }
     /* Each quote goes out with the run before it, then once more. */
-    const char *run = text;
+    const char *run = text.bytes, *end = text.bytes + text.length;
     const char *quote;
-    while ((quote = strchr(run, '"')) != NULL) {
+    while ((quote = memchr(run, '"', (size_t)(end - run))) != NULL) {
         writer_put(writer, run, (size_t)(quote - run) + 1);
         writer_put_char(writer, '"');
         run = quote + 1;
     }
-    writer_put(writer, run, strlen(run));
+    writer_put(writer, run, (size_t)(end - run));
     writer_put_char(writer, '"');
 }
 

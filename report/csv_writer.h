@@ -7,8 +7,8 @@
  *   accept both, and line-based tools (wc -l, grep, diff) expect LF.
  * - A text field is quoted when it holds a comma, a double quote, CR or
  *   LF; quotes inside are doubled. Bytes are written as the profile had
- *   them (UTF-8 or not); nothing is re-encoded. An empty text is an empty
- *   field.
+ *   them (UTF-8 or not, NUL bytes included); nothing is re-encoded. An
+ *   empty text is an empty field.
  * - Formula guard: a text field that starts with '=', '+', '-', '@', tab
  *   or CR, after any number of apostrophes, gets one more apostrophe in
  *   front, so a spreadsheet shows it instead of running it as a formula.
@@ -39,6 +39,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/text.h"
+
 struct csv_writer {
     FILE *out;
     size_t fields;  /* fields written on the current record */
@@ -64,7 +66,10 @@ void csv_writer_escape_controls(struct csv_writer *writer, bool escape);
 void csv_writer_lead(struct csv_writer *writer, const char *const *names,
                      const char *const *values, size_t count, bool skip_header);
 
-/* One field each; the separator is added as needed. */
+/* One field each; the separator is added as needed. A profile's text
+ * goes out with its length, NUL bytes and all (to a terminal, a NUL is
+ * "\x00"); csv_writer_text is for our own NUL-terminated text. */
+void csv_writer_bytes(struct csv_writer *writer, struct text text);
 void csv_writer_text(struct csv_writer *writer, const char *text);
 void csv_writer_int(struct csv_writer *writer, int64_t value);
 void csv_writer_unsigned(struct csv_writer *writer, uint64_t value);

@@ -22,7 +22,7 @@ void export_request_init(struct export_request *request, enum export_view view,
         .from_ps = INT64_MIN,
         .to_ps = INT64_MAX,
         .group_by = ROW_GROUP_NONE,
-        .group_scope = "",
+        .group_scope = {"", 0},
     };
 }
 
@@ -56,7 +56,8 @@ static bool request_check(const struct export_request *request, struct export_re
             return false;
         }
     }
-    if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE) &&
+    if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE ||
+         request->view == EXPORT_VIEW_STEPS) &&
         !checked->allocator) {
         *reason = "the profile has no allocator to export";
         return false;
@@ -83,6 +84,7 @@ static const struct {
     [EXPORT_VIEW_HLO] = {export_hlo, NULL},
     [EXPORT_VIEW_CHROME_TRACE] = {NULL, export_chrome_trace},
     [EXPORT_VIEW_COMPARE] = {export_compare, NULL},
+    [EXPORT_VIEW_STEPS] = {export_steps, NULL},
 };
 
 /* A JSON view: json_writer keeps every string valid and terminal-safe. */

@@ -44,6 +44,11 @@
  *                (new_profile, new_allocator), summed by op name, sorted
  *                by |delta| descending (model/compare.h); delta is new
  *                minus base, counts are occurrences.
+ *   steps        step_id,start_time_ps,end_time_ps,peak_bytes,peak_time_ps,
+ *                end_bytes,allocations,deallocations,end_delta_bytes; one
+ *                row per step of the allocator (model/steps.h: in the order
+ *                the steps start, step -1 last), end_delta_bytes empty for
+ *                the first step and for step -1.
  *   chrome-trace not CSV: a Chrome trace JSON that Perfetto and
  *                chrome://tracing open and memtop reads back as the same
  *                profile (report/export_chrome_trace.c says how); every
@@ -70,6 +75,7 @@ enum export_view {
     EXPORT_VIEW_HLO,
     EXPORT_VIEW_CHROME_TRACE,
     EXPORT_VIEW_COMPARE, /* two profiles: the request's and new_profile */
+    EXPORT_VIEW_STEPS,
     EXPORT_VIEW_COUNT
 };
 
@@ -85,7 +91,7 @@ enum export_status {
 struct export_request {
     enum export_view view;
     const struct profile *profile;
-    /* allocations, timeline: the allocator to export (required, or taken
+    /* allocations, timeline, steps: the allocator to export (required, or taken
      * from table). summary, chrome-trace: NULL exports every allocator,
      * else only this one. hlo: unused (HLO modules belong to the
      * profile). */
@@ -98,10 +104,10 @@ struct export_request {
      * order); NULL exports every row in the file's order (XProf's). */
     const struct allocation_table *table;
     /* allocations: those rows grouped by this key instead, the groups
-     * under group_scope for ROW_GROUP_OP_SCOPE ("" or NULL: the top);
+     * under group_scope for ROW_GROUP_OP_SCOPE ("": the top);
      * ROW_GROUP_NONE (export_request_init's): the rows themselves. */
     enum row_group_key group_by;
-    const char *group_scope;
+    struct text group_scope;
     /* compare: the second profile and its allocator matched with
      * `allocator` (profile is the base). Either allocator may be NULL (an
      * allocator in one profile only: no rows on that side), not both. */
@@ -156,10 +162,10 @@ enum export_status export_each_to_path(const char *path, bool replace,
                                        const struct export_each *each, size_t *rows,
                                        char *error, size_t error_size);
 
-/* "allocations", "timeline", "summary", "hlo", "chrome-trace", "compare". */
+/* "allocations", "timeline", "summary", "hlo", "chrome-trace", "compare", "steps". */
 const char *export_view_name(enum export_view view);
 bool export_view_parse(const char *name, enum export_view *out);
-/* "allocations, timeline, summary, hlo, chrome-trace, compare", for usage
+/* "allocations, timeline, summary, hlo, chrome-trace, compare, steps", for usage
  * messages. */
 const char *export_view_list(void);
 /* Whether the view is CSV (else JSON: chrome-trace). */
@@ -210,6 +216,7 @@ size_t export_timeline(struct csv_writer *writer, const struct export_request *r
 size_t export_summary(struct csv_writer *writer, const struct export_request *request);
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
 size_t export_compare(struct csv_writer *writer, const struct export_request *request);
+size_t export_steps(struct csv_writer *writer, const struct export_request *request);
 /* chrome-trace: returns the number of trace events written. */
 struct json_writer;
 size_t export_chrome_trace(struct json_writer *writer, const struct export_request *request);

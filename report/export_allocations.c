@@ -26,7 +26,7 @@ static void write_cell(struct csv_writer *writer, const struct allocation_column
         return;
     }
     switch (column->kind) {
-    case ALLOCATION_VALUE_TEXT: csv_writer_text(writer, value->text); break;
+    case ALLOCATION_VALUE_TEXT: csv_writer_bytes(writer, value->text); break;
     case ALLOCATION_VALUE_ADDRESS: csv_writer_unsigned(writer, value->address); break;
     case ALLOCATION_VALUE_FRACTION: csv_writer_double(writer, value->fraction); break;
     default: csv_writer_int(writer, value->integer); break;
@@ -46,10 +46,10 @@ static void write_row(struct csv_writer *writer, const struct allocation_context
 
 /* The table's rows grouped: KEY,total_bytes,share,rows, largest first. */
 static size_t write_groups(struct csv_writer *writer, const struct allocation_table *table,
-                           enum row_group_key key, const char *scope)
+                           enum row_group_key key, struct text scope)
 {
     struct row_groups groups;
-    if (!row_groups_build(&groups, table, key, scope ? scope : "")) {
+    if (!row_groups_build(&groups, table, key, scope)) {
         csv_writer_fail(writer, ENOMEM);
         return 0;
     }
@@ -65,14 +65,9 @@ static size_t write_groups(struct csv_writer *writer, const struct allocation_ta
         char label[ALLOCATION_TABLE_LABEL_SIZE];
         const struct allocation_row *row = allocation_table_row(table, group->first_position);
         /* An op alone in its scope: its whole name (an unresolved row's label). */
-        char *name = group->single_row ? NULL : strndup(group->name, group->name_length);
-        if (!group->single_row && !name) {
-            csv_writer_fail(writer, ENOMEM);
-            break;
-        }
-        csv_writer_text(writer, name ? name : allocation_table_op_name(table, row, label,
-                                                                        sizeof label));
-        free(name);
+        csv_writer_bytes(writer, group->single_row
+                                     ? allocation_table_op_name(table, row, label, sizeof label)
+                                     : text_make(group->name, group->name_length));
         csv_writer_int(writer, group->bytes);
         if (context.peak_bytes > 0)
             csv_writer_double(writer, (double)group->bytes / (double)context.peak_bytes);

@@ -16,9 +16,10 @@
  * instant holds every field exactly (times in picoseconds, integers), by
  * the tables of model/chrome_trace_fields.h that the importer
  * (model/load_trace_memtop.c) reads. Strings are written as json_writer
- * writes them: valid UTF-8 and safe on a terminal (controls escaped,
- * invalid UTF-8 as U+FFFD); a field whose text is not valid UTF-8 also
- * gets its bytes in hex (FIELD_hex), so that it comes back as it was. */
+ * writes them, whole (a NUL byte is \u0000): valid UTF-8 and safe on a
+ * terminal (controls escaped, invalid UTF-8 as U+FFFD); a field whose
+ * text is not valid UTF-8 also gets its bytes in hex (FIELD_hex), so that
+ * it comes back as it was. */
 #include "config.h"
 
 #include <errno.h>
@@ -35,29 +36,30 @@
 
 static const char *const unknown_field_names[] = {"stack", "free", "fragmentation", "capacity"};
 
-static bool text_is_utf8(const char *text)
+/* Whether JSON holds the text as it is (a NUL byte is U+0000: it does). */
+static bool text_is_utf8(struct text text)
 {
     uint32_t code_point;
-    for (size_t length; *text; text += length)
-        if ((length = format_utf8_decode(text, &code_point)) == 0)
+    for (size_t at = 0, length; at < text.length; at += length)
+        if ((length = format_utf8_decode_bytes(text.bytes + at, text.length - at,
+                                               &code_point)) == 0)
             return false;
     return true;
 }
 
 /* A string field; its bytes in hex too when JSON cannot hold them. */
-static void write_text_field(struct json_writer *writer, const char *name, const char *text)
+static void write_text_field(struct json_writer *writer, const char *name, struct text text)
 {
-    json_writer_string(writer, text);
+    json_writer_bytes(writer, text);
     if (text_is_utf8(text))
         return;
-    size_t length = strlen(text);
-    char key[64], *hex = malloc(2 * length + 1);
+    char key[64], *hex = malloc(2 * text.length + 1);
     if (!hex) {
         writer->error = writer->error ? writer->error : ENOMEM;
         return;
     }
-    for (size_t i = 0; i < length; i++)
-        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text[i]);
+    for (size_t i = 0; i < text.length; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text.bytes[i]);
     snprintf(key, sizeof key, "%s" CHROME_TRACE_HEX_SUFFIX, name);
     json_writer_member_string(writer, key, hex);
     free(hex);
@@ -85,7 +87,7 @@ static void write_fields(struct json_writer *writer, const struct profile *profi
             break;
         case CHROME_TRACE_STRING:
             write_text_field(writer, field->name,
-                             profile_text(profile, *(const uint32_t *)(const void *)at));
+                             profile_string(profile, *(const uint32_t *)(const void *)at));
             break;
         }
     }
@@ -97,7 +99,7 @@ static void write_marker_allocator(struct json_writer *writer, const struct prof
                                    const struct allocator *allocator, int64_t pid)
 {
     json_writer_object_begin(writer);
-    json_writer_member_string(writer, "id", profile_text(profile, allocator->id));
+    json_writer_member_bytes(writer, "id", profile_string(profile, allocator->id));
     json_writer_member_int(writer, "pid", pid);
     const char *timeline = chrome_trace_timeline_name(allocator->timeline_kind);
     json_writer_member_string(writer, "timeline", timeline ? timeline : "complete");
@@ -151,12 +153,12 @@ static void write_marker(struct json_writer *writer, const struct profile *profi
 
 /* ---- events ---- */
 
-static void event_begin(struct json_writer *writer, const char *phase, const char *name,
+static void event_begin(struct json_writer *writer, const char *phase, struct text name,
                         int64_t pid)
 {
     json_writer_object_begin(writer);
     json_writer_member_string(writer, "ph", phase);
-    json_writer_member_string(writer, "name", name);
+    json_writer_member_bytes(writer, "name", name);
     json_writer_member_int(writer, "pid", pid);
 }
 
@@ -167,19 +169,32 @@ static void event_time(struct json_writer *writer, const char *key, int64_t time
     json_writer_member_double(writer, key, (double)time_ps / 1e6);
 }
 
-/* process_name and the like: {"ph":"M","name":NAME,"pid":P[,"tid":T],"args":{KEY:VALUE}} */
-static void write_metadata(struct json_writer *writer, const char *name, int64_t pid,
-                           int64_t tid, const char *key, const char *text, int64_t number)
+/* process_name and the like: {"ph":"M","name":NAME,"pid":P[,"tid":T],"args":{KEY:VALUE}},
+ * VALUE a text (a profile's, with its length) or a number. */
+static void metadata_begin(struct json_writer *writer, const char *name, int64_t pid,
+                           int64_t tid)
 {
-    event_begin(writer, "M", name, pid);
+    event_begin(writer, "M", text_of(name), pid);
     if (tid >= 0)
         json_writer_member_int(writer, "tid", tid);
     json_writer_key(writer, "args");
     json_writer_object_begin(writer);
-    if (text)
-        json_writer_member_string(writer, key, text);
-    else
-        json_writer_member_int(writer, key, number);
+}
+
+static void write_metadata_text(struct json_writer *writer, const char *name, int64_t pid,
+                                int64_t tid, const char *key, struct text text)
+{
+    metadata_begin(writer, name, pid, tid);
+    json_writer_member_bytes(writer, key, text);
+    json_writer_object_end(writer);
+    json_writer_object_end(writer);
+}
+
+static void write_metadata_number(struct json_writer *writer, const char *name, int64_t pid,
+                                  const char *key, int64_t number)
+{
+    metadata_begin(writer, name, pid, -1);
+    json_writer_member_int(writer, key, number);
     json_writer_object_end(writer);
     json_writer_object_end(writer);
 }
@@ -190,7 +205,7 @@ static size_t write_counters(struct json_writer *writer, const struct allocator 
 {
     const struct snapshot_columns *timeline = &allocator->timeline;
     unsigned unknown = allocator->unknown_fields;
-    event_begin(writer, "C", "memory", pid);
+    event_begin(writer, "C", text_of("memory"), pid);
     event_time(writer, "ts", timeline->time_ps[i]);
     json_writer_key(writer, "args");
     json_writer_object_begin(writer);
@@ -199,7 +214,7 @@ static size_t write_counters(struct json_writer *writer, const struct allocator 
     json_writer_object_end(writer);
     if ((unknown & ALLOCATOR_FIELD_STACK) && (unknown & ALLOCATOR_FIELD_FREE))
         return 1; /* heap alone is what is in use */
-    event_begin(writer, "C", "memory parts", pid);
+    event_begin(writer, "C", text_of("memory parts"), pid);
     event_time(writer, "ts", timeline->time_ps[i]);
     json_writer_key(writer, "args");
     json_writer_object_begin(writer);
@@ -219,7 +234,7 @@ static void write_instant(struct json_writer *writer, const struct profile *prof
 {
     struct snapshot snapshot;
     snapshot_columns_get(timeline, i, &snapshot);
-    event_begin(writer, "i", memory_activity_label(snapshot.activity), pid);
+    event_begin(writer, "i", text_of(memory_activity_label(snapshot.activity)), pid);
     json_writer_member_string(writer, "cat", "memtop");
     json_writer_member_string(writer, "s", "t");
     json_writer_member_int(writer, "tid", EVENTS_THREAD);
@@ -234,10 +249,10 @@ static void write_instant(struct json_writer *writer, const struct profile *prof
 static size_t write_allocator(struct json_writer *writer, const struct profile *profile,
                               const struct allocator *allocator, int64_t pid)
 {
-    write_metadata(writer, "process_name", pid, -1, "name", profile_text(profile, allocator->id),
-                   0);
-    write_metadata(writer, "process_sort_index", pid, -1, "sort_index", NULL, pid);
-    write_metadata(writer, "thread_name", pid, EVENTS_THREAD, "name", "events", 0);
+    write_metadata_text(writer, "process_name", pid, -1, "name",
+                        profile_string(profile, allocator->id));
+    write_metadata_number(writer, "process_sort_index", pid, "sort_index", pid);
+    write_metadata_text(writer, "thread_name", pid, EVENTS_THREAD, "name", text_of("events"));
     size_t events = 3;
     for (size_t i = 0; i < allocator->timeline.count && !writer->error; i++) {
         events += write_counters(writer, allocator, i, pid);
@@ -285,17 +300,17 @@ static size_t write_hlo_modules(struct json_writer *writer, const struct profile
         writer->error = writer->error ? writer->error : ENOMEM;
     } else {
         hlo_lanes(profile, lane, lane_plane, lane_end, &lanes);
-        write_metadata(writer, "process_name", pid, -1, "name", "HLO modules", 0);
-        write_metadata(writer, "process_sort_index", pid, -1, "sort_index", NULL, pid);
+        write_metadata_text(writer, "process_name", pid, -1, "name", text_of("HLO modules"));
+        write_metadata_number(writer, "process_sort_index", pid, "sort_index", pid);
         for (size_t l = 0; l < lanes; l++) {
-            const char *plane = profile_text(profile, lane_plane[l]);
-            write_metadata(writer, "thread_name", pid, (int64_t)l + 1, "name",
-                           plane[0] ? plane : "modules", 0);
+            struct text plane = profile_string(profile, lane_plane[l]);
+            write_metadata_text(writer, "thread_name", pid, (int64_t)l + 1, "name",
+                                plane.length ? plane : text_of("modules"));
         }
         events = 2 + lanes;
         for (size_t m = 0; m < count && !writer->error; m++, events++) {
             const struct hlo_module *module = &profile->hlo_modules[m];
-            event_begin(writer, "X", profile_text(profile, module->name), pid);
+            event_begin(writer, "X", profile_string(profile, module->name), pid);
             json_writer_member_string(writer, "cat", "memtop_hlo");
             json_writer_member_int(writer, "tid", lane[m]);
             event_time(writer, "ts", module->start_time_ps);

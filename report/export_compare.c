@@ -15,8 +15,7 @@ static const char *const compare_columns[] = {
 
 static void write_op(struct csv_writer *writer, const struct op_delta *row)
 {
-    /* The name is the profile's text (NUL-terminated in its table). */
-    csv_writer_text(writer, row->op_name);
+    csv_writer_bytes(writer, op_delta_name(row)); /* a NUL in it too */
     csv_writer_int(writer, row->base_bytes);
     csv_writer_int(writer, row->new_bytes);
     csv_writer_int(writer, row->delta_bytes);

@@ -11,8 +11,8 @@ static void write_module(struct csv_writer *writer, const struct profile *profil
                          const struct hlo_module *module)
 {
     csv_writer_int(writer, module->id);
-    csv_writer_text(writer, profile_text(profile, module->name));
-    csv_writer_text(writer, profile_text(profile, module->plane_name));
+    csv_writer_bytes(writer, profile_string(profile, module->name));
+    csv_writer_bytes(writer, profile_string(profile, module->plane_name));
     csv_writer_int(writer, module->start_time_ps);
     csv_writer_int(writer, module->end_time_ps);
     /* A file's times are not trusted: a difference past int64 is left

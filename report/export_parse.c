@@ -17,6 +17,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_HLO] = "hlo",
     [EXPORT_VIEW_CHROME_TRACE] = "chrome-trace",
     [EXPORT_VIEW_COMPARE] = "compare",
+    [EXPORT_VIEW_STEPS] = "steps",
 };
 
 const char *export_view_name(enum export_view view)
@@ -37,7 +38,7 @@ bool export_view_parse(const char *name, enum export_view *out)
 
 const char *export_view_list(void)
 {
-    return "allocations, timeline, summary, hlo, chrome-trace, compare";
+    return "allocations, timeline, summary, hlo, chrome-trace, compare, steps";
 }
 
 bool export_view_is_csv(enum export_view view)
@@ -200,11 +201,11 @@ static bool is_filename_safe(unsigned char byte)
 
 /* A name made filename-safe into id (DEFAULT_PATH_ID_MAX + 1 bytes):
  * bytes other than [A-Za-z0-9._-] become '_', "_" for an empty name. */
-static void safe_id(const char *text, char *id)
+static void safe_id(struct text text, char *id)
 {
-    size_t length = strnlen(text, DEFAULT_PATH_ID_MAX);
+    size_t length = text.length < DEFAULT_PATH_ID_MAX ? text.length : DEFAULT_PATH_ID_MAX;
     for (size_t i = 0; i < length; i++)
-        id[i] = is_filename_safe((unsigned char)text[i]) ? text[i] : '_';
+        id[i] = is_filename_safe((unsigned char)text.bytes[i]) ? text.bytes[i] : '_';
     id[length] = '\0';
     if (length == 0)
         strcpy(id, "_");
@@ -215,11 +216,11 @@ char *export_default_path(const struct profile *profile, const char *host,
 {
     char host_id[DEFAULT_PATH_ID_MAX + 2] = "", id[DEFAULT_PATH_ID_MAX + 2] = "";
     if (host) {
-        safe_id(host, host_id);
+        safe_id(text_of(host), host_id);
         strcat(host_id, "-");
     }
     if (allocator) {
-        safe_id(profile_text(profile, allocator->id), id);
+        safe_id(profile_string(profile, allocator->id), id);
         strcat(id, "-");
     }
     const char *extension = export_view_is_csv(view) ? "csv" : "json";

@@ -26,7 +26,7 @@ static void write_allocator(struct csv_writer *writer, const struct profile *pro
                             const struct allocator *allocator)
 {
     const struct allocator_summary *summary = &allocator->summary;
-    csv_writer_text(writer, profile_text(profile, allocator->id));
+    csv_writer_bytes(writer, profile_string(profile, allocator->id));
     csv_writer_unsigned(writer, allocator->timeline.count);
     csv_writer_unsigned(writer, summary->allocations);
     csv_writer_unsigned(writer, summary->deallocations);

@@ -14,13 +14,16 @@
 /* Where escaped bytes go: a writer (errors kept) or a bare stream. */
 typedef void put_fn(void *sink, const char *bytes, size_t length);
 
-/* Writes text as a JSON string literal through put. */
-static void escape_string(const char *text, put_fn *put, void *sink)
+/* Writes text (any bytes, NUL included: "\u0000") as a JSON string
+ * literal through put. */
+static void escape_string(struct text text, put_fn *put, void *sink)
 {
     put(sink, "\"", 1);
-    while (*text) {
+    const char *in = text.bytes;
+    size_t left = text.length;
+    while (left > 0) {
         uint32_t code_point;
-        size_t length = format_utf8_decode(text, &code_point);
+        size_t length = format_utf8_decode_bytes(in, left, &code_point);
         char escape[8];
         if (length == 0) {
             put(sink, "\\ufffd", 6); /* invalid UTF-8 */
@@ -34,9 +37,10 @@ static void escape_string(const char *text, put_fn *put, void *sink)
             snprintf(escape, sizeof escape, "\\u%04" PRIx32, code_point);
             put(sink, escape, 6);
         } else {
-            put(sink, text, length);
+            put(sink, in, length);
         }
-        text += length;
+        in += length;
+        left -= length;
     }
     put(sink, "\"", 1);
 }
@@ -48,7 +52,7 @@ static void put_file(void *sink, const char *bytes, size_t length)
 
 void json_write_string(FILE *out, const char *text)
 {
-    escape_string(text, put_file, out);
+    escape_string(text_of(text), put_file, out);
 }
 
 /* ---- the writer ---- */
@@ -126,15 +130,20 @@ void json_writer_array_end(struct json_writer *writer)
 void json_writer_key(struct json_writer *writer, const char *name)
 {
     value_begin(writer);
-    escape_string(name, writer_put, writer);
+    escape_string(text_of(name), writer_put, writer);
     writer_put(writer, ":", 1);
     writer->after_key = true;
 }
 
-void json_writer_string(struct json_writer *writer, const char *text)
+void json_writer_bytes(struct json_writer *writer, struct text text)
 {
     value_begin(writer);
     escape_string(text, writer_put, writer);
+}
+
+void json_writer_string(struct json_writer *writer, const char *text)
+{
+    json_writer_bytes(writer, text_of(text));
 }
 
 void json_writer_int(struct json_writer *writer, int64_t value)
@@ -180,6 +189,7 @@ void json_writer_null(struct json_writer *writer)
         json_writer_##kind(writer, value);                                                 \
     }
 
+JSON_WRITER_MEMBER(bytes, struct text)
 JSON_WRITER_MEMBER(string, const char *)
 JSON_WRITER_MEMBER(int, int64_t)
 JSON_WRITER_MEMBER(unsigned, uint64_t)

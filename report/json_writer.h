@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/text.h"
+
 /* Objects and arrays nested deeper than this are a caller's bug: the
  * writer stops placing commas correctly past it (reports nest 4 deep). */
 #define JSON_WRITER_DEPTH_MAX 32
@@ -43,6 +45,9 @@ void json_writer_array_end(struct json_writer *writer);
 /* An object member's name; the value comes next. */
 void json_writer_key(struct json_writer *writer, const char *name);
 
+/* A profile's text, NUL bytes and all ("\u0000"); json_writer_string is
+ * for our own NUL-terminated text. */
+void json_writer_bytes(struct json_writer *writer, struct text text);
 void json_writer_string(struct json_writer *writer, const char *text);
 void json_writer_int(struct json_writer *writer, int64_t value);
 void json_writer_unsigned(struct json_writer *writer, uint64_t value);
@@ -51,6 +56,7 @@ void json_writer_bool(struct json_writer *writer, bool value);
 void json_writer_null(struct json_writer *writer);
 
 /* A member of an object: json_writer_key(), then the value. */
+void json_writer_member_bytes(struct json_writer *writer, const char *name, struct text text);
 void json_writer_member_string(struct json_writer *writer, const char *name, const char *text);
 void json_writer_member_int(struct json_writer *writer, const char *name, int64_t value);
 void json_writer_member_unsigned(struct json_writer *writer, const char *name, uint64_t value);

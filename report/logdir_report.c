@@ -115,7 +115,7 @@ static void json_file(struct json_writer *writer, const struct run_file *file, b
         json_writer_null(writer);
     json_writer_key(writer, "format");
     if (file->format)
-        json_writer_string(writer, file->format->name);
+        json_writer_string(writer, profile_format_name(file->format));
     else
         json_writer_null(writer);
     json_writer_member_bool(writer, "memory", memory);

@@ -74,7 +74,7 @@ static void json_row(struct json_writer *writer, const struct allocation_context
             continue;
         }
         switch (columns[c].kind) {
-        case ALLOCATION_VALUE_TEXT: json_writer_string(writer, value.text); break;
+        case ALLOCATION_VALUE_TEXT: json_writer_bytes(writer, value.text); break;
         case ALLOCATION_VALUE_ADDRESS: json_writer_unsigned(writer, value.address); break;
         case ALLOCATION_VALUE_FRACTION: json_writer_double(writer, value.fraction); break;
         default: json_writer_int(writer, value.integer); break;
@@ -109,7 +109,7 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
 {
     const struct allocator_summary *summary = &allocator->summary;
     json_writer_object_begin(writer);
-    json_writer_member_string(writer, "id", profile_text(profile, allocator->id));
+    json_writer_member_bytes(writer, "id", profile_string(profile, allocator->id));
     json_writer_member_unsigned(writer, "snapshots", allocator->timeline.count);
     json_writer_member_unsigned(writer, "allocations", summary->allocations);
     json_writer_member_unsigned(writer, "deallocations", summary->deallocations);
@@ -147,10 +147,10 @@ static void json_host_and_file(struct json_writer *writer, const char *run, cons
 }
 
 void summary_report_json_error_in_run_to(struct json_writer *writer, const char *path,
-                                         const char *run, const char *host, const char *error)
+                                         const char *run, const char *host, struct text error)
 {
     json_host_and_file(writer, run, host, path);
-    json_writer_member_string(writer, "error", error);
+    json_writer_member_bytes(writer, "error", error);
     json_writer_object_end(writer);
 }
 
@@ -189,7 +189,7 @@ void summary_report_json_to(struct json_writer *writer, const struct profile *pr
 }
 
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
-                                  const char *host, const char *error)
+                                  const char *host, struct text error)
 {
     summary_report_json_error_in_run_to(writer, path, NULL, host, error);
 }
@@ -201,7 +201,7 @@ void summary_report_json(FILE *out, const struct profile *profile, const char *h
     summary_report_json_to(&writer, profile, host, NULL);
 }
 
-void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error)
+void summary_report_json_error(FILE *out, const char *path, const char *host, struct text error)
 {
     struct json_writer writer;
     json_writer_init(&writer, out);

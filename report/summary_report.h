@@ -32,22 +32,23 @@ void summary_report_json(FILE *out, const struct profile *profile, const char *h
 /* The text report as options say (NULL: the defaults). */
 void summary_report_text_with(FILE *out, const struct profile *profile, const char *host,
                               const struct summary_report_options *options);
-/* The object for a host that failed to load: host, file and "error", so a
+/* The object for a host that failed to load: host, file and "error" (the
+ * load's message, raw: the file's text in it is escaped here), so a
  * script reading the array sees every host it asked for. */
-void summary_report_json_error(FILE *out, const char *path, const char *host, const char *error);
+void summary_report_json_error(FILE *out, const char *path, const char *host, struct text error);
 
 /* The same two objects as values of a writer (main puts several hosts
  * in one array). */
 void summary_report_json_to(struct json_writer *writer, const struct profile *profile,
                             const char *host, const struct summary_report_options *options);
 void summary_report_json_error_to(struct json_writer *writer, const char *path,
-                                  const char *host, const char *error);
+                                  const char *host, struct text error);
 /* The same with "run" first: the hosts of a run of a log directory. */
 void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
                                    const char *run, const char *host,
                                    const struct summary_report_options *options);
 void summary_report_json_error_in_run_to(struct json_writer *writer, const char *path,
-                                         const char *run, const char *host, const char *error);
+                                         const char *run, const char *host, struct text error);
 
 /* The rows both reports list: the allocator's rows at the peak, largest
  * first (ties in the file's order), those holding less than min_bytes

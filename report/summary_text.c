@@ -11,8 +11,8 @@
 /* Safe to print; "-" for an empty field so columns stay readable. */
 static const char *safe(const struct profile *profile, uint32_t id, char *buffer, size_t size)
 {
-    const char *text = profile_text(profile, id);
-    format_safe_text(text[0] ? text : "-", false, buffer, size);
+    struct text text = profile_string(profile, id);
+    format_safe_bytes(text.length ? text : text_of("-"), 0, buffer, size);
     return buffer;
 }
 
@@ -54,8 +54,10 @@ static void text_top_rows(FILE *out, const struct allocation_table *table, size_
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
         if (row->origin == ROW_UNRESOLVED) {
             char label[ALLOCATION_TABLE_LABEL_SIZE];
-            fprintf(out, "    %12s  x%-4" PRId64 " %s\n", "?", row->occurrences,
-                    allocation_table_op_name(table, row, label, sizeof label));
+            /* Our own words ("(unresolved: snapshot 0)"), nothing from the file. */
+            struct text name = allocation_table_op_name(table, row, label, sizeof label);
+            fprintf(out, "    %12s  x%-4" PRId64 " %.*s\n", "?", row->occurrences,
+                    (int)name.length, name.bytes);
             unresolved = true;
             continue;
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/message_text.h"
 #include "src/progress.h"
 
 int exit_status_for(enum load_status status)
@@ -27,35 +28,57 @@ int exit_status_worst(int a, int b)
     return a > b ? a : b;
 }
 
-/* Every error line goes through here: "memtop: " and the message, made
- * safe for the terminal, since file names and the messages that quote a
- * profile's keys come from other machines. */
+/* Every error line goes through here: "memtop: " and the line, made safe
+ * for the terminal once, since file names and the messages that quote a
+ * profile's text come from other machines. The line is raw: a profile's
+ * text in it (NUL bytes and all) is escaped here, not before. */
+void print_error_line(struct text line)
+{
+    char safe[4 * PRINT_LINE_SIZE + 1]; /* enough for any line (model/format.h) */
+    if (line.length > PRINT_LINE_SIZE)
+        line.length = PRINT_LINE_SIZE;
+    format_safe_bytes(line, 0, safe, sizeof safe);
+    fprintf(stderr, "memtop: %s\n", safe);
+}
+
 void print_error(const char *format, ...)
 {
-    char line[2048], safe[4096];
+    char line[PRINT_LINE_SIZE];
     va_list arguments;
     va_start(arguments, format);
     vsnprintf(line, sizeof line, format, arguments);
     va_end(arguments);
-    format_safe_text(line, false, safe, sizeof safe);
-    fprintf(stderr, "memtop: %s\n", safe);
+    print_error_line(text_of(line));
 }
 
-/* "memtop: PATH: MESSAGE". The loader escaped the file's text in its
- * message already (its backslashes are escapes, not to be doubled); the
- * message is made safe once more only in case. */
-void print_file_message(const char *path, const char *kind, const char *message)
+/* The message raw (a loader keeps the file's text in it as the file had
+ * it), escaped once with the rest. */
+void print_file_message(const char *path, const char *kind, struct text message)
 {
-    char safe_path[2048], safe_message[4096];
-    format_safe_text(path, false, safe_path, sizeof safe_path);
-    format_safe_text_with(message, FORMAT_SAFE_KEEP_BACKSLASH, safe_message,
-                          sizeof safe_message);
-    fprintf(stderr, "memtop: %s: %s%s\n", safe_path, kind, safe_message);
+    char buffer[PRINT_LINE_SIZE];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, path);
+    message_text_append_text(&line, ": ");
+    message_text_append_text(&line, kind);
+    message_text_append_bytes(&line, message);
+    print_error_line(message_text_get(&line));
 }
 
 void print_load_error(const char *path, const struct load_error *error)
 {
-    print_file_message(path, "", error->message);
+    print_file_message(path, "", load_error_message(error));
+}
+
+void append_allocator_ids(struct message_text *line, const struct profile *profile)
+{
+    if (profile->allocator_count == 0)
+        message_text_append_text(line, "(none)");
+    for (size_t i = 0; i < profile->allocator_count; i++) {
+        if (i > 0)
+            message_text_append_text(line, ", ");
+        message_text_append_bytes(line, profile_string(profile, profile->allocators[i].id));
+    }
 }
 
 /* What the loader found odd but read, escaped as errors are:
@@ -63,7 +86,7 @@ void print_load_error(const char *path, const struct load_error *error)
 void print_load_warnings(const char *path, const struct profile *profile)
 {
     for (size_t i = 0; i < profile->warning_count; i++)
-        print_file_message(path, "warning: ", profile->warnings[i]);
+        print_file_message(path, "warning: ", profile_string(profile, profile->warnings[i]));
 }
 
 /* Loads host `index` with a progress bar on stderr (when it is a

@@ -11,7 +11,9 @@
 
 #include "model/host_list.h"
 #include "model/load.h"
+#include "model/message_text.h"
 #include "model/profile.h"
+#include "model/text.h"
 #include "report/export.h"
 #include "src/options.h"
 
@@ -26,11 +28,20 @@ int exit_status_for(enum load_status status);
 /* The worse of two: bad input outranks a runtime failure. */
 int exit_status_worst(int a, int b);
 
-/* "memtop: " and the message, made safe for the terminal. */
+/* The longest error line (longer ones are cut). */
+#define PRINT_LINE_SIZE 2048
+
+/* "memtop: " and the line, made safe for the terminal once (the line
+ * raw: a profile's text in it, NUL bytes and all, is escaped here). */
+void print_error_line(struct text line);
+/* The same, printf-style, for lines of our own text and file names. */
 void print_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-/* "memtop: PATH: KIND MESSAGE" (kind "" or "warning: "). */
-void print_file_message(const char *path, const char *kind, const char *message);
+/* "memtop: PATH: KIND MESSAGE" (kind "" or "warning: "), the message raw. */
+void print_file_message(const char *path, const char *kind, struct text message);
 void print_load_error(const char *path, const struct load_error *error);
+/* Appends "a, b, c", the profile's memory ids raw ("(none)" when it has
+ * none): print_error_line shows each as --allocator takes it. */
+void append_allocator_ids(struct message_text *line, const struct profile *profile);
 /* Each of the profile's load warnings, "memtop: FILE: warning: ...". */
 void print_load_warnings(const char *path, const struct profile *profile);
 

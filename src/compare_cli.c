@@ -54,15 +54,28 @@ int compare_cli_summary(struct input *input, const struct options *options,
     return stdout_finish(EXIT_OK, write_error);
 }
 
-/* "a, b, c": a profile's memory ids, cut when the buffer is full. */
-static const char *allocator_ids(const struct profile *profile, char *list, size_t size)
+/* The allocator --allocator's `id` names in `profile` (as memtop shows
+ * an id, else by its bytes: profile_find_allocator_named), or NULL. */
+static const struct allocator *named_allocator(const struct profile *profile, const char *id)
 {
-    size_t used = 0;
-    snprintf(list, size, "(none)");
-    for (size_t i = 0; i < profile->allocator_count && used < size; i++)
-        used += (size_t)snprintf(list + used, size - used, "%s%s", i ? ", " : "",
-                                 profile_text(profile, profile->allocators[i].id));
-    return list;
+    long index = id ? profile_find_allocator_named(profile, id) : -1;
+    return index >= 0 ? &profile->allocators[index] : NULL;
+}
+
+/* "no allocator 'X' in either profile; BASE has: a, b; NEW has: c", the
+ * ids raw (escaped once, as --allocator takes them). */
+static void print_unknown_pair(const struct profile *base, const struct profile *new,
+                               const char *id)
+{
+    char buffer[PRINT_LINE_SIZE];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_format(&line, "no allocator '%s' in either profile; %s has: ", id,
+                               base->path);
+    append_allocator_ids(&line, base);
+    message_text_append_format(&line, "; %s has: ", new->path);
+    append_allocator_ids(&line, new);
+    print_error_line(message_text_get(&line));
 }
 
 /* The pair --allocator names (matched by memory id), else the first
@@ -76,10 +89,11 @@ static int compare_pick_pair(const struct profile *base, const struct profile *n
         print_error("out of memory");
         return EXIT_RUNTIME_FAILURE;
     }
+    const struct allocator *in_base = named_allocator(base, id), *in_new = named_allocator(new, id);
     bool found = false;
     for (size_t i = 0; i < comparison.count && !found; i++) {
         const struct allocator_pair *pair = &comparison.pairs[i];
-        if (id && strcmp(compare_pair_id(pair, base, new), id) != 0)
+        if (id && !(pair->base && pair->base == in_base) && !(pair->new && pair->new == in_new))
             continue;
         *base_allocator = pair->base;
         *new_allocator = pair->new;
@@ -88,11 +102,8 @@ static int compare_pick_pair(const struct profile *base, const struct profile *n
     profile_comparison_free(&comparison);
     if (found)
         return EXIT_OK;
-    char base_ids[512], new_ids[512];
     if (id)
-        print_error("no allocator '%s' in either profile; %s has: %s; %s has: %s", id,
-                    base->path, allocator_ids(base, base_ids, sizeof base_ids), new->path,
-                    allocator_ids(new, new_ids, sizeof new_ids));
+        print_unknown_pair(base, new, id);
     else
         print_error("%s, %s: neither profile has an allocator to compare", base->path,
                     new->path);

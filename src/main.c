@@ -15,6 +15,8 @@
 
 #include "model/format.h"
 #include "model/host_list.h"
+#include "model/message_text.h"
+#include "model/live_set.h"
 #include "report/export.h"
 #include "report/json_writer.h"
 #include "report/logdir_report.h"
@@ -40,7 +42,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
         print_load_error(host->path, &host->error);
         if (json && several)
             summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
-                                                host->error.message);
+                                                load_error_message(&host->error));
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
@@ -157,16 +159,17 @@ static int run_list(const struct options *options)
     return stdout_finish(EXIT_OK, write_error);
 }
 
-/* "memtop: FILE: no allocator 'X'; the allocators are: a, b". */
+/* "memtop: FILE: no allocator 'X'; the allocators are: a, b", each id
+ * as memtop shows it (so as --allocator takes it). */
 static void print_unknown_allocator(const char *path, const struct profile *profile,
                                     const char *id)
 {
-    char list[1024] = "(none)";
-    size_t used = 0;
-    for (size_t i = 0; i < profile->allocator_count && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                 profile_text(profile, profile->allocators[i].id));
-    print_error("%s: no allocator '%s'; the allocators are: %s", path, id, list);
+    char buffer[PRINT_LINE_SIZE];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_format(&line, "%s: no allocator '%s'; the allocators are: ", path, id);
+    append_allocator_ids(&line, profile);
+    print_error_line(message_text_get(&line));
 }
 
 /* The allocator to export: --allocator, else the first (summary and hlo:
@@ -177,7 +180,7 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
 {
     *allocator = NULL;
     if (export->allocator) {
-        long index = profile_find_allocator(profile, export->allocator);
+        long index = profile_find_allocator_named(profile, export->allocator);
         if (index < 0) {
             print_unknown_allocator(path, profile, export->allocator);
             return false;
@@ -196,12 +199,62 @@ static bool export_pick_allocator(const char *path, const struct profile *profil
     return true;
 }
 
+/* --at MS [--since MS0]: the rows live at MS (those allocated after MS0),
+ * into *live (the caller frees it), as a row source; EXIT_OK, or the
+ * status after saying why not (a sampled timeline, none at all). */
+static int export_live_source(const struct host *host, const struct allocator *allocator,
+                              const struct export_options *export, struct live_rows *live,
+                              struct allocation_row_source *source)
+{
+    struct live_index *index;
+    enum live_status status = live_index_build(host->profile, allocator, 0, &index);
+    if (status == LIVE_OK && export->has_since)
+        status = live_index_rows_grown(index, export->since_ps, export->at_ps, live);
+    else if (status == LIVE_OK)
+        status = live_index_rows_at(index, export->at_ps, live);
+    live_index_free(index);
+    if (status != LIVE_OK) {
+        print_file_message(host->path, "", text_of(live_status_message(status)));
+        return status == LIVE_NO_MEMORY ? EXIT_RUNTIME_FAILURE : EXIT_BAD_INPUT;
+    }
+    *source = (struct allocation_row_source){host->profile, allocator, live->rows, live->count,
+                                             export->has_since ? "grown" : "live"};
+    return EXIT_OK;
+}
+
+/* The table of rows to export: those at the peak, or --at's. */
+static int export_table_init(const struct host *host, const struct allocator *allocator,
+                             const struct export_options *export, struct allocation_table *table,
+                             struct live_rows *live)
+{
+    if (!export->has_at)
+        return allocation_table_init(table, host->profile, allocator) ? EXIT_OK
+                                                                      : EXIT_RUNTIME_FAILURE;
+    struct allocation_row_source source;
+    int status = export_live_source(host, allocator, export, live, &source);
+    if (status != EXIT_OK)
+        return status;
+    return allocation_table_init_source(table, &source) ? EXIT_OK : EXIT_RUNTIME_FAILURE;
+}
+
+/* --export steps on XProf's sample describes the sample: said, not refused. */
+static void export_warn_sampled_steps(const char *path, const struct export_options *export,
+                                      const struct allocator *allocator)
+{
+    if (export->view == EXPORT_VIEW_STEPS && allocator && allocator->timeline_sampled)
+        print_file_message(path, "warning: ",
+                           text_of("the steps of XProf's 1000-snapshot sample: their times, "
+                                   "peaks and counts are the sample's"));
+}
+
 /* One host's request as --export asks for it: the same request the
  * viewer's `e` key makes, with the allocations in the table's order
- * (file order unless --sort); *table is set up (and must be freed)
- * for the allocations view. EXIT_OK, or the status after saying why. */
+ * (file order unless --sort); *table (and *live, with --at) is set up
+ * (and must be freed) for the allocations view. EXIT_OK, or the status
+ * after saying why. */
 static int export_prepare(const struct host *host, const struct export_options *export,
-                          struct export_request *request, struct allocation_table *table)
+                          struct export_request *request, struct allocation_table *table,
+                          struct live_rows *live)
 {
     const struct profile *profile = host->profile;
     print_load_warnings(host->path, profile);
@@ -211,6 +264,7 @@ static int export_prepare(const struct host *host, const struct export_options *
     export_request_init(request, export->view, profile, allocator);
     request->from_ps = export->from_ps;
     request->to_ps = export->to_ps;
+    export_warn_sampled_steps(host->path, export, allocator);
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
         return EXIT_OK;
     /* --group-by scope:model lists the scopes under "model/". */
@@ -218,18 +272,23 @@ static int export_prepare(const struct host *host, const struct export_options *
     const char *given = export->has_group_by ? export->group_scope : "";
     size_t length = strlen(given);
     snprintf(scope, sizeof scope, "%s%s", given, length && given[length - 1] != '/' ? "/" : "");
-    if (!allocation_table_init(table, profile, allocator) ||
-        !allocation_table_set_filter(table, export->filter ? export->filter : "") ||
-        !allocation_table_set_within(table, scope[0] ? ROW_GROUP_OP_SCOPE : ROW_GROUP_NONE,
-                                     scope)) {
+    int status = export_table_init(host, allocator, export, table, live);
+    const char *filter = export->filter ? export->filter : "";
+    if (status == EXIT_OK && (!allocation_table_set_filter(table, filter) ||
+                              !allocation_table_set_within(
+                                  table, scope[0] ? ROW_GROUP_OP_SCOPE : ROW_GROUP_NONE,
+                                  text_of(scope))))
+        status = EXIT_RUNTIME_FAILURE;
+    if (status != EXIT_OK) {
         allocation_table_free(table);
-        print_error("out of memory");
-        return EXIT_RUNTIME_FAILURE;
+        if (status == EXIT_RUNTIME_FAILURE)
+            print_error("out of memory");
+        return status;
     }
     allocation_table_set_min_bytes(table, export->min_bytes);
     if (export->has_group_by) {
         request->group_by = export->group_by;
-        request->group_scope = scope;
+        request->group_scope = text_of(scope);
     }
     allocation_table_set_sort(table, export->has_sort ? export->sort_column
                                                       : TABLE_COLUMN_FILE_ORDER,
@@ -244,6 +303,7 @@ struct export_hosts {
     struct input *input;
     const struct export_options *export;
     struct allocation_table table;
+    struct live_rows live;
     const char *lead_values[2];
     int status;
 };
@@ -262,7 +322,7 @@ static bool export_hosts_next(void *context, size_t index, struct export_request
         print_load_error(host->path, &host->error);
         status = exit_status_for(host->status);
     } else {
-        status = export_prepare(host, hosts->export, request, &hosts->table);
+        status = export_prepare(host, hosts->export, request, &hosts->table, &hosts->live);
     }
     hosts->status = exit_status_worst(hosts->status, status);
     if (status != EXIT_OK) {
@@ -283,6 +343,7 @@ static void export_hosts_done(void *context, size_t index)
 {
     struct export_hosts *hosts = context;
     allocation_table_free(&hosts->table);
+    live_rows_free(&hosts->live);
     host_unload(&hosts->input->hosts.hosts[hosts->input->first_host + index]);
 }
 
@@ -302,6 +363,7 @@ static int run_export(struct input *input, const struct options *options)
         struct export_each each = {input->host_count, export_hosts_next, export_hosts_done,
                                    &hosts};
         int status = export_output(NULL, &each, export);
+        live_rows_free(&hosts.live); /* a host that failed after its rows */
         return exit_status_worst(hosts.status, status);
     }
     struct host *host = &input->hosts.hosts[0];
@@ -312,10 +374,12 @@ static int run_export(struct input *input, const struct options *options)
     struct export_request request;
     struct allocation_table table;
     memset(&table, 0, sizeof table);
-    int status = export_prepare(host, export, &request, &table);
+    struct live_rows live = {0};
+    int status = export_prepare(host, export, &request, &table, &live);
     if (status == EXIT_OK)
         status = export_output(&request, NULL, export);
     allocation_table_free(&table);
+    live_rows_free(&live);
     return status;
 }
 
@@ -333,8 +397,7 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     if (options.mode == RUN_HELP) {
-        options_print_help(stdout);
-        return stdout_finish(EXIT_OK, 0);
+        return stdout_finish(EXIT_OK, options_print_help(stdout));
     }
     if (options.mode == RUN_VERSION) {
         puts(PACKAGE_STRING);
@@ -354,7 +417,7 @@ int main(int argc, char **argv)
     char message[INPUT_MESSAGE_SIZE];
     enum load_status status = input_open(&input, &options, &bad_path, message, sizeof message);
     if (status != LOAD_OK) {
-        print_file_message(bad_path, "", message);
+        print_file_message(bad_path, "", text_of(message));
         return exit_status_for(status);
     }
     int exit_status;

@@ -2,6 +2,7 @@
 
 #include "src/options.h"
 
+#include "model/load.h"
 #include "report/summary_report.h"
 
 #include <errno.h>
@@ -12,8 +13,8 @@
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
-enum { OPTION_MIN_SIZE = 1024, OPTION_GROUP_BY };
-enum { OPTION_COMPARE = 1280 };
+enum { OPTION_COMPARE = 1024 };
+enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -23,6 +24,7 @@ enum {
     OPTION_SORT,
     OPTION_FORCE,
 };
+enum { OPTION_AT = 1280, OPTION_SINCE };
 
 static const struct option long_options[] = {
     {"summary", no_argument, NULL, 's'},
@@ -38,6 +40,8 @@ static const struct option long_options[] = {
     {"group-by", required_argument, NULL, OPTION_GROUP_BY},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
+    {"at", required_argument, NULL, OPTION_AT},
+    {"since", required_argument, NULL, OPTION_SINCE},
     {"list", no_argument, NULL, OPTION_LIST},
     {"run", required_argument, NULL, OPTION_RUN},
     {"host", required_argument, NULL, OPTION_HOST},
@@ -52,17 +56,17 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-void options_print_help(FILE *out)
+int options_print_help(FILE *out)
 {
+    errno = 0;
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
           "       memtop [OPTION]... LOGDIR\n"
           "       memtop [OPTION]... --compare BASE NEW\n"
           "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
           "each allocator's memory over time, the peak, and what was live at the peak.\n"
           "\n"
-          "PROFILE is a MemoryProfile as binary protobuf or JSON, or a Chrome trace\n"
-          "with memory events (PyTorch profiler, TensorFlow timeline.py), gzipped\n"
-          "or not (the form is found from the content). Several files, or a\n"
+          "PROFILE is a profile in one of the formats below (gzipped or not, but\n"
+          "for Skyline's SQLite). Several files, or a\n"
           "directory of them (one profile per host), open as hosts. LOGDIR is a\n"
           "TensorBoard log directory: its runs are found in every plugins/profile\n"
           "directory below it, and the newest run's hosts open (a run directory\n"
@@ -79,13 +83,19 @@ void options_print_help(FILE *out)
           "      --top N       with --summary: list the N largest allocations at\n"
           "                    each allocator's peak (default 10; 0: none)\n"
           "      --export VIEW write VIEW as CSV and exit: allocations (active at\n"
-          "                    the peak), timeline, summary or hlo; or chrome-trace:\n"
+          "                    the peak), timeline, summary, hlo or steps (each\n"
+          "                    step's span, peak, end and counts); or chrome-trace:\n"
           "                    the profile as a Chrome trace JSON for Perfetto\n"
           "      --allocator ID  with --export: that allocator (default: the first;\n"
-          "                    for summary and chrome-trace, all of them)\n"
+          "                    for summary and chrome-trace, all of them); ID as\n"
+          "                    memtop shows it, e.g. A\\x00x for an id holding a NUL\n"
           "      --from MS, --to MS\n"
           "                    with --export timeline: only the snapshots in this\n"
           "                    window, in milliseconds, both ends included\n"
+          "      --at MS       with --export allocations: the allocations live at\n"
+          "                    MS milliseconds instead of at the peak (needs the\n"
+          "                    whole timeline: version 0, XSpace, Chrome traces)\n"
+          "      --since MS0   with --at: only those allocated after MS0 (what grew)\n"
           "      --filter TEXT with --export allocations: rows whose op name, region,\n"
           "                    data type, shape, kind or location contains TEXT\n"
           "      --sort COLUMN[:asc|:desc]\n"
@@ -119,11 +129,20 @@ void options_print_help(FILE *out)
           "  -h, --help        show this help and exit\n"
           "  -V, --version     show the version and exit\n"
           "\n"
+          "Formats (found from the content, never the file name):\n",
+          out);
+    const char *name, *description;
+    for (size_t i = 0; load_format_describe(i, &name, &description); i++)
+        fprintf(out, "  %-13s %s\n", name, description);
+    fputs("\n"
           "PROFILE may be - for standard input, or a pipe or FIFO (<(gsutil cat URL)).\n"
           "\n"
           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
           "In the viewer, press ? for the keys. See also man memtop.\n",
           out);
+    /* The help is longer than stdio's buffer: a write that failed on the
+     * way is only known here (a final flush would find nothing left). */
+    return ferror(out) ? (errno ? errno : EIO) : 0;
 }
 
 /* --top N: a count of rows, 0 included. */
@@ -156,6 +175,36 @@ static bool min_size_option_parse(const char *argument, struct options *options,
     return true;
 }
 
+/* --from, --to, --at, --since: a time in milliseconds, exactly. */
+static bool export_time_option_parse(int option, const char *argument,
+                                     struct export_options *export, char *error,
+                                     size_t error_size)
+{
+    struct time_option {
+        const char *name;
+        int64_t *value;
+        bool *given;
+    };
+    const struct time_option times[] = {
+        {"--from", &export->from_ps, &export->has_from},
+        {"--to", &export->to_ps, &export->has_to},
+        {"--at", &export->at_ps, &export->has_at},
+        {"--since", &export->since_ps, &export->has_since},
+    };
+    const struct time_option *time = &times[option == OPTION_FROM ? 0
+                                            : option == OPTION_TO ? 1
+                                            : option == OPTION_AT ? 2
+                                                                  : 3];
+    if (!export_milliseconds_parse(argument, time->value)) {
+        snprintf(error, error_size,
+                 "%s: '%s' is not a time in milliseconds (like 1685.89; at most 9 decimals)",
+                 time->name, argument);
+        return false;
+    }
+    *time->given = true;
+    return true;
+}
+
 /* One of the --export options, checked as far as it can be alone. */
 static bool export_option_parse(int option, const char *argument, struct options *options,
                                 char *error, size_t error_size)
@@ -176,17 +225,9 @@ static bool export_option_parse(int option, const char *argument, struct options
         options->mode = RUN_EXPORT;
         return true;
     case OPTION_FROM:
-    case OPTION_TO: {
-        bool from = option == OPTION_FROM;
-        if (!export_milliseconds_parse(argument, from ? &export->from_ps : &export->to_ps)) {
-            snprintf(error, error_size,
-                     "%s: '%s' is not a time in milliseconds (like 1685.89; at most 9 "
-                     "decimals)", from ? "--from" : "--to", argument);
-            return false;
-        }
-        *(from ? &export->has_from : &export->has_to) = true;
-        return true;
-    }
+    case OPTION_TO:
+    case OPTION_AT:
+    case OPTION_SINCE: return export_time_option_parse(option, argument, export, error, error_size);
     case OPTION_SORT:
         if (!export_sort_parse(argument, &export->sort_column, &export->sort_descending)) {
             snprintf(error, error_size, "--sort: unknown column '%s' (%s; then :asc or :desc)",
@@ -232,6 +273,8 @@ static const char *export_option_misplaced(const struct export_options *export,
             return export->filter ? "--filter" : "--sort";
         if (export->has_group_by)
             return "--group-by";
+        if (export->has_at || export->has_since)
+            return export->has_at ? "--at" : "--since";
         if (export->output || export->force)
             return export->output ? "-o" : "--force";
         return NULL;
@@ -244,6 +287,11 @@ static const char *export_option_misplaced(const struct export_options *export,
         return export->filter ? "--filter" : "--sort";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_group_by)
         return "--group-by";
+    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_at)
+        return "--at";
+    *needs = "--at MS";
+    if (export->has_since && !export->has_at)
+        return "--since";
     *needs = "-o FILE";
     if (export->force && !export->output)
         return "--force";
@@ -344,6 +392,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
         case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE: case OPTION_GROUP_BY:
+        case OPTION_AT: case OPTION_SINCE:
             if (!export_option_parse(option, optarg, options, error, error_size))
                 return false;
             break;

@@ -34,6 +34,10 @@ struct export_options {
     bool has_sort;          /* --sort COLUMN[:asc|:desc] */
     enum table_column sort_column;
     bool sort_descending;
+    bool has_at;            /* --at MS: the allocations live then, not at the peak */
+    int64_t at_ps;
+    bool has_since;         /* --since MS0 (with --at): only those allocated after MS0 */
+    int64_t since_ps;
     const char *output;     /* -o FILE; NULL or "-": standard output */
     bool force;             /* --force: -o may replace FILE */
     int64_t min_bytes;      /* --min-size (options.min_bytes), for the allocations */
@@ -70,6 +74,7 @@ struct options {
 bool options_parse(int argc, char **argv, struct options *options, char *error,
                    size_t error_size);
 
-void options_print_help(FILE *out);
+/* Writes --help to out: 0, or the errno of a write that failed. */
+int options_print_help(FILE *out);
 
 #endif

@@ -10,6 +10,7 @@
 #       tmux_wait_for TEXT [SECONDS]   polls until the screen holds TEXT (grep -F), then
 #                                      until it stops changing (a whole frame)
 #       tmux_wait_gone TEXT [SECONDS]  polls until it does not
+#       tmux_screen_has NAME PATTERN...  TAP: one screen has a line matching each (grep -E)
 #       tmux_stop                      kills the server (also done at exit)
 #       tmux_require                   skips the whole script without tmux or C.UTF-8
 #       memtop_viewer COLS ROWS "VAR=value ..." ARG...  memtop in tmux (then EXIT=status)
@@ -222,6 +223,32 @@ tmux_settle() {
         settle=$((settle + 1))
     done
     rm -f "$tmux_screen.before"
+}
+
+# tmux_screen_has NAME PATTERN...: ok when one screen has a line matching
+# each (grep -E) pattern, the screen read again until it does (5 s);
+# else not ok with the first pattern it lacks and the screen.
+tmux_screen_has() {
+    screen_has_name=$1
+    shift
+    tmux_wait_for "" 1 >/dev/null
+    screen_has_tries=0
+    while :; do
+        screen_has_lacks=""
+        for pattern in "$@"; do
+            grep -E -q -e "$pattern" "$tmux_screen" || { screen_has_lacks=$pattern; break; }
+        done
+        [ -n "$screen_has_lacks" ] || break
+        screen_has_tries=$((screen_has_tries + 1))
+        if [ "$screen_has_tries" -gt 50 ]; then
+            echo "# the screen lacks: $screen_has_lacks" >"$test_work/why"
+            tap_not_ok "$screen_has_name" "$test_work/why" "$tmux_screen"
+            return 0
+        fi
+        sleep 0.1
+        tmux_capture
+    done
+    tap_ok "$screen_has_name"
 }
 
 # tmux_wait_gone TEXT [SECONDS]: true as soon as the screen lacks TEXT.

@@ -233,10 +233,10 @@ static void test_unresolved_rows(void **state)
     const struct allocation_row *row = allocation_table_row(table, 3);
     assert_int_equal(row->origin, ROW_UNRESOLVED);
     char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-    assert_string_equal(allocation_table_op_name(table, row, buffer, sizeof buffer),
+    assert_string_equal(allocation_table_op_name(table, row, buffer, sizeof buffer).bytes,
                         "(unresolved: snapshot 9999)");
     assert_string_equal(allocation_table_op_name(table, allocation_table_row(table, 0), buffer,
-                                                 sizeof buffer),
+                                                 sizeof buffer).bytes,
                         "Conv2D");
     /* The label is not a name: no filter but "" finds the row. */
     assert_true(allocation_table_set_filter(table, "unresolved"));
@@ -304,7 +304,7 @@ static void test_special_rows_and_no_allocator(void **state)
     char buffer[ALLOCATION_TABLE_LABEL_SIZE];
     assert_true(allocation_table_set_filter(&table, ""));
     assert_string_equal(allocation_table_op_name(&table, allocation_table_row(&table, 1), buffer,
-                                                 sizeof buffer),
+                                                 sizeof buffer).bytes,
                         "(unresolved: special 7)");
     allocation_table_free(&table);
     /* No allocator: an empty table that still sorts and filters. */
@@ -320,14 +320,17 @@ static void test_special_rows_and_no_allocator(void **state)
 static void test_matches(void **state)
 {
     (void)state;
-    assert_true(allocation_table_matches("", ""));
-    assert_true(allocation_table_matches("anything", ""));
-    assert_false(allocation_table_matches("", "a"));
-    assert_true(allocation_table_matches("model/Dense/MatMul", "dense/matmul"));
-    assert_false(allocation_table_matches("MatMul", "MatMul2"));
-    assert_true(allocation_table_matches("abab", "bab"));
-    assert_true(allocation_table_matches("caf\xc3\xa9", "\xc3\xa9"));     /* UTF-8 as bytes */
-    assert_false(allocation_table_matches("caf\xc3\xa9", "\xc3\x89"));    /* no Unicode folding */
+    assert_true(allocation_table_matches(text_of(""), ""));
+    assert_true(allocation_table_matches(text_of("anything"), ""));
+    assert_false(allocation_table_matches(text_of(""), "a"));
+    assert_true(allocation_table_matches(text_of("model/Dense/MatMul"), "dense/matmul"));
+    assert_false(allocation_table_matches(text_of("MatMul"), "MatMul2"));
+    assert_true(allocation_table_matches(text_of("abab"), "bab"));
+    assert_true(allocation_table_matches(text_of("caf\xc3\xa9"), "\xc3\xa9"));     /* UTF-8 as bytes */
+    assert_false(allocation_table_matches(text_of("caf\xc3\xa9"), "\xc3\x89"));    /* no Unicode folding */
+    /* The bytes after a NUL are searched too (issue 16.4). */
+    assert_true(allocation_table_matches(text_make("a\0Bc", 4), "bc"));
+    assert_false(allocation_table_matches(text_make("a\0Bc", 3), "bc"));
 }
 
 /* The columns as a view shows them, left to right (the table pane's). */
@@ -547,11 +550,11 @@ static void test_column_values(void **state)
     const struct allocation_row *row = &fixture->profile->allocators[0].rows[1];
     struct allocation_context context = {fixture->profile, 2700};
     struct allocation_value value = allocation_column(TABLE_COLUMN_OP_NAME)->value(&context, row);
-    assert_string_equal(value.text, "conv2d_1");
+    assert_string_equal(value.text.bytes, "conv2d_1");
     value = allocation_column(TABLE_COLUMN_OCCURRENCES)->value(&context, row);
     assert_int_equal(value.integer, 2);
     value = allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, row);
-    assert_string_equal(value.text, "snapshot");
+    assert_string_equal(value.text.bytes, "snapshot");
     value = allocation_column(TABLE_COLUMN_TIME_PS)->value(&context, row);
     assert_false(value.absent);
     /* What the row holds: 400 bytes twice, 800 of the 2700 of the peak. */
@@ -566,7 +569,7 @@ static void test_column_values(void **state)
     value = allocation_column(TABLE_COLUMN_TIME_PS)->value(&context, unresolved);
     assert_true(value.absent);
     value = allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, unresolved);
-    assert_string_equal(value.text, "unresolved");
+    assert_string_equal(value.text.bytes, "unresolved");
     /* The table's context: its allocator's peak. */
     context = allocation_table_context(&fixture->table);
     assert_ptr_equal(context.profile, fixture->profile);
@@ -604,9 +607,9 @@ static void test_entry_rows(void **state)
     struct allocation_context context = {profile, 1000};
     for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
         assert_true(allocation_column(empty[i])->value(&context, &rows[0]).absent);
-    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, &rows[0]).text,
+    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, &rows[0]).text.bytes,
                         "entry");
-    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(&context, &rows[0]).text,
+    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(&context, &rows[0]).text.bytes,
                         "weight");
 
     struct allocation_row_source source = {

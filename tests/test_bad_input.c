@@ -182,7 +182,7 @@ static enum load_status load_any(const void *data, size_t size)
 
 static const struct allocator *allocator_named(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     if (index < 0)
         fail_msg("no allocator %s", id);
     return &profile->allocators[index];
@@ -586,7 +586,7 @@ static void test_duplicate_allocator_keys_last_entry_wins(void **state)
     assert_int_equal(loaded->allocators[0].timeline.count, 1);
     assert_true(loaded->allocators[0].timeline.time_ps[0] == 1);
     assert_int_equal(loaded->warning_count, 1);
-    assert_string_equal(loaded->warnings[0],
+    assert_string_equal(test_warning(loaded, 0),
                         "the file repeats map key \"gpu\"; the last entry wins, as protobuf reads it");
     profile_free(loaded);
 
@@ -603,9 +603,10 @@ static void test_duplicate_allocator_keys_last_entry_wins(void **state)
     assert_int_equal(loaded->allocators[0].timeline.count, 2);
     assert_true(loaded->allocators[0].timeline.time_ps[0] == 20);
     assert_int_equal(loaded->warning_count, 1);
-    /* The key is file text: escaped, one line. */
-    assert_string_equal(loaded->warnings[0], "the file repeats map key \"A\\x1b[2J\"; the last "
-                                             "entry wins, as protobuf reads it");
+    /* The key is file text: kept raw, escaped once where it is shown. */
+    assert_string_equal(test_warning(loaded, 0), "the file repeats map key \"A\\x1b[2J\"; the last "
+                                                 "entry wins, as protobuf reads it");
+    assert_non_null(strstr(profile_text(loaded, loaded->warnings[0]), "\"A\x1b[2J\""));
     profile_free(loaded);
 }
 
@@ -627,7 +628,7 @@ static void test_many_repeated_keys_warn_in_bounds(void **state)
     wire_bytes_free(&profile);
     assert_int_equal(loaded->allocator_count, 40);
     assert_int_equal(loaded->warning_count, PROFILE_WARNINGS_MAX + 1);
-    assert_string_equal(loaded->warnings[PROFILE_WARNINGS_MAX],
+    assert_string_equal(test_warning(loaded, PROFILE_WARNINGS_MAX),
                         "... and 24 more warnings like these");
     profile_free(loaded);
 }
@@ -670,7 +671,8 @@ static void test_json_wrong_types(void **state)
 }
 
 /* The path in a JSON error shows the file's key: a control byte in it is
- * escaped, so the one line stays one line and moves no cursor. */
+ * escaped where the message is shown, so the one line stays one line and
+ * moves no cursor. */
 static void test_json_error_escapes_file_text(void **state)
 {
     (void)state;
@@ -680,9 +682,12 @@ static void test_json_error_escapes_file_text(void **state)
     assert_int_equal(profile_load_bytes((const uint8_t *)text, strlen(text), "x", NULL, &profile,
                                         &error),
                      LOAD_BAD_INPUT);
-    for (const char *p = error.message; *p; p++)
+    /* The message keeps the key raw; shown, it is escaped once. */
+    assert_non_null(strstr(error.message, "\x1b[2J\n"));
+    const char *shown = test_shown(load_error_message(&error));
+    for (const char *p = shown; *p; p++)
         assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
-    assert_non_null(strstr(error.message, "\\x1b[2J\\x0a"));
+    assert_non_null(strstr(shown, "\\x1b[2J\\x0a"));
 }
 
 static void test_json_deep_nesting(void **state)

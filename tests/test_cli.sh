@@ -9,6 +9,7 @@ work=$test_work
 
 memtop_run --help
 memtop_expect "--help prints usage, status 0" 0 out "^Usage: memtop" out "--summary"
+memtop_expect "--help lists every format of the format table" 0 out "^  pb  " out "^  json  " out "^  xspace  " out "^  chrome-trace  " out "^  skyline  "
 memtop_run --list-keys
 missing=$(grep -v '^$' "$work/out" | while IFS= read -r line; do
     grep -qxF -- "$line" "$source_dir/README" || echo "$line"; done)

@@ -120,6 +120,30 @@ static void test_bytes_are_kept_as_the_profile_had_them(void **state)
     assert_text_field("\xc3\xa9,\xc3\xa9", "\"\xc3\xa9,\xc3\xa9\"");
 }
 
+/* A profile's text goes out with its length: a NUL and what follows it
+ * are written to a file as they are, and escaped ("\x00") for a
+ * terminal (issue 16.4). */
+static void test_text_with_a_nul_is_written_whole(void **state)
+{
+    (void)state;
+    struct capture capture;
+    capture_open(&capture);
+    csv_writer_bytes(&capture.writer, text_make("a\0b,\0\"", 6));
+    csv_writer_bytes(&capture.writer, text_make("=\0", 2));
+    assert_int_equal(csv_writer_finish(&capture.writer), 0);
+    fclose(capture.stream);
+    capture.stream = NULL;
+    const char expected[] = "\"a\0b,\0\"\"\",'=\0";
+    assert_int_equal(capture.size, sizeof expected - 1);
+    assert_memory_equal(capture.bytes, expected, sizeof expected - 1);
+    capture_free(&capture);
+    capture_open(&capture);
+    csv_writer_escape_controls(&capture.writer, true);
+    csv_writer_bytes(&capture.writer, text_make("A\0x", 3));
+    assert_string_equal(capture_text(&capture), "A\\x00x");
+    capture_free(&capture);
+}
+
 static void test_records_and_separators(void **state)
 {
     (void)state;
@@ -304,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_special_characters_are_quoted),
         cmocka_unit_test(test_formula_starts_get_an_apostrophe),
         cmocka_unit_test(test_bytes_are_kept_as_the_profile_had_them),
+        cmocka_unit_test(test_text_with_a_nul_is_written_whole),
         cmocka_unit_test(test_records_and_separators),
         cmocka_unit_test(test_integers_are_exact),
         cmocka_unit_test(test_doubles_are_shortest_round_trip),

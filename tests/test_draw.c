@@ -53,15 +53,15 @@ static int teardown(void **state)
 
 /* Draws text at column 2 of a row filled with '#', width cells wide, and
  * returns the row as UTF-8 (trailing '#' show nothing was drawn past). */
-static int draw_and_read(const char *text, int width, const struct ui_style *style, bool right,
-                         char *out, size_t size)
+static int draw_bytes_and_read(struct text text, int width, const struct ui_style *style,
+                               bool right, char *out, size_t size)
 {
     WINDOW *window = newwin(1, ROW_WIDTH + 4, 0, 0);
     assert_non_null(window);
     for (int x = 0; x < ROW_WIDTH + 4; x++)
         mvwaddch(window, 0, x, '#');
-    int cells = right ? draw_text_right(window, 0, 2, width, text, style)
-                      : draw_text(window, 0, 2, width, text, style);
+    int cells = right ? draw_bytes_right(window, 0, 2, width, text, style)
+                      : draw_bytes(window, 0, 2, width, text, style);
     wchar_t wide[ROW_WIDTH + 8];
     memset(wide, 0, sizeof wide);
     mvwinnwstr(window, 0, 0, wide, ROW_WIDTH + 4);
@@ -71,6 +71,12 @@ static int draw_and_read(const char *text, int width, const struct ui_style *sty
     wcsrtombs(out, &source, size, &state);
     delwin(window);
     return cells;
+}
+
+static int draw_and_read(const char *text, int width, const struct ui_style *style, bool right,
+                         char *out, size_t size)
+{
+    return draw_bytes_and_read(text_of(text), width, style, right, out, size);
 }
 
 /* The row draw_and_read() should read back: shown at column 2 taking
@@ -121,6 +127,20 @@ static void test_escape_sequences_are_shown_escaped(void **state)
     /* An escape is never split: a cut falls before it. */
     assert_int_equal(draw_and_read("ab\x1b", 5, &utf8_style, false, row, sizeof row), 3);
     assert_row(row, "ab\xe2\x80\xa6", 3);
+}
+
+/* A profile's text is drawn to its length: a NUL shows as "\x00" and
+ * what follows it is drawn too, so "A\0x" and "A\0y" look apart. */
+static void test_nul_is_shown_escaped_with_what_follows(void **state)
+{
+    (void)state;
+    char row[256];
+    assert_int_equal(draw_bytes_and_read(text_make("A\0x", 3), 20, &utf8_style, false, row,
+                                         sizeof row), 6);
+    assert_row(row, "A\\x00x", 6);
+    assert_int_equal(draw_bytes_width(text_make("A\0y", 3), &ascii_style), 6);
+    assert_int_equal(draw_bytes_and_read(text_make("\0\0", 2), 20, &ascii_style, true, row,
+                                         sizeof row), 8);
 }
 
 static void test_bidi_controls_are_escaped(void **state)
@@ -217,6 +237,7 @@ int main(void)
         cmocka_unit_test(test_long_text_is_cut_with_an_ellipsis),
         cmocka_unit_test(test_exact_fit_has_no_ellipsis),
         cmocka_unit_test(test_escape_sequences_are_shown_escaped),
+        cmocka_unit_test(test_nul_is_shown_escaped_with_what_follows),
         cmocka_unit_test(test_bidi_controls_are_escaped),
         cmocka_unit_test(test_wide_characters_count_two_cells),
         cmocka_unit_test(test_ascii_mode_draws_only_ascii),

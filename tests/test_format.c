@@ -113,8 +113,9 @@ static void test_safe_text_cuts_on_character_boundary(void **state)
 }
 
 /* A backslash in a name is doubled, so that the four characters \x1b
- * read differently from ESC (issue 16.3); text already escaped (a
- * loader's message) keeps its backslashes. */
+ * read differently from ESC (issue 16.3). Messages quoting a file are
+ * raw and escaped once like any text (issue 16), so there is no mode
+ * that keeps backslashes. */
 static void test_safe_text_escapes_backslash(void **state)
 {
     (void)state;
@@ -122,15 +123,40 @@ static void test_safe_text_escapes_backslash(void **state)
     assert_string_equal(safe("a\x1b", false), "a\\x1b");
     assert_string_equal(safe("C:\\dir\\", true), "C:\\\\dir\\\\");
     char buffer[64];
-    format_safe_text_with("key \\x1b\x1b \xe2\x80\xae", FORMAT_SAFE_KEEP_BACKSLASH, buffer,
-                          sizeof buffer);
-    assert_string_equal(buffer, "key \\x1b\\x1b \\u{202e}");
-    format_safe_text_with("caf\xc3\xa9\\", FORMAT_SAFE_ASCII, buffer, sizeof buffer);
+    format_safe_bytes(text_of("key \\x1b\x1b \xe2\x80\xae"), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "key \\\\x1b\\x1b \\u{202e}");
+    format_safe_bytes(text_of("caf\xc3\xa9\\"), FORMAT_SAFE_ASCII, buffer, sizeof buffer);
     assert_string_equal(buffer, "caf\\u{e9}\\\\");
     /* A doubled backslash that does not fit whole is left out whole. */
     char small[4];
     assert_int_equal(format_safe_text("ab\\", false, small, sizeof small), 2);
     assert_string_equal(small, "ab");
+}
+
+/* A NUL inside a profile's string is a character like any control: shown
+ * as "\x00", the text after it kept, so "A\0x" and "A\0y" read apart
+ * (issue 16.4). A character cut short by the length is invalid. */
+static void test_safe_bytes_keeps_what_follows_a_nul(void **state)
+{
+    (void)state;
+    char buffer[64];
+    assert_int_equal(format_safe_bytes(text_make("A\0x", 3), 0, buffer, sizeof buffer), 6);
+    assert_string_equal(buffer, "A\\x00x");
+    format_safe_bytes(text_make("A\0y", 3), FORMAT_SAFE_ASCII, buffer, sizeof buffer);
+    assert_string_equal(buffer, "A\\x00y");
+    format_safe_bytes(text_make("\0\0", 2), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "\\x00\\x00");
+    /* Only `length` bytes are read: the last é is cut in half. */
+    format_safe_bytes(text_make("\xc3\xa9\xc3\xa9", 3), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "\xc3\xa9\xef\xbf\xbd");
+    format_safe_bytes(text_make("ignored", 0), 0, buffer, sizeof buffer);
+    assert_string_equal(buffer, "");
+    uint32_t code_point = 1;
+    assert_int_equal(format_utf8_decode_bytes("\0", 1, &code_point), 1);
+    assert_int_equal(code_point, 0);
+    assert_int_equal(format_utf8_decode_bytes("\xe2\x96\x88", 2, &code_point), 0);
+    assert_int_equal(format_utf8_decode_bytes("\xe2\x96\x88", 3, &code_point), 3);
+    assert_int_equal(format_utf8_decode_bytes("x", 0, &code_point), 0);
 }
 
 /* The one definition of what must not reach a terminal raw. */
@@ -158,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_safe_text_utf8),
         cmocka_unit_test(test_safe_text_cuts_on_character_boundary),
         cmocka_unit_test(test_safe_text_escapes_backslash),
+        cmocka_unit_test(test_safe_bytes_keeps_what_follows_a_nul),
         cmocka_unit_test(test_unsafe_code_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,22 @@ static void test_strings_are_valid_and_terminal_safe(void **state)
     free(text);
 }
 
+/* A profile's text with a NUL in it: "\u0000", and the rest kept (16.4). */
+static void test_strings_keep_what_follows_a_nul(void **state)
+{
+    (void)state;
+    struct capture capture;
+    capture_begin(&capture);
+    json_writer_object_begin(&capture.writer);
+    json_writer_member_bytes(&capture.writer, "id", text_make("c\0x", 3));
+    json_writer_key(&capture.writer, "op");
+    json_writer_bytes(&capture.writer, text_make("a\0\0", 3));
+    json_writer_object_end(&capture.writer);
+    char *text = capture_end(&capture);
+    assert_string_equal(text, "{\"id\":\"c\\u0000x\",\"op\":\"a\\u0000\\u0000\"}");
+    free(text);
+}
+
 static void test_write_errors_are_kept(void **state)
 {
     (void)state;
@@ -130,6 +146,7 @@ int main(void)
         cmocka_unit_test(test_nesting_places_commas_and_colons),
         cmocka_unit_test(test_numbers_are_exact),
         cmocka_unit_test(test_strings_are_valid_and_terminal_safe),
+        cmocka_unit_test(test_strings_keep_what_follows_a_nul),
         cmocka_unit_test(test_write_errors_are_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,9 @@ static void test_the_keys_people_expect(void **state)
     assert_int_equal(keys_request_for('n'), REQUEST_MATCH_NEXT);
     assert_int_equal(keys_request_for('N'), REQUEST_MATCH_PREVIOUS);
     assert_int_equal(keys_request_for('e'), REQUEST_EXPORT);
+    assert_int_equal(keys_request_for('L'), REQUEST_LIVE_TOGGLE);
+    assert_int_equal(keys_request_for('m'), REQUEST_MARK);
+    assert_int_equal(keys_request_for('b'), REQUEST_STEP_BOUNDARIES);
     assert_int_equal(keys_request_for('x'), REQUEST_NONE);
     assert_int_equal(keys_request_for(0), REQUEST_NONE);
 }
@@ -89,6 +92,8 @@ static void test_scopes(void **state)
     assert_int_equal(keys_scope_of(REQUEST_MOVE_UP), KEY_SCOPE_PANE);
     assert_int_equal(keys_scope_of(REQUEST_JUMP_PEAK), KEY_SCOPE_CHART);
     assert_int_equal(keys_scope_of(REQUEST_FILTER), KEY_SCOPE_TABLE);
+    assert_int_equal(keys_scope_of(REQUEST_LIVE_TOGGLE), KEY_SCOPE_TABLE);
+    assert_int_equal(keys_scope_of(REQUEST_MARK), KEY_SCOPE_CHART);
     assert_int_equal(keys_scope_of(REQUEST_ENTER), KEY_SCOPE_HOSTS);
     for (int scope = 0; scope < KEY_SCOPE_COUNT; scope++)
         assert_true(strlen(keys_scope_name((enum key_scope)scope)) > 0);
@@ -139,8 +144,8 @@ static void test_hints_come_from_the_table(void **state)
     const enum key_scope table_scopes[] = {KEY_SCOPE_PANE, KEY_SCOPE_TABLE};
     const enum request globals[] = {REQUEST_FOCUS_NEXT, REQUEST_ALLOCATOR_NEXT, REQUEST_HELP};
     keys_hint_line(table_scopes, 2, globals, 3, NULL, line, sizeof line);
-    assert_string_equal(line, "j/k move  s sort  r reverse  / filter  Enter detail  b group  "
-                              "h/l scroll  H hide small  Tab pane  [ ] allocator  ? help");
+    assert_string_equal(line, "j/k move  s sort  r reverse  / filter  Enter detail  t group  "
+                              "h/l scroll  H hide small  L live  Tab pane  [ ] allocator  ? help");
     /* The allocators list says what its Enter does, not the hosts'. */
     const enum key_scope allocator_scopes[] = {KEY_SCOPE_PANE, KEY_SCOPE_ALLOCATORS};
     keys_hint_line(allocator_scopes, 2, globals, 1, "Tab HLO modules", line, sizeof line);

@@ -104,4 +104,47 @@ printf '  #  include <../ui/draw.h>\n' >>"$target"
 tap_check "  ... also with blanks, <> and ../" sh -c "! sh '$0' '$copy' >/dev/null"
 cp "$work/saved.c" "$target"
 
+# ---- profile strings travel with their length (issue 16.4) ----
+# A profile's string may hold a NUL: views, reports and messages take it
+# as a struct text (profile_string, string_table_get), never as a C
+# string, which would stop short. The C-string accessors are defined in
+# model/ for the tests; no other code calls them.
+c_string_calls() {
+    grep -n -E '\b(profile_text|string_table_text)[[:space:]]*\(' \
+        "$1"/model/*.c "$1"/report/*.c "$1"/ui/*.c "$1"/src/*.c 2>/dev/null |
+        grep -v -E '^[^:]*/model/(profile|string_table)\.c:[0-9]+:(const char \*|    return string_table_text)'
+}
+if c_string_calls "$source_dir" >"$work/report"; then
+    tap_not_ok "no code outside the tests reads a profile string as a C string" "$work/report"
+else
+    tap_ok "no code outside the tests reads a profile string as a C string"
+fi
+printf 'static void f(void) { profile_text(0, 0); }\n' >>"$copy/ui/draw.c"
+if c_string_calls "$copy" | grep -q '/ui/draw\.c:'; then
+    tap_ok "  ... and it finds one put in a view"
+else
+    tap_not_ok "  ... and it finds one put in a view"
+fi
+
+# ---- the loaders' own headers stay in model/ (issue 10) ----
+# load.h is the door to loading: the format table, the builder, the wire
+# and JSON readers and each loader's internals are model/'s business, so
+# a new format never reaches report/, ui/ or src/.
+private_headers='load_internal|input_format|profile_builder|xprof_draft|protobuf_wire|protobuf_table|json_stream|proto3_json|load_protobuf|load_skyline|load_trace|load_trace_kineto|load_trace_timeline|load_xspace|logdir_internal|mapping_guard|gzip'
+private_includes() {
+    grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*model/($private_headers)\.h" \
+        "$1"/report/*.[ch] "$1"/ui/*.[ch] "$1"/src/*.[ch] 2>/dev/null
+}
+if private_includes "$source_dir" >"$work/report"; then
+    tap_not_ok "no code above model/ includes a loader's own header" "$work/report"
+else
+    tap_ok "no code above model/ includes a loader's own header"
+fi
+printf '#include "model/input_format.h"\n' >>"$copy/report/export.h"
+if private_includes "$copy" | grep -q '/report/export\.h:'; then
+    tap_ok "  ... and it finds one put in report/"
+else
+    tap_not_ok "  ... and it finds one put in report/"
+fi
+
 tap_done

@@ -122,6 +122,35 @@ static void test_200x60_stacks_everything(void **state)
     assert_true(large.table.height > small.table.height);
 }
 
+/* A third pane in the table area (HLO modules and steps): below the
+ * table, sharing the second place as tabs, where two places fit; else
+ * every pane of the area takes turns in its whole place. */
+static void test_three_table_panes_take_turns(void **state)
+{
+    (void)state;
+    struct layout two, three;
+    layout_compute(&two, 60, 200, 1, 4, 1);
+    layout_compute(&three, 60, 200, 1, 4, 2);
+    assert_false(two.hlo_tabbed);
+    assert_false(two.second_tabbed);
+    assert_false(three.hlo_tabbed);
+    assert_true(three.second_tabbed);
+    assert_memory_equal(&three.table, &two.table, sizeof three.table);
+    assert_memory_equal(&three.hlo, &two.hlo, sizeof three.hlo);
+    for (int rows = LAYOUT_MIN_ROWS; rows <= 90; rows += 5) {
+        layout_compute(&two, rows, 120, 1, 4, 1);
+        layout_compute(&three, rows, 120, 1, 4, 3);
+        assert_usable(&three, 1, true);
+        /* Where two panes share the area, three do, one of them as tabs. */
+        assert_int_equal(three.hlo_tabbed, two.hlo_tabbed);
+        assert_int_equal(three.second_tabbed, !two.hlo_tabbed);
+        assert_memory_equal(&three.hlo, &two.hlo, sizeof three.hlo);
+    }
+    layout_compute(&three, 24, 80, 1, 4, 2);
+    assert_true(three.hlo_tabbed);
+    assert_false(three.second_tabbed);
+}
+
 static void test_minimum_size_is_usable(void **state)
 {
     (void)state;
@@ -409,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_80x24_single_host),
         cmocka_unit_test(test_80x24_hosts_and_hlo_share_a_place),
         cmocka_unit_test(test_200x60_stacks_everything),
+        cmocka_unit_test(test_three_table_panes_take_turns),
         cmocka_unit_test(test_minimum_size_is_usable),
         cmocka_unit_test(test_too_small_draws_nothing),
         cmocka_unit_test(test_many_hosts_scroll_in_a_capped_list),

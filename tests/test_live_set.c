@@ -182,6 +182,21 @@ static void test_sampled_timeline_refused(void **state)
     profile_free(profile);
 }
 
+/* A format without a timeline (Skyline) has no time to ask about. */
+static void test_no_timeline_refused(void **state)
+{
+    (void)state;
+    struct profile *profile = hand_made_profile();
+    profile->allocators[0].timeline_kind = TIMELINE_NONE;
+    struct live_index *index = (struct live_index *)1;
+    assert_int_equal(live_index_build(profile, &profile->allocators[0], 0, &index),
+                     LIVE_NO_TIMELINE);
+    assert_null(index);
+    assert_string_equal(live_status_message(LIVE_NO_TIMELINE),
+                        "live allocations need a timeline; this report records none");
+    profile_free(profile);
+}
+
 static void test_cache_builds_once(void **state)
 {
     (void)state;
@@ -331,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_hand_made_against_brute_force),
         cmocka_unit_test(test_empty_timeline),
         cmocka_unit_test(test_sampled_timeline_refused),
+        cmocka_unit_test(test_no_timeline_refused),
         cmocka_unit_test(test_cache_builds_once),
         cmocka_unit_test(test_generated_against_brute_force),
         cmocka_unit_test(test_late_window_against_brute_force),

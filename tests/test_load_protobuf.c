@@ -513,7 +513,7 @@ static void expect_allocator_order(const struct profile *profile, const MemoryPr
     size_t next = 0;
     for (size_t index = 0; index < message->n_memory_profile_per_allocator; index++) {
         const char *key = message->memory_profile_per_allocator[index]->key;
-        long found = profile_find_allocator(profile, key);
+        long found = profile_find_allocator(profile, text_of(key));
         assert_true(found >= 0);
         if ((size_t)found == next)
             next++;
@@ -655,7 +655,7 @@ static void expect_bad_input(const struct wire_bytes *buffer, const char *messag
 
 static const struct allocator *find_allocator(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     assert_true(index >= 0);
     return &profile->allocators[index];
 }
@@ -670,7 +670,7 @@ static const struct profile *built(const struct test_draft *profile)
 static const struct xprof_allocator *draft_allocator(const struct test_draft *profile,
                                                      const char *id)
 {
-    long index = profile_find_allocator(built(profile), id);
+    long index = profile_find_allocator(built(profile), text_of(id));
     assert_true(index >= 0);
     return &profile->draft.allocators[index];
 }
@@ -881,8 +881,8 @@ static void test_duplicate_allocator_key_last_entry_wins(void **state)
     assert_int_equal(last->summary.peak_time_ps, 77);
     assert_int_equal(profile->draft.allocators[1].snapshots.count, 1);
     assert_int_equal(built(profile)->warning_count, 1);
-    assert_string_equal(built(profile)->warnings[0], "the file repeats map key \"GPU_0_bfc\"; "
-                                                     "the last entry wins, as protobuf reads it");
+    assert_string_equal(test_warning(built(profile), 0), "the file repeats map key \"GPU_0_bfc\"; "
+                                                         "the last entry wins, as protobuf reads it");
     test_draft_free(profile);
     WIRE_BYTES_FREE_ALL(&first, &second, &other, &summary_one, &summary_two, &profile_bytes,
                         &early, &late);

@@ -43,7 +43,7 @@ static struct profile *load_text(const char *text, enum load_status want,
 
 static const struct allocator *allocator_named(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     assert_true(index >= 0);
     return &profile->allocators[index];
 }
@@ -319,7 +319,7 @@ static void test_out_of_order_events_and_devices(void **state)
     };
     assert_int_equal(profile->warning_count, 3);
     for (size_t i = 0; i < 3; i++)
-        assert_string_equal(profile->warnings[i], want[i]);
+        assert_string_equal(test_warning(profile, i), want[i]);
     profile_free(profile);
 }
 

@@ -167,7 +167,7 @@ static void test_unpaired_counters_and_no_allocators_process(void **state)
     assert_int_equal(cpu->timeline.activity[1], MEMORY_ACTIVITY_UNKNOWN);
     assert_int_equal(cpu->timeline.heap_bytes[1], 8);
     assert_int_equal(profile->warning_count, 1);
-    assert_string_equal(profile->warnings[0], "allocator \"cpu\": 3 Memory counters, 2 tensor "
+    assert_string_equal(test_warning(profile, 0), "allocator \"cpu\": 3 Memory counters, 2 tensor "
                                               "events; only the first 1 match, the rest have no "
                                               "tensor");
     profile_free(profile);
@@ -176,7 +176,7 @@ static void test_unpaired_counters_and_no_allocators_process(void **state)
     profile = load(nameless, LOAD_OK);
     assert_int_equal(profile->allocators[0].timeline.count, 2);
     assert_int_equal(profile->warning_count, 2);
-    assert_non_null(strstr(profile->warnings[0], "no process is named Allocators"));
+    assert_non_null(strstr(test_warning(profile, 0), "no process is named Allocators"));
     profile_free(profile);
 }
 

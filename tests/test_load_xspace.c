@@ -114,7 +114,7 @@ static void test_real_captures_match_the_replay(void **state)
 
 static const struct allocator *allocator_named(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     assert_true(index >= 0);
     return &profile->allocators[index];
 }

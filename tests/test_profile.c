@@ -170,8 +170,36 @@ static void test_memory_ids_order_allocators(void **state)
     assert_int_equal(profile->allocator_count, 4);
     for (size_t i = 0; i < 4; i++)
         assert_string_equal(profile_text(profile, profile->allocators[i].id), expected[i]);
-    assert_int_equal(profile_find_allocator(profile, "cpu"), 2);
-    assert_int_equal(profile_find_allocator(profile, "nope"), -1);
+    assert_int_equal(profile_find_allocator(profile, text_of("cpu")), 2);
+    assert_int_equal(profile_find_allocator(profile, text_of("nope")), -1);
+    profile_free(profile);
+}
+
+/* Ids that differ after a NUL are two allocators, each found by its
+ * bytes and by the spelling memtop shows it with (--allocator, issue
+ * 16.4); a backslash in an id still names it as typed. */
+static void test_allocators_named_apart_after_a_nul(void **state)
+{
+    (void)state;
+    struct test_draft *draft = test_draft_new();
+    const char *ids[] = {"A\0x", "A\0y", "A\\x00x", "a\\b"};
+    const size_t lengths[] = {3, 3, 6, 3};
+    for (int i = 0; i < 4; i++) {
+        struct xprof_allocator *allocator = xprof_draft_allocator(&draft->draft, ids[i],
+                                                                  lengths[i]);
+        assert_non_null(allocator);
+        append(&allocator->snapshots, event(draft, 1, i, MEMORY_ACTIVITY_ALLOCATION, "x"));
+    }
+    struct profile *profile = test_draft_finish(draft);
+    assert_int_equal(profile->allocator_count, 4);
+    for (long i = 0; i < 4; i++)
+        assert_int_equal(profile_find_allocator(profile, text_make(ids[i], lengths[i])), i);
+    assert_int_equal(profile_find_allocator_named(profile, "A\\x00x"), 0);
+    assert_int_equal(profile_find_allocator_named(profile, "A\\x00y"), 1);
+    assert_int_equal(profile_find_allocator_named(profile, "A\\\\x00x"), 2);
+    assert_int_equal(profile_find_allocator_named(profile, "a\\\\b"), 3);
+    assert_int_equal(profile_find_allocator_named(profile, "a\\b"), 3);
+    assert_int_equal(profile_find_allocator_named(profile, "A"), -1);
     profile_free(profile);
 }
 
@@ -224,7 +252,7 @@ static void test_repeated_map_entry_last_wins(void **state)
     assert_true(done->summary.derived);
     assert_int_equal(done->summary.peak_time_ps, 2);
     assert_int_equal(profile->warning_count, 1);
-    assert_string_equal(profile->warnings[0],
+    assert_string_equal(test_warning(profile, 0),
                         "the file repeats map key \"A\"; the last entry wins, as protobuf reads it");
     profile_free(profile);
 }
@@ -381,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_rows_that_point_nowhere_stay_unresolved),
         cmocka_unit_test(test_unsorted_timeline_sorted_stably),
         cmocka_unit_test(test_memory_ids_order_allocators),
+        cmocka_unit_test(test_allocators_named_apart_after_a_nul),
         cmocka_unit_test(test_repeated_key_merges),
         cmocka_unit_test(test_repeated_map_entry_last_wins),
         cmocka_unit_test(test_builder_without_a_draft),

@@ -2,6 +2,8 @@
 
 #include "tests/test_support.h"
 
+#include "model/format.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +248,19 @@ void test_assert_profiles_equal(const struct profile *a, const struct profile *b
         assert_same_text(a, x->name, b, y->name);
         assert_same_text(a, x->plane_name, b, y->plane_name);
     }
+}
+
+const char *test_shown(struct text text)
+{
+    static char shown[4096];
+    format_safe_bytes(text, 0, shown, sizeof shown);
+    return shown;
+}
+
+const char *test_warning(const struct profile *profile, size_t index)
+{
+    assert_true(index < profile->warning_count);
+    return test_shown(profile_string(profile, profile->warnings[index]));
 }
 
 char *test_capture_output(void (*write)(FILE *, const struct profile *, const char *),

@@ -44,6 +44,13 @@ char *test_capture_output(void (*write)(FILE *, const struct profile *, const ch
 /* gzip-compresses bytes (one member); the caller frees. */
 uint8_t *test_gzip_bytes(const void *bytes, size_t size, size_t *compressed_size);
 
+/* Raw text (a load's message, a warning, a profile string) as a user
+ * sees it: escaped once, as main and the viewer escape it
+ * (model/format.h). A static buffer, valid until the next call. */
+const char *test_shown(struct text text);
+/* The profile's warning `index` as a user sees it (test_shown). */
+const char *test_warning(const struct profile *profile, size_t index);
+
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *test_read_file(const char *path, size_t *size);
 

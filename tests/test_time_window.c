@@ -72,6 +72,37 @@ static void test_jumps_and_zooms_that_other_panes_ask_for(void **state)
     snapshot_columns_free(&allocator.timeline);
 }
 
+/* What the cursor stands for: the pinned snapshot, else its column's
+ * largest, else the last before it; a new allocator forgets the mark. */
+static void test_shown_time(void **state)
+{
+    (void)state;
+    struct allocator allocator = test_allocator();
+    const struct snapshot_columns *timeline = &allocator.timeline;
+    struct time_window time = {.columns = 50};
+    time_window_reset(&time, &allocator);
+    bool carried = true;
+    assert_int_equal(time_window_shown_snapshot(&time, timeline, &carried), 50);
+    assert_false(carried);
+    assert_int_equal(time_window_shown_time(&time, timeline), 500);
+    /* Unpinned: the cursor's column holds 480 and 490; 490 is larger. */
+    time_window_jump_to(&time, timeline, 485);
+    assert_int_equal(time.pinned, SIZE_MAX);
+    assert_int_equal(time_window_shown_snapshot(&time, timeline, &carried), 49);
+    assert_int_equal(time_window_shown_time(&time, timeline), 490);
+    /* Zoomed to a picosecond per column: 485 holds no snapshot, 480 is carried. */
+    assert_true(time_window_zoom_to(&time, timeline, 470, 519));
+    time.cursor_ps = 485;
+    time.pinned = SIZE_MAX;
+    assert_int_equal(time_window_shown_snapshot(&time, timeline, &carried), 48);
+    assert_true(carried);
+    assert_int_equal(time_window_shown_time(&time, timeline), 485);
+    time.marked = true;
+    time_window_reset(&time, &allocator);
+    assert_false(time.marked);
+    snapshot_columns_free(&allocator.timeline);
+}
+
 static void test_moving_scrolls_at_the_edges(void **state)
 {
     (void)state;
@@ -241,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reset_shows_everything_with_the_cursor_on_the_peak),
         cmocka_unit_test(test_jumps_and_zooms_that_other_panes_ask_for),
+        cmocka_unit_test(test_shown_time),
         cmocka_unit_test(test_moving_scrolls_at_the_edges),
         cmocka_unit_test(test_least_span_reaches_past_the_last_snapshot),
         cmocka_unit_test_setup_teardown(test_zoom_stops_at_one_snapshot_per_column, shown_setup, shown_teardown),

@@ -13,28 +13,6 @@ demo_v0="$source_dir/data/demo.v0.pb.gz"
 
 tmux_require
 
-# screen_has NAME PATTERN...: ok when the screen has a line matching each
-# (grep -E) pattern, waiting for the first.
-screen_has() {
-    name=$1
-    shift
-    tmux_wait_for "" 1 >/dev/null
-    for pattern in "$@"; do
-        tries=0
-        until grep -E -q -e "$pattern" "$tmux_screen"; do
-            tries=$((tries + 1))
-            if [ "$tries" -gt 50 ]; then
-                echo "# the screen lacks: $pattern" >"$test_work/why"
-                tap_not_ok "$name" "$test_work/why" "$tmux_screen"
-                return
-            fi
-            sleep 0.1
-            tmux_capture
-        done
-    done
-    tap_ok "$name"
-}
-
 # line_of PATTERN: the first screen line matching it (grep -E).
 line_of() {
     tmux_capture
@@ -46,13 +24,13 @@ for size in "80 24" "120 40" "200 60"; do
     set -- $size
     memtop_viewer "$1" "$2" "" "$demo_v1"
     tmux_wait_for "allocator GPU_0_bfc (1/3)" >/dev/null
-    screen_has "$1x$2: the capacity line, labelled, above the bars (the axis cut below it)" \
+    tmux_screen_has "$1x$2: the capacity line, labelled, above the bars (the axis cut below it)" \
         '14\.76 GiB (╌)+' '≈ axis cut'
-    screen_has "$1x$2: the summary says the peak's share of the capacity" \
+    tmux_screen_has "$1x$2: the summary says the peak's share of the capacity" \
         'of capacity +48\.57 %'
-    screen_has "$1x$2: the allocators list has each peak's share" \
+    tmux_screen_has "$1x$2: the allocators list has each peak's share" \
         'GPU_0_bfc +7\.17 GiB +49%' 'cpu +1\.03 GiB +1\.6%'
-    screen_has "$1x$2: a one-line legend tells heap, stack and capacity apart" \
+    tmux_screen_has "$1x$2: a one-line legend tells heap, stack and capacity apart" \
         '█ heap  ▒ stack  ╌ capacity'
     memtop_quit "$1x$2: q quits with status 0"
 done
@@ -96,7 +74,7 @@ for size in "80 24" "120 40" "200 60"; do
     # Zoomed in around the peak, where nothing is near 0.
     tmux_keys + +
     tmux_wait_for "Memory ×4.0" >/dev/null
-    screen_has "$1x$2: the y-axis starts at 0" '[│┤├┼] +0 B [^ ]'
+    tmux_screen_has "$1x$2: the y-axis starts at 0" '[│┤├┼] +0 B [^ ]'
     tmux_keys a
     tmux_wait_for "y-axis auto-ranged" >/dev/null
     tmux_capture
@@ -107,9 +85,9 @@ for size in "80 24" "120 40" "200 60"; do
         tap_not_ok "$1x$2: a auto-ranges the y-axis: it starts at the data, cut (≈)"
     fi
     tmux_keys a
-    screen_has "$1x$2: a again starts it at 0" 'y-axis from 0' '[│┤├┼] +0 B [^ ]'
+    tmux_screen_has "$1x$2: a again starts it at 0" 'y-axis from 0' '[│┤├┼] +0 B [^ ]'
     tmux_keys c
-    screen_has "$1x$2: c puts the capacity at the top of the axis, no cut" \
+    tmux_screen_has "$1x$2: c puts the capacity at the top of the axis, no cut" \
         'y-axis up to the capacity' '14\.76 GiB (╌)+'
     if grep -q '≈' "$tmux_screen"; then
         tap_not_ok "$1x$2: ... the axis is not cut then"
@@ -141,7 +119,7 @@ fi
 tmux_keys F
 i=0
 while [ $i -lt 40 ]; do tmux_keys +; i=$((i + 1)); done
-screen_has "+ stops at one snapshot per column" \
+tmux_screen_has "+ stops at one snapshot per column" \
     'zoomed in as far as it goes: one snapshot per column'
 factor=$(line_of 'Memory ×' | sed 's/.*Memory ×\([0-9.]*\).*/\1/')
 if [ -n "$factor" ] && [ "${factor%%.*}" -lt 10000 ]; then
@@ -152,7 +130,7 @@ fi
 tmux_keys 0 + + Home Home
 tmux_wait_for "Memory ×4.0" >/dev/null
 tmux_keys p
-if screen_has "p puts the cursor on the peak" 'peak 7\.04 GiB at 652\.6' &&
+if tmux_screen_has "p puts the cursor on the peak" 'peak 7\.04 GiB at 652\.6' &&
     grep -q 'Memory ×4.0' "$tmux_screen"; then
     tap_ok "  ... and keeps the zoom (×4.0)"
 else
@@ -175,12 +153,12 @@ tmux_keys h h h
 tmux_wait_for "(largest of" >/dev/null
 count=$(line_of '(largest of [0-9]*)' | sed 's/.*(largest of \([0-9]*\)).*/\1/')
 tmux_keys Enter
-screen_has "Enter lists the events of the cursor's column ($count)" \
+tmux_screen_has "Enter lists the events of the cursor's column ($count)" \
     "$count events from .* ms to .* ms" 'Time +Activity +Size +Op' \
     '(allocation|deallocation) +[0-9.]+ [KMG]?i?B ' "[0-9]+ of $count "
 selected=$(line_of "[0-9]+ of $count " | sed "s/.* \([0-9]*\) of $count .*/\1/")
 tmux_keys j
-screen_has "  ... j selects the next event" "$((selected + 1)) of $count "
+tmux_screen_has "  ... j selects the next event" "$((selected + 1)) of $count "
 tmux_keys Escape
 tmux_wait_gone "events from" >/dev/null
 if grep -q "largest of" "$tmux_screen"; then
@@ -239,7 +217,7 @@ for size in "80 24" "120 40" "200 60"; do
     tmux_keys s Home
     tmux_wait_for "in the file's order" >/dev/null
     tmux_keys Enter
-    screen_has "$1x$2: Enter zooms the chart to the module" \
+    tmux_screen_has "$1x$2: Enter zooms the chart to the module" \
         'chart zoomed to module 3 mod_three' 'Memory ×'
     tmux_keys Enter
     if tmux_wait_for "chart zoomed back out from module 3" && ! grep -q 'Memory ×' "$tmux_screen"; then
@@ -248,12 +226,12 @@ for size in "80 24" "120 40" "200 60"; do
         tap_not_ok "$1x$2: Enter again on it zooms back out"
     fi
     tmux_keys d
-    screen_has "$1x$2: d shows one device's modules" 'HLO modules \(2 of 4 on A\)' \
+    tmux_screen_has "$1x$2: d shows one device's modules" 'HLO modules \(2 of 4 on A\)' \
         'HLO modules on A only'
     tmux_keys d
-    screen_has "$1x$2: d again, the next device's" 'HLO modules \(2 of 4 on B\)'
+    tmux_screen_has "$1x$2: d again, the next device's" 'HLO modules \(2 of 4 on B\)'
     tmux_keys d
-    screen_has "$1x$2: d again, every device's" 'HLO modules \(4\)' 'HLO modules of every device'
+    tmux_screen_has "$1x$2: d again, every device's" 'HLO modules \(4\)' 'HLO modules of every device'
     memtop_quit "$1x$2 (HLO): q quits with status 0"
 done
 

@@ -6,7 +6,7 @@
 # and a share column; the sort chosen with < and > under one name per
 # column, columns staying put while sorting; the filter over regions,
 # types and shapes; the least size (H), shown in the title and
-# remembered; grouping by op scope (b, Enter, Backspace) and, for a
+# remembered; grouping by op scope (t, Enter, Backspace) and, for a
 # Skyline report, by location and file; e on groups; unresolved rows
 # said alike in the viewer and --summary. Prints TAP.
 set -u
@@ -200,12 +200,12 @@ done
 "$memtop" --export allocations --group-by scope:model/ "$demo" >"$work/model-scopes.csv"
 for size in $sizes; do
     open_demo "$size"
-    tmux_keys b
+    tmux_keys t
     if tmux_wait_for "by scope" && grep -q '4\.37 GiB .* 285  *model/' "$tmux_screen" &&
         grep -q '141\.00 MiB .* 5  *gradients/' "$tmux_screen"; then
-        tap_ok "$size: b groups by op scope: model/ and gradients/ with their totals"
+        tap_ok "$size: t groups by op scope: model/ and gradients/ with their totals"
     else
-        tap_not_ok "$size: b groups by op scope: model/ and gradients/ with their totals"
+        tap_not_ok "$size: t groups by op scope: model/ and gradients/ with their totals"
     fi
     tmux_keys Enter
     if tmux_wait_for "in model/" && tmux_wait_for "dense_26/" &&
@@ -240,8 +240,8 @@ for size in $sizes; do
     fi
     tmux_keys h
     tap_check "$size: h at the left edge goes up too" tmux_wait_for "gradients/"
-    tmux_keys b
-    tap_check "$size: b again: not grouped" tmux_wait_for "not grouped: every row"
+    tmux_keys t
+    tap_check "$size: t again: not grouped" tmux_wait_for "not grouped: every row"
     memtop_quit "$size (groups): q quits with status 0"
 done
 
@@ -250,13 +250,13 @@ if "$build_dir/tests/generate_skyline" --case demo -o "$work/demo.sqlite" 2>/dev
     for size in $sizes; do
         memtop_viewer "${size%x*}" "${size#*x}" "" "$work/demo.sqlite"
         tmux_wait_for "Entries (19)" >/dev/null
-        tmux_keys b
+        tmux_keys t
         if tmux_wait_for "by location" && grep -q 'model/net.py:33' "$tmux_screen"; then
-            tap_ok "$size: b (one key) groups a report by location: its lines of code"
+            tap_ok "$size: t (one key) groups a report by location: its lines of code"
         else
-            tap_not_ok "$size: b (one key) groups a report by location: its lines of code"
+            tap_not_ok "$size: t (one key) groups a report by location: its lines of code"
         fi
-        tmux_keys b
+        tmux_keys t
         if tmux_wait_for "by file" && grep -q ' model/net.py *$' "$tmux_screen"; then
             tap_ok "$size: then by file"
         else

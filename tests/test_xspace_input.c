@@ -38,7 +38,7 @@ static struct profile *load_built(struct xspace_builder *builder)
 
 static const struct allocator *allocator_named(const struct profile *profile, const char *id)
 {
-    long index = profile_find_allocator(profile, id);
+    long index = profile_find_allocator(profile, text_of(id));
     if (index < 0)
         fail_msg("no allocator \"%s\"", id);
     return &profile->allocators[index];

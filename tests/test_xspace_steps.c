@@ -47,7 +47,7 @@ static struct profile *load_built(struct xspace_builder *builder)
 /* The steps of allocator A's snapshots in time order. */
 static void expect_steps(struct profile *profile, const int64_t *steps, size_t count)
 {
-    long index = profile_find_allocator(profile, "A");
+    long index = profile_find_allocator(profile, text_of("A"));
     assert_true(index >= 0);
     const struct snapshot_columns *timeline = &profile->allocators[index].timeline;
     assert_int_equal(timeline->count, count);

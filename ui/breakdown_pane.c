@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "model/allocation_table.h"
 #include "model/format.h"
@@ -20,11 +19,9 @@ struct breakdown_pane {
     struct pane pane;
     enum breakdown_key key;
     bool valid;
-    /* What the sums are of. */
+    /* What the sums are of: the query's rows of that generation. */
     const struct allocator *allocator;
-    char filter[ALLOCATION_TABLE_FILTER_SIZE];
-    size_t shown;
-    unsigned generation; /* the query's: a least size or an open group changes it too */
+    unsigned generation; /* the query's: a filter, a least size, an open group, a source */
     struct peak_breakdown sums;
 };
 
@@ -41,21 +38,19 @@ static void breakdown_forget(struct breakdown_pane *breakdown)
     breakdown->allocator = NULL;
 }
 
-/* The sums of what the table shows now, built again only when the
- * allocator or the filter changed (the sort does not change a sum). */
+/* The sums of what the table shows now, built again only when its rows
+ * changed (another allocator, filter or source: the rows live at the
+ * cursor change as it moves). */
 static void breakdown_update(struct breakdown_pane *breakdown, const struct viewer *viewer)
 {
     const struct allocation_table *rows = &viewer->query.rows;
     if (breakdown->valid && breakdown->allocator == rows->allocator &&
-        breakdown->shown == rows->count && strcmp(breakdown->filter, rows->filter) == 0 &&
         breakdown->generation == viewer->query.generation)
         return;
     breakdown_forget(breakdown);
     /* Out of memory leaves them empty: the pane then shows no rows. */
     peak_breakdown_build(&breakdown->sums, rows, breakdown->key);
     breakdown->allocator = rows->allocator;
-    breakdown->shown = rows->count;
-    snprintf(breakdown->filter, sizeof breakdown->filter, "%s", rows->filter);
     breakdown->generation = viewer->query.generation;
     breakdown->valid = true;
 }
@@ -73,7 +68,7 @@ static int breakdown_wanted_rows(struct pane *pane, struct viewer *viewer)
 }
 
 static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int width,
-                       const char *name, int64_t bytes, int64_t total, attr_t name_attr)
+                       struct text name, int64_t bytes, int64_t total, attr_t name_attr)
 {
     const struct ui_style *style = &viewer->style;
     char value[64], size[32];
@@ -85,8 +80,9 @@ static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int 
         snprintf(value, sizeof value, "%s", size);
     }
     int value_width = draw_text_width(value, style);
-    wattrset(window, name[0] ? name_attr : style->dim);
-    draw_text(window, y, x, width - value_width - 1, name[0] ? name : "(none)", style);
+    wattrset(window, name.length ? name_attr : style->dim);
+    draw_bytes(window, y, x, width - value_width - 1, name.length ? name : text_of("(none)"),
+               style);
     wattrset(window, style->normal);
     draw_text_right(window, y, x, width, value, style);
 }
@@ -100,11 +96,15 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    /* A filter, a least size or an open group: the sums are of fewer rows. */
-    bool filtered = allocation_table_narrowed(&viewer->query.rows);
-    const char *title = key == BREAKDOWN_BY_REGION
-                            ? (filtered ? "At peak by region (filter)" : "At peak by region")
-                            : (filtered ? "At peak by type (filter)" : "At peak by type");
+    /* What the table's rows are: at the peak, live at the cursor, grown;
+     * "(filter)" when a filter, a least size or an open group leaves
+     * fewer of them. */
+    static const char *const kinds[] = {[QUERY_AT_PEAK] = "At peak", [QUERY_LIVE] = "Live",
+                                        [QUERY_GROWN] = "Grown"};
+    char title[64];
+    snprintf(title, sizeof title, "%s by %s%s", kinds[viewer->query.kind],
+             key == BREAKDOWN_BY_REGION ? "region" : "type",
+             allocation_table_narrowed(&viewer->query.rows) ? " (filter)" : "");
     draw_pane_title(window, y, x, width, title, false, style);
     if (!viewer->allocator)
         return;
@@ -116,7 +116,7 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
     size_t shown = sums->count <= (size_t)rows ? sums->count : (size_t)rows - 1;
     for (size_t i = 0; i < shown; i++)
         draw_group(viewer, window, y + 1 + (int)i, x + 1, width - 1,
-                   profile_text(viewer->profile, sums->groups[i].name), sums->groups[i].bytes,
+                   profile_string(viewer->profile, sums->groups[i].name), sums->groups[i].bytes,
                    sums->total_bytes, style->normal);
     if (shown == sums->count)
         return;
@@ -126,7 +126,7 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
         rest = saturating_add(rest, sums->groups[i].bytes);
     char name[48];
     snprintf(name, sizeof name, "%zu more", sums->count - shown);
-    draw_group(viewer, window, y + rows, x + 1, width - 1, name, rest, sums->total_bytes,
+    draw_group(viewer, window, y + rows, x + 1, width - 1, text_of(name), rest, sums->total_bytes,
                style->dim);
 }
 

@@ -73,8 +73,8 @@ static void events_row(const struct profile *profile, const struct snapshot_colu
     draw_text_right(window, y, x + used, EVENT_SIZE_WIDTH - 2, bytes, style);
     used += EVENT_SIZE_WIDTH;
     if (width > used)
-        draw_text(window, y, x + used, width - used, profile_text(profile, timeline->op_name[index]),
-                  style);
+        draw_bytes(window, y, x + used, width - used,
+                   profile_string(profile, timeline->op_name[index]), style);
 }
 
 void chart_events_draw(struct chart_event_list *list, const struct profile *profile,

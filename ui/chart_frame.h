@@ -7,7 +7,9 @@
  * Internal to the chart: chart_pane.c fills it once per draw and calls
  * chart_plot.c (title, bars, axes, legend) and chart_readout.c (what is
  * under the cursor); chart_events.c draws the list of a column's events
- * (Enter). They only draw: no state changes, no status line. */
+ * (Enter); chart_marks.c what a person marked on the time axis (the span
+ * since the mark, where steps start). They only draw: no state changes,
+ * no status line. */
 #ifndef MEMTOP_CHART_FRAME_H
 #define MEMTOP_CHART_FRAME_H
 
@@ -17,6 +19,7 @@
 #include <curses.h>
 
 #include "model/profile.h"
+#include "model/steps.h"
 #include "ui/chart_columns.h"
 #include "ui/chart_pane.h"
 #include "ui/draw.h"
@@ -33,6 +36,12 @@ struct chart_geometry {
     int axis_y;               /* time labels; -1 when there is no room */
     int legend_y;             /* the legend line; -1 when there is no room */
     int readout_y, readout_rows;
+};
+
+/* Where a step starts in a plot column: the first such step's id. */
+struct chart_step_mark {
+    bool starts;
+    int64_t step_id;
 };
 
 struct chart_frame {
@@ -52,6 +61,9 @@ struct chart_frame {
      * overlay, and its columns when it draws a line (else NULL). */
     const struct chart_overlay *overlay;
     const struct chart_column *line_columns;
+    /* The plot's columns where steps start (g.plot_width of them); NULL:
+     * the time axis shows times, not steps. */
+    const struct chart_step_mark *step_marks;
     struct chart_geometry g;
     /* Worked out from the columns. */
     int64_t bottom;    /* the value at the bottom of the plot (0 unless auto) */
@@ -64,6 +76,11 @@ struct chart_frame {
     bool capacity_above;
     int peak_column;   /* the largest in-use column; -1 when none */
     int cursor_column;
+    /* The time window's mark: its column (-1 before the window, the
+     * width after it), when marked; the span from it to the cursor is
+     * shaded. */
+    bool marked;
+    int mark_column;
     double fragmentation_top; /* what the top of the plot means for fragmentation (0..1] */
 };
 
@@ -98,6 +115,33 @@ void chart_plot_draw(const struct chart_frame *frame);
 /* The lines under the plot: the cursor's time and memory, then the
  * event there (chart_readout.c). */
 void chart_readout_draw(const struct chart_frame *frame);
+
+/* (chart_marks.c) A chart's steps, for the boundaries on its time axis:
+ * those of `of`, built the first time they are shown for it. */
+struct chart_steps {
+    const struct allocator *of;
+    struct step_table table;
+    struct chart_step_mark marks[CHART_MAX_COLUMNS];
+};
+/* Where the steps of `allocator` start in the plot's columns; NULL when
+ * they cannot be built (no memory). */
+const struct chart_step_mark *chart_steps_marks(struct chart_steps *steps,
+                                                const struct allocator *allocator,
+                                                const struct chart_window *plot);
+/* Lets go of the steps (another allocator, the chart's end). */
+void chart_steps_forget(struct chart_steps *steps);
+/* What an empty cell of plot column c shows: the span since the mark
+ * shaded, a step's start; NULL: nothing. */
+const char *chart_marks_empty_glyph(const struct chart_frame *frame, int c);
+/* The time axis with the steps' ids where they start, instead of times;
+ * the mark's column marked on it. */
+void chart_marks_draw_steps_axis(const struct chart_frame *frame);
+void chart_marks_draw_mark(const struct chart_frame *frame);
+/* The legend's items for them; false when one did not fit. */
+bool chart_marks_legend(const struct chart_frame *frame,
+                        bool (*item)(const struct chart_frame *frame, int *x, const char *glyph,
+                                     attr_t attr, const char *label),
+                        int *x);
 
 /* The events of one column, listed over the screen (Enter on the chart):
  * which snapshots, and the one selected. */

@@ -28,6 +28,8 @@ struct chart_pane {
     bool show_fragmentation;
     bool auto_axis;
     bool capacity_axis;
+    bool step_boundaries; /* the time axis marks where steps start */
+    struct chart_steps steps;
     struct chart_event_list events; /* the column's events, while listed */
     int last_plot_width;  /* columns of the plot at the last draw */
     int last_plot_offset; /* its first column, from the pane's left edge */
@@ -204,7 +206,10 @@ static void frame_compute(struct chart_frame *frame)
     frame->fragmentation_top = fragmentation_scale(fragmentation);
     int cursor = chart_column_of_time(&window, frame->time->cursor_ps);
     frame->cursor_column = cursor < 0 ? 0 : cursor >= width ? width - 1 : cursor;
+    frame->marked = frame->time->marked;
+    frame->mark_column = frame->marked ? chart_column_of_time(&window, frame->time->mark_ps) : -1;
 }
+
 
 static void draw_message(const struct pane_area *area, const struct ui_style *style,
                          const char *message)
@@ -267,6 +272,8 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
     frame.overlay = chart->shows.overlay;
     if (chart_overlay_compute(frame.overlay, timeline, &plot, chart->line_columns, chart->columns))
         frame.line_columns = chart->line_columns;
+    if (chart->step_boundaries)
+        frame.step_marks = chart_steps_marks(&chart->steps, chart_allocator(chart), &plot);
     frame_compute(&frame);
     chart_plot_draw(&frame);
     chart_readout_draw(&frame);
@@ -349,7 +356,7 @@ static void chart_match(struct viewer *viewer, struct chart_pane *chart,
         uint32_t id = timeline->op_name[index];
         if (id != cached_id) {
             cached_id = id;
-            cached_match = allocation_table_matches(profile_text(profile, id), filter);
+            cached_match = allocation_table_matches(profile_string(profile, id), filter);
         }
         if (!cached_match)
             continue;
@@ -361,7 +368,7 @@ static void chart_match(struct viewer *viewer, struct chart_pane *chart,
     viewer_status(viewer, false, "no snapshot's op name contains \"%s\"", filter);
 }
 
-/* f, F, a, c: what the chart shows changes; where it shows it (the
+/* f, F, a, c, b: what the chart shows changes; where it shows it (the
  * plot's columns, the cursor) does not. */
 static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, enum request request)
 {
@@ -383,6 +390,13 @@ static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, enum r
                                          ? "y-axis auto-ranged: it starts near the lowest value "
                                            "shown (the legend marks the cut)"
                                          : "y-axis from 0");
+        break;
+    case REQUEST_STEP_BOUNDARIES:
+        chart->step_boundaries = !chart->step_boundaries;
+        viewer_status(viewer, false, chart->step_boundaries
+                                         ? "the time axis marks where each step starts, with "
+                                           "its id (b: times again)"
+                                         : "the time axis shows times");
         break;
     default:
         chart->capacity_axis = !chart->capacity_axis;
@@ -442,6 +456,7 @@ static bool chart_handle_request(struct viewer *viewer, struct chart_pane *chart
     case REQUEST_TOGGLE_FREE:
     case REQUEST_TOGGLE_FRAGMENTATION:
     case REQUEST_TOGGLE_AUTO_AXIS:
+    case REQUEST_STEP_BOUNDARIES:
     case REQUEST_TOGGLE_CAPACITY_AXIS: chart_toggle(viewer, chart, request); return true;
     default: return false;
     }
@@ -503,6 +518,8 @@ static void chart_recall(struct pane *pane, struct viewer *viewer, const struct 
     chart->auto_axis = settings_get_bool(settings, "chart.auto_axis", chart->auto_axis);
     chart->capacity_axis =
         settings_get_bool(settings, "chart.capacity_axis", chart->capacity_axis);
+    chart->step_boundaries =
+        settings_get_bool(settings, "chart.step_boundaries", chart->step_boundaries);
 }
 
 static void chart_remember(struct pane *pane, const struct viewer *viewer,
@@ -514,6 +531,20 @@ static void chart_remember(struct pane *pane, const struct viewer *viewer,
     settings_set_bool(settings, "chart.fragmentation", chart->show_fragmentation);
     settings_set_bool(settings, "chart.auto_axis", chart->auto_axis);
     settings_set_bool(settings, "chart.capacity_axis", chart->capacity_axis);
+    settings_set_bool(settings, "chart.step_boundaries", chart->step_boundaries);
+}
+
+/* Another allocator or host: its steps are built again when shown. */
+static void chart_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)viewer, (void)new_host;
+    chart_steps_forget(&chart_of(pane)->steps);
+}
+
+static void chart_free(struct pane *pane)
+{
+    chart_steps_forget(&chart_of(pane)->steps);
+    pane_free_plain(pane);
 }
 
 /* The timeline in the visible window. */
@@ -535,7 +566,8 @@ static const struct pane_ops chart_ops = {
     .draw = chart_draw,
     .handle = chart_handle,
     .click = chart_click,
-    .free = pane_free_plain,
+    .reset = chart_reset,
+    .free = chart_free,
     .export = chart_export,
     .draw_detail = chart_draw_detail,
     .recall = chart_recall,

@@ -28,9 +28,10 @@ static void draw_glyph(WINDOW *window, int y, int x, const char *glyph, attr_t a
 /* A cell of the bars: heap and stack fill from the bottom (stack only
  * where it fills the whole cell: a thin stack under a large heap would
  * otherwise mark the heap), free memory above them when shown, the
- * capacity line over what is empty or free. */
+ * capacity line over what is empty or free; an empty cell shows `empty`
+ * (the span since the mark, a step's start) when not NULL. */
 static void draw_bar_cell(const struct chart_frame *frame, int y, int x, int from_bottom,
-                          const int heights[3], bool carried, bool cursor)
+                          const int heights[3], bool carried, bool cursor, const char *empty)
 {
     WINDOW *window = frame->window;
     const struct ui_style *style = frame->style;
@@ -51,6 +52,8 @@ static void draw_bar_cell(const struct chart_frame *frame, int y, int x, int fro
         draw_glyph(window, y, x, GLYPH_FREE(style), style->free_memory | (cursor ? A_BOLD : 0));
     } else if (cursor) {
         draw_glyph(window, y, x, " ", style->cursor);
+    } else if (empty) {
+        draw_glyph(window, y, x, empty, style->dim);
     }
 }
 
@@ -76,6 +79,7 @@ static void draw_column(const struct chart_frame *frame, int c)
         heights[2] = bar_eighths(frame, timeline->stack_bytes[column->snapshot]);
     }
     bool cursor = c == frame->cursor_column;
+    const char *empty = chart_marks_empty_glyph(frame, c);
     for (int row = 0; row < rows; row++) {
         int from_bottom = rows - 1 - row;
         int y = g->plot_y + row, x = g->plot_x + c;
@@ -83,7 +87,7 @@ static void draw_column(const struct chart_frame *frame, int c)
             draw_glyph(window, y, x, cursor ? " " : GLYPH_CAPACITY(style),
                        cursor ? style->cursor : style->capacity);
         else
-            draw_bar_cell(frame, y, x, from_bottom, heights, column->carried, cursor);
+            draw_bar_cell(frame, y, x, from_bottom, heights, column->carried, cursor, empty);
     }
     if (frame->show_fragmentation && has_value) {
         double f = timeline->fragmentation[column->snapshot];
@@ -160,7 +164,7 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
     const struct chart_geometry *g = &frame->g;
     const struct time_window *time = frame->time;
     const struct snapshot_columns *timeline = frame->timeline;
-    char zoom[32] = "", flags[64] = "", title[128];
+    char zoom[32] = "", flags[80] = "", title[144];
     struct chart_range data = time_window_data(time, timeline);
     struct chart_range full = chart_range_full(data, time_window_columns(time));
     uint64_t full_diff = chart_range_diff(full.from_ps, full.to_ps);
@@ -170,9 +174,9 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
         snprintf(zoom, sizeof zoom, factor < 10.0 ? " %s%.1f" : " %s%.0f",
                  style->utf8 ? "\xc3\x97" : "x", factor);
     }
-    snprintf(flags, sizeof flags, "%s%s%s%s", frame->show_free ? " +free" : "",
+    snprintf(flags, sizeof flags, "%s%s%s%s%s", frame->show_free ? " +free" : "",
              frame->show_fragmentation ? " +frag" : "", frame->auto_axis ? " auto-y" : "",
-             frame->capacity_axis ? " y-to-cap" : "");
+             frame->capacity_axis ? " y-to-cap" : "", frame->step_marks ? " +steps" : "");
     int title_end = 0;
     const char *name = frame->overlay && frame->overlay->title ? frame->overlay->title : "Memory";
     for (int attempt = 0; attempt < 4; attempt++) {
@@ -242,14 +246,12 @@ static void draw_title(const struct chart_frame *frame)
 }
 
 /* Time labels under the plot, spread as far as they fit; "ms" in the
- * margin; the cursor's column marked. */
-static void draw_time_axis(const struct chart_frame *frame)
+ * margin. */
+static void draw_time_labels(const struct chart_frame *frame)
 {
     WINDOW *window = frame->window;
     const struct ui_style *style = frame->style;
     const struct chart_geometry *g = &frame->g;
-    if (g->axis_y < 0 || g->plot_width <= 0)
-        return;
     const struct time_window *time = frame->time;
     struct chart_window window_of_plot = {time->from_ps, time->to_ps, g->plot_width};
     uint64_t diff = chart_range_diff(time->from_ps, time->to_ps);
@@ -290,9 +292,24 @@ static void draw_time_axis(const struct chart_frame *frame)
         if (at >= 0 && !covers_cursor)
             draw_text(window, g->axis_y, g->plot_x + at, text_width, text, style);
     }
-    draw_glyph(window, g->axis_y, g->plot_x + frame->cursor_column, GLYPH_CURSOR(style),
-               style->normal | A_BOLD);
     wattrset(window, style->normal);
+}
+
+/* The time axis: times, or where the steps start; the mark's column and
+ * the cursor's marked. */
+static void draw_time_axis(const struct chart_frame *frame)
+{
+    const struct chart_geometry *g = &frame->g;
+    if (g->axis_y < 0 || g->plot_width <= 0)
+        return;
+    if (frame->step_marks)
+        chart_marks_draw_steps_axis(frame);
+    else
+        draw_time_labels(frame);
+    chart_marks_draw_mark(frame);
+    draw_glyph(frame->window, g->axis_y, g->plot_x + frame->cursor_column,
+               GLYPH_CURSOR(frame->style), frame->style->normal | A_BOLD);
+    wattrset(frame->window, frame->style->normal);
 }
 
 /* One legend item, "█ heap", when it fits; false when it does not. */
@@ -349,7 +366,8 @@ static void draw_legend(const struct chart_frame *frame)
                                   "capacity")) &&
                 (!frame->show_fragmentation ||
                  draw_legend_item(frame, &x, GLYPH_FRAGMENTATION(style), style->fragmentation,
-                                  fragmentation));
+                                  fragmentation)) &&
+                chart_marks_legend(frame, draw_legend_item, &x);
     if (fits && (frame->bottom > 0 || frame->capacity_above))
         draw_legend_item(frame, &x, GLYPH_CUT(style), style->dim, "axis cut");
     wattrset(frame->window, style->normal);

@@ -20,12 +20,12 @@ struct readout {
 /* Places "label value" (label dimmed) where it fits, on the next line if
  * need be; a flexible value is cut with an ellipsis rather than left out.
  * A field that fits nowhere is left out. */
-static void readout_field(struct readout *readout, const char *label, const char *value,
-                          attr_t attr, bool flexible)
+static void readout_field_bytes(struct readout *readout, const char *label, struct text value,
+                                attr_t attr, bool flexible)
 {
     const struct ui_style *style = readout->style;
     int label_width = label ? draw_text_width(label, style) + 1 : 0;
-    int value_width = draw_text_width(value, style);
+    int value_width = draw_bytes_width(value, style);
     int gap = readout->column > 0 ? 2 : 0;
     if (readout->column + gap + label_width + value_width > readout->width &&
         readout->line + 1 < readout->rows && readout->column > 0) {
@@ -43,8 +43,14 @@ static void readout_field(struct readout *readout, const char *label, const char
         draw_text(readout->window, y, x, label_width, label, style);
     }
     wattrset(readout->window, attr);
-    int used = draw_text(readout->window, y, x + label_width, room, value, style);
+    int used = draw_bytes(readout->window, y, x + label_width, room, value, style);
     readout->column += gap + label_width + used;
+}
+
+static void readout_field(struct readout *readout, const char *label, const char *value,
+                          attr_t attr, bool flexible)
+{
+    readout_field_bytes(readout, label, text_of(value), attr, flexible);
 }
 
 static void readout_next_line(struct readout *readout)
@@ -61,11 +67,11 @@ static void readout_bytes(struct readout *readout, const char *label, int64_t by
     readout_field(readout, label, format_bytes(bytes, text, sizeof text), attr, false);
 }
 
-static void readout_string(struct readout *readout, const char *label, const char *text,
+static void readout_string(struct readout *readout, const char *label, struct text text,
                            attr_t attr, bool flexible)
 {
-    if (text && text[0])
-        readout_field(readout, label, text, attr, flexible);
+    if (text.length > 0)
+        readout_field_bytes(readout, label, text, attr, flexible);
 }
 
 /* The event at the snapshot: what happened, how big, and for which op. */
@@ -78,7 +84,7 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
     readout_field(readout, memory_activity_label(timeline->activity[index]),
                   format_bytes(timeline->allocation_bytes[index], bytes, sizeof bytes),
                   style->normal | A_BOLD, false);
-    readout_string(readout, "op", profile_text(profile, timeline->op_name[index]), style->normal,
+    readout_string(readout, "op", profile_string(profile, timeline->op_name[index]), style->normal,
                    true);
     readout_bytes(readout, "requested", timeline->requested_bytes[index], style->normal);
     if (timeline->step_id[index] >= 0) {
@@ -86,14 +92,14 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
         snprintf(step, sizeof step, "%lld", (long long)timeline->step_id[index]);
         readout_field(readout, "step", step, style->normal, false);
     }
-    readout_string(readout, "region", profile_text(profile, timeline->region_type[index]),
+    readout_string(readout, "region", profile_string(profile, timeline->region_type[index]),
                    style->normal, false);
-    readout_string(readout, "type", profile_text(profile, timeline->data_type[index]),
+    readout_string(readout, "type", profile_string(profile, timeline->data_type[index]),
                    style->normal, false);
-    readout_string(readout, "shape", profile_text(profile, timeline->tensor_shape[index]),
+    readout_string(readout, "shape", profile_string(profile, timeline->tensor_shape[index]),
                    style->normal, true);
     if (timeline->context)
-        readout_string(readout, "in", profile_text(profile, timeline->context[index]),
+        readout_string(readout, "in", profile_string(profile, timeline->context[index]),
                        style->normal, true);
 }
 

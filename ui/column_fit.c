@@ -202,7 +202,7 @@ void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const v
     for (size_t row = 0; row < rows; row++) {
         for (size_t c = 0; c < count; c++) {
             char buffer[96];
-            int width = draw_text_width(cell(context, row, c, buffer, sizeof buffer), style);
+            int width = draw_bytes_width(cell(context, row, c, buffer, sizeof buffer), style);
             if (width > natural[c])
                 natural[c] = width;
         }
@@ -210,18 +210,25 @@ void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const v
 }
 
 void column_fit_draw_cell(WINDOW *window, int y, int x, const struct fit_column *columns,
-                          const struct column_fit *fit, size_t column, const char *text,
+                          const struct column_fit *fit, size_t column, struct text text,
                           const struct ui_style *style)
 {
-    char shortened[1024];
-    if (fit->last_offset > 0 && column + 1 == fit->count)
-        text = text_fit_skip(text, fit->last_offset, style);
-    else if (columns[column].shorten_middle)
-        text = text_fit_middle(text, fit->width[column], style, shortened, sizeof shortened);
+    /* text_fit reads NUL-terminated text: a copy of it; a text holding a
+     * NUL (or too long to copy) is cut at its end by draw_bytes. */
+    char raw[1024], shortened[1024];
+    bool skip = fit->last_offset > 0 && column + 1 == fit->count;
+    if ((skip || columns[column].shorten_middle) && !text_has_nul(text) &&
+        text.length < sizeof raw) {
+        memcpy(raw, text.bytes, text.length);
+        raw[text.length] = '\0';
+        text = text_of(skip ? text_fit_skip(raw, fit->last_offset, style)
+                            : text_fit_middle(raw, fit->width[column], style, shortened,
+                                              sizeof shortened));
+    }
     if (columns[column].right_aligned)
-        draw_text_right(window, y, x + fit->x[column], fit->width[column], text, style);
+        draw_bytes_right(window, y, x + fit->x[column], fit->width[column], text, style);
     else
-        draw_text(window, y, x + fit->x[column], fit->width[column], text, style);
+        draw_bytes(window, y, x + fit->x[column], fit->width[column], text, style);
 }
 
 static const char *sort_arrow(const struct ui_style *style, bool descending)
@@ -243,7 +250,7 @@ void column_fit_draw_headings(WINDOW *window, int y, int x, const struct fit_col
         snprintf(text, sizeof text, "%s%s", columns[c].heading,
                  is_sorted ? sort_arrow(style, descending) : "");
         wattrset(window, is_sorted ? style->title : style->dim | A_BOLD);
-        column_fit_draw_cell(window, y, x, columns, fit, c, text, style);
+        column_fit_draw_cell(window, y, x, columns, fit, c, text_of(text), style);
     }
     wattrset(window, style->normal);
 }

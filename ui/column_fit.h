@@ -67,8 +67,9 @@ void column_fit_compute_scrolled(const struct fit_column *columns, size_t count,
                                  const int *natural, int heading_extra, int keep, int width,
                                  int *scroll, struct column_fit *fit);
 
-/* The text of cell (row, column); numbers are written into buffer. */
-typedef const char *(*column_fit_cell)(const void *context, size_t row, size_t column,
+/* The text of cell (row, column): a profile's bytes, or numbers written
+ * into buffer. */
+typedef struct text (*column_fit_cell)(const void *context, size_t row, size_t column,
                                        char *buffer, size_t size);
 /* natural[c] = the widest cell of column c over `rows` rows, as drawn. */
 void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const void *context,
@@ -83,7 +84,7 @@ void column_fit_draw_headings(WINDOW *window, int y, int x, const struct fit_col
  * last column's text past fit->last_offset, a middle-shortened column
  * cut in its middle. */
 void column_fit_draw_cell(WINDOW *window, int y, int x, const struct fit_column *columns,
-                          const struct column_fit *fit, size_t column, const char *text,
+                          const struct column_fit *fit, size_t column, struct text text,
                           const struct ui_style *style);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/index_sort.h"
+#include "model/message_text.h"
 #include "ui/column_fit.h"
 #include "ui/compare_cells.h"
 #include "ui/compare_pairs_pane.h"
@@ -73,14 +74,7 @@ static bool ops_before(const void *context, size_t a, size_t b)
     switch (sorting->sort) {
     case SORT_NEW: compared = compare_bytes(y->new_bytes, x->new_bytes); break;
     case SORT_BASE: compared = compare_bytes(y->base_bytes, x->base_bytes); break;
-    case SORT_NAME: {
-        size_t shorter = x->op_name_length < y->op_name_length ? x->op_name_length
-                                                               : y->op_name_length;
-        compared = memcmp(x->op_name, y->op_name, shorter);
-        if (compared == 0)
-            compared = compare_bytes((int64_t)x->op_name_length, (int64_t)y->op_name_length);
-        break;
-    }
+    case SORT_NAME: compared = text_compare(op_delta_name(x), op_delta_name(y)); break;
     default: compared = compare_bytes((int64_t)a, (int64_t)b); break;
     }
     return sorting->reversed ? compared > 0 : compared < 0;
@@ -124,21 +118,25 @@ struct ops_cells {
     bool compact;
 };
 
-static const char *ops_cell_text(const struct op_delta *row, enum ops_column column,
+/* A cell raw (the op name may hold a NUL): column_fit escapes it once. */
+static struct text ops_cell_text(const struct op_delta *row, enum ops_column column,
                                  bool compact, const struct ui_style *style, char *buffer,
                                  size_t size)
 {
     switch (column) {
-    case OPS_BASE: return compare_cell_value(row->base_bytes, true, compact, buffer, size);
-    case OPS_NEW: return compare_cell_value(row->new_bytes, true, compact, buffer, size);
-    case OPS_DELTA: return compare_cell_delta(row->delta_bytes, true, compact, style, buffer, size);
-    case OPS_BASE_COUNT: return compare_cell_value(row->base_count, false, compact, buffer, size);
-    case OPS_NEW_COUNT: return compare_cell_value(row->new_count, false, compact, buffer, size);
-    default: return row->op_name;
+    case OPS_BASE: return text_of(compare_cell_value(row->base_bytes, true, compact, buffer, size));
+    case OPS_NEW: return text_of(compare_cell_value(row->new_bytes, true, compact, buffer, size));
+    case OPS_DELTA:
+        return text_of(compare_cell_delta(row->delta_bytes, true, compact, style, buffer, size));
+    case OPS_BASE_COUNT:
+        return text_of(compare_cell_value(row->base_count, false, compact, buffer, size));
+    case OPS_NEW_COUNT:
+        return text_of(compare_cell_value(row->new_count, false, compact, buffer, size));
+    default: return op_delta_name(row);
     }
 }
 
-static const char *ops_measured_cell(const void *context, size_t row, size_t column,
+static struct text ops_measured_cell(const void *context, size_t row, size_t column,
                                      char *buffer, size_t size)
 {
     const struct ops_cells *cells = context;
@@ -178,7 +176,7 @@ static void ops_draw_row(const struct viewer *viewer, WINDOW *window, int y, int
         if (!fit->shown[c])
             continue;
         char buffer[COMPARE_CELL_SIZE];
-        const char *text = ops_cell_text(row, (enum ops_column)c, compact, style, buffer,
+        struct text text = ops_cell_text(row, (enum ops_column)c, compact, style, buffer,
                                          sizeof buffer);
         if (c == OPS_DELTA && attr == style->normal)
             wattrset(window, compare_cell_delta_attr(row->delta_bytes, style));
@@ -199,7 +197,7 @@ static void ops_draw(struct pane *pane, struct viewer *viewer, const struct pane
     snprintf(title, sizeof title, "Live at each peak, by op (%zu) %s %s", count,
              style->utf8 ? "\xc2\xb7" : "-", sort_names[ops->sort]);
     draw_pane_title(window, y, x, width, title, area->focused, style);
-    pane_draw_tab_hint(area, title, style);
+    pane_draw_tab_hint(area, text_of(title), style);
     if (height < 3)
         return;
     if (count == 0) {
@@ -251,11 +249,17 @@ static void ops_show_exact(struct ops_pane *ops, struct viewer *viewer)
     if (ops->cursor.selected >= ops_count(ops, viewer))
         return;
     const struct op_delta *row = ops_row(ops, viewer, ops->cursor.selected);
-    viewer_status(viewer, false,
-                  "%s: base %" PRId64 " B x%" PRId64 ", new %" PRId64 " B x%" PRId64
-                  ", delta %+" PRId64 " B",
-                  row->op_name, row->base_bytes, row->base_count, row->new_bytes, row->new_count,
-                  row->delta_bytes);
+    /* The name raw, NUL bytes and all: the status line escapes it once. */
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_cut(&line, op_delta_name(row), 200);
+    message_text_append_format(&line,
+                               ": base %" PRId64 " B x%" PRId64 ", new %" PRId64 " B x%" PRId64
+                               ", delta %+" PRId64 " B",
+                               row->base_bytes, row->base_count, row->new_bytes, row->new_count,
+                               row->delta_bytes);
+    viewer_status_bytes(viewer, false, message_text_get(&line));
 }
 
 static struct pane_reply ops_handle(struct pane *pane, struct viewer *viewer,

@@ -9,6 +9,7 @@
 #include <wchar.h>
 
 #include "model/format.h"
+#include "model/message_text.h"
 
 /* Colour pair numbers; pair 0 is the terminal's own. */
 enum color_pair {
@@ -98,20 +99,21 @@ static int piece_cells(const char *piece, size_t length, bool utf8, bool *unprin
     return cells < 0 ? 0 : cells;
 }
 
-/* One character of text at *text, made safe, into piece (NUL-terminated);
- * advances *text past it and returns the piece's length in bytes. */
-static size_t next_piece(const char **text, bool utf8, char *piece, size_t size, int *cells,
+/* One character of text, made safe, into piece (NUL-terminated);
+ * advances text past it and returns the piece's length in bytes. */
+static size_t next_piece(struct text *text, bool utf8, char *piece, size_t size, int *cells,
                          bool first)
 {
-    char source[8] = {0};
     uint32_t code_point = 0;
-    size_t length = format_utf8_decode(*text, &code_point);
+    size_t length = format_utf8_decode_bytes(text->bytes, text->length, &code_point);
     size_t source_length = length ? length : 1; /* an invalid byte goes alone */
-    memcpy(source, *text, source_length);
-    *text += source_length;
+    struct text source = text_make(text->bytes, source_length);
+    text->bytes += source_length;
+    text->length -= source_length;
 
-    /* Controls, bidirectional controls and invalid bytes are escaped here. */
-    size_t piece_length = format_safe_text(source, !utf8, piece, size);
+    /* Controls (NUL too), bidirectional controls and invalid bytes are
+     * escaped here. */
+    size_t piece_length = format_safe_bytes(source, utf8 ? 0 : FORMAT_SAFE_ASCII, piece, size);
     bool unprintable;
     *cells = piece_cells(piece, piece_length, utf8, &unprintable);
     /* A character the locale cannot print, or a combining mark with
@@ -127,7 +129,7 @@ static size_t next_piece(const char **text, bool utf8, char *piece, size_t size,
 
 /* Lays out text in at most max_cells cells into out (out_size bytes,
  * NUL-terminated), cutting with an ellipsis; returns the cells used. */
-static int fit_text(const char *text, const struct ui_style *style, int max_cells, char *out,
+static int fit_text(struct text text, const struct ui_style *style, int max_cells, char *out,
                     size_t out_size, size_t *out_length)
 {
     const char *ellipsis = style->utf8 ? "\xe2\x80\xa6" : "~";
@@ -135,7 +137,7 @@ static int fit_text(const char *text, const struct ui_style *style, int max_cell
     size_t used = 0, used_at_fit = 0;
     int cells = 0, cells_at_fit = 0;
     bool cut = false;
-    while (*text) {
+    while (text.length > 0) {
         char piece[32];
         int cells_of_piece;
         size_t length = next_piece(&text, style->utf8, piece, sizeof piece, &cells_of_piece,
@@ -176,11 +178,11 @@ static int clip_width(WINDOW *window, int x, int width)
 }
 
 /* Fits text into [x, x + width) and draws it at the left or right end. */
-static int draw_text_aligned(WINDOW *window, int y, int x, int width, const char *text,
+static int draw_text_aligned(WINDOW *window, int y, int x, int width, struct text text,
                              const struct ui_style *style, bool right)
 {
     width = clip_width(window, x, width);
-    if (width <= 0 || !text || x < 0)
+    if (width <= 0 || x < 0)
         return 0;
     char out[DRAW_BUFFER_SIZE];
     size_t length;
@@ -190,40 +192,59 @@ static int draw_text_aligned(WINDOW *window, int y, int x, int width, const char
     return cells;
 }
 
+int draw_bytes(WINDOW *window, int y, int x, int width, struct text text,
+               const struct ui_style *style)
+{
+    return draw_text_aligned(window, y, x, width, text, style, false);
+}
+
+int draw_bytes_right(WINDOW *window, int y, int x, int width, struct text text,
+                     const struct ui_style *style)
+{
+    return draw_text_aligned(window, y, x, width, text, style, true);
+}
+
 int draw_text(WINDOW *window, int y, int x, int width, const char *text,
               const struct ui_style *style)
 {
-    return draw_text_aligned(window, y, x, width, text, style, false);
+    return text ? draw_bytes(window, y, x, width, text_of(text), style) : 0;
 }
 
 int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
                     const struct ui_style *style)
 {
-    return draw_text_aligned(window, y, x, width, text, style, true);
+    return text ? draw_bytes_right(window, y, x, width, text_of(text), style) : 0;
 }
 
 int draw_character_cells(const char **text, const struct ui_style *style, bool first)
 {
+    struct text rest = text_of(*text);
     char piece[32];
     int cells;
-    next_piece(text, style->utf8, piece, sizeof piece, &cells, first);
+    next_piece(&rest, style->utf8, piece, sizeof piece, &cells, first);
+    *text = rest.bytes;
     return cells;
 }
 
-int draw_text_width(const char *text, const struct ui_style *style)
+int draw_bytes_width(struct text text, const struct ui_style *style)
 {
-    if (!text)
-        return 0;
     int cells = 0;
     bool first = true;
-    while (*text) {
-        int cells_of_piece = draw_character_cells(&text, style, first);
+    while (text.length > 0) {
+        char piece[32];
+        int cells_of_piece;
+        next_piece(&text, style->utf8, piece, sizeof piece, &cells_of_piece, first);
         first = false;
         if (cells > INT_MAX - cells_of_piece)
             return INT_MAX;
         cells += cells_of_piece;
     }
     return cells;
+}
+
+int draw_text_width(const char *text, const struct ui_style *style)
+{
+    return text ? draw_bytes_width(text_of(text), style) : 0;
 }
 
 void draw_blank(WINDOW *window, int y, int x, int width)
@@ -246,8 +267,8 @@ static void draw_rule(WINDOW *window, int y, int x, int width, const struct ui_s
         waddstr(window, style->utf8 ? "\xe2\x94\x80" : "-");
 }
 
-void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
-                     const struct ui_style *style)
+void draw_pane_title_bytes(WINDOW *window, int y, int x, int width, struct text title,
+                           bool focused, const struct ui_style *style)
 {
     if (width <= 0)
         return;
@@ -258,9 +279,19 @@ void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title,
     /* The focused pane's title is reversed, so focus shows without colour. */
     wattrset(window, focused ? (style->selected | A_BOLD) : style->title);
     char padded[256];
-    snprintf(padded, sizeof padded, " %s ", title);
-    draw_text(window, y, x + 1, width - 2, padded, style);
+    struct message_text line;
+    message_text_start(&line, padded, sizeof padded);
+    message_text_append_text(&line, " ");
+    message_text_append_bytes(&line, title);
+    message_text_append_text(&line, " ");
+    draw_bytes(window, y, x + 1, width - 2, message_text_get(&line), style);
     wattrset(window, style->normal);
+}
+
+void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
+                     const struct ui_style *style)
+{
+    draw_pane_title_bytes(window, y, x, width, text_of(title), focused, style);
 }
 
 void draw_box(WINDOW *window, int y, int x, int height, int width,

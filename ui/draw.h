@@ -1,13 +1,16 @@
 /* draw: the drawing helpers every pane uses: styles, and text from a
  * profile drawn safely (escaped, cut to width with an ellipsis). Called
  * by every pane and overlay; nothing from a file may reach the terminal
- * except through draw_text(). Holds no state and knows no pane. */
+ * except through draw_bytes() or draw_text(). Holds no state and knows
+ * no pane. */
 #ifndef MEMTOP_DRAW_H
 #define MEMTOP_DRAW_H
 
 #include <stdbool.h>
 
 #include <curses.h>
+
+#include "model/text.h"
 
 struct ui_style {
     bool utf8;  /* UTF-8 locale and not --ascii: block glyphs, "…" */
@@ -36,22 +39,32 @@ struct ui_style {
  * With colours it sets up colour pairs, so curses must be running. */
 void draw_style_init(struct ui_style *style, bool utf8, bool color);
 
-/* Draws text (any bytes, from a profile) at y, x in at most width cells:
- * made safe with format_safe_text, cut with "…" ("~" in ASCII) when it
- * does not fit. Returns the cells used. Never draws past width. */
+/* Draws text (any bytes, from a profile, NUL included) at y, x in at
+ * most width cells: made safe with format_safe_bytes, cut with "…" ("~"
+ * in ASCII) when it does not fit. Returns the cells used. Never draws
+ * past width. */
+int draw_bytes(WINDOW *window, int y, int x, int width, struct text text,
+               const struct ui_style *style);
+/* The same, right-aligned in [x, x + width). */
+int draw_bytes_right(WINDOW *window, int y, int x, int width, struct text text,
+                     const struct ui_style *style);
+/* Display width in cells of text as draw_bytes would show it. */
+int draw_bytes_width(struct text text, const struct ui_style *style);
+/* The same three for NUL-terminated text (ours, or a file's name). */
 int draw_text(WINDOW *window, int y, int x, int width, const char *text,
               const struct ui_style *style);
-/* The same, right-aligned in [x, x + width). */
 int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
                     const struct ui_style *style);
-/* Display width in cells of safe UTF-8 text (as draw_text would show it). */
 int draw_text_width(const char *text, const struct ui_style *style);
 /* The cells the character at *text takes as draw_text shows it (made
  * safe: "\x1b" for ESC takes 4); advances *text past it. first: it
  * starts the text drawn (a combining mark there shows as its code
  * point). *text must not be at the end. */
 int draw_character_cells(const char **text, const struct ui_style *style, bool first);
-/* A box title "─ Title ─" style line across the top of a pane area. */
+/* A box title "─ Title ─" style line across the top of a pane area
+ * (the title raw: a profile's text in it is escaped here, once). */
+void draw_pane_title_bytes(WINDOW *window, int y, int x, int width, struct text title,
+                           bool focused, const struct ui_style *style);
 void draw_pane_title(WINDOW *window, int y, int x, int width, const char *title, bool focused,
                      const struct ui_style *style);
 /* Blanks [x, x + width) on row y with the window's current attributes

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/format.h"
 #include "ui/viewer.h"
 
 /* What the focused pane exports (its export op), or the summary of every
@@ -30,9 +29,8 @@ static void export_prompt_on_replace(struct viewer *viewer, const char *answer)
         export_prompt_write(viewer, true);
         return;
     }
-    char path[256];
-    format_safe_text(viewer->export_prompt.path, false, path, sizeof path);
-    viewer_status(viewer, false, "not replaced: %s", path);
+    /* Raw: the status line escapes it, once. */
+    viewer_status(viewer, false, "not replaced: %s", viewer->export_prompt.path);
 }
 
 static void export_prompt_write(struct viewer *viewer, bool replace)
@@ -47,8 +45,7 @@ static void export_prompt_write(struct viewer *viewer, bool replace)
     char error[EXPORT_ERROR_SIZE];
     enum export_status status =
         export_to_path(state->path, replace, &request, &rows, error, sizeof error);
-    char path[256];
-    format_safe_text(state->path, false, path, sizeof path);
+    const char *path = state->path; /* raw: the status line escapes it, once */
     if (status == EXPORT_OK)
         viewer_status(viewer, false, "wrote %zu row%s to %s", rows, rows == 1 ? "" : "s", path);
     else if (status == EXPORT_EXISTS)

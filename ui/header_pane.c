@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/message_text.h"
 #include "report/compare_report.h"
 
 /* The header's pieces, left to right; the hint sits at the right edge. */
@@ -21,7 +22,8 @@ static const enum piece_kind drop_order[] = {PIECE_FILE, PIECE_NAME, PIECE_FORMA
 
 struct piece {
     char text[600];
-    int width; /* cells as drawn; 0 = not shown */
+    size_t length; /* the allocator's id may hold a NUL */
+    int width;     /* cells as drawn; 0 = not shown */
 };
 
 static const char *base_name(const char *path)
@@ -30,17 +32,45 @@ static const char *base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
-/* --compare: "base.pb vs new.pb" and the pair of allocators shown. */
+static struct text piece_text(const struct piece *piece)
+{
+    return text_make(piece->text, piece->length);
+}
+
+/* "allocator ID (3/4)": the one shown, or with --compare the pair shown;
+ * the id raw (it may hold a NUL), escaped once where it is drawn. */
+static void fill_allocator_piece(const struct viewer *viewer, struct piece *piece)
+{
+    struct text id;
+    size_t index, count;
+    if (viewer_comparing(viewer)) {
+        const struct viewer_compare *compare = &viewer->compare;
+        const struct allocator_pair *pair = viewer_pair(viewer);
+        if (!pair)
+            return;
+        id = compare_pair_id(pair, viewer->profile, compare->profile);
+        index = compare->pair_index;
+        count = compare->comparison.count;
+    } else if (viewer->allocator) {
+        id = profile_string(viewer->profile, viewer->allocator->id);
+        index = viewer->allocator_index;
+        count = viewer->profile->allocator_count;
+    } else {
+        return;
+    }
+    struct message_text line;
+    message_text_start(&line, piece->text, sizeof piece->text);
+    message_text_append_text(&line, "allocator ");
+    message_text_append_bytes(&line, id);
+    message_text_append_format(&line, " (%zu/%zu)", index + 1, count);
+    piece->length = line.length;
+}
+
+/* --compare: "base.pb vs new.pb". */
 static void fill_compare_pieces(const struct viewer *viewer, struct piece *pieces)
 {
-    const struct viewer_compare *compare = &viewer->compare;
     snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s vs %s",
-             base_name(viewer->profile->path), base_name(compare->profile->path));
-    const struct allocator_pair *pair = viewer_pair(viewer);
-    if (pair)
-        snprintf(pieces[PIECE_ALLOCATOR].text, sizeof pieces->text, "allocator %s (%zu/%zu)",
-                 compare_pair_id(pair, viewer->profile, compare->profile),
-                 compare->pair_index + 1, compare->comparison.count);
+             base_name(viewer->profile->path), base_name(viewer->compare.profile->path));
 }
 
 static void fill_pieces(struct viewer *viewer, struct piece *pieces)
@@ -60,13 +90,12 @@ static void fill_pieces(struct viewer *viewer, struct piece *pieces)
     if (viewer->hosts->count > 1 && !viewer_comparing(viewer))
         snprintf(pieces[PIECE_HOST].text, sizeof pieces->text, "host %s (%zu/%zu)", host->name,
                  viewer->host_index + 1, viewer->hosts->count);
-    if (viewer->allocator && !viewer_comparing(viewer))
-        snprintf(pieces[PIECE_ALLOCATOR].text, sizeof pieces->text, "allocator %s (%zu/%zu)",
-                 profile_text(profile, viewer->allocator->id), viewer->allocator_index + 1,
-                 profile->allocator_count);
     snprintf(pieces[PIECE_HINT].text, sizeof pieces->text, "? help  q quit");
     for (int i = 0; i < PIECE_COUNT; i++)
-        pieces[i].width = draw_text_width(pieces[i].text, &viewer->style);
+        pieces[i].length = strlen(pieces[i].text);
+    fill_allocator_piece(viewer, &pieces[PIECE_ALLOCATOR]);
+    for (int i = 0; i < PIECE_COUNT; i++)
+        pieces[i].width = draw_bytes_width(piece_text(&pieces[i]), &viewer->style);
 }
 
 static int pieces_width(const struct piece *pieces)
@@ -112,9 +141,10 @@ void header_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
         bool bold = i == PIECE_NAME || i == PIECE_ALLOCATOR;
         wattrset(window, bold ? bar | A_BOLD : bar);
         if (i == PIECE_HINT)
-            draw_text_right(window, y, x, width - 1, pieces[i].text, style);
+            draw_bytes_right(window, y, x, width - 1, piece_text(&pieces[i]), style);
         else
-            cursor += draw_text(window, y, cursor, pieces[i].width, pieces[i].text, style) + GAP;
+            cursor += draw_bytes(window, y, cursor, pieces[i].width, piece_text(&pieces[i]), style) +
+                      GAP;
     }
     wattrset(window, style->normal);
 }

@@ -9,6 +9,7 @@
 #include "model/timeline.h"
 #include "model/format.h"
 #include "model/index_sort.h"
+#include "model/message_text.h"
 #include "ui/chart_columns.h"
 #include "ui/column_fit.h"
 #include "ui/settings.h"
@@ -157,20 +158,21 @@ static const struct hlo_module *hlo_shown(const struct hlo_pane *hlo, const stru
     return &viewer->profile->hlo_modules[hlo->order[row]];
 }
 
-static const char *hlo_cell(const struct viewer *viewer, const struct hlo_module *module,
+static struct text hlo_cell(const struct viewer *viewer, const struct hlo_module *module,
                             enum hlo_column column, char *buffer, size_t size)
 {
     switch (column) {
-    case HLO_ID: snprintf(buffer, size, "%lld", (long long)module->id); return buffer;
-    case HLO_START: return format_milliseconds_value(module->start_time_ps, 3, buffer, size);
-    case HLO_END: return format_milliseconds_value(module->end_time_ps, 3, buffer, size);
+    case HLO_ID: snprintf(buffer, size, "%lld", (long long)module->id); return text_of(buffer);
+    case HLO_START:
+        return text_of(format_milliseconds_value(module->start_time_ps, 3, buffer, size));
+    case HLO_END: return text_of(format_milliseconds_value(module->end_time_ps, 3, buffer, size));
     case HLO_DURATION: {
         uint64_t span = chart_range_diff(module->start_time_ps, module->end_time_ps);
-        return format_milliseconds_value(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3, buffer,
-                                         size);
+        return text_of(format_milliseconds_value(span > INT64_MAX ? INT64_MAX : (int64_t)span, 3,
+                                                 buffer, size));
     }
-    case HLO_DEVICE: return profile_text(viewer->profile, module->plane_name);
-    default: return profile_text(viewer->profile, module->name);
+    case HLO_DEVICE: return profile_string(viewer->profile, module->plane_name);
+    default: return profile_string(viewer->profile, module->name);
     }
 }
 
@@ -187,7 +189,7 @@ static bool hlo_on_timeline(const struct viewer *viewer, const struct hlo_module
     return first < end;
 }
 
-static const char *hlo_measured_cell(const void *context, size_t row, size_t column,
+static struct text hlo_measured_cell(const void *context, size_t row, size_t column,
                                      char *buffer, size_t size)
 {
     const struct viewer *viewer = context;
@@ -210,30 +212,32 @@ static void hlo_layout_compute(struct hlo_pane *hlo, const struct viewer *viewer
 
 /* "HLO modules (10)", "HLO modules (4 of 10 on GPU:0)", then how many
  * lie off the memory timeline. */
-static void hlo_title(struct hlo_pane *hlo, const struct viewer *viewer, int width, char *title,
-                      size_t size)
+static struct text hlo_title(struct hlo_pane *hlo, const struct viewer *viewer, int width,
+                             char *buffer, size_t size)
 {
     size_t count = hlo_count(hlo, viewer), outside = 0;
     for (size_t i = 0; i < count; i++)
         outside += !hlo_on_timeline(viewer, hlo_shown(hlo, viewer, i));
     const char *separator = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
-    int used;
+    /* Raw: the device's name is escaped once, where the title is drawn. */
+    struct message_text title;
+    message_text_start(&title, buffer, size);
     if (hlo->device != STRING_ID_NONE) {
-        char device[64];
-        format_safe_text(profile_text(viewer->profile, hlo->device), false, device, sizeof device);
-        used = snprintf(title, size, "HLO modules (%zu of %zu on %s)", count,
-                        hlo_module_total(viewer), device);
+        message_text_append_format(&title, "HLO modules (%zu of %zu on ", count,
+                                   hlo_module_total(viewer));
+        message_text_append_cut(&title, profile_string(viewer->profile, hlo->device), 48);
+        message_text_append_text(&title, ")");
     } else {
-        used = snprintf(title, size, "HLO modules (%zu)", count);
+        message_text_append_format(&title, "HLO modules (%zu)", count);
     }
-    if (used < 0 || (size_t)used >= size)
-        return;
     if (outside == count && count > 0)
-        snprintf(title + used, size - (size_t)used, "%s%s", separator,
-                 width >= 70 ? "none overlap the memory timeline" : "off the timeline");
+        message_text_append_format(&title, "%s%s", separator,
+                                   width >= 70 ? "none overlap the memory timeline"
+                                               : "off the timeline");
     else if (outside > 0)
-        snprintf(title + used, size - (size_t)used, "%s%zu off the memory timeline", separator,
-                 outside);
+        message_text_append_format(&title, "%s%zu off the memory timeline", separator,
+                                   outside);
+    return message_text_get(&title);
 }
 
 static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, int width,
@@ -247,7 +251,7 @@ static void hlo_draw_row(struct viewer *viewer, WINDOW *window, int y, int x, in
         if (!layout->shown[c])
             continue;
         char buffer[48];
-        const char *text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
+        struct text text = hlo_cell(viewer, module, (enum hlo_column)c, buffer, sizeof buffer);
         column_fit_draw_cell(window, y, x, hlo_columns, layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
@@ -262,9 +266,9 @@ static void hlo_draw(struct pane *pane, struct viewer *viewer, const struct pane
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    char title[200];
-    hlo_title(hlo, viewer, width, title, sizeof title);
-    draw_pane_title(window, y, x, width, title, focused, style);
+    char buffer[200];
+    struct text title = hlo_title(hlo, viewer, width, buffer, sizeof buffer);
+    draw_pane_title_bytes(window, y, x, width, title, focused, style);
     pane_draw_tab_hint(area, title, style);
     size_t count = hlo_count(hlo, viewer);
     if (height < 2 || count == 0)
@@ -315,8 +319,13 @@ static struct pane_reply hlo_zoom_chart(struct hlo_pane *hlo, struct viewer *vie
     hlo->before_from = viewer->time.from_ps;
     hlo->before_to = viewer->time.to_ps;
     /* Said now; a zoom that fails says why instead. */
-    viewer_status(viewer, false, "chart zoomed to module %lld %s (Enter again: back out)",
-                  (long long)module->id, profile_text(viewer->profile, module->name));
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_format(&line, "chart zoomed to module %lld ", (long long)module->id);
+    message_text_append_bytes(&line, profile_string(viewer->profile, module->name));
+    message_text_append_text(&line, " (Enter again: back out)");
+    viewer_status_bytes(viewer, false, message_text_get(&line));
     return pane_reply_follow(follow_up_zoom_to(module->start_time_ps, module->end_time_ps));
 }
 
@@ -373,13 +382,18 @@ static void hlo_device_next(struct hlo_pane *hlo, struct viewer *viewer)
     hlo->ordered = NULL;
     hlo->cursor.selected = 0;
     hlo->cursor.top = 0;
-    char device[64];
     if (next == STRING_ID_NONE) {
         viewer_status(viewer, false, "HLO modules of every device");
         return;
     }
-    format_safe_text(profile_text(profile, next), false, device, sizeof device);
-    viewer_status(viewer, false, "HLO modules on %s only (d: the next device)", device);
+    /* Raw: the status line escapes it, once. */
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, "HLO modules on ");
+    message_text_append_cut(&line, profile_string(profile, next), 48);
+    message_text_append_text(&line, " only (d: the next device)");
+    viewer_status_bytes(viewer, false, message_text_get(&line));
 }
 
 /* Rows start under the title and the column headings: a click selects a

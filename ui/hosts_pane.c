@@ -97,7 +97,7 @@ static void draw_host(struct viewer *viewer, WINDOW *window, int y, int x, int w
     if (failed && used + 2 < width) {
         mvwaddstr(window, y, x + used, ": ");
         used += 2;
-        draw_text(window, y, x + used, width - used, host->error.message, style);
+        draw_bytes(window, y, x + used, width - used, load_error_message(&host->error), style);
     } else if (state_width && used + state_width + 1 <= width) {
         wattrset(window, highlighted ? attr : style->dim);
         draw_text_right(window, y, x + width - state_width, state_width, state, style);
@@ -136,8 +136,7 @@ static void host_cursor_moved(struct viewer *viewer, size_t selected)
     if (selected == viewer->host_index)
         return;
     if (host_failed(host))
-        viewer_status(viewer, true, "Enter opens %s, which did not load: %s", host->name,
-                      host->error.message);
+        viewer_status_host_error(viewer, host, "Enter opens ", ", which did not load: ");
     else
         viewer_status(viewer, false, "Enter opens %s", host->name);
 }

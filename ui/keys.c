@@ -73,6 +73,12 @@ static const struct key_binding key_table[] = {
      "y-axis from the lowest value shown instead of 0 (auto-ranged), and back", "a auto-y"},
     {{'c'}, "c", REQUEST_TOGGLE_CAPACITY_AXIS, KEY_SCOPE_CHART,
      "y-axis up to the allocator's capacity (the headroom), and back", NULL},
+    {{'m'}, "m", REQUEST_MARK, KEY_SCOPE_CHART,
+     "mark the cursor's time: the table shows what grew since (allocated after it, live at "
+     "the cursor), the chart shades the span; m again or Esc clears it",
+     "m mark"},
+    {{'b'}, "b", REQUEST_STEP_BOUNDARIES, KEY_SCOPE_CHART,
+     "mark where each step starts on the time axis, and back", "b steps"},
 
     {{'s', '>'}, "s >", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE,
      "sort by the next column to the right (after the last: file order)", "s sort"},
@@ -87,9 +93,9 @@ static const struct key_binding key_table[] = {
      "the selected allocation in full; on a group: open it", "Enter detail"},
     {{'<'}, "<", REQUEST_SORT_PREVIOUS, KEY_SCOPE_TABLE,
      "sort by the previous column to the left (before the first: file order)", NULL},
-    {{'b'}, "b", REQUEST_GROUP_NEXT, KEY_SCOPE_TABLE,
+    {{'t'}, "t", REQUEST_GROUP_NEXT, KEY_SCOPE_TABLE,
      "group the rows by op scope (model/dense_58/); a report's rows by location (file:line) "
-     "first, then by file and by op scope; then not", "b group"},
+     "first, then by file and by op scope; then not (htop's tree key)", "t group"},
     {{KEY_BACKSPACE, 127, '\b'}, "Backspace", REQUEST_GROUP_UP, KEY_SCOPE_TABLE,
      "out of the open group, up to the groups", NULL},
     {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_TABLE,
@@ -101,6 +107,9 @@ static const struct key_binding key_table[] = {
     {{'H'}, "H", REQUEST_MIN_SIZE_NEXT, KEY_SCOPE_TABLE,
      "hide rows holding less than 1 MiB, 16 MiB, 256 MiB, 1 GiB, then none again",
      "H hide small"},
+    {{'L'}, "L", REQUEST_LIVE_TOGGLE, KEY_SCOPE_TABLE,
+     "the allocations live at the chart's cursor (following it), or at the peak (XProf's "
+     "table)", "L live"},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO,
      "zoom the chart to the module; again on it: zoom back out", "Enter zoom the chart to it"},
@@ -133,6 +142,9 @@ static const struct key_binding key_table[] = {
     {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_COMPARE, "previous allocator", NULL},
     {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_COMPARE,
      "export the op table to CSV, as --export compare writes it", NULL},
+
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_STEPS,
+     "zoom the chart to the step; again on it: zoom back out", "Enter zoom the chart to it"},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)
@@ -175,6 +187,7 @@ const char *keys_scope_name(enum key_scope scope)
     case KEY_SCOPE_RUNS: return "Runs (a log directory)";
     case KEY_SCOPE_POD: return "Pod overview";
     case KEY_SCOPE_COMPARE: return "Two profiles compared (--compare)";
+    case KEY_SCOPE_STEPS: return "Steps";
     default: return "";
     }
 }

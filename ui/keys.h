@@ -59,9 +59,13 @@ enum request {
     REQUEST_ZOOM_PANE,            /* z: the focused pane over the whole screen, and back */
     /* table (issue 15) */
     REQUEST_SORT_PREVIOUS,        /* < : sort by the column to the left */
-    REQUEST_GROUP_NEXT,           /* b : group rows by the next key */
+    REQUEST_GROUP_NEXT,           /* t : group rows by the next key (htop's tree) */
     REQUEST_GROUP_UP,             /* Backspace: out of the open group */
     REQUEST_MIN_SIZE_NEXT,        /* H : hide rows under the next size */
+    /* time travel (issue 13) */
+    REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
+    REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
+    REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
     REQUEST_COUNT
 };
 
@@ -78,6 +82,7 @@ enum key_scope {
     KEY_SCOPE_RUNS,
     KEY_SCOPE_POD,
     KEY_SCOPE_COMPARE, /* --compare's op table */
+    KEY_SCOPE_STEPS,
     KEY_SCOPE_COUNT
 };
 

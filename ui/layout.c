@@ -87,19 +87,22 @@ static void layout_left_column(struct layout *layout, int top, int body, int wid
 }
 
 static void layout_right_column(struct layout *layout, int top, int body, int x, int width,
-                                bool has_hlo)
+                                int more_table_panes)
 {
     int chart_height = clamp(body * 9 / 20, LAYOUT_MIN_CHART_ROWS, body - 5);
     layout->chart = rect_make(top, x, chart_height, width);
     int y = top + chart_height;
     int rest = top + body - y;
     layout->table = rect_make(y, x, rest, width);
-    if (!has_hlo)
+    if (more_table_panes <= 0)
         return;
+    /* The table keeps its place above the others: they share the
+     * second place as tabs rather than each getting too few rows. */
     if (rest >= 2 * STACKED_MIN_ROWS) {
         int hlo_height = rest * 2 / 5;
         layout->table.height = rest - hlo_height;
         layout->hlo = rect_make(y + rest - hlo_height, x, hlo_height, width);
+        layout->second_tabbed = more_table_panes > 1;
     } else {
         layout->hlo = layout->table;
         layout->hlo_tabbed = true;
@@ -107,13 +110,14 @@ static void layout_right_column(struct layout *layout, int top, int body, int x,
 }
 
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
-                    size_t allocator_count, bool has_hlo)
+                    size_t allocator_count, int more_table_panes)
 {
-    layout_compute_with_runs(layout, rows, cols, 0, host_count, allocator_count, has_hlo);
+    layout_compute_with_runs(layout, rows, cols, 0, host_count, allocator_count,
+                             more_table_panes);
 }
 
 void layout_compute_with_runs(struct layout *layout, int rows, int cols, size_t run_count,
-                              size_t host_count, size_t allocator_count, bool has_hlo)
+                              size_t host_count, size_t allocator_count, int more_table_panes)
 {
     memset(layout, 0, sizeof *layout);
     layout->rows = rows;
@@ -129,7 +133,8 @@ void layout_compute_with_runs(struct layout *layout, int rows, int cols, size_t 
     int left_width = clamp(cols / 3 + 2, 22, 36);
     layout_left_column(layout, top, body, left_width, run_count, host_count, allocator_count);
     layout->separator = rect_make(top, left_width, body, 1);
-    layout_right_column(layout, top, body, left_width + 1, cols - left_width - 1, has_hlo);
+    layout_right_column(layout, top, body, left_width + 1, cols - left_width - 1,
+                        more_table_panes);
 }
 
 void layout_share_breakdowns(struct layout *layout, int region_rows)

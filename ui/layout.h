@@ -8,9 +8,10 @@
  *         there are several)        |
  *   hosts (only with several hosts) |
  *   allocators                      |
- *   summary                         | table  (HLO modules below it, or
- *   at peak by region  (when there  |         sharing its place as a tab)
- *   at peak by type     is room)    |
+ *   summary                         | table  (the HLO modules and the
+ *   at peak by region  (when there  |         steps below it, as tabs when
+ *   at peak by type     is room)    |         both; or they all share its
+ *                                   |         place as tabs)
  *   status line                                     (1 row)
  *
  * Each pane's rectangle includes its title row. A pane zoomed to the
@@ -44,10 +45,15 @@ struct layout {
     struct rect separator; /* the vertical rule between the columns */
     struct rect chart;
     struct rect table;
-    struct rect hlo; /* empty without HLO modules; equal to table when tabbed */
-    /* The table area's panes (the table, the HLO modules) take turns in
-     * one place, as tabs. */
+    struct rect hlo; /* the table area's second place (the HLO modules or
+                        the steps); empty without one; equal to table when
+                        tabbed */
+    /* The table area's panes (the table, the HLO modules, the steps)
+     * take turns in one place, as tabs. */
     bool hlo_tabbed;
+    /* The panes of the second place (the HLO modules and the steps, when
+     * both are there) take turns in it as tabs, below the table. */
+    bool second_tabbed;
     struct rect status;
     struct rect body; /* between the header and the status line */
 };
@@ -66,12 +72,15 @@ enum layout_place {
     LAYOUT_PLACE_BODY,  /* the whole body: a zoomed pane's */
 };
 
-/* has_hlo: a second pane wants a place in the table area. */
+/* more_table_panes: how many panes besides the table want the table
+ * area: they go below the table when both places get ten rows (two or
+ * more taking turns there as tabs), else every pane of the area takes
+ * turns in its whole place. */
 void layout_compute(struct layout *layout, int rows, int cols, size_t host_count,
-                    size_t allocator_count, bool has_hlo);
+                    size_t allocator_count, int more_table_panes);
 /* The same with a runs list above the hosts when run_count > 1. */
 void layout_compute_with_runs(struct layout *layout, int rows, int cols, size_t run_count,
-                              size_t host_count, size_t allocator_count, bool has_hlo);
+                              size_t host_count, size_t allocator_count, int more_table_panes);
 
 /* Moves the line between the two breakdowns so that the first has
  * `region_rows` rows (its title included), as far as the second keeps a

@@ -63,8 +63,8 @@ static void draw_allocator(struct viewer *viewer, WINDOW *window, int y, int x, 
         name_width = width - used;
         peak_width = 0;
     }
-    draw_text(window, y, x + used, name_width, profile_text(viewer->profile, allocator->id),
-              style);
+    draw_bytes(window, y, x + used, name_width, profile_string(viewer->profile, allocator->id),
+               style);
     int right = x + width;
     if (share_width > 0) {
         draw_text_right(window, y, right - share_width, share_width, share, style);

@@ -88,17 +88,16 @@ struct follow_up follow_up_of(enum follow_up_kind kind, size_t index)
     return (struct follow_up){.kind = kind, .index = index};
 }
 
-void pane_draw_tab_hint(const struct pane_area *area, const char *title,
+void pane_draw_tab_hint(const struct pane_area *area, struct text title,
                         const struct ui_style *style)
 {
     const struct rect *rect = &area->rect;
     if (!area->next_tab || rect->width < 60)
         return;
-    char padded[600], hint[96];
-    snprintf(padded, sizeof padded, " %s ", title);
+    char hint[96];
     snprintf(hint, sizeof hint, " Tab: %s ", area->next_tab);
     int hint_width = draw_text_width(hint, style);
-    if (draw_text_width(padded, style) + hint_width + 4 > rect->width)
+    if (draw_bytes_width(title, style) + 2 + hint_width + 4 > rect->width)
         return;
     wattrset(area->window, style->dim);
     draw_text(area->window, rect->y, rect->x + rect->width - hint_width - 1, hint_width, hint,

@@ -157,8 +157,9 @@ struct follow_up follow_up_focus(int pane);
 struct follow_up follow_up_of(enum follow_up_kind kind, size_t index);
 
 /* Draws the tab hint (" Tab: HLO modules ") at the right end of a title
- * row when the pane shares its place and the title leaves room. */
-void pane_draw_tab_hint(const struct pane_area *area, const char *title,
+ * row when the pane shares its place and the title (raw, as
+ * draw_pane_title_bytes takes it) leaves room. */
+void pane_draw_tab_hint(const struct pane_area *area, struct text title,
                         const struct ui_style *style);
 
 #endif

@@ -10,6 +10,7 @@
 #include "model/array_grow.h"
 #include "model/format.h"
 #include "model/index_sort.h"
+#include "model/message_text.h"
 #include "ui/column_fit.h"
 #include "ui/hosts_pane.h"
 #include "ui/list_cursor.h"
@@ -97,8 +98,8 @@ static int compare_by_column(const struct viewer *viewer, enum pod_column column
     const struct allocator_summary *x = &left->summary, *y = &right->summary;
     switch (column) {
     case POD_ALLOCATOR:
-        return strcmp(profile_text(viewer->hosts->hosts[a->host].profile, left->id),
-                      profile_text(viewer->hosts->hosts[b->host].profile, right->id));
+        return text_compare(profile_string(viewer->hosts->hosts[a->host].profile, left->id),
+                            profile_string(viewer->hosts->hosts[b->host].profile, right->id));
     case POD_PEAK: return compare_numbers(x->peak_bytes, y->peak_bytes);
     case POD_CAPACITY: return compare_numbers(x->capacity_bytes, y->capacity_bytes);
     case POD_SHARE: {
@@ -186,40 +187,50 @@ static void pod_remember(struct pod_pane *pod)
 
 /* ---- drawing ---- */
 
-/* What a host without rows of its own says in the allocator column. */
-static const char *host_state_text(const struct host *host, char *buffer, size_t size)
+/* What a host without rows of its own says in the allocator column (a
+ * load's message raw, as the loader gave it: the cell escapes it). */
+static struct text host_state_text(const struct host *host, char *buffer, size_t size)
 {
+    struct message_text text;
+    message_text_start(&text, buffer, size);
     switch (host_state(host)) {
-    case HOST_LOADING: snprintf(buffer, size, "loading %d%%", host_load_percent(host)); break;
-    case HOST_LOADED:
-        snprintf(buffer, size, host->profile ? "no allocators" : "failed: %s",
-                 host->error.message);
+    case HOST_LOADING:
+        message_text_append_format(&text, "loading %d%%", host_load_percent(host));
         break;
-    default: snprintf(buffer, size, "not loaded yet"); break;
+    case HOST_LOADED:
+        if (host->profile) {
+            message_text_append_text(&text, "no allocators");
+        } else {
+            message_text_append_text(&text, "failed: ");
+            message_text_append_bytes(&text, load_error_message(&host->error));
+        }
+        break;
+    default: message_text_append_text(&text, "not loaded yet"); break;
     }
-    return buffer;
+    return message_text_get(&text);
 }
 
-static const char *pod_cell(const struct viewer *viewer, const struct pod_row *row,
+static struct text pod_cell(const struct viewer *viewer, const struct pod_row *row,
                             enum pod_column column, char *buffer, size_t size)
 {
     const struct host *host = &viewer->hosts->hosts[row->host];
     const struct allocator *allocator = row_allocator(viewer, row);
     if (column == POD_HOST)
-        return host->name;
+        return text_of(host->name);
     if (!allocator)
-        return column == POD_ALLOCATOR ? host_state_text(host, buffer, size) : "";
+        return column == POD_ALLOCATOR ? host_state_text(host, buffer, size) : text_of("");
     const struct allocator_summary *summary = &allocator->summary;
     switch (column) {
-    case POD_ALLOCATOR: return profile_text(host->profile, allocator->id);
-    case POD_PEAK: return format_bytes(summary->peak_bytes, buffer, size);
+    case POD_ALLOCATOR: return profile_string(host->profile, allocator->id);
+    case POD_PEAK: return text_of(format_bytes(summary->peak_bytes, buffer, size));
     case POD_CAPACITY:
-        return summary->capacity_bytes > 0 ? format_bytes(summary->capacity_bytes, buffer, size)
-                                           : "-";
+        return text_of(summary->capacity_bytes > 0
+                           ? format_bytes(summary->capacity_bytes, buffer, size)
+                           : "-");
     case POD_SHARE:
         hosts_capacity_share(summary->peak_bytes, summary->capacity_bytes, buffer, size);
-        return buffer[0] ? buffer : "-";
-    default: return format_milliseconds_value(summary->peak_time_ps, 3, buffer, size);
+        return text_of(buffer[0] ? buffer : "-");
+    default: return text_of(format_milliseconds_value(summary->peak_time_ps, 3, buffer, size));
     }
 }
 
@@ -228,8 +239,8 @@ struct measure_context {
     const struct pod_pane *pod;
 };
 
-static const char *pod_measured_cell(const void *context, size_t row, size_t column, char *buffer,
-                                     size_t size)
+static struct text pod_measured_cell(const void *context, size_t row, size_t column,
+                                     char *buffer, size_t size)
 {
     const struct measure_context *measure = context;
     return pod_cell(measure->viewer, &measure->pod->rows[row], (enum pod_column)column, buffer,
@@ -298,7 +309,7 @@ static void pod_draw_row(const struct viewer *viewer, WINDOW *window, int y, int
         if (!fit->shown[c])
             continue;
         char buffer[LOAD_ERROR_SIZE + 16];
-        const char *text = pod_cell(viewer, row, (enum pod_column)c, buffer, sizeof buffer);
+        struct text text = pod_cell(viewer, row, (enum pod_column)c, buffer, sizeof buffer);
         column_fit_draw_cell(window, y, x, pod_columns, fit, c, text, style);
     }
     wattrset(window, style->normal);

@@ -2,11 +2,13 @@
 
 #include "ui/query.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-bool query_reset(struct query *query, const struct profile *profile,
-                 const struct allocator *allocator)
+/* A new source under the filter and the sort the query had. */
+static bool query_set_source(struct query *query, enum query_kind kind,
+                             const struct allocation_row_source *source, const char *label)
 {
     char filter[ALLOCATION_TABLE_FILTER_SIZE] = "";
     enum table_column column = TABLE_COLUMN_FILE_ORDER;
@@ -14,6 +16,7 @@ bool query_reset(struct query *query, const struct profile *profile,
     int64_t min_bytes = 0;
     enum row_group_key within_key = ROW_GROUP_NONE;
     char *within = NULL; /* taken over from the old rows */
+    size_t within_length = 0;
     if (query->ready) {
         snprintf(filter, sizeof filter, "%s", query->rows.filter);
         column = query->rows.sort_column;
@@ -21,18 +24,40 @@ bool query_reset(struct query *query, const struct profile *profile,
         min_bytes = query->rows.min_bytes;
         within_key = query->rows.within_key;
         within = query->rows.within;
+        within_length = query->rows.within_length;
         query->rows.within = NULL;
     }
+    query->kind = kind;
+    snprintf(query->label, sizeof query->label, "%s", label);
+    snprintf(query->title, sizeof query->title, "Allocations %s", query->label);
+    snprintf(query->short_title, sizeof query->short_title, "%s", query->label);
+    query->short_title[0] = (char)toupper((unsigned char)query->short_title[0]);
+    struct allocation_row_source labelled = *source;
+    labelled.label = query->label;
     allocation_table_free(&query->rows);
-    bool ok = allocation_table_init(&query->rows, profile, allocator);
+    bool ok = allocation_table_init_source(&query->rows, &labelled);
     allocation_table_set_sort(&query->rows, column, descending);
     allocation_table_set_min_bytes(&query->rows, min_bytes);
-    ok = allocation_table_set_within(&query->rows, within_key, within) && ok;
+    ok = allocation_table_set_within(&query->rows, within_key,
+                                     text_make(within ? within : "", within_length)) && ok;
     free(within);
     allocation_table_set_filter(&query->rows, filter);
     query->ready = true;
     query->generation++;
     return ok;
+}
+
+bool query_reset(struct query *query, const struct profile *profile,
+                 const struct allocator *allocator)
+{
+    struct allocation_row_source source = allocation_rows_at_peak(profile, allocator);
+    return query_set_source(query, QUERY_AT_PEAK, &source, source.label);
+}
+
+bool query_show(struct query *query, enum query_kind kind,
+                const struct allocation_row_source *source, const char *label)
+{
+    return query_set_source(query, kind, source, label);
 }
 
 void query_free(struct query *query)
@@ -60,7 +85,7 @@ void query_set_min_bytes(struct query *query, int64_t bytes)
     query->generation++;
 }
 
-bool query_set_within(struct query *query, enum row_group_key key, const char *name)
+bool query_set_within(struct query *query, enum row_group_key key, struct text name)
 {
     query->generation++;
     return allocation_table_set_within(&query->rows, key, name);
@@ -69,4 +94,11 @@ bool query_set_within(struct query *query, enum row_group_key key, const char *n
 const char *query_filter(const struct query *query)
 {
     return query->rows.filter;
+}
+
+const char *query_title(const struct query *query, bool wide)
+{
+    if (!query->ready)
+        return wide ? "Allocations at peak" : "At peak";
+    return wide ? query->title : query->short_title;
 }

@@ -18,10 +18,10 @@
  * most `width` cells. Returns the number of lines; writes them when
  * draw is set. */
 static int detail_value(const struct ui_style *style, WINDOW *window, int y, int x, int width,
-                        int max_lines, const char *text, bool draw)
+                        int max_lines, struct text text, bool draw)
 {
     char safe[2048];
-    format_safe_text(text, !style->utf8, safe, sizeof safe);
+    format_safe_bytes(text, style->utf8 ? 0 : FORMAT_SAFE_ASCII, safe, sizeof safe);
     if (width <= 0)
         return 1;
     const char *cursor = safe;
@@ -55,7 +55,7 @@ static int detail_value(const struct ui_style *style, WINDOW *window, int y, int
 
 struct detail_field {
     const char *label;
-    const char *value;
+    struct text value; /* the profile's bytes, or ours */
 };
 
 /* ---- an entry of a report (Skyline): kind, location, the stack ---- */
@@ -74,30 +74,32 @@ static const char *detail_entry_size(const struct allocation_row *row, char *buf
     return buffer;
 }
 
-/* The fields of a report's entry; the stack is split at its newlines
- * into *stack (the caller frees it), one field per frame. */
+/* The fields of a report's entry; the stack is split at its newlines,
+ * one field per frame (each a view into the profile's string). */
 static size_t detail_entry_fields(const struct allocation_table *rows,
                                   const struct allocation_row *row, struct detail_field *fields,
-                                  size_t room, char (*buffers)[DETAIL_BUFFER_SIZE], char **stack)
+                                  size_t room, char (*buffers)[DETAIL_BUFFER_SIZE])
 {
     const struct profile *profile = rows->profile;
     size_t n = 0;
-    fields[n++] = (struct detail_field){"Name", profile_text(profile, row->op_name)};
-    fields[n++] = (struct detail_field){"Kind", profile_text(profile, row->kind)};
-    fields[n++] = (struct detail_field){"Size", detail_entry_size(row, buffers[0], sizeof buffers[0])};
-    const char *location = profile_text(profile, row->location);
-    fields[n++] = (struct detail_field){"Location", location[0] ? location : "no frame in the "
-                                                                              "user's code"};
-    *stack = strdup(profile_text(profile, row->stack));
+    fields[n++] = (struct detail_field){"Name", profile_string(profile, row->op_name)};
+    fields[n++] = (struct detail_field){"Kind", profile_string(profile, row->kind)};
+    fields[n++] = (struct detail_field){
+        "Size", text_of(detail_entry_size(row, buffers[0], sizeof buffers[0]))};
+    struct text location = profile_string(profile, row->location);
+    fields[n++] = (struct detail_field){
+        "Location", location.length ? location : text_of("no frame in the user's code")};
+    struct text stack = profile_string(profile, row->stack);
     size_t first_frame = n;
-    for (char *frame = *stack; frame && *frame && n < room; n++) {
-        char *end = strchr(frame, '\n');
-        if (end)
-            *end = '\0';
-        fields[n] = (struct detail_field){n == first_frame ? "Stack" : "", frame};
-        frame = end ? end + 1 : frame + strlen(frame);
+    for (size_t at = 0; at < stack.length && n < room; n++) {
+        const char *end = memchr(stack.bytes + at, '\n', stack.length - at);
+        size_t length = end ? (size_t)(end - stack.bytes) - at : stack.length - at;
+        fields[n] = (struct detail_field){n == first_frame ? "Stack" : "",
+                                          text_make(stack.bytes + at, length)};
+        at += length + (end != NULL);
     }
-    fields[n++] = (struct detail_field){"Origin", "an entry of a report without a timeline"};
+    fields[n++] =
+        (struct detail_field){"Origin", text_of("an entry of a report without a timeline")};
     return n;
 }
 
@@ -114,12 +116,12 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
     snprintf(buffers[1], sizeof buffers[1], "%s (%lld bytes)",
              format_bytes(row->allocation_bytes, bytes, sizeof bytes),
              (long long)row->allocation_bytes);
-    fields[n++] = (struct detail_field){"Size", buffers[1]};
+    fields[n++] = (struct detail_field){"Size", text_of(buffers[1])};
     snprintf(buffers[2], sizeof buffers[2], "%s (%lld bytes)",
              format_bytes(row->requested_bytes, bytes, sizeof bytes),
              (long long)row->requested_bytes);
-    fields[n++] = (struct detail_field){"Requested", buffers[2]};
-    /* What the row holds, and of the peak: "96.00 MiB (2 x 48.00 MiB), 1.3 % of the peak". */
+    fields[n++] = (struct detail_field){"Requested", text_of(buffers[2])};
+    /* What the row holds, and of the peak: "2, in all 96.00 MiB, 1.3 % of the peak". */
     char total[FORMAT_BYTES_SIZE], share[48] = "";
     int64_t peak = rows->allocator ? rows->allocator->summary.peak_bytes : 0;
     if (peak > 0)
@@ -127,24 +129,24 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
                  (double)allocation_row_bytes(row) / (double)peak * 100.0);
     snprintf(buffers[3], sizeof buffers[3], "%lld, in all %s%s", (long long)row->occurrences,
              format_bytes(allocation_row_bytes(row), total, sizeof total), share);
-    fields[n++] = (struct detail_field){"Count", buffers[3]};
-    fields[n++] = (struct detail_field){"Region", profile_text(profile, row->region_type)};
-    fields[n++] = (struct detail_field){"Data type", profile_text(profile, row->data_type)};
-    fields[n++] = (struct detail_field){"Shape", profile_text(profile, row->tensor_shape)};
-    fields[n++] = (struct detail_field){"Activity", memory_activity_label(row->activity)};
+    fields[n++] = (struct detail_field){"Count", text_of(buffers[3])};
+    fields[n++] = (struct detail_field){"Region", profile_string(profile, row->region_type)};
+    fields[n++] = (struct detail_field){"Data type", profile_string(profile, row->data_type)};
+    fields[n++] = (struct detail_field){"Shape", profile_string(profile, row->tensor_shape)};
+    fields[n++] = (struct detail_field){"Activity", text_of(memory_activity_label(row->activity))};
     snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
-    fields[n++] = (struct detail_field){"Address", buffers[4]};
+    fields[n++] = (struct detail_field){"Address", text_of(buffers[4])};
     if (row->step_id >= 0)
         snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
     else
         snprintf(buffers[5], sizeof buffers[5], "none");
-    fields[n++] = (struct detail_field){"Step", buffers[5]};
+    fields[n++] = (struct detail_field){"Step", text_of(buffers[5])};
     if (row->has_time) {
         format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
     } else {
         snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
     }
-    fields[n++] = (struct detail_field){"Time", buffers[6]};
+    fields[n++] = (struct detail_field){"Time", text_of(buffers[6])};
     switch (row->origin) {
     case ROW_FROM_SNAPSHOT:
         snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
@@ -160,10 +162,10 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
                  ALLOCATION_TABLE_UNRESOLVED_NOTE + strlen("unresolved: "));
         break;
     }
-    fields[n++] = (struct detail_field){"Origin", buffers[7]};
+    fields[n++] = (struct detail_field){"Origin", text_of(buffers[7])};
     /* Where it happened, for formats that say (the enclosing ops). */
-    const char *context = profile_text(profile, row->context);
-    if (context[0])
+    struct text context = profile_string(profile, row->context);
+    if (context.length > 0)
         fields[n++] = (struct detail_field){"Context", context};
     return n;
 }
@@ -182,10 +184,8 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
     /* A stack longer than the screen is cut by the box anyway. */
     struct detail_field fields[16 + DETAIL_MAX_FRAMES];
     char buffers[8][DETAIL_BUFFER_SIZE];
-    char *stack = NULL;
     size_t count = row->origin == ROW_FROM_ENTRY
-                       ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers,
-                                             &stack)
+                       ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers)
                        : detail_fields(rows, row, fields, buffers);
     int needed = 0;
     for (size_t i = 0; i < count; i++)
@@ -211,7 +211,6 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
                           fields[i].value, true);
     }
     wattrset(window, style->normal);
-    free(stack);
     return true;
 }
 

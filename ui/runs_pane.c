@@ -114,7 +114,8 @@ static void run_cursor_moved(struct viewer *viewer, size_t index)
         for (size_t f = 0; f < host->source_count && used < sizeof text; f++) {
             const struct run_file *file = &host->files[f];
             used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", f ? ", " : "",
-                                     file->kind ? file->kind->short_name : file->format->name);
+                                     file->kind ? file->kind->short_name
+                                               : profile_format_name(file->format));
         }
         if (used < sizeof text)
             used += (size_t)snprintf(text + used, sizeof text - used, ")");

@@ -17,8 +17,8 @@ static void tab_hint(const struct viewer *viewer, char *text, size_t size)
     enum pane_id previous = viewer_focus_neighbour(viewer, -1);
     if (next != PANE_NONE)
         snprintf(text, size, "Tab %s", pane_table_row(next)->name);
-    else if (viewer->layout.hlo_tabbed && pane_table_row(viewer->focus)->in_table_area &&
-             previous < viewer->focus && pane_table_row(previous)->in_table_area)
+    else if (viewer_pane_tabbed(viewer, viewer->focus) && previous < viewer->focus &&
+             viewer_pane_tabbed(viewer, previous))
         snprintf(text, size, "Shift-Tab %s", pane_table_row(previous)->name);
     else
         snprintf(text, size, "Tab pane");
@@ -92,9 +92,9 @@ bool status_line_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
         *cursor_x = draw_prompt(viewer, window, y, x, width);
         return true;
     }
-    if (viewer->status[0]) {
+    if (viewer->status_length > 0 && viewer->status[0]) {
         wattrset(window, viewer->status_is_error ? style->error : style->normal);
-        draw_text(window, y, x, width, viewer->status, style);
+        draw_bytes(window, y, x, width, text_make(viewer->status, viewer->status_length), style);
         wattrset(window, style->normal);
         return false;
     }

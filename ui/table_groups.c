@@ -43,9 +43,9 @@ const char *table_groups_open(const struct viewer *viewer)
 }
 
 /* The scope whose next level the groups are ("" at the top). */
-static const char *table_groups_scope(const struct viewer *viewer, enum row_group_key key)
+static struct text table_groups_scope(const struct viewer *viewer, enum row_group_key key)
 {
-    return key == ROW_GROUP_OP_SCOPE ? table_groups_open(viewer) : "";
+    return key == ROW_GROUP_OP_SCOPE ? allocation_table_within(&viewer->query.rows) : text_of("");
 }
 
 /* The selected item: NULL when there is none. */
@@ -64,7 +64,13 @@ static void remember_group(struct table_pane *table, const struct viewer *viewer
     table->selected_group = NULL;
     if (!group)
         return;
-    table->selected_group = strndup(group->name, group->name_length);
+    table->selected_group = malloc(group->name_length + 1);
+    if (!table->selected_group)
+        return;
+    if (group->name_length)
+        memcpy(table->selected_group, group->name, group->name_length);
+    table->selected_group[group->name_length] = '\0';
+    table->selected_group_length = group->name_length;
     const struct allocation_row *row =
         allocation_table_row(&viewer->query.rows, group->first_position);
     table->selected_group_row = group->single_row && row
@@ -81,7 +87,7 @@ static void restore_group(struct table_pane *table, const struct viewer *viewer)
         const struct allocation_row *row =
             allocation_table_row(&viewer->query.rows, group->first_position);
         size_t index = row ? (size_t)(row - viewer->query.rows.source.rows) : SIZE_MAX;
-        if (group->name_length == strlen(table->selected_group) &&
+        if (group->name_length == table->selected_group_length &&
             memcmp(group->name, table->selected_group, group->name_length) == 0 &&
             (!group->single_row || index == table->selected_group_row)) {
             table->group_cursor.selected = i;
@@ -130,39 +136,40 @@ void table_groups_free(struct table_pane *table)
 
 /* A group's name as the level shows it: a scope or an op without the
  * open scope before it ("dense_58/" in "model/"), a row without a
- * location says so. */
-static const char *group_name(const struct viewer *viewer, const struct row_group *group,
+ * location says so. Its bytes, made safe when drawn. */
+static struct text group_name(const struct viewer *viewer, const struct row_group *group,
                               char *buffer, size_t size)
 {
     const struct allocation_table *rows = &viewer->query.rows;
-    size_t scope = rows->within_key == ROW_GROUP_OP_SCOPE ? strlen(rows->within) : 0;
+    size_t scope = rows->within_key == ROW_GROUP_OP_SCOPE ? rows->within_length : 0;
     if (group->single_row) {
         const struct allocation_row *row = allocation_table_row(rows, group->first_position);
-        const char *name = allocation_table_op_name(rows, row, buffer, size);
-        return row->origin == ROW_UNRESOLVED || strlen(name) < scope ? name : name + scope;
+        struct text name = allocation_table_op_name(rows, row, buffer, size);
+        if (row->origin == ROW_UNRESOLVED || name.length < scope)
+            return name;
+        return text_make(name.bytes + scope, name.length - scope);
     }
     if (group->name_length == 0)
-        return "(no location: no frame in the user's code)";
+        return text_of("(no location: no frame in the user's code)");
     if (scope > group->name_length)
         scope = 0;
-    snprintf(buffer, size, "%.*s", (int)(group->name_length - scope), group->name + scope);
-    return buffer;
+    return text_make(group->name + scope, group->name_length - scope);
 }
 
-static const char *group_cell(const struct viewer *viewer, const struct row_group *group,
+static struct text group_cell(const struct viewer *viewer, const struct row_group *group,
                               int column, char *buffer, size_t size)
 {
     int64_t peak = viewer->allocator->summary.peak_bytes;
     switch (column) {
-    case GROUP_TOTAL: return format_bytes(group->bytes, buffer, size);
+    case GROUP_TOTAL: return text_of(format_bytes(group->bytes, buffer, size));
     case GROUP_SHARE:
         if (peak <= 0)
-            return "";
+            return text_of("");
         snprintf(buffer, size, "%.1f%%", (double)group->bytes / (double)peak * 100.0);
-        return buffer;
+        return text_of(buffer);
     case GROUP_ROWS:
         snprintf(buffer, size, "%zu", group->row_count);
-        return buffer;
+        return text_of(buffer);
     default: return group_name(viewer, group, buffer, size);
     }
 }
@@ -172,7 +179,7 @@ struct measured_groups {
     const struct row_groups *groups;
 };
 
-static const char *measured_group_cell(const void *context, size_t row, size_t column,
+static struct text measured_group_cell(const void *context, size_t row, size_t column,
                                        char *buffer, size_t size)
 {
     const struct measured_groups *measured = context;
@@ -193,7 +200,7 @@ static void draw_group(struct viewer *viewer, WINDOW *window, int y, int x, int 
         if (!layout->shown[c])
             continue;
         char buffer[512];
-        const char *text = group_cell(viewer, group, c, buffer, sizeof buffer);
+        struct text text = group_cell(viewer, group, c, buffer, sizeof buffer);
         /* Groups stand out from the rows among them. */
         attr_t cell_attr = c == GROUP_NAME && !group->single_row && attr == style->normal
                                ? style->normal | A_BOLD
@@ -242,14 +249,11 @@ void table_groups_draw(struct table_pane *table, struct viewer *viewer,
 static void open_group(struct table_pane *table, struct viewer *viewer,
                        const struct row_group *group)
 {
-    char *name = strndup(group->name, group->name_length);
     enum row_group_key key = table->groups.key;
-    if (!name || !query_set_within(&viewer->query, key, name)) {
+    if (!query_set_within(&viewer->query, key, text_make(group->name, group->name_length))) {
         viewer_status(viewer, true, "out of memory: the group was not opened");
-        free(name);
         return;
     }
-    free(name);
     table->cursor.selected = table->cursor.top = 0;
     table->group_cursor.selected = table->group_cursor.top = 0;
     table->scroll = 0;
@@ -313,29 +317,27 @@ bool table_groups_click(struct table_pane *table, struct viewer *viewer, int row
 
 bool table_groups_up(struct table_pane *table, struct viewer *viewer)
 {
-    const char *open = viewer->query.rows.within;
-    if (!open)
+    const struct allocation_table *rows = &viewer->query.rows;
+    if (!rows->within)
         return false;
     /* The group left behind is selected among its siblings. */
-    char *left = strdup(open), *parent = strdup(open);
-    enum row_group_key key = viewer->query.rows.within_key;
-    if (!left || !parent) {
-        free(left);
-        free(parent);
+    struct text open = allocation_table_within(rows);
+    char *left = malloc(open.length + 1);
+    if (!left)
         return false;
-    }
-    if (key == ROW_GROUP_OP_SCOPE)
-        row_group_scope_up(parent);
-    else
-        parent[0] = '\0';
-    query_set_within(&viewer->query, parent[0] ? key : ROW_GROUP_NONE, parent);
+    if (open.length)
+        memcpy(left, open.bytes, open.length);
+    left[open.length] = '\0';
+    enum row_group_key key = rows->within_key;
+    size_t parent = key == ROW_GROUP_OP_SCOPE ? row_group_scope_up(open) : 0;
+    query_set_within(&viewer->query, parent ? key : ROW_GROUP_NONE, text_make(left, parent));
     free(table->selected_group);
     table->selected_group = left;
+    table->selected_group_length = open.length;
     table->selected_group_row = SIZE_MAX;
     table->groups_valid = false;
     table->scroll = 0;
-    viewer_status(viewer, false, "%s", parent[0] ? parent : "back to the groups");
-    free(parent);
+    viewer_status(viewer, false, "%s", parent ? rows->within : "back to the groups");
     return true;
 }
 
@@ -367,7 +369,7 @@ void table_groups_next_key(struct table_pane *table, struct viewer *viewer)
                   : key_after(keys_without_locations, KEY_COUNT(keys_without_locations),
                               table_group_key(table, viewer));
     table->group_key = key;
-    query_set_within(&viewer->query, ROW_GROUP_NONE, NULL);
+    query_set_within(&viewer->query, ROW_GROUP_NONE, text_of(NULL));
     table_groups_free(table);
     table->group_cursor.selected = table->group_cursor.top = 0;
     table->scroll = 0;

@@ -77,7 +77,7 @@ static void table_reset(struct pane *pane, struct viewer *viewer, bool new_host)
     (void)new_host;
     struct table_pane *table = table_of(pane);
     if (viewer->query.rows.within)
-        query_set_within(&viewer->query, ROW_GROUP_NONE, NULL);
+        query_set_within(&viewer->query, ROW_GROUP_NONE, text_of(NULL));
     table_groups_free(table);
     table->cursor.selected = table->cursor.top = 0;
     table->group_cursor.selected = table->group_cursor.top = 0;
@@ -104,7 +104,7 @@ static void table_draw(struct pane *pane, struct viewer *viewer, const struct pa
     char title[640];
     table_title(table, viewer, width, title, sizeof title);
     draw_pane_title(window, y, x, width, title, area->focused, style);
-    pane_draw_tab_hint(area, title, style);
+    pane_draw_tab_hint(area, text_of(title), style);
     if (height < 2)
         return;
     if (table_groups_shown(table, viewer))
@@ -216,7 +216,7 @@ static bool table_handle_common(struct table_pane *table, struct viewer *viewer,
     case REQUEST_GROUP_NEXT: table_groups_next_key(table, viewer); return true;
     case REQUEST_GROUP_UP:
         if (!table_groups_up(table, viewer))
-            viewer_status(viewer, false, "no group is open (b groups the rows)");
+            viewer_status(viewer, false, "no group is open (t groups the rows)");
         return true;
     case REQUEST_MOVE_LEFT: table_scroll(table, viewer, -1); return true;
     case REQUEST_MOVE_RIGHT: table_scroll(table, viewer, 1); return true;
@@ -304,7 +304,7 @@ static bool table_export(struct pane *pane, const struct viewer *viewer,
     request->table = &viewer->query.rows;
     if (table_groups_shown(table, viewer)) {
         request->group_by = table->groups.key;
-        request->group_scope = table_groups_open(viewer);
+        request->group_scope = allocation_table_within(&viewer->query.rows);
     }
     return true;
 }

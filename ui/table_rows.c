@@ -104,10 +104,10 @@ static const char *format_share(double fraction, char *buffer, size_t size)
     return buffer;
 }
 
-/* The text of one cell; profile strings come back as they are (draw_text
- * makes them safe), numbers are written into buffer. An unresolved
- * row's sizes are unknown: "?", as the text summary says. */
-static const char *cell_text(const struct allocation_table *rows,
+/* The text of one cell; profile strings come back as they are
+ * (draw_bytes makes them safe), numbers are written into buffer. An
+ * unresolved row's sizes are unknown: "?", as the text summary says. */
+static struct text cell_text(const struct allocation_table *rows,
                              const struct allocation_context *context,
                              const struct allocation_row *row, size_t column, char *buffer,
                              size_t size)
@@ -117,17 +117,19 @@ static const char *cell_text(const struct allocation_table *rows,
         return allocation_table_op_name(rows, row, buffer, size); /* names unresolved rows */
     struct allocation_value value = info->value(context, row);
     if (value.absent)
-        return "";
+        return text_of("");
     bool unknown = row->origin == ROW_UNRESOLVED;
     switch (info->kind) {
-    case ALLOCATION_VALUE_BYTES: return unknown ? "?" : format_bytes(value.integer, buffer, size);
-    case ALLOCATION_VALUE_FRACTION: return unknown ? "?" : format_share(value.fraction, buffer, size);
+    case ALLOCATION_VALUE_BYTES:
+        return text_of(unknown ? "?" : format_bytes(value.integer, buffer, size));
+    case ALLOCATION_VALUE_FRACTION:
+        return text_of(unknown ? "?" : format_share(value.fraction, buffer, size));
     case ALLOCATION_VALUE_INTEGER:
         snprintf(buffer, size, "%lld", (long long)value.integer);
-        return buffer;
+        return text_of(buffer);
     case ALLOCATION_VALUE_ADDRESS:
         snprintf(buffer, size, "0x%llx", (unsigned long long)value.address);
-        return buffer;
+        return text_of(buffer);
     default: return value.text;
     }
 }
@@ -137,7 +139,7 @@ struct measured {
     struct allocation_context context;
 };
 
-static const char *measured_cell(const void *context, size_t row, size_t column, char *buffer,
+static struct text measured_cell(const void *context, size_t row, size_t column, char *buffer,
                                  size_t size)
 {
     const struct measured *measured = context;
@@ -226,14 +228,10 @@ void table_title(const struct table_pane *table, const struct viewer *viewer, in
     struct title_parts parts;
     /* A report without a timeline lists what it holds, not a moment. */
     bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE;
-    char long_name[96], short_name[96];
-    const char *label = rows->source.label ? rows->source.label : "";
-    snprintf(long_name, sizeof long_name, "%s", entries ? "Entries" : "Allocations ");
-    if (!entries)
-        snprintf(long_name + strlen(long_name), sizeof long_name - strlen(long_name), "%s", label);
-    snprintf(short_name, sizeof short_name, "%s", entries ? "Entries" : label);
-    if (short_name[0] >= 'a' && short_name[0] <= 'z')
-        short_name[0] = (char)(short_name[0] - 'a' + 'A');
+    /* What the rows are, as the query's source names them ("Allocations
+     * at peak", "Allocations live at 12.345 ms"; narrow: "Live at ..."). */
+    const char *long_name = entries ? "Entries" : query_title(&viewer->query, true);
+    const char *short_name = entries ? "Entries" : query_title(&viewer->query, false);
     char group[96] = "";
     enum row_group_key key = table_group_key(table, viewer);
     if (rows->within)
@@ -302,7 +300,7 @@ static void draw_row(const struct table_pane *table, struct viewer *viewer, WIND
         if (!layout->shown[c])
             continue;
         char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-        const char *text = cell_text(&viewer->query.rows, context, row, c, buffer, sizeof buffer);
+        struct text text = cell_text(&viewer->query.rows, context, row, c, buffer, sizeof buffer);
         bool unresolved = shown_columns[c].id == TABLE_COLUMN_OP_NAME &&
                           row->origin == ROW_UNRESOLVED;
         attr_t cell_attr = unresolved && attr == style->normal ? style->error : attr;

@@ -47,10 +47,12 @@ struct table_pane {
     bool groups_valid;
     unsigned groups_generation;
     struct list_cursor group_cursor;
-    /* The selected group by name (malloc'd; NULL: none), and for a
+    /* The selected group by name (malloc'd, selected_group_length
+     * bytes; NULL: none), and for a
      * single row its index in the source: the selection survives a
      * rebuild. */
     char *selected_group;
+    size_t selected_group_length;
     size_t selected_group_row;
     int group_natural[4];
     /* ---- the least size shown: an index into table_min_sizes ---- */
@@ -96,7 +98,7 @@ bool table_groups_click(struct table_pane *table, struct viewer *viewer, int row
                         struct pane_reply *reply);
 /* Out of the open group, the group left selected; false when none is open. */
 bool table_groups_up(struct table_pane *table, struct viewer *viewer);
-/* b: the next grouping. */
+/* t: the next grouping. */
 void table_groups_next_key(struct table_pane *table, struct viewer *viewer);
 /* The open group's name ("" when none). */
 const char *table_groups_open(const struct viewer *viewer);

@@ -83,6 +83,7 @@ void time_window_reset(struct time_window *time, const struct allocator *allocat
 {
     time->from_ps = time->to_ps = time->cursor_ps = 0;
     time->pinned = SIZE_MAX;
+    time->marked = false;
     if (!allocator || allocator->timeline.count == 0)
         return;
     const struct snapshot_columns *timeline = &allocator->timeline;
@@ -223,6 +224,30 @@ void time_window_cursor_events(const struct time_window *time,
     column = column < 0 ? 0 : column >= window.width ? window.width - 1 : column;
     timeline_range(timeline, chart_column_start(&window, column),
                    chart_column_end(&window, column), first, end);
+}
+
+size_t time_window_shown_snapshot(const struct time_window *time,
+                                  const struct snapshot_columns *timeline, bool *carried)
+{
+    *carried = false;
+    if (timeline->count == 0)
+        return SIZE_MAX;
+    if (time->pinned != SIZE_MAX && time->pinned < timeline->count)
+        return time->pinned;
+    size_t first, end;
+    time_window_cursor_events(time, timeline, &first, &end);
+    if (first < end)
+        return chart_range_max(timeline, first, end);
+    *carried = first > 0;
+    return first > 0 ? first - 1 : SIZE_MAX;
+}
+
+int64_t time_window_shown_time(const struct time_window *time,
+                               const struct snapshot_columns *timeline)
+{
+    bool carried;
+    size_t index = time_window_shown_snapshot(time, timeline, &carried);
+    return index == SIZE_MAX || carried ? time->cursor_ps : timeline->time_ps[index];
 }
 
 void time_window_show_snapshot(struct time_window *time, const struct snapshot_columns *timeline,

@@ -37,6 +37,11 @@ struct time_window {
      * past the timeline's first snapshot (two profiles compared: the
      * other timeline lasts longer). Set before time_window_reset(). */
     int64_t least_span_ps;
+    /* A second time a person marked (ui/live_view.h): the allocations
+     * table then shows what grew between it and the cursor, and the
+     * chart shades the span. A new allocator forgets it. */
+    bool marked;
+    int64_t mark_ps;
 };
 
 /* What a move did, for the status line. */
@@ -92,6 +97,15 @@ void time_window_jump_to(struct time_window *time, const struct snapshot_columns
 enum time_window_move time_window_step_event(struct time_window *time,
                                              const struct snapshot_columns *timeline,
                                              int direction);
+/* The snapshot the cursor shows (what the chart's readout describes): the
+ * pinned one, else the largest of the cursor's column, else (*carried
+ * true) the last one before the column; SIZE_MAX before the first. */
+size_t time_window_shown_snapshot(const struct time_window *time,
+                                  const struct snapshot_columns *timeline, bool *carried);
+/* The time the cursor stands for: the shown snapshot's, or the cursor's
+ * own in a column with no event of its own (the state is the same). */
+int64_t time_window_shown_time(const struct time_window *time,
+                               const struct snapshot_columns *timeline);
 /* The snapshots in the cursor's column: [*first, *end). */
 void time_window_cursor_events(const struct time_window *time,
                                const struct snapshot_columns *timeline, size_t *first,

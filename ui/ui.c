@@ -72,28 +72,39 @@ static void draw_separator(struct viewer *viewer, WINDOW *window)
     wattrset(window, style->normal);
 }
 
-/* Draws text over several rows, broken at spaces; returns the rows used. */
-static int draw_wrapped(WINDOW *window, int y, int x, int width, int max_rows, const char *text,
+/* The longest start of text (whole words when it can) that fits in width
+ * cells; all of it on the last row, which draw_bytes cuts. */
+static size_t wrapped_row_length(struct text text, int width, bool last,
+                                 const struct ui_style *style)
+{
+    size_t cut = text.length;
+    while (!last && draw_bytes_width(text_make(text.bytes, cut), style) > width) {
+        size_t space = cut;
+        while (space > 0 && text.bytes[space - 1] != ' ')
+            space--;
+        if (space <= 1)
+            break;
+        cut = space - 1;
+    }
+    return cut;
+}
+
+/* Draws text (raw: a load's message) over several rows, broken at
+ * spaces; returns the rows used. */
+static int draw_wrapped(WINDOW *window, int y, int x, int width, int max_rows, struct text text,
                         const struct ui_style *style)
 {
-    char line[LOAD_ERROR_SIZE + 64];
     int rows = 0;
-    while (*text && rows < max_rows && width > 0) {
-        size_t length = strlen(text), cut = length;
-        snprintf(line, sizeof line, "%.*s", (int)cut, text);
-        /* The longest run of whole words that fits (a last row is cut). */
-        while (rows + 1 < max_rows && draw_text_width(line, style) > width) {
-            char *space = strrchr(line, ' ');
-            if (!space || space == line)
-                break;
-            *space = '\0';
-            cut = (size_t)(space - line);
-        }
-        draw_text(window, y + rows, x, width, line, style);
+    while (text.length > 0 && rows < max_rows && width > 0) {
+        size_t cut = wrapped_row_length(text, width, rows + 1 == max_rows, style);
+        draw_bytes(window, y + rows, x, width, text_make(text.bytes, cut), style);
         rows++;
-        text += cut;
-        while (*text == ' ')
-            text++;
+        text.bytes += cut;
+        text.length -= cut;
+        while (text.length > 0 && text.bytes[0] == ' ') {
+            text.bytes++;
+            text.length--;
+        }
     }
     return rows;
 }
@@ -108,9 +119,9 @@ static void draw_no_data(struct viewer *viewer, WINDOW *window, const struct rec
     if (viewer->host_pending) {
         char text[LOAD_ERROR_SIZE + 64];
         snprintf(text, sizeof text, "Loading host %s: %d%%", host->name, host_load_percent(host));
-        draw_wrapped(window, y, x, width, 2, text, style);
+        draw_wrapped(window, y, x, width, 2, text_of(text), style);
         wattrset(window, style->dim);
-        draw_wrapped(window, y + 2, x, width, 3, host->path, style);
+        draw_wrapped(window, y + 2, x, width, 3, text_of(host->path), style);
         wattrset(window, style->normal);
         return;
     }
@@ -121,12 +132,12 @@ static void draw_no_data(struct viewer *viewer, WINDOW *window, const struct rec
     wattrset(window, style->error);
     draw_text(window, y, x, width, "Could not load this host:", style);
     wattrset(window, style->normal);
-    y += 1 + draw_wrapped(window, y + 1, x, width, 3, host->path, style);
-    y += draw_wrapped(window, y, x, width, 4, host->error.message, style);
+    y += 1 + draw_wrapped(window, y + 1, x, width, 3, text_of(host->path), style);
+    y += draw_wrapped(window, y, x, width, 4, load_error_message(&host->error), style);
     if (viewer->hosts->count > 1) {
         wattrset(window, style->dim);
         draw_wrapped(window, y + 1, x, width, 2,
-                     "Pick another host in the Hosts list (j/k, Enter).", style);
+                     text_of("Pick another host in the Hosts list (j/k, Enter)."), style);
         wattrset(window, style->normal);
     }
 }
@@ -157,8 +168,8 @@ static void draw_panes(struct viewer *viewer, WINDOW *window)
 }
 
 /* The layout of this frame: the table area holds two places when a
- * second of its panes is on screen; the breakdowns share their rows as
- * the first would like. */
+ * second of its panes is on screen (tabs for three or more); the
+ * breakdowns share their rows as the first would like. */
 static void layout_frame(struct viewer *viewer)
 {
     size_t allocator_count = viewer->profile ? viewer->profile->allocator_count : 0;
@@ -172,7 +183,7 @@ static void layout_frame(struct viewer *viewer)
         table_area_panes += pane_table_row(id)->in_table_area && viewer_pane_available(viewer, id);
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
     layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
-                             allocator_count, table_area_panes > 1);
+                             allocator_count, table_area_panes - 1);
     if (!viewer_pane_available(viewer, PANE_BY_REGION))
         layout_drop_breakdowns(&viewer->layout);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
@@ -213,6 +224,8 @@ static void draw_frame(struct viewer *viewer)
         viewer->redraw_all = false;
     }
     werase(window);
+    /* The table's rows for where the cursor is now (it follows it). */
+    live_view_sync(viewer);
     layout_frame(viewer);
     bool prompt_cursor = false;
     int cursor_x = 0;

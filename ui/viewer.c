@@ -9,6 +9,7 @@
 
 #include "model/allocation_columns.h"
 #include "model/format.h"
+#include "model/message_text.h"
 #include "ui/settings.h"
 #include "ui/status_line.h"
 
@@ -18,7 +19,37 @@ void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
     va_start(arguments, format);
     vsnprintf(viewer->status, sizeof viewer->status, format, arguments);
     va_end(arguments);
+    viewer->status_length = strlen(viewer->status);
     viewer->status_is_error = error;
+}
+
+void viewer_status_bytes(struct viewer *viewer, bool error, struct text text)
+{
+    struct message_text line;
+    message_text_start(&line, viewer->status, sizeof viewer->status);
+    message_text_append_bytes(&line, text);
+    viewer->status_length = line.length;
+    viewer->status_is_error = error;
+}
+
+void viewer_status_clear(struct viewer *viewer)
+{
+    viewer->status[0] = '\0';
+    viewer->status_length = 0;
+    viewer->status_is_error = false;
+}
+
+void viewer_status_host_error(struct viewer *viewer, const struct host *host, const char *before,
+                              const char *after)
+{
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, before);
+    message_text_append_text(&line, host->name);
+    message_text_append_text(&line, after);
+    message_text_append_bytes(&line, load_error_message(&host->error));
+    viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,
@@ -45,6 +76,30 @@ static bool viewer_focusable(const struct viewer *viewer, enum pane_id pane)
     return viewer_pane_available(viewer, pane) && pane_table_row(pane)->focusable;
 }
 
+bool viewer_pane_tabbed(const struct viewer *viewer, enum pane_id pane)
+{
+    const struct pane_row *row = pane_table_row(pane);
+    if (pane >= PANE_COUNT || !row->in_table_area)
+        return false;
+    return viewer->layout.hlo_tabbed ||
+           (viewer->layout.second_tabbed && row->place == LAYOUT_PLACE_HLO);
+}
+
+/* The tab in front where panes take turns: the focused one, else the
+ * one focused last, else the first. */
+static enum pane_id viewer_tab_front(const struct viewer *viewer)
+{
+    if (viewer_pane_tabbed(viewer, viewer->focus))
+        return viewer->focus;
+    if (viewer_pane_tabbed(viewer, viewer->table_front) &&
+        viewer_pane_available(viewer, viewer->table_front))
+        return viewer->table_front;
+    for (enum pane_id id = 0; id < PANE_COUNT; id++)
+        if (viewer_pane_tabbed(viewer, id) && viewer_pane_available(viewer, id))
+            return id;
+    return PANE_NONE;
+}
+
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane)
 {
     if (!viewer_pane_available(viewer, pane))
@@ -55,10 +110,11 @@ const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pa
                    : NULL;
     const struct pane_row *row = pane_table_row(pane);
     const struct rect *rect = layout_place_rect(&viewer->layout, row->place);
-    if (row->in_table_area && viewer->layout.hlo_tabbed) {
-        if (pane != viewer->table_front)
+    if (viewer_pane_tabbed(viewer, pane)) {
+        if (pane != viewer_tab_front(viewer))
             return NULL;
-        rect = layout_place_rect(&viewer->layout, LAYOUT_PLACE_TABLE);
+        if (viewer->layout.hlo_tabbed)
+            rect = layout_place_rect(&viewer->layout, LAYOUT_PLACE_TABLE);
     }
     return rect_is_empty(rect) ? NULL : rect;
 }
@@ -90,13 +146,10 @@ static enum pane_id viewer_focus_from(const struct viewer *viewer, enum pane_id 
 
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane)
 {
-    if (!viewer->layout.hlo_tabbed || !pane_table_row(pane)->in_table_area)
+    if (!viewer_pane_tabbed(viewer, pane))
         return PANE_NONE;
     enum pane_id next = viewer_focus_from(viewer, pane, 1);
-    for (enum pane_id id = pane + 1; id < PANE_COUNT; id++)
-        if (id == next && pane_table_row(id)->in_table_area)
-            return id;
-    return PANE_NONE;
+    return next > pane && viewer_pane_tabbed(viewer, next) ? next : PANE_NONE;
 }
 
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction)
@@ -138,6 +191,7 @@ static void viewer_recall_zoom(struct viewer *viewer, const struct settings *set
 void viewer_recall_settings(struct viewer *viewer, const struct settings *settings)
 {
     viewer_recall_sort(viewer, settings);
+    live_view_recall(viewer, settings);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         if (pane->ops->recall)
@@ -155,11 +209,14 @@ void viewer_remember_settings(struct viewer *viewer, struct settings *settings)
         settings_set(settings, SETTING_SORT, column ? column->csv_name : SETTING_FILE_ORDER);
         settings_set_bool(settings, SETTING_SORT_DESCENDING, viewer->query.rows.descending);
     }
-    /* The zoom is the usual layout's: comparing leaves it as it was. */
-    if (!viewer_comparing(viewer))
+    /* The zoom and the live table are the usual layout's: comparing
+     * leaves them as they were. */
+    if (!viewer_comparing(viewer)) {
+        live_view_remember(viewer, settings);
         settings_set(settings, SETTING_ZOOMED_PANE, viewer_zoom_follows_focus(viewer)
                                                         ? pane_table_row(viewer->zoomed)->name
                                                         : "none");
+    }
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         if (pane->ops->remember && pane_table_compares(id) == viewer_comparing(viewer))
@@ -187,7 +244,7 @@ void viewer_focus(struct viewer *viewer, enum pane_id pane)
         return;
     viewer->focus = pane;
     viewer->focus_wanted = PANE_NONE;
-    if (pane_table_row(pane)->in_table_area)
+    if (viewer_pane_tabbed(viewer, pane))
         viewer->table_front = pane;
 }
 
@@ -289,10 +346,23 @@ void viewer_select_allocator(struct viewer *viewer, size_t index)
     if (!profile || index >= profile->allocator_count)
         return;
     /* A person chose it: other hosts open on the same memory id. */
-    free(viewer->kept_allocator);
-    viewer->kept_allocator = strdup(profile_text(profile, profile->allocators[index].id));
+    viewer_keep_allocator(viewer, profile, index);
     viewer_show_allocator(viewer, index);
     viewer_reset_panes(viewer, false);
+}
+
+void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
+                                        const struct profile *profile)
+{
+    char buffer[sizeof viewer->status];
+    struct message_text line;
+    message_text_start(&line, buffer, sizeof buffer);
+    message_text_append_text(&line, host->name);
+    message_text_append_text(&line, ": warning: ");
+    message_text_append_bytes(&line, profile_string(profile, profile->warnings[0]));
+    if (profile->warning_count > 1)
+        message_text_append_format(&line, " (+%zu more)", profile->warning_count - 1);
+    viewer_status_bytes(viewer, true, message_text_get(&line));
 }
 
 void viewer_open_host(struct viewer *viewer, size_t index)
@@ -303,21 +373,25 @@ void viewer_open_host(struct viewer *viewer, size_t index)
     /* Chosen while the old allocator is still there to name its id. */
     size_t allocator = profile ? viewer_allocator_for(viewer, profile) : 0;
     /* The table's rows and the sums of them point into the old profile:
-     * let go of them first. */
+     * let go of them first, and of the live-set indexes of it. */
     query_free(&viewer->query);
+    live_view_forget(&viewer->live);
     viewer->host_index = index;
     viewer->host_pending = !loaded;
     viewer->profile = profile;
     viewer->allocator = NULL;
     viewer->allocator_index = 0;
-    if (!loaded)
+    if (!loaded) {
         ; /* the status line shows the load's progress */
-    else if (!profile)
-        viewer_status(viewer, true, "%s: %s", host->name, host->error.message);
-    else if (profile->allocator_count == 0)
+    } else if (!profile) {
+        viewer_status_host_error(viewer, host, "", ": ");
+    } else if (profile->allocator_count == 0) {
         viewer_status(viewer, true, "%s: the profile has no allocators", host->name);
-    else
+    } else {
+        if (profile->warning_count > 0)
+            viewer_status_load_warnings(viewer, host, profile);
         viewer_show_allocator(viewer, allocator);
+    }
     if (!viewer->allocator)
         time_window_reset(&viewer->time, NULL);
     viewer_reset_panes(viewer, true);
@@ -381,6 +455,8 @@ bool viewer_init(struct viewer *viewer, const struct ui_session *session,
 
 void viewer_free(struct viewer *viewer)
 {
+    /* Its indexes read their profile as they go: before the runs' hosts. */
+    live_view_free(&viewer->live);
     viewer_stop_loading(viewer);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
@@ -392,4 +468,5 @@ void viewer_free(struct viewer *viewer)
     viewer_compare_free(viewer);
     free(viewer->kept_allocator);
     viewer->kept_allocator = NULL;
+    viewer->kept_allocator_length = 0;
 }

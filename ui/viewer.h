@@ -25,6 +25,7 @@
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
+#include "ui/live_view.h"
 #include "ui/pane.h"
 #include "ui/pane_table.h"
 #include "ui/prompt.h"
@@ -73,9 +74,11 @@ struct viewer {
     struct host_loader *loader;
     /* host_index is being loaded: it opens when its load ends. */
     bool host_pending;
-    /* The memory id a person chose: opening another host shows the
-     * allocator with that id when it has one. malloc'd; NULL: none. */
+    /* The memory id a person chose, all its bytes (a NUL among them
+     * perhaps): opening another host shows the allocator with that id
+     * when it has one. malloc'd; NULL: none. */
     char *kept_allocator;
+    size_t kept_allocator_length;
 
     /* What is open. */
     size_t host_index;
@@ -86,6 +89,9 @@ struct viewer {
      * allocations: shared by the panes. */
     struct time_window time;
     struct query query;
+    /* The query's rows live at the cursor, or grown since the mark, and
+     * the indexes they come from. */
+    struct live_view live;
     struct viewer_compare compare;
 
     struct pane *panes[PANE_COUNT];
@@ -105,7 +111,8 @@ struct viewer {
 
     struct prompt prompt;
     struct export_prompt_state export_prompt;
-    char status[512];
+    char status[512];     /* raw: file text in it is escaped when drawn */
+    size_t status_length; /* 0: no status (it may hold a file's NUL) */
     bool status_is_error;
     bool quit;
 
@@ -139,6 +146,9 @@ void viewer_poll_loads(struct viewer *viewer);
  * allocator's on the viewer's own profile): its index, 0 when it has
  * none. */
 size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile);
+/* Keeps the memory id of allocator `index` of `profile` (its bytes, a
+ * copy) as the one a person chose. */
+void viewer_keep_allocator(struct viewer *viewer, const struct profile *profile, size_t index);
 /* Stops the loader (waiting for loads in progress) and frees the hosts
  * of the runs the viewer opened. */
 void viewer_stop_loading(struct viewer *viewer);
@@ -178,8 +188,12 @@ bool viewer_pane_available(const struct viewer *viewer, enum pane_id pane);
  * pane is zoomed); NULL when it is not drawn (not available, a tab
  * behind another, another pane zoomed, or no room). */
 const struct rect *viewer_pane_rect(const struct viewer *viewer, enum pane_id pane);
-/* The table area's tab after `pane` in Tab order when its panes take
- * turns; PANE_NONE when there is none. */
+/* Whether the pane takes turns with others in its place (every pane of
+ * the table area in the table's place, or the HLO modules and the steps
+ * below the table). */
+bool viewer_pane_tabbed(const struct viewer *viewer, enum pane_id pane);
+/* The tab after `pane` in Tab order in the place where it takes turns;
+ * PANE_NONE when there is none. */
 enum pane_id viewer_next_tab(const struct viewer *viewer, enum pane_id pane);
 /* The pane Tab (direction 1) or Shift-Tab (-1) focuses next. */
 enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
@@ -198,9 +212,22 @@ void viewer_focus(struct viewer *viewer, enum pane_id pane);
 /* Does what a pane's reply asks (ui/pane.h), for pane `from`. */
 void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct follow_up *follow_up);
 
-/* A message on the status line until the next key. */
+/* A message on the status line until the next key. The status line
+ * escapes it when it draws it (once): pass a file's text raw. */
 void viewer_status(struct viewer *viewer, bool error, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same from bytes that may hold a NUL (a profile's text in them). */
+void viewer_status_bytes(struct viewer *viewer, bool error, struct text text);
+void viewer_status_clear(struct viewer *viewer);
+/* "BEFORE HOST AFTER MESSAGE" for a host that failed to load ("", ": "
+ * gives "HOST: MESSAGE"), the load's message raw: drawn escaped once. */
+void viewer_status_host_error(struct viewer *viewer, const struct host *host, const char *before,
+                              const char *after);
+/* "HOST: warning: FIRST (+N more)": what the load found odd, as main
+ * prints it on stderr (all of them there; the first one here). The
+ * profile has at least one warning. */
+void viewer_status_load_warnings(struct viewer *viewer, const struct host *host,
+                                 const struct profile *profile);
 
 /* Starts reading a line on the status line; the callbacks get the text. */
 void viewer_prompt_begin(struct viewer *viewer, const char *label, const char *initial,

@@ -94,10 +94,17 @@ bool viewer_compare_start(struct viewer *viewer, const struct profile *base,
     if (!profile_comparison_build(&compare->comparison, base, new))
         return false;
     viewer_focus(viewer, PANE_COMPARE_OPS);
-    if (compare->comparison.count == 0)
+    if (compare->comparison.count == 0) {
         viewer_status(viewer, true, "neither profile has an allocator to compare");
-    else
-        viewer_select_pair(viewer, 0);
+        return true;
+    }
+    viewer_select_pair(viewer, 0);
+    /* main printed no warnings for the viewer: the first one shows here. */
+    for (size_t i = 0; i < 2 && i < viewer->hosts->count && viewer->status_length == 0; i++) {
+        const struct host *host = &viewer->hosts->hosts[i];
+        if (host->profile && host->profile->warning_count > 0)
+            viewer_status_load_warnings(viewer, host, host->profile);
+    }
     return true;
 }
 

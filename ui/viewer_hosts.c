@@ -37,11 +37,24 @@ void viewer_stop_loading(struct viewer *viewer)
 
 size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile)
 {
-    const char *id = viewer->kept_allocator;
-    if (!id && viewer->allocator && viewer->profile)
-        id = profile_text(viewer->profile, viewer->allocator->id);
-    long index = id ? profile_find_allocator(profile, id) : -1;
+    long index = -1;
+    if (viewer->kept_allocator)
+        index = profile_find_allocator(
+            profile, text_make(viewer->kept_allocator, viewer->kept_allocator_length));
+    else if (viewer->allocator && viewer->profile)
+        index = profile_find_allocator(profile,
+                                       profile_string(viewer->profile, viewer->allocator->id));
     return index >= 0 ? (size_t)index : 0;
+}
+
+void viewer_keep_allocator(struct viewer *viewer, const struct profile *profile, size_t index)
+{
+    struct text id = profile_string(profile, profile->allocators[index].id);
+    free(viewer->kept_allocator);
+    viewer->kept_allocator = malloc(id.length ? id.length : 1);
+    viewer->kept_allocator_length = viewer->kept_allocator ? id.length : 0;
+    if (viewer->kept_allocator && id.length)
+        memcpy(viewer->kept_allocator, id.bytes, id.length);
 }
 
 /* "loading NAME: 42%" on the status line while the open host loads. */
@@ -103,9 +116,7 @@ void viewer_select_host_allocator(struct viewer *viewer, size_t host, size_t all
     const struct host *chosen = &viewer->hosts->hosts[host];
     if (host_state(chosen) == HOST_LOADED && chosen->profile &&
         allocator < chosen->profile->allocator_count) {
-        free(viewer->kept_allocator);
-        viewer->kept_allocator = strdup(
-            profile_text(chosen->profile, chosen->profile->allocators[allocator].id));
+        viewer_keep_allocator(viewer, chosen->profile, allocator);
     }
     viewer_select_host(viewer, host);
 }
@@ -121,7 +132,7 @@ void viewer_poll_loads(struct viewer *viewer)
         viewer_show_progress(viewer);
         return;
     }
-    viewer->status[0] = '\0';
+    viewer_status_clear(viewer);
     viewer_open_host(viewer, viewer->host_index);
 }
 

@@ -111,7 +111,7 @@ static void viewer_step_allocator(struct viewer *viewer, int direction)
 }
 
 /* Esc: the innermost thing open closes; outside everything it clears the
- * query's filter. */
+ * mark, then the query's filter. */
 static void viewer_cancel(struct viewer *viewer)
 {
     if (viewer->overlay != OVERLAY_NONE) {
@@ -119,6 +119,8 @@ static void viewer_cancel(struct viewer *viewer)
         return;
     }
     if (viewer_pane_handle(viewer, viewer->focus, REQUEST_CANCEL))
+        return;
+    if (live_view_clear_mark(viewer))
         return;
     filter_prompt_clear(viewer);
 }
@@ -189,8 +191,11 @@ static void viewer_handle_request(struct viewer *viewer, enum request request)
     /* A pane's own keys work from anywhere: p finds the peak even while
      * the table has the focus. */
     enum pane_id owner = viewer_pane_of_scope(viewer, scope);
-    if (owner != PANE_NONE && owner != viewer->focus)
-        viewer_pane_handle(viewer, owner, request);
+    if (owner != PANE_NONE && owner != viewer->focus && viewer_pane_handle(viewer, owner, request))
+        return;
+    /* What the table's rows are and the mark are the viewer's: L and m
+     * work from any pane. */
+    live_view_handle(viewer, request);
 }
 
 /* ---- the mouse (only with --mouse) ---- */
@@ -246,7 +251,6 @@ void viewer_handle_key(struct viewer *viewer, int key)
         viewer_prompt_key(viewer, key);
         return;
     }
-    viewer->status[0] = '\0';
-    viewer->status_is_error = false;
+    viewer_status_clear(viewer);
     viewer_handle_request(viewer, keys_request_for(key));
 }

@@ -2,15 +2,15 @@
  * back by a strict RFC 4180 reader and compared with what went in.
  *
  * The input is a little program: one opcode byte, then its operand bytes.
- * Every text (any bytes but NUL, as profile strings are) must come back
- * byte for byte once the formula guard is undone the way csv_writer.h
- * says; every number must read back as the same value; numbers are never
+ * Every text (any bytes, NUL included, as profile strings are) must come
+ * back byte for byte once the formula guard is undone the way
+ * csv_writer.h says; every number must read back as the same value; numbers are never
  * quoted; the writer's record count must match. The same fields are then
  * written again into a stream with room for only part of them, and
  * csv_writer_finish() must report an error exactly when the output did
  * not fit. Last, the fields are written for a terminal: the output must
  * hold no control, DEL, C1 or bidirectional control and only valid UTF-8,
- * and every text must read back as format_safe_text made it. */
+ * and every text must read back as format_safe_bytes made it. */
 #include "config.h"
 
 #include <errno.h>
@@ -41,7 +41,8 @@ enum opcode {
 
 struct field {
     enum opcode op;
-    char *text; /* OP_TEXT: NUL-free bytes */
+    char *text; /* OP_TEXT: any bytes, NUL included */
+    size_t text_length;
     int64_t integer;
     uint64_t unsigned_value;
     double real;
@@ -77,8 +78,8 @@ static uint64_t read_bits(struct reader *reader, unsigned bytes)
     return value;
 }
 
-/* A text: a length byte, then that many bytes, NULs dropped. */
-static char *read_text(struct reader *reader)
+/* A text: a length byte, then that many bytes (NULs kept). */
+static char *read_text(struct reader *reader, size_t *text_length)
 {
     size_t length = (size_t)read_bits(reader, 1);
     if (length > reader->size - reader->at)
@@ -86,11 +87,10 @@ static char *read_text(struct reader *reader)
     char *text = malloc(length + 1);
     if (!text)
         return NULL;
-    size_t used = 0;
-    for (size_t i = 0; i < length; i++)
-        if (reader->data[reader->at + i] != 0)
-            text[used++] = (char)reader->data[reader->at + i];
-    text[used] = '\0';
+    if (length > 0)
+        memcpy(text, reader->data + reader->at, length);
+    text[length] = '\0';
+    *text_length = length;
     reader->at += length;
     return text;
 }
@@ -108,7 +108,7 @@ static bool program_decode(const uint8_t *data, size_t size, struct program *pro
         field->op = (enum opcode)(data[reader.at++] % OP_COUNT);
         switch (field->op) {
         case OP_TEXT:
-            if (!(field->text = read_text(&reader)))
+            if (!(field->text = read_text(&reader, &field->text_length)))
                 return false;
             break;
         case OP_INT:
@@ -149,7 +149,9 @@ static void program_write(const struct program *program, struct csv_writer *writ
     for (size_t i = 0; i < program->count; i++) {
         const struct field *field = &program->fields[i];
         switch (field->op) {
-        case OP_TEXT: csv_writer_text(writer, field->text); break;
+        case OP_TEXT:
+            csv_writer_bytes(writer, text_make(field->text, field->text_length));
+            break;
         case OP_INT: csv_writer_int(writer, field->integer); break;
         case OP_UNSIGNED: csv_writer_unsigned(writer, field->unsigned_value); break;
         case OP_DOUBLE: csv_writer_double(writer, field->real); break;
@@ -210,12 +212,15 @@ static bool csv_read_field(const char *csv, size_t size, size_t *at, struct csv_
 }
 
 /* The text as written, from the field as read: undo the formula guard. */
-static const char *unguard(const char *text)
+static struct text unguard(const struct csv_field *read)
 {
-    size_t quotes = strspn(text, "'");
-    if (quotes > 0 && text[quotes] != '\0' && strchr("=+-@\t\r", text[quotes]))
-        return text + 1;
-    return text;
+    size_t quotes = 0;
+    while (quotes < read->length && read->text[quotes] == '\'')
+        quotes++;
+    if (quotes > 0 && quotes < read->length && read->text[quotes] != '\0' &&
+        strchr("=+-@\t\r", read->text[quotes]))
+        return text_make(read->text + 1, read->length - 1);
+    return text_make(read->text, read->length);
 }
 
 static void expect_unquoted(const struct csv_field *read)
@@ -258,24 +263,28 @@ static void expect_fixed_point(const struct field *field, const struct csv_field
 
 /* What a text field holds once written: the text, or for a terminal the
  * text made safe (malloc'd; NULL when memory runs out). */
-static char *written_text(const char *text, bool escaped)
+static char *written_text(const struct field *field, bool escaped, size_t *length)
 {
-    size_t size = escaped ? 4 * strlen(text) + 1 : strlen(text) + 1;
+    struct text text = text_make(field->text, field->text_length);
+    size_t size = escaped ? 4 * text.length + 1 : text.length + 1;
     char *copy = malloc(size);
-    if (copy && escaped)
-        format_safe_text(text, false, copy, size);
-    else if (copy)
-        memcpy(copy, text, size);
+    if (copy && escaped) {
+        *length = format_safe_bytes(text, 0, copy, size);
+    } else if (copy) {
+        memcpy(copy, text.bytes, text.length);
+        *length = text.length;
+    }
     return copy;
 }
 
 static void expect_text(const struct field *field, const struct csv_field *read, bool escaped)
 {
-    char *expected = written_text(field->text, escaped);
+    size_t length;
+    char *expected = written_text(field, escaped, &length);
     if (!expected)
         return;
-    if (strlen(read->text) != read->length || strcmp(unguard(read->text), expected) != 0)
-        fail(escaped ? "a text for a terminal reads back as format_safe_text made it"
+    if (!text_equal(unguard(read), text_make(expected, length)))
+        fail(escaped ? "a text for a terminal reads back as format_safe_bytes made it"
                      : "a text reads back byte for byte",
              read->text);
     free(expected);
@@ -368,7 +377,7 @@ static void expect_terminal_safe(const char *csv, size_t size)
 {
     for (size_t at = 0; at < size;) {
         uint32_t code_point;
-        size_t length = format_utf8_decode(csv + at, &code_point);
+        size_t length = format_utf8_decode_bytes(csv + at, size - at, &code_point);
         if (length == 0 || at + length > size)
             fail("CSV for a terminal is valid UTF-8", csv + at);
         if (code_point != '\n' && format_is_unsafe_code_point(code_point))

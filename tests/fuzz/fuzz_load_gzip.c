@@ -79,7 +79,8 @@ static bool profiles_alike(const struct profile *a, const struct profile *b)
     for (size_t i = 0; i < a->allocator_count; i++)
         if (a->allocators[i].timeline.count != b->allocators[i].timeline.count ||
             a->allocators[i].row_count != b->allocators[i].row_count ||
-            strcmp(profile_text(a, a->allocators[i].id), profile_text(b, b->allocators[i].id)))
+            !text_equal(profile_string(a, a->allocators[i].id),
+                        profile_string(b, b->allocators[i].id)))
             return false;
     return true;
 }

@@ -39,9 +39,9 @@ static void check_columns_alike(const struct profile *a, const struct snapshot_c
         fuzz_require(x->time_ps[i] == y->time_ps[i] && x->heap_bytes[i] == y->heap_bytes[i] &&
                          x->address[i] == y->address[i],
                      "two threads decode the same numbers as one");
-        fuzz_require(strcmp(profile_text(a, x->op_name[i]), profile_text(b, y->op_name[i])) == 0 &&
-                         strcmp(profile_text(a, x->tensor_shape[i]),
-                                profile_text(b, y->tensor_shape[i])) == 0,
+        fuzz_require(text_equal(profile_string(a, x->op_name[i]), profile_string(b, y->op_name[i])) &&
+                         text_equal(profile_string(a, x->tensor_shape[i]),
+                                    profile_string(b, y->tensor_shape[i])),
                      "two threads decode the same strings as one");
     }
 }
@@ -59,7 +59,7 @@ static void check_two_threads(const uint8_t *data, size_t size, enum load_status
     load_protobuf_set_parallel_threshold(0);
     fuzz_require(threaded == status, "two threads give the status one gives");
     if (status != LOAD_OK)
-        fuzz_require(strcmp(threaded_error.message, error->message) == 0,
+        fuzz_require(text_equal(load_error_message(&threaded_error), load_error_message(error)),
                      "two threads give the message one gives");
     const struct profile *a = sequential->builder.profile, *b = threaded_target.builder.profile;
     if (status == LOAD_OK && threaded == LOAD_OK) {

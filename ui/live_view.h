@@ -1,0 +1,74 @@
+/* live_view: the allocations table following the chart's cursor (issue
+ * 13). With it on, the query's rows are the allocations live at the
+ * time the cursor stands for (time_window_shown_time: the snapshot the
+ * readout describes); with a mark set in the time window, those of them
+ * allocated after the mark: what grew. It owns the live-set indexes they
+ * come from (model/live_set.h), one per allocator of the open profile,
+ * each built the first time it is needed, and the rows the query
+ * borrows.
+ *
+ * The viewer holds one (viewer->live) and calls live_view_sync() before
+ * every frame, so the rows follow the cursor however it moved (keys, a
+ * click, a follow-up), and recomputes only when the time, the mark or
+ * the allocator changed. Keys reach it through viewer_input.c (L, m) and
+ * Esc (the mark). A timeline that cannot answer (XProf's 1000-snapshot
+ * sample, a report without a timeline) is said on the status line and
+ * the table stays at the peak: never a wrong answer.
+ *
+ * Must not draw (beyond a status line message while an index builds),
+ * nor keep anything of a profile the viewer no longer has open
+ * (live_view_forget, before the open host changes). */
+#ifndef MEMTOP_LIVE_VIEW_H
+#define MEMTOP_LIVE_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/live_set.h"
+#include "model/profile.h"
+#include "ui/keys.h"
+
+struct viewer;
+struct settings;
+
+/* Timelines at least this long show a message while their index builds
+ * (about 0.15 s per 10 million snapshots). */
+#define LIVE_VIEW_ANNOUNCE_SNAPSHOTS 1000000
+
+struct live_view {
+    /* The person asked for the table to follow the cursor (L). */
+    bool following;
+    /* The profile the indexes are of; NULL: none built. */
+    const struct profile *profile;
+    struct live_index_cache indexes;
+    /* The rows the query shows while `shown`, and what they were
+     * computed for. */
+    struct live_rows rows;
+    bool shown;
+    const struct allocator *allocator;
+    int64_t time_ps;
+    bool grown;
+    int64_t since_ps;
+    /* The allocator whose timeline could not answer (said once; the
+     * table stays at the peak for it). */
+    const struct allocator *refused;
+};
+
+void live_view_free(struct live_view *live);
+/* The open profile is going: its indexes and rows go now. The query
+ * must not show the rows any more (query_free or query_reset first). */
+void live_view_forget(struct live_view *live);
+
+/* L and m (and nothing else: false). L: the table at the peak or live
+ * at the cursor; m: a mark at the cursor's time, or the mark cleared. */
+bool live_view_handle(struct viewer *viewer, enum request request);
+/* Esc: clears the mark; false when there was none. */
+bool live_view_clear_mark(struct viewer *viewer);
+/* Before each frame: the query's rows for the cursor's time now. */
+void live_view_sync(struct viewer *viewer);
+
+/* Whether the table follows the cursor outlives the session. */
+void live_view_recall(struct viewer *viewer, const struct settings *settings);
+void live_view_remember(const struct viewer *viewer, struct settings *settings);
+
+#endif

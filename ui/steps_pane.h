@@ -1,0 +1,26 @@
+/* steps_pane: the allocator's timeline step by step (model/steps.h): when
+ * each step ran, its peak, the memory in use at its end, its
+ * allocations and frees, how its end moved from the step before, and a
+ * mark on the steps whose end keeps rising (a possible leak). A tab of
+ * the table area. Enter asks the viewer to zoom the chart to a step (a
+ * follow-up; it never calls the chart), again on it to zoom back; `e`
+ * exports the steps.
+ *
+ * Owns its selection, the step table of the allocator shown (built the
+ * first time the pane is drawn for it) and its columns' widths. Must not
+ * change the profile or what the viewer has open. */
+#ifndef MEMTOP_STEPS_PANE_H
+#define MEMTOP_STEPS_PANE_H
+
+#include <stdbool.h>
+
+#include "ui/pane.h"
+
+struct viewer;
+
+struct pane *steps_pane_create(struct viewer *viewer);
+/* On screen when the allocator shown has a timeline with at least one
+ * step (a step_id other than -1). */
+bool steps_pane_available(const struct viewer *viewer);
+
+#endif
