@@ -646,9 +646,9 @@ static void test_entry_rows(void **state)
     assert_true(allocation_table_set_filter(&table, "MODEL.PY"));
     assert_int_equal(table.count, 2);
     assert_true(allocation_table_set_filter(&table, ""));
-    assert_true(allocation_table_set_within(&table, ROW_GROUP_FILE, "model.py"));
+    assert_true(allocation_table_set_within(&table, ROW_GROUP_FILE, text_of("model.py")));
     assert_int_equal(table.count, 2);
-    assert_true(allocation_table_set_within(&table, ROW_GROUP_LOCATION, "a.py:100"));
+    assert_true(allocation_table_set_within(&table, ROW_GROUP_LOCATION, text_of("a.py:100")));
     assert_int_equal(table.count, 1);
     assert_ptr_equal(allocation_table_row(&table, 0), &rows[2]);
     allocation_table_free(&table);

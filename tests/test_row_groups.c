@@ -138,7 +138,7 @@ static void test_scopes_at_the_top(void **state)
 {
     struct fixture *fixture = *state;
     struct row_groups groups;
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, ""));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, text_of("")));
     assert_int_equal(groups.count, 4);
     assert_int_equal(groups.group_count, 2);
     /* 400 + 100 x 2 + 300 + 100 */
@@ -159,22 +159,22 @@ static void test_scopes_one_level_at_a_time(void **state)
 {
     struct fixture *fixture = *state;
     struct row_groups groups;
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, "model/"));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, text_of("model/")));
     assert_int_equal(groups.count, 2);
     assert_group(&groups, 0, "model/dense_1/", false, 600, 2);
     assert_group(&groups, 1, "model/dense_2/", false, 400, 2);
     row_groups_free(&groups);
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, "model/dense_1/"));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, text_of("model/dense_1/")));
     assert_int_equal(groups.group_count, 0);
     assert_group(&groups, 0, "model/dense_1/MatMul", true, 400, 1);
     assert_group(&groups, 1, "model/dense_1/Relu", true, 200, 1);
     row_groups_free(&groups);
     /* A scope that is not one: nothing under it. */
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, "nothing/"));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, text_of("nothing/")));
     assert_int_equal(groups.count, 0);
     row_groups_free(&groups);
     /* No key: no groups. */
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_NONE, ""));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_NONE, text_of("")));
     assert_int_equal(groups.count, 0);
     row_groups_free(&groups);
 }
@@ -185,15 +185,15 @@ static void test_groups_follow_the_table(void **state)
 {
     struct fixture *fixture = *state;
     struct allocation_table *table = &fixture->table;
-    assert_true(allocation_table_set_within(table, ROW_GROUP_OP_SCOPE, "model/dense_1/"));
+    assert_true(allocation_table_set_within(table, ROW_GROUP_OP_SCOPE, text_of("model/dense_1/")));
     assert_int_equal(table->count, 2);
     assert_true(allocation_table_narrowed(table));
     assert_int_equal(allocation_table_shown_bytes(table), 600);
     /* The unresolved row is in no scope but the top. */
-    assert_true(allocation_table_set_within(table, ROW_GROUP_OP_SCOPE, ""));
+    assert_true(allocation_table_set_within(table, ROW_GROUP_OP_SCOPE, text_of("")));
     assert_int_equal(table->count, COUNT(scoped_rows));
     assert_int_equal(table->unresolved_count, 1);
-    assert_true(allocation_table_set_within(table, ROW_GROUP_NONE, NULL));
+    assert_true(allocation_table_set_within(table, ROW_GROUP_NONE, text_of(NULL)));
     assert_false(allocation_table_narrowed(table));
 
     /* The filter reads the region too: "temp" keeps two rows. */
@@ -201,7 +201,7 @@ static void test_groups_follow_the_table(void **state)
     assert_int_equal(table->count, 2);
     assert_int_equal(table->unresolved_count, 0);
     struct row_groups groups;
-    assert_true(row_groups_build(&groups, table, ROW_GROUP_OP_SCOPE, ""));
+    assert_true(row_groups_build(&groups, table, ROW_GROUP_OP_SCOPE, text_of("")));
     assert_int_equal(groups.count, 2);
     assert_group(&groups, 0, "gradients/", false, 700, 1);
     assert_group(&groups, 1, "model/", false, 200, 1);
@@ -213,7 +213,7 @@ static void test_groups_follow_the_table(void **state)
     allocation_table_set_min_bytes(table, 300);
     assert_int_equal(table->count, 3);
     assert_true(allocation_table_narrowed(table));
-    assert_true(row_groups_build(&groups, table, ROW_GROUP_OP_SCOPE, ""));
+    assert_true(row_groups_build(&groups, table, ROW_GROUP_OP_SCOPE, text_of("")));
     assert_group(&groups, 0, "gradients/", false, 700, 1);
     assert_group(&groups, 1, "model/", false, 700, 2);
     row_groups_free(&groups);
@@ -229,7 +229,7 @@ static void test_equal_totals_by_name(void **state)
         {"b/x", 100, 1, NULL, NULL}, {"a/x", 100, 1, NULL, NULL}, {"c", 100, 1, NULL, NULL}};
     struct fixture *fixture = fixture_new(specs, COUNT(specs), false);
     struct row_groups groups;
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, NULL));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, text_of(NULL)));
     assert_group(&groups, 0, "a/", false, 100, 1);
     assert_group(&groups, 1, "b/", false, 100, 1);
     assert_group(&groups, 2, "c", true, 100, 1);
@@ -244,7 +244,7 @@ static void test_locations_and_files(void **state)
 {
     struct fixture *fixture = *state;
     struct row_groups groups;
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_LOCATION, ""));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_LOCATION, text_of("")));
     assert_int_equal(groups.count, 4);
     assert_int_equal(groups.group_count, 4);
     assert_group(&groups, 0, "model/net.py:14", false, 800, 2);
@@ -252,16 +252,16 @@ static void test_locations_and_files(void **state)
     assert_group(&groups, 2, "train.py:3", false, 100, 1);
     assert_group(&groups, 3, "", false, 10, 1);
     row_groups_free(&groups);
-    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_FILE, ""));
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_FILE, text_of("")));
     assert_int_equal(groups.count, 3);
     assert_group(&groups, 0, "model/net.py", false, 1000, 4);
     assert_group(&groups, 1, "train.py", false, 100, 1);
     row_groups_free(&groups);
     /* Opened: the table shows that file's rows. */
-    assert_true(allocation_table_set_within(&fixture->table, ROW_GROUP_FILE, "model/net.py"));
+    assert_true(allocation_table_set_within(&fixture->table, ROW_GROUP_FILE, text_of("model/net.py")));
     assert_int_equal(fixture->table.count, 4);
     assert_int_equal(allocation_table_shown_bytes(&fixture->table), 1000);
-    assert_true(allocation_table_set_within(&fixture->table, ROW_GROUP_LOCATION, ""));
+    assert_true(allocation_table_set_within(&fixture->table, ROW_GROUP_LOCATION, text_of("")));
     assert_int_equal(fixture->table.count, 1); /* the row without a frame */
 }
 
@@ -270,14 +270,14 @@ static void test_membership(void **state)
     struct fixture *fixture = *state;
     const struct profile *profile = fixture->profile;
     const struct allocation_row *rows = fixture->rows;
-    assert_true(row_group_contains(profile, ROW_GROUP_OP_SCOPE, "model/", &rows[0]));
-    assert_true(row_group_contains(profile, ROW_GROUP_OP_SCOPE, "", &rows[0]));
-    assert_false(row_group_contains(profile, ROW_GROUP_OP_SCOPE, "gradients/", &rows[0]));
-    assert_false(row_group_contains(profile, ROW_GROUP_OP_SCOPE, "model/", &rows[5]));
-    assert_true(row_group_contains(profile, ROW_GROUP_OP_SCOPE, "", &rows[5]));
-    assert_true(row_group_contains(profile, ROW_GROUP_NONE, "anything", &rows[5]));
-    assert_false(row_group_contains(profile, ROW_GROUP_LOCATION, "x.py:1", &rows[0]));
-    assert_true(row_group_contains(profile, ROW_GROUP_FILE, "", &rows[0]));
+    assert_true(row_group_contains(profile, ROW_GROUP_OP_SCOPE, text_of("model/"), &rows[0]));
+    assert_true(row_group_contains(profile, ROW_GROUP_OP_SCOPE, text_of(""), &rows[0]));
+    assert_false(row_group_contains(profile, ROW_GROUP_OP_SCOPE, text_of("gradients/"), &rows[0]));
+    assert_false(row_group_contains(profile, ROW_GROUP_OP_SCOPE, text_of("model/"), &rows[5]));
+    assert_true(row_group_contains(profile, ROW_GROUP_OP_SCOPE, text_of(""), &rows[5]));
+    assert_true(row_group_contains(profile, ROW_GROUP_NONE, text_of("anything"), &rows[5]));
+    assert_false(row_group_contains(profile, ROW_GROUP_LOCATION, text_of("x.py:1"), &rows[0]));
+    assert_true(row_group_contains(profile, ROW_GROUP_FILE, text_of(""), &rows[0]));
 }
 
 static void test_keys_and_scopes(void **state)
@@ -292,16 +292,16 @@ static void test_keys_and_scopes(void **state)
     assert_false(row_group_key_parse("op_name", &key));
     assert_non_null(strstr(row_group_key_list(), "location"));
     char scope[64] = "gradients/model/dense_1/";
-    row_group_scope_up(scope);
+    scope[row_group_scope_up(text_of(scope))] = '\0';
     assert_string_equal(scope, "gradients/model/");
-    row_group_scope_up(scope);
+    scope[row_group_scope_up(text_of(scope))] = '\0';
     assert_string_equal(scope, "gradients/");
-    row_group_scope_up(scope);
+    scope[row_group_scope_up(text_of(scope))] = '\0';
     assert_string_equal(scope, "");
-    row_group_scope_up(scope);
+    scope[row_group_scope_up(text_of(scope))] = '\0';
     assert_string_equal(scope, "");
     strcpy(scope, "a//");
-    row_group_scope_up(scope);
+    scope[row_group_scope_up(text_of(scope))] = '\0';
     assert_string_equal(scope, "a/");
 }
 
