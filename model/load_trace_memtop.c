@@ -216,10 +216,10 @@ static enum load_status marker_unknown_field(void *context, struct trace_value e
 {
     struct marker_allocator *allocator = context;
     struct trace_load *load = allocator->load;
-    static const char *const names[] = {"stack", "free", "fragmentation", "capacity"};
     unsigned *fields = &load->builder->profile->allocators[allocator->index].unknown_fields;
-    for (unsigned bit = 0; bit < 4; bit++)
-        if (trace_value_equals(&load->reader, element, names[bit]))
+    const char *name;
+    for (int bit = 0; (name = chrome_trace_unknown_field_name(bit)) != NULL; bit++)
+        if (trace_value_equals(&load->reader, element, name))
             *fields |= 1u << bit;
     return LOAD_OK;
 }

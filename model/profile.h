@@ -240,7 +240,16 @@ enum allocator_field {
     ALLOCATOR_FIELD_FREE = 1 << 1,          /* free bytes */
     ALLOCATOR_FIELD_FRAGMENTATION = 1 << 2, /* fragmentation */
     ALLOCATOR_FIELD_CAPACITY = 1 << 3,      /* the memory's capacity */
+    /* What its rows say of each allocation (a PyTorch trace names an op
+     * and a size, never a region, data type or shape): a row may still
+     * carry XProf's words for its special rows ("persist/dynamic",
+     * "INVALID", "unknown"), which the reports keep as they are. */
+    ALLOCATOR_FIELD_REGION = 1 << 4,        /* region_type */
+    ALLOCATOR_FIELD_DATA_TYPE = 1 << 5,     /* data_type */
+    ALLOCATOR_FIELD_TENSOR_SHAPE = 1 << 6,  /* tensor_shape */
 };
+/* One past the largest bit of enum allocator_field. */
+#define ALLOCATOR_FIELD_END (1u << 7)
 
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
