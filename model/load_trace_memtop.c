@@ -311,9 +311,9 @@ enum load_status trace_memtop_take_marker(struct trace_load *load, struct trace_
     field_keys_build(&load->memtop->keys[KEYS_HLO], &chrome_trace_hlo_fields);
     load->memtop->has_hlo_pid =
         trace_value_integer(&load->reader, values[MARKER_HLO_PID], &load->memtop->hlo_pid);
-    trace_value_integer(&load->reader, values[MARKER_PROFILE_VERSION], &profile_version);
     trace_value_integer(&load->reader, values[MARKER_HOSTS], &hosts);
-    profile_builder_set_version(load->builder, (int32_t)profile_version, (int32_t)hosts);
+    if (trace_value_integer(&load->reader, values[MARKER_PROFILE_VERSION], &profile_version))
+        profile_builder_set_version(load->builder, (int32_t)profile_version, (int32_t)hosts);
     return trace_for_each_element(&load->reader, values[MARKER_ALLOCATORS], 1, marker_allocator,
                                   load);
 }

@@ -278,6 +278,9 @@ struct profile {
     bool gzipped;
     uint64_t file_bytes; /* size of the file as read (compressed if gzipped) */
     int32_t version;
+    /* Whether the file records a version (MemoryProfile, Skyline, XSpace
+     * as XProf converts it); a trace has none, and its 0 means nothing. */
+    bool version_known;
     int32_t num_hosts;
     struct string_table *strings;
     struct allocator *allocators;

@@ -139,7 +139,8 @@ static void write_marker(struct json_writer *writer, const struct profile *profi
     json_writer_member_int(writer, "version", CHROME_TRACE_MEMTOP_VERSION);
     json_writer_member_string(writer, "source", profile->path);
     json_writer_member_string(writer, "source_format", profile_format_name(profile->format));
-    json_writer_member_int(writer, "profile_version", profile->version);
+    if (profile->version_known) /* a trace's own export has none to give */
+        json_writer_member_int(writer, "profile_version", profile->version);
     json_writer_member_int(writer, "hosts", profile->num_hosts);
     json_writer_member_int(writer, "hlo_pid", (int64_t)exported->count + 1);
     json_writer_key(writer, "allocators");

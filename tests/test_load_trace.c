@@ -312,6 +312,7 @@ static void test_out_of_order_events_and_devices(void **state)
     assert_true(profile->allocators[2].unknown_fields & ALLOCATOR_FIELD_FREE);
     assert_false(profile->allocators[0].unknown_fields & ALLOCATOR_FIELD_FREE);
     assert_true(profile->allocators[0].unknown_fields & ALLOCATOR_FIELD_STACK);
+    assert_false(profile->version_known); /* a trace has no version */
     /* Kineto names no region, data type or shape: the viewer hides them. */
     assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_REGION));
     assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_DATA_TYPE));
