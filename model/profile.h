@@ -161,6 +161,15 @@ struct allocator_summary {
          * the format could not attribute (allocator caches, workspaces). */
         int64_t untracked_bytes;
     } tracked;
+    /* For formats whose rows at the peak are one step's allocations, by
+     * XProf's rule (XSpace): that step (the step of the latest snapshot
+     * reaching the peak) and the step of the snapshot at peak_time_ps.
+     * When several steps reach the same peak the two differ, and the
+     * rows may be only the special ones. `one_step_rows` false: the rows
+     * are what was live at the peak, whatever its step. */
+    bool one_step_rows;
+    int64_t rows_step;
+    int64_t peak_time_step;
 };
 
 enum row_origin {
@@ -269,6 +278,11 @@ struct allocator {
  * bit): not when the loader said so, nor free memory and fragmentation
  * for an allocator without a timeline (a Skyline report). */
 bool allocator_records(const struct allocator *allocator, unsigned field);
+
+/* Whether the rows at the peak are another step's than the peak's own
+ * (see one_step_rows), and the two steps. */
+bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *rows_step,
+                                 int64_t *peak_time_step);
 
 struct input_format; /* model/input_format.h: the row of the format table */
 
