@@ -33,65 +33,79 @@ screen_lacks() {
     tap_ok "$name"
 }
 
-# The card's first row: its label fits at 120 columns, not at 80.
-peak_label() {
-    if [ "$1" = 80 ]; then echo 'Peak usage'; else echo 'Peak \(heap\)'; fi
-}
+newline='
+'
 
-# pytorch_screens NAME FILE: what a PyTorch trace cannot know is not shown.
-pytorch_screens() {
-    for size in "80 24" "120 40"; do
-        set -- $size "$1" "$2"
-        memtop_viewer "$1" "$2" "" "$4"
-        tmux_screen_has "$3, $1x$2: the format without a version, the heap alone" \
-            ' chrome-trace(\.gz)? +allocator ' "^ $(peak_label "$1") " '█ heap' \
-            'Size .*Op name'
-        screen_lacks "$3, $1x$2: no version, stack, breakdowns or region columns" \
-            'chrome-trace(\.gz)? v[0-9]' 'stack\+heap' '▒ stack' 'At peak by' \
-            'Size .*(Region|Type|Shape)' 'persist/dynamic' 'INVALID'
-        memtop_quit "$3, $1x$2: q quits with status 0"
-        shift 2
+# screens NAME FILE HAS LACKS: at 80x24 and 120x40, memtop on FILE shows
+# a line matching each pattern of HAS and none matching one of LACKS
+# (grep -E, one pattern a line; the line PEAK stands for the card's
+# first row, whose label fits at 120 columns and not at 80), and q quits.
+screens() {
+    s_name=$1 s_file=$2 s_has=$3 s_lacks=$4
+    for s_size in "80 24" "120 40"; do
+        s_cols=${s_size% *} s_rows=${s_size#* }
+        s_label='Peak usage'
+        [ "$s_cols" = 80 ] || s_label='Peak .heap.'
+        memtop_viewer "$s_cols" "$s_rows" "" "$s_file"
+        s_at="$s_name, ${s_cols}x$s_rows"
+        set -f
+        IFS=$newline
+        set -- $(printf '%s\n' "$s_has" | sed "s/^PEAK\$/^ $s_label /")
+        unset IFS
+        tmux_screen_has "$s_at: what the format records" "$@"
+        IFS=$newline
+        set -- $s_lacks
+        unset IFS
+        set +f
+        screen_lacks "$s_at: nothing it cannot know" "$@"
+        memtop_quit "$s_at: q quits with status 0"
     done
 }
 
+# A PyTorch trace: no version, no stack, no region, data type or shape.
+pytorch_has=' chrome-trace(\.gz)? +allocator 
+PEAK
+█ heap
+Size .*Op name'
+pytorch_lacks='chrome-trace(\.gz)? v[0-9]
+stack\+heap
+▒ stack
+At peak by
+Size .*(Region|Type|Shape)
+persist/dynamic
+INVALID'
+
 torch="$source_dir/data/real/torch-mlp.pt.trace.json.gz"
 if [ -f "$torch" ]; then
-    pytorch_screens "torch-mlp.pt.trace.json.gz" "$torch"
+    screens "torch-mlp.pt.trace.json.gz" "$torch" "$pytorch_has" "$pytorch_lacks"
 else
-    for i in 1 2 3 4; do tap_skip "no $torch"; done
+    for i in 1 2 3 4 5 6; do tap_skip "no $torch"; done
 fi
 "$build_dir/tests/generate_trace" --producer pytorch --devices 2 -o "$work/torch.json" ||
     echo "Bail out! generate_trace failed"
-pytorch_screens "a generated PyTorch trace" "$work/torch.json"
+screens "a generated PyTorch trace" "$work/torch.json" "$pytorch_has" "$pytorch_lacks"
 "$memtop" --export chrome-trace -o "$work/exported.json" "$work/torch.json" ||
     echo "Bail out! --export chrome-trace failed"
-pytorch_screens "memtop's export of a PyTorch trace" "$work/exported.json"
+screens "memtop's export of a PyTorch trace" "$work/exported.json" "$pytorch_has" \
+    "$pytorch_lacks"
 
-# ---- timeline.py: regions and types it records, the stack it does not ----
+# timeline.py: regions and types it records, the stack it does not.
 "$build_dir/tests/generate_trace" --producer timeline -o "$work/timeline.json" ||
     echo "Bail out! generate_trace failed"
-for size in "80 24" "120 40"; do
-    set -- $size
-    memtop_viewer "$1" "$2" "" "$work/timeline.json"
-    tmux_screen_has "timeline.py, $1x$2: the format without a version, the heap alone" \
-        ' chrome-trace +allocator ' "^ $(peak_label "$1") " '█ heap'
-    screen_lacks "timeline.py, $1x$2: no version, no stack" \
-        'chrome-trace v[0-9]' 'stack\+heap' '▒ stack'
-    memtop_quit "timeline.py, $1x$2: q quits with status 0"
-done
+screens "timeline.py" "$work/timeline.json" ' chrome-trace +allocator 
+PEAK
+█ heap' 'chrome-trace v[0-9]
+stack\+heap
+▒ stack'
 
-# ---- Skyline: kinds and locations, no stack, regions or types ----
+# Skyline: kinds and locations; no stack, regions or types.
 "$build_dir/tests/generate_skyline" --case demo -o "$work/report.sqlite" ||
     echo "Bail out! generate_skyline failed"
-for size in "80 24" "120 40"; do
-    set -- $size
-    memtop_viewer "$1" "$2" "" "$work/report.sqlite"
-    tmux_screen_has "Skyline, $1x$2: the report's card and table" \
-        'this report has no timeline' 'Size +Kind +Location +Op name'
-    screen_lacks "Skyline, $1x$2: no stack, breakdowns or region columns" \
-        'stack\+heap' '▒ stack' 'At peak by' 'Size .*(Region|Type|Shape)'
-    memtop_quit "Skyline, $1x$2: q quits with status 0"
-done
+screens "Skyline" "$work/report.sqlite" 'this report has no timeline
+Size +Kind +Location +Op name' 'stack\+heap
+▒ stack
+At peak by
+Size .*(Region|Type|Shape)'
 
 # ---- MemoryProfile: everything it records is still there ----
 memtop_viewer 120 40 "" "$source_dir/data/demo.v0.pb.gz"
