@@ -291,6 +291,9 @@ static bool check_summary(struct check *check, const struct record *record)
         if (!check_int(check, record, summary->rows_step))
             return false;
     }
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(record->keyword, names[i]) == 0)
+            return check_int(check, record, values[i]);
     if (strcmp(record->keyword, "fragmentation") == 0) {
         char text[64];
         size_t length = record->count ? record->tokens[0].length : 0;
