@@ -221,6 +221,7 @@ done
 # (3) or over tables without types (5, 7).
 mkdir -p "$seeds/load_skyline"
 skyline_generator=""
+# shellcheck disable=SC2086 # pkg-config's flags are meant to split
 if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_skyline" ]; then
     skyline_generator="$MEMTOP_BUILDDIR/tests/generate_skyline"
 elif "$cc" -O1 -I"$build" -I"$source_dir" $extra_cflags "$source_dir/tests/generate_skyline.c" \
