@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "model/host_list.h"
+#include "model/input_format.h"
 #include "model/logdir.h"
 #include "tests/test_support.h"
 
