@@ -117,6 +117,9 @@ static void table_measure(struct table_pane *table, const struct viewer *viewer)
 {
     column_fit_measure(SHOW_COUNT, allocation_table_total(&viewer->query.rows), measured_cell,
                        &viewer->query.rows, &viewer->style, table->natural);
+    for (size_t c = 0; c < SHOW_COUNT; c++) /* not recorded: empty, so hidden */
+        if (!allocation_column_recorded(viewer->query.rows.allocator, shown_columns[c].id))
+            table->natural[c] = 0;
 }
 
 /* The column showing the sort, which never hides; -1 in file order. */
