@@ -273,3 +273,21 @@ bool allocation_column_sortable(enum table_column id)
     const struct allocation_column_info *column = allocation_column(id);
     return column && column->compare;
 }
+
+/* Columns only some formats fill (enum allocator_field). */
+static const struct {
+    enum table_column id;
+    unsigned field;
+} recorded_by[] = {
+    {TABLE_COLUMN_REGION_TYPE, ALLOCATOR_FIELD_REGION},
+    {TABLE_COLUMN_DATA_TYPE, ALLOCATOR_FIELD_DATA_TYPE},
+    {TABLE_COLUMN_TENSOR_SHAPE, ALLOCATOR_FIELD_TENSOR_SHAPE},
+};
+
+bool allocation_column_recorded(const struct allocator *allocator, enum table_column id)
+{
+    for (size_t i = 0; allocator && i < sizeof recorded_by / sizeof *recorded_by; i++)
+        if (recorded_by[i].id == id)
+            return allocator_records(allocator, recorded_by[i].field);
+    return true;
+}

@@ -121,5 +121,10 @@ const struct allocation_column_info *allocation_columns(void);
 bool allocation_column_find(const char *name, size_t length, enum table_column *id);
 /* Whether a table can sort by `id` (file order included). */
 bool allocation_column_sortable(enum table_column id);
+/* Whether allocator's format records column `id` (a PyTorch trace has no
+ * region, data type or shape: its special rows carry XProf's words for
+ * them, which the CSV keeps but a view need not show); true for a NULL
+ * allocator. */
+bool allocation_column_recorded(const struct allocator *allocator, enum table_column id);
 
 #endif

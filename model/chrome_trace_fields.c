@@ -111,6 +111,13 @@ static int value_of(const char *const *names, size_t count, const char *name, si
 
 #define COUNT(array) (sizeof array / sizeof *array)
 
+/* By bit number of enum allocator_field. */
+static const char *const unknown_field_names[] = {
+    "stack", "free", "fragmentation", "capacity", "region", "data_type", "tensor_shape",
+};
+_Static_assert(1u << COUNT(unknown_field_names) == ALLOCATOR_FIELD_END,
+               "every enum allocator_field bit has its name in the export");
+
 const char *chrome_trace_origin_name(int origin)
 {
     return name_of(origin_names, COUNT(origin_names), origin);
@@ -129,4 +136,9 @@ const char *chrome_trace_timeline_name(int kind)
 int chrome_trace_timeline_value(const char *name, size_t length)
 {
     return value_of(timeline_names, COUNT(timeline_names), name, length);
+}
+
+const char *chrome_trace_unknown_field_name(int bit)
+{
+    return name_of(unknown_field_names, COUNT(unknown_field_names), bit);
 }

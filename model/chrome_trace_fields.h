@@ -55,6 +55,9 @@ const char *chrome_trace_origin_name(int origin);
 int chrome_trace_origin_value(const char *name, size_t length);
 const char *chrome_trace_timeline_name(int kind);
 int chrome_trace_timeline_value(const char *name, size_t length);
+/* The name of bit number `bit` of enum allocator_field ("stack" for bit
+ * 0), as an allocator's "unknown" list names it; NULL past the last. */
+const char *chrome_trace_unknown_field_name(int bit);
 
 /* The version of the "memtop" member this memtop writes and reads. */
 #define CHROME_TRACE_MEMTOP_VERSION 1

@@ -23,6 +23,7 @@
 
 #include "model/input_format.h"
 #include "model/load_internal.h"
+#include "model/message_text.h"
 #include "model/saturating.h"
 
 /* The 16 bytes every SQLite 3 database starts with. */
@@ -51,11 +52,25 @@ static unsigned skyline_probe(const uint8_t *bytes, size_t size)
                : PROBE_NO;
 }
 
+/* SQLite's message for a failure, cut: it may quote the file's own text
+ * (a token of a damaged schema, a name), control bytes included, which
+ * stay raw here and are escaped where the message is shown. */
+#define SKYLINE_MESSAGE_LIMIT 160
+
+static void skyline_sqlite_message(sqlite3 *database, int code, char *buffer, size_t size)
+{
+    const char *message = database ? sqlite3_errmsg(database) : sqlite3_errstr(code);
+    struct message_text text;
+    message_text_start(&text, buffer, size);
+    message_text_append_cut(&text, text_of(message), SKYLINE_MESSAGE_LIMIT);
+}
+
 enum load_status skyline_sqlite_error(sqlite3 *database, int code, const char *what,
                                       struct load_error *error)
 {
     int primary = code & 0xff;
-    const char *message = database ? sqlite3_errmsg(database) : sqlite3_errstr(code);
+    char message[4 * SKYLINE_MESSAGE_LIMIT + 8];
+    skyline_sqlite_message(database, code, message, sizeof message);
     if (primary == SQLITE_NOMEM) {
         load_error_set(error, "out of memory");
         return LOAD_NO_MEMORY;

@@ -166,8 +166,11 @@ static bool device_rows(struct trace_load *load, const struct device *device, si
 
 static bool device_finish(struct trace_load *load, const struct device *device)
 {
+    /* Kineto's memory events give an address, a size and the device's
+     * totals: the op comes from the enclosing cpu_op, the rest is unknown. */
     unsigned unknown = ALLOCATOR_FIELD_STACK | ALLOCATOR_FIELD_FRAGMENTATION |
-                       ALLOCATOR_FIELD_CAPACITY;
+                       ALLOCATOR_FIELD_CAPACITY | ALLOCATOR_FIELD_REGION |
+                       ALLOCATOR_FIELD_DATA_TYPE | ALLOCATOR_FIELD_TENSOR_SHAPE;
     if (!device->knows_free)
         unknown |= ALLOCATOR_FIELD_FREE;
     profile_builder_set_unknown_fields(load->builder, device->allocator, unknown);

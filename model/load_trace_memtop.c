@@ -216,10 +216,10 @@ static enum load_status marker_unknown_field(void *context, struct trace_value e
 {
     struct marker_allocator *allocator = context;
     struct trace_load *load = allocator->load;
-    static const char *const names[] = {"stack", "free", "fragmentation", "capacity"};
     unsigned *fields = &load->builder->profile->allocators[allocator->index].unknown_fields;
-    for (unsigned bit = 0; bit < 4; bit++)
-        if (trace_value_equals(&load->reader, element, names[bit]))
+    const char *name;
+    for (int bit = 0; (name = chrome_trace_unknown_field_name(bit)) != NULL; bit++)
+        if (trace_value_equals(&load->reader, element, name))
             *fields |= 1u << bit;
     return LOAD_OK;
 }
@@ -311,9 +311,9 @@ enum load_status trace_memtop_take_marker(struct trace_load *load, struct trace_
     field_keys_build(&load->memtop->keys[KEYS_HLO], &chrome_trace_hlo_fields);
     load->memtop->has_hlo_pid =
         trace_value_integer(&load->reader, values[MARKER_HLO_PID], &load->memtop->hlo_pid);
-    trace_value_integer(&load->reader, values[MARKER_PROFILE_VERSION], &profile_version);
     trace_value_integer(&load->reader, values[MARKER_HOSTS], &hosts);
-    profile_builder_set_version(load->builder, (int32_t)profile_version, (int32_t)hosts);
+    if (trace_value_integer(&load->reader, values[MARKER_PROFILE_VERSION], &profile_version))
+        profile_builder_set_version(load->builder, (int32_t)profile_version, (int32_t)hosts);
     return trace_for_each_element(&load->reader, values[MARKER_ALLOCATORS], 1, marker_allocator,
                                   load);
 }

@@ -287,6 +287,17 @@ static int64_t peak_step(const struct snapshot_columns *timeline, int64_t peak_b
     return step;
 }
 
+/* The step of the summary's peak: the snapshot at its time with its bytes. */
+static int64_t peak_time_step(const struct snapshot_columns *timeline, int64_t time_ps,
+                              int64_t peak_bytes)
+{
+    for (size_t i = 0; i < timeline->count; i++)
+        if (timeline->time_ps[i] == time_ps &&
+            wrapping_add(timeline->stack_bytes[i], timeline->heap_bytes[i]) == peak_bytes)
+            return timeline->step_id[i];
+    return 0;
+}
+
 static bool finish_allocator(struct xspace_loader *loader, size_t index)
 {
     struct profile_builder *builder = loader->builder;
@@ -303,11 +314,14 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
         .peak = walked->peak,
         .peak_time_ps = walked->peak_time_ps,
         .derived = true,
+        .one_step_rows = true,
+        .rows_step = peak_step(timeline, walked->peak.peak_bytes_in_use),
+        .peak_time_step = peak_time_step(timeline, walked->peak_time_ps,
+                                         walked->peak.peak_bytes_in_use),
     };
     profile_builder_set_summary(builder, index, &summary);
     profile_builder_set_timeline_kind(builder, index, TIMELINE_COMPLETE);
-    return peak_rows(builder, index, walked,
-                     peak_step(timeline, walked->peak.peak_bytes_in_use));
+    return peak_rows(builder, index, walked, summary.rows_step);
 }
 
 /* ---- memory ids ---- */

@@ -189,6 +189,15 @@ bool allocator_records(const struct allocator *allocator, unsigned field)
            !(field & (ALLOCATOR_FIELD_FREE | ALLOCATOR_FIELD_FRAGMENTATION));
 }
 
+bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *rows_step,
+                                 int64_t *peak_time_step)
+{
+    const struct allocator_summary *summary = &allocator->summary;
+    *rows_step = summary->rows_step;
+    *peak_time_step = summary->peak_time_step;
+    return summary->one_step_rows && summary->rows_step != summary->peak_time_step;
+}
+
 const char *profile_text(const struct profile *profile, uint32_t string_id)
 {
     return string_table_text(profile->strings, string_id);

@@ -161,6 +161,15 @@ struct allocator_summary {
          * the format could not attribute (allocator caches, workspaces). */
         int64_t untracked_bytes;
     } tracked;
+    /* For formats whose rows at the peak are one step's allocations, by
+     * XProf's rule (XSpace): that step (the step of the latest snapshot
+     * reaching the peak) and the step of the snapshot at peak_time_ps.
+     * When several steps reach the same peak the two differ, and the
+     * rows may be only the special ones. `one_step_rows` false: the rows
+     * are what was live at the peak, whatever its step. */
+    bool one_step_rows;
+    int64_t rows_step;
+    int64_t peak_time_step;
 };
 
 enum row_origin {
@@ -240,7 +249,16 @@ enum allocator_field {
     ALLOCATOR_FIELD_FREE = 1 << 1,          /* free bytes */
     ALLOCATOR_FIELD_FRAGMENTATION = 1 << 2, /* fragmentation */
     ALLOCATOR_FIELD_CAPACITY = 1 << 3,      /* the memory's capacity */
+    /* What its rows say of each allocation (a PyTorch trace names an op
+     * and a size, never a region, data type or shape): a row may still
+     * carry XProf's words for its special rows ("persist/dynamic",
+     * "INVALID", "unknown"), which the reports keep as they are. */
+    ALLOCATOR_FIELD_REGION = 1 << 4,        /* region_type */
+    ALLOCATOR_FIELD_DATA_TYPE = 1 << 5,     /* data_type */
+    ALLOCATOR_FIELD_TENSOR_SHAPE = 1 << 6,  /* tensor_shape */
 };
+/* One past the largest bit of enum allocator_field. */
+#define ALLOCATOR_FIELD_END (1u << 7)
 
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
@@ -261,6 +279,11 @@ struct allocator {
  * for an allocator without a timeline (a Skyline report). */
 bool allocator_records(const struct allocator *allocator, unsigned field);
 
+/* Whether the rows at the peak are another step's than the peak's own
+ * (see one_step_rows), and the two steps. */
+bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *rows_step,
+                                 int64_t *peak_time_step);
+
 struct input_format; /* model/input_format.h: the row of the format table */
 
 struct profile {
@@ -269,6 +292,9 @@ struct profile {
     bool gzipped;
     uint64_t file_bytes; /* size of the file as read (compressed if gzipped) */
     int32_t version;
+    /* Whether the file records a version (MemoryProfile, Skyline, XSpace
+     * as XProf converts it); a trace has none, and its 0 means nothing. */
+    bool version_known;
     int32_t num_hosts;
     struct string_table *strings;
     struct allocator *allocators;

@@ -286,6 +286,7 @@ void profile_builder_set_version(struct profile_builder *builder, int32_t versio
                                  int32_t num_hosts)
 {
     builder->profile->version = version;
+    builder->profile->version_known = true;
     builder->profile->num_hosts = num_hosts;
 }
 

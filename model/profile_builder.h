@@ -93,6 +93,7 @@ bool profile_builder_add_hlo_module(struct profile_builder *builder,
 bool profile_builder_set_source(struct profile_builder *builder, const char *path,
                                 const struct input_format *format, bool gzipped,
                                 uint64_t file_bytes);
+/* The file's version (profile->version_known from then on) and hosts. */
 void profile_builder_set_version(struct profile_builder *builder, int32_t version,
                                  int32_t num_hosts);
 

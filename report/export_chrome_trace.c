@@ -34,8 +34,6 @@
 /* Allocator i is process i + 1; the HLO modules come after them. */
 #define EVENTS_THREAD 1
 
-static const char *const unknown_field_names[] = {"stack", "free", "fragmentation", "capacity"};
-
 /* Whether JSON holds the text as it is (a NUL byte is U+0000: it does). */
 static bool text_is_utf8(struct text text)
 {
@@ -105,9 +103,10 @@ static void write_marker_allocator(struct json_writer *writer, const struct prof
     json_writer_member_string(writer, "timeline", timeline ? timeline : "complete");
     json_writer_key(writer, "unknown");
     json_writer_array_begin(writer);
-    for (unsigned bit = 0; bit < sizeof unknown_field_names / sizeof *unknown_field_names; bit++)
+    const char *name;
+    for (int bit = 0; (name = chrome_trace_unknown_field_name(bit)) != NULL; bit++)
         if (allocator->unknown_fields & (1u << bit))
-            json_writer_string(writer, unknown_field_names[bit]);
+            json_writer_string(writer, name);
     json_writer_array_end(writer);
     json_writer_key(writer, "summary");
     json_writer_object_begin(writer);
@@ -140,7 +139,8 @@ static void write_marker(struct json_writer *writer, const struct profile *profi
     json_writer_member_int(writer, "version", CHROME_TRACE_MEMTOP_VERSION);
     json_writer_member_string(writer, "source", profile->path);
     json_writer_member_string(writer, "source_format", profile_format_name(profile->format));
-    json_writer_member_int(writer, "profile_version", profile->version);
+    if (profile->version_known) /* a trace's own export has none to give */
+        json_writer_member_int(writer, "profile_version", profile->version);
     json_writer_member_int(writer, "hosts", profile->num_hosts);
     json_writer_member_int(writer, "hlo_pid", (int64_t)exported->count + 1);
     json_writer_key(writer, "allocators");

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 /* Skyline's schema, as the spec gives it. */
-static const char skyline_ddl[] =
+const char skyline_report_ddl[] =
     "CREATE TABLE weight_entries (id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
     " size_bytes INTEGER NOT NULL, grad_size_bytes INTEGER NOT NULL);"
     "CREATE TABLE activation_entries (id INTEGER PRIMARY KEY, operation_name TEXT NOT NULL,"
@@ -105,7 +105,7 @@ static bool maker_fill(struct maker *maker, const struct skyline_report *report)
     char version[64];
     snprintf(version, sizeof version, "PRAGMA user_version = %d", report->user_version);
     if (sqlite3_exec(maker->database, version, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(maker->database, skyline_ddl, NULL, NULL, NULL) != SQLITE_OK)
+        sqlite3_exec(maker->database, skyline_report_ddl, NULL, NULL, NULL) != SQLITE_OK)
         return maker_fail(maker, "schema");
     if (!maker_prepare(maker, "INSERT INTO weight_entries VALUES (?, ?, ?, ?)", &maker->weight) ||
         !maker_prepare(maker, "INSERT INTO activation_entries VALUES (?, ?, ?)",

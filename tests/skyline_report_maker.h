@@ -41,6 +41,11 @@ struct skyline_report {
     int user_version; /* Skyline's is 1 */
 };
 
+/* Skyline's CREATE statements (and entry_types' two rows), as one SQL
+ * text: for tests/fuzz/fuzz_load_skyline.c, which fills the tables
+ * itself. */
+extern const char skyline_report_ddl[];
+
 /* Writes `report` to a new database at `path` (refuses an existing file,
  * as `skyline memory --output` does). False with a message on failure. */
 bool skyline_report_write(const char *path, const struct skyline_report *report,

@@ -393,6 +393,28 @@ static void test_drop_breakdowns(void **state)
     assert_int_equal(layout.summary.y + layout.summary.height, bottom);
 }
 
+/* One breakdown (a format with regions but no data types, or the other
+ * way round) takes both places' rows; the other is not shown. */
+static void test_keep_one_breakdown(void **state)
+{
+    (void)state;
+    for (int keep_region = 0; keep_region < 2; keep_region++) {
+        struct layout layout;
+        layout_compute(&layout, 40, 120, 1, 1, false);
+        struct rect first = layout.by_region, second = layout.by_data_type;
+        layout_keep_one_breakdown(&layout, keep_region);
+        const struct rect *kept = keep_region ? &layout.by_region : &layout.by_data_type;
+        const struct rect *gone = keep_region ? &layout.by_data_type : &layout.by_region;
+        assert_true(rect_is_empty(gone));
+        assert_memory_equal(kept,
+                            &((struct rect){first.y, first.x, first.height + second.height,
+                                            first.width}),
+                            sizeof *kept);
+        layout_keep_one_breakdown(&layout, keep_region); /* again: nothing moves */
+        assert_true(rect_is_empty(gone) && kept->height == first.height + second.height);
+    }
+}
+
 /* A log directory's runs list: above the hosts, at every size; it
  * gives way (shorter, then gone) before the summary does. */
 static void test_runs_list_at_every_size(void **state)
@@ -451,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_column_fit_keeps_the_sorted_column_without_reflow),
         cmocka_unit_test(test_column_fit_scrolls_sideways),
         cmocka_unit_test(test_drop_breakdowns),
+        cmocka_unit_test(test_keep_one_breakdown),
         cmocka_unit_test(test_runs_list_at_every_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/format.h"
 #include "model/input_format.h"
 #include "model/load.h"
 #include "model/profile.h"
@@ -286,6 +287,32 @@ static void test_size_not_an_integer(void **state)
     free(path);
 }
 
+/* SQLite's message quotes a damaged schema's own text: its control bytes
+ * stay raw in the message (escaped once, where it is shown) and what is
+ * shown is one terminal-safe line (fuzz_load_skyline found them). */
+static void test_schema_text_escaped(void **state)
+{
+    (void)state;
+    char *path = report_path("escape_schema.sqlite");
+    write_report(path, &small_report);
+    sqlite3_close(other_program(path, "PRAGMA writable_schema = ON;"
+                                      "UPDATE sqlite_master SET sql = 'CREATE TABLE"
+                                      " weight_entries (id, \x1b]0;x\x07 \x1b[2J)'"
+                                      " WHERE name = 'weight_entries'"));
+    struct profile *profile = NULL;
+    struct load_error error = {0};
+    assert_int_equal(profile_load(path, NULL, &profile, &error), LOAD_BAD_INPUT);
+    assert_null(profile);
+    if (!strstr(error.message, "damaged") || !strchr(error.message, 0x1b))
+        fail_msg("'%s' lacks 'damaged' or the schema's ESC", error.message);
+    char shown[4 * sizeof error.message];
+    size_t length = format_safe_bytes(load_error_message(&error), 0, shown, sizeof shown);
+    assert_non_null(strstr(shown, "\\x1b"));
+    for (size_t i = 0; i < length; i++)
+        assert_true((unsigned char)shown[i] >= 0x20 && shown[i] != 0x7f);
+    free(path);
+}
+
 static void copy_prefix(const char *from, const char *to, off_t length)
 {
     int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -475,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_missing_table),
         cmocka_unit_test(test_size_not_an_integer),
         cmocka_unit_test(test_truncated_and_damaged),
+        cmocka_unit_test(test_schema_text_escaped),
         cmocka_unit_test(test_directory_unchanged),
         cmocka_unit_test(test_wal_with_content),
         cmocka_unit_test(test_locked),

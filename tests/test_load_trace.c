@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "model/allocation_columns.h"
 #include "model/input_format.h"
 #include "model/load.h"
 #include "model/load_trace.h"
@@ -312,6 +313,16 @@ static void test_out_of_order_events_and_devices(void **state)
     assert_true(profile->allocators[2].unknown_fields & ALLOCATOR_FIELD_FREE);
     assert_false(profile->allocators[0].unknown_fields & ALLOCATOR_FIELD_FREE);
     assert_true(profile->allocators[0].unknown_fields & ALLOCATOR_FIELD_STACK);
+    assert_false(profile->version_known); /* a trace has no version */
+    /* Kineto names no region, data type or shape: the viewer hides them. */
+    assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_REGION));
+    assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_DATA_TYPE));
+    assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_TENSOR_SHAPE));
+    assert_false(allocation_column_recorded(&profile->allocators[0], TABLE_COLUMN_REGION_TYPE));
+    assert_false(allocation_column_recorded(&profile->allocators[0], TABLE_COLUMN_DATA_TYPE));
+    assert_false(allocation_column_recorded(&profile->allocators[0], TABLE_COLUMN_TENSOR_SHAPE));
+    assert_true(allocation_column_recorded(&profile->allocators[0], TABLE_COLUMN_OP_NAME));
+    assert_true(allocation_column_recorded(NULL, TABLE_COLUMN_REGION_TYPE));
     const char *want[] = {
         "the trace records an out-of-memory error at 0.005 ms: 1048576 bytes on cuda:0",
         "1 [memory] events without Bytes, Total Allocated or a device were left out",

@@ -96,6 +96,8 @@ static void test_version1_rows_point_into_targets(void **state)
     add_active(allocator, -1, 0, 1);
     add_active(allocator, 0, -1, 1);
     struct profile *profile = test_draft_finish(draft);
+    assert_int_equal(profile->version, 1);
+    assert_true(profile->version_known); /* a MemoryProfile records its version */
     const struct allocator *done = &profile->allocators[0];
     assert_int_equal(done->timeline.count, 5);
     assert_int_equal(done->rows[0].origin, ROW_FROM_SPECIAL);

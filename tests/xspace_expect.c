@@ -284,6 +284,13 @@ static bool check_summary(struct check *check, const struct record *record)
         summary->peak.heap_bytes, summary->peak.free_bytes, peak_step(allocator),
         (int64_t)allocator->row_count,
     };
+    /* The step the loader keeps for its rows (the viewer's title names it). */
+    if (strcmp(record->keyword, "peak_step") == 0) {
+        if (!summary->one_step_rows)
+            return fail(check, record, "memtop keeps no peak step");
+        if (!check_int(check, record, summary->rows_step))
+            return false;
+    }
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(record->keyword, names[i]) == 0)
             return check_int(check, record, values[i]);

@@ -354,11 +354,15 @@ static void draw_legend(const struct chart_frame *frame)
     snprintf(fragmentation, sizeof fragmentation, "frag (top %g%%)",
              frame->fragmentation_top * 100.0);
     legend_bar_labels(frame, heap, stack, sizeof heap);
+    /* A format that records no stack (a trace) plots the heap alone. */
+    bool stack_known = !frame->allocator ||
+                       allocator_records(frame->allocator, ALLOCATOR_FIELD_STACK);
     bool fits = (!frame->line_columns ||
                  draw_legend_item(frame, &x, chart_overlay_glyph(style), style->compared,
                                   frame->overlay->line_name)) &&
                 draw_legend_item(frame, &x, GLYPH_HEAP(style), style->heap, heap) &&
-                draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, stack) &&
+                (!stack_known ||
+                 draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, stack)) &&
                 (!frame->show_free ||
                  draw_legend_item(frame, &x, GLYPH_FREE(style), style->free_memory, "free")) &&
                 (frame->capacity_row < 0 ||

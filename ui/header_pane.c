@@ -73,6 +73,16 @@ static void fill_compare_pieces(const struct viewer *viewer, struct piece *piece
              base_name(viewer->profile->path), base_name(viewer->compare.profile->path));
 }
 
+/* "pb.gz v1"; a format without versions (a trace) has no " v0". */
+static void fill_format_piece(const struct profile *profile, struct piece *piece)
+{
+    int length = snprintf(piece->text, sizeof piece->text, "%s%s",
+                          profile_format_name(profile->format), profile->gzipped ? ".gz" : "");
+    if (profile->version_known && length > 0 && (size_t)length < sizeof piece->text)
+        snprintf(piece->text + length, sizeof piece->text - (size_t)length, " v%d",
+                 (int)profile->version);
+}
+
 static void fill_pieces(struct viewer *viewer, struct piece *pieces)
 {
     const struct host *host = &viewer->hosts->hosts[viewer->host_index];
@@ -84,9 +94,7 @@ static void fill_pieces(struct viewer *viewer, struct piece *pieces)
     if (viewer_comparing(viewer))
         fill_compare_pieces(viewer, pieces);
     else if (profile)
-        snprintf(pieces[PIECE_FORMAT].text, sizeof pieces->text, "%s%s v%d",
-                 profile_format_name(profile->format), profile->gzipped ? ".gz" : "",
-                 (int)profile->version);
+        fill_format_piece(profile, &pieces[PIECE_FORMAT]);
     if (viewer->hosts->count > 1 && !viewer_comparing(viewer))
         snprintf(pieces[PIECE_HOST].text, sizeof pieces->text, "host %s (%zu/%zu)", host->name,
                  viewer->host_index + 1, viewer->hosts->count);

@@ -156,6 +156,16 @@ void layout_drop_breakdowns(struct layout *layout)
     layout->by_region = layout->by_data_type = rect_make(0, 0, 0, 0);
 }
 
+void layout_keep_one_breakdown(struct layout *layout, bool keep_by_region)
+{
+    struct rect *first = &layout->by_region, *second = &layout->by_data_type;
+    if (rect_is_empty(first) || rect_is_empty(second))
+        return;
+    struct rect both = rect_make(first->y, first->x, first->height + second->height, first->width);
+    *first = keep_by_region ? both : rect_make(0, 0, 0, 0);
+    *second = keep_by_region ? rect_make(0, 0, 0, 0) : both;
+}
+
 const struct rect *layout_place_rect(const struct layout *layout, enum layout_place place)
 {
     switch (place) {

@@ -34,11 +34,23 @@ static bool allocator_shown(const struct viewer *viewer)
 }
 
 /* A report that sorts its memory by kind (Skyline) has no regions or
- * data types to break the peak down by: its summary card shows the kinds. */
-static bool breakdown_available(const struct viewer *viewer)
+ * data types to break the peak down by: its summary card shows the kinds.
+ * Nor has a format whose rows record no `field` (a PyTorch trace). */
+static bool breakdown_available(const struct viewer *viewer, unsigned field)
 {
+    const struct allocator *allocator = viewer->allocator;
     return one_profile(viewer) &&
-           (!viewer->allocator || !viewer->allocator->summary.tracked.known);
+           (!allocator || (!allocator->summary.tracked.known && allocator_records(allocator, field)));
+}
+
+static bool by_region_available(const struct viewer *viewer)
+{
+    return breakdown_available(viewer, ALLOCATOR_FIELD_REGION);
+}
+
+static bool by_data_type_available(const struct viewer *viewer)
+{
+    return breakdown_available(viewer, ALLOCATOR_FIELD_DATA_TYPE);
 }
 
 static bool hlo_available(const struct viewer *viewer)
@@ -70,9 +82,9 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
     [PANE_SUMMARY] = {"summary", summary_pane_create, LAYOUT_PLACE_SUMMARY, false, false,
                       one_profile},
     [PANE_BY_REGION] = {"at peak by region", breakdown_pane_create_by_region,
-                        LAYOUT_PLACE_BY_REGION, false, false, breakdown_available},
+                        LAYOUT_PLACE_BY_REGION, false, false, by_region_available},
     [PANE_BY_DATA_TYPE] = {"at peak by type", breakdown_pane_create_by_data_type,
-                           LAYOUT_PLACE_BY_DATA_TYPE, false, false, breakdown_available},
+                           LAYOUT_PLACE_BY_DATA_TYPE, false, false, by_data_type_available},
     [PANE_CHART] = {"chart", chart_pane_create, LAYOUT_PLACE_CHART, false, true,
                     allocator_shown},
     [PANE_TABLE] = {"allocations", table_pane_create, LAYOUT_PLACE_TABLE, true, true,

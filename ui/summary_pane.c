@@ -21,7 +21,8 @@ struct summary_field {
 };
 
 /* The reference viewer's card, the window peak first: it is what people
- * come for, and what stays visible when the column is short. */
+ * come for, and what stays visible when the column is short. Its label
+ * names the stack only where the format records one (field_label). */
 static const struct summary_field fields[] = {
     {"Peak (stack+heap)", "Peak usage", FIELD_BYTES, true, 0},
     {"  of capacity", "  of cap.", FIELD_PERCENT, true, ALLOCATOR_FIELD_CAPACITY},
@@ -124,6 +125,15 @@ static const struct summary_card *summary_card_for(const struct allocator *alloc
     return report ? &report_card : &timeline_card;
 }
 
+/* The peak is stack + heap; a format without a stack (a trace) has the
+ * heap alone, and the label says no more than the file does. */
+static const char *field_label(const struct summary_field *field, const struct allocator *allocator)
+{
+    if (field == &fields[0] && !allocator_records(allocator, ALLOCATOR_FIELD_STACK))
+        return "Peak (heap)";
+    return field->label;
+}
+
 static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int width,
                        const struct allocator *allocator, size_t index)
 {
@@ -135,8 +145,8 @@ static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int 
     int value_width = draw_text_width(value, style);
     /* The label depends on the width only, not the value, so it does not
      * change from one allocator to the next. */
-    const char *label = field->label;
-    if ((int)strlen(label) + 1 + WIDEST_VALUE > width)
+    const char *label = field_label(field, allocator);
+    if ((int)strlen(field->label) + 1 + WIDEST_VALUE > width)
         label = field->short_label;
     wattrset(window, style->dim);
     draw_text(window, y, x, width - value_width - 1, label, style);

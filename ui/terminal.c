@@ -247,8 +247,11 @@ bool terminal_start(const struct ui_options *options, struct ui_style *style, ch
         /* Releases too, though the viewer ignores them: when two clicks
          * arrive together, curses drops a release that is outside the mask
          * from its queue together with the press after it (two quick
-         * clicks became one; test_ui.sh saw it under load). */
-        mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED |
+         * clicks became one; test_ui.sh saw it under load). Double and
+         * triple clicks too, should curses ever fold clicks read together
+         * into one: the viewer takes them as that many clicks. */
+        mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED |
+                      BUTTON1_DOUBLE_CLICKED | BUTTON1_TRIPLE_CLICKED | BUTTON4_PRESSED |
                       BUTTON5_PRESSED,
                   NULL);
         mouseinterval(0);

@@ -184,8 +184,12 @@ static void layout_frame(struct viewer *viewer)
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
     layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
                              allocator_count, table_area_panes - 1);
-    if (!viewer_pane_available(viewer, PANE_BY_REGION))
+    bool by_region = viewer_pane_available(viewer, PANE_BY_REGION);
+    bool by_data_type = viewer_pane_available(viewer, PANE_BY_DATA_TYPE);
+    if (!by_region && !by_data_type)
         layout_drop_breakdowns(&viewer->layout);
+    else if (!by_region || !by_data_type)
+        layout_keep_one_breakdown(&viewer->layout, by_region);
     for (enum pane_id id = 0; id < PANE_COUNT; id++) {
         struct pane *pane = viewer->panes[id];
         const struct rect *rect = viewer_pane_rect(viewer, id);

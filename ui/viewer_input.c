@@ -217,7 +217,9 @@ static void viewer_handle_mouse(struct viewer *viewer)
         return;
     /* Releases are in the mask only so that curses queues them as events
      * of their own (see terminal.c); they do nothing here. */
-    if (!(event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED)))
+    mmask_t clicks = BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED |
+                     BUTTON1_TRIPLE_CLICKED;
+    if (!(event.bstate & (clicks | BUTTON4_PRESSED | BUTTON5_PRESSED)))
         return;
     enum pane_id id = viewer_pane_at(viewer, event.y, event.x);
     if (id == PANE_NONE)
@@ -234,9 +236,15 @@ static void viewer_handle_mouse(struct viewer *viewer)
     const struct rect *area = viewer_pane_rect(viewer, id);
     if (!pane->ops->click || !area)
         return;
-    struct pane_reply reply =
-        pane->ops->click(pane, viewer, event.y - area->y, event.x - area->x, again);
-    viewer_take_reply(viewer, id, &reply);
+    int count = event.bstate & BUTTON1_TRIPLE_CLICKED ? 3
+                : event.bstate & BUTTON1_DOUBLE_CLICKED ? 2
+                                                         : 1;
+    for (int i = 0; i < count && area && viewer->overlay == OVERLAY_NONE; i++, again = true) {
+        struct pane_reply reply =
+            pane->ops->click(pane, viewer, event.y - area->y, event.x - area->x, again);
+        viewer_take_reply(viewer, id, &reply);
+        area = viewer_pane_rect(viewer, id); /* a reply may lay the screen out anew */
+    }
 }
 
 void viewer_handle_key(struct viewer *viewer, int key)

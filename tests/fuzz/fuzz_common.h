@@ -128,11 +128,17 @@ static void fuzz_check_rows(const struct profile *profile, const struct allocato
     for (size_t r = 0; r < allocator->row_count; r++) {
         const struct allocation_row *row = &allocator->rows[r];
         fuzz_require(row->origin == ROW_FROM_SNAPSHOT || row->origin == ROW_FROM_SPECIAL ||
-                         row->origin == ROW_UNRESOLVED,
+                         row->origin == ROW_UNRESOLVED || row->origin == ROW_FROM_ENTRY,
                      "a row has a known origin");
         fuzz_require(row->op_name < strings && row->region_type < strings &&
-                         row->data_type < strings && row->tensor_shape < strings,
+                         row->data_type < strings && row->tensor_shape < strings &&
+                         row->kind < strings && row->location < strings &&
+                         row->location_file < strings && row->stack < strings &&
+                         row->context < strings,
                      "every string id of a row names a string");
+        fuzz_require(row->origin != ROW_FROM_ENTRY ||
+                         (row->snapshot_index == -1 && row->special_index == -1),
+                     "an entry's row points at no snapshot");
         fuzz_require(row->origin == ROW_FROM_SNAPSHOT || !row->has_time,
                      "only a row from a snapshot has a time");
     }

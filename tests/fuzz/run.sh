@@ -4,7 +4,7 @@
 # regressions, then fuzzes each harness for SECONDS (default 60).
 #
 # HARNESS is any of load_protobuf load_json load_gzip load_trace csv_writer
-# load_xspace (default: all). The sources are compiled straight from the tree into a temporary
+# load_xspace load_skyline (default: all). The sources are compiled straight from the tree into a temporary
 # directory, so no configured build is needed; protoc-c generates the
 # .proto's C code there. Prints what it runs and the executions of each
 # harness; exits 1 when a harness found a crash (its input's path is
@@ -24,7 +24,7 @@ set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace}
+harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace load_skyline}
 case $seconds in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS] [HARNESS...]" >&2; exit 2 ;;
 esac
@@ -92,8 +92,12 @@ for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
 done
 for harness in $harnesses; do
     [ -f "$fuzz_dir/fuzz_$harness.c" ] || die "no harness $harness (tests/fuzz/fuzz_$harness.c)"
+    # The Skyline harness builds its databases with the tests' schema.
+    harness_sources=""
+    [ "$harness" = load_skyline ] && harness_sources="$source_dir/tests/skyline_report_maker.c"
     # shellcheck disable=SC2086
-    "$cc" $cflags -fsanitize=fuzzer "$fuzz_dir/fuzz_$harness.c" $objects $extra_libs -lm \
+    "$cc" $cflags -fsanitize=fuzzer "$fuzz_dir/fuzz_$harness.c" $harness_sources $objects \
+        $extra_libs -lm \
         -o "$build/fuzz_$harness" || die "cannot link fuzz_$harness"
 done
 
@@ -209,6 +213,66 @@ fi
 for file in "$source_dir"/data/real/*.xplane.pb.gz; do
     [ -f "$file" ] && gzip -dc "$file" >"$seeds/xspace/$(basename "$file" .gz)"
 done
+# Skyline reports (see fuzz_load_skyline.c): a first byte 0 and a report
+# of each case of the Skyline generator (built on the fly when no build
+# has it); an odd first byte and a program of rows: weights (opcode 0),
+# activations (1), stack_correlation (2), stack_frames (3), the peak (4),
+# user_version (5), damage (7), over Skyline's schema (1), in WAL mode
+# (3) or over tables without types (5, 7).
+mkdir -p "$seeds/load_skyline"
+skyline_generator=""
+# shellcheck disable=SC2086 # pkg-config's flags are meant to split
+if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_skyline" ]; then
+    skyline_generator="$MEMTOP_BUILDDIR/tests/generate_skyline"
+elif "$cc" -O1 -I"$build" -I"$source_dir" $extra_cflags "$source_dir/tests/generate_skyline.c" \
+        "$source_dir/tests/skyline_report_maker.c" $extra_libs -o "$build/generate_skyline" \
+        2>/dev/null; then
+    skyline_generator="$build/generate_skyline"
+fi
+if [ -n "$skyline_generator" ]; then
+    for case_name in demo no-gradients hostile no-peak other; do
+        "$skyline_generator" --case "$case_name" -o "$build/$case_name.sqlite"
+        { printf '\000'; cat "$build/$case_name.sqlite"; } \
+            >"$seeds/load_skyline/$case_name.load_skyline"
+        rm -f "$build/$case_name.sqlite"
+    done
+else
+    say "no Skyline generator: seeding load_skyline with row programs only"
+fi
+# Each printf is one operation (the first holds the flags byte too).
+{
+    printf '\001\000\001\006weight\002\003\000\002\003\000'
+    printf '\002\001\001\000\001'
+    printf '\003\001\000\000\010model.py\000\016'
+    printf '\003\001\000\001\010train.py\000\051'
+    printf '\001\001\006conv2d\002\020\000'
+    printf '\002\002\001\000\002'
+    printf '\003\002\000\000\010model.py\000\036'
+    printf '\001\002\004view\000\000'
+    printf '\001\003\004add_\000\370'
+    printf '\004\002\000\001'
+} >"$seeds/load_skyline/rows.load_skyline"
+{
+    printf '\003\000\000\001w\003\000\003\000'
+    printf '\000\000\001b\003\000\003\001'
+    printf '\002\001\001\000\001'
+    printf '\003\001\000\000\001f\003\001'
+    printf '\004\003\001'
+} >"$seeds/load_skyline/wal-extremes.load_skyline"
+{
+    printf '\007\000\001\001w\006\004\000\000\000\000\000\000\360\077'
+    printf '\000\001\001w\005\00212\007\001\001'
+    printf '\001\001\001a\007\001x'
+    printf '\002\001\001\005\0011'
+    printf '\006\020peak_usage_bytes\005\003big'
+    printf '\005\377\377'
+} >"$seeds/load_skyline/loose.load_skyline"
+{
+    printf '\001\000\001\001w\002\001\000\000\000'
+    printf '\004\000\100'
+    printf '\007\034\000\377'
+} >"$seeds/load_skyline/damaged.load_skyline"
+
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
 # point (8 bytes, decimals), 7 end of record.
@@ -226,6 +290,11 @@ done
 
 # ---- replay the regressions, then fuzz ----
 # A sanitizer report is a crash, with its stack; leaks are checked too.
+# Harnesses that write files (load_skyline) write them under TMPDIR: the
+# work directory, so a crash leaves nothing outside it.
+mkdir -p "$work/tmp"
+TMPDIR="$work/tmp"
+export TMPDIR
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS UBSAN_OPTIONS

@@ -348,6 +348,40 @@ static void tf_step(struct tf_job *tf, int64_t step)
     job_flush(job);
 }
 
+/* The most GPU memory a step can hold: the weights and Adam's two slots,
+ * every forward activation and the input, plus the transients of one op
+ * at a time (two activations, a kernel gradient and Adam's temporary, at
+ * the widest width), each rounded up to the allocator's 256 bytes. */
+static int64_t tf_gpu_bound(const struct tf_job *tf)
+{
+    int64_t widest = 2048, bytes = 0;
+    for (int l = 0; l < tf->layers; l++)
+        bytes += 3 * (tf->widths[l] * tf->widths[l + 1] * 4 + tf->widths[l + 1] * 4);
+    for (int l = 0; l <= tf->layers; l++)
+        bytes += tf->batch * tf->widths[l] * 4 + 256;
+    bytes += 4 * tf->batch * widest * 4 + 2 * widest * widest * 4 + 8 * 256;
+    return bytes;
+}
+
+/* GPU_0_bfc's bytes_limit: a 16 GB V100's, as TensorFlow reports it
+ * (what the demo data and the tests use), unless the model would not fit
+ * (big --size or --memory-events: over a thousand layers). Then the
+ * smallest common larger card, with the same 4% kept back, so that the
+ * capture never holds more than its GPU, as a real one cannot. */
+static int64_t tf_gpu_limit(const struct tf_job *tf)
+{
+    static const int64_t gigabytes[] = {24, 32, 40, 48, 80, 141};
+    int64_t bound = tf_gpu_bound(tf);
+    if (bound < INT64_C(16493512704))
+        return INT64_C(16493512704);
+    int64_t limit = 0;
+    for (size_t i = 0; i < sizeof gigabytes / sizeof *gigabytes && limit <= bound; i++)
+        limit = (gigabytes[i] << 30) / 100 * 96 / (1 << 20) * (1 << 20);
+    while (limit <= bound)
+        limit += INT64_C(8) << 30;
+    return limit;
+}
+
 void style_tf_gpu_run(struct job *job)
 {
     static struct tf_job tf;
@@ -389,7 +423,7 @@ void style_tf_gpu_run(struct job *job)
     uint32_t cpu_name = string_c("cpu");
     if (options->hostile)
         cpu_name = hostile_string(hostile_string(cpu_name, 0), 11);
-    allocator_init(&tf.gpu, ALLOCATOR_BFC, string_c("GPU_0_bfc"), INT64_C(16493512704),
+    allocator_init(&tf.gpu, ALLOCATOR_BFC, string_c("GPU_0_bfc"), tf_gpu_limit(&tf),
                    UINT64_C(0x7f2a00000000), 256);
     /* --odd: host addresses from 2^63 land as uint64, which XProf reads
      * as address 0. */
