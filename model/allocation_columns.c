@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "model/allocation_table.h"
+
 /* ---- comparing ---- */
 
 static int compare_numbers(int64_t a, int64_t b)
@@ -66,6 +68,15 @@ COMPARE_STRING_FIELD(data_type)
 COMPARE_STRING_FIELD(tensor_shape)
 COMPARE_STRING_FIELD(kind)
 
+/* What a row holds (its size times its occurrences): the share is the
+ * same over the same peak, so it sorts the same way. */
+static int compare_total(const struct profile *profile, const struct allocation_row *a,
+                         const struct allocation_row *b)
+{
+    (void)profile;
+    return compare_numbers(allocation_row_bytes(a), allocation_row_bytes(b));
+}
+
 /* By file, then by line as a number (model.py:9 before model.py:10). */
 static int compare_location(const struct profile *profile, const struct allocation_row *a,
                             const struct allocation_row *b)
@@ -85,25 +96,26 @@ static bool row_is_entry(const struct allocation_row *row)
 }
 
 #define NUMBER_VALUE(field)                                                                  \
-    static struct allocation_value value_##field(const struct profile *profile,              \
+    static struct allocation_value value_##field(const struct allocation_context *context,   \
                                                  const struct allocation_row *row)           \
     {                                                                                        \
-        (void)profile;                                                                       \
+        (void)context;                                                                       \
         return (struct allocation_value){.integer = row->field, .text = {"", 0}};            \
     }
 #define SNAPSHOT_NUMBER_VALUE(field)                                                         \
-    static struct allocation_value value_##field(const struct profile *profile,              \
+    static struct allocation_value value_##field(const struct allocation_context *context,   \
                                                  const struct allocation_row *row)           \
     {                                                                                        \
-        (void)profile;                                                                       \
+        (void)context;                                                                       \
         return (struct allocation_value){.absent = row_is_entry(row), .integer = row->field, \
                                          .text = {"", 0}};                                   \
     }
 #define STRING_VALUE(field)                                                                  \
-    static struct allocation_value value_##field(const struct profile *profile,              \
+    static struct allocation_value value_##field(const struct allocation_context *context,   \
                                                  const struct allocation_row *row)           \
     {                                                                                        \
-        return (struct allocation_value){.text = profile_string(profile, row->field)};       \
+        return (struct allocation_value){                                                   \
+            .text = profile_string(context->profile, row->field)};                           \
     }
 
 STRING_VALUE(op_name)
@@ -120,27 +132,27 @@ STRING_VALUE(kind)
 STRING_VALUE(location)
 STRING_VALUE(stack)
 
-static struct allocation_value value_time_ps(const struct profile *profile,
+static struct allocation_value value_time_ps(const struct allocation_context *context,
                                              const struct allocation_row *row)
 {
-    (void)profile;
+    (void)context;
     /* Special and unresolved rows have no time: an empty cell, not 0. */
     return (struct allocation_value){.absent = !row->has_time, .integer = row->time_ps,
                                      .text = {"", 0}};
 }
 
-static struct allocation_value value_address(const struct profile *profile,
+static struct allocation_value value_address(const struct allocation_context *context,
                                              const struct allocation_row *row)
 {
-    (void)profile;
+    (void)context;
     return (struct allocation_value){.absent = row_is_entry(row), .address = row->address,
                                      .text = {"", 0}};
 }
 
-static struct allocation_value value_activity(const struct profile *profile,
+static struct allocation_value value_activity(const struct allocation_context *context,
                                               const struct allocation_row *row)
 {
-    (void)profile;
+    (void)context;
     if (row_is_entry(row))
         return (struct allocation_value){.absent = true, .text = {"", 0}};
     return (struct allocation_value){.text = text_of(memory_activity_name(row->activity))};
@@ -156,11 +168,30 @@ static const char *origin_name(enum row_origin origin)
     }
 }
 
-static struct allocation_value value_origin(const struct profile *profile,
+static struct allocation_value value_origin(const struct allocation_context *context,
                                             const struct allocation_row *row)
 {
-    (void)profile;
+    (void)context;
     return (struct allocation_value){.text = text_of(origin_name(row->origin))};
+}
+
+static struct allocation_value value_total_bytes(const struct allocation_context *context,
+                                                 const struct allocation_row *row)
+{
+    (void)context;
+    return (struct allocation_value){.integer = allocation_row_bytes(row), .text = {"", 0}};
+}
+
+/* Of the allocator's peak; none when the peak is unknown. A row the
+ * totals leave out (a Skyline entry of size <= 0) holds no share. */
+static struct allocation_value value_share(const struct allocation_context *context,
+                                           const struct allocation_row *row)
+{
+    if (context->peak_bytes <= 0)
+        return (struct allocation_value){.absent = true, .text = {"", 0}};
+    double bytes = allocation_row_is_uncounted(row) ? 0.0 : (double)allocation_row_bytes(row);
+    return (struct allocation_value){.fraction = bytes / (double)context->peak_bytes,
+                                     .text = {"", 0}};
 }
 
 /* ---- the table ---- */
@@ -169,43 +200,44 @@ static struct allocation_value value_origin(const struct profile *profile,
 #define BYTES ALLOCATION_VALUE_BYTES
 #define INTEGER ALLOCATION_VALUE_INTEGER
 #define ADDRESS ALLOCATION_VALUE_ADDRESS
+#define FRACTION ALLOCATION_VALUE_FRACTION
 
-/* In the CSV's order. The widths and headings are the table pane's. */
+/* In the CSV's order. The widths are the table pane's. */
 static const struct allocation_column_info columns[ALLOCATION_COLUMN_COUNT] = {
-    {TABLE_COLUMN_OP_NAME, "Op name", "Op name", "op_name", TEXT, false, 12, INT_MAX,
-     compare_op_name, false, value_op_name},
-    {TABLE_COLUMN_ALLOCATION_BYTES, "Allocation", "Size", "allocation_bytes", BYTES, true, 0, 0,
+    {TABLE_COLUMN_OP_NAME, "op", "op_name", TEXT, false, 12, INT_MAX, compare_op_name, false,
+     value_op_name},
+    {TABLE_COLUMN_ALLOCATION_BYTES, "size", "allocation_bytes", BYTES, true, 0, 0,
      compare_allocation_bytes, true, value_allocation_bytes},
-    {TABLE_COLUMN_REQUESTED_BYTES, "Requested", "Requested", "requested_bytes", BYTES, true, 0, 0,
+    {TABLE_COLUMN_REQUESTED_BYTES, "requested", "requested_bytes", BYTES, true, 0, 0,
      compare_requested_bytes, true, value_requested_bytes},
-    {TABLE_COLUMN_OCCURRENCES, "Occurrences", "Occ", "occurrences", INTEGER, true, 0, 0,
+    {TABLE_COLUMN_OCCURRENCES, "count", "occurrences", INTEGER, true, 0, 0,
      compare_occurrences, true, value_occurrences},
-    {TABLE_COLUMN_REGION_TYPE, "Region", "Region", "region_type", TEXT, false, 6, 16,
+    {TABLE_COLUMN_REGION_TYPE, "region", "region_type", TEXT, false, 6, 16,
      compare_region_type, false, value_region_type},
-    {TABLE_COLUMN_DATA_TYPE, "Data type", "Type", "data_type", TEXT, false, 5, 12,
-     compare_data_type, false, value_data_type},
-    {TABLE_COLUMN_TENSOR_SHAPE, "Shape", "Shape", "tensor_shape", TEXT, false, 8, 32,
+    {TABLE_COLUMN_DATA_TYPE, "type", "data_type", TEXT, false, 5, 12, compare_data_type, false,
+     value_data_type},
+    {TABLE_COLUMN_TENSOR_SHAPE, "shape", "tensor_shape", TEXT, false, 8, 32,
      compare_tensor_shape, false, value_tensor_shape},
-    {TABLE_COLUMN_STEP_ID, "Step", "Step", "step_id", INTEGER, true, 0, 0, NULL, false,
-     value_step_id},
-    {TABLE_COLUMN_TIME_PS, "Time", "Time", "time_ps", INTEGER, true, 0, 0, NULL, false,
-     value_time_ps},
-    {TABLE_COLUMN_ADDRESS, "Address", "Address", "address", ADDRESS, true, 0, 0, NULL, false,
+    {TABLE_COLUMN_STEP_ID, "step", "step_id", INTEGER, true, 0, 0, NULL, false, value_step_id},
+    {TABLE_COLUMN_TIME_PS, "time", "time_ps", INTEGER, true, 0, 0, NULL, false, value_time_ps},
+    {TABLE_COLUMN_ADDRESS, "address", "address", ADDRESS, true, 0, 0, NULL, false,
      value_address},
-    {TABLE_COLUMN_ACTIVITY, "Activity", "Activity", "activity", TEXT, false, 8, 16, NULL, false,
+    {TABLE_COLUMN_ACTIVITY, "activity", "activity", TEXT, false, 8, 16, NULL, false,
      value_activity},
-    {TABLE_COLUMN_ORIGIN, "Origin", "Origin", "origin", TEXT, false, 6, 10, NULL, false,
-     value_origin},
-    {TABLE_COLUMN_SNAPSHOT_INDEX, "Snapshot", "Snapshot", "snapshot_index", INTEGER, true, 0, 0,
-     NULL, false, value_snapshot_index},
-    {TABLE_COLUMN_SPECIAL_INDEX, "Special", "Special", "special_index", INTEGER, true, 0, 0, NULL,
-     false, value_special_index},
-    {TABLE_COLUMN_KIND, "Kind", "Kind", "kind", TEXT, false, 6, 10, compare_kind, false,
-     value_kind},
-    {TABLE_COLUMN_LOCATION, "Location", "Location", "location", TEXT, false, 12, 40,
-     compare_location, false, value_location},
+    {TABLE_COLUMN_ORIGIN, "origin", "origin", TEXT, false, 6, 10, NULL, false, value_origin},
+    {TABLE_COLUMN_SNAPSHOT_INDEX, "snapshot", "snapshot_index", INTEGER, true, 0, 0, NULL, false,
+     value_snapshot_index},
+    {TABLE_COLUMN_SPECIAL_INDEX, "special", "special_index", INTEGER, true, 0, 0, NULL, false,
+     value_special_index},
+    {TABLE_COLUMN_KIND, "kind", "kind", TEXT, false, 6, 10, compare_kind, false, value_kind},
+    {TABLE_COLUMN_LOCATION, "location", "location", TEXT, false, 12, 40, compare_location, false,
+     value_location},
     /* Many lines: the CSV and the detail view carry it, the table cannot. */
-    {TABLE_COLUMN_STACK, "Stack", "Stack", "stack", TEXT, false, 0, 0, NULL, false, value_stack},
+    {TABLE_COLUMN_STACK, "stack", "stack", TEXT, false, 0, 0, NULL, false, value_stack},
+    {TABLE_COLUMN_TOTAL_BYTES, "total", "total_bytes", BYTES, true, 0, 0, compare_total, true,
+     value_total_bytes},
+    {TABLE_COLUMN_SHARE, "share", "share", FRACTION, true, 0, 0, compare_total, true,
+     value_share},
 };
 
 const struct allocation_column_info *allocation_column(enum table_column id)
@@ -223,10 +255,12 @@ const struct allocation_column_info *allocation_columns(void)
 bool allocation_column_find(const char *name, size_t length, enum table_column *id)
 {
     for (size_t i = 0; i < ALLOCATION_COLUMN_COUNT; i++) {
-        if (strlen(columns[i].csv_name) == length &&
-            memcmp(columns[i].csv_name, name, length) == 0) {
-            *id = columns[i].id;
-            return true;
+        const char *names[] = {columns[i].name, columns[i].csv_name};
+        for (size_t n = 0; n < 2; n++) {
+            if (strlen(names[n]) == length && memcmp(names[n], name, length) == 0) {
+                *id = columns[i].id;
+                return true;
+            }
         }
     }
     return false;

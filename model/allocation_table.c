@@ -11,7 +11,7 @@
 const char *allocation_table_column_name(enum table_column column)
 {
     if (column == TABLE_COLUMN_FILE_ORDER)
-        return "File order";
+        return "file order";
     const struct allocation_column_info *info = allocation_column(column);
     return info ? info->name : "";
 }
@@ -22,55 +22,47 @@ bool allocation_table_default_descending(enum table_column column)
     return info && info->compare && info->descending_first;
 }
 
-/* The position of a column in the sort cycle: 0 for file order, then the
- * largest-first columns, then the A-to-Z ones. */
-static int sort_cycle_position(enum table_column column)
-{
-    if (column == TABLE_COLUMN_FILE_ORDER)
-        return 0;
-    const struct allocation_column_info *info = allocation_column(column);
-    if (!info || !info->compare)
-        return -1;
-    return 1 + (info->descending_first ? 0 : ALLOCATION_COLUMN_COUNT) + (int)column;
-}
-
-enum table_column allocation_table_next_column(enum table_column column)
-{
-    int position = sort_cycle_position(column);
-    enum table_column next = TABLE_COLUMN_FILE_ORDER;
-    int next_position = 0;
-    for (int id = 0; id < ALLOCATION_COLUMN_COUNT; id++) {
-        int candidate = sort_cycle_position((enum table_column)id);
-        if (candidate > position && (next_position == 0 || candidate < next_position)) {
-            next = (enum table_column)id;
-            next_position = candidate;
-        }
-    }
-    return next;
-}
-
 bool allocation_table_column_filled(const struct allocation_table *table,
                                     enum table_column column)
 {
     const struct allocation_column_info *info = allocation_column(column);
     if (!info)
         return column == TABLE_COLUMN_FILE_ORDER;
+    struct allocation_context context = allocation_table_context(table);
     for (size_t i = 0; i < table->source.count; i++) {
-        struct allocation_value value = info->value(table->profile, &table->source.rows[i]);
+        struct allocation_value value = info->value(&context, &table->source.rows[i]);
         if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
             return true;
     }
     return false;
 }
 
-enum table_column allocation_table_next_filled_column(const struct allocation_table *table,
-                                                      enum table_column column)
+/* Where `column` is in `order`; -1 for file order or a column not there. */
+static int sort_order_position(const enum table_column *order, size_t count,
+                               enum table_column column)
 {
-    enum table_column next = allocation_table_next_column(column);
-    /* The cycle comes back to file order, which is always filled. */
-    while (!allocation_table_column_filled(table, next))
-        next = allocation_table_next_column(next);
-    return next;
+    for (size_t i = 0; i < count; i++)
+        if (order[i] == column)
+            return (int)i;
+    return -1;
+}
+
+enum table_column allocation_table_step_sort(const struct allocation_table *table,
+                                             const enum table_column *order, size_t count,
+                                             enum table_column column, int direction)
+{
+    int step = direction < 0 ? -1 : 1;
+    int position = sort_order_position(order, count, column);
+    /* File order sits past both ends: one step from it is an end. */
+    if (position < 0)
+        position = step > 0 ? -1 : (int)count;
+    for (position += step; position >= 0 && position < (int)count; position += step) {
+        enum table_column next = order[position];
+        if (next != TABLE_COLUMN_FILE_ORDER && allocation_column_sortable(next) &&
+            allocation_table_column_filled(table, next))
+            return next;
+    }
+    return TABLE_COLUMN_FILE_ORDER;
 }
 
 static char fold_case(char c)
@@ -100,7 +92,35 @@ bool allocation_table_row_matches(const struct allocation_table *table,
         return true;
     if (row->origin == ROW_UNRESOLVED)
         return false;
-    return allocation_table_matches(profile_string(table->profile, row->op_name), table->filter);
+    const uint32_t texts[] = {row->op_name, row->region_type, row->data_type,
+                              row->tensor_shape, row->kind,   row->location};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (texts[i] && allocation_table_matches(profile_string(table->profile, texts[i]),
+                                                 table->filter))
+            return true;
+    return false;
+}
+
+bool allocation_table_row_shown(const struct allocation_table *table,
+                                const struct allocation_row *row)
+{
+    if (table->min_bytes > 0 && allocation_row_bytes(row) < table->min_bytes)
+        return false;
+    if (table->within &&
+        !row_group_contains(table->profile, table->within_key, allocation_table_within(table),
+                            row))
+        return false;
+    return allocation_table_row_matches(table, row);
+}
+
+struct text allocation_table_within(const struct allocation_table *table)
+{
+    return text_make(table->within ? table->within : "", table->within_length);
+}
+
+bool allocation_table_narrowed(const struct allocation_table *table)
+{
+    return table->filter[0] || table->min_bytes > 0 || table->within;
 }
 
 struct text allocation_table_op_name(const struct allocation_table *table,
@@ -119,6 +139,14 @@ struct text allocation_table_op_name(const struct allocation_table *table,
 size_t allocation_table_total(const struct allocation_table *table)
 {
     return table->order ? table->source.count : 0;
+}
+
+struct allocation_context allocation_table_context(const struct allocation_table *table)
+{
+    return (struct allocation_context){
+        .profile = table->profile,
+        .peak_bytes = table->allocator ? table->allocator->summary.peak_bytes : 0,
+    };
 }
 
 int64_t allocation_row_bytes(const struct allocation_row *row)
@@ -178,9 +206,14 @@ static void table_refilter(struct allocation_table *table)
 {
     size_t total = allocation_table_total(table);
     table->count = 0;
-    for (size_t i = 0; i < total; i++)
-        if (allocation_table_row_matches(table, &table->source.rows[table->sorted[i]]))
-            table->order[table->count++] = table->sorted[i];
+    table->unresolved_count = 0;
+    for (size_t i = 0; i < total; i++) {
+        const struct allocation_row *row = &table->source.rows[table->sorted[i]];
+        if (!allocation_table_row_shown(table, row))
+            continue;
+        table->order[table->count++] = table->sorted[i];
+        table->unresolved_count += row->origin == ROW_UNRESOLVED;
+    }
 }
 
 struct allocation_row_source allocation_rows_at_peak(const struct profile *profile,
@@ -217,8 +250,8 @@ bool allocation_table_init_source(struct allocation_table *table,
         return false;
     }
     for (size_t i = 0; i < total; i++)
-        table->sorted[i] = table->order[i] = i;
-    table->count = total;
+        table->sorted[i] = i;
+    table_refilter(table);
     return true;
 }
 
@@ -234,8 +267,12 @@ void allocation_table_free(struct allocation_table *table)
     free(table->order);
     free(table->sorted);
     free(table->scratch);
+    free(table->within);
     table->order = table->sorted = table->scratch = NULL;
-    table->count = 0;
+    table->within = NULL;
+    table->within_length = 0;
+    table->within_key = ROW_GROUP_NONE;
+    table->count = table->unresolved_count = 0;
 }
 
 bool allocation_table_set_filter(struct allocation_table *table, const char *filter)
@@ -245,6 +282,33 @@ bool allocation_table_set_filter(struct allocation_table *table, const char *fil
         return false;
     table_refilter(table);
     return true;
+}
+
+void allocation_table_set_min_bytes(struct allocation_table *table, int64_t bytes)
+{
+    table->min_bytes = bytes > 0 ? bytes : 0;
+    if (table->order)
+        table_refilter(table);
+}
+
+bool allocation_table_set_within(struct allocation_table *table, enum row_group_key key,
+                                 struct text name)
+{
+    /* Copied before the old name goes: `name` may be a part of it. */
+    char *copy = key != ROW_GROUP_NONE ? malloc(name.length + 1) : NULL;
+    bool ok = key == ROW_GROUP_NONE || copy;
+    if (copy) {
+        if (name.length)
+            memcpy(copy, name.bytes, name.length);
+        copy[name.length] = '\0'; /* for what shows it */
+    }
+    free(table->within);
+    table->within = copy;
+    table->within_length = copy ? name.length : 0;
+    table->within_key = copy ? key : ROW_GROUP_NONE;
+    if (table->order)
+        table_refilter(table);
+    return ok;
 }
 
 void allocation_table_set_sort(struct allocation_table *table, enum table_column column,

@@ -21,6 +21,8 @@ void export_request_init(struct export_request *request, enum export_view view,
         .allocator = allocator,
         .from_ps = INT64_MIN,
         .to_ps = INT64_MAX,
+        .group_by = ROW_GROUP_NONE,
+        .group_scope = {"", 0},
     };
 }
 

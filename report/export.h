@@ -17,8 +17,14 @@
  *   allocations  op_name,allocation_bytes,requested_bytes,occurrences,
  *                region_type,data_type,tensor_shape,step_id,time_ps,address,
  *                activity,origin,snapshot_index,special_index
+ *                kind,location,stack,total_bytes,share
  *                (origin: snapshot|special|unresolved; time_ps is empty for
- *                rows without a time), in the table's order.
+ *                rows without a time; total_bytes is allocation_bytes times
+ *                occurrences, share that over the allocator's peak, empty
+ *                when the peak is unknown), in the table's order.
+ *                Grouped (group_by): KEY,total_bytes,share,rows, one row
+ *                per group of model/row_groups.h, largest first (KEY is the
+ *                key's name: scope, location or file).
  *   timeline     time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,
  *                fragmentation,peak_bytes_in_use,activity,requested_bytes,
  *                allocation_bytes,address,op_name,step_id,region_type,
@@ -97,6 +103,11 @@ struct export_request {
     /* allocations: the rows as a table shows them (its filter and its
      * order); NULL exports every row in the file's order (XProf's). */
     const struct allocation_table *table;
+    /* allocations: those rows grouped by this key instead, the groups
+     * under group_scope for ROW_GROUP_OP_SCOPE ("": the top);
+     * ROW_GROUP_NONE (export_request_init's): the rows themselves. */
+    enum row_group_key group_by;
+    struct text group_scope;
     /* compare: the second profile and its allocator matched with
      * `allocator` (profile is the base). Either allocator may be NULL (an
      * allocator in one profile only: no rows on that side), not both. */
@@ -169,14 +180,26 @@ bool export_view_is_csv(enum export_view view);
 char *export_default_path(const struct profile *profile, const char *host,
                           const struct allocator *allocator, enum export_view view);
 
-/* --sort COLUMN[:asc|:desc] with COLUMN a sortable column of the
- * allocations header (model/allocation_columns.h: op_name ...
- * tensor_shape); without a direction, numbers sort descending and text
- * ascending. false when text is not one of them. */
+/* --sort COLUMN[:asc|:desc] with COLUMN a sortable column
+ * (model/allocation_columns.h), by its one name as the viewer's header
+ * shows it ("size") or its name in the allocations header
+ * ("allocation_bytes"); without a direction, numbers sort descending
+ * and text ascending. false when text is not one of them. */
 bool export_sort_parse(const char *text, enum table_column *column, bool *descending);
-/* "op_name, allocation_bytes, ...", the sortable columns for usage
- * messages (built once, on the first call). */
+/* "size, requested, ...; or the CSV header's names: op_name, ...", the
+ * sortable columns for usage messages (built once, on the first call). */
 const char *export_sort_list(void);
+
+/* --min-size: a number of bytes, or of KiB, MiB, GiB ("1048576", "1MiB",
+ * "16M", "1 GiB": 1024-based, K/M/G alone too); false when the text is
+ * none of these or the size does not fit in int64. */
+bool export_size_parse(const char *text, int64_t *bytes);
+
+/* --group-by KEY[:SCOPE]: a key of model/row_groups.h ("scope",
+ * "location", "file"), for scope optionally the scope to list the
+ * groups under ("scope:model/"; *scope points into text, "" when
+ * none). false when KEY is none of them. */
+bool export_group_parse(const char *text, enum row_group_key *key, const char **scope);
 
 /* Milliseconds as typed ("1685.89", "-2", "0.000000001") to picoseconds,
  * exactly: false when it is not a plain decimal, has a non-zero digit

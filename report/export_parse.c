@@ -68,18 +68,76 @@ bool export_sort_parse(const char *text, enum table_column *column, bool *descen
     return true;
 }
 
-const char *export_sort_list(void)
+/* The sortable columns' names, ", " apart: the short ones or the CSV's. */
+static size_t sort_names(char *list, size_t size, bool csv)
 {
-    static char list[512];
-    if (list[0])
-        return list;
     size_t used = 0;
     const struct allocation_column_info *columns = allocation_columns();
-    for (size_t i = 0; i < ALLOCATION_COLUMN_COUNT && used < sizeof list; i++)
+    for (size_t i = 0; i < ALLOCATION_COLUMN_COUNT && used < size; i++)
         if (columns[i].compare)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
-                                     columns[i].csv_name);
+            used += (size_t)snprintf(list + used, size - used, "%s%s", used ? ", " : "",
+                                     csv ? columns[i].csv_name : columns[i].name);
+    return used < size ? used : size;
+}
+
+const char *export_sort_list(void)
+{
+    static char list[768];
+    if (list[0])
+        return list;
+    size_t used = sort_names(list, sizeof list, false);
+    used += (size_t)snprintf(list + used, sizeof list - used, "; or the CSV header's names: ");
+    if (used < sizeof list)
+        sort_names(list + used, sizeof list - used, true);
     return list;
+}
+
+/* ---- sizes and groups ---- */
+
+bool export_size_parse(const char *text, int64_t *bytes)
+{
+    static const struct {
+        const char *name;
+        unsigned shift;
+    } units[] = {{"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20},
+                 {"G", 30}, {"GiB", 30}};
+    uint64_t value = 0;
+    const char *at = text;
+    for (; *at >= '0' && *at <= '9'; at++) {
+        if (value > ((uint64_t)INT64_MAX - (unsigned)(*at - '0')) / 10)
+            return false;
+        value = value * 10 + (unsigned)(*at - '0');
+    }
+    if (at == text)
+        return false;
+    while (*at == ' ')
+        at++;
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        if (strcmp(at, units[u].name) != 0)
+            continue;
+        if (value > (uint64_t)INT64_MAX >> units[u].shift)
+            return false;
+        *bytes = (int64_t)(value << units[u].shift);
+        return true;
+    }
+    return false;
+}
+
+bool export_group_parse(const char *text, enum row_group_key *key, const char **scope)
+{
+    const char *colon = strchr(text, ':');
+    size_t length = colon ? (size_t)(colon - text) : strlen(text);
+    char name[32];
+    if (length >= sizeof name)
+        return false;
+    memcpy(name, text, length);
+    name[length] = '\0';
+    if (!row_group_key_parse(name, key) || *key == ROW_GROUP_NONE)
+        return false;
+    if (colon && *key != ROW_GROUP_OP_SCOPE)
+        return false; /* only a scope has levels */
+    *scope = colon ? colon + 1 : "";
+    return true;
 }
 
 /* ---- milliseconds ---- */

@@ -61,13 +61,13 @@ static void json_tracked(struct json_writer *writer, const struct tracked_memory
 /* One row as an object: every column of the allocation column table
  * under its CSV name (a column the row has no value for is null), so the
  * JSON carries what the CSV does. */
-static void json_row(struct json_writer *writer, const struct profile *profile,
+static void json_row(struct json_writer *writer, const struct allocation_context *context,
                      const struct allocation_row *row)
 {
     const struct allocation_column_info *columns = allocation_columns();
     json_writer_object_begin(writer);
     for (size_t c = 0; c < ALLOCATION_COLUMN_COUNT; c++) {
-        struct allocation_value value = columns[c].value(profile, row);
+        struct allocation_value value = columns[c].value(context, row);
         json_writer_key(writer, columns[c].csv_name);
         if (value.absent) {
             json_writer_null(writer);
@@ -76,6 +76,7 @@ static void json_row(struct json_writer *writer, const struct profile *profile,
         switch (columns[c].kind) {
         case ALLOCATION_VALUE_TEXT: json_writer_bytes(writer, value.text); break;
         case ALLOCATION_VALUE_ADDRESS: json_writer_unsigned(writer, value.address); break;
+        case ALLOCATION_VALUE_FRACTION: json_writer_double(writer, value.fraction); break;
         default: json_writer_int(writer, value.integer); break;
         }
     }
@@ -86,16 +87,17 @@ static void json_row(struct json_writer *writer, const struct profile *profile,
  * them (largest first, ties in the file's order); an empty array when
  * memory runs out. */
 static void json_top_rows(struct json_writer *writer, const struct profile *profile,
-                          const struct allocator *allocator, size_t top)
+                          const struct allocator *allocator,
+                          const struct summary_report_options *options)
 {
     struct allocation_table table;
-    bool ok = allocation_table_init(&table, profile, allocator);
+    bool ok = summary_report_top_table(&table, profile, allocator, options->min_bytes);
     json_writer_key(writer, "top_rows");
     json_writer_array_begin(writer);
     if (ok) {
-        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
-        for (size_t i = 0; i < table.count && i < top; i++)
-            json_row(writer, profile, allocation_table_row(&table, i));
+        struct allocation_context context = allocation_table_context(&table);
+        for (size_t i = 0; i < table.count && i < options->top_rows; i++)
+            json_row(writer, &context, allocation_table_row(&table, i));
     }
     json_writer_array_end(writer);
     allocation_table_free(&table);
@@ -127,7 +129,7 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
     json_writer_member_bool(writer, "timeline_sampled", allocator->timeline_sampled);
     /* null when the capacity is unknown: the writer spells NaN so. */
     json_writer_member_double(writer, "utilization", summary_report_utilization(summary));
-    json_top_rows(writer, profile, allocator, options->top_rows);
+    json_top_rows(writer, profile, allocator, options);
     json_writer_object_end(writer);
 }
 
@@ -163,7 +165,7 @@ void summary_report_json_in_run_to(struct json_writer *writer, const struct prof
                                    const char *run, const char *host,
                                    const struct summary_report_options *options)
 {
-    const struct summary_report_options defaults = {SUMMARY_REPORT_TOP_ROWS};
+    const struct summary_report_options defaults = {SUMMARY_REPORT_TOP_ROWS, 0};
     if (!options)
         options = &defaults;
     json_host_and_file(writer, run, host, profile->path);

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "model/allocation_table.h"
 #include "model/profile.h"
 
 struct json_writer;
@@ -20,7 +21,8 @@ struct json_writer;
 
 /* What a report holds beyond the summary itself. */
 struct summary_report_options {
-    size_t top_rows; /* the largest rows at the peak to list (0: none) */
+    size_t top_rows;   /* the largest rows at the peak to list (0: none) */
+    int64_t min_bytes; /* of them, only those holding this much (--min-size; 0: all) */
 };
 
 /* host may be NULL (a single profile: no "host" key / line). These two
@@ -47,6 +49,13 @@ void summary_report_json_in_run_to(struct json_writer *writer, const struct prof
                                    const struct summary_report_options *options);
 void summary_report_json_error_in_run_to(struct json_writer *writer, const char *path,
                                          const char *run, const char *host, struct text error);
+
+/* The rows both reports list: the allocator's rows at the peak, largest
+ * first (ties in the file's order), those holding less than min_bytes
+ * left out; false when memory runs out (the table is then empty but
+ * valid). The caller frees the table. */
+bool summary_report_top_table(struct allocation_table *table, const struct profile *profile,
+                              const struct allocator *allocator, int64_t min_bytes);
 
 /* The peak over the capacity (XProf's command-line tool calls it
  * utilisation); NaN when the capacity is unknown (0 or less). */

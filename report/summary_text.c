@@ -32,18 +32,33 @@ static void text_known_size_line(FILE *out, const struct allocator *allocator, u
         text_size_line(out, label, bytes);
 }
 
+bool summary_report_top_table(struct allocation_table *table, const struct profile *profile,
+                              const struct allocator *allocator, int64_t min_bytes)
+{
+    if (!allocation_table_init(table, profile, allocator))
+        return false;
+    allocation_table_set_sort(table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+    allocation_table_set_min_bytes(table, min_bytes);
+    return true;
+}
+
 /* The largest rows first; rows of equal size keep the source's order
- * (XProf's). */
+ * (XProf's). An unresolved row reads as the viewer's table shows it,
+ * and a note under the list says once why. */
 static void text_top_rows(FILE *out, const struct allocation_table *table, size_t top)
 {
     size_t shown = table->count < top ? table->count : top;
+    bool unresolved = false;
     for (size_t i = 0; i < shown; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
         if (row->origin == ROW_UNRESOLVED) {
-            fprintf(out, "    %12s  x%-4" PRId64 " (unresolved: snapshot %" PRId64
-                         ", special %" PRId64 ")\n",
-                    "?", row->occurrences, row->snapshot_index, row->special_index);
+            char label[ALLOCATION_TABLE_LABEL_SIZE];
+            /* Our own words ("(unresolved: snapshot 0)"), nothing from the file. */
+            struct text name = allocation_table_op_name(table, row, label, sizeof label);
+            fprintf(out, "    %12s  x%-4" PRId64 " %.*s\n", "?", row->occurrences,
+                    (int)name.length, name.bytes);
+            unresolved = true;
             continue;
         }
         const struct profile *profile = table->profile;
@@ -54,21 +69,33 @@ static void text_top_rows(FILE *out, const struct allocation_table *table, size_
                 safe(profile, row->data_type, type, sizeof type),
                 safe(profile, row->tensor_shape, shape, sizeof shape));
     }
+    if (unresolved)
+        fprintf(out, "    ? %s\n", ALLOCATION_TABLE_UNRESOLVED_NOTE);
+}
+
+/* ", 12 holding 1.00 MiB or more" when --min-size leaves rows out. */
+static void text_least_size(FILE *out, const struct allocation_table *table, int64_t min_bytes)
+{
+    char size[FORMAT_BYTES_SIZE];
+    if (min_bytes > 0)
+        fprintf(out, ", %zu holding %s or more", table->count,
+                format_bytes(min_bytes, size, sizeof size));
 }
 
 /* "Active allocations at peak: 3 rows", then the largest `top` of them. */
 static void text_rows(FILE *out, const struct profile *profile, const struct allocator *allocator,
-                      size_t top)
+                      const struct summary_report_options *options)
 {
     struct allocation_table table;
-    bool ok = allocation_table_init(&table, profile, allocator);
+    size_t top = options->top_rows;
+    bool ok = summary_report_top_table(&table, profile, allocator, options->min_bytes);
     size_t count = table.source.count;
-    fprintf(out, "  Active allocations %s: %zu row%s%s\n", table.source.label, count,
-            count == 1 ? "" : "s", count > top && top > 0 ? ", the largest:" : "");
-    if (ok) {
-        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+    fprintf(out, "  Active allocations %s: %zu row%s", table.source.label, count,
+            count == 1 ? "" : "s");
+    text_least_size(out, &table, options->min_bytes);
+    fprintf(out, "%s\n", table.count > top && top > 0 ? ", the largest:" : "");
+    if (ok)
         text_top_rows(out, &table, top);
-    }
     allocation_table_free(&table);
 }
 
@@ -94,26 +121,28 @@ static void text_entry_rows(FILE *out, const struct allocation_table *table, siz
 
 /* "Entries: 6 (8 rows: gradients are rows of their own), the largest:" */
 static void text_entries(FILE *out, const struct profile *profile,
-                         const struct allocator *allocator, size_t top)
+                         const struct allocator *allocator,
+                         const struct summary_report_options *options)
 {
     struct allocation_table table;
-    bool ok = allocation_table_init(&table, profile, allocator);
+    size_t top = options->top_rows;
+    bool ok = summary_report_top_table(&table, profile, allocator, options->min_bytes);
     size_t entries = allocator->summary.tracked.entries, rows = table.source.count;
     fprintf(out, "  Entries: %zu", entries);
     if (rows != entries)
         fprintf(out, " (%zu rows: gradients are rows of their own)", rows);
-    fprintf(out, "%s\n", rows > top && top > 0 ? ", the largest:" : "");
-    if (ok) {
-        allocation_table_set_sort(&table, TABLE_COLUMN_ALLOCATION_BYTES, true);
+    text_least_size(out, &table, options->min_bytes);
+    fprintf(out, "%s\n", table.count > top && top > 0 ? ", the largest:" : "");
+    if (ok)
         text_entry_rows(out, &table, top);
-    }
     allocation_table_free(&table);
 }
 
 /* The peak, what the report says it was made of, and its entries; no
  * timeline, so no time, counts or free memory. */
 static void text_allocator_without_timeline(FILE *out, const struct profile *profile,
-                                            const struct allocator *allocator, size_t top)
+                                            const struct allocator *allocator,
+                                            const struct summary_report_options *options)
 {
     const struct allocator_summary *summary = &allocator->summary;
     const struct tracked_memory *tracked = &summary->tracked;
@@ -128,9 +157,9 @@ static void text_allocator_without_timeline(FILE *out, const struct profile *pro
         text_size_line(out, "  Gradients", tracked->gradients_bytes);
         text_size_line(out, "  Activations", tracked->activations_bytes);
         text_size_line(out, "  Untracked", tracked->untracked_bytes);
-        text_entries(out, profile, allocator, top);
+        text_entries(out, profile, allocator, options);
     } else {
-        text_rows(out, profile, allocator, top);
+        text_rows(out, profile, allocator, options);
     }
 }
 
@@ -144,13 +173,14 @@ static void text_utilization_line(FILE *out, const struct allocator_summary *sum
 }
 
 static void text_allocator(FILE *out, const struct profile *profile,
-                           const struct allocator *allocator, size_t top)
+                           const struct allocator *allocator,
+                           const struct summary_report_options *options)
 {
     const struct allocator_summary *summary = &allocator->summary;
     char name[256], time[32], percent[32];
     fprintf(out, "\n%s\n", safe(profile, allocator->id, name, sizeof name));
     if (allocator->timeline_kind == TIMELINE_NONE) {
-        text_allocator_without_timeline(out, profile, allocator, top);
+        text_allocator_without_timeline(out, profile, allocator, options);
         return;
     }
     fprintf(out, "  %-28s %14zu%s\n", "Snapshots", allocator->timeline.count,
@@ -174,7 +204,7 @@ static void text_allocator(FILE *out, const struct profile *profile,
             !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
                 ? "unknown"
                 : format_percent(summary->peak.fragmentation, percent, sizeof percent));
-    text_rows(out, profile, allocator, top);
+    text_rows(out, profile, allocator, options);
 }
 
 void summary_report_text(FILE *out, const struct profile *profile, const char *host)
@@ -185,7 +215,9 @@ void summary_report_text(FILE *out, const struct profile *profile, const char *h
 void summary_report_text_with(FILE *out, const struct profile *profile, const char *host,
                               const struct summary_report_options *options)
 {
-    size_t top = options ? options->top_rows : SUMMARY_REPORT_TOP_ROWS;
+    static const struct summary_report_options defaults = {SUMMARY_REPORT_TOP_ROWS, 0};
+    if (!options)
+        options = &defaults;
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
     fprintf(out, "%s: %s%s, version %d, %zu allocator%s", path,
@@ -203,5 +235,5 @@ void summary_report_text_with(FILE *out, const struct profile *profile, const ch
         fprintf(out, ", %zu HLO modules", profile->hlo_module_count);
     fputc('\n', out);
     for (size_t i = 0; i < profile->allocator_count; i++)
-        text_allocator(out, profile, &profile->allocators[i], top);
+        text_allocator(out, profile, &profile->allocators[i], options);
 }

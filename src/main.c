@@ -267,15 +267,28 @@ static int export_prepare(const struct host *host, const struct export_options *
     export_warn_sampled_steps(host->path, export, allocator);
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
         return EXIT_OK;
+    /* --group-by scope:model lists the scopes under "model/". */
+    static char scope[ALLOCATION_TABLE_FILTER_SIZE];
+    const char *given = export->has_group_by ? export->group_scope : "";
+    size_t length = strlen(given);
+    snprintf(scope, sizeof scope, "%s%s", given, length && given[length - 1] != '/' ? "/" : "");
     int status = export_table_init(host, allocator, export, table, live);
     const char *filter = export->filter ? export->filter : "";
-    if (status == EXIT_OK && !allocation_table_set_filter(table, filter))
+    if (status == EXIT_OK && (!allocation_table_set_filter(table, filter) ||
+                              !allocation_table_set_within(
+                                  table, scope[0] ? ROW_GROUP_OP_SCOPE : ROW_GROUP_NONE,
+                                  text_of(scope))))
         status = EXIT_RUNTIME_FAILURE;
     if (status != EXIT_OK) {
         allocation_table_free(table);
         if (status == EXIT_RUNTIME_FAILURE)
             print_error("out of memory");
         return status;
+    }
+    allocation_table_set_min_bytes(table, export->min_bytes);
+    if (export->has_group_by) {
+        request->group_by = export->group_by;
+        request->group_scope = text_of(scope);
     }
     allocation_table_set_sort(table, export->has_sort ? export->sort_column
                                                       : TABLE_COLUMN_FILE_ORDER,
@@ -408,7 +421,7 @@ int main(int argc, char **argv)
         return exit_status_for(status);
     }
     int exit_status;
-    struct summary_report_options report = {options.top_rows};
+    struct summary_report_options report = {options.top_rows, options.min_bytes};
     if (options.compare && options.mode == RUN_EXPORT)
         exit_status = compare_cli_export(&input, &options);
     else if (options.compare && options.mode == RUN_SUMMARY)

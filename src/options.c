@@ -14,6 +14,7 @@
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
 enum { OPTION_COMPARE = 1024 };
+enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -35,6 +36,8 @@ static const struct option long_options[] = {
     {"to", required_argument, NULL, OPTION_TO},
     {"filter", required_argument, NULL, OPTION_FILTER},
     {"sort", required_argument, NULL, OPTION_SORT},
+    {"min-size", required_argument, NULL, OPTION_MIN_SIZE},
+    {"group-by", required_argument, NULL, OPTION_GROUP_BY},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
     {"at", required_argument, NULL, OPTION_AT},
@@ -93,10 +96,19 @@ int options_print_help(FILE *out)
           "                    MS milliseconds instead of at the peak (needs the\n"
           "                    whole timeline: version 0, XSpace, Chrome traces)\n"
           "      --since MS0   with --at: only those allocated after MS0 (what grew)\n"
-          "      --filter TEXT with --export allocations: op names containing TEXT\n"
+          "      --filter TEXT with --export allocations: rows whose op name, region,\n"
+          "                    data type, shape, kind or location contains TEXT\n"
           "      --sort COLUMN[:asc|:desc]\n"
-          "                    with --export allocations: sort by a column of the\n"
-          "                    CSV header (op_name, allocation_bytes, ...)\n"
+          "                    with --export allocations: sort by a column, named as\n"
+          "                    the viewer's header names it (size, total, op, ...)\n"
+          "                    or as the CSV header does (allocation_bytes, ...)\n"
+          "      --min-size BYTES\n"
+          "                    with --export allocations or --summary: leave out\n"
+          "                    rows holding less (size x count; 1048576, 1MiB, 16M)\n"
+          "      --group-by KEY[:SCOPE]\n"
+          "                    with --export allocations: one row per group, largest\n"
+          "                    first: scope (op-name scopes under SCOPE, like\n"
+          "                    model/), location or file (Skyline reports)\n"
           "      --compare BASE NEW\n"
           "                    two profiles compared: the viewer (both timelines on\n"
           "                    one chart, the summaries side by side, the ops live at\n"
@@ -146,6 +158,20 @@ static bool top_option_parse(const char *argument, struct options *options, char
     }
     options->top_rows = (size_t)value;
     options->has_top = true;
+    return true;
+}
+
+/* --min-size BYTES. */
+static bool min_size_option_parse(const char *argument, struct options *options, char *error,
+                                  size_t error_size)
+{
+    if (!export_size_parse(argument, &options->min_bytes)) {
+        snprintf(error, error_size,
+                 "--min-size: '%s' is not a size (bytes, or with K, KiB, M, MiB, G, GiB)",
+                 argument);
+        return false;
+    }
+    options->has_min_size = true;
     return true;
 }
 
@@ -219,6 +245,14 @@ static bool export_option_parse(int option, const char *argument, struct options
         }
         export->filter = argument;
         return true;
+    case OPTION_GROUP_BY:
+        if (!export_group_parse(argument, &export->group_by, &export->group_scope)) {
+            snprintf(error, error_size, "--group-by: unknown key '%s' (%s; scope:SCOPE)",
+                     argument, row_group_key_list());
+            return false;
+        }
+        export->has_group_by = true;
+        return true;
     case 'o': export->output = argument; return true;
     case OPTION_FORCE: export->force = true; return true;
     default: return false;
@@ -237,6 +271,8 @@ static const char *export_option_misplaced(const struct export_options *export,
             return export->has_from ? "--from" : "--to";
         if (export->filter || export->has_sort)
             return export->filter ? "--filter" : "--sort";
+        if (export->has_group_by)
+            return "--group-by";
         if (export->has_at || export->has_since)
             return export->has_at ? "--at" : "--since";
         if (export->output || export->force)
@@ -249,6 +285,8 @@ static const char *export_option_misplaced(const struct export_options *export,
     *needs = "--export allocations";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && (export->filter || export->has_sort))
         return export->filter ? "--filter" : "--sort";
+    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_group_by)
+        return "--group-by";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_at)
         return "--at";
     *needs = "--at MS";
@@ -348,8 +386,12 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             if (!top_option_parse(optarg, options, error, error_size))
                 return false;
             break;
+        case OPTION_MIN_SIZE:
+            if (!min_size_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
-        case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE:
+        case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE: case OPTION_GROUP_BY:
         case OPTION_AT: case OPTION_SINCE:
             if (!export_option_parse(option, optarg, options, error, error_size))
                 return false;
@@ -395,6 +437,12 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (options->has_top && options->mode != RUN_SUMMARY) {
         snprintf(error, error_size, "--top goes with --summary");
+        return false;
+    }
+    options->export.min_bytes = options->min_bytes;
+    if (options->has_min_size && options->mode != RUN_SUMMARY &&
+        !(options->mode == RUN_EXPORT && options->export.view == EXPORT_VIEW_ALLOCATIONS)) {
+        snprintf(error, error_size, "--min-size goes with --summary or --export allocations");
         return false;
     }
     options->paths = argv + optind;

@@ -40,6 +40,10 @@ struct export_options {
     int64_t since_ps;
     const char *output;     /* -o FILE; NULL or "-": standard output */
     bool force;             /* --force: -o may replace FILE */
+    int64_t min_bytes;      /* --min-size (options.min_bytes), for the allocations */
+    bool has_group_by;      /* --group-by KEY[:SCOPE] */
+    enum row_group_key group_by;
+    const char *group_scope; /* "" for the top */
 };
 
 struct options {
@@ -52,6 +56,8 @@ struct options {
     bool list_keys_man; /* --list-keys=man: roff for the man page, not Markdown */
     bool has_top;  /* --top N was given (it goes with --summary) */
     size_t top_rows; /* --top N: the largest rows a summary lists (default 10) */
+    bool has_min_size; /* --min-size BYTES (with --summary or --export allocations) */
+    int64_t min_bytes; /* rows holding less are left out; 0: none */
     struct export_options export;
     const char *run;  /* --run NAME: that run of a log directory (default: the newest) */
     const char *host; /* --host NAME: that host (batch: only it; viewer: it first) */
@@ -62,7 +68,7 @@ struct options {
     size_t path_count;
 };
 
-#define OPTIONS_ERROR_SIZE 256
+#define OPTIONS_ERROR_SIZE 640
 
 /* false on bad usage, with a one-line reason in `error`. */
 bool options_parse(int argc, char **argv, struct options *options, char *error,

@@ -177,9 +177,41 @@ static void test_filter_case_insensitive(void **state)
     ASSERT_ORDER(table, 5);
     assert_true(allocation_table_set_filter(table, "c"));
     ASSERT_ORDER(table, 0, 1);
-    assert_true(allocation_table_set_filter(table, "o"));
+    assert_true(allocation_table_set_filter(table, "2d"));
     ASSERT_ORDER(table, 0, 1);
-    assert_string_equal(table->filter, "o");
+    assert_string_equal(table->filter, "2d");
+}
+
+/* The filter reads the region, the data type and the shape too, in any
+ * case; the least size hides what holds less, with the filter. */
+static void test_filter_every_field_and_least_size(void **state)
+{
+    struct allocation_table *table = &((struct fixture *)*state)->table;
+    assert_true(allocation_table_set_filter(table, "TEMP")); /* region */
+    ASSERT_ORDER(table, 1, 5);
+    assert_true(allocation_table_set_filter(table, "bfloat")); /* data type */
+    ASSERT_ORDER(table, 4);
+    assert_true(allocation_table_set_filter(table, "[8,8]")); /* shape */
+    ASSERT_ORDER(table, 2);
+    assert_true(allocation_table_set_filter(table, "half"));
+    ASSERT_ORDER(table, 1);
+    assert_true(allocation_table_set_filter(table, ""));
+    assert_false(allocation_table_narrowed(table));
+    assert_int_equal(table->unresolved_count, 1);
+    /* Totals: 400, 800, 500, 0 (unresolved), 100, 900. */
+    allocation_table_set_min_bytes(table, 500);
+    ASSERT_ORDER(table, 1, 2, 5);
+    assert_true(allocation_table_narrowed(table));
+    assert_int_equal(table->unresolved_count, 0);
+    assert_int_equal(allocation_table_shown_bytes(table), 2200);
+    assert_true(allocation_table_set_filter(table, "float")); /* with the filter */
+    ASSERT_ORDER(table, 2, 5);
+    allocation_table_set_sort(table, TABLE_COLUMN_TOTAL_BYTES, true); /* and a sort */
+    ASSERT_ORDER(table, 5, 2);
+    allocation_table_set_min_bytes(table, 0);
+    ASSERT_ORDER(table, 5, 2, 0, 4); /* "bfloat16" holds "float" too */
+    assert_true(allocation_table_set_filter(table, ""));
+    ASSERT_ORDER(table, 5, 1, 2, 0, 4, 3);
 }
 
 static void test_empty_filter_and_no_match(void **state)
@@ -301,22 +333,48 @@ static void test_matches(void **state)
     assert_false(allocation_table_matches(text_make("a\0Bc", 3), "bc"));
 }
 
-static void test_sort_cycle(void **state)
+/* The columns as a view shows them, left to right (the table pane's). */
+static const enum table_column view_order[] = {
+    TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_REQUESTED_BYTES, TABLE_COLUMN_OCCURRENCES,
+    TABLE_COLUMN_TOTAL_BYTES,      TABLE_COLUMN_SHARE,           TABLE_COLUMN_KIND,
+    TABLE_COLUMN_REGION_TYPE,      TABLE_COLUMN_DATA_TYPE,       TABLE_COLUMN_TENSOR_SHAPE,
+    TABLE_COLUMN_LOCATION,         TABLE_COLUMN_OP_NAME,
+};
+#define VIEW_ORDER_COUNT (sizeof view_order / sizeof *view_order)
+
+/* < and >: the sort steps along the columns as shown, file order past
+ * both ends, over the columns no row fills (an XProf file has no kind
+ * and no location). */
+static void test_sort_steps(void **state)
 {
-    (void)state;
+    struct fixture *fixture = *state;
+    const struct allocation_table *table = &fixture->table;
     const enum table_column expected[] = {
         TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_REQUESTED_BYTES, TABLE_COLUMN_OCCURRENCES,
-        TABLE_COLUMN_OP_NAME,          TABLE_COLUMN_REGION_TYPE,     TABLE_COLUMN_DATA_TYPE,
-        TABLE_COLUMN_TENSOR_SHAPE,     TABLE_COLUMN_KIND,            TABLE_COLUMN_LOCATION,
+        TABLE_COLUMN_TOTAL_BYTES,      TABLE_COLUMN_SHARE,           TABLE_COLUMN_REGION_TYPE,
+        TABLE_COLUMN_DATA_TYPE,        TABLE_COLUMN_TENSOR_SHAPE,    TABLE_COLUMN_OP_NAME,
         TABLE_COLUMN_FILE_ORDER,
     };
+    const size_t count = sizeof expected / sizeof *expected;
     enum table_column column = TABLE_COLUMN_FILE_ORDER;
-    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
-        column = allocation_table_next_column(column);
+    for (size_t i = 0; i < count; i++) {
+        column = allocation_table_step_sort(table, view_order, VIEW_ORDER_COUNT, column, 1);
         assert_int_equal(column, expected[i]);
         assert_true(allocation_table_column_name(column)[0] != '\0');
     }
+    /* Backwards, the same steps in reverse. */
+    for (size_t i = count - 1; i > 0; i--) {
+        column = allocation_table_step_sort(table, view_order, VIEW_ORDER_COUNT, column, -1);
+        assert_int_equal(column, expected[i - 1]);
+    }
+    column = allocation_table_step_sort(table, view_order, VIEW_ORDER_COUNT, column, -1);
+    assert_int_equal(column, TABLE_COLUMN_FILE_ORDER);
+    /* A column the view does not show counts as file order. */
+    assert_int_equal(allocation_table_step_sort(table, view_order, 3, TABLE_COLUMN_OP_NAME, 1),
+                     TABLE_COLUMN_ALLOCATION_BYTES);
     assert_true(allocation_table_default_descending(TABLE_COLUMN_ALLOCATION_BYTES));
+    assert_true(allocation_table_default_descending(TABLE_COLUMN_TOTAL_BYTES));
+    assert_true(allocation_table_default_descending(TABLE_COLUMN_SHARE));
     assert_false(allocation_table_default_descending(TABLE_COLUMN_OP_NAME));
     assert_false(allocation_table_default_descending(TABLE_COLUMN_FILE_ORDER));
 }
@@ -439,32 +497,49 @@ static void test_column_table(void **state)
         assert_ptr_equal(allocation_column((enum table_column)id), &columns[id]);
         assert_int_equal(columns[id].id, id);
         assert_non_null(columns[id].value);
-        assert_true(columns[id].name[0] && columns[id].heading[0]);
-        /* Kind and location came after the CSV's other columns, and sort. */
+        assert_true(columns[id].name[0] && columns[id].csv_name[0]);
+        /* Kind, location, total and share came after the CSV's other
+         * columns, and sort. */
         bool sortable = id < TABLE_COLUMN_COUNT || id == TABLE_COLUMN_KIND ||
-                        id == TABLE_COLUMN_LOCATION;
+                        id == TABLE_COLUMN_LOCATION || id == TABLE_COLUMN_TOTAL_BYTES ||
+                        id == TABLE_COLUMN_SHARE;
         assert_int_equal(allocation_column_sortable((enum table_column)id), sortable);
         assert_int_equal(columns[id].compare != NULL, sortable);
         enum table_column found = TABLE_COLUMN_FILE_ORDER;
         assert_true(allocation_column_find(columns[id].csv_name, strlen(columns[id].csv_name),
                                            &found));
         assert_int_equal(found, id);
+        /* One short name each, which finds the column too, and names
+         * no other column's CSV name. */
+        found = TABLE_COLUMN_FILE_ORDER;
+        assert_true(allocation_column_find(columns[id].name, strlen(columns[id].name), &found));
+        assert_int_equal(found, id);
+        for (int other = 0; other < ALLOCATION_COLUMN_COUNT; other++)
+            if (other != id)
+                assert_true(strcmp(columns[id].name, columns[other].name) != 0 &&
+                            strcmp(columns[id].name, columns[other].csv_name) != 0);
         snprintf(header + strlen(header), sizeof header - strlen(header), "%s%s", id ? "," : "",
                  columns[id].csv_name);
     }
     assert_string_equal(header, "op_name,allocation_bytes,requested_bytes,occurrences,"
                                 "region_type,data_type,tensor_shape,step_id,time_ps,address,"
                                 "activity,origin,snapshot_index,special_index,kind,location,"
-                                "stack");
+                                "stack,total_bytes,share");
     assert_null(allocation_column(TABLE_COLUMN_FILE_ORDER));
     assert_null(allocation_column(ALLOCATION_COLUMN_COUNT));
     assert_true(allocation_column_sortable(TABLE_COLUMN_FILE_ORDER));
     enum table_column found;
     assert_false(allocation_column_find("op_nam", 6, &found));
-    assert_string_equal(allocation_column(TABLE_COLUMN_ALLOCATION_BYTES)->heading, "Size");
-    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_ALLOCATION_BYTES),
-                        "Allocation");
-    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_FILE_ORDER), "File order");
+    /* The header says what the status line and --sort say. */
+    assert_string_equal(allocation_column(TABLE_COLUMN_ALLOCATION_BYTES)->name, "size");
+    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_ALLOCATION_BYTES), "size");
+    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_OCCURRENCES), "count");
+    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_OP_NAME), "op");
+    assert_string_equal(allocation_table_column_name(TABLE_COLUMN_FILE_ORDER), "file order");
+    assert_true(allocation_column_find("size", 4, &found));
+    assert_int_equal(found, TABLE_COLUMN_ALLOCATION_BYTES);
+    assert_true(allocation_column_find("total", 5, &found));
+    assert_int_equal(found, TABLE_COLUMN_TOTAL_BYTES);
 }
 
 /* Values as the CSV writes them: raw numbers, the profile's text, an
@@ -473,20 +548,32 @@ static void test_column_values(void **state)
 {
     struct fixture *fixture = *state;
     const struct allocation_row *row = &fixture->profile->allocators[0].rows[1];
-    struct allocation_value value =
-        allocation_column(TABLE_COLUMN_OP_NAME)->value(fixture->profile, row);
+    struct allocation_context context = {fixture->profile, 2700};
+    struct allocation_value value = allocation_column(TABLE_COLUMN_OP_NAME)->value(&context, row);
     assert_string_equal(value.text.bytes, "conv2d_1");
-    value = allocation_column(TABLE_COLUMN_OCCURRENCES)->value(fixture->profile, row);
+    value = allocation_column(TABLE_COLUMN_OCCURRENCES)->value(&context, row);
     assert_int_equal(value.integer, 2);
-    value = allocation_column(TABLE_COLUMN_ORIGIN)->value(fixture->profile, row);
+    value = allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, row);
     assert_string_equal(value.text.bytes, "snapshot");
-    value = allocation_column(TABLE_COLUMN_TIME_PS)->value(fixture->profile, row);
+    value = allocation_column(TABLE_COLUMN_TIME_PS)->value(&context, row);
     assert_false(value.absent);
+    /* What the row holds: 400 bytes twice, 800 of the 2700 of the peak. */
+    value = allocation_column(TABLE_COLUMN_TOTAL_BYTES)->value(&context, row);
+    assert_int_equal(value.integer, 800);
+    value = allocation_column(TABLE_COLUMN_SHARE)->value(&context, row);
+    assert_false(value.absent);
+    assert_true(value.fraction > 800.0 / 2700.0 - 1e-12 && value.fraction < 800.0 / 2700.0 + 1e-12);
+    context.peak_bytes = 0; /* no peak known: no share */
+    assert_true(allocation_column(TABLE_COLUMN_SHARE)->value(&context, row).absent);
     const struct allocation_row *unresolved = &fixture->profile->allocators[0].rows[3];
-    value = allocation_column(TABLE_COLUMN_TIME_PS)->value(fixture->profile, unresolved);
+    value = allocation_column(TABLE_COLUMN_TIME_PS)->value(&context, unresolved);
     assert_true(value.absent);
-    value = allocation_column(TABLE_COLUMN_ORIGIN)->value(fixture->profile, unresolved);
+    value = allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, unresolved);
     assert_string_equal(value.text.bytes, "unresolved");
+    /* The table's context: its allocator's peak. */
+    context = allocation_table_context(&fixture->table);
+    assert_ptr_equal(context.profile, fixture->profile);
+    assert_int_equal(context.peak_bytes, fixture->profile->allocators[0].summary.peak_bytes);
 }
 
 /* Rows of a report without a timeline (Skyline's): kind and location
@@ -517,11 +604,12 @@ static void test_entry_rows(void **state)
         TABLE_COLUMN_ADDRESS,         TABLE_COLUMN_ACTIVITY,    TABLE_COLUMN_SNAPSHOT_INDEX,
         TABLE_COLUMN_SPECIAL_INDEX,   TABLE_COLUMN_TIME_PS,
     };
+    struct allocation_context context = {profile, 1000};
     for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
-        assert_true(allocation_column(empty[i])->value(profile, &rows[0]).absent);
-    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(profile, &rows[0]).text.bytes,
+        assert_true(allocation_column(empty[i])->value(&context, &rows[0]).absent);
+    assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, &rows[0]).text.bytes,
                         "entry");
-    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(profile, &rows[0]).text.bytes,
+    assert_string_equal(allocation_column(TABLE_COLUMN_KIND)->value(&context, &rows[0]).text.bytes,
                         "weight");
 
     struct allocation_row_source source = {
@@ -542,25 +630,38 @@ static void test_entry_rows(void **state)
     assert_true(allocation_table_column_filled(&table, TABLE_COLUMN_KIND));
     assert_false(allocation_table_column_filled(&table, TABLE_COLUMN_REGION_TYPE));
     assert_false(allocation_table_column_filled(&table, TABLE_COLUMN_REQUESTED_BYTES));
-    static const enum table_column entry_cycle[] = {
-        TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_OP_NAME, TABLE_COLUMN_KIND,
-        TABLE_COLUMN_LOCATION, TABLE_COLUMN_FILE_ORDER};
+    /* An entry's total is its size (no occurrences: one tensor). */
+    assert_int_equal(allocation_column(TABLE_COLUMN_TOTAL_BYTES)->value(&context, &rows[0]).integer,
+                     100);
+    /* No allocator, so no peak: no share either. */
+    static const enum table_column entry_steps[] = {
+        TABLE_COLUMN_ALLOCATION_BYTES, TABLE_COLUMN_TOTAL_BYTES, TABLE_COLUMN_KIND,
+        TABLE_COLUMN_LOCATION, TABLE_COLUMN_OP_NAME, TABLE_COLUMN_FILE_ORDER};
     enum table_column column = TABLE_COLUMN_FILE_ORDER;
-    for (size_t i = 0; i < sizeof entry_cycle / sizeof *entry_cycle; i++) {
-        column = allocation_table_next_filled_column(&table, column);
-        assert_int_equal(column, entry_cycle[i]);
+    for (size_t i = 0; i < sizeof entry_steps / sizeof *entry_steps; i++) {
+        column = allocation_table_step_sort(&table, view_order, VIEW_ORDER_COUNT, column, 1);
+        assert_int_equal(column, entry_steps[i]);
     }
+    /* Location groups and the filter by location. */
+    assert_true(allocation_table_set_filter(&table, "MODEL.PY"));
+    assert_int_equal(table.count, 2);
+    assert_true(allocation_table_set_filter(&table, ""));
+    assert_true(allocation_table_set_within(&table, ROW_GROUP_FILE, text_of("model.py")));
+    assert_int_equal(table.count, 2);
+    assert_true(allocation_table_set_within(&table, ROW_GROUP_LOCATION, text_of("a.py:100")));
+    assert_int_equal(table.count, 1);
+    assert_ptr_equal(allocation_table_row(&table, 0), &rows[2]);
     allocation_table_free(&table);
 
     /* The XProf file's table: no kind, no location. */
     assert_false(allocation_table_column_filled(&fixture->table, TABLE_COLUMN_KIND));
     assert_false(allocation_table_column_filled(&fixture->table, TABLE_COLUMN_LOCATION));
-    assert_int_equal(allocation_table_next_filled_column(&fixture->table,
-                                                         TABLE_COLUMN_TENSOR_SHAPE),
+    assert_int_equal(allocation_table_step_sort(&fixture->table, view_order, VIEW_ORDER_COUNT,
+                                                TABLE_COLUMN_TENSOR_SHAPE, 1),
+                     TABLE_COLUMN_OP_NAME);
+    assert_int_equal(allocation_table_step_sort(&fixture->table, view_order, VIEW_ORDER_COUNT,
+                                                TABLE_COLUMN_OP_NAME, 1),
                      TABLE_COLUMN_FILE_ORDER);
-    assert_int_equal(allocation_table_next_filled_column(&fixture->table,
-                                                         TABLE_COLUMN_FILE_ORDER),
-                     TABLE_COLUMN_ALLOCATION_BYTES);
 }
 
 int main(void)
@@ -571,6 +672,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sort_text, setup_mixed, teardown_mixed),
         cmocka_unit_test_setup_teardown(test_filter_case_insensitive, setup_mixed,
                                         teardown_mixed),
+        cmocka_unit_test_setup_teardown(test_filter_every_field_and_least_size, setup_mixed,
+                                        teardown_mixed),
         cmocka_unit_test_setup_teardown(test_empty_filter_and_no_match, setup_mixed,
                                         teardown_mixed),
         cmocka_unit_test_setup_teardown(test_unresolved_rows, setup_mixed, teardown_mixed),
@@ -580,7 +683,7 @@ int main(void)
         cmocka_unit_test(test_stability_many_ties),
         cmocka_unit_test(test_special_rows_and_no_allocator),
         cmocka_unit_test(test_matches),
-        cmocka_unit_test(test_sort_cycle),
+        cmocka_unit_test_setup_teardown(test_sort_steps, setup_mixed, teardown_mixed),
         cmocka_unit_test_setup_teardown(test_rows_from_another_source, setup_mixed,
                                         teardown_mixed),
         cmocka_unit_test(test_column_table),

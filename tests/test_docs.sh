@@ -88,17 +88,24 @@ fi
 
 # ---- the completions know memtop's views and columns ----
 views=$("$memtop" --export none x 2>&1 | sed -n "s/.*unknown view 'none' (\(.*\))/\1/p" | tr -d ',')
+# Both names of each column: the one the viewer shows, the CSV's.
 columns=$("$memtop" --export allocations --sort none x 2>&1 |
-    sed -n "s/.*unknown column 'none' (\(.*\); then.*/\1/p" | tr -d ',')
+    sed -n "s/.*unknown column 'none' (\(.*\); then.*/\1/p" |
+    sed "s/; or the CSV header's names://" | tr -d ',')
+group_keys=$("$memtop" --export allocations --group-by none x 2>&1 |
+    sed -n "s/.*unknown key 'none' (\(.*\); scope:SCOPE).*/\1/p" | tr -d ',')
 for file in "$bash_completion" "$zsh_completion"; do
     missing=""
-    for word in $views $columns; do
+    for word in $views $columns $group_keys; do
         grep -q -w -e "$word" "$file" || missing="$missing $word"
     done
-    if [ -n "$views" ] && [ -n "$columns" ] && [ -z "$missing" ]; then
+    if [ -n "$views" ] && [ -n "$columns" ] && [ -n "$group_keys" ] &&
+        echo "$columns" | grep -q -w size && echo "$columns" | grep -q -w allocation_bytes &&
+        [ -z "$missing" ]; then
         tap_ok "${file#"$source_dir"/} knows the views and the sortable columns"
     else
-        echo "# missing:$missing (views: $views; columns: $columns)" >"$work/why"
+        echo "# missing:$missing (views: $views; columns: $columns; keys: $group_keys)" \
+            >"$work/why"
         tap_not_ok "${file#"$source_dir"/} knows the views and the sortable columns" "$work/why"
     fi
 done
@@ -115,6 +122,10 @@ if command -v bash >/dev/null 2>&1; then
         test "$(complete_words --export '' | tr '\n' ' ')" = "allocations timeline summary hlo chrome-trace compare steps "
     tap_check "bash: --sort a completes the column" \
         test "$(complete_words --export allocations --sort al)" = allocation_bytes
+    tap_check "bash: --sort completes the short names too" \
+        test "$(complete_words --export allocations --sort tot | tr '\n' ' ')" = "total total_bytes "
+    tap_check "bash: --group-by completes the keys" \
+        test "$(complete_words --export allocations --group-by '' | tr '\n' ' ')" = "scope location file "
     tap_check "bash: --list-keys=m completes the formats" \
         test "$(complete_words --list-keys=m | tr '\n' ' ')" = "--list-keys=markdown --list-keys=man "
     mkdir -p "$work/profiles"
@@ -122,7 +133,9 @@ if command -v bash >/dev/null 2>&1; then
     tap_check "bash: a profile completes as a file" \
         test "$(complete_words "$work/profiles/ho")" = "$work/profiles/host0.pb"
 else
-    for name in option views column formats file; do tap_skip "bash is not installed ($name)"; done
+    for name in option views column short-column group-by formats file; do
+        tap_skip "bash is not installed ($name)"
+    done
 fi
 if command -v zsh >/dev/null 2>&1; then
     tap_check "zsh: the completion function parses" zsh -n "$zsh_completion"

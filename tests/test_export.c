@@ -325,7 +325,8 @@ static int teardown_profile(void **state)
 
 #define ALLOCATIONS_HEADER                                                                   \
     "op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape," \
-    "step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack"
+    "step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack," \
+    "total_bytes,share"
 #define TIMELINE_HEADER                                                                      \
     "time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,"      \
     "activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type," \
@@ -360,6 +361,7 @@ static void assert_allocation_row(const struct exported *exported, size_t positi
     assert_string_equal(field(exported, position, 14), profile_text(profile, row->kind));
     assert_string_equal(field(exported, position, 15), profile_text(profile, row->location));
     assert_string_equal(field(exported, position, 16), profile_text(profile, row->stack));
+    assert_int_field(field(exported, position, 17), allocation_row_bytes(row));
 }
 
 static void test_allocations_in_file_order(void **state)
@@ -383,6 +385,17 @@ static void test_allocations_in_file_order(void **state)
     assert_string_equal(field(&exported, 4, 11), "unresolved");
     assert_string_equal(field(&exported, 0, 1), "-9223372036854775808");
     assert_string_equal(field(&exported, 4, 3), "-9223372036854775808");
+    /* The share of the allocator's peak, a fraction as fragmentation is. */
+    for (size_t i = 0; i < gpu->row_count; i++) {
+        const char *share = field(&exported, i, 18);
+        if (gpu->summary.peak_bytes <= 0) {
+            assert_string_equal(share, "");
+            continue;
+        }
+        double expected = (double)allocation_row_bytes(&gpu->rows[i]) /
+                          (double)gpu->summary.peak_bytes;
+        assert_true(strtod(share, NULL) == expected);
+    }
     exported_free(&exported);
 }
 
@@ -672,6 +685,29 @@ static void test_table_order_and_filter(void **state)
 
     assert_true(allocation_table_set_filter(table, "no such op"));
     assert_table_export(fixture, NULL, 0);
+}
+
+/* Grouped (--group-by, e on the groups): one row per group, largest
+ * first, named as the table names them. */
+static void test_table_grouped(void **state)
+{
+    struct table_fixture *fixture = *state;
+    struct export_request request;
+    export_request_init(&request, EXPORT_VIEW_ALLOCATIONS, fixture->profile, NULL);
+    request.table = &fixture->table;
+    request.group_by = ROW_GROUP_OP_SCOPE;
+    struct exported exported = {0};
+    export_into(&exported, &request);
+    assert_header(&exported, "scope,total_bytes,share,rows");
+    assert_int_equal(exported.rows, fixture->table.count);
+    int64_t previous = INT64_MAX;
+    for (size_t i = 0; i < exported.rows; i++) {
+        int64_t total = strtoll(field(&exported, i, 1), NULL, 10);
+        assert_true(total <= previous);
+        previous = total;
+        assert_string_equal(field(&exported, i, 3), "1"); /* no scope: each op alone */
+    }
+    exported_free(&exported);
 }
 
 static void test_table_of_another_allocator_is_refused(void **state)
@@ -1053,12 +1089,20 @@ static void test_sort_names(void **state)
     assert_sort("op_name:desc", TABLE_COLUMN_OP_NAME, true);
     enum table_column column;
     bool descending;
-    assert_false(export_sort_parse("size", &column, &descending));
+    /* The one short name the table's header and status line show. */
+    assert_sort("size", TABLE_COLUMN_ALLOCATION_BYTES, true);
+    assert_sort("op", TABLE_COLUMN_OP_NAME, false);
+    assert_sort("count", TABLE_COLUMN_OCCURRENCES, true);
+    assert_sort("total", TABLE_COLUMN_TOTAL_BYTES, true);
+    assert_sort("total_bytes:asc", TABLE_COLUMN_TOTAL_BYTES, false);
+    assert_sort("share", TABLE_COLUMN_SHARE, true);
+    assert_sort("type:desc", TABLE_COLUMN_DATA_TYPE, true);
+    assert_false(export_sort_parse("Size", &column, &descending));
     assert_false(export_sort_parse("op_name:up", &column, &descending));
     assert_false(export_sort_parse("op_name:", &column, &descending));
-    assert_false(export_sort_parse("op", &column, &descending));
     assert_false(export_sort_parse("op_name_x", &column, &descending));
     assert_false(export_sort_parse("time_ps", &column, &descending));
+    assert_false(export_sort_parse("time", &column, &descending));
     assert_false(export_sort_parse("", &column, &descending));
 }
 
@@ -1203,6 +1247,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_requests_fail_cleanly, setup_profile,
                                         teardown_profile),
         cmocka_unit_test_setup_teardown(test_table_order_and_filter, setup_table, teardown_table),
+        cmocka_unit_test_setup_teardown(test_table_grouped, setup_table, teardown_table),
         cmocka_unit_test_setup_teardown(test_table_of_another_allocator_is_refused, setup_table,
                                         teardown_table),
         cmocka_unit_test(test_random_texts_round_trip),

@@ -40,7 +40,7 @@ monotonic() {
 # Temporaries a failed or refused write must not leave behind.
 no_temporaries() { ! ls -A "$1" | grep -q '^\.'; }
 
-ALLOCATIONS_HEADER='op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack'
+ALLOCATIONS_HEADER='op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack,total_bytes,share'
 TIMELINE_HEADER='time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type,tensor_shape'
 SUMMARY_HEADER='allocator,snapshots,allocations,deallocations,capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,peak_heap_bytes,peak_stack_bytes,peak_free_bytes,peak_fragmentation,active_allocations,summary_computed,timeline_sampled'
 HLO_HEADER='id,name,plane_name,start_time_ps,end_time_ps,duration_ps'
@@ -65,9 +65,9 @@ memtop_run --export timeline --from 1e3 x.pb
 memtop_expect "a time that is not plain milliseconds: status 2" 2 err "^memtop: --from: '1e3' is not a time"
 memtop_run --export timeline --to 0.0000000001 x.pb
 memtop_expect "a time finer than a picosecond: status 2" 2 err "^memtop: --to: '0.0000000001' is not a time"
-memtop_run --export allocations --sort size x.pb
+memtop_run --export allocations --sort Size x.pb
 memtop_expect "unknown sort column: status 2, the columns listed" 2 \
-    err "^memtop: --sort: unknown column 'size' (op_name, allocation_bytes, requested_bytes, occurrences, region_type, data_type, tensor_shape, kind, location; then :asc or :desc)$"
+    err "^memtop: --sort: unknown column 'Size' (op, size, requested, count, region, type, shape, kind, location, total, share; or the CSV header's names: op_name, allocation_bytes, requested_bytes, occurrences, region_type, data_type, tensor_shape, kind, location, total_bytes, share; then :asc or :desc)$"
 memtop_run --export summary --summary x.pb
 memtop_expect "--export with --summary: status 2" 2 err "^memtop: --export and --summary do not go together$"
 memtop_run --summary --export summary x.pb

@@ -144,8 +144,8 @@ static void test_hints_come_from_the_table(void **state)
     const enum key_scope table_scopes[] = {KEY_SCOPE_PANE, KEY_SCOPE_TABLE};
     const enum request globals[] = {REQUEST_FOCUS_NEXT, REQUEST_ALLOCATOR_NEXT, REQUEST_HELP};
     keys_hint_line(table_scopes, 2, globals, 3, NULL, line, sizeof line);
-    assert_string_equal(line, "j/k move  s sort  r reverse  / filter  Enter detail  L live  "
-                              "Tab pane  [ ] allocator  ? help");
+    assert_string_equal(line, "j/k move  s sort  r reverse  / filter  Enter detail  t group  "
+                              "h/l scroll  H hide small  L live  Tab pane  [ ] allocator  ? help");
     /* The allocators list says what its Enter does, not the hosts'. */
     const enum key_scope allocator_scopes[] = {KEY_SCOPE_PANE, KEY_SCOPE_ALLOCATORS};
     keys_hint_line(allocator_scopes, 2, globals, 1, "Tab HLO modules", line, sizeof line);

@@ -293,6 +293,90 @@ static void test_column_fit_hides_empty(void **state)
     assert_true(fit.x[0] < fit.x[1] && fit.x[1] < fit.x[2]);
 }
 
+/* The allocations table's shape: sizes, two text columns that hide
+ * whole (never cut), and a long name last. */
+static const struct fit_column table_columns[] = {
+    {.heading = "size", .right_aligned = true, .hide_rank = 4},
+    {.heading = "total", .right_aligned = true},
+    {.heading = "region", .minimum = 6, .hide_rank = 1},
+    {.heading = "shape", .minimum = 8, .hide_rank = 2},
+    {.heading = "op", .minimum = 12, .shorten_middle = true},
+};
+static const int table_natural[] = {9, 10, 15, 12, 45};
+#define TABLE_COLUMNS 5
+
+/* Sorting by a column that would hide shows it where it belongs and
+ * takes its room from the name only: the others neither come nor go,
+ * nor move (a narrow pane, 51 cells: size, total and the name). */
+static void test_column_fit_keeps_the_sorted_column_without_reflow(void **state)
+{
+    (void)state;
+    struct column_fit plain, sorted;
+    column_fit_compute(table_columns, TABLE_COLUMNS, table_natural, 1, -1, 51, &plain);
+    assert_true(plain.shown[0] && plain.shown[1] && plain.shown[4]);
+    assert_false(plain.shown[2] || plain.shown[3]);
+    assert_true(plain.width[2] == 15 || !plain.shown[2]);
+    column_fit_compute(table_columns, TABLE_COLUMNS, table_natural, 1, 3, 51, &sorted);
+    assert_true(sorted.shown[0] && sorted.shown[1] && sorted.shown[3] && sorted.shown[4]);
+    assert_false(sorted.shown[2]);
+    assert_int_equal(sorted.x[0], plain.x[0]);
+    assert_int_equal(sorted.x[1], plain.x[1]);
+    assert_int_equal(sorted.width[3], 12); /* the shape whole: "[8,512,3072]" */
+    assert_true(sorted.x[3] > sorted.x[1] && sorted.x[4] > sorted.x[3]);
+    assert_true(sorted.width[4] < plain.width[4] && sorted.width[4] >= 12);
+    /* Too wide to fit beside a 12-cell name: the sorted column shrinks
+     * to its least, then the name keeps its least. */
+    column_fit_compute(table_columns, TABLE_COLUMNS, table_natural, 1, 2, 40, &sorted);
+    assert_true(sorted.shown[2] && sorted.width[2] < 15 && sorted.width[2] >= 7);
+    assert_true(sorted.width[4] >= 12 || !sorted.shown[0]);
+    /* Text columns are never cut while room is short: they hide. */
+    struct column_fit wide;
+    column_fit_compute(table_columns, TABLE_COLUMNS, table_natural, 1, -1, 83, &wide);
+    for (int c = 0; c < 4; c++)
+        assert_true(!wide.shown[c] || wide.width[c] >= table_natural[c]);
+}
+
+/* A sideways scroll leaves out the first column still shown, one a
+ * step, then moves through the name's text; the scroll is cut to what
+ * there is. A name shorter than two fifths takes no more than it needs. */
+static void test_column_fit_scrolls_sideways(void **state)
+{
+    (void)state;
+    struct column_fit fit;
+    int scroll = 1;
+    column_fit_compute_scrolled(table_columns, TABLE_COLUMNS, table_natural, 1, -1, 51, &scroll,
+                                &fit);
+    assert_int_equal(scroll, 1);
+    assert_int_equal(fit.skipped, 1);
+    assert_false(fit.shown[0]);
+    assert_true(fit.shown[1] && fit.x[1] == 1);
+    assert_int_equal(fit.last_offset, 0);
+    scroll = 2;
+    column_fit_compute_scrolled(table_columns, TABLE_COLUMNS, table_natural, 1, -1, 51, &scroll,
+                                &fit);
+    /* With size and total gone, the region and shape have room again. */
+    assert_false(fit.shown[0] || fit.shown[1]);
+    assert_true(fit.shown[2] || fit.shown[3]);
+    scroll = 100;
+    column_fit_compute_scrolled(table_columns, TABLE_COLUMNS, table_natural, 1, -1, 30, &scroll,
+                                &fit);
+    assert_true(scroll < 100);
+    for (int c = 0; c < 4; c++)
+        assert_false(fit.shown[c]);
+    assert_true(fit.shown[4] && fit.x[4] == 1);
+    assert_true(fit.last_offset > 0 && fit.last_offset < 45);
+    assert_true(fit.last_offset - 8 < 45 - fit.width[4]); /* no step past its end */
+    scroll = -3;
+    column_fit_compute_scrolled(table_columns, TABLE_COLUMNS, table_natural, 1, -1, 51, &scroll,
+                                &fit);
+    assert_int_equal(scroll, 0);
+    assert_int_equal(fit.skipped, 0);
+    /* A short name: the other columns keep their room. */
+    const int short_name[] = {9, 10, 15, 12, 6};
+    column_fit_compute(table_columns, TABLE_COLUMNS, short_name, 1, -1, 64, &fit);
+    assert_true(fit.shown[0] && fit.shown[1] && fit.shown[2] && fit.shown[3]);
+}
+
 /* Without breakdowns (a report with no regions) the summary takes their
  * rows, down to the same line. */
 static void test_drop_breakdowns(void **state)
@@ -386,6 +470,8 @@ int main(void)
         cmocka_unit_test(test_every_size),
         cmocka_unit_test(test_rect_helpers),
         cmocka_unit_test(test_column_fit_hides_empty),
+        cmocka_unit_test(test_column_fit_keeps_the_sorted_column_without_reflow),
+        cmocka_unit_test(test_column_fit_scrolls_sideways),
         cmocka_unit_test(test_drop_breakdowns),
         cmocka_unit_test(test_keep_one_breakdown),
         cmocka_unit_test(test_runs_list_at_every_size),

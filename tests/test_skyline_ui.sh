@@ -41,14 +41,14 @@ for size in 80x24 120x40; do
         sh -c "grep -q 'weights *4.07 MiB' '$tmux_screen' &&
                grep -q 'activations *24.00 MiB' '$tmux_screen' &&
                grep -q 'untracked *5.99 MiB' '$tmux_screen'"
-    # At 80 columns the kind and the location shrink to fit the name.
-    if [ "$size" = 80x24 ]; then row='gradi… *model/net.p… *weight'
+    # At 80 columns the location is cut in its middle, keeping its line.
+    if [ "$size" = 80x24 ]; then row='gradient *…/net.py:14 *weight'
     else row='gradient *model/net.py:14 *weight'; fi
     tap_check "$size: the table lists entries with kind and location" \
         sh -c "grep -q 'Entries (19)' '$tmux_screen' &&
-               grep -q 'Size *Kind *Location *Op name' '$tmux_screen' &&
+               grep -q 'size .*kind *location *op' '$tmux_screen' &&
                grep -q '$row' '$tmux_screen'"
-    if grep -q 'Region' "$tmux_screen"; then
+    if grep -q -w -i 'region' "$tmux_screen"; then
         tap_not_ok "$size: no region column for rows that have none"
     else
         tap_ok "$size: no region column for rows that have none"
@@ -73,12 +73,13 @@ for size in 80x24 120x40; do
     tmux_keys Tab Tab p h l + - 0 f F Tab
     tap_check "$size: the chart's keys leave the viewer drawing" \
         tmux_wait_for "this report has no timeline"
-    # s: kind and location are in the sort cycle, region is not.
+    # s: kind and location are among the columns it steps through,
+    # region (which a report has not) is not.
     tmux_keys s s s
-    tap_check "$size: s sorts by kind after size and name" \
-        tmux_wait_for "sorted by Kind, ascending"
+    tap_check "$size: s sorts by kind after size and share" \
+        tmux_wait_for "sorted by kind, ascending"
     tmux_keys s
-    tap_check "$size: then by location" tmux_wait_for "sorted by Location, ascending"
+    tap_check "$size: then by location" tmux_wait_for "sorted by location, ascending"
     quit_cleanly "$size: q quits with status 0"
 done
 

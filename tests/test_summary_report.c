@@ -257,7 +257,7 @@ static void test_json_utilization_and_top_rows(void **state)
     FILE *out = open_memstream(&text, &size);
     struct json_writer writer;
     json_writer_init(&writer, out);
-    struct summary_report_options options = {2};
+    struct summary_report_options options = {.top_rows = 2};
     summary_report_json_to(&writer, profile, NULL, &options);
     fclose(out);
     cJSON *root = cJSON_Parse(text);
@@ -321,7 +321,7 @@ static void test_text_utilization_and_top(void **state)
     text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    struct summary_report_options options = {1};
+    struct summary_report_options options = {.top_rows = 1};
     summary_report_text_with(out, profile, NULL, &options);
     fclose(out);
     assert_non_null(strstr(text, "Active allocations at peak: 3 rows, the largest:"));

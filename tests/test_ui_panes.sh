@@ -109,7 +109,7 @@ for size in "80 24" "120 40" "200 60"; do
     set -- $size
     memtop_viewer "$1" "$2" "XDG_STATE_HOME='$state'" "$demo_v1"
     tmux_wait_for "allocator GPU_0_bfc (1/3)" >/dev/null
-    if tmux_wait_for "Requested▼" && sed -n 2p "$tmux_screen" | grep -q '^─ Allocations at peak'; then
+    if tmux_wait_for "requested▼" && sed -n 2p "$tmux_screen" | grep -q '^─ Allocations at peak'; then
         tap_ok "$1x$2: the next run has the sort and the zoomed table again"
     else
         tap_not_ok "$1x$2: the next run has the sort and the zoomed table again"
@@ -121,7 +121,7 @@ for size in "80 24" "120 40" "200 60"; do
 done
 memtop_viewer 80 24 "XDG_STATE_HOME='$state'" --no-settings "$demo_v1"
 tmux_wait_for "allocator GPU_0_bfc (1/3)" >/dev/null
-if tmux_wait_for "Allocators" && ! grep -q "Requested▼" "$tmux_screen"; then
+if tmux_wait_for "Allocators" && ! grep -q "requested▼" "$tmux_screen"; then
     tap_ok "--no-settings: the remembered ones are not read"
 else
     tap_not_ok "--no-settings: the remembered ones are not read"

@@ -21,7 +21,7 @@ struct breakdown_pane {
     bool valid;
     /* What the sums are of: the query's rows of that generation. */
     const struct allocator *allocator;
-    unsigned generation;
+    unsigned generation; /* the query's: a filter, a least size, an open group, a source */
     struct peak_breakdown sums;
 };
 
@@ -96,13 +96,15 @@ static void breakdown_draw(struct pane *pane, struct viewer *viewer, const struc
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
-    /* What the table's rows are: at the peak, live at the cursor, grown. */
+    /* What the table's rows are: at the peak, live at the cursor, grown;
+     * "(filter)" when a filter, a least size or an open group leaves
+     * fewer of them. */
     static const char *const kinds[] = {[QUERY_AT_PEAK] = "At peak", [QUERY_LIVE] = "Live",
                                         [QUERY_GROWN] = "Grown"};
     char title[64];
     snprintf(title, sizeof title, "%s by %s%s", kinds[viewer->query.kind],
              key == BREAKDOWN_BY_REGION ? "region" : "type",
-             viewer->query.rows.filter[0] ? " (filter)" : "");
+             allocation_table_narrowed(&viewer->query.rows) ? " (filter)" : "");
     draw_pane_title(window, y, x, width, title, false, style);
     if (!viewer->allocator)
         return;

@@ -2,9 +2,13 @@
  * list of column descriptors (heading, alignment, least and largest
  * width, the order they shrink and hide in) and the widest text of each.
  * The last column takes what is left (names run long: it keeps two
- * fifths of the width). When the width runs short, columns shrink in
+ * fifths of the width, or what its widest text needs when less). When the width runs short, columns shrink in
  * their shrink order down to their least width, then hide in their hide
- * order, except one the caller keeps (the sorted column).
+ * order. Which columns show never depends on the sort: a column the
+ * caller keeps (the sorted one) is shown where it belongs even when it
+ * would hide, taking its room from the last column only (then shrinking
+ * itself, then, on a very narrow pane, hiding others). A pane scrolled
+ * sideways leaves out its first columns, and the rest fit the room.
  *
  * Every table pane (the allocations, the HLO modules) fits its columns
  * here; a table of columns from the model (one descriptor per column)
@@ -34,6 +38,9 @@ struct fit_column {
      * some formats fill (a Skyline report has no region, XProf no
      * location). */
     bool hide_when_empty;
+    /* A cell too narrow for its text is cut in the middle, keeping a
+     * path's last components (ui/text_fit.h), not at its end. */
+    bool shorten_middle;
 };
 
 /* Where each column goes, from the pane's left edge. */
@@ -41,6 +48,9 @@ struct column_fit {
     bool shown[COLUMN_FIT_MAX];
     int x[COLUMN_FIT_MAX];
     int width[COLUMN_FIT_MAX];
+    size_t count;    /* columns fitted */
+    size_t skipped;  /* first columns left out by a sideways scroll */
+    int last_offset; /* cells of the last column's text scrolled off */
 };
 
 /* Gives each of `count` columns a place in `width` cells. natural[c]:
@@ -49,6 +59,13 @@ struct column_fit {
  * none). */
 void column_fit_compute(const struct fit_column *columns, size_t count, const int *natural,
                         int heading_extra, int keep, int width, struct column_fit *fit);
+/* The same scrolled sideways by `scroll` steps: a step leaves out the
+ * first column still shown, and once only the last is left, 8 more
+ * cells of its text. The scroll is cut to what the columns allow and
+ * written back. */
+void column_fit_compute_scrolled(const struct fit_column *columns, size_t count,
+                                 const int *natural, int heading_extra, int keep, int width,
+                                 int *scroll, struct column_fit *fit);
 
 /* The text of cell (row, column): a profile's bytes, or numbers written
  * into buffer. */
@@ -63,7 +80,9 @@ void column_fit_measure(size_t count, size_t rows, column_fit_cell cell, const v
 void column_fit_draw_headings(WINDOW *window, int y, int x, const struct fit_column *columns,
                               size_t count, const struct column_fit *fit, int sorted,
                               bool descending, const struct ui_style *style);
-/* One cell, aligned as its column says, in the current attributes. */
+/* One cell, aligned as its column says, in the current attributes; the
+ * last column's text past fit->last_offset, a middle-shortened column
+ * cut in its middle. */
 void column_fit_draw_cell(WINDOW *window, int y, int x, const struct fit_column *columns,
                           const struct column_fit *fit, size_t column, struct text text,
                           const struct ui_style *style);

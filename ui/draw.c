@@ -216,6 +216,16 @@ int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
     return text ? draw_bytes_right(window, y, x, width, text_of(text), style) : 0;
 }
 
+int draw_character_cells(const char **text, const struct ui_style *style, bool first)
+{
+    struct text rest = text_of(*text);
+    char piece[32];
+    int cells;
+    next_piece(&rest, style->utf8, piece, sizeof piece, &cells, first);
+    *text = rest.bytes;
+    return cells;
+}
+
 int draw_bytes_width(struct text text, const struct ui_style *style)
 {
     int cells = 0;

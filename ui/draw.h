@@ -56,6 +56,11 @@ int draw_text(WINDOW *window, int y, int x, int width, const char *text,
 int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,
                     const struct ui_style *style);
 int draw_text_width(const char *text, const struct ui_style *style);
+/* The cells the character at *text takes as draw_text shows it (made
+ * safe: "\x1b" for ESC takes 4); advances *text past it. first: it
+ * starts the text drawn (a combining mark there shows as its code
+ * point). *text must not be at the end. */
+int draw_character_cells(const char **text, const struct ui_style *style, bool first);
 /* A box title "─ Title ─" style line across the top of a pane area
  * (the title raw: a profile's text in it is escaped here, once). */
 void draw_pane_title_bytes(WINDOW *window, int y, int x, int width, struct text title,

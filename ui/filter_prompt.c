@@ -15,7 +15,9 @@ static void filter_accepted(struct viewer *viewer, const char *text)
     filter_changed(viewer, text);
     const struct allocation_table *rows = &viewer->query.rows;
     if (text[0])
-        viewer_status(viewer, false, "%zu of %zu rows match; n/N step through them, Esc clears",
+        viewer_status(viewer, false,
+                      "%zu of %zu rows match (op, region, type, shape, kind, location); n/N "
+                      "step through them, Esc clears",
                       rows->count, allocation_table_total(rows));
 }
 
@@ -28,7 +30,13 @@ static void filter_cancelled(struct viewer *viewer, const char *text)
 
 void filter_prompt_begin(struct viewer *viewer)
 {
-    viewer_prompt_begin(viewer, "/", query_filter(&viewer->query), filter_changed,
+    /* What the filter reads, as the rows have it: a report's rows have
+     * a kind and a location instead of a region, type and shape. */
+    bool located = allocation_table_column_filled(&viewer->query.rows, TABLE_COLUMN_LOCATION);
+    viewer_prompt_begin(viewer,
+                        located ? "filter op, kind, location: /"
+                                : "filter op, region, type, shape: /",
+                        query_filter(&viewer->query), filter_changed,
                         filter_accepted, filter_cancelled);
 }
 

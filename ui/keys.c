@@ -80,14 +80,33 @@ static const struct key_binding key_table[] = {
     {{'b'}, "b", REQUEST_STEP_BOUNDARIES, KEY_SCOPE_CHART,
      "mark where each step starts on the time axis, and back", "b steps"},
 
-    {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE, "sort by the next column", "s sort"},
+    {{'s', '>'}, "s >", REQUEST_SORT_NEXT, KEY_SCOPE_TABLE,
+     "sort by the next column to the right (after the last: file order)", "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_TABLE, "reverse the sort", "r reverse"},
     {{'/'}, "/", REQUEST_FILTER, KEY_SCOPE_TABLE,
-     "filter op names as you type (Enter keeps, Esc clears)", "/ filter"},
+     "filter op names, regions, data types and shapes (kinds and locations in reports) as you "
+     "type (Enter keeps, Esc clears)", "/ filter"},
     {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_TABLE, "next row matching the filter", NULL},
     {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_TABLE,
      "previous row matching the filter", NULL},
-    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE, "the selected allocation in full", "Enter detail"},
+    {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_TABLE,
+     "the selected allocation in full; on a group: open it", "Enter detail"},
+    {{'<'}, "<", REQUEST_SORT_PREVIOUS, KEY_SCOPE_TABLE,
+     "sort by the previous column to the left (before the first: file order)", NULL},
+    {{'t'}, "t", REQUEST_GROUP_NEXT, KEY_SCOPE_TABLE,
+     "group the rows by op scope (model/dense_58/); a report's rows by location (file:line) "
+     "first, then by file and by op scope; then not (htop's tree key)", "t group"},
+    {{KEY_BACKSPACE, 127, '\b'}, "Backspace", REQUEST_GROUP_UP, KEY_SCOPE_TABLE,
+     "out of the open group, up to the groups", NULL},
+    {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_TABLE,
+     "scroll the table back to the left; when it is not scrolled: out of the open group",
+     "h/l scroll"},
+    {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_TABLE,
+     "scroll the table to the right: its first column out of the way, then the op name's "
+     "text (a marker shows it is scrolled)", NULL},
+    {{'H'}, "H", REQUEST_MIN_SIZE_NEXT, KEY_SCOPE_TABLE,
+     "hide rows holding less than 1 MiB, 16 MiB, 256 MiB, 1 GiB, then none again",
+     "H hide small"},
     {{'L'}, "L", REQUEST_LIVE_TOGGLE, KEY_SCOPE_TABLE,
      "the allocations live at the chart's cursor (following it), or at the peak (XProf's "
      "table)", "L live"},
@@ -163,7 +182,7 @@ const char *keys_scope_name(enum key_scope scope)
     case KEY_SCOPE_HOSTS: return "Hosts";
     case KEY_SCOPE_ALLOCATORS: return "Allocators";
     case KEY_SCOPE_CHART: return "Chart";
-    case KEY_SCOPE_TABLE: return "Allocations at peak";
+    case KEY_SCOPE_TABLE: return "Allocations table";
     case KEY_SCOPE_HLO: return "HLO modules";
     case KEY_SCOPE_RUNS: return "Runs (a log directory)";
     case KEY_SCOPE_POD: return "Pod overview";

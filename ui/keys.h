@@ -41,7 +41,7 @@ enum request {
     REQUEST_TOGGLE_FREE,     /* f */
     REQUEST_TOGGLE_FRAGMENTATION, /* F */
     /* table */
-    REQUEST_SORT_NEXT,       /* s */
+    REQUEST_SORT_NEXT,       /* s > */
     REQUEST_SORT_REVERSE,    /* r */
     REQUEST_FILTER,          /* / */
     REQUEST_MATCH_NEXT,      /* n */
@@ -57,6 +57,11 @@ enum request {
     REQUEST_DEVICE_NEXT,          /* d: show the next device's modules only */
     /* anywhere */
     REQUEST_ZOOM_PANE,            /* z: the focused pane over the whole screen, and back */
+    /* table (issue 15) */
+    REQUEST_SORT_PREVIOUS,        /* < : sort by the column to the left */
+    REQUEST_GROUP_NEXT,           /* t : group rows by the next key (htop's tree) */
+    REQUEST_GROUP_UP,             /* Backspace: out of the open group */
+    REQUEST_MIN_SIZE_NEXT,        /* H : hide rows under the next size */
     /* time travel (issue 13) */
     REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
     REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */

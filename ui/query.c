@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* A new source under the filter and the sort the query had. */
 static bool query_set_source(struct query *query, enum query_kind kind,
@@ -12,10 +13,19 @@ static bool query_set_source(struct query *query, enum query_kind kind,
     char filter[ALLOCATION_TABLE_FILTER_SIZE] = "";
     enum table_column column = TABLE_COLUMN_FILE_ORDER;
     bool descending = false;
+    int64_t min_bytes = 0;
+    enum row_group_key within_key = ROW_GROUP_NONE;
+    char *within = NULL; /* taken over from the old rows */
+    size_t within_length = 0;
     if (query->ready) {
         snprintf(filter, sizeof filter, "%s", query->rows.filter);
         column = query->rows.sort_column;
         descending = query->rows.descending;
+        min_bytes = query->rows.min_bytes;
+        within_key = query->rows.within_key;
+        within = query->rows.within;
+        within_length = query->rows.within_length;
+        query->rows.within = NULL;
     }
     query->kind = kind;
     snprintf(query->label, sizeof query->label, "%s", label);
@@ -27,6 +37,10 @@ static bool query_set_source(struct query *query, enum query_kind kind,
     allocation_table_free(&query->rows);
     bool ok = allocation_table_init_source(&query->rows, &labelled);
     allocation_table_set_sort(&query->rows, column, descending);
+    allocation_table_set_min_bytes(&query->rows, min_bytes);
+    ok = allocation_table_set_within(&query->rows, within_key,
+                                     text_make(within ? within : "", within_length)) && ok;
+    free(within);
     allocation_table_set_filter(&query->rows, filter);
     query->ready = true;
     query->generation++;
@@ -81,6 +95,18 @@ void query_set_sort(struct query *query, enum table_column column, bool descendi
 {
     allocation_table_set_sort(&query->rows, column, descending);
     query->generation++;
+}
+
+void query_set_min_bytes(struct query *query, int64_t bytes)
+{
+    allocation_table_set_min_bytes(&query->rows, bytes);
+    query->generation++;
+}
+
+bool query_set_within(struct query *query, enum row_group_key key, struct text name)
+{
+    query->generation++;
+    return allocation_table_set_within(&query->rows, key, name);
 }
 
 const char *query_filter(const struct query *query)

@@ -1,7 +1,8 @@
 /* query: which allocations a person asked to see: where the rows come
  * from (the allocator's rows at its peak, or rows computed for a time:
- * live at the chart cursor, grown since a mark), the filter and the
- * sort, and the rows they leave, in their order.
+ * live at the chart cursor, grown since a mark), the filter, the least
+ * size, the open group and the sort, and the rows they leave, in their
+ * order.
  *
  * Shared state: it lives in the viewer, not in a pane. The table pane
  * shows the rows and edits the query with its keys (/ s r); the chart's
@@ -60,6 +61,11 @@ void query_free(struct query *query);
 
 /* false when memory runs out (the filter is then not applied). */
 bool query_set_filter(struct query *query, const char *filter);
+/* Only rows holding at least `bytes` (0: all). */
+void query_set_min_bytes(struct query *query, int64_t bytes);
+/* Only the rows of group `name` of `key` (ROW_GROUP_NONE: all); false
+ * when memory runs out (all rows are then shown). */
+bool query_set_within(struct query *query, enum row_group_key key, struct text name);
 void query_set_sort(struct query *query, enum table_column column, bool descending);
 
 /* "" when there is no filter. */

@@ -12,7 +12,7 @@
 #define DETAIL_MAX_WIDTH 100
 #define DETAIL_LABEL_WIDTH 12
 #define DETAIL_MAX_FRAMES 64
-#define DETAIL_BUFFER_SIZE 160
+#define DETAIL_BUFFER_SIZE 320
 
 /* Lines of a detail value: text made safe, then cut into pieces of at
  * most `width` cells. Returns the number of lines; writes them when
@@ -121,8 +121,15 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
              format_bytes(row->requested_bytes, bytes, sizeof bytes),
              (long long)row->requested_bytes);
     fields[n++] = (struct detail_field){"Requested", text_of(buffers[2])};
-    snprintf(buffers[3], sizeof buffers[3], "%lld", (long long)row->occurrences);
-    fields[n++] = (struct detail_field){"Occurrences", text_of(buffers[3])};
+    /* What the row holds, and of the peak: "2, in all 96.00 MiB, 1.3 % of the peak". */
+    char total[FORMAT_BYTES_SIZE], share[48] = "";
+    int64_t peak = rows->allocator ? rows->allocator->summary.peak_bytes : 0;
+    if (peak > 0)
+        snprintf(share, sizeof share, ", %.1f %% of the peak",
+                 (double)allocation_row_bytes(row) / (double)peak * 100.0);
+    snprintf(buffers[3], sizeof buffers[3], "%lld, in all %s%s", (long long)row->occurrences,
+             format_bytes(allocation_row_bytes(row), total, sizeof total), share);
+    fields[n++] = (struct detail_field){"Count", text_of(buffers[3])};
     fields[n++] = (struct detail_field){"Region", profile_string(profile, row->region_type)};
     fields[n++] = (struct detail_field){"Data type", profile_string(profile, row->data_type)};
     fields[n++] = (struct detail_field){"Shape", profile_string(profile, row->tensor_shape)};
@@ -150,8 +157,9 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
         break;
     default:
         snprintf(buffers[7], sizeof buffers[7],
-                 "unresolved (snapshot index %lld, special index %lld)",
-                 (long long)row->snapshot_index, (long long)row->special_index);
+                 "unresolved (snapshot index %lld, special index %lld): %s",
+                 (long long)row->snapshot_index, (long long)row->special_index,
+                 ALLOCATION_TABLE_UNRESOLVED_NOTE + strlen("unresolved: "));
         break;
     }
     fields[n++] = (struct detail_field){"Origin", text_of(buffers[7])};

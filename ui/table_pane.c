@@ -2,151 +2,38 @@
 
 #include "ui/table_pane.h"
 
-#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/allocation_columns.h"
 #include "model/allocation_table.h"
 #include "model/format.h"
-#include "ui/column_fit.h"
+#include "report/export.h"
 #include "ui/filter_prompt.h"
-#include "ui/list_cursor.h"
 #include "ui/row_detail.h"
+#include "ui/settings.h"
+#include "ui/table_view.h"
 #include "ui/viewer.h"
 
-/* The columns as drawn, from the model's column table: sizes first,
- * where the eye finds them at a fixed place; the op name last, where it
- * takes whatever width is left. The pane decides only the order and who
- * gives way when it is narrow: text columns shrink first (shape, region,
- * type), then columns hide (the requested size mostly repeats the size;
- * the op name is what people read the table for). Headings, alignment,
- * widths and values are the column table's. Columns only some formats
- * fill are not drawn when no row fills them: kind and location (Skyline)
- * for XProf files; requested size, region, type and shape for Skyline's
- * reports, where the location is what people read beside the name. */
-struct shown_column {
-    enum table_column id;
-    int shrink_rank;
-    int hide_rank;
-    bool hide_when_empty;
-};
+/* The least sizes H steps through: XProf hides rows under 1 MiB and its
+ * users miss them, so here it is a choice, off at first. */
+static const int64_t table_min_sizes[] = {0, INT64_C(1) << 20, INT64_C(16) << 20,
+                                          INT64_C(256) << 20, INT64_C(1) << 30};
+#define MIN_SIZE_COUNT (sizeof table_min_sizes / sizeof *table_min_sizes)
 
-static const struct shown_column shown_columns[] = {
-    {TABLE_COLUMN_ALLOCATION_BYTES, 0, 0, false},
-    {TABLE_COLUMN_REQUESTED_BYTES, 0, 1, true},
-    {TABLE_COLUMN_OCCURRENCES, 0, 5, true},
-    {TABLE_COLUMN_KIND, 5, 7, true},
-    {TABLE_COLUMN_REGION_TYPE, 2, 4, true},
-    {TABLE_COLUMN_DATA_TYPE, 3, 2, true},
-    {TABLE_COLUMN_TENSOR_SHAPE, 1, 3, true},
-    {TABLE_COLUMN_LOCATION, 4, 6, true},
-    {TABLE_COLUMN_OP_NAME, 0, 0, false},
-};
-#define SHOW_COUNT (sizeof shown_columns / sizeof *shown_columns)
+#define SETTING_GROUP_BY "table.group_by"
+#define SETTING_MIN_SIZE "table.min_size"
 
-struct table_pane {
-    struct pane pane;
-    struct list_cursor cursor; /* the selected row, by display position */
-    /* The selected row (an index into the allocator's rows) when the
-     * query was last seen: a filter or a sort keeps it selected. */
-    size_t selected_row;
-    unsigned query_generation;
-    int natural[SHOW_COUNT]; /* each column's widest text, measured once per allocator */
-    struct fit_column fit[SHOW_COUNT]; /* shown_columns as the fitter takes them */
-};
-
-/* shown_columns with the column table's headings and widths. */
-static void table_fit_columns(struct fit_column *fit)
-{
-    for (size_t c = 0; c < SHOW_COUNT; c++) {
-        const struct allocation_column_info *info = allocation_column(shown_columns[c].id);
-        fit[c] = (struct fit_column){
-            .heading = info->heading,
-            .right_aligned = info->right_aligned,
-            .minimum = info->min_width,
-            .maximum = info->max_width == INT_MAX ? 0 : info->max_width,
-            .shrink_rank = shown_columns[c].shrink_rank,
-            .hide_rank = shown_columns[c].hide_rank,
-            .hide_when_empty = shown_columns[c].hide_when_empty,
-        };
-    }
-}
-
-/* ---- cells ---- */
-
-static const char *separator(const struct ui_style *style)
-{
-    return style->utf8 ? " \xc2\xb7 " : " - "; /* " · " */
-}
-
-/* The text of one cell; profile strings come back as they are (draw_bytes
- * makes them safe), numbers are written into buffer. */
-static struct text cell_text(const struct allocation_table *rows, const struct allocation_row *row,
-                             size_t column, char *buffer, size_t size)
-{
-    const struct allocation_column_info *info = allocation_column(shown_columns[column].id);
-    if (info->id == TABLE_COLUMN_OP_NAME)
-        return allocation_table_op_name(rows, row, buffer, size); /* names unresolved rows */
-    struct allocation_value value = info->value(rows->profile, row);
-    if (value.absent)
-        return text_of("");
-    switch (info->kind) {
-    case ALLOCATION_VALUE_BYTES: return text_of(format_bytes(value.integer, buffer, size));
-    case ALLOCATION_VALUE_INTEGER:
-        snprintf(buffer, size, "%lld", (long long)value.integer);
-        return text_of(buffer);
-    case ALLOCATION_VALUE_ADDRESS:
-        snprintf(buffer, size, "0x%llx", (unsigned long long)value.address);
-        return text_of(buffer);
-    default: return value.text;
-    }
-}
-
-static struct text measured_cell(const void *context, size_t row, size_t column, char *buffer,
-                                 size_t size)
-{
-    const struct allocation_table *rows = context;
-    return cell_text(rows, &rows->source.rows[row], column, buffer, size);
-}
-
-/* Once per allocator: the widest text of each column over all its rows
- * (not only those the filter leaves), so the columns do not jump while
- * typing a filter. */
-static void table_measure(struct table_pane *table, const struct viewer *viewer)
-{
-    column_fit_measure(SHOW_COUNT, allocation_table_total(&viewer->query.rows), measured_cell,
-                       &viewer->query.rows, &viewer->style, table->natural);
-    for (size_t c = 0; c < SHOW_COUNT; c++) /* not recorded: empty, so hidden */
-        if (!allocation_column_recorded(viewer->query.rows.allocator, shown_columns[c].id))
-            table->natural[c] = 0;
-}
-
-/* The column showing the sort, which never hides; -1 in file order. */
-static int table_sorted_column(const struct viewer *viewer)
-{
-    for (size_t c = 0; c < SHOW_COUNT; c++)
-        if (shown_columns[c].id == viewer->query.rows.sort_column)
-            return (int)c;
-    return -1;
-}
-
-static void table_layout_compute(const struct table_pane *table, const struct viewer *viewer,
-                                 int width, struct column_fit *layout)
-{
-    /* A heading has a cell for the sort arrow. */
-    column_fit_compute(table->fit, SHOW_COUNT, table->natural, 1,
-                       table_sorted_column(viewer), width, layout);
-}
-
-/* ---- selection ---- */
-
-static struct table_pane *table_of(struct pane *pane)
+struct table_pane *table_of(struct pane *pane)
 {
     return (struct table_pane *)pane;
 }
 
-/* The selected row as an index into the allocator's rows; SIZE_MAX none. */
+/* ---- the selected row ---- */
+
+/* The selected row as an index into the source's rows; SIZE_MAX none. */
 static size_t table_selected_row(const struct table_pane *table, const struct viewer *viewer)
 {
     if (table->cursor.selected >= viewer->query.rows.count)
@@ -154,7 +41,7 @@ static size_t table_selected_row(const struct table_pane *table, const struct vi
     return viewer->query.rows.order[table->cursor.selected];
 }
 
-/* Selects the row with this allocator index when it is shown, else the first. */
+/* Selects the row with this source index when it is shown, else the first. */
 static void table_select_row(struct table_pane *table, const struct viewer *viewer,
                              size_t row_index)
 {
@@ -167,11 +54,7 @@ static void table_select_row(struct table_pane *table, const struct viewer *view
     }
 }
 
-/* ---- reset ---- */
-
-/* The rows changed under the selection (a filter, a sort): the same row
- * stays selected when it is still shown, else the first. */
-static void table_follow_query(struct table_pane *table, const struct viewer *viewer)
+void table_follow_query(struct table_pane *table, const struct viewer *viewer)
 {
     if (table->query_generation == viewer->query.generation)
         return;
@@ -179,121 +62,56 @@ static void table_follow_query(struct table_pane *table, const struct viewer *vi
     table->query_generation = viewer->query.generation;
 }
 
-/* Remembers the selected row, for when the rows change under it. */
-static void table_remember(struct table_pane *table, const struct viewer *viewer)
+void table_remember_selection(struct table_pane *table, const struct viewer *viewer)
 {
     table->selected_row = table_selected_row(table, viewer);
     table->query_generation = viewer->query.generation;
 }
 
+/* ---- reset ---- */
+
 /* The query's rows were built for another allocator: the first row
- * selected, the columns measured again. */
+ * selected, no group open, the columns measured again. */
 static void table_reset(struct pane *pane, struct viewer *viewer, bool new_host)
 {
     (void)new_host;
     struct table_pane *table = table_of(pane);
+    if (viewer->query.rows.within)
+        query_set_within(&viewer->query, ROW_GROUP_NONE, text_of(NULL));
+    table_groups_free(table);
     table->cursor.selected = table->cursor.top = 0;
-    table_remember(table, viewer);
-    table_measure(table, viewer);
+    table->group_cursor.selected = table->group_cursor.top = 0;
+    table->scroll = 0;
+    table_remember_selection(table, viewer);
+    table_rows_measure(table, viewer);
 }
 
 /* ---- drawing ---- */
-
-static void table_title(struct viewer *viewer, int width, char *title, size_t size)
-{
-    const struct allocation_table *rows = &viewer->query.rows;
-    const struct ui_style *style = &viewer->style;
-    /* A report without a timeline lists what it holds, not a moment. */
-    bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE;
-    const char *name = entries ? "Entries" : query_title(&viewer->query, width >= 60);
-    char shown[FORMAT_BYTES_SIZE], peak[FORMAT_BYTES_SIZE], counts[320];
-    format_bytes(allocation_table_shown_bytes(rows), shown, sizeof shown);
-    format_bytes(viewer->allocator->summary.peak_bytes, peak, sizeof peak);
-    if (rows->filter[0])
-        snprintf(counts, sizeof counts, "%s%sfilter: %s (%zu of %zu rows)", name, separator(style),
-                 rows->filter, rows->count, allocation_table_total(rows));
-    else
-        snprintf(counts, sizeof counts, "%s (%zu)", name, rows->count);
-    snprintf(title, size, "%s%s%s of %s", counts, separator(style), shown, peak);
-    if (draw_text_width(title, style) + 4 > width)
-        snprintf(title, size, "%s", counts);
-}
-
-static void draw_row(const struct table_pane *table, struct viewer *viewer, WINDOW *window, int y,
-                     int x, int width, const struct column_fit *layout,
-                     const struct allocation_row *row, attr_t attr)
-{
-    const struct ui_style *style = &viewer->style;
-    wattrset(window, attr);
-    draw_blank(window, y, x, width);
-    for (size_t c = 0; c < SHOW_COUNT; c++) {
-        if (!layout->shown[c])
-            continue;
-        char buffer[ALLOCATION_TABLE_LABEL_SIZE];
-        struct text text = cell_text(&viewer->query.rows, row, c, buffer, sizeof buffer);
-        bool unresolved = shown_columns[c].id == TABLE_COLUMN_OP_NAME &&
-                          row->origin == ROW_UNRESOLVED;
-        attr_t cell_attr = unresolved && attr == style->normal ? style->error : attr;
-        /* A size <= 0 (a view, an in-place op) is shown but not counted. */
-        if (allocation_row_is_uncounted(row) && attr == style->normal)
-            cell_attr = style->dim;
-        wattrset(window, cell_attr);
-        column_fit_draw_cell(window, y, x, table->fit, layout, c, text, style);
-    }
-    wattrset(window, style->normal);
-}
 
 static void table_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
     struct table_pane *table = table_of(pane);
     WINDOW *window = area->window;
     int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
-    bool focused = area->focused;
     const struct ui_style *style = &viewer->style;
     if (height <= 0 || width <= 0)
         return;
     if (!viewer->allocator) {
-        draw_pane_title(window, y, x, width, "Allocations at peak", focused, style);
+        draw_pane_title(window, y, x, width, "Allocations", area->focused, style);
         return;
     }
     table_follow_query(table, viewer);
-    char title[512];
-    table_title(viewer, width, title, sizeof title);
-    draw_pane_title(window, y, x, width, title, focused, style);
+    char title[640];
+    table_title(table, viewer, width, title, sizeof title);
+    draw_pane_title(window, y, x, width, title, area->focused, style);
     pane_draw_tab_hint(area, text_of(title), style);
     if (height < 2)
         return;
-    struct column_fit layout;
-    table_layout_compute(table, viewer, width, &layout);
-    column_fit_draw_headings(window, y + 1, x, table->fit, SHOW_COUNT, &layout,
-                             table_sorted_column(viewer), viewer->query.rows.descending, style);
-    int page_rows = height - 2;
-    const struct allocation_table *rows = &viewer->query.rows;
-    if (rows->count == 0) {
-        char message[320];
-        if (allocation_table_total(rows) == 0)
-            snprintf(message, sizeof message, "no active allocations at the peak in this file");
-        else
-            snprintf(message, sizeof message, "no op name contains \"%s\" (Esc clears the filter)",
-                     rows->filter);
-        wattrset(window, style->dim);
-        if (height > 2)
-            draw_text(window, y + 2, x + 2, width - 2, message, style);
-        wattrset(window, style->normal);
-        return;
-    }
-    list_cursor_fit(&table->cursor, rows->count, page_rows);
-    for (int r = 0; r < page_rows; r++) {
-        size_t position = table->cursor.top + (size_t)r;
-        const struct allocation_row *row = allocation_table_row(rows, position);
-        if (!row)
-            break;
-        attr_t attr = style->normal;
-        if (position == table->cursor.selected)
-            attr = focused ? style->selected : style->selected_unfocused;
-        draw_row(table, viewer, window, y + 2 + r, x, width, &layout, row, attr);
-    }
-    table_remember(table, viewer);
+    if (table_groups_shown(table, viewer))
+        table_groups_draw(table, viewer, area);
+    else
+        table_rows_draw(table, viewer, area);
+    table_remember_selection(table, viewer);
 }
 
 /* ---- requests ---- */
@@ -320,13 +138,24 @@ static void table_sort(struct table_pane *table, struct viewer *viewer, enum tab
                       descending ? "descending" : "ascending");
 }
 
+/* s, >, <: the sort to the next or previous column as drawn. */
+static void table_step_sort(struct table_pane *table, struct viewer *viewer, int direction)
+{
+    enum table_column order[TABLE_SHOWN_COUNT];
+    size_t count = table_rows_drawn_order(table, order);
+    const struct allocation_table *rows = &viewer->query.rows;
+    enum table_column column =
+        allocation_table_step_sort(rows, order, count, rows->sort_column, direction);
+    table_sort(table, viewer, column, allocation_table_default_descending(column));
+}
+
 /* n/N: the next matching row, wrapping. With a filter every row shown
  * matches, so this steps through them. */
 static void table_match(struct table_pane *table, struct viewer *viewer, bool forward)
 {
     size_t count = viewer->query.rows.count;
     if (!viewer->query.rows.filter[0]) {
-        viewer_status(viewer, false, "no filter: / filters op names");
+        viewer_status(viewer, false, "no filter: / filters op names, regions, types and shapes");
         return;
     }
     for (size_t step = 1; step <= count; step++) {
@@ -344,8 +173,59 @@ static void table_match(struct table_pane *table, struct viewer *viewer, bool fo
     viewer_status(viewer, false, "no row matches \"%s\"", viewer->query.rows.filter);
 }
 
-static struct pane_reply table_handle_request(struct table_pane *table, struct viewer *viewer,
-                                              enum request request)
+/* H: the next least size. */
+static void table_next_min_size(struct table_pane *table, struct viewer *viewer)
+{
+    table->min_size = (table->min_size + 1) % MIN_SIZE_COUNT;
+    int64_t bytes = table_min_sizes[table->min_size];
+    query_set_min_bytes(&viewer->query, bytes);
+    table_follow_query(table, viewer);
+    const struct allocation_table *rows = &viewer->query.rows;
+    char least[FORMAT_BYTES_SIZE];
+    if (bytes == 0)
+        viewer_status(viewer, false, "every row shown, whatever its size");
+    else
+        viewer_status(viewer, false, "rows holding less than %s hidden: %zu of %zu shown (H: more)",
+                      format_bytes(bytes, least, sizeof least), rows->count,
+                      allocation_table_total(rows));
+}
+
+/* h/l: the table sideways; h at its left edge leaves the open group. */
+static void table_scroll(struct table_pane *table, struct viewer *viewer, int direction)
+{
+    if (direction < 0 && table->scroll == 0) {
+        if (!table_groups_up(table, viewer))
+            viewer_status(viewer, false, "the table is not scrolled (l scrolls it)");
+        return;
+    }
+    table->scroll += direction; /* the next draw cuts it to what the columns allow */
+}
+
+/* The requests of the table, whether it shows rows or groups. */
+static bool table_handle_common(struct table_pane *table, struct viewer *viewer,
+                                enum request request)
+{
+    const struct allocation_table *rows = &viewer->query.rows;
+    switch (request) {
+    case REQUEST_SORT_NEXT: table_step_sort(table, viewer, 1); return true;
+    case REQUEST_SORT_PREVIOUS: table_step_sort(table, viewer, -1); return true;
+    case REQUEST_SORT_REVERSE:
+        table_sort(table, viewer, rows->sort_column, !rows->descending);
+        return true;
+    case REQUEST_MIN_SIZE_NEXT: table_next_min_size(table, viewer); return true;
+    case REQUEST_GROUP_NEXT: table_groups_next_key(table, viewer); return true;
+    case REQUEST_GROUP_UP:
+        if (!table_groups_up(table, viewer))
+            viewer_status(viewer, false, "no group is open (t groups the rows)");
+        return true;
+    case REQUEST_MOVE_LEFT: table_scroll(table, viewer, -1); return true;
+    case REQUEST_MOVE_RIGHT: table_scroll(table, viewer, 1); return true;
+    default: return false;
+    }
+}
+
+static struct pane_reply table_handle_rows(struct table_pane *table, struct viewer *viewer,
+                                           enum request request)
 {
     const struct allocation_table *rows = &viewer->query.rows;
     struct pane_reply reply = pane_reply_handled();
@@ -361,18 +241,6 @@ static struct pane_reply table_handle_request(struct table_pane *table, struct v
         pane_reply_add(&reply, follow_up_of(FOLLOW_UP_OPEN_DETAIL, 0));
         table_show_row_in_chart(table, viewer, &reply);
         return reply;
-    case REQUEST_SORT_NEXT: {
-        enum table_column column = allocation_table_next_filled_column(rows, rows->sort_column);
-        table_sort(table, viewer, column, allocation_table_default_descending(column));
-        return reply;
-    }
-    case REQUEST_SORT_REVERSE:
-        table_sort(table, viewer, rows->sort_column, !rows->descending);
-        return reply;
-    case REQUEST_FILTER:
-        /* The filter narrows this table: it takes the focus. */
-        filter_prompt_begin(viewer);
-        return pane_reply_follow(follow_up_of(FOLLOW_UP_FOCUS_SELF, 0));
     case REQUEST_MATCH_NEXT: table_match(table, viewer, true); return reply;
     case REQUEST_MATCH_PREVIOUS: table_match(table, viewer, false); return reply;
     default: return pane_reply_ignored();
@@ -386,8 +254,16 @@ static struct pane_reply table_handle(struct pane *pane, struct viewer *viewer,
     if (!viewer->allocator)
         return pane_reply_ignored();
     table_follow_query(table, viewer);
-    struct pane_reply reply = table_handle_request(table, viewer, request);
-    table_remember(table, viewer);
+    struct pane_reply reply = pane_reply_handled();
+    if (request == REQUEST_FILTER) {
+        /* The filter narrows this table: it takes the focus. */
+        filter_prompt_begin(viewer);
+        reply = pane_reply_follow(follow_up_of(FOLLOW_UP_FOCUS_SELF, 0));
+    } else if (!table_handle_common(table, viewer, request)) {
+        reply = table_groups_shown(table, viewer) ? table_groups_handle(table, viewer, request)
+                                                  : table_handle_rows(table, viewer, request);
+    }
+    table_remember_selection(table, viewer);
     return reply;
 }
 
@@ -402,37 +278,86 @@ static struct pane_reply table_click(struct pane *pane, struct viewer *viewer, i
     if (!viewer->allocator)
         return pane_reply_handled();
     table_follow_query(table, viewer);
+    struct pane_reply reply = pane_reply_handled();
+    if (table_groups_shown(table, viewer)) {
+        table_groups_click(table, viewer, row, again, &reply);
+        return reply;
+    }
     if (!list_cursor_item_at(&table->cursor, viewer->query.rows.count, row - 2, &position))
-        return pane_reply_handled();
+        return reply;
     if (again && position == table->cursor.selected)
         return table_handle(pane, viewer, REQUEST_ENTER);
     table->cursor.selected = position;
-    table_remember(table, viewer);
-    return pane_reply_handled();
+    table_remember_selection(table, viewer);
+    return reply;
 }
 
-/* The rows as the table shows them: the query's filter and order. */
+/* What the table shows: its groups, or its rows (the query's filter,
+ * least size, open group and order). */
 static bool table_export(struct pane *pane, const struct viewer *viewer,
                          struct export_request *request)
 {
-    (void)pane;
+    struct table_pane *table = table_of(pane);
     if (!viewer->allocator)
         return false;
     export_request_init(request, EXPORT_VIEW_ALLOCATIONS, viewer->profile, viewer->allocator);
     request->table = &viewer->query.rows;
+    if (table_groups_shown(table, viewer)) {
+        request->group_by = table->groups.key;
+        request->group_scope = allocation_table_within(&viewer->query.rows);
+    }
     return true;
 }
 
 /* Enter: the selected row in full, over the screen; moving in it moves
- * the selection. */
+ * the selection (off a single row of the groups, it closes). */
 static void table_draw_detail(struct pane *pane, struct viewer *viewer, WINDOW *window,
                               int height, int width)
 {
     struct table_pane *table = table_of(pane);
     table_follow_query(table, viewer);
-    if (!row_detail_draw(window, height, width, &viewer->style, &viewer->query.rows,
-                         table->cursor.selected))
+    size_t position = table_groups_shown(table, viewer)
+                          ? table_groups_selected_position(table, viewer)
+                          : table->cursor.selected;
+    if (position == SIZE_MAX ||
+        !row_detail_draw(window, height, width, &viewer->style, &viewer->query.rows, position))
         viewer->overlay = OVERLAY_NONE;
+}
+
+/* ---- settings ---- */
+
+static void table_recall(struct pane *pane, struct viewer *viewer, const struct settings *settings)
+{
+    struct table_pane *table = table_of(pane);
+    enum row_group_key key;
+    const char *group_by = settings_get(settings, SETTING_GROUP_BY);
+    if (group_by && row_group_key_parse(group_by, &key))
+        table->group_key = key;
+    const char *min_size = settings_get(settings, SETTING_MIN_SIZE);
+    for (size_t i = 0; min_size && i < MIN_SIZE_COUNT; i++) {
+        char text[32];
+        snprintf(text, sizeof text, "%lld", (long long)table_min_sizes[i]);
+        if (strcmp(text, min_size) == 0)
+            table->min_size = i;
+    }
+    query_set_min_bytes(&viewer->query, table_min_sizes[table->min_size]);
+}
+
+static void table_remember(struct pane *pane, const struct viewer *viewer,
+                           struct settings *settings)
+{
+    (void)viewer;
+    struct table_pane *table = table_of(pane);
+    char bytes[32];
+    snprintf(bytes, sizeof bytes, "%lld", (long long)table_min_sizes[table->min_size]);
+    settings_set(settings, SETTING_GROUP_BY, row_group_key_name(table->group_key));
+    settings_set(settings, SETTING_MIN_SIZE, bytes);
+}
+
+static void table_free(struct pane *pane)
+{
+    table_groups_free(table_of(pane));
+    pane_free_plain(pane);
 }
 
 static const struct pane_ops table_ops = {
@@ -440,9 +365,11 @@ static const struct pane_ops table_ops = {
     .handle = table_handle,
     .click = table_click,
     .reset = table_reset,
-    .free = pane_free_plain,
+    .free = table_free,
     .export = table_export,
     .draw_detail = table_draw_detail,
+    .recall = table_recall,
+    .remember = table_remember,
     .scope = KEY_SCOPE_TABLE,
     .keys_reach_it_unfocused = true,
     .moves_through_items = true,
@@ -454,6 +381,6 @@ struct pane *table_pane_create(struct viewer *viewer)
     struct table_pane *table = (struct table_pane *)pane_create(&table_ops, sizeof *table);
     if (!table)
         return NULL;
-    table_fit_columns(table->fit);
+    table_rows_fit_columns(table->fit);
     return &table->pane;
 }

@@ -1,0 +1,89 @@
+/* row_groups: the rows a table shows, grouped by what they share, each
+ * group with its total, largest first, so that the heavy layer or the
+ * heavy line of code shows at a glance. Keys:
+ *   - the op-name scope, as ncdu walks a tree: op names are paths
+ *     ("model/dense_58/MatMul"), and under an open scope ("" at the top,
+ *     "model/" one level down) the rows group by their next scope
+ *     ("model/dense_58/"); a row with no deeper scope stands alone (a
+ *     group of one row, marked single_row);
+ *   - the location (file:line of the innermost frame, Skyline's rows);
+ *   - the file of that frame.
+ * (By region and by data type: model/peak_breakdown.h.)
+ *
+ * A group's total is what its rows hold (allocation_row_bytes: size
+ * times occurrences), leaving out the rows a report's totals leave out
+ * (allocation_row_is_uncounted), as the table's own total does.
+ *
+ * Called by the table pane (its grouped view and the rows of an open
+ * group, through allocation_table_set_within) and by the allocations
+ * export (--group-by, the viewer's `e` on groups). Works on whatever the
+ * table shows (its row source, filter and threshold): never on an
+ * allocator's rows directly. Must not draw or format. */
+#ifndef MEMTOP_ROW_GROUPS_H
+#define MEMTOP_ROW_GROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+#include "model/text.h"
+
+struct allocation_table;
+
+enum row_group_key {
+    ROW_GROUP_NONE,     /* no grouping: every row */
+    ROW_GROUP_OP_SCOPE, /* the op name's next scope under an open one */
+    ROW_GROUP_LOCATION, /* file:line of the innermost frame in the user's code */
+    ROW_GROUP_FILE,     /* that frame's file */
+    ROW_GROUP_KEY_COUNT
+};
+
+struct row_group {
+    /* What its rows share: "model/dense_58/", "model/net.py:14",
+     * "model/net.py"; "" for rows with no location. Points into the
+     * profile's strings (name_length bytes; not NUL-terminated for a
+     * scope). A single row's name is its op name's (the table pane
+     * shows allocation_table_op_name of the row at first_position). */
+    const char *name;
+    size_t name_length;
+    bool single_row; /* op scope: a row directly in the open scope */
+    int64_t bytes;   /* saturating */
+    size_t row_count;
+    size_t first_position; /* its first row's position in the table's order */
+};
+
+struct row_groups {
+    enum row_group_key key;
+    struct row_group *groups; /* largest first; equal totals by name, then table order */
+    size_t count;
+    size_t group_count;  /* of them, the ones that are groups (not single rows) */
+    int64_t total_bytes; /* of every group (saturating) */
+};
+
+/* Groups the rows `table` shows by `key`; for ROW_GROUP_OP_SCOPE only
+ * the rows under `scope` ("" for every row; a scope ends with '/'), by
+ * their next scope under it. ROW_GROUP_NONE gives no groups. false when
+ * memory runs out (the groups are then empty but valid). */
+bool row_groups_build(struct row_groups *groups, const struct allocation_table *table,
+                      enum row_group_key key, struct text scope);
+void row_groups_free(struct row_groups *groups);
+
+/* Whether `row` belongs to the group named `name` (its bytes):
+ * under the scope (its op name starts with it), at the location, in the
+ * file. ROW_GROUP_NONE: every row. */
+bool row_group_contains(const struct profile *profile, enum row_group_key key, struct text name,
+                        const struct allocation_row *row);
+
+/* The key's one name, for people and --group-by: "scope", "location",
+ * "file" ("none" for ROW_GROUP_NONE). */
+const char *row_group_key_name(enum row_group_key key);
+/* The key named `name`; false when none is. */
+bool row_group_key_parse(const char *name, enum row_group_key *key);
+/* "scope, location, file": for usage messages. */
+const char *row_group_key_list(void);
+/* The length of the scope above `scope` ("model/dense_58/" -> "model/",
+ * "model/" -> ""): a prefix of it. */
+size_t row_group_scope_up(struct text scope);
+
+#endif
