@@ -105,7 +105,7 @@ done
 generator=""
 if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_profile" ]; then
     generator="$MEMTOP_BUILDDIR/tests/generate_profile"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/generate_profile.c" -lm \
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/generate_profile*.c -lm \
         -o "$build/generate_profile" 2>/dev/null; then
     generator="$build/generate_profile"
 fi
