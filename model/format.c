@@ -98,6 +98,15 @@ char *format_percent(double fraction, char *buffer, size_t size)
     return buffer;
 }
 
+char *format_capacity_share(int64_t peak, int64_t capacity, char *buffer, size_t size)
+{
+    if (capacity <= 0 || peak < 0)
+        snprintf(buffer, size, "%s", "");
+    else
+        snprintf(buffer, size, "%d%%", (int)((double)peak * 100.0 / (double)capacity));
+    return buffer;
+}
+
 size_t format_utf8_decode_bytes(const char *bytes, size_t available, uint32_t *code_point)
 {
     const unsigned char *text = (const unsigned char *)bytes;

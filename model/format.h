@@ -28,6 +28,9 @@ char *format_milliseconds_value(int64_t time_ps, int decimals, char *buffer, siz
 char *format_double(double value, char *buffer, size_t size);
 /* Fragmentation 0..1 as a percentage, "12.34 %"; other values as-is. */
 char *format_percent(double fraction, char *buffer, size_t size);
+/* A peak's share of its capacity as a whole percentage ("58%"), for the
+ * hosts list and the pod overview; "" when the capacity is unknown. */
+char *format_capacity_share(int64_t peak, int64_t capacity, char *buffer, size_t size);
 
 /* What must never reach a terminal raw; the one definition that every
  * escaping writer uses (format_safe_text, JSON strings, CSV to a

@@ -50,6 +50,11 @@ static void test_milliseconds_and_percent(void **state)
     assert_string_equal(format_milliseconds(-2000000000, buffer, sizeof buffer), "-2.000 ms");
     assert_string_equal(format_percent(0.1234, buffer, sizeof buffer), "12.34 %");
     assert_string_equal(format_percent(NAN, buffer, sizeof buffer), "nan");
+    /* A capacity share is whole percent, rounded down; unknown is "". */
+    assert_string_equal(format_capacity_share(599, 1000, buffer, sizeof buffer), "59%");
+    assert_string_equal(format_capacity_share(1500, 1000, buffer, sizeof buffer), "150%");
+    assert_string_equal(format_capacity_share(5, 0, buffer, sizeof buffer), "");
+    assert_string_equal(format_capacity_share(-1, 10, buffer, sizeof buffer), "");
 }
 
 static void test_double_shortest_round_trip(void **state)

@@ -11,7 +11,6 @@
 #include "model/message_text.h"
 #include "ui/column_fit.h"
 #include "ui/compare_cells.h"
-#include "ui/compare_pairs_pane.h"
 #include "ui/viewer.h"
 
 /* Numbers at fixed places, the op name last where it gets the slack;
@@ -307,7 +306,7 @@ static bool ops_export(struct pane *pane, const struct viewer *viewer,
                        struct export_request *request)
 {
     (void)pane;
-    return compare_pairs_export_request(viewer, request);
+    return viewer_compare_export_request(viewer, request);
 }
 
 static void ops_free(struct pane *pane)

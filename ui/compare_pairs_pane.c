@@ -111,22 +111,11 @@ static struct pane_reply pairs_click(struct pane *pane, struct viewer *viewer, i
     return pane_reply_follow(follow_up_of(FOLLOW_UP_SELECT_PAIR, index));
 }
 
-bool compare_pairs_export_request(const struct viewer *viewer, struct export_request *request)
-{
-    const struct allocator_pair *pair = viewer_pair(viewer);
-    if (!pair)
-        return false;
-    export_request_init(request, EXPORT_VIEW_COMPARE, viewer->profile, pair->base);
-    request->new_profile = viewer->compare.profile;
-    request->new_allocator = pair->new;
-    return true;
-}
-
 static bool pairs_export(struct pane *pane, const struct viewer *viewer,
                          struct export_request *request)
 {
     (void)pane;
-    return compare_pairs_export_request(viewer, request);
+    return viewer_compare_export_request(viewer, request);
 }
 
 static const struct pane_ops pairs_ops = {

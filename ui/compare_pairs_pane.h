@@ -12,9 +12,4 @@ struct viewer;
 
 struct pane *compare_pairs_pane_create(struct viewer *viewer);
 
-/* What e writes from a compare pane: the op table of the pair shown
- * (false without a pair). The op table's pane exports the same. */
-struct export_request;
-bool compare_pairs_export_request(const struct viewer *viewer, struct export_request *request);
-
 #endif

@@ -19,15 +19,6 @@ static struct hosts_pane *hosts_of(struct pane *pane)
     return (struct hosts_pane *)pane;
 }
 
-void hosts_capacity_share(int64_t peak, int64_t capacity, char *text, size_t size)
-{
-    if (capacity <= 0 || peak < 0) {
-        snprintf(text, size, "%s", "");
-        return;
-    }
-    snprintf(text, size, "%d%%", (int)((double)peak * 100.0 / (double)capacity));
-}
-
 static bool host_failed(const struct host *host)
 {
     return host_state(host) == HOST_LOADED && !host->profile;
@@ -54,7 +45,7 @@ static void host_state_text(const struct viewer *viewer, const struct host *host
         &profile->allocators[viewer_allocator_for(viewer, profile)].summary;
     char peak[FORMAT_BYTES_SIZE], share[16];
     format_bytes(summary->peak_bytes, peak, sizeof peak);
-    hosts_capacity_share(summary->peak_bytes, summary->capacity_bytes, share, sizeof share);
+    format_capacity_share(summary->peak_bytes, summary->capacity_bytes, share, sizeof share);
     if (short_form)
         snprintf(text, size, "%s", share[0] ? share : peak);
     else

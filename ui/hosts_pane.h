@@ -18,8 +18,4 @@ struct viewer;
 
 struct pane *hosts_pane_create(struct viewer *viewer);
 
-/* "59%": the peak's share of the capacity, rounded down; "" when the
- * capacity is unknown (0). The pod overview writes it the same way. */
-void hosts_capacity_share(int64_t peak, int64_t capacity, char *text, size_t size);
-
 #endif

@@ -12,7 +12,6 @@
 #include "model/index_sort.h"
 #include "model/message_text.h"
 #include "ui/column_fit.h"
-#include "ui/hosts_pane.h"
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
 
@@ -228,7 +227,7 @@ static struct text pod_cell(const struct viewer *viewer, const struct pod_row *r
                            ? format_bytes(summary->capacity_bytes, buffer, size)
                            : "-");
     case POD_SHARE:
-        hosts_capacity_share(summary->peak_bytes, summary->capacity_bytes, buffer, size);
+        format_capacity_share(summary->peak_bytes, summary->capacity_bytes, buffer, size);
         return text_of(buffer[0] ? buffer : "-");
     default: return text_of(format_milliseconds_value(summary->peak_time_ps, 3, buffer, size));
     }

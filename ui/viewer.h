@@ -174,6 +174,10 @@ void viewer_select_pair(struct viewer *viewer, size_t index);
 void viewer_step_pair(struct viewer *viewer, int direction);
 /* The pair shown; NULL when neither profile has an allocator. */
 const struct allocator_pair *viewer_pair(const struct viewer *viewer);
+/* What e writes from a compare pane: the op table of the pair shown
+ * (false without a pair); the pairs and the op table export the same. */
+struct export_request;
+bool viewer_compare_export_request(const struct viewer *viewer, struct export_request *request);
 void viewer_compare_free(struct viewer *viewer);
 /* Shows `pane` on the whole body (PANE_NONE: the usual layout again). */
 void viewer_zoom(struct viewer *viewer, enum pane_id pane);

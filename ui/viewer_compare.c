@@ -115,3 +115,14 @@ void viewer_compare_free(struct viewer *viewer)
     profile_comparison_free(&compare->comparison);
     memset(compare, 0, sizeof *compare);
 }
+
+bool viewer_compare_export_request(const struct viewer *viewer, struct export_request *request)
+{
+    const struct allocator_pair *pair = viewer_pair(viewer);
+    if (!pair)
+        return false;
+    export_request_init(request, EXPORT_VIEW_COMPARE, viewer->profile, pair->base);
+    request->new_profile = viewer->compare.profile;
+    request->new_allocator = pair->new;
+    return true;
+}
