@@ -44,6 +44,7 @@
 #include "config.h"
 
 #include "tests/generate_trace.h"
+#include "tests/splitmix64.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -100,10 +101,7 @@ void grow_array(void **array, size_t *capacity, size_t count, size_t size)
 /* splitmix64, so the output never depends on libc */
 uint64_t random_next(uint64_t *state)
 {
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return splitmix64_next(state);
 }
 
 int64_t random_range(uint64_t *state, int64_t low, int64_t high)

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "tests/live_brute_force.h"
+#include "tests/splitmix64.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,10 +231,7 @@ static uint64_t random_state = 12345;
 
 static uint64_t random_next(void)
 {
-    uint64_t z = (random_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return splitmix64_next(&random_state);
 }
 
 static void probe_add(struct probes *probes, int64_t time_ps)

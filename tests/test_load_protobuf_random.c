@@ -25,6 +25,7 @@
 #include "model/xprof_draft.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
+#include "tests/splitmix64.h"
 #include "tests/wire_builder.h"
 
 #include "tests/test_load_protobuf.h"
@@ -33,10 +34,7 @@
 
 uint64_t random_next(struct random *random)
 {
-    uint64_t z = (random->state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
+    return splitmix64_next(&random->state);
 }
 
 size_t random_below(struct random *random, size_t limit)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "tests/xspace_gen/job.h"
+#include "tests/splitmix64.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,10 +13,7 @@
 
 uint64_t random_next(uint64_t *state)
 {
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return splitmix64_next(state);
 }
 
 uint64_t random_below(uint64_t *state, uint64_t bound)

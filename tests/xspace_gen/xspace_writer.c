@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tests/xspace_gen/strings.h"
+#include "tests/splitmix64.h"
 
 /* Far above any key a plane hands out, below 2^53 so ids stay exact in
  * tools that read them as doubles. */
@@ -14,10 +15,7 @@
 
 static uint64_t mix64(uint64_t value)
 {
-    value += UINT64_C(0x9e3779b97f4a7c15);
-    value = (value ^ (value >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    value = (value ^ (value >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return value ^ (value >> 31);
+    return splitmix64_mix(value);
 }
 
 /* ---- metadata tables ----
