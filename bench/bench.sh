@@ -10,6 +10,10 @@
 # machine has slow spells of a second or two, which a median of 5 did not
 # always outvote; the slow JSON peer and the 10M case get at most 3), MEMTOP_BENCH_CACHE (default $XDG_CACHE_HOME/memtop-bench,
 # else /tmp/memtop-bench). Needs about 2 GB of disk in the cache.
+# MEMTOP_BENCH_BASELINE: another memtop binary (say an older commit's,
+# built the same way) to run beside this one in the same rounds of the
+# MemoryProfile loads, so "not slower than before" is one table of one
+# run rather than two tables from days the machine ran at different speeds.
 set -eu
 
 build=${1:?usage: bench.sh BUILDDIR}
@@ -67,14 +71,26 @@ done
 # shows in the absolute numbers: the table says how busy it was.
 load=$(cut -d ' ' -f 1-3 /proc/loadavg 2> /dev/null || echo unknown)
 
-say "1M snapshots, binary protobuf: memtop and protobuf-c, $runs rounds"
+baseline=${MEMTOP_BENCH_BASELINE:-}
+if [ -n "$baseline" ] && [ ! -x "$baseline" ]; then
+    say "MEMTOP_BENCH_BASELINE=$baseline is not an executable file"
+    exit 2
+fi
+
+# Each run below ends with "$@": the baseline's command on the same
+# input (set -- ... just before it), or nothing.
+say "1M snapshots, binary protobuf: memtop and protobuf-c${baseline:+ and the baseline}, $runs rounds"
+set -- ${baseline:+-- baseline "$baseline" --summary "$cache/v0-1m.pb"}
 "$run" -n "$runs" -w "$cache/v0-1m.pb" -- memtop "$memtop" --summary "$cache/v0-1m.pb" \
-    -- protobuf-c "$build/bench/peer_protobuf_c" "$cache/v0-1m.pb" > "$results.pb"
-say "1M snapshots, proto3 JSON: memtop and cJSON, $json_runs rounds"
+    -- protobuf-c "$build/bench/peer_protobuf_c" "$cache/v0-1m.pb" "$@" > "$results.pb"
+say "1M snapshots, proto3 JSON: memtop and cJSON${baseline:+ and the baseline}, $json_runs rounds"
+set -- ${baseline:+-- baseline "$baseline" --summary "$cache/v0-1m.json"}
 "$run" -n "$json_runs" -w "$cache/v0-1m.json" -- memtop "$memtop" --summary "$cache/v0-1m.json" \
-    -- cJSON "$build/bench/peer_cjson" "$cache/v0-1m.json" > "$results.json"
-say "10M snapshots, binary protobuf: memtop, $json_runs rounds"
-"$run" -n "$json_runs" -w "$cache/v0-10m.pb" -- memtop "$memtop" --summary "$cache/v0-10m.pb" > "$results.big"
+    -- cJSON "$build/bench/peer_cjson" "$cache/v0-1m.json" "$@" > "$results.json"
+say "10M snapshots, binary protobuf: memtop${baseline:+ and the baseline}, $json_runs rounds"
+set -- ${baseline:+-- baseline "$baseline" --summary "$cache/v0-10m.pb"}
+"$run" -n "$json_runs" -w "$cache/v0-10m.pb" -- memtop "$memtop" --summary "$cache/v0-10m.pb" \
+    "$@" > "$results.big"
 say "chart columns over 10M snapshots at every zoom"
 "$build/bench/frame_bench" "$cache/v0-10m.pb" 200 > "$results.frame" 2> /dev/null
 say "the viewer on a 200x60 pseudo-terminal"
@@ -187,7 +203,8 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
     -v big_size="$(size_of "$cache/v0-10m.pb")" \
     -v runs="$runs" -v json_runs="$json_runs" \
     -v machine="$machine" -v cpu="${cpu:-unknown cpu}" -v cores="$cores" \
-    -v memory="$memory" -v load="$load" -v when="$(date -u '+%Y-%m-%d')" '
+    -v memory="$memory" -v load="$load" -v when="$(date -u '+%Y-%m-%d')" \
+    -v baseline="$baseline" '
     FILENAME ~ /\.pb$/    { pb[$1] = $3; pb_rss[$1] = $6 }
     FILENAME ~ /\.json$/  { json[$1] = $3; json_rss[$1] = $6 }
     FILENAME ~ /\.big$/   { big[$1] = $3; big_rss[$1] = $6 }
@@ -261,6 +278,20 @@ awk -v pb_size="$(size_of "$cache/v0-1m.pb")" \
             row("viewer 200x60", "not measured (the viewer did not run on the pty)", "", "", "", "")
         }
         live_rows()
+        if ("baseline" in pb) {
+            printf "\nthe same rounds, against the baseline build (%s)\n", baseline
+            row("case", "memtop", "baseline", "ratio", "", "")
+            baseline_row("pb v0, 1M snapshots", pb["memtop"], pb["baseline"], pb_rss["memtop"], pb_rss["baseline"])
+            baseline_row("JSON v0, 1M snapshots", json["memtop"], json["baseline"], json_rss["memtop"], json_rss["baseline"])
+            baseline_row("pb v0, 10M snapshots", big["memtop"], big["baseline"], big_rss["memtop"], big_rss["baseline"])
+        }
+    }
+    # One case against the baseline: times, their ratio (above 1: memtop
+    # now is faster), peak resident sizes.
+    function baseline_row(name, now, then, now_kib, then_kib) {
+        row(name, sprintf("%.3f s", now), sprintf("%.3f s", then), sprintf("%.2fx", then / now), "", "")
+        row("  peak RSS", sprintf("%.0f MiB", now_kib / 1024), sprintf("%.0f MiB", then_kib / 1024),
+            sprintf("%.2fx", then_kib / now_kib), "", "")
     }' "$results.pb" "$results.json" "$results.big" "$results.frame" "$results.pty" "$results.live"
 
 # The Chrome-trace table (issue 12's targets).
