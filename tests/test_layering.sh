@@ -33,8 +33,7 @@ check_tree() {
     for layer in $layers; do
         higher=$(layers_after "$layer" | tr ' ' '|')
         [ -n "$higher" ] || continue
-        for file in "$tree/$layer"/*.c "$tree/$layer"/*.h; do
-            [ -f "$file" ] || continue
+        for file in $(find "$tree/$layer" -name '*.[ch]' | sort); do
             # #include "ui/x.h", <src/x.h>, "../report/x.h", with any blanks.
             matches=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*($higher)/" \
                 "$file") || continue
@@ -110,8 +109,8 @@ cp "$work/saved.c" "$target"
 # string, which would stop short. The C-string accessors are defined in
 # model/ for the tests; no other code calls them.
 c_string_calls() {
-    grep -n -E '\b(profile_text|string_table_text)[[:space:]]*\(' \
-        "$1"/model/*.c "$1"/report/*.c "$1"/ui/*.c "$1"/src/*.c 2>/dev/null |
+    grep -rn --include='*.c' -E '\b(profile_text|string_table_text)[[:space:]]*\(' \
+        "$1"/model "$1"/report "$1"/ui "$1"/src 2>/dev/null |
         grep -v -E '^[^:]*/model/(profile|string_table)\.c:[0-9]+:(const char \*|    return string_table_text)'
 }
 if c_string_calls "$source_dir" >"$work/report"; then
@@ -130,10 +129,10 @@ fi
 # load.h is the door to loading: the format table, the builder, the wire
 # and JSON readers and each loader's internals are model/'s business, so
 # a new format never reaches report/, ui/ or src/.
-private_headers='load_internal|input_format|profile_builder|xprof_draft|protobuf_wire|protobuf_table|json_stream|proto3_json|load_protobuf|load_skyline|load_trace|load_trace_kineto|load_trace_timeline|load_xspace|logdir_internal|mapping_guard|gzip'
+private_headers='load_internal|input_format|profile_builder|logdir_internal|mapping_guard|decode/[a-z0-9_]+|formats/memory_profile/(xprof_draft|memory_profile_internal)|formats/[a-z0-9_]+/[a-z0-9_]+_internal|formats/chrome_trace/load_trace_(kineto|timeline)'
 private_includes() {
     grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*model/($private_headers)\.h" \
-        "$1"/report/*.[ch] "$1"/ui/*.[ch] "$1"/src/*.[ch] 2>/dev/null
+        -r --include='*.[ch]' "$1"/report "$1"/ui "$1"/src 2>/dev/null
 }
 if private_includes "$source_dir" >"$work/report"; then
     tap_not_ok "no code above model/ includes a loader's own header" "$work/report"

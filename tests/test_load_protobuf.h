@@ -24,7 +24,7 @@
 #include "model/load.h"
 #include "model/load_internal.h"
 #include "model/profile.h"
-#include "model/xprof_draft.h"
+#include "model/formats/memory_profile/xprof_draft.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
 #include "tests/wire_builder.h"

@@ -21,7 +21,7 @@
 #include "model/allocation_columns.h"
 #include "model/input_format.h"
 #include "model/load.h"
-#include "model/load_trace.h"
+#include "model/formats/chrome_trace/chrome_trace_internal.h"
 #include "report/summary_report.h"
 #include "tests/test_support.h"
 

@@ -70,7 +70,7 @@ else
     # What configure would define that the compiled sources need.
     printf '#define _GNU_SOURCE 1\n#define PACKAGE_STRING "memtop fuzz"\n' >"$build/config.h"
 fi
-protoc-c --proto_path="$source_dir/model" --c_out="$build/gen" "$source_dir/model/memory_profile.proto"
+protoc-c --proto_path="$source_dir/model/formats/memory_profile" --c_out="$build/gen" "$source_dir/model/formats/memory_profile/memory_profile.proto"
 # shellcheck disable=SC2046 # pkg-config prints flags meant to split
 extra_cflags=$(pkg-config --cflags libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -I/usr/include/cjson)
 extra_libs=$(pkg-config --libs libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -lcjson -lprotobuf-c -lz -lsqlite3)
@@ -79,11 +79,11 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_d
 
 say "building with $("$cc" --version | head -n1)"
 objects=""
-for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
+for source in $(find "$source_dir/model" -name "*.c" | sort) "$build/gen/memory_profile.pb-c.c" \
               "$source_dir"/report/*.c; do
     [ -f "$source" ] || continue
     # An in-tree build leaves its own generated copy in model/: ours is in gen/.
-    case $source in "$source_dir"/model/*.pb-c.c) continue ;; esac
+    case $source in *.pb-c.c) [ "$source" = "$build/gen/memory_profile.pb-c.c" ] || continue ;; esac
     object="$build/obj/$(basename "$source" .c).o"
     # shellcheck disable=SC2086
     "$cc" $cflags -fsanitize=fuzzer-no-link -c "$source" -o "$object" ||
