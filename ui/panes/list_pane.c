@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/list_pane.h"
+#include "ui/panes/list_pane.h"
 
 #include <math.h>
 #include <stdio.h>

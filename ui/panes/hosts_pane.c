@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/hosts_pane.h"
+#include "ui/panes/hosts_pane.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "ui/table_view.h"
+#include "ui/panes/table/table_view.h"
 #include "ui/viewer.h"
 
 /* The groups' columns: what each holds, its share of the peak, how many

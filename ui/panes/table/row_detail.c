@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/row_detail.h"
+#include "ui/panes/table/row_detail.h"
 
 #include <stdint.h>
 #include <stdio.h>

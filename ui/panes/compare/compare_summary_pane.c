@@ -1,12 +1,12 @@
 #include "config.h"
 
-#include "ui/compare_summary_pane.h"
+#include "ui/panes/compare/compare_summary_pane.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "report/compare_report.h"
-#include "ui/compare_cells.h"
+#include "ui/panes/compare/compare_cells.h"
 #include "ui/viewer.h"
 
 /* The cells of one field: base, new, delta, and the delta's value. */

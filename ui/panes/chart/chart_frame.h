@@ -21,7 +21,7 @@
 #include "model/profile.h"
 #include "model/steps.h"
 #include "ui/chart_columns.h"
-#include "ui/chart_pane.h"
+#include "ui/panes/chart/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/list_cursor.h"
 #include "ui/time_window.h"

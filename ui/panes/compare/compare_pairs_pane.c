@@ -1,11 +1,11 @@
 #include "config.h"
 
-#include "ui/compare_pairs_pane.h"
+#include "ui/panes/compare/compare_pairs_pane.h"
 
 #include <string.h>
 
 #include "report/compare_report.h"
-#include "ui/compare_cells.h"
+#include "ui/panes/compare/compare_cells.h"
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "ui/chart_frame.h"
+#include "ui/panes/chart/chart_frame.h"
 
 #define GLYPH_PEAK(style) ((style)->utf8 ? "\xe2\x96\xbc" : "v")       /* ▼ */
 #define GLYPH_CURSOR(style) ((style)->utf8 ? "\xe2\x96\xb2" : "^")     /* ▲ */

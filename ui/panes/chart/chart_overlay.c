@@ -3,7 +3,7 @@
 /* A compared timeline drawn over a chart's bars: two profiles side by
  * side on one time axis, aligned at their first snapshots. */
 
-#include "ui/chart_frame.h"
+#include "ui/panes/chart/chart_frame.h"
 
 const char *chart_overlay_glyph(const struct ui_style *style)
 {

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/compare_cells.h"
+#include "ui/panes/compare/compare_cells.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/runs_pane.h"
+#include "ui/panes/runs_pane.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/steps_pane.h"
+#include "ui/panes/steps_pane.h"
 
 #include <stdio.h>
 #include <string.h>

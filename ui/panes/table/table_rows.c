@@ -7,7 +7,7 @@
 #include "model/allocation_columns.h"
 #include "model/allocation_table.h"
 #include "model/format.h"
-#include "ui/table_view.h"
+#include "ui/panes/table/table_view.h"
 #include "ui/text_fit.h"
 #include "ui/viewer.h"
 

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/compare_ops_pane.h"
+#include "ui/panes/compare/compare_ops_pane.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "model/index_sort.h"
 #include "model/message_text.h"
 #include "ui/column_fit.h"
-#include "ui/compare_cells.h"
+#include "ui/panes/compare/compare_cells.h"
 #include "ui/viewer.h"
 
 /* Numbers at fixed places, the op name last where it gets the slack;

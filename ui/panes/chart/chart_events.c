@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "ui/chart_frame.h"
+#include "ui/panes/chart/chart_frame.h"
 
 /* The list of a column's events (Enter on the chart): what the readout
  * sums up as "largest of 27", one event a line, the chart's cursor on

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/table_pane.h"
+#include "ui/panes/table/table_pane.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -12,9 +12,9 @@
 #include "model/format.h"
 #include "report/export.h"
 #include "ui/filter_prompt.h"
-#include "ui/row_detail.h"
+#include "ui/panes/table/row_detail.h"
 #include "ui/settings.h"
-#include "ui/table_view.h"
+#include "ui/panes/table/table_view.h"
 #include "ui/viewer.h"
 
 /* The least sizes H steps through: XProf hides rows under 1 MiB and its

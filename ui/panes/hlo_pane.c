@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/hlo_pane.h"
+#include "ui/panes/hlo_pane.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/breakdown_pane.h"
+#include "ui/panes/breakdown_pane.h"
 
 #include <stdio.h>
 #include <stdlib.h>

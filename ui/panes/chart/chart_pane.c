@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/chart_pane.h"
+#include "ui/panes/chart/chart_pane.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "model/format.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
-#include "ui/chart_frame.h"
+#include "ui/panes/chart/chart_frame.h"
 #include "ui/settings.h"
 #include "ui/viewer.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/chart_frame.h"
+#include "ui/panes/chart/chart_frame.h"
 
 /* The span since the mark, in the plot's empty cells: shading that reads
  * without colour. */

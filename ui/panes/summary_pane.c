@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/summary_pane.h"
+#include "ui/panes/summary_pane.h"
 
 #include <math.h>
 #include <stdio.h>

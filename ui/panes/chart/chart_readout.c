@@ -4,7 +4,7 @@
 
 #include "model/format.h"
 #include "model/timeline.h"
-#include "ui/chart_frame.h"
+#include "ui/panes/chart/chart_frame.h"
 
 /* ---- the readout: fields that flow over a few lines ---- */
 

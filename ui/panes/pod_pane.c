@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "ui/pod_pane.h"
+#include "ui/panes/pod_pane.h"
 
 #include <stdint.h>
 #include <stdio.h>
