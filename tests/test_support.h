@@ -56,7 +56,7 @@ uint8_t *test_read_file(const char *path, size_t *size);
 
 
 
-/* A MemoryProfile as a loader builds it (model/xprof_draft.h), for tests
+/* A MemoryProfile as a loader builds it (model/formats/memory_profile/xprof_draft.h), for tests
  * that read one before it is finished or build one by hand: the builder
  * and the draft on it, which must not move (hence the allocation). */
 struct test_draft {

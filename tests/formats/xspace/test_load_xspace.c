@@ -1,7 +1,7 @@
 /* The XSpace loader against XProf's numbers: files from the project's
  * generator (every style and option) against its independent XProf oracle
  * (`generate_xspace --expect`), and the real JAX captures against the
- * values recorded in /work/plan/FINDINGS-real-captures.md section 1 and
+ * values measured on them (data/real/README describes the captures) and
  * the oracle's --replay of them. */
 #include "config.h"
 
