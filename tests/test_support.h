@@ -53,6 +53,9 @@ const char *test_warning(const struct profile *profile, size_t index);
 
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *test_read_file(const char *path, size_t *size);
+/* The profile at path, loaded as memtop loads it (profile_load); fails
+ * the test with the loader's message when it does not load. */
+struct profile *test_load_ok(const char *path);
 
 
 
