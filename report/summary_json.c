@@ -159,13 +159,6 @@ void summary_report_json_error_in_run_to(struct json_writer *writer, const char 
     json_writer_object_end(writer);
 }
 
-double summary_report_utilization(const struct allocator_summary *summary)
-{
-    if (summary->capacity_bytes <= 0)
-        return NAN;
-    return (double)summary->peak_bytes / (double)summary->capacity_bytes;
-}
-
 void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,
                                    const char *run, const char *host,
                                    const struct summary_report_options *options)

@@ -36,16 +36,6 @@ static void text_known_size_line(FILE *out, const struct allocator *allocator, u
         text_size_line(out, label, bytes);
 }
 
-bool summary_report_top_table(struct allocation_table *table, const struct profile *profile,
-                              const struct allocator *allocator, int64_t min_bytes)
-{
-    if (!allocation_table_init(table, profile, allocator))
-        return false;
-    allocation_table_set_sort(table, TABLE_COLUMN_ALLOCATION_BYTES, true);
-    allocation_table_set_min_bytes(table, min_bytes);
-    return true;
-}
-
 /* The largest rows first; rows of equal size keep the source's order
  * (XProf's). An unresolved row reads as the viewer's table shows it,
  * and a note under the list says once why. */
