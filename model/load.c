@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/gzip.h"
+#include "model/decode/gzip.h"
 #include "model/input_format.h"
 #include "model/load_internal.h"
 #include "model/mapping_guard.h"
