@@ -103,7 +103,8 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
         columns->index = NULL;
     }
     if (columns->count == columns->capacity) {
-        size_t capacity = columns->capacity < 16 ? 16 : columns->capacity + columns->capacity / 2;
+        /* From 4: a capture may hold thousands of allocators of one event. */
+        size_t capacity = columns->capacity < 4 ? 4 : columns->capacity + columns->capacity / 2;
         if (!snapshot_columns_reserve(columns, capacity))
             return false;
     }
