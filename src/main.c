@@ -43,6 +43,13 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
         if (json && several)
             summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
                                                 load_error_message(&host->error));
+        /* Among several hosts' reports, an entry for it too (as in JSON). */
+        if (!json && several) {
+            if (after_report)
+                fputc('\n', stdout);
+            summary_report_text_error(stdout, host->path, host_name,
+                                      load_error_message(&host->error));
+        }
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
@@ -78,7 +85,7 @@ static int run_summary(struct input *input, bool json,
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
         int host_status =
             summary_host(hosts, i, several, written, json ? &writer : NULL, report);
-        written = written || host_status == EXIT_OK;
+        written = written || host_status == EXIT_OK || (!json && several);
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
             write_error = errno ? errno : EIO;
