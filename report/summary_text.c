@@ -1,3 +1,7 @@
+/* summary_text: --summary for people (see summary_report.h): each
+ * allocator's peak, utilization and largest rows as aligned text lines,
+ * every profile string through format_safe_text. Called by main, one host
+ * at a time; writes what the model computed and picks no exit code. */
 #include "config.h"
 
 #include "report/summary_report.h"

@@ -1,6 +1,6 @@
 /* load_xspace_memory: a memory event of the host plane as a snapshot.
  *
- * XProf's reading rules (xspace.md section 4): every stat that counts, the
+ * XProf's reading rules (docs/formats/xspace.md): every stat that counts, the
  * last of a kind winning; an integer field reads only an int64 value, the
  * fragmentation only a double, a string a str value or the name of the
  * stat metadata a ref names (interned once per metadata entry, not once

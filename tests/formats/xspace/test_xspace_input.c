@@ -1,4 +1,4 @@
-/* The XSpace loader's reading rules (xspace.md sections 4, 6, 8), its HLO
+/* The XSpace loader's reading rules (docs/formats/xspace.md), its HLO
  * modules, how its format is told apart, and every kind of bad input: one
  * clear message, with the byte offset where it applies. */
 #include "config.h"
