@@ -101,7 +101,7 @@ stale=$(while IFS= read -r row; do
 if [ "$(wc -l <"$work/readme-rows")" -ge 10 ] && [ -z "$stale" ]; then
     tap_ok "the README's main keys are rows of memtop --list-keys, each under its heading"
 else
-    echo "# not rows of memtop --list-keys (copy them from docs/keys.md): $stale" >"$work/why"
+    echo "# not rows of memtop --list-keys (make update-keys, or copy them from docs/keys.md): $stale" >"$work/why"
     tap_not_ok "the README's main keys are rows of memtop --list-keys, each under its heading" \
         "$work/why"
 fi
