@@ -249,6 +249,7 @@ void profile_free(struct profile *profile)
     for (size_t i = 0; i < profile->allocator_count; i++) {
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
+        free(profile->allocators[i].ooms);
     }
     free(profile->warnings);
     free(profile->allocators);

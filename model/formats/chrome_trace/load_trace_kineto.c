@@ -18,7 +18,11 @@
  * - heap = Total Allocated, free = Total Reserved - Total Allocated when
  *   known and not negative; the peak is the first largest heap, and the
  *   rows at the peak are the addresses live after replaying up to it,
- *   plus what was allocated before the profile. */
+ *   plus what was allocated before the profile;
+ * - an [OutOfMemory] becomes an OOM of its device's allocator (made for
+ *   it when the device has no [memory] event; the only allocator when
+ *   the event names no device): Bytes is the request, Total Allocated
+ *   and Total Reserved what the allocator held then. */
 #include "config.h"
 
 #include "model/formats/chrome_trace/load_trace_kineto.h"
@@ -137,7 +141,14 @@ enum load_status trace_kineto_take_memory(struct trace_load *load, const struct 
         struct kineto_out_of_memory oom = {.time_ns = event->time_ns};
         if (!memory_device(reader, args, &oom.device_type, &oom.device_id))
             oom.device_type = oom.device_id = -1;
-        trace_value_integer(reader, args[ARG_BYTES], &oom.bytes);
+        if (!trace_value_integer(reader, args[ARG_BYTES], &oom.bytes) || oom.bytes < 0)
+            oom.bytes = -1;
+        if (!trace_value_integer(reader, args[ARG_ALLOCATED], &oom.total_allocated) ||
+            oom.total_allocated < 0)
+            oom.total_allocated = -1;
+        if (!trace_value_integer(reader, args[ARG_RESERVED], &oom.total_reserved) ||
+            oom.total_reserved < 0)
+            oom.total_reserved = -1;
         return LIST_APPEND(kineto, out_of_memory, oom) ? LOAD_OK : trace_load_no_memory(load);
     }
     struct kineto_memory memory = {.time_ns = event->time_ns, .step = -1};

@@ -300,11 +300,24 @@ static void test_out_of_order_events_and_devices(void **state)
         "\"args\":{\"Bytes\":1048576,\"Total Allocated\":4,\"Device Type\":1,\"Device Id\":0}},"
         "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"ts\":1,\"args\":{\"name\":\"p\"}}]";
     struct profile *profile = load_text(trace, LOAD_OK, NULL);
-    /* First appearance in time order: cpu (5), device42:3 (7), xpu:1 (9). */
-    assert_int_equal(profile->allocator_count, 3);
+    /* First appearance in time order: cpu (5), device42:3 (7), xpu:1 (9);
+     * then cuda:0, which has only the [OutOfMemory]. */
+    assert_int_equal(profile->allocator_count, 4);
     assert_string_equal(profile_text(profile, profile->allocators[0].id), "cpu");
     assert_string_equal(profile_text(profile, profile->allocators[1].id), "device42:3");
     assert_string_equal(profile_text(profile, profile->allocators[2].id), "xpu:1");
+    assert_string_equal(profile_text(profile, profile->allocators[3].id), "cuda:0");
+    const struct allocator *cuda = &profile->allocators[3];
+    assert_int_equal(cuda->timeline.count, 0);
+    assert_int_equal(cuda->oom_count, 1);
+    assert_int_equal(cuda->ooms[0].time_ps, 5000000);
+    assert_int_equal(cuda->ooms[0].requested_bytes, 1048576);
+    assert_int_equal(cuda->ooms[0].allocated_bytes, 4);
+    assert_int_equal(cuda->ooms[0].reserved_bytes, -1); /* no Total Reserved */
+    assert_int_equal(cuda->ooms[0].device_free_bytes, -1);
+    assert_int_equal(cuda->ooms[0].largest_free_bytes, -1);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(profile->allocators[i].oom_count, 0);
     /* The M event's ts (1) is the earliest. */
     assert_int_equal(profile->allocators[0].timeline.time_ps[0], 4000000);
     /* No Addr: on the curve, in no row. */
