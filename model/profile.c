@@ -102,7 +102,8 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
         columns->index = NULL;
     }
     if (columns->count == columns->capacity) {
-        size_t capacity = columns->capacity < 16 ? 16 : columns->capacity + columns->capacity / 2;
+        /* From 4: a capture may hold thousands of allocators of one event. */
+        size_t capacity = columns->capacity < 4 ? 4 : columns->capacity + columns->capacity / 2;
         if (!snapshot_columns_reserve(columns, capacity))
             return false;
     }
@@ -248,6 +249,7 @@ void profile_free(struct profile *profile)
     for (size_t i = 0; i < profile->allocator_count; i++) {
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
+        free(profile->allocators[i].ooms);
     }
     free(profile->warnings);
     free(profile->allocators);

@@ -43,6 +43,13 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
         if (json && several)
             summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
                                                 load_error_message(&host->error));
+        /* Among several hosts' reports, an entry for it too (as in JSON). */
+        if (!json && several) {
+            if (after_report)
+                fputc('\n', stdout);
+            summary_report_text_error(stdout, host->path, host_name,
+                                      load_error_message(&host->error));
+        }
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
@@ -78,7 +85,7 @@ static int run_summary(struct source *input, bool json,
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
         int host_status =
             summary_host(hosts, i, several, written, json ? &writer : NULL, report);
-        written = written || host_status == EXIT_OK;
+        written = written || host_status == EXIT_OK || (!json && several);
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
             write_error = errno ? errno : EIO;
@@ -338,6 +345,12 @@ static bool export_hosts_next(void *context, size_t index, struct export_request
     return true;
 }
 
+static const char *export_hosts_name(void *context, size_t index)
+{
+    struct export_hosts *hosts = context;
+    return hosts->input->hosts.hosts[hosts->input->first_host + index].name;
+}
+
 /* Exports need one host at a time: free it before the next. */
 static void export_hosts_done(void *context, size_t index)
 {
@@ -361,7 +374,7 @@ static int run_export(struct source *input, const struct options *options)
     if (input->directory) {
         struct export_hosts hosts = {.input = input, .export = export};
         struct export_each each = {input->host_count, export_hosts_next, export_hosts_done,
-                                   &hosts};
+                                   export_hosts_name, &hosts};
         int status = export_output(NULL, &each, export);
         live_rows_free(&hosts.live); /* a host that failed after its rows */
         return exit_status_worst(hosts.status, status);

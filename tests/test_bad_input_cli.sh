@@ -137,7 +137,20 @@ refused "an empty allocator map" "$work/empty-map.json" "no allocators in it: .*
     while [ $i -lt 50 ]; do printf ']]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'; i=$((i + 1)); done
     printf '}'
 } >"$work/deep.json"
-refused "5000-deep nesting" "$work/deep.json" "(offset [0-9]+: )?.*(invalid JSON|nest|deep).*"
+refused "5000-deep nesting" "$work/deep.json" "JSON nested deeper than 1000 levels at offset 1041"
+# Issue 26.6: valid JSON past the limit is named as deep, not invalid: in a
+# MemoryProfile's unknown member, and in a trace event's args.
+{ printf '{"memoryProfilePerAllocator":{"a":{}},"x":'
+  head -c 1001 /dev/zero | tr '\0' '['; head -c 1001 /dev/zero | tr '\0' ']'; printf '}'
+} >"$work/deep-valid.json"
+refused "1001-deep valid JSON" "$work/deep-valid.json" \
+    "JSON nested deeper than 1000 levels at offset 1041"
+{ printf '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"args":'
+  i=0; while [ $i -lt 1001 ]; do printf '{"a":'; i=$((i + 1)); done; printf '1'
+  head -c 1001 /dev/zero | tr '\0' '}'; printf '}]}'
+} >"$work/deep-trace.json"
+refused "a trace event 1001 deep in its args" "$work/deep-trace.json" \
+    "JSON nested deeper than 1000 levels at offset [0-9]+"
 printf '{"memoryProfilePerAllocator":{"a":{}}} trailing' >"$work/trailing.json"
 refused "trailing garbage after the JSON" "$work/trailing.json" "offset [0-9]+: .*"
 
@@ -152,6 +165,50 @@ head -c 83886080 /dev/zero | gzip -n -9 -c >"$work/bomb.pb.gz"
 # About 80 KiB: the default cap is 256 times the file, at least 64 MiB.
 refused "a decompression bomb (80 MiB of zeros)" "$work/bomb.pb.gz" \
     "gzip data inflates past 67108864 bytes; refusing it \(a decompression bomb\?\)"
+
+# Issue 26.5: a 21 MB bomb (330 members of 64 MiB of zeros; 21 GB
+# inflated) under a 4 GB address-space limit: refused as a bomb (status
+# 2) while it inflates, not out of memory (status 1) at the 5.4 GB cap.
+head -c 67108864 /dev/zero | gzip -n -9 -c >"$work/member.gz"
+i=0
+while [ $i -lt 330 ]; do cat "$work/member.gz"; i=$((i + 1)); done >"$work/bomb21.json.gz"
+# A sanitized build reserves more address space than the limit allows.
+if (ulimit -v 4000000 && "$memtop" --version) >/dev/null 2>&1; then
+    (ulimit -v 4000000 && exec timeout 120 "$memtop" --summary "$work/bomb21.json.gz") \
+        >"$work/out" 2>"$work/err"
+    status=$?
+    echo "# status $status" >"$work/why"
+    if [ "$status" -eq 2 ] &&
+        grep -q "inflates more than 256 times its size (.*); refusing it (a decompression bomb?)$" \
+            "$work/err"; then
+        tap_ok "a 21 MB bomb under a 4 GB limit: refused as a bomb, status 2"
+    else
+        tap_not_ok "a 21 MB bomb under a 4 GB limit: refused as a bomb, status 2" "$work/why" \
+            "$work/err"
+    fi
+else
+    tap_skip "a 21 MB bomb under a 4 GB limit: ulimit -v stops this build"
+fi
+rm -f "$work/bomb21.json.gz"
+# ... and gzip data that is no bomb (about 4x) but inflates past the memory
+# left under a 120 MB limit: refused as too big (status 2), before an
+# allocation fails (status 1).
+seq 1 12000000 | gzip -n -1 -c >"$work/numbers.gz"
+if (ulimit -v 120000 && "$memtop" --version) >/dev/null 2>&1; then
+    (ulimit -v 120000 && exec timeout 120 "$memtop" --summary "$work/numbers.gz") \
+        >"$work/out" 2>"$work/err"
+    status=$?
+    echo "# status $status" >"$work/why"
+    if [ "$status" -eq 2 ] && grep -q "inflates past [0-9]* bytes, the memory memtop can still have: refusing it (too big for this machine, or a decompression bomb)$" "$work/err"; then
+        tap_ok "96 MB of gzip'd text under a 120 MB limit: too big for the memory, status 2"
+    else
+        tap_not_ok "96 MB of gzip'd text under a 120 MB limit: too big for the memory, status 2" \
+            "$work/why" "$work/err"
+    fi
+else
+    tap_skip "96 MB of gzip'd text under a 120 MB limit: ulimit -v stops this build"
+fi
+rm -f "$work/numbers.gz"
 
 # Issue 16.7: bytes after the gzip stream are refused, another member is not.
 { cat "$work/good.json.gz"; printf 'x'; } >"$work/trailing.json.gz"
@@ -183,6 +240,28 @@ done
 run --summary --json "$work/repeated.json"
 tap_check "a repeated map key: the last entry's 2 snapshots, not 3" \
     grep -q '"snapshots":2,' "$work/out"
+
+# Issue 26.7: gzip inside gzip is read; a third layer, and JSON in
+# UTF-16 or UTF-32 (with a byte-order mark or without), are named.
+gzip -n -c "$work/good.json.gz" >"$work/twice.json.gz"
+run --summary "$work/twice.json.gz"
+tap_check "gzip inside gzip: read" [ "$status" -eq 0 ]
+gzip -n -c "$work/twice.json.gz" >"$work/thrice.json.gz"
+refused "gzip three times" "$work/thrice.json.gz" "gzip-compressed more than twice: gunzip it first"
+if command -v iconv >/dev/null 2>&1; then
+    for encoding in UTF-16LE UTF-16BE UTF-32LE UTF-32BE UTF-16 UTF-32; do
+        gzip -dc "$work/good.json.gz" | iconv -f UTF-8 -t "$encoding" >"$work/wide.json"
+        name=${encoding%??}
+        case $encoding in *LE|*BE) ;; *) name=$encoding ;; esac
+        refused "JSON in $encoding" "$work/wide.json" \
+            "$name text: convert it to UTF-8 \(iconv -f $encoding -t UTF-8\)"
+    done
+    gzip -dc "$work/good.json.gz" | iconv -f UTF-8 -t UTF-16 | gzip -n -c >"$work/wide.json.gz"
+    refused "gzipped JSON in UTF-16" "$work/wide.json.gz" \
+        "UTF-16 text: convert it to UTF-8 \(iconv -f UTF-16 -t UTF-8\)"
+else
+    tap_skip "JSON in UTF-16 and UTF-32: no iconv"
+fi
 
 # ---- hostile strings: never raw on the terminal ----
 # The allocator, op, region, type and shape hold ESC sequences, BEL, C1

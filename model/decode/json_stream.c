@@ -137,6 +137,17 @@ enum load_status json_stream_fail(const struct json_stream *stream, size_t offse
     return LOAD_BAD_INPUT;
 }
 
+enum load_status json_stream_too_deep(struct load_error *error, size_t offset)
+{
+    if (error) {
+        load_error_set(error, "JSON nested deeper than %d levels at offset %zu",
+                       JSON_STREAM_NESTING_LIMIT, offset);
+        error->offset = offset;
+        error->has_offset = true;
+    }
+    return LOAD_BAD_INPUT;
+}
+
 bool json_stream_at(const struct json_stream *stream, size_t offset, char expected)
 {
     return offset < stream->size && stream->text[offset] == expected;
@@ -322,8 +333,8 @@ enum load_status json_stream_parse_value(const struct json_stream *stream, size_
     }
     cJSON_Delete(*item);
     *item = NULL;
-    if (kind == SCAN_TOO_DEEP && stop > end)
-        stop = end;
+    if (kind == SCAN_TOO_DEEP && stop >= end)
+        return json_stream_too_deep(stream->error, end);
     return json_stream_fail(stream, stop);
 }
 
@@ -361,7 +372,7 @@ static enum load_status scan_open(const struct json_stream *stream, size_t *offs
                                   size_t depth, char close, bool *empty)
 {
     if (depth >= JSON_NESTING_LIMIT)
-        return json_stream_fail(stream, *offset);
+        return json_stream_too_deep(stream->error, *offset);
     size_t at = stream_skip_whitespace(stream, *offset + 1);
     if (stream_ends_here(stream, at)) {
         *empty = true;

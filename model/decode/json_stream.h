@@ -67,6 +67,10 @@ enum load_status json_stream_finish(const struct json_stream *stream, size_t off
 
 /* "offset N: invalid JSON" (the last byte for an error at the end). */
 enum load_status json_stream_fail(const struct json_stream *stream, size_t offset);
+/* "JSON nested deeper than 1000 levels at offset N" (valid JSON, maybe,
+ * but deeper than cJSON and memtop's scanners go): the bracket at offset. */
+#define JSON_STREAM_NESTING_LIMIT CJSON_NESTING_LIMIT
+enum load_status json_stream_too_deep(struct load_error *error, size_t offset);
 bool json_stream_at(const struct json_stream *stream, size_t offset, char expected);
 
 /* Called for each member of a walked object with its name (NUL-terminated;

@@ -144,7 +144,7 @@ static enum load_status skip_nested(const struct trace_reader *reader, size_t *o
             }
         } else {
             if (depth + level >= TRACE_NESTING_LIMIT)
-                return reader_fail(reader, at);
+                return json_stream_too_deep(reader->error, at);
             uint64_t bit = (uint64_t)1 << (level % 64);
             if (byte == '{')
                 is_object[level / 64] |= bit;
@@ -218,7 +218,7 @@ enum load_status trace_read_object(struct trace_reader *reader, size_t *offset, 
 {
     memset(values, 0, keys->count * sizeof *values);
     if (depth >= TRACE_NESTING_LIMIT)
-        return reader_fail(reader, *offset);
+        return json_stream_too_deep(reader->error, *offset);
     size_t at = skip_blanks(reader, *offset + 1), close;
     if (at < reader->size && reader->text[at] == '}') {
         *offset = at + 1;

@@ -31,7 +31,7 @@
  *                              lines left out between the first N and
  *                              the last N)
  *   then per out-of-memory event (PyTorch):
- *   oom         DEVICE TIME_PS BYTES
+ *   oom         DEVICE TIME_PS BYTES ALLOCATED RESERVED
  *   end
  *
  * ACTIVITY is ALLOCATION or DEALLOCATION; ADDRESS is unsigned decimal (the
@@ -307,7 +307,7 @@ static void print_help(void)
         "  row I RANK ALLOCATION_BYTES REQUESTED_BYTES OCCURRENCES OP REGION DTYPE SHAPE\n"
         "  snapshot I INDEX TIME_PS HEAP FREE PEAK_IN_USE ACTIVITY BYTES ADDRESS STEP\n"
         "           OP REGION DTYPE SHAPE CHAIN\n"
-        "  elided I COUNT | oom DEVICE TIME_PS BYTES | end\n"
+        "  elided I COUNT | oom DEVICE TIME_PS BYTES ALLOCATED RESERVED | end\n"
         "FNV is FNV-1a 64 over the allocator's snapshot lines, all of them, each\n"
         "with its newline. The same options always give the same bytes.\n"
         "\n"

@@ -141,6 +141,8 @@ struct expect_oom {
     struct text device;
     int64_t time_ns;
     int64_t bytes;
+    int64_t allocated; /* Total Allocated and Total Reserved of the event */
+    int64_t reserved;
 };
 
 struct expectations {

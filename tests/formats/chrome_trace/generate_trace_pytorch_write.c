@@ -513,7 +513,8 @@ static void expect_trace(struct kineto *out, struct expectations *expect)
     for (size_t e = 0; e < count; e++) {
         const struct memory_event *event = placed[e].event;
         if (event->out_of_memory) {
-            struct expect_oom oom = {text_of(device_labels[event->device]), placed[e].ns, event->bytes};
+            struct expect_oom oom = {text_of(device_labels[event->device]), placed[e].ns, event->bytes,
+                                     event->allocated, event->reserved};
             expect_add_oom(expect, &oom);
         } else if (!seen[event->device]) {
             seen[event->device] = true;

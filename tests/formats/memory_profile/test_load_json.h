@@ -109,6 +109,8 @@ void test_trailing_garbage(void **state);
 void test_empty_input(void **state);
 char *nested(size_t depth, const char *prefix, const char *suffix, bool close);
 void expect_invalid_json(const char *json);
+/* "JSON nested deeper than 1000 levels at offset OFFSET". */
+void expect_too_deep(const char *json, size_t offset);
 void test_deep_nesting_is_an_error(void **state);
 void test_input_ending_at_a_page_end(void **state);
 size_t whole_text_error(const char *bytes, size_t size);

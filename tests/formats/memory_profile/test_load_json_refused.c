@@ -208,17 +208,29 @@ void expect_invalid_json(const char *json)
     assert_non_null(strstr(error.message, ": invalid JSON"));
 }
 
+/* Valid JSON, maybe, but deeper than memtop reads: said so, not "invalid". */
+void expect_too_deep(const char *json, size_t offset)
+{
+    struct test_draft *profile;
+    struct load_error error;
+    assert_int_equal(load_bytes(json, strlen(json), &profile, &error), LOAD_BAD_INPUT);
+    test_draft_free(profile);
+    char message[96];
+    snprintf(message, sizeof message, "JSON nested deeper than 1000 levels at offset %zu", offset);
+    assert_string_equal(error.message, message);
+}
+
 void test_deep_nesting_is_an_error(void **state)
 {
     (void)state;
     char *json = nested(5000, "", "", false);
-    expect_invalid_json(json);
+    expect_too_deep(json, 1000);
     free(json);
     json = nested(5000, "", "", true);
-    expect_invalid_json(json);
+    expect_too_deep(json, 1000);
     free(json);
     json = nested(5000, "{\"unknown\":", "}", true);
-    expect_invalid_json(json);
+    expect_too_deep(json, 1010);
     free(json);
     /* Within cJSON's limit an unknown deep value is just ignored. */
     json = nested(500, "{\"unknown\":", ",\"version\":1}", true);

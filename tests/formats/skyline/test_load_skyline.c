@@ -433,6 +433,34 @@ static void test_wal_with_content(void **state)
     free(path);
 }
 
+/* Issue 26: a WAL database copied without its -wal (the tables still in
+ * there): named as such, not "no weight_entries table". */
+static void test_wal_left_behind(void **state)
+{
+    (void)state;
+    char *path = report_path("walonly.sqlite");
+    char *copy = report_path("walonly-copy.sqlite");
+    /* A table in the main file, then WAL mode, and the report's tables in
+     * the -wal, which the holder's open connection keeps there. */
+    sqlite3 *holder = other_program(path, "CREATE TABLE notes (text TEXT);"
+                                          "PRAGMA journal_mode = WAL;"
+                                          "PRAGMA wal_autocheckpoint = 0;"
+                                          "CREATE TABLE weight_entries (id INTEGER);");
+    FILE *from = fopen(path, "rb"), *to = fopen(copy, "wb");
+    assert_non_null(from);
+    assert_non_null(to);
+    char buffer[4096];
+    size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, from)) > 0)
+        assert_int_equal(fwrite(buffer, 1, got, to), got);
+    fclose(from);
+    fclose(to);
+    load_fails(copy, "an SQLite database in WAL mode without its -wal file, and no ");
+    sqlite3_close(holder);
+    free(copy);
+    free(path);
+}
+
 /* Another program holds an exclusive lock: the load fails after a short
  * wait, saying so; once the lock is gone the report reads. */
 static void test_locked(void **state)
@@ -495,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_schema_text_escaped),
         cmocka_unit_test(test_directory_unchanged),
         cmocka_unit_test(test_wal_with_content),
+        cmocka_unit_test(test_wal_left_behind),
         cmocka_unit_test(test_locked),
         cmocka_unit_test(test_uri_characters_in_path),
         cmocka_unit_test(test_format_row),
