@@ -1,0 +1,89 @@
+#!/bin/sh
+# The out-of-memory post-mortem in the viewer (issue 24), in tmux at 80x24
+# and 120x40, on a generated PyTorch trace with an [OutOfMemory] event:
+# the chart marks the OOM (its glyph in the legend, ASCII too), o puts
+# the cursor there and the table shows what was live then under its own
+# title, the post-mortem card says the request, what the allocator held,
+# what was free and why it failed; moving the cursor leaves the OOM; a
+# profile without one says so; P is the pod overview now. Prints TAP.
+set -u
+source_dir="${MEMTOP_SRCDIR:-.}"
+build_dir="${MEMTOP_BUILDDIR:-.}"
+. "$source_dir/tests/lib.sh"
+work=$test_work
+tmux_require
+
+trace="$work/oom.json"
+"$build_dir/tests/generate_trace" --producer pytorch --oom -o "$trace" --expect "$work/expect" ||
+    echo "Bail out! generate_trace failed"
+# The OOM's time in ms as the viewer writes it (3 decimals), from the
+# generator's own "oom DEVICE TIME_PS BYTES ALLOCATED RESERVED" line.
+at=$(awk -F '\t' '$1 == "oom" { printf "%.3f", $3 / 1e9 }' "$work/expect")
+[ -n "$at" ] || echo "Bail out! the generator wrote no oom line"
+
+for size in 80x24 120x40; do
+    memtop_viewer "${size%x*}" "${size#*x}" "" "$trace"
+    tmux_wait_for "Memory" >/dev/null
+    tmux_screen_has "$size: the chart marks the OOM, its glyph in the legend" "✕ out of memory"
+    tmux_keys o
+    tmux_screen_has "$size: o says where it went" \
+        "^out of memory at $at ms: 80\\.00 GiB requested"
+    tmux_screen_has "$size: the card: its title and the request" \
+        "Out of memory · $at ms" "Requested +80\\.00 GiB"
+    tmux_screen_has "$size: the card: what the allocator held and what was free" \
+        "Allocated +24\\.19 MiB" "Reserved +32\\.00 MiB" "Reserved but free +7\\.81 MiB" \
+        "Free on the device +unknown" "Capacity +unknown"
+    tmux_screen_has "$size: the card's verdict in words" "The request \\(80\\.00 GiB\\) was larger"
+    if [ "$size" = 80x24 ]; then
+        # The card and the table take turns: Shift-Tab brings the table.
+        tmux_keys BTab
+        tmux_screen_has "$size: Shift-Tab: the table live at the OOM" \
+            "Live at the OOM · cuda:0 · $at ms"
+    else
+        tmux_screen_has "$size: the table, titled, beside the card" \
+            "Allocations live at the OOM · cuda:0 · $at ms \\(6\\)" \
+            "Top holders at the OOM, by op" "18\\.14 MiB  allocated before the profile"
+    fi
+    tmux_keys ,
+    tmux_wait_gone "live at the OOM" >/dev/null
+    tmux_wait_gone "Live at the OOM" >/dev/null
+    if grep -q -i "live at the OOM" "$tmux_screen"; then
+        tap_not_ok "$size: moving the cursor leaves the OOM" "$tmux_screen"
+    else
+        tap_ok "$size: moving the cursor leaves the OOM"
+    fi
+    tmux_keys o
+    tmux_screen_has "$size: o again goes back to it" "out of memory at $at ms"
+    memtop_quit "$size: q quits with status 0"
+done
+
+# The help lists o, O and P.
+memtop_viewer 120 40 "" "$trace"
+tmux_wait_for "Memory" >/dev/null
+tmux_keys '?'
+tmux_screen_has "help: o, O and P" "o +to the out-of-memory error" \
+    "O +to the previous out-of-memory error" "P +the pod overview"
+tmux_keys Escape
+memtop_quit "help: q quits with status 0"
+
+# Without colour or UTF-8 the marker is still there, as ASCII.
+memtop_viewer 120 40 "" --ascii --no-color "$trace"
+tmux_wait_for "Memory" >/dev/null
+tmux_screen_has "--ascii --no-color: the OOM's marker and legend in ASCII" "X out of memory"
+tmux_keys o
+tmux_screen_has "--ascii: the titles' separator in ASCII" \
+    "Allocations live at the OOM - cuda:0 - $at ms" "Out of memory - $at ms"
+memtop_quit "--ascii: q quits with status 0"
+
+# A profile without an OOM: o says so, and there is no card.
+memtop_viewer 120 40 "" "$source_dir/data/demo.v1.pb"
+tmux_wait_for "Memory" >/dev/null
+tmux_keys o
+tmux_screen_has "no OOM: o says there is none" "no out-of-memory error in this profile"
+if grep -q "Out of memory" "$tmux_screen"; then
+    tap_not_ok "no OOM: no card" "$tmux_screen"
+else
+    tap_ok "no OOM: no card"
+fi
+memtop_quit "no OOM: q quits with status 0"
+tap_done
