@@ -110,10 +110,13 @@ struct oom_account oom_account_of(const struct allocator *allocator,
     return account;
 }
 
-/* A row's key: its location when it has one, else its op. */
+/* A row's key: its location when it has one, else its op, else (a row
+ * of neither, an XLA entry parameter) its kind. */
 static uint64_t holder_key(const struct allocation_row *row)
 {
-    return row->location ? (uint64_t)1 << 32 | row->location : row->op_name;
+    if (row->location)
+        return (uint64_t)1 << 32 | row->location;
+    return row->op_name || !row->kind ? row->op_name : (uint64_t)2 << 32 | row->kind;
 }
 
 /* Whether holder a goes before b: more bytes, else seen first (the
@@ -139,7 +142,9 @@ size_t oom_top_holders(const struct allocation_row *rows, size_t count, struct o
         if (!found) {
             ok = integer_map_put(&groups, key, (uint32_t)group_count);
             sums[group_count++] = (struct oom_holder){
-                .name = row->location ? row->location : row->op_name,
+                .name = row->location ? row->location
+                        : row->op_name || !row->kind ? row->op_name
+                                                     : row->kind,
                 .is_location = row->location != 0,
             };
         }
@@ -168,4 +173,34 @@ size_t oom_top_holders(const struct allocation_row *rows, size_t count, struct o
     free(sums);
     integer_map_free(&groups);
     return ok ? taken : 0;
+}
+
+bool oom_memory_map_cells(const struct allocator *allocator, double *cells, int width)
+{
+    long double total = 0;
+    for (size_t i = 0; i < allocator->memory_map_count; i++)
+        total += allocator->memory_map[i].bytes > 0 ? allocator->memory_map[i].bytes : 0;
+    if (width <= 0 || total <= 0)
+        return false;
+    /* Cell c covers bytes [c * total / width, (c + 1) * total / width). */
+    long double start = 0;
+    for (int c = 0; c < width; c++)
+        cells[c] = 0.0;
+    for (size_t i = 0; i < allocator->memory_map_count; i++) {
+        const struct memory_block *block = &allocator->memory_map[i];
+        long double bytes = block->bytes > 0 ? block->bytes : 0, end = start + bytes;
+        if (block->in_use) {
+            for (int c = (int)(start * width / total); c < width; c++) {
+                long double from = (long double)c * total / width;
+                long double to = (long double)(c + 1) * total / width;
+                if (from >= end)
+                    break;
+                long double overlap = (end < to ? end : to) - (start > from ? start : from);
+                if (overlap > 0)
+                    cells[c] += (double)(overlap / (to - from));
+            }
+        }
+        start = end;
+    }
+    return true;
 }

@@ -81,6 +81,24 @@ static void card_holders(struct oom_card *card, const struct profile *profile,
     }
 }
 
+static void card_notes_and_map(struct oom_card *card, const struct profile *profile,
+                               const struct allocator *allocator)
+{
+    for (size_t i = 0; i < allocator->note_count && card->note_count < OOM_CARD_NOTES; i++) {
+        format_safe_bytes(profile_string(profile, allocator->notes[i].label), 0,
+                          card->notes[card->note_count].label, sizeof card->notes[0].label);
+        format_safe_bytes(profile_string(profile, allocator->notes[i].value), 0,
+                          card->notes[card->note_count].value, sizeof card->notes[0].value);
+        card->note_count++;
+    }
+    double cells[OOM_CARD_MAP];
+    if (!oom_memory_map_cells(allocator, cells, OOM_CARD_MAP))
+        return;
+    for (int c = 0; c < OOM_CARD_MAP; c++)
+        card->map[c] = cells[c] >= 0.999 ? '#' : cells[c] > 0.001 ? '+' : '.';
+    card->map[OOM_CARD_MAP] = '\0';
+}
+
 void oom_card_build(struct oom_card *card, const struct profile *profile,
                     const struct allocator *allocator, const struct oom_event *oom,
                     const struct allocation_row *rows, size_t row_count, bool holders_at_oom)
@@ -106,6 +124,7 @@ void oom_card_build(struct oom_card *card, const struct profile *profile,
     card_verdict(card, oom, &account);
     card->holders_at_oom = holders_at_oom;
     card_holders(card, profile, rows, row_count);
+    card_notes_and_map(card, profile, allocator);
 }
 
 void oom_card_build_for_report(struct oom_card *card, const struct profile *profile,
@@ -169,6 +188,13 @@ void oom_card_print(FILE *out, const struct oom_card *card, const char *indent)
     for (size_t i = 0; i < card->fact_count; i++)
         fprintf(out, "%s  %-26s %14s\n", indent, card->facts[i].label, card->facts[i].value);
     print_wrapped(out, card->verdict, indent, 74);
+    if (card->note_count)
+        fprintf(out, "%s  From the log:\n", indent);
+    for (size_t i = 0; i < card->note_count; i++)
+        fprintf(out, "%s    %-30s %s\n", indent, card->notes[i].label, card->notes[i].value);
+    if (card->map[0])
+        fprintf(out, "%s  Memory map (# in use, . free, + both):\n%s    %s\n", indent, indent,
+                card->map);
     if (card->holder_count == 0)
         return;
     fprintf(out, "%s  %s:\n", indent, oom_card_holders_title(card));

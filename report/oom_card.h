@@ -22,6 +22,8 @@
 
 #define OOM_CARD_FACTS 8
 #define OOM_CARD_HOLDERS 5
+#define OOM_CARD_NOTES 12
+#define OOM_CARD_MAP 64
 
 struct oom_card_fact {
     const char *label; /* "Requested", "Reserved but free", ... */
@@ -52,6 +54,15 @@ struct oom_card {
     bool holders_by_location; /* some holder is a location */
     struct oom_card_holder holders[OOM_CARD_HOLDERS];
     size_t holder_count;
+    /* The format's own summary lines (escaped), as the file wrote them. */
+    struct {
+        char label[64];
+        char value[64];
+    } notes[OOM_CARD_NOTES];
+    size_t note_count;
+    /* The memory map, where the format walks the memory: '#' a cell in
+     * use, '+' partly, '.' free; "" without one. */
+    char map[OOM_CARD_MAP + 1];
 };
 
 /* The card for `oom` of `allocator`, its top holders from `rows`

@@ -75,6 +75,20 @@ tmux_screen_has "--ascii: the titles' separator in ASCII" \
     "Allocations live at the OOM - cuda:0 - $at ms" "Out of memory - $at ms"
 memtop_quit "--ascii: q quits with status 0"
 
+# An OOM log (a BFC dump): the chart's place shows the memory map, the
+# table the chunks live at the OOM, the card why the request failed.
+bfc="$source_dir/tests/formats/oom_log/data/bfc_tf.log"
+for size in 80x24 120x40; do
+    memtop_viewer "${size%x*}" "${size#*x}" "" "$bfc"
+    tmux_wait_for "Memory map" >/dev/null
+    tmux_screen_has "$size, BFC log: the memory map with its free memory" \
+        "Memory map · 2\.00 GiB in 7 chunks" "free 384\.00 MiB, the largest block 256\.00 MiB"
+    tmux_keys o
+    tmux_screen_has "$size, BFC log: the card" "Out of memory" "Largest free block +256\.00 MiB" \
+        "Capacity +2\.00 GiB" "The request \(488\.28 MiB\) was larger than all"
+    memtop_quit "$size, BFC log: q quits with status 0"
+done
+
 # A profile without an OOM: o says so, and there is no card.
 memtop_viewer 120 40 "" "$source_dir/data/demo.v1.pb"
 tmux_wait_for "Memory" >/dev/null

@@ -4,7 +4,7 @@
 # regressions, then fuzzes each harness for SECONDS (default 60).
 #
 # HARNESS is any of load_protobuf load_json load_gzip load_trace csv_writer
-# load_xspace load_skyline (default: all). The sources are compiled straight from the tree into a temporary
+# load_xspace load_skyline oom_log (default: all). The sources are compiled straight from the tree into a temporary
 # directory, so no configured build is needed; protoc-c generates the
 # .proto's C code there. Prints what it runs and the executions of each
 # harness; exits 1 when a harness found a crash (its input's path is
@@ -24,7 +24,7 @@ set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace load_skyline}
+harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace load_skyline oom_log}
 case $seconds in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS] [HARNESS...]" >&2; exit 2 ;;
 esac
@@ -273,6 +273,12 @@ fi
     printf '\004\000\100'
     printf '\007\034\000\377'
 } >"$seeds/load_skyline/damaged.load_skyline"
+
+# OOM logs: the hand-written logs of tests/formats/oom_log/data.
+mkdir -p "$seeds/oom_log"
+for file in "$source_dir"/tests/formats/oom_log/data/*.log; do
+    [ -f "$file" ] && cp "$file" "$seeds/oom_log/$(basename "$file" .log).oom_log"
+done
 
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed

@@ -136,6 +136,46 @@ static int draw_verdict_and_holders(struct viewer *viewer, const struct oom_card
     return y;
 }
 
+/* The memory map (a BFC allocator's chunk walk): one cell per slice of
+ * the address space, in use, free or both; returns the next free row. */
+static int draw_memory_map(struct viewer *viewer, WINDOW *window, int y, int end_y, int x,
+                           int width)
+{
+    const struct ui_style *style = &viewer->style;
+    double cells[256];
+    if (width > 256)
+        width = 256;
+    if (y + 1 >= end_y || width < 8 || !oom_memory_map_cells(viewer->allocator, cells, width))
+        return y;
+    wattrset(window, style->dim);
+    draw_text(window, y++, x, width,
+              style->utf8 ? "Memory map (\xe2\x96\x88 in use, \xc2\xb7 free)"
+                          : "Memory map (# in use, . free)",
+              style);
+    for (int c = 0; c < width; c++) {
+        bool used = cells[c] >= 0.999, free_cell = cells[c] <= 0.001;
+        wattrset(window, free_cell ? style->dim : style->heap);
+        mvwaddstr(window, y, x + c,
+                  style->utf8 ? (used ? "\xe2\x96\x88" : free_cell ? "\xc2\xb7" : "\xe2\x96\x92")
+                              : (used ? "#" : free_cell ? "." : "+"));
+    }
+    wattrset(window, style->normal);
+    return y + 1;
+}
+
+/* The format's own summary lines, as the file wrote them. */
+static int draw_notes(const struct oom_card *card, const struct ui_style *style, WINDOW *window,
+                      int y, int end_y, int x, int width)
+{
+    for (size_t i = 0; i < card->note_count && y < end_y; i++, y++) {
+        wattrset(window, style->dim);
+        draw_text(window, y, x, width, card->notes[i].label, style);
+        wattrset(window, style->normal);
+        draw_text_right(window, y, x, width, card->notes[i].value, style);
+    }
+    return y;
+}
+
 static void oom_pane_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
     struct oom_pane *oom_pane = oom_of(pane);
@@ -159,11 +199,16 @@ static void oom_pane_draw(struct pane *pane, struct viewer *viewer, const struct
     int row = y + 1;
     for (size_t i = 0; i < card->fact_count && row < end_y; i++)
         draw_fact(window, row++, x + 1, facts_width, &card->facts[i], style);
-    if (two)
-        draw_verdict_and_holders(viewer, card, window, y + 1, end_y, x + facts_width + 4,
-                                 width - facts_width - 5);
-    else
-        draw_verdict_and_holders(viewer, card, window, row, end_y, x + 1, inner);
+    if (two) {
+        int right = draw_verdict_and_holders(viewer, card, window, y + 1, end_y,
+                                             x + facts_width + 4, width - facts_width - 5);
+        row = draw_notes(card, style, window, row, end_y, x + 1, facts_width);
+        draw_memory_map(viewer, window, row > right ? row : right, end_y, x + 1, inner);
+    } else {
+        row = draw_verdict_and_holders(viewer, card, window, row, end_y, x + 1, inner);
+        row = draw_memory_map(viewer, window, row, end_y, x + 1, inner);
+        draw_notes(card, style, window, row, end_y, x + 1, facts_width);
+    }
 }
 
 static void oom_pane_reset(struct pane *pane, struct viewer *viewer, bool new_host)

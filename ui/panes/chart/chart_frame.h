@@ -112,6 +112,12 @@ void chart_overlay_draw_line(const struct chart_frame *frame);
 /* "━" (UTF-8) or "o": the line's glyph, for the legend too. */
 const char *chart_overlay_glyph(const struct ui_style *style);
 
+/* (chart_memory_map.c) An allocator without a timeline whose format
+ * walks its memory: its memory map in the chart's rectangle; false when
+ * it has none (or no room), and nothing was drawn. */
+bool chart_memory_map_draw(const struct allocator *allocator, WINDOW *window,
+                           const struct rect *rect, bool focused, const struct ui_style *style);
+
 /* The title rule, the bars, the y axis, the time axis and the legend
  * (chart_plot.c). */
 void chart_plot_draw(const struct chart_frame *frame);

@@ -237,7 +237,9 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
     const struct snapshot_columns *timeline = chart_timeline(chart);
     /* A format without time (Skyline's report) is not an empty timeline. */
     if (chart_allocator(chart)->timeline_kind == TIMELINE_NONE) {
-        draw_message(area, style, "this report has no timeline: its format records none");
+        if (!chart_memory_map_draw(chart_allocator(chart), area->window, &area->rect,
+                                   area->focused, style))
+            draw_message(area, style, "this report has no timeline: its format records none");
         return;
     }
     if (!timeline) {
