@@ -77,7 +77,7 @@ memtop_quit "--ascii: q quits with status 0"
 
 # An OOM log (a BFC dump): the chart's place shows the memory map, the
 # table the chunks live at the OOM, the card why the request failed.
-bfc="$source_dir/tests/formats/oom_log/data/bfc_tf.log"
+bfc="$source_dir/tests/formats/oom_log/data/bfc_tf.txt"
 for size in 80x24 120x40; do
     memtop_viewer "${size%x*}" "${size#*x}" "" "$bfc"
     tmux_wait_for "Memory map" >/dev/null

@@ -276,8 +276,8 @@ fi
 
 # OOM logs: the hand-written logs of tests/formats/oom_log/data.
 mkdir -p "$seeds/oom_log"
-for file in "$source_dir"/tests/formats/oom_log/data/*.log; do
-    [ -f "$file" ] && cp "$file" "$seeds/oom_log/$(basename "$file" .log).oom_log"
+for file in "$source_dir"/tests/formats/oom_log/data/*.txt; do
+    [ -f "$file" ] && cp "$file" "$seeds/oom_log/$(basename "$file" .txt).oom_log"
 done
 
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),

@@ -81,7 +81,7 @@ static void check_xla_rows(const struct profile *profile)
 static void test_xla_tabs(void **state)
 {
     (void)state;
-    struct profile *profile = load_fixture("xla_tabs.log");
+    struct profile *profile = load_fixture("xla_tabs.txt");
     check_xla_rows(profile);
     assert_int_equal(profile->warning_count, 0);
     profile_free(profile);
@@ -91,7 +91,7 @@ static void test_xla_tabs(void **state)
 static void test_xla_spaces_and_prefixes(void **state)
 {
     (void)state;
-    struct profile *profile = load_fixture("xla_spaces_prefixed.log");
+    struct profile *profile = load_fixture("xla_spaces_prefixed.txt");
     check_xla_rows(profile);
     profile_free(profile);
 }
@@ -101,7 +101,7 @@ static void test_xla_spaces_and_prefixes(void **state)
 static void test_several_reports_and_a_wrapped_name(void **state)
 {
     (void)state;
-    struct profile *profile = load_fixture("several_wrapped.log");
+    struct profile *profile = load_fixture("several_wrapped.txt");
     const struct allocator *xla = &profile->allocators[0];
     assert_int_equal(xla->ooms[0].requested_bytes, 8817213440);
     assert_int_equal(xla->row_count, 2);
@@ -122,7 +122,7 @@ static void test_several_reports_and_a_wrapped_name(void **state)
 static void test_bfc_dump(void **state)
 {
     (void)state;
-    struct profile *profile = load_fixture("bfc_tf.log");
+    struct profile *profile = load_fixture("bfc_tf.txt");
     const struct allocator *bfc = &profile->allocators[0];
     assert_string_equal(profile_text(profile, bfc->id), "GPU_0_bfc");
     const struct oom_event *oom = &bfc->ooms[0];
@@ -164,7 +164,7 @@ static void test_bfc_dump(void **state)
 static void test_torch_messages(void **state)
 {
     (void)state;
-    struct profile *profile = load_fixture("torch_new.log");
+    struct profile *profile = load_fixture("torch_new.txt");
     const struct allocator *cuda = &profile->allocators[0];
     assert_string_equal(profile_text(profile, cuda->id), "cuda:0");
     const struct oom_event *oom = &cuda->ooms[0];
@@ -175,7 +175,7 @@ static void test_torch_messages(void **state)
     assert_int_equal(cuda->summary.capacity_bytes, 84986665370); /* 79.15 GiB */
     assert_int_equal(oom_account_of(cuda, oom).verdict, OOM_VERDICT_FRAGMENTED);
     profile_free(profile);
-    profile = load_fixture("torch_old.log");
+    profile = load_fixture("torch_old.txt");
     cuda = &profile->allocators[0];
     assert_string_equal(profile_text(profile, cuda->id), "cuda:1");
     oom = &cuda->ooms[0];

@@ -78,7 +78,7 @@ memtop_run --summary --json "$work/bfc.log.gz"
 memtop_expect "gzip: read by content" 0 out '"format":"oom-log","gzip":true'
 
 # The hand-written fixtures' cards, as a person reads them.
-memtop_run --summary "$data/bfc_tf.log"
+memtop_run --summary "$data/bfc_tf.txt"
 memtop_expect "BFC dump: the card's request, its op and the largest free block" 0 \
     out "^  Out of memory, requested by dual_encoder_all/model_1/conv2d_17/Relu_1$" \
     out "^    Requested  *488\\.28 MiB$" out "^    Largest free block  *256\\.00 MiB$" \
@@ -86,11 +86,11 @@ memtop_expect "BFC dump: the card's request, its op and the largest free block" 
 memtop_expect "BFC dump: the verdict, the Stats, the memory map" 0 \
     out "^    The request (488\\.28 MiB) was larger than all free memory (384\\.00 MiB)" \
     out "^      MaxAllocSize  *1073741824$" out "^      ################\\.\\.\\.\\.\\.\\.\\.\\.#"
-memtop_run --summary "$data/torch_new.log"
+memtop_run --summary "$data/torch_new.txt"
 memtop_expect "PyTorch: fragmentation, with the free memory on the device" 0 \
     out "^    Free on the device  *3\\.50 MiB$" \
     out "^    Enough memory was free (1\\.20 GiB in all), but no free block was large"
-memtop_run --summary "$data/xla_tabs.log"
+memtop_run --summary "$data/xla_tabs.txt"
 memtop_expect "XLA: the top holders by location, the entry parameter by name" 0 \
     out "^          6\\.00 MiB  /media/user/internal/models\\.py:689$" \
     out "^        384\\.00 KiB  entry parameter$"
