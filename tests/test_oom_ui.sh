@@ -57,6 +57,35 @@ for size in 80x24 120x40; do
     memtop_quit "$size: q quits with status 0"
 done
 
+# Two OOMs on one device: o takes the last, o again wraps to the first,
+# O goes back; each says which of the two it is.
+two="$work/two.json"
+{
+    printf '[{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":1,"args":{"Addr":16,'
+    printf '"Bytes":1048576,"Total Allocated":1048576,"Total Reserved":2097152,'
+    printf '"Device Type":1,"Device Id":0}},\n'
+    printf '{"ph":"i","name":"[OutOfMemory]","pid":1,"tid":1,"ts":3,"args":{"Bytes":3145728,'
+    printf '"Total Allocated":1048576,"Total Reserved":2097152,"Device Type":1,"Device Id":0}},\n'
+    printf '{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":5,"args":{"Addr":16,'
+    printf '"Bytes":-1048576,"Total Allocated":0,"Total Reserved":2097152,'
+    printf '"Device Type":1,"Device Id":0}},\n'
+    printf '{"ph":"i","name":"[OutOfMemory]","pid":1,"tid":1,"ts":9,"args":{"Bytes":4194304,'
+    printf '"Total Allocated":0,"Total Reserved":2097152,"Device Type":1,"Device Id":0}}]\n'
+} >"$two"
+memtop_viewer 120 40 "" "$two"
+tmux_wait_for "Memory" >/dev/null
+tmux_keys o
+tmux_screen_has "two OOMs: o goes to the last" \
+    "^out of memory 2 of 2 at 0\.0080* ms: 4\.00 MiB requested \(o: next, O: previous\)" \
+    "Out of memory · 0\.0080* ms \(2 of 2\)"
+tmux_keys o
+tmux_screen_has "two OOMs: o again wraps to the first" "^out of memory 1 of 2 at 0\.0020* ms" \
+    "Allocations live at the OOM · cuda:0 · 0\.0020* ms \(1\)"
+tmux_keys O
+tmux_screen_has "two OOMs: O goes to the previous (the last again)" \
+    "^out of memory 2 of 2 at 0\.0080* ms" "Allocations live at the OOM · cuda:0 · 0\.0080* ms"
+memtop_quit "two OOMs: q quits with status 0"
+
 # The help lists o, O and P.
 memtop_viewer 120 40 "" "$trace"
 tmux_wait_for "Memory" >/dev/null

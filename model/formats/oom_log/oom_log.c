@@ -211,7 +211,9 @@ static enum load_status oom_log_load(const struct load_input *input,
     return status;
 }
 
-static const char *const oom_log_suffixes[] = {".oom.log", NULL};
+/* None: a log is found by its content only, never taken from a
+ * directory of profiles by its name. */
+static const char *const oom_log_suffixes[] = {NULL};
 
 const struct input_format oom_log_format = {
     .name = "oom-log",
