@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/saturating.h"
+
 /* The size after `before` (within text), or -1. */
 static int64_t size_after(struct text text, const char *before)
 {
@@ -56,7 +58,7 @@ bool oom_log_parse_torch(const struct oom_log_lines *lines, size_t *at,
     for (; end < lines->count && end < *at + 4; end++) {
         struct text body = lines->lines[end].body;
         enum oom_log_kind kind;
-        if (end > *at && oom_log_starts_report(body, &kind))
+        if ((end > *at && oom_log_starts_report(body, &kind)) || length + 2 >= sizeof joined)
             break;
         size_t take = body.length < sizeof joined - length - 2 ? body.length
                                                                : sizeof joined - length - 2;
@@ -87,7 +89,7 @@ bool oom_log_parse_torch(const struct oom_log_lines *lines, size_t *at,
     if (reserved >= 0)
         report->reserved = reserved;
     else if (allocated >= 0 && unallocated >= 0)
-        report->reserved = allocated + unallocated;
+        report->reserved = saturating_add(allocated, unallocated);
     /* The request's own line, and those it took. */
     *at = end > *at + 1 ? end : *at + 1;
     return report->allocator != STRING_ID_NONE;

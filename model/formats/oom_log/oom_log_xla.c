@@ -127,6 +127,8 @@ static bool xla_operator(struct oom_log_buffer *buffer, struct text operator,
 {
     struct text op = operator_value(operator, "op_name");
     struct text file = operator_value(operator, "source_file");
+    if (file.length > ((size_t)1 << 20)) /* a path longer than any: cut, not trusted */
+        file.length = (size_t)1 << 20;
     struct text rest;
     int64_t line = 0;
     if (oom_log_after(operator, "source_line=", &rest))

@@ -10,6 +10,7 @@
 
 #include "model/format.h"
 #include "model/oom.h"
+#include "model/saturating.h"
 #include "ui/panes/chart/chart_frame.h"
 
 #define GLYPH_USED(style) ((style)->utf8 ? "\xe2\x96\x88" : "#")  /* █ */
@@ -27,9 +28,9 @@ bool chart_memory_map_draw(const struct allocator *allocator, WINDOW *window,
     int64_t total = 0, free_bytes = 0, largest = 0;
     for (size_t i = 0; i < allocator->memory_map_count; i++) {
         const struct memory_block *block = &allocator->memory_map[i];
-        total = total + block->bytes;
+        total = saturating_add(total, block->bytes);
         if (!block->in_use) {
-            free_bytes += block->bytes;
+            free_bytes = saturating_add(free_bytes, block->bytes);
             largest = block->bytes > largest ? block->bytes : largest;
         }
     }
