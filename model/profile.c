@@ -250,6 +250,8 @@ void profile_free(struct profile *profile)
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
         free(profile->allocators[i].ooms);
+        free(profile->allocators[i].notes);
+        free(profile->allocators[i].memory_map);
     }
     free(profile->warnings);
     free(profile->allocators);

@@ -10,6 +10,7 @@
 #include "ui/panes/hlo_pane.h"
 #include "ui/panes/hosts_pane.h"
 #include "ui/panes/list_pane.h"
+#include "ui/panes/oom_pane.h"
 #include "ui/panes/pod_pane.h"
 #include "ui/panes/runs_pane.h"
 #include "ui/panes/steps_pane.h"
@@ -91,6 +92,7 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true, hlo_available},
     [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true, steps_available},
+    [PANE_OOM] = {"OOM", oom_pane_create, LAYOUT_PLACE_HLO, true, true, oom_pane_available},
     [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
                   pod_pane_available},
     [PANE_COMPARE_PAIRS] = {"allocators", compare_pairs_pane_create, LAYOUT_PLACE_ALLOCATORS,
