@@ -4,7 +4,7 @@
 # regressions, then fuzzes each harness for SECONDS (default 60).
 #
 # HARNESS is any of load_protobuf load_json load_gzip load_trace csv_writer
-# load_xspace load_skyline (default: all). The sources are compiled straight from the tree into a temporary
+# load_xspace load_skyline torch_snapshot (default: all). The sources are compiled straight from the tree into a temporary
 # directory, so no configured build is needed; protoc-c generates the
 # .proto's C code there. Prints what it runs and the executions of each
 # harness; exits 1 when a harness found a crash (its input's path is
@@ -24,7 +24,7 @@ set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace load_skyline}
+harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace load_skyline torch_snapshot}
 case $seconds in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS] [HARNESS...]" >&2; exit 2 ;;
 esac
@@ -79,8 +79,8 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_d
 
 say "building with $("$cc" --version | head -n1)"
 objects=""
-for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
-              "$source_dir"/report/*.c; do
+for source in "$source_dir"/model/*.c "$source_dir"/model/*/*.c "$source_dir"/model/*/*/*.c \
+              "$build/gen/memory_profile.pb-c.c" "$source_dir"/report/*.c; do
     [ -f "$source" ] || continue
     # An in-tree build leaves its own generated copy in model/: ours is in gen/.
     case $source in "$source_dir"/model/*.pb-c.c) continue ;; esac
@@ -91,12 +91,15 @@ for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
     objects="$objects $object"
 done
 for harness in $harnesses; do
-    [ -f "$fuzz_dir/fuzz_$harness.c" ] || die "no harness $harness (tests/fuzz/fuzz_$harness.c)"
+    harness_file="$fuzz_dir/fuzz_$harness.c"
+    # A format's harness lives with its tests (tests/formats/NAME/).
+    [ -f "$harness_file" ] || harness_file="$source_dir/tests/formats/$harness/fuzz_$harness.c"
+    [ -f "$harness_file" ] || die "no harness $harness (tests/fuzz/fuzz_$harness.c)"
     # The Skyline harness builds its databases with the tests' schema.
     harness_sources=""
     [ "$harness" = load_skyline ] && harness_sources="$source_dir/tests/skyline_report_maker.c"
     # shellcheck disable=SC2086
-    "$cc" $cflags -fsanitize=fuzzer "$fuzz_dir/fuzz_$harness.c" $harness_sources $objects \
+    "$cc" $cflags -fsanitize=fuzzer "$harness_file" $harness_sources $objects \
         $extra_libs -lm \
         -o "$build/fuzz_$harness" || die "cannot link fuzz_$harness"
 done
@@ -273,6 +276,31 @@ fi
     printf '\007\034\000\377'
 } >"$seeds/load_skyline/damaged.load_skyline"
 
+# PyTorch memory snapshots: the real capture and small generated ones
+# (every protocol, a ring buffer, stacks='python', an OOM).
+mkdir -p "$seeds/torch_snapshot"
+for file in "$source_dir"/data/real/*.pickle.gz; do
+    [ -f "$file" ] && gzip -dc "$file" >"$seeds/torch_snapshot/$(basename "$file" .gz).torch_snapshot"
+done
+snapshot_generator=""
+if [ -n "${MEMTOP_BUILDDIR:-}" ] &&
+    [ -x "$MEMTOP_BUILDDIR/tests/formats/torch_snapshot/generate_torch_snapshot" ]; then
+    snapshot_generator="$MEMTOP_BUILDDIR/tests/formats/torch_snapshot/generate_torch_snapshot"
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/torch_snapshot/generate_torch_snapshot*.c \
+        "$source_dir/tests/formats/torch_snapshot/pickle_writer.c" \
+        -o "$build/generate_torch_snapshot" 2>/dev/null; then
+    snapshot_generator="$build/generate_torch_snapshot"
+fi
+if [ -n "$snapshot_generator" ]; then
+    n=0
+    for options in "--entries 60 --devices 1 --params 3" "--entries 80 --max-entries 40 --protocol 2" \
+                   "--entries 60 --python-only --protocol 5 --oom"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # the option lists are meant to split
+        "$snapshot_generator" $options -o "$seeds/torch_snapshot/generated$n.torch_snapshot"
+    done
+fi
+
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
 # point (8 bytes, decimals), 7 end of record.
@@ -316,6 +344,8 @@ for harness in $harnesses; do
     mkdir -p "$corpus" "$crashes" "$seed_dir"
     dictionary=""
     [ -f "$fuzz_dir/$harness.dict" ] && dictionary="-dict=$fuzz_dir/$harness.dict"
+    [ -f "$source_dir/tests/formats/$harness/fuzz_$harness.dict" ] &&
+        dictionary="-dict=$source_dir/tests/formats/$harness/fuzz_$harness.dict"
 
     regressions=$(find "$fuzz_dir/regressions" -type f -name "$pattern" 2>/dev/null | sort)
     if [ -n "$regressions" ]; then

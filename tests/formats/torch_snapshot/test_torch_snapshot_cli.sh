@@ -1,0 +1,94 @@
+#!/bin/sh
+# PyTorch memory snapshots from the command line (issue 23): the real
+# capture against the spec's numbers; generated snapshots (every
+# protocol, ring buffer or not, stacks='python', one or two devices)
+# against what tests/formats/torch_snapshot/generate_torch_snapshot
+# --expect works out; detection whatever the name, standard input; and
+# the pickles memtop refuses, one line and status 2. Prints TAP.
+set -u
+source_dir="${MEMTOP_SRCDIR:-.}"
+build_dir="${MEMTOP_BUILDDIR:-.}"
+. "$source_dir/tests/lib.sh"
+work=$test_work
+generate="$build_dir/tests/formats/torch_snapshot/generate_torch_snapshot"
+real="$source_dir/data/real/torch-mlp.snapshot.pickle.gz"
+
+# ---- the real capture ----
+memtop_run --summary --json "$real"
+memtop_expect "real: --summary --json: format torch-snapshot, one allocator cuda:0" 0 \
+    out '"format":"torch-snapshot"' out '"allocators":\[{"id":"cuda:0","snapshots":259,'
+memtop_expect "real: the peak is 100,387,024 B, 37 live, reserved 112 MiB" 0 \
+    out '"peak":{"bytes":100387024,' out '"free_bytes":17053488,' \
+    out '"active_allocations":37,'
+memtop_expect "real: 259 entries; 93,520,032 B in 27 allocations live before the first" 0 \
+    out '"trace_entries":259,"live_before_trace":{"bytes":93520032,"allocations":27}'
+tap_check "real: no warning (the trace's end is the snapshot's active blocks)" \
+    test ! -s "$work/err"
+memtop_run --summary "$real"
+memtop_expect "real: --summary says where the trace begins and what was live then" 0 \
+    out "torch-snapshot (gzip)" out "^  Trace entries  *259$" \
+    out "live before its start  *89\.19 MiB  (27 allocations" \
+    out "^  Active allocations at peak: 37 rows"
+
+# Detected by content: no suffix, another suffix, standard input.
+gzip -dc "$real" >"$work/snap"
+cp "$work/snap" "$work/snap.snap"
+for file in "$work/snap" "$work/snap.snap"; do
+    memtop_run --summary --json "$file"
+    memtop_expect "real: $(basename "$file") is read by content" 0 \
+        out '"format":"torch-snapshot"' out '"bytes":100387024,'
+done
+"$memtop" --summary --json - <"$work/snap" >"$work/out" 2>"$work/err"
+status=$?
+memtop_expect "real: read from standard input" 0 out '"bytes":100387024,'
+
+# ---- generated snapshots against the generator's own counts ----
+# expected KEY: the generator's value for KEY in the case last generated.
+expected() { sed -n "s/^$1=//p" "$work/expect"; }
+case_number=0
+for options in "--entries 3000 --max-entries 2000" \
+               "--entries 1500 --protocol 2 --devices 1" \
+               "--entries 2500 --protocol 5 --python-only --max-entries 900 --seed 7" \
+               "--entries 4000 --params 0 --seed 3 --oom"; do
+    case_number=$((case_number + 1))
+    # shellcheck disable=SC2086 # the option list is meant to split
+    if ! "$generate" $options --expect -o "$work/gen.pickle" >"$work/expect"; then
+        tap_not_ok "generated $case_number ($options): the generator's two counts agree"
+        continue
+    fi
+    memtop_run --summary --json "$work/gen.pickle"
+    devices=$(expected devices)
+    d=0
+    while [ "$d" -lt "$devices" ]; do
+        memtop_expect "generated $case_number ($options): cuda:$d's peak, free, live, start" 0 \
+            out "\"id\":\"cuda:$d\",\"snapshots\":$(expected "d${d}_entries")," \
+            out "\"bytes\":$(expected "d${d}_peak_bytes"),\"time_ps\":$(expected "d${d}_peak_time_ps")," \
+            out "\"free_bytes\":$(expected "d${d}_peak_free_bytes")," \
+            out "\"active_allocations\":$(expected "d${d}_peak_live"),\"trace_entries\":$(expected "d${d}_entries"),\"live_before_trace\":{\"bytes\":$(expected "d${d}_initial_bytes"),\"allocations\":$(expected "d${d}_initial_count")}"
+        d=$((d + 1))
+    done
+    if [ -x "$build_dir/tests/json_check" ]; then
+        tap_check "generated $case_number: --summary --json is valid JSON" \
+            "$build_dir/tests/json_check" "$work/out"
+    fi
+done
+memtop_run --summary "$work/gen.pickle"
+memtop_expect "generated: the OOM entry is told, with its request and the free memory" 0 \
+    err "out-of-memory error at .* on cuda:0: 64.00 GiB requested, 117.74 MiB free"
+
+# ---- refused ----
+printf '\200\004\225\020\000\000\000\000\000\000\000cos\nsystem\n(S\047id\047\ntR.' \
+    >"$work/evil.pickle"
+memtop_run --summary "$work/evil.pickle"
+memtop_expect "a pickle that needs a function is refused by name, status 2" 2 \
+    err "a pickle, but it holds objects memtop does not read (GLOBAL at offset 11)"
+tap_check "... in one line" test "$(wc -l <"$work/err")" -eq 1
+printf '\200\004]\224(K\001K\002e.' >"$work/numbers.pkl"
+memtop_run --summary "$work/numbers.pkl"
+memtop_expect "a pickle of something else is not a snapshot, status 2" 2 \
+    err "a pickle, but not a PyTorch memory snapshot"
+head -c 50000 "$work/snap" >"$work/cut.pickle"
+memtop_run --summary "$work/cut.pickle"
+memtop_expect "a cut snapshot: the offset of the opcode it cuts, status 2" 2 \
+    err "offset 49970: the pickle is cut short (SHORT_BINUNICODE needs 193 more bytes"
+tap_done
