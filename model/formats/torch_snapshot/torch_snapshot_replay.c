@@ -293,7 +293,8 @@ static uint32_t row_context(struct device_replay *replay, const struct ts_entry 
     return string_table_intern(load->strings, text, used);
 }
 
-static bool add_row(struct device_replay *replay, uint32_t value, uint32_t before_name)
+static bool add_row(struct device_replay *replay, uint32_t value, uint32_t before_name,
+                    struct allocation_row *rows, size_t *count)
 {
     struct ts_load *load = replay->load;
     const struct ts_entry *entry = value & INITIAL_MARK ? NULL : &replay->entries[value];
@@ -321,8 +322,19 @@ static bool add_row(struct device_replay *replay, uint32_t value, uint32_t befor
         .stack = traceback.stack,
         .context = row_context(replay, entry),
     };
-    return row.context != STRING_ID_NONE &&
-           profile_builder_add_row(load->builder, replay->allocator, &row);
+    rows[(*count)++] = row;
+    return row.context != STRING_ID_NONE;
+}
+
+/* Larger first (as every format's table opens), then older first. */
+static int row_order(const void *a, const void *b)
+{
+    const struct allocation_row *x = a, *y = b;
+    if (x->allocation_bytes != y->allocation_bytes)
+        return x->allocation_bytes < y->allocation_bytes ? 1 : -1;
+    if (x->has_time != y->has_time)
+        return x->has_time ? 1 : -1;
+    return (x->time_ps > y->time_ps) - (x->time_ps < y->time_ps);
 }
 
 static bool replay_rows(struct device_replay *replay, size_t peak)
@@ -333,13 +345,14 @@ static bool replay_rows(struct device_replay *replay, size_t peak)
     for (size_t i = 0; ok && replay->count && i <= peak; i++)
         ok = live_apply(replay, &live, i, &allocated);
     uint32_t before = string_table_intern(replay->load->strings, "<before the trace>", 18);
-    ok = ok && before != STRING_ID_NONE &&
-         profile_builder_reserve_rows(replay->load->builder, replay->allocator, live.count);
-    /* Initial ones first (by number), then by entry: the file's order. */
+    struct allocation_row *rows = ok ? malloc((live.count ? live.count : 1) * sizeof *rows) : NULL;
+    size_t count = 0;
+    ok = ok && rows && before != STRING_ID_NONE;
+    /* Initial ones (by number), then by entry; at most live.count. */
     for (size_t k = 0; ok && k < replay->initial_count; k++) {
         const uint32_t *value = integer_map_find(&live, replay->initial[k].address);
         if (value && *value == (INITIAL_MARK | (uint32_t)k))
-            ok = add_row(replay, *value, before);
+            ok = add_row(replay, *value, before, rows, &count);
     }
     for (size_t i = 0; ok && replay->count && i <= peak; i++) {
         const struct ts_entry *entry = &replay->entries[i];
@@ -347,9 +360,15 @@ static bool replay_rows(struct device_replay *replay, size_t peak)
                                     ? integer_map_find(&live, entry->address)
                                     : NULL;
         if (value && *value == (uint32_t)i)
-            ok = add_row(replay, *value, before);
+            ok = add_row(replay, *value, before, rows, &count);
     }
     integer_map_free(&live);
+    if (ok)
+        qsort(rows, count, sizeof *rows, row_order);
+    ok = ok && profile_builder_reserve_rows(replay->load->builder, replay->allocator, count);
+    for (size_t i = 0; ok && i < count; i++)
+        ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[i]);
+    free(rows);
     return ok;
 }
 
