@@ -297,6 +297,8 @@ static void recycle(struct machine *m, const struct pickle_value *item)
 static bool extend(struct machine *m, struct pickle_object *object,
                    const struct pickle_value *values, size_t count)
 {
+    if (count == 0)
+        return true; /* an empty batch: MARK then SETITEMS at once */
     if (object->count + (uint64_t)count > UINT32_MAX)
         return fail(m, PICKLE_CORRUPT, "a container of more than 2^32 items");
     if (!pickle_arena_items(&m->document->arena, object, object->count + count))

@@ -198,8 +198,8 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
     return status;
 }
 
-static const char *const torch_snapshot_suffixes[] = {".pickle", ".pickle.gz", ".pkl",
-                                                      ".pkl.gz", NULL};
+static const char *const torch_snapshot_suffixes[] = {".pickle", ".pickle.gz", ".pkl", ".pkl.gz",
+                                                      NULL};
 
 const struct input_format torch_snapshot_format = {
     .name = "torch-snapshot",

@@ -140,6 +140,14 @@ static void test_containers(void **state)
     assert_true(pickle_as_int64(pickle_dict_get(&items[6], "k"), &value) && value == 10);
     assert_true(pickle_as_int64(&items[7], &value) && value == 11);
     pickle_document_free(document);
+    /* An empty batch (MARK then SETITEMS/APPENDS at once) adds nothing. */
+    static const char empty_batches[] = "\x80\x04}\x94(u]\x94(e\x86.";
+    document = decode_ok(BYTES(empty_batches));
+    root = pickle_document_root(document);
+    items = pickle_items(&root, &count);
+    assert_int_equal(count, 2);
+    assert_int_equal(items[0].as.object->count, 0);
+    pickle_document_free(document);
 }
 
 /* A dict written twice is one dict: the memo hands back the same object
