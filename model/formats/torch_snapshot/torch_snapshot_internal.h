@@ -83,6 +83,7 @@ struct ts_segment {
 
 struct ts_annotation {
     int64_t time_us;
+    size_t order; /* in the file, for a stable sort by time */
     int64_t device;
     uint32_t name;
     bool start;

@@ -5,6 +5,9 @@
  * never allocated); the replay then counts requested bytes as memory_viz
  * does (only free_completed ends an allocation) and reserved bytes from
  * the segment entries, back from the segments the snapshot holds.
+ * One pass with a map of open addresses links each entry to the
+ * allocation it ends (`ends`); the timeline and the live set at the peak
+ * then need no map.
  * Called by torch_snapshot.c. Must not: read the pickle. */
 #include "config.h"
 
@@ -39,7 +42,21 @@ struct device_replay {
     int64_t initial_bytes;
     int64_t reserved_end, reserved_start;
     size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
+    /* Per entry: the allocation it ends (an entry index, or INITIAL_MARK |
+     * k for initial allocation k), NO_END for none. A free_completed ends
+     * its allocation; an alloc at an address still open ends the one
+     * there (a free the trace lost). */
+    uint32_t *ends;
+    /* The annotations open at the time of the last row (a sweep: rows
+     * come in time order). */
+    size_t annotation_next;
+    uint32_t open_annotations[16];
+    size_t open_annotation_count;
 };
+
+/* The value of initial allocation k in `ends`. */
+#define INITIAL_MARK 0x80000000u
+#define NO_END UINT32_MAX
 
 /* ---- before the first entry ---- */
 
@@ -58,20 +75,31 @@ static bool block_is_active(const struct ts_block *block)
     return block->state != TS_BLOCK_INACTIVE;
 }
 
-/* Forward pass: unmatched frees, then the snapshot's active blocks the
- * trace leaves unopened (ghosts); and the check that what the trace
- * leaves live is in the snapshot. */
+/* Forward pass: what each entry ends, the unmatched frees; then the
+ * snapshot's active blocks the trace leaves unopened (ghosts); and the
+ * check that what the trace leaves live is in the snapshot. */
 static bool find_initial(struct device_replay *replay)
 {
     struct ts_load *load = replay->load;
     struct integer_map open = {0};
-    bool ok = true;
+    replay->ends = malloc((replay->count ? replay->count : 1) * sizeof *replay->ends);
+    bool ok = replay->ends != NULL;
     for (size_t i = 0; ok && i < replay->count; i++) {
         const struct ts_entry *entry = &replay->entries[i];
-        if (entry->action == TS_ALLOC)
+        uint32_t found;
+        replay->ends[i] = NO_END;
+        if (entry->action == TS_ALLOC) {
+            if (integer_map_remove(&open, entry->address, &found))
+                replay->ends[i] = found;
             ok = integer_map_put(&open, entry->address, (uint32_t)i);
-        else if (entry->action == TS_FREE_COMPLETED && !integer_map_remove(&open, entry->address, NULL))
-            ok = initial_add(replay, (struct initial){entry->address, entry->size, 0, false});
+        } else if (entry->action == TS_FREE_COMPLETED) {
+            if (integer_map_remove(&open, entry->address, &found)) {
+                replay->ends[i] = found;
+            } else {
+                replay->ends[i] = INITIAL_MARK | (uint32_t)replay->initial_count;
+                ok = initial_add(replay, (struct initial){entry->address, entry->size, 0, false});
+            }
+        }
     }
     struct integer_map active = {0};
     for (size_t s = 0; ok && s < load->segment_count; s++) {
@@ -137,38 +165,11 @@ static int activity_of(uint8_t action)
     }
 }
 
-/* The live map's value of initial allocation k. */
-#define INITIAL_MARK 0x80000000u
-
-static bool live_start(const struct device_replay *replay, struct integer_map *live)
-{
-    bool ok = integer_map_reserve(live, replay->initial_count);
-    for (size_t k = 0; ok && k < replay->initial_count; k++)
-        ok = integer_map_put(live, replay->initial[k].address, INITIAL_MARK | (uint32_t)k);
-    return ok;
-}
-
-static int64_t live_size(const struct device_replay *replay, uint32_t value)
+/* The size of what `ends` names. */
+static int64_t ended_size(const struct device_replay *replay, uint32_t value)
 {
     return value & INITIAL_MARK ? replay->initial[value & ~INITIAL_MARK].size
                                 : replay->entries[value].size;
-}
-
-/* Applies entry i to the live map and the allocated bytes. */
-static bool live_apply(const struct device_replay *replay, struct integer_map *live, size_t i,
-                       int64_t *allocated)
-{
-    const struct ts_entry *entry = &replay->entries[i];
-    uint32_t value;
-    if (entry->action == TS_ALLOC) {
-        if (integer_map_remove(live, entry->address, &value)) /* a free the trace lost */
-            *allocated = saturating_subtract(*allocated, live_size(replay, value));
-        *allocated = saturating_add(*allocated, entry->size);
-        return integer_map_put(live, entry->address, (uint32_t)i);
-    }
-    if (entry->action == TS_FREE_COMPLETED && integer_map_remove(live, entry->address, &value))
-        *allocated = saturating_subtract(*allocated, live_size(replay, value));
-    return true;
 }
 
 static struct snapshot entry_snapshot(const struct device_replay *replay, size_t i,
@@ -197,17 +198,19 @@ static struct snapshot entry_snapshot(const struct device_replay *replay, size_t
  * of the first snapshot at the largest allocated. */
 static bool replay_timeline(struct device_replay *replay, size_t *peak)
 {
-    struct integer_map live = {0};
     int64_t allocated = replay->initial_bytes, reserved = replay->reserved_start;
     int64_t running_max = allocated, best = INT64_MIN;
     struct snapshot_columns *timeline =
         profile_builder_timeline(replay->load->builder, replay->allocator);
-    bool ok = live_start(replay, &live) && snapshot_columns_enable_context(timeline) &&
+    bool ok = snapshot_columns_enable_context(timeline) &&
               snapshot_columns_reserve(timeline, replay->count ? replay->count : 1);
     *peak = 0;
     for (size_t i = 0; ok && i < replay->count; i++) {
         const struct ts_entry *entry = &replay->entries[i];
-        ok = live_apply(replay, &live, i, &allocated);
+        if (replay->ends[i] != NO_END)
+            allocated = saturating_subtract(allocated, ended_size(replay, replay->ends[i]));
+        if (entry->action == TS_ALLOC)
+            allocated = saturating_add(allocated, entry->size);
         if (entry->action == TS_SEGMENT_ALLOC || entry->action == TS_SEGMENT_MAP)
             reserved = saturating_add(reserved, entry->size);
         else if (entry->action == TS_SEGMENT_FREE || entry->action == TS_SEGMENT_UNMAP)
@@ -229,37 +232,39 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
                                     .peak_bytes_in_use = allocated, .step_id = -1};
         ok = profile_builder_append_snapshot(replay->load->builder, replay->allocator, &snapshot);
     }
-    integer_map_free(&live);
     return ok;
 }
 
 /* ---- the rows at the peak ---- */
 
-/* The names of the annotations of this device open at `time_us`, joined. */
+/* The names of the annotations of this device open at `time_us`,
+ * joined; a sweep, so `time_us` never goes back between calls. */
 static bool annotations_at(struct device_replay *replay, int64_t time_us, char *buffer,
                            size_t size)
 {
     const struct ts_load *load = replay->load;
-    uint32_t open[16];
-    size_t depth = 0;
-    buffer[0] = '\0';
-    for (size_t i = 0; i < load->annotation_count; i++) {
-        const struct ts_annotation *note = &load->annotations[i];
-        if (note->device != replay->device || note->time_us > time_us)
+    uint32_t *open = replay->open_annotations;
+    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
+        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
+        if (note->time_us > time_us)
+            break;
+        if (note->device != replay->device)
             continue;
-        if (note->start && depth < 16) {
-            open[depth++] = note->name;
+        if (note->start && replay->open_annotation_count < 16) {
+            open[replay->open_annotation_count++] = note->name;
         } else if (!note->start) {
-            for (size_t j = depth; j-- > 0;)
+            for (size_t j = replay->open_annotation_count; j-- > 0;)
                 if (open[j] == note->name) {
-                    memmove(open + j, open + j + 1, (depth - j - 1) * sizeof *open);
-                    depth--;
+                    memmove(open + j, open + j + 1,
+                            (replay->open_annotation_count - j - 1) * sizeof *open);
+                    replay->open_annotation_count--;
                     break;
                 }
         }
     }
     size_t used = 0;
-    for (size_t j = 0; j < depth; j++) {
+    buffer[0] = '\0';
+    for (size_t j = 0; j < replay->open_annotation_count; j++) {
         struct text name = string_table_get(load->strings, open[j]);
         int n = snprintf(buffer + used, size - used, "%s%.*s", j ? " > " : "",
                          (int)name.length, name.bytes);
@@ -267,7 +272,7 @@ static bool annotations_at(struct device_replay *replay, int64_t time_us, char *
             break;
         used += (size_t)n;
     }
-    return depth > 0;
+    return replay->open_annotation_count > 0;
 }
 
 /* The row's context: the entry's (compile context, metadata), the stream,
@@ -283,7 +288,7 @@ static uint32_t row_context(struct device_replay *replay, const struct ts_entry 
     if (entry && entry->stream && used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
                                  used ? "; " : "", (unsigned long long)entry->stream);
-    if (entry && !load->entries_without_time && load->annotation_count <= 100000 &&
+    if (entry && !load->entries_without_time &&
         annotations_at(replay, entry->time_us, annotations, sizeof annotations) &&
         used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "%sin %s", used ? "; " : "",
@@ -339,30 +344,32 @@ static int row_order(const void *a, const void *b)
 
 static bool replay_rows(struct device_replay *replay, size_t peak)
 {
-    struct integer_map live = {0};
-    int64_t allocated = replay->initial_bytes;
-    bool ok = live_start(replay, &live);
-    for (size_t i = 0; ok && replay->count && i <= peak; i++)
-        ok = live_apply(replay, &live, i, &allocated);
+    size_t n = replay->count, total = n + replay->initial_count;
+    /* Which allocations an entry up to the peak ended. */
+    uint8_t *ended = calloc(total ? total : 1, 1);
+    bool ok = ended != NULL;
+    for (size_t k = 0; ok && n && k <= peak; k++) {
+        uint32_t value = replay->ends[k];
+        if (value != NO_END)
+            ended[value & INITIAL_MARK ? n + (value & ~INITIAL_MARK) : value] = 1;
+    }
+    size_t live = 0;
+    for (size_t k = 0; ok && k < replay->initial_count; k++)
+        live += !ended[n + k];
+    for (size_t i = 0; ok && n && i <= peak; i++)
+        live += replay->entries[i].action == TS_ALLOC && !ended[i];
     uint32_t before = string_table_intern(replay->load->strings, "<before the trace>", 18);
-    struct allocation_row *rows = ok ? malloc((live.count ? live.count : 1) * sizeof *rows) : NULL;
+    struct allocation_row *rows = ok ? malloc((live ? live : 1) * sizeof *rows) : NULL;
     size_t count = 0;
     ok = ok && rows && before != STRING_ID_NONE;
-    /* Initial ones (by number), then by entry; at most live.count. */
-    for (size_t k = 0; ok && k < replay->initial_count; k++) {
-        const uint32_t *value = integer_map_find(&live, replay->initial[k].address);
-        if (value && *value == (INITIAL_MARK | (uint32_t)k))
-            ok = add_row(replay, *value, before, rows, &count);
-    }
-    for (size_t i = 0; ok && replay->count && i <= peak; i++) {
-        const struct ts_entry *entry = &replay->entries[i];
-        const uint32_t *value = entry->action == TS_ALLOC
-                                    ? integer_map_find(&live, entry->address)
-                                    : NULL;
-        if (value && *value == (uint32_t)i)
-            ok = add_row(replay, *value, before, rows, &count);
-    }
-    integer_map_free(&live);
+    for (size_t k = 0; ok && k < replay->initial_count; k++)
+        if (!ended[n + k])
+            ok = add_row(replay, INITIAL_MARK | (uint32_t)k, before, rows, &count);
+    /* In entry order: the annotations are swept once. */
+    for (size_t i = 0; ok && n && i <= peak; i++)
+        if (replay->entries[i].action == TS_ALLOC && !ended[i])
+            ok = add_row(replay, (uint32_t)i, before, rows, &count);
+    free(ended);
     if (ok)
         qsort(rows, count, sizeof *rows, row_order);
     ok = ok && profile_builder_reserve_rows(replay->load->builder, replay->allocator, count);
@@ -463,5 +470,6 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device,
     if (ok)
         set_summary(&replay, peak);
     free(replay.initial);
+    free(replay.ends);
     return ok ? LOAD_OK : ts_no_memory(load);
 }

@@ -111,6 +111,15 @@ enum load_status ts_read_segments(struct ts_load *load, const struct pickle_valu
     return LOAD_OK;
 }
 
+static int annotation_order(const void *a, const void *b)
+{
+    const struct ts_annotation *x = a, *y = b;
+    if (x->time_us != y->time_us)
+        return x->time_us < y->time_us ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The annotations, by time (the rows' sweep needs them so). */
 enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_value *list)
 {
     size_t count;
@@ -131,10 +140,13 @@ enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_v
             return ts_no_memory(load);
         load->annotations[load->annotation_count++] = (struct ts_annotation){
             .time_us = time_us,
+            .order = load->annotation_count,
             .device = int_of(&items[i], "device", 0),
             .name = id,
             .start = pickle_is_string(stage, "START"),
         };
     }
+    qsort(load->annotations, load->annotation_count, sizeof *load->annotations,
+          annotation_order);
     return LOAD_OK;
 }
