@@ -284,6 +284,9 @@ struct allocator {
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
+    /* The allocator's segments over time (model/segments.h), for formats
+     * that record them (a PyTorch memory snapshot); NULL for the others. */
+    struct segment_history *segments;
 };
 
 /* Whether allocator's format records `field` (one enum allocator_field

@@ -12,6 +12,7 @@
 #include "ui/list_pane.h"
 #include "ui/pod_pane.h"
 #include "ui/runs_pane.h"
+#include "ui/segments_pane.h"
 #include "ui/steps_pane.h"
 #include "ui/summary_pane.h"
 #include "ui/table_pane.h"
@@ -63,6 +64,11 @@ static bool steps_available(const struct viewer *viewer)
     return one_profile(viewer) && steps_pane_available(viewer);
 }
 
+static bool segments_available(const struct viewer *viewer)
+{
+    return one_profile(viewer) && segments_pane_available(viewer);
+}
+
 /* The compare chart: BASE's and NEW's timelines, in the compare
  * subject's own time window. */
 static struct pane *compare_chart_create(struct viewer *viewer)
@@ -91,6 +97,8 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true, hlo_available},
     [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true, steps_available},
+    [PANE_SEGMENTS] = {"segments", segments_pane_create, LAYOUT_PLACE_HLO, true, true,
+                       segments_available},
     [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
                   pod_pane_available},
     [PANE_COMPARE_PAIRS] = {"allocators", compare_pairs_pane_create, LAYOUT_PLACE_ALLOCATORS,

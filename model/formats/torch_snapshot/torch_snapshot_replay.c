@@ -21,6 +21,7 @@
 #include "model/load_internal.h"
 #include "model/profile_builder.h"
 #include "model/saturating.h"
+#include "model/segments.h"
 #include "model/string_table.h"
 
 /* An allocation live before the first entry. */
@@ -438,6 +439,64 @@ static bool warn_device(struct device_replay *replay, const char *name)
     return true;
 }
 
+static uint8_t segment_action_of(uint8_t action)
+{
+    switch (action) {
+    case TS_ALLOC: return SEGMENT_ACTION_ALLOC;
+    case TS_FREE_REQUESTED: return SEGMENT_ACTION_FREE_REQUESTED;
+    case TS_FREE_COMPLETED: return SEGMENT_ACTION_FREE_COMPLETED;
+    case TS_SEGMENT_ALLOC:
+    case TS_SEGMENT_MAP: return SEGMENT_ACTION_SEGMENT_ALLOC;
+    case TS_SEGMENT_FREE:
+    case TS_SEGMENT_UNMAP: return SEGMENT_ACTION_SEGMENT_FREE;
+    default: return SEGMENT_ACTION_NONE;
+    }
+}
+
+/* The device's segments and active blocks at the end, and what each
+ * entry did to them, for the segments pane and export. */
+static bool hand_over_segments(struct device_replay *replay)
+{
+    const struct ts_load *load = replay->load;
+    struct segment_history *history = calloc(1, sizeof *history);
+    size_t segments = 0, blocks = 0;
+    for (size_t s = 0; s < load->segment_count; s++)
+        if (load->segments[s].device == replay->device) {
+            segments++;
+            blocks += load->segments[s].block_count;
+        }
+    if (history) {
+        history->segments = malloc((segments ? segments : 1) * sizeof *history->segments);
+        history->blocks = malloc((blocks ? blocks : 1) * sizeof *history->blocks);
+        history->actions = calloc(replay->count ? replay->count : 1, 1);
+    }
+    if (!history || !history->segments || !history->blocks || !history->actions) {
+        segment_history_free(history);
+        return false;
+    }
+    for (size_t s = 0; s < load->segment_count; s++) {
+        const struct ts_segment *segment = &load->segments[s];
+        if (segment->device != replay->device)
+            continue;
+        history->segments[history->segment_count++] = (struct segment_record){
+            segment->address, segment->total_size, segment->stream, segment->private_pool,
+            segment->expandable};
+        for (size_t b = 0; b < segment->block_count; b++) {
+            const struct ts_block *block = &load->blocks[segment->first_block + b];
+            if (block->state != TS_BLOCK_INACTIVE)
+                history->blocks[history->block_count++] = (struct segment_block){
+                    block->address, block->size,
+                    block->state == TS_BLOCK_PENDING_FREE ? SEGMENT_BLOCK_PENDING_FREE
+                                                          : SEGMENT_BLOCK_ALLOCATED};
+        }
+    }
+    for (size_t i = 0; i < replay->count; i++)
+        history->actions[i] = segment_action_of(replay->entries[i].action);
+    history->action_count = replay->count ? replay->count : 1;
+    profile_builder_set_segments(load->builder, replay->allocator, history);
+    return true;
+}
+
 enum load_status ts_build_device(struct ts_load *load, int64_t device,
                                  const struct ts_trace *trace)
 {
@@ -465,7 +524,7 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device,
                 ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
         ok = replay_timeline(&replay, &peak) && replay_rows(&replay, peak) &&
-             warn_device(&replay, name);
+             hand_over_segments(&replay) && warn_device(&replay, name);
     }
     if (ok)
         set_summary(&replay, peak);
