@@ -10,7 +10,7 @@
  * kept entry), _peak_bytes, _peak_entry (the first at the maximum),
  * _peak_live, _peak_time_ps (from the earliest kept entry of any
  * device), _peak_free_bytes (reserved - allocated), _final_bytes,
- * _final_count; and devices=. */
+ * _final_count, _segments (at the end); and devices=. */
 #include "config.h"
 
 #include <stdio.h>
@@ -461,6 +461,10 @@ static void print_expect(const struct generator *gen)
                (long long)(device->reserved[peak] - device->allocated[peak]));
         printf("d%d_final_bytes=%lld\n", d, (long long)device->allocated[last]);
         printf("d%d_final_count=%u\n", d, device->live[last]);
+        size_t segments = 0;
+        for (size_t k = 0; k < device->segment_count; k++)
+            segments += !device->segments[k].released;
+        printf("d%d_segments=%zu\n", d, segments);
     }
 }
 

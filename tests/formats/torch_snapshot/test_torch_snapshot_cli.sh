@@ -72,9 +72,36 @@ for options in "--entries 3000 --max-entries 2000" \
             "$build_dir/tests/json_check" "$work/out"
     fi
 done
+# Segments at the peak: reserved = allocated + free there; at the end, the
+# snapshot's own.
+memtop_run --export segments "$work/gen.pickle"
+memtop_expect "--export segments: the header" 0 \
+    out '^address,size_bytes,stream,pool,expandable,allocated_bytes,pending_free_bytes,free_bytes,blocks,largest_free_bytes$'
+reserved=$(awk -F, 'NR > 1 { sum += $2 } END { print sum }' "$work/out")
+if [ "$reserved" = "$(($(expected d0_peak_bytes) + $(expected d0_peak_free_bytes)))" ]; then
+    tap_ok "--export segments: at the peak they add up to allocated + free ($reserved)"
+else
+    tap_not_ok "--export segments: at the peak they add up to allocated + free ($reserved)"
+fi
+memtop_run --export segments --at 999999999 "$work/gen.pickle"
+rows=$(($(wc -l <"$work/out") - 1))
+tap_check "--export segments --at past the end: the snapshot's $(expected d0_segments) segments" \
+    test "$rows" -eq "$(expected d0_segments)"
+memtop_run --export segments --since 1 --at 2 "$work/gen.pickle"
+memtop_expect "--export segments --since: refused, status 2" 2 err "--since"
+
 memtop_run --summary "$work/gen.pickle"
 memtop_expect "generated: the OOM entry is told, with its request and the free memory" 0 \
     err "out-of-memory error at .* on cuda:0: 64.00 GiB requested, 117.74 MiB free"
+
+# The real capture's segments at the peak: 8, 112 MiB; blocks as memory_viz counts them.
+memtop_run --export segments "$real"
+memtop_expect "real: --export segments at the peak: 8 segments of the default pool" 0 \
+    out '^140235212062720,33554432,0,default,false,33554432,0,0,1,0$'
+tap_check "real: ... 8 of them" test "$(($(wc -l <"$work/out") - 1))" -eq 8
+memtop_run --export segments "$source_dir/data/real/torch-mlp.pt.trace.json.gz"
+memtop_expect "--export segments of a format without segments: said, status 1" 1 \
+    err "records no segments"
 
 # ---- refused ----
 printf '\200\004\225\020\000\000\000\000\000\000\000cos\nsystem\n(S\047id\047\ntR.' \
