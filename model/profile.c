@@ -251,6 +251,7 @@ void profile_free(struct profile *profile)
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
         segment_history_free(profile->allocators[i].segments);
+        free(profile->allocators[i].ooms);
     }
     free(profile->warnings);
     free(profile->allocators);

@@ -84,6 +84,11 @@ bool profile_builder_add_row(struct profile_builder *builder, size_t index,
 /* Room for `count` more rows, when the loader knows how many come. */
 bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count);
 
+/* Appends one out-of-memory error to allocator `index` (any order:
+ * finish sorts them by time, stably). False when memory runs out. */
+bool profile_builder_add_oom(struct profile_builder *builder, size_t index,
+                             const struct oom_event *oom);
+
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
  * which is computed here (stack + heap at the peak). */

@@ -10,7 +10,7 @@ source_dir="${MEMTOP_SRCDIR:-.}"
 build_dir="${MEMTOP_BUILDDIR:-.}"
 . "$source_dir/tests/lib.sh"
 work=$test_work
-generate="$build_dir/tests/formats/torch_snapshot/generate_torch_snapshot"
+generate="$build_dir/tests/generate_torch_snapshot"
 real="$source_dir/data/real/torch-mlp.snapshot.pickle.gz"
 
 # ---- the real capture ----
