@@ -18,6 +18,7 @@
 #include "model/load_internal.h"
 #include "model/profile_builder.h"
 #include "model/string_table.h"
+#include "model/user_frame.h"
 
 enum load_status ts_bad(struct ts_load *load, const char *format, ...)
 {
@@ -203,13 +204,6 @@ static bool traceback_stack(struct ts_load *load, const struct pickle_value *fra
     return fold_line(load, folded);
 }
 
-static uint32_t text_id(struct ts_load *load, const struct pickle_value *text)
-{
-    if (text->kind != PICKLE_STR)
-        return STRING_ID_EMPTY;
-    return string_table_intern(load->strings, (const char *)text->as.string, text->length);
-}
-
 /* A C++ function's name without its argument list ("(anonymous
  * namespace)" is part of the name, not an argument list). */
 static size_t function_length(const struct pickle_value *name)
@@ -252,27 +246,21 @@ static size_t cpp_user_frame(const struct pickle_value *frames, size_t count)
     return first;
 }
 
-/* The innermost user frame: the first Python frame, or for a stack
- * without one the C++ frame cpp_user_frame picks (its location then is
- * "<no python frame>"). */
+/* Where a traceback was made: the function is the innermost Python
+ * frame's (what made the memory: `_multi_tensor_adam`), the location the
+ * innermost user frame's `file:line` by model/user_frame.h (the line the
+ * user wrote: `train.py:16`; the innermost Python frame when all are
+ * library code). For a stack without a Python frame, the C++ frame
+ * cpp_user_frame picks names it, and the location is "<no python frame>". */
+#define PYTHON_FRAMES_MAX 256
 static bool traceback_location(struct ts_load *load, const struct pickle_value *frames,
                                size_t count, bool has_python, struct ts_traceback *out)
 {
-    size_t i = 0;
-    if (has_python) {
-        while (i < count) {
-            struct ts_frame frame = frame_read(&frames[i]);
-            if (frame_is_python(&frame))
-                break;
-            i++;
-        }
-    } else {
-        i = cpp_user_frame(frames, count);
-    }
-    if (i >= count)
-        return true;
-    struct ts_frame frame = frame_read(&frames[i]);
     if (!has_python) {
+        size_t i = cpp_user_frame(frames, count);
+        if (i >= count)
+            return true;
+        struct ts_frame frame = frame_read(&frames[i]);
         out->function = frame.name.kind == PICKLE_STR
                             ? string_table_intern(load->strings,
                                                   (const char *)frame.name.as.string,
@@ -282,14 +270,32 @@ static bool traceback_location(struct ts_load *load, const struct pickle_value *
         out->location_file = out->location;
         return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE;
     }
-    out->function = text_id(load, &frame.name);
+    struct user_frame python[PYTHON_FRAMES_MAX];
+    size_t python_count = 0;
+    for (size_t i = 0; i < count && python_count < PYTHON_FRAMES_MAX; i++) {
+        struct ts_frame frame = frame_read(&frames[i]);
+        if (!frame_is_python(&frame))
+            continue;
+        python[python_count++] = (struct user_frame){
+            .file = {(const char *)frame.filename.as.string, frame.filename.length},
+            .line = frame.line,
+            .function = {frame.name.kind == PICKLE_STR ? (const char *)frame.name.as.string : "",
+                         frame.name.kind == PICKLE_STR ? frame.name.length : 0},
+        };
+    }
+    long pick = user_frame_pick(python, python_count);
+    if (pick < 0)
+        return true;
+    const struct user_frame *user = &python[pick];
+    out->function = string_table_intern(load->strings, python[0].function.bytes,
+                                        python[0].function.length);
     load->scratch_length = 0;
-    if (!scratch_add(load, frame.filename.as.string, frame.filename.length) ||
-        !scratch_printf(load, ":%lld", (long long)frame.line))
+    if (!scratch_add(load, user->file.bytes, user->file.length) ||
+        !scratch_printf(load, ":%lld", (long long)user->line))
         return false;
     out->location = scratch_intern(load);
-    out->location_file = text_id(load, &frame.filename);
-    out->location_line = frame.line;
+    out->location_file = string_table_intern(load->strings, user->file.bytes, user->file.length);
+    out->location_line = user->line;
     return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE &&
            out->location_file != STRING_ID_NONE;
 }

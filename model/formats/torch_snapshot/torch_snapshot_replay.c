@@ -53,6 +53,11 @@ struct device_replay {
     size_t annotation_next;
     uint32_t open_annotations[16];
     size_t open_annotation_count;
+    /* The oom entries, as the timeline replay finds them (their largest
+     * free block is filled once the segments are handed over). */
+    struct oom_event *ooms;
+    size_t *oom_entries;
+    size_t oom_count;
 };
 
 /* The value of initial allocation k in `ends`. */
@@ -195,6 +200,53 @@ static struct snapshot entry_snapshot(const struct device_replay *replay, size_t
     };
 }
 
+/* An oom entry: the rounded request, CUDA's free memory, and the
+ * allocator's own state then. */
+static bool oom_record(struct device_replay *replay, size_t i, int64_t allocated,
+                       int64_t reserved)
+{
+    const struct ts_entry *entry = &replay->entries[i];
+    struct oom_event *ooms = realloc(replay->ooms, (replay->oom_count + 1) * sizeof *ooms);
+    size_t *entries = ooms ? realloc(replay->oom_entries,
+                                     (replay->oom_count + 1) * sizeof *entries)
+                           : NULL;
+    if (ooms)
+        replay->ooms = ooms;
+    if (!entries)
+        return false;
+    replay->oom_entries = entries;
+    replay->oom_entries[replay->oom_count] = i;
+    replay->ooms[replay->oom_count++] = (struct oom_event){
+        .time_ps = entry_time_ps(replay, i),
+        .requested_bytes = entry->size,
+        .allocated_bytes = allocated,
+        .reserved_bytes = reserved,
+        .device_free_bytes = entry->address > INT64_MAX ? -1 : (int64_t)entry->address,
+        .largest_free_bytes = -1,
+        .op_name = replay->load->tracebacks ? replay->load->tracebacks[entry->traceback].function
+                                            : 0,
+    };
+    return true;
+}
+
+/* The OOMs to the profile, each with the largest free block of the
+ * segments at its entry (the first 16: a rewind each). */
+static bool hand_over_ooms(struct device_replay *replay)
+{
+    const struct allocator *allocator =
+        &replay->load->builder->profile->allocators[replay->allocator];
+    bool ok = true;
+    for (size_t k = 0; ok && k < replay->oom_count; k++) {
+        struct segment_rows rows;
+        if (k < 16 && segment_rows_at(allocator, replay->oom_entries[k], &rows)) {
+            replay->ooms[k].largest_free_bytes = rows.total.largest_free_bytes;
+            segment_rows_free(&rows);
+        }
+        ok = profile_builder_add_oom(replay->load->builder, replay->allocator, &replay->ooms[k]);
+    }
+    return ok;
+}
+
 /* The timeline, one snapshot per entry (entry i is snapshot i); the index
  * of the first snapshot at the largest allocated. */
 static bool replay_timeline(struct device_replay *replay, size_t *peak)
@@ -222,6 +274,8 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
             best = allocated;
             *peak = i;
         }
+        if (entry->action == TS_OOM && ok)
+            ok = oom_record(replay, i, allocated, reserved);
         struct snapshot snapshot = entry_snapshot(replay, i, allocated, reserved, running_max);
         ok = ok && profile_builder_append_snapshot(replay->load->builder, replay->allocator,
                                                    &snapshot);
@@ -524,11 +578,14 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device,
                 ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
         ok = replay_timeline(&replay, &peak) && replay_rows(&replay, peak) &&
-             hand_over_segments(&replay) && warn_device(&replay, name);
+             hand_over_segments(&replay) && hand_over_ooms(&replay) &&
+             warn_device(&replay, name);
     }
     if (ok)
         set_summary(&replay, peak);
     free(replay.initial);
     free(replay.ends);
+    free(replay.ooms);
+    free(replay.oom_entries);
     return ok ? LOAD_OK : ts_no_memory(load);
 }

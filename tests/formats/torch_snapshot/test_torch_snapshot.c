@@ -298,11 +298,20 @@ static void test_real_capture(void **state)
     /* reserved is 112 MiB throughout */
     assert_int_equal(a->timeline.free_bytes[153], 117440512 - 100387024);
     assert_int_equal(profile->warning_count, 0);
+    /* Adam's state: made in torch/optim/adam.py:791 (the name), on the
+     * user's line 21, opt.step() (the location: model/user_frame.h). */
     int64_t adam = 0;
+    size_t adam_rows = 0;
     for (size_t i = 0; i < a->row_count; i++)
-        if (strstr(profile_text(profile, a->rows[i].location), "torch/optim/adam.py:791"))
+        if (strcmp(profile_text(profile, a->rows[i].op_name), "_multi_tensor_adam") == 0) {
+            assert_non_null(strstr(profile_text(profile, a->rows[i].location),
+                                   "torch_snapshot.py:21"));
+            assert_non_null(strstr(profile_text(profile, a->rows[i].stack), "adam.py:791"));
             adam += a->rows[i].allocation_bytes;
+            adam_rows++;
+        }
     assert_int_equal(adam, 6340648);
+    assert_int_equal(adam_rows, 6);
     profile_free(profile);
 }
 

@@ -90,6 +90,10 @@ tap_check "--export segments --at past the end: the snapshot's $(expected d0_seg
 memtop_run --export segments --since 1 --at 2 "$work/gen.pickle"
 memtop_expect "--export segments --since: refused, status 2" 2 err "--since"
 
+memtop_run --summary --json "$work/gen.pickle"
+memtop_expect "--summary --json: cuda:0's oom: the rounded request, CUDA's free, what was allocated" 0 \
+    out "\"oom\":{\"time_ps\":[0-9]*,\"requested_bytes\":68719476736,\"allocated_bytes\":$(expected d0_final_bytes),\"reserved_bytes\":[0-9]*,\"device_free_bytes\":123456789,\"largest_free_bytes\":[0-9]*},\"oom_count\":1"
+memtop_expect "--summary --json: cuda:1 has no oom" 0 out '"oom":null,"oom_count":0'
 memtop_run --summary "$work/gen.pickle"
 memtop_expect "generated: the OOM entry is told, with its request and the free memory" 0 \
     err "out-of-memory error at .* on cuda:0: 64.00 GiB requested, 117.74 MiB free"
