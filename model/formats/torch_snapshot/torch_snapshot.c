@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/load_internal.h"
@@ -198,6 +199,46 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
     return status;
 }
 
+/* "rank<N>" from the last "rank" followed by digits in the stem, else
+ * from the digits it ends with (`memory_trace_3`); NULL otherwise. */
+static char *torch_snapshot_host_name(const char *stem, size_t length)
+{
+    size_t digits_at = length, digits = 0;
+    for (size_t i = 0; i + 4 < length; i++)
+        if ((stem[i] == 'r' || stem[i] == 'R') && strncasecmp(stem + i, "rank", 4) == 0) {
+            size_t n = 0;
+            while (i + 4 + n < length && stem[i + 4 + n] >= '0' && stem[i + 4 + n] <= '9')
+                n++;
+            if (n) {
+                digits_at = i + 4;
+                digits = n;
+            }
+        }
+    if (!digits) {
+        while (digits < length && stem[length - 1 - digits] >= '0' &&
+               stem[length - 1 - digits] <= '9')
+            digits++;
+        digits_at = length - digits;
+        /* A stem that is all digits, or ends in digits after a letter
+         * run with no separator ("snap2"), is a name, not a rank. */
+        if (!digits || digits == length ||
+            (stem[digits_at - 1] != '_' && stem[digits_at - 1] != '-' &&
+             stem[digits_at - 1] != '.'))
+            return NULL;
+    }
+    while (digits > 1 && stem[digits_at] == '0') { /* rank007 is rank7 */
+        digits_at++;
+        digits--;
+    }
+    char *name = malloc(digits + 5);
+    if (name) {
+        memcpy(name, "rank", 4);
+        memcpy(name + 4, stem + digits_at, digits);
+        name[4 + digits] = '\0';
+    }
+    return name;
+}
+
 static const char *const torch_snapshot_suffixes[] = {".pickle", ".pickle.gz", ".pkl", ".pkl.gz",
                                                       NULL};
 
@@ -208,4 +249,5 @@ const struct input_format torch_snapshot_format = {
     .probe = torch_snapshot_probe,
     .load = torch_snapshot_load,
     .suffixes = torch_snapshot_suffixes,
+    .host_name = torch_snapshot_host_name,
 };

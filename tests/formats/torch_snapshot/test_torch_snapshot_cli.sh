@@ -107,6 +107,26 @@ memtop_run --export segments "$source_dir/data/real/torch-mlp.pt.trace.json.gz"
 memtop_expect "--export segments of a format without segments: said, status 1" 1 \
     err "records no segments"
 
+# ---- a directory of per-rank snapshots ----
+mkdir "$work/ranks" "$work/folders"
+for rank in 10 2 0 3; do
+    "$generate" --entries 300 --devices 1 --seed "$rank" -o "$work/ranks/oom_rank$rank.pickle"
+done
+gzip "$work/ranks/oom_rank10.pickle"
+mv "$work/ranks/oom_rank3.pickle" "$work/ranks/memory_trace_3.pickle"
+memtop_run --summary --json "$work/ranks"
+hosts=$(grep -o '"host":"[^"]*"' "$work/out" | tr '\n' ' ')
+tap_check "a directory of rank snapshots: hosts named by rank, in natural order ($hosts)" \
+    test "$hosts" = '"host":"rank0" "host":"rank2" "host":"rank3" "host":"rank10" '
+for rank in 1 11 4; do
+    mkdir "$work/folders/rank$rank"
+    "$generate" --entries 200 --devices 1 --seed "$rank" -o "$work/folders/rank$rank/snapshot.pickle"
+done
+memtop_run --summary --json "$work/folders"
+hosts=$(grep -o '"host":"[^"]*"' "$work/out" | tr '\n' ' ')
+tap_check "rank folders (rankN/snapshot.pickle): one host each, in natural order ($hosts)" \
+    test "$hosts" = '"host":"rank1" "host":"rank4" "host":"rank11" '
+
 # ---- refused ----
 printf '\200\004\225\020\000\000\000\000\000\000\000cos\nsystem\n(S\047id\047\ntR.' \
     >"$work/evil.pickle"
