@@ -64,7 +64,8 @@ struct snapshot_columns {
     size_t capacity;
     /* Block maxima of stack+heap for timeline_max_in_use(), built by
      * profile_builder_finish() for each timeline; NULL until then. Appending a
-     * snapshot drops it; freeing the columns frees it. */
+     * snapshot drops it; freeing the columns frees it (one allocation, so
+     * profile.c never calls into timeline.c). */
     struct timeline_index *index;
     int64_t *time_ps;
     int64_t *stack_bytes;

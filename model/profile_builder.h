@@ -6,7 +6,7 @@
  * allocator's allocations and deallocations counted, the index the chart
  * searches built. What the builder hands over is immutable.
  * Called by: the format loaders, directly or through a format's own
- * finishing (model/xprof_draft.h for MemoryProfile files), and load.c,
+ * finishing (model/formats/memory_profile/xprof_draft.h for MemoryProfile files), and load.c,
  * which starts and finishes every build.
  * Must not: know any file format: what a row's indices mean, which of two
  * lists is the timeline, how a missing summary is derived all belong to

@@ -1,3 +1,8 @@
+/* summary_json: --summary --json (see summary_report.h): each allocator's
+ * peak, tracked memory and largest rows as JSON through json_writer, and
+ * the error object a host that failed to load leaves. Called by main, one
+ * host at a time; writes what the model computed, escapes every string
+ * through json_writer and picks no exit code. */
 #include "config.h"
 
 #include "report/summary_report.h"
