@@ -177,7 +177,7 @@ static bool found_add_folder(struct found_file **found, size_t *count, size_t *c
 {
     if (name[0] == '.')
         return true;
-    char *folder = logdir_path_join(directory, name);
+    char *folder = path_join(directory, name);
     if (!folder)
         return false;
     struct stat folder_status;
