@@ -74,6 +74,10 @@ void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t 
  * that reads it sorted before finish; finish sorts what is left. */
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index);
 
+/* Adopts `history` (model/segments.h) as allocator `index`'s segments. */
+void profile_builder_set_segments(struct profile_builder *builder, size_t index,
+                                  struct segment_history *history);
+
 /* Appends a row to allocator `index`'s table (file order is kept). */
 bool profile_builder_add_row(struct profile_builder *builder, size_t index,
                              const struct allocation_row *row);

@@ -189,6 +189,24 @@ static void text_oom(FILE *out, const struct profile *profile, size_t index)
     oom_card_print(out, &card, "  ");
 }
 
+/* Where a trace that may begin late begins, and what was live then. */
+static void text_trace_start(FILE *out, const struct trace_start *start)
+{
+    if (!start->known)
+        return;
+    char span[32], bytes[32];
+    fprintf(out, "  %-28s %14zu\n", "Trace entries", start->entries);
+    if (start->times_are_entries)
+        snprintf(span, sizeof span, "%zu entries", start->entries);
+    else
+        format_milliseconds(start->covered_ps, span, sizeof span);
+    fprintf(out, "  %-28s %14s\n", "  covering", span);
+    fprintf(out, "  %-28s %14s  (%zu allocations: made before recording, or dropped by the "
+                 "ring buffer)\n",
+            "  live before its start", format_bytes(start->live_bytes, bytes, sizeof bytes),
+            start->live_count);
+}
+
 static void text_allocator(FILE *out, const struct profile *profile, size_t index,
                            const struct summary_report_options *options)
 {
@@ -222,6 +240,7 @@ static void text_allocator(FILE *out, const struct profile *profile, size_t inde
             !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
                 ? "unknown"
                 : format_percent(summary->peak.fragmentation, percent, sizeof percent));
+    text_trace_start(out, &summary->trace_start);
     text_rows(out, profile, allocator, options);
 }
 

@@ -279,6 +279,8 @@ static int export_prepare(const struct host *host, const struct export_options *
     export_request_init(request, export->view, profile, allocator);
     request->from_ps = export->from_ps;
     request->to_ps = export->to_ps;
+    request->has_at = export->has_at;
+    request->at_ps = export->at_ps;
     export_warn_sampled_steps(host->path, export, allocator);
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
         return EXIT_OK;

@@ -371,8 +371,13 @@ static const char *export_option_misplaced(const struct export_options *export,
         return export->filter ? "--filter" : "--sort";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_group_by)
         return "--group-by";
-    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_at)
+    *needs = "--export allocations or segments";
+    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->view != EXPORT_VIEW_SEGMENTS &&
+        export->has_at)
         return "--at";
+    *needs = "--export allocations";
+    if (export->view == EXPORT_VIEW_SEGMENTS && export->has_since)
+        return "--since";
     *needs = "--at MS";
     if (export->has_since && !export->has_at)
         return "--since";
