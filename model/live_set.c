@@ -171,6 +171,9 @@ static bool live_index_add_checkpoint(struct live_index *index, struct live_repl
     }
     index->checkpoints[index->checkpoint_count++] =
         (struct live_checkpoint){position, index->entry_bytes, count};
+    /* An empty checkpoint writes nothing (entries may still be NULL). */
+    if (count == 0)
+        return true;
     uint8_t *out = index->entries + index->entry_bytes;
     uint32_t previous = 0;
     for (size_t i = 0; i < count; i++) {
