@@ -3,6 +3,7 @@
 #include "report/logdir_report.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model/format.h"
 #include "report/json_writer.h"
@@ -29,8 +30,10 @@ static void text_tools(FILE *out, const struct logdir_run *run, const struct run
         fputs("none", out);
 }
 
-/* "  BlueDiamond.local: xplane, memory_profile; trace (opens FILE)". */
-static void text_host(FILE *out, const struct logdir_run *run, const struct run_host *host)
+/* "  BlueDiamond.local: xplane, memory_profile; trace  4.00 MiB  (opens
+ * FILE)": one line a host, the size of the file memtop opens (the
+ * run's tools are said once, above its hosts). */
+static void text_host(FILE *out, const struct run_host *host)
 {
     fputs("  ", out);
     text_safe(out, host->name);
@@ -42,16 +45,18 @@ static void text_host(FILE *out, const struct logdir_run *run, const struct run_
     }
     const struct run_file *source = run_host_source(host);
     if (source) {
+        struct stat file_status;
+        char size[32];
+        if (stat(source->path, &file_status) == 0)
+            fprintf(out, "  %s", format_bytes(file_status.st_size, size, sizeof size));
         fputs(source->format ? "  (opens " : "  (not read by this memtop: ", out);
         text_safe(out, source->name);
         fputs(")", out);
     }
-    fputs("\n    tools: ", out);
-    text_tools(out, run, host);
     fputc('\n', out);
 }
 
-static void text_run(FILE *out, const struct logdir_run *run)
+static void text_run(FILE *out, const struct logdir_run *run, const char *load_error)
 {
     char date[32];
     text_safe(out, run->name);
@@ -61,21 +66,25 @@ static void text_run(FILE *out, const struct logdir_run *run)
     fprintf(out, "  %zu host%s with memory profiles", hosts, hosts == 1 ? "" : "s");
     if (run->read_error)
         fprintf(out, "  (cannot read it: %s)", strerror(run->read_error));
+    if (load_error) {
+        fputs("\n  \xe2\x9c\x97 did not load: ", out);
+        text_safe(out, load_error);
+    }
     fputs("\n  tools: ", out);
     text_tools(out, run, NULL);
     fputc('\n', out);
     for (size_t i = 0; i < run->host_count; i++)
-        text_host(out, run, &run->hosts[i]);
+        text_host(out, &run->hosts[i]);
 }
 
-void logdir_report_text(FILE *out, const struct logdir *logdir)
+void logdir_report_text(FILE *out, const struct logdir *logdir, char *const *run_errors)
 {
     text_safe(out, logdir->path);
     fprintf(out, ": %zu run%s%s\n", logdir->run_count, logdir->run_count == 1 ? "" : "s",
             logdir->run_count > 1 ? ", newest first" : "");
     for (size_t i = 0; i < logdir->run_count; i++) {
         fputc('\n', out);
-        text_run(out, &logdir->runs[i]);
+        text_run(out, &logdir->runs[i], run_errors ? run_errors[i] : NULL);
     }
 }
 
@@ -147,7 +156,8 @@ static void json_host(struct json_writer *writer, const struct logdir_run *run,
     json_writer_object_end(writer);
 }
 
-static void json_run(struct json_writer *writer, const struct logdir_run *run)
+static void json_run(struct json_writer *writer, const struct logdir_run *run,
+                     const char *load_error)
 {
     char date[32];
     json_writer_object_begin(writer);
@@ -161,6 +171,8 @@ static void json_run(struct json_writer *writer, const struct logdir_run *run)
     json_writer_member_int(writer, "modified", run->modified);
     if (run->read_error)
         json_writer_member_string(writer, "error", strerror(run->read_error));
+    if (load_error)
+        json_writer_member_string(writer, "load_error", load_error);
     json_run_tools(writer, run, NULL);
     json_writer_key(writer, "hosts");
     json_writer_array_begin(writer);
@@ -170,7 +182,7 @@ static void json_run(struct json_writer *writer, const struct logdir_run *run)
     json_writer_object_end(writer);
 }
 
-int logdir_report_json(FILE *out, const struct logdir *logdir)
+int logdir_report_json(FILE *out, const struct logdir *logdir, char *const *run_errors)
 {
     struct json_writer writer;
     json_writer_init(&writer, out);
@@ -179,7 +191,7 @@ int logdir_report_json(FILE *out, const struct logdir *logdir)
     json_writer_key(&writer, "runs");
     json_writer_array_begin(&writer);
     for (size_t i = 0; i < logdir->run_count; i++)
-        json_run(&writer, &logdir->runs[i]);
+        json_run(&writer, &logdir->runs[i], run_errors ? run_errors[i] : NULL);
     json_writer_array_end(&writer);
     json_writer_object_end(&writer);
     fputc('\n', out);

@@ -10,7 +10,8 @@
  *
  * JSON: {"log_directory": PATH, "runs": [{"run", "path", "date" (null
  * unless the folder is a timestamp), "modified" (seconds), "error" (only
- * when the directory could not be read), "tools": [...], "hosts": [{"host",
+ * when the directory could not be read), "load_error" (only when the run
+ * was tried and did not load), "tools": [...], "hosts": [{"host",
  * "file" (what memtop opens; null: no memory events), "readable" (a
  * format of memtop reads it), "tools", "files": [{"file", "suffix" (XProf's,
  * or null), "format" (memtop's, or null), "memory", "tools"}]}]}]}. */
@@ -21,9 +22,12 @@
 
 #include "model/logdir.h"
 
-void logdir_report_text(FILE *out, const struct logdir *logdir);
+/* run_errors (NULL, or one per run, NULL for a run that loads or was not
+ * tried): why a run did not load, said under it ("✗ did not load: ...";
+ * JSON: "load_error"). */
+void logdir_report_text(FILE *out, const struct logdir *logdir, char *const *run_errors);
 /* Returns 0 when everything reached out, else the errno of the failure. */
-int logdir_report_json(FILE *out, const struct logdir *logdir);
+int logdir_report_json(FILE *out, const struct logdir *logdir, char *const *run_errors);
 
 /* "run NAME (DATE)\n\n" before the text summaries of a run's hosts. */
 void logdir_report_run_heading(FILE *out, const char *run);

@@ -163,8 +163,82 @@ enum load_status input_open(struct input *input, const struct options *options,
     return status;
 }
 
+/* "w-1: offset 3000: ...", the one host's failure, malloc'd. */
+static char *run_error_of(const struct host *host)
+{
+    struct text message = load_error_message(&host->error);
+    size_t size = strlen(host->name) + 2 + message.length + 1;
+    char *text = malloc(size);
+    if (!text)
+        return NULL;
+    int used = snprintf(text, size, "%s: ", host->name);
+    /* A NUL among a message's bytes ends it here: the viewer escapes the
+     * rest of what it shows. */
+    memcpy(text + used, message.bytes, message.length);
+    text[(size_t)used + message.length] = '\0';
+    return text;
+}
+
+/* Run `index`'s hosts when its first loads (or it has several): true,
+ * with the list in *list; false with the reason kept in errors[index]. */
+static bool run_try(const struct logdir *logdir, size_t index, char **errors,
+                    struct host_list *list)
+{
+    const struct logdir_run *run = &logdir->runs[index];
+    struct load_error error;
+    if (logdir_run_memory_hosts(run) == 0 ||
+        host_list_open_run(list, run, run->name, &error) != LOAD_OK)
+        return false;
+    if (list->count > 1 || (list->count == 1 && host_list_load(list, 0, NULL)))
+        return true;
+    if (list->count == 1)
+        errors[index] = run_error_of(&list->hosts[0]);
+    host_list_free(list);
+    return false;
+}
+
+void input_check_runs(const struct logdir *logdir, char **errors)
+{
+    for (size_t i = 0; i < logdir->run_count; i++) {
+        struct host_list list;
+        if (run_try(logdir, i, errors, &list)) {
+            host_list_free(&list);
+            return;
+        }
+    }
+}
+
+bool input_fall_back_run(struct input *input, const struct options *options)
+{
+    const struct logdir *logdir = &input->logdir;
+    if (!input->directory || logdir->kind != LOGDIR_LOG_DIRECTORY || options->run ||
+        options->host || options->compare || input->hosts.count != 1)
+        return false;
+    if (!input->run_errors)
+        input->run_errors = calloc(logdir->run_count, sizeof *input->run_errors);
+    if (!input->run_errors)
+        return false;
+    input->run_errors[input->run_index] = run_error_of(&input->hosts.hosts[0]);
+    for (size_t i = input->run_index + 1; i < logdir->run_count; i++) {
+        struct host_list list;
+        if (!run_try(logdir, i, input->run_errors, &list))
+            continue;
+        host_list_free(&input->hosts);
+        input->hosts = list;
+        input->failed_run = input->run_index;
+        input->run_index = i;
+        input->first_host = 0;
+        input->host_count = list.count;
+        return true;
+    }
+    return false;
+}
+
 void input_free(struct input *input)
 {
+    for (size_t i = 0; input->run_errors && i < input->logdir.run_count; i++)
+        free(input->run_errors[i]);
+    free(input->run_errors);
     host_list_free(&input->hosts);
     logdir_free(&input->logdir);
     memset(input, 0, sizeof *input);

@@ -22,6 +22,11 @@ struct input {
     struct host_list hosts;
     /* The hosts --host leaves: [first_host, first_host + host_count). */
     size_t first_host, host_count;
+    /* Runs of the log directory that were tried and did not load: one
+     * malloc'd message each ("w-1: offset 3000: ..."), NULL for the
+     * others; NULL until input_fall_back_run() fills it. */
+    char **run_errors;
+    size_t failed_run; /* the run given up on (run_count: none) */
 };
 
 #define INPUT_MESSAGE_SIZE 1024
@@ -31,5 +36,18 @@ struct input {
 enum load_status input_open(struct input *input, const struct options *options,
                             const char **path, char *message, size_t message_size);
 void input_free(struct input *input);
+
+/* The viewer on a log directory whose run (the newest, no --run, --host
+ * or --compare) has one host and it failed to load: opens the newest
+ * older run whose one host loads (or that has several hosts, which the
+ * viewer loads itself), recording why each run tried did not. false
+ * when none does or the input is not such a log directory: then the
+ * caller reports the first failure as before. */
+bool input_fall_back_run(struct input *input, const struct options *options);
+
+/* --list: the runs the viewer would open, newest first, loaded until one
+ * does, as input_fall_back_run() tries them; why each that did not
+ * failed into errors[run] (malloc'd; errors holds run_count). */
+void input_check_runs(const struct logdir *logdir, char **errors);
 
 #endif

@@ -116,10 +116,16 @@ static int run_viewer(struct input *input, const struct options *options)
     int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
     if (compare_status != EXIT_OK)
         return compare_status;
-    /* With one profile, a load error belongs in the shell, not a screen. */
+    /* With one profile, a load error belongs in the shell, not a screen;
+     * unless the log directory has an older run that loads: the viewer
+     * opens it and says why the newest did not. */
+    bool fell_back = false;
     if (hosts->count == 1 && !load_host(hosts, 0)) {
-        print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
-        return exit_status_for(hosts->hosts[0].status);
+        fell_back = input_fall_back_run(input, options);
+        if (!fell_back) {
+            print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
+            return exit_status_for(hosts->hosts[0].status);
+        }
     }
     struct ui_options ui_options = {
         .ascii = options->ascii,
@@ -136,6 +142,8 @@ static int run_viewer(struct input *input, const struct options *options)
                       : NULL,
         .run_index = input->run_index,
         .compare = options->compare,
+        .run_errors = input->run_errors,
+        .failed_run = fell_back ? input->failed_run : input->logdir.run_count,
     };
     return ui_run(&session, &ui_options);
 }
@@ -150,11 +158,18 @@ static int run_list(const struct options *options)
         print_load_error(options->paths[0], &error);
         return exit_status_for(status);
     }
+    /* Which runs the viewer could not open, as it would try them. */
+    char **errors = calloc(logdir.run_count ? logdir.run_count : 1, sizeof *errors);
+    if (errors && logdir.kind == LOGDIR_LOG_DIRECTORY)
+        input_check_runs(&logdir, errors);
     int write_error = 0;
     if (options->json)
-        write_error = logdir_report_json(stdout, &logdir);
+        write_error = logdir_report_json(stdout, &logdir, errors);
     else
-        logdir_report_text(stdout, &logdir);
+        logdir_report_text(stdout, &logdir, errors);
+    for (size_t i = 0; errors && i < logdir.run_count; i++)
+        free(errors[i]);
+    free(errors);
     logdir_free(&logdir);
     return stdout_finish(EXIT_OK, write_error);
 }

@@ -31,9 +31,11 @@ memtop_expect "--list: every run, newest first (by the run folder), status 0" 0 
     out "^$logs: 4 runs, newest first$" \
     out "^eval/2026_11_23_06_40_00  2026-11-23 06:40:00  0 hosts with memory profiles$" \
     out "^train/2026_11_23_06_39_19  2026-11-23 06:39:19  2 hosts with memory profiles$" \
-    out "^  10.0.0.2_8466: memory_profile; trace  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
-    out "^  BlueDiamond.local: memory_profile  (opens BlueDiamond.local.memory_profile.json.gz)$" \
+    out "^  10.0.0.2_8466: memory_profile; trace  [0-9.]* KiB  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
+    out "^  BlueDiamond.local: memory_profile  [0-9.]* KiB  (opens BlueDiamond.local.memory_profile.json.gz)$" \
     out "^  tools: memory_profile, trace_viewer$"
+tools=$(grep -c "tools:" "$work/out")
+tap_check "--list: the tools once per run (4 runs: 4 lines)" test "$tools" -eq 4
 order=$(grep -v '^ ' "$work/out" | grep -o '^[a-z0-9_/]*  ' | tr -d ' ' | tr '\n' ' ')
 tap_check "--list: the order is by folder name, then modification time" \
     test "$order" = "eval/2026_11_23_06_40_00 train/2026_11_23_06_39_19 2026_11_22_10_00_00 train/2026_11_22_10_00_00 " ||
@@ -207,8 +209,9 @@ memtop_run --list "$demo"
 memtop_expect "demo: --list shows its two runs and four hosts" 0 \
     out "^2026_11_23_06_39_19  2026-11-23 06:39:19  2 hosts with memory profiles$" \
     out "^2026_11_21_17_42_08  2026-11-21 17:42:08  2 hosts with memory profiles$" \
-    out "^  10.0.0.2_8466: memory_profile  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
-    out "^  BlueDiamond.local: xplane  (" out "^  t1v-n-6d5ad4f1-w-1: xplane  ("
+    out "^  10.0.0.2_8466: memory_profile  [0-9.]* [KM]iB  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
+    out "^  BlueDiamond.local: xplane  [0-9.]* [KM]iB  (" \
+    out "^  t1v-n-6d5ad4f1-w-1: xplane  [0-9.]* [KM]iB  ("
 memtop_run --summary --json --host 10.0.0.2_8466 "$demo"
 memtop_expect "demo: its MemoryProfile host loads" 0 \
     out '^\[{"run":"2026_11_23_06_39_19","host":"10.0.0.2_8466","file":"[^"]*","format":"json","gzip":true'
@@ -240,5 +243,29 @@ xspace_runs() {
 }
 
 xspace_runs
+
+# ---- the newest run cut short (still being written) ----
+cut_runs() {
+    clogs="$work/cut"
+    generated_profile "$clogs/plugins/profile/2026_04_01_00_00_00/w-1.memory_profile.json.gz" 11 1
+    generated_profile "$work/whole.json.gz" 12 1
+    mkdir -p "$clogs/plugins/profile/2026_04_02_00_00_00"
+    head -c 3000 "$work/whole.json.gz" \
+        >"$clogs/plugins/profile/2026_04_02_00_00_00/w-1.memory_profile.json.gz"
+    memtop_run --list "$clogs"
+    memtop_expect "--list: the newest run cut short says it does not load, and why" 0 \
+        out "^2026_04_02_00_00_00  .*$" out "^  ✗ did not load: w-1: offset 3000: truncated gzip data$"
+    if grep -A1 "^2026_04_01" "$work/out" | grep -q "did not load"; then
+        tap_not_ok "--list: the older run that loads is not marked" "$work/out"
+    else tap_ok "--list: the older run that loads is not marked"; fi
+    memtop_run --list --json "$clogs"
+    memtop_expect "--list --json: load_error on the run that does not load" 0 \
+        out '"run":"2026_04_02_00_00_00",.*"load_error":"w-1: offset 3000: truncated gzip data"'
+    memtop_run --summary "$clogs"
+    memtop_expect "--summary of that log directory stays loud: status 2" 2 \
+        err "truncated gzip data"
+}
+
+cut_runs
 
 tap_done

@@ -176,4 +176,24 @@ xspace_viewer() {
 
 xspace_viewer
 
+# ---- the newest run cut short: the newest that loads opens ----
+clogs="$work/cut"
+generated_profile "$clogs/plugins/profile/2026_04_01_00_00_00/w-1.memory_profile.json.gz" 11 1
+generated_profile "$work/whole.json.gz" 12 1
+mkdir -p "$clogs/plugins/profile/2026_04_02_00_00_00"
+head -c 3000 "$work/whole.json.gz" \
+    >"$clogs/plugins/profile/2026_04_02_00_00_00/w-1.memory_profile.json.gz"
+memtop_viewer 80 24 "" "$clogs"
+check "cut: the older run opens, the cut one marked ✗, the status line says why" \
+    "Runs (2)" " ✗2026_04_02_00_00_00" "▸ 2026_04_01_00_00_00" "allocator GPU_0_bfc" \
+    "✗ run 2026_04_02_00_00_00 did not load (w-1: offset 3000: truncated"
+for tab in 1 2 3 4 5 6; do
+    tmux_keys BTab
+    tmux_wait_for "Enter open run" 1 >/dev/null && break
+done
+tmux_keys k
+check "cut: the cursor on the bad run says why it did not load" \
+    "2026_04_02_00_00_00 ✗ did not load: w-1: offset 3000: truncated gzip data"
+memtop_quit "cut: q quits with status 0"
+
 tap_done

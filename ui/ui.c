@@ -284,6 +284,13 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
             terminal_watch(host_loader_wake_fd(viewer.loader));
         viewer_select_host(&viewer, session->first_host);
     }
+    if (viewer.logdir && session->failed_run < viewer.logdir->run_count) {
+        const char *why = viewer_run_error(&viewer, session->failed_run);
+        viewer_status(&viewer, true, "%s run %s did not load (%s); showing %s",
+                      style.utf8 ? "\xe2\x9c\x97" : "x",
+                      viewer.logdir->runs[session->failed_run].name, why ? why : "?",
+                      viewer.logdir->runs[viewer.run_index].name);
+    }
     /* What the person chose last time, unless told to forget. */
     struct settings settings;
     char settings_file[4096];

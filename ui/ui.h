@@ -33,6 +33,11 @@ struct ui_session {
     /* --compare: hosts holds BASE and NEW, both loaded; the viewer
      * compares them instead of showing one host. */
     bool compare;
+    /* Why runs of logdir did not load, one message per run (NULL: not
+     * tried, or fine), or NULL; and the run that was to open and did
+     * not (run_count: none), which the status line names at the start. */
+    char *const *run_errors;
+    size_t failed_run;
 };
 
 /* Runs the viewer over the hosts until the user quits. Returns the exit

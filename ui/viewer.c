@@ -431,6 +431,7 @@ bool viewer_init(struct viewer *viewer, const struct ui_session *session,
     viewer->hosts = session->hosts;
     viewer->logdir = session->logdir && session->logdir->run_count ? session->logdir : NULL;
     viewer->run_index = viewer->main_run = session->run_index;
+    viewer->run_errors = session->run_errors;
     viewer->zoomed = viewer->focus_before_zoom = viewer->focus_wanted = PANE_NONE;
     if (viewer->logdir) {
         viewer->run_hosts = calloc(viewer->logdir->run_count, sizeof *viewer->run_hosts);

@@ -70,6 +70,8 @@ struct viewer {
     const struct logdir *logdir;
     size_t run_index, main_run;
     struct host_list **run_hosts;
+    /* Why runs did not load before the viewer started (main's; NULL). */
+    char *const *run_errors;
     /* Loads hosts in the background; NULL: on this thread. */
     struct host_loader *loader;
     /* host_index is being loaded: it opens when its load ends. */
@@ -137,6 +139,10 @@ void viewer_select_host(struct viewer *viewer, size_t index);
 /* Opens host `host` on allocator `allocator` of its loaded profile (the
  * pod overview's Enter): that memory id is kept from then on. */
 void viewer_select_host_allocator(struct viewer *viewer, size_t host, size_t allocator);
+/* Why run `index` does not load ("w-1: offset 3000: ..."): main's
+ * finding, else, when every host of it the viewer tried failed, the
+ * first one's; NULL when it loads or was not tried. */
+const char *viewer_run_error(const struct viewer *viewer, size_t index);
 /* Opens run `index` of the log directory and its first host. */
 void viewer_select_run(struct viewer *viewer, size_t index);
 /* After the loader woke the viewer: opens the host it waits for when
