@@ -14,6 +14,7 @@
 #include "model/array_grow.h"
 #include "model/load_internal.h"
 #include "model/logdir_internal.h"
+#include "model/natural_order.h"
 
 /* ---- one file's name ---- */
 
@@ -67,15 +68,12 @@ static bool file_is_source(const struct run_file *file)
     return !file->kind || file->kind->memory_rank > 0;
 }
 
-/* By host; XProf's files of one host together (plain files are hosts of
+/* By host, in natural order (w-2 before w-10); XProf's files of one host together (plain files are hosts of
  * their own); sources first, the preferred one first; then by name. */
 static int compare_found(const void *left, const void *right)
 {
     const struct found_file *a = left, *b = right;
-    size_t shorter = a->host_length < b->host_length ? a->host_length : b->host_length;
-    int order = memcmp(a->file.name, b->file.name, shorter);
-    if (order == 0 && a->host_length != b->host_length)
-        order = a->host_length < b->host_length ? -1 : 1;
+    int order = natural_compare_bytes(a->file.name, a->host_length, b->file.name, b->host_length);
     if (order == 0 && (a->file.kind == NULL) != (b->file.kind == NULL))
         order = a->file.kind ? -1 : 1;
     if (order == 0 && file_rank(&a->file) != file_rank(&b->file))

@@ -2,6 +2,8 @@
 
 #include "src/input.h"
 
+#include "model/natural_order.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,23 @@ static const char *run_name_at(const void *logdir, size_t index)
 static const char *host_name_at(const void *hosts, size_t index)
 {
     return ((const struct host_list *)hosts)->hosts[index].name;
+}
+
+/* The names a --host or --run matched, "a, b, c" into text. */
+struct candidates {
+    char *text;
+    size_t size, used;
+    const char *(*name_of)(const void *, size_t);
+    const void *items;
+};
+
+static void add_candidate(void *context, size_t index)
+{
+    struct candidates *found = context;
+    if (found->used < found->size)
+        found->used += (size_t)snprintf(found->text + found->used, found->size - found->used,
+                                        "%s%s", found->used ? ", " : "",
+                                        found->name_of(found->items, index));
 }
 
 /* Whether a run directory sits in a plugins/profile directory, where its
@@ -62,15 +81,26 @@ static enum load_status input_pick_run(struct input *input, const struct options
         snprintf(message, size, "--run picks a run of a log directory, and this is a run");
         return LOAD_BAD_INPUT;
     }
-    switch (logdir_find_run(logdir, options->run, &input->run_index)) {
+    enum logdir_match match = logdir_find_run(logdir, options->run, &input->run_index);
+    struct candidates found = {names, sizeof names, 0, run_name_at, logdir};
+    if (match == LOGDIR_MATCH_NONE) {
+        size_t count = natural_find(options->run, run_name_at, logdir, logdir->run_count,
+                                    &input->run_index, add_candidate, &found);
+        match = count == 0 ? LOGDIR_MATCH_NONE
+                           : count == 1 ? LOGDIR_MATCH_ONE : LOGDIR_MATCH_SEVERAL;
+    }
+    switch (match) {
     case LOGDIR_MATCH_ONE:
         if (logdir_run_memory_hosts(&logdir->runs[input->run_index]) > 0)
             return LOAD_OK;
         snprintf(message, size, "run '%s' holds no memory profile", options->run);
         return LOAD_BAD_INPUT;
     case LOGDIR_MATCH_SEVERAL:
-        snprintf(message, size, "several runs are named '%s': give the whole name (--list)",
-                 options->run);
+        if (found.used)
+            snprintf(message, size, "several runs match '%s': %s", options->run, names);
+        else
+            snprintf(message, size, "several runs are named '%s': give the whole name (--list)",
+                     options->run);
         return LOAD_BAD_INPUT;
     default:
         name_list(names, sizeof names, run_name_at, logdir, logdir->run_count);
@@ -102,18 +132,26 @@ static enum load_status input_open_directory(struct input *input, const struct o
     return status;
 }
 
-/* --host: the one host of that name. */
+/* --host: the host of that name, else the one whose name ends in it,
+ * else the one holding it; the candidates when several do. */
 static enum load_status input_pick_host(struct input *input, const char *name, char *message,
                                         size_t size)
 {
-    for (size_t i = 0; i < input->hosts.count; i++) {
-        if (strcmp(input->hosts.hosts[i].name, name) == 0) {
-            input->first_host = i;
-            input->host_count = 1;
-            return LOAD_OK;
-        }
-    }
     char names[INPUT_MESSAGE_SIZE / 2];
+    struct candidates found = {names, sizeof names, 0, host_name_at, &input->hosts};
+    names[0] = '\0';
+    size_t index = 0;
+    size_t count = natural_find(name, host_name_at, &input->hosts, input->hosts.count, &index,
+                                add_candidate, &found);
+    if (count == 1) {
+        input->first_host = index;
+        input->host_count = 1;
+        return LOAD_OK;
+    }
+    if (count > 1) {
+        snprintf(message, size, "several hosts match '%s': %s", name, names);
+        return LOAD_BAD_INPUT;
+    }
     name_list(names, sizeof names, host_name_at, &input->hosts, input->hosts.count);
     snprintf(message, size, "no host '%s'; the hosts are: %s", name, names);
     return LOAD_BAD_INPUT;

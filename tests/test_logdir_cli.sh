@@ -268,4 +268,34 @@ cut_runs() {
 
 cut_runs
 
+# ---- a pod: natural order, --host and --run by a part of the name ----
+pod_hosts() {
+    pod="$work/pod/plugins/profile/2026_05_01_00_00_00"
+    for h in w-0 w-1 w-2 w-10 w-11; do
+        generated_profile "$pod/t1v-n-0c5c7fd0-$h.memory_profile.json.gz" 13 1
+    done
+    generated_profile "$work/pod/plugins/profile/run_9/10.0.0.9.memory_profile.json.gz" 14 1
+    generated_profile "$work/pod/plugins/profile/run_9/10.0.0.10.memory_profile.json.gz" 15 1
+    generated_profile "$work/pod/plugins/profile/run_10/x.memory_profile.json.gz" 16 1
+    memtop_run --list "$work/pod"
+    order=$(grep -v '^  tools:' "$work/out" | grep -o '^  [^ :]*:' | tr -d ' :' | tr '\n' ' ')
+    tap_check "--list: hosts in natural order (w-2 before w-10, IP addresses by number)" \
+        test "$order" = "x 10.0.0.9 10.0.0.10 t1v-n-0c5c7fd0-w-0 t1v-n-0c5c7fd0-w-1 t1v-n-0c5c7fd0-w-2 t1v-n-0c5c7fd0-w-10 t1v-n-0c5c7fd0-w-11 " ||
+        echo "# order: $order"
+    runs=$(grep -o '^run_[0-9]*' "$work/out" | tr '\n' ' ')
+    tap_check "--list: run folders in natural order, newest (largest) first" \
+        test "$runs" = "run_10 run_9 " || echo "# runs: $runs"
+    memtop_run --summary --json --host w-1 --run 2026_05 "$work/pod"
+    memtop_expect "--host w-1: the host whose name ends in it; --run: a part of the name" 0 \
+        out '"host":"t1v-n-0c5c7fd0-w-1",'
+    memtop_run --summary --host w- --run 2026_05 "$work/pod"
+    memtop_expect "--host w-: several match, the candidates listed, status 2" 2 \
+        err "several hosts match 'w-': t1v-n-0c5c7fd0-w-0, t1v-n-0c5c7fd0-w-1, t1v-n-0c5c7fd0-w-2, t1v-n-0c5c7fd0-w-10, t1v-n-0c5c7fd0-w-11$"
+    memtop_run --summary --run run_ "$work/pod"
+    memtop_expect "--run run_: several match, the candidates listed, status 2" 2 \
+        err "several runs match 'run_': run_10, run_9$"
+}
+
+pod_hosts
+
 tap_done
