@@ -196,4 +196,31 @@ check "cut: the cursor on the bad run says why it did not load" \
     "2026_04_02_00_00_00 ✗ did not load: w-1: offset 3000: truncated gzip data"
 memtop_quit "cut: q quits with status 0"
 
+# ---- a pod's hosts: natural order, / searches the focused list ----
+pod="$work/pod"
+for h in w-0 w-1 w-2 w-10 w-11; do
+    generated_profile "$pod/t1v-n-0c5c7fd0-$h.memory_profile.json.gz" 13 1
+done
+memtop_viewer 100 30 "" "$pod"
+check "pod: the hosts in natural order" "Hosts (5)"
+order=$(grep -o 't1v-n-0c5c7fd0-w-[0-9]*' "$tmux_screen" | sed 1d | tr '\n' ' ')
+tap_check "pod: w-2 before w-10 in the hosts list" \
+    test "$order" = "t1v-n-0c5c7fd0-w-0 t1v-n-0c5c7fd0-w-1 t1v-n-0c5c7fd0-w-2 t1v-n-0c5c7fd0-w-10 t1v-n-0c5c7fd0-w-11 "
+for tab in 1 2 3 4 5 6; do
+    tmux_keys BTab
+    tmux_wait_for "Enter open host" 1 >/dev/null && break
+done
+tmux_keys /
+tmux_text "W-1"
+tmux_keys Enter
+check "pod: / in the hosts list searches it (any case), the first match" \
+    "/W-1: t1v-n-0c5c7fd0-w-1 (1 of 3)"
+tmux_keys n
+check "pod: n goes to the next match" "/W-1: t1v-n-0c5c7fd0-w-10 (2 of 3)"
+tmux_keys N N
+check "pod: N goes back, round the start" "/W-1: t1v-n-0c5c7fd0-w-11 (3 of 3)"
+tmux_keys Enter
+check "pod: Enter opens the host found" "host t1v-n-0c5c7fd0-w-11 (5/5)"
+memtop_quit "pod: q quits with status 0"
+
 tap_done

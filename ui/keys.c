@@ -145,6 +145,16 @@ static const struct key_binding key_table[] = {
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_STEPS,
      "zoom the chart to the step; again on it: zoom back out", "Enter zoom the chart to it"},
+
+    /* After the table's rows: a request's scope is its first row's, and
+     * / n N still reach the table and the chart from other panes. */
+    {{'/'}, "/", REQUEST_FILTER, KEY_SCOPE_PANE,
+     "in a list (runs, hosts, allocators, steps, HLO modules): search it as you type (Enter "
+     "keeps the text, Esc goes back)", NULL},
+    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_PANE,
+     "in a list: the next item holding the searched text", NULL},
+    {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_PANE,
+     "in a list: the previous item holding the searched text", NULL},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)

@@ -137,10 +137,21 @@ static void run_cursor_moved(struct viewer *viewer, size_t index)
     viewer_status(viewer, hosts == 0, "%s", text);
 }
 
+static const char *run_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                            char *buffer, size_t size)
+{
+    (void)pane, (void)buffer, (void)size;
+    return viewer->logdir->runs[index].name;
+}
+
 static struct pane_reply runs_handle(struct pane *pane, struct viewer *viewer,
                                      enum request request)
 {
     struct list_cursor *cursor = &runs_of(pane)->cursor;
+    struct list_search_list searched = {cursor, pane, PANE_RUNS, viewer->logdir->run_count,
+                                        run_text, FOLLOW_UP_NONE};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     bool moved;
     struct pane_reply reply = pane_reply_list_request(cursor, viewer->logdir->run_count, request,
                                                       FOLLOW_UP_SELECT_RUN, &moved);

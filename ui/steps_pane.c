@@ -260,11 +260,22 @@ static struct pane_reply steps_zoom_chart(struct steps_pane *steps, struct viewe
     return pane_reply_follow(follow_up_zoom_to(step->start_time_ps, step->end_time_ps));
 }
 
+static const char *step_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                             char *buffer, size_t size)
+{
+    const struct step_row *step = &steps_table(steps_of(pane), viewer)->rows[index];
+    return step_cell(step, STEP_ID, &viewer->style, buffer, size);
+}
+
 static struct pane_reply steps_handle(struct pane *pane, struct viewer *viewer,
                                       enum request request)
 {
     struct steps_pane *steps = steps_of(pane);
     size_t count = steps_table(steps, viewer)->count;
+    struct list_search_list searched = {&steps->cursor, pane, PANE_STEPS, count, step_text,
+                                        FOLLOW_UP_NONE};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     if (request == REQUEST_ENTER)
         return steps_zoom_chart(steps, viewer);
     return list_cursor_move(&steps->cursor, count, request) ? pane_reply_handled()

@@ -25,6 +25,7 @@
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
+#include "ui/list_search.h"
 #include "ui/live_view.h"
 #include "ui/pane.h"
 #include "ui/pane_table.h"
@@ -112,6 +113,7 @@ struct viewer {
     struct list_cursor help;   /* the help overlay's scroll */
 
     struct prompt prompt;
+    struct list_search list_search; /* `/` and n/N in the list panes */
     struct export_prompt_state export_prompt;
     char status[512];     /* raw: file text in it is escaped when drawn */
     size_t status_length; /* 0: no status (it may hold a file's NUL) */
