@@ -97,7 +97,7 @@ check "80x24: o opens the pod overview of the run" \
     "% cap"
 rows=$(grep -c -E '^ (10.0.0.2_8466|BlueDiamond.local|worker-2) ' "$tmux_screen")
 tap_check "80x24: the overview lists every host x allocator (9 rows)" test "$rows" -eq 9
-tmux_keys s s g
+tmux_keys s s Home
 check "80x24: s s sorts by peak, largest first" "Peak▼"
 first=$(sed -n 4p "$tmux_screen")
 case $first in

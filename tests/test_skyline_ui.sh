@@ -68,7 +68,7 @@ for size in 80x24 120x40; do
     tmux_keys G Enter
     tap_check "$size: an entry of size <= 0 says why it is not counted" \
         tmux_wait_for "(-2048 bytes); not counted: memory grew"
-    tmux_keys Escape g
+    tmux_keys Escape Home
     # The chart's keys on a report without a timeline.
     tmux_keys Tab Tab p h l + - 0 f F Tab
     tap_check "$size: the chart's keys leave the viewer drawing" \

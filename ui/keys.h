@@ -66,6 +66,7 @@ enum request {
     REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
     REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
     REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
+    REQUEST_GO_TO,                /* g: the cursor to a time, a step, the peak, the OOM */
     REQUEST_COUNT
 };
 

@@ -8,6 +8,7 @@
 
 #include "ui/export_prompt.h"
 #include "ui/filter_prompt.h"
+#include "ui/go_to_prompt.h"
 #include "ui/help_overlay.h"
 
 /* Rows a mouse wheel notch scrolls. */
@@ -122,6 +123,11 @@ static void viewer_cancel(struct viewer *viewer)
         return;
     if (live_view_clear_mark(viewer))
         return;
+    if (live_view_unpin(viewer)) {
+        viewer_status(viewer, false, "the table is back to %s",
+                      viewer->live.following ? "the cursor" : "the peak");
+        return;
+    }
     filter_prompt_clear(viewer);
 }
 
@@ -149,6 +155,7 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
             viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
         return true;
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
+    case REQUEST_GO_TO: go_to_prompt_begin(viewer); return true;
     default: return false;
     }
 }
