@@ -56,8 +56,9 @@ static enum load_status gzip_fail_trailing(size_t offset, struct load_error *err
     return LOAD_BAD_INPUT;
 }
 
-enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_bytes,
-                              uint8_t **out, size_t *out_size, struct load_error *error)
+enum load_status gzip_inflate_cut(const uint8_t *bytes, size_t size, uint64_t max_bytes,
+                                  uint8_t **out, size_t *out_size, uint64_t *cut_at,
+                                  struct load_error *error)
 {
     size_t capacity = gzip_size_hint(bytes, size, max_bytes);
     uint8_t *buffer = malloc(capacity);
@@ -69,6 +70,8 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
     }
     enum load_status status = LOAD_OK;
     size_t consumed = 0, produced = 0;
+    if (cut_at)
+        *cut_at = 0;
     for (;;) {
         if (produced == capacity) {
             if (produced > max_bytes) {
@@ -115,6 +118,10 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
             load_error_at(error, consumed, "%s gzip data",
                           result == Z_BUF_ERROR ? "truncated" : "corrupt");
             status = LOAD_BAD_INPUT;
+            if (result == Z_BUF_ERROR && cut_at && produced > 0) {
+                *cut_at = consumed;
+                status = LOAD_OK;
+            }
         }
         break;
     }
@@ -131,4 +138,10 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
     *out = buffer;
     *out_size = produced;
     return LOAD_OK;
+}
+
+enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_bytes,
+                              uint8_t **out, size_t *out_size, struct load_error *error)
+{
+    return gzip_inflate_cut(bytes, size, max_bytes, out, out_size, NULL, error);
 }

@@ -18,6 +18,12 @@ bool gzip_is_compressed(const uint8_t *bytes, size_t size);
 
 /* Inflates into a malloc'd buffer (*out, *out_size), which the caller
  * frees. LOAD_BAD_INPUT for corrupt data or output past max_bytes. */
+/* The same, except that data that stops early (a copy in progress) is
+ * LOAD_OK with what inflated before the cut, and *cut_at the compressed
+ * offset where it stops (0 when the data is whole). */
+enum load_status gzip_inflate_cut(const uint8_t *bytes, size_t size, uint64_t max_bytes,
+                                  uint8_t **out, size_t *out_size, uint64_t *cut_at,
+                                  struct load_error *error);
 enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_bytes,
                               uint8_t **out, size_t *out_size, struct load_error *error);
 
