@@ -133,6 +133,7 @@ static int run_viewer(struct input *input, const struct options *options)
         .mouse = options->mouse,
         .keys_from_terminal = reads_standard_input(options),
         .no_settings = options->no_settings,
+        .follow = options->follow,
     };
     struct ui_session session = {
         .hosts = hosts,

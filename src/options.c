@@ -12,7 +12,7 @@
 #include <string.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
-enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
+enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW };
 enum { OPTION_COMPARE = 1024 };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum {
@@ -49,6 +49,7 @@ static const struct option long_options[] = {
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
     {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
+    {"follow", no_argument, NULL, OPTION_FOLLOW},
     {"compare", no_argument, NULL, OPTION_COMPARE},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
@@ -123,6 +124,8 @@ int options_print_help(FILE *out)
           "                    the terminal's own text selection keeps working)\n"
           "      --no-settings neither read nor write the viewer's remembered settings\n"
           "                    ($XDG_STATE_HOME/memtop/settings)\n"
+          "      --follow      the viewer watches the log directory: new runs and\n"
+          "                    hosts appear as they are written (R reloads by hand)\n"
           "      --list-keys[=FORMAT]\n"
           "                    print the viewer's keys and exit, as a Markdown table\n"
           "                    (FORMAT markdown, the default) or man page text (man)\n"
@@ -387,6 +390,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
         case OPTION_NO_SETTINGS: options->no_settings = true; break;
+        case OPTION_FOLLOW: options->follow = true; break;
         case OPTION_COMPARE: options->compare = true; break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))

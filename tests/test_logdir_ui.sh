@@ -223,4 +223,34 @@ tmux_keys Enter
 check "pod: Enter opens the host found" "host t1v-n-0c5c7fd0-w-11 (5/5)"
 memtop_quit "pod: q quits with status 0"
 
+# ---- R and F5 reload; --follow watches ----
+rl="$work/reload/plugins/profile"
+generated_profile "$rl/2026_06_01_00_00_00/a.memory_profile.json.gz" 21 2
+memtop_viewer 100 30 "" "$work/reload"
+check "reload: one run, one host, two allocators" "allocator GPU_0_bfc (1/2)"
+generated_profile "$rl/2026_06_02_00_00_00/a.memory_profile.json.gz" 22 2
+generated_profile "$rl/2026_06_01_00_00_00/b.memory_profile.json.gz" 23 2
+tmux_keys R
+check "reload: R finds the new run and the new host, says so" "Runs (2)" "Hosts (2)" \
+    "reloaded: 2 runs (1 new), 2 hosts in this run (1 new), 1 unchanged"
+# The open host's file written anew (three allocators now): read again whole.
+generated_profile "$rl/2026_06_01_00_00_00/a.memory_profile.json.gz" 24 3
+tmux_keys F5
+check "reload: F5 reads the open host's changed file again" "allocator GPU_0_bfc (1/3)"
+memtop_quit "reload: q quits with status 0"
+
+fl="$work/follow/plugins/profile"
+generated_profile "$fl/2026_07_01_00_00_00/a.memory_profile.json.gz" 25 1
+memtop_viewer 100 30 "" --follow "$work/follow"
+check "--follow: says it follows" "following $work/follow: new runs and hosts appear"
+generated_profile "$work/follow-b.json.gz" 26 1
+mv "$work/follow-b.json.gz" "$fl/2026_07_01_00_00_00/b.memory_profile.json.gz"
+check "--follow: a host written into the run appears, said on the status line" "Hosts (2)" \
+    "following: 1 run (0 new), 2 hosts in this run (1 new)"
+mkdir -p "$fl/2026_07_02_00_00_00"
+generated_profile "$work/follow-c.json.gz" 27 1
+mv "$work/follow-c.json.gz" "$fl/2026_07_02_00_00_00/c.memory_profile.json.gz"
+check "--follow: a new run appears" "Runs (2)"
+memtop_quit "--follow: q quits with status 0"
+
 tap_done

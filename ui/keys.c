@@ -30,6 +30,9 @@ static const struct key_binding key_table[] = {
     {{'g'}, "g", REQUEST_GO_TO, KEY_SCOPE_GLOBAL,
      "go to a time, a step's peak, the peak or the OOM: asks \"go to: 412.3 ms, step 5, peak, "
      "oom\" and moves the chart's cursor there (the table follows it with L)", "g go to"},
+    {{'R', KEY_F(5)}, "R F5", REQUEST_RELOAD, KEY_SCOPE_GLOBAL,
+     "reload: the log directory read again (new runs and hosts appear), a host whose file "
+     "changed read again whole", NULL},
     {{'z'}, "z", REQUEST_ZOOM_PANE, KEY_SCOPE_GLOBAL,
      "zoom the focused pane to the whole screen, and back (Tab moves the zoom)", "z zoom"},
     {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,

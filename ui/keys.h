@@ -67,6 +67,7 @@ enum request {
     REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
     REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
     REQUEST_GO_TO,                /* g: the cursor to a time, a step, the peak, the OOM */
+    REQUEST_RELOAD,               /* R, F5: the log directory and the open host read again */
     REQUEST_COUNT
 };
 

@@ -10,6 +10,7 @@
 #include "ui/header_pane.h"
 #include "ui/settings.h"
 #include "ui/help_overlay.h"
+#include "ui/logdir_watch.h"
 #include "ui/status_line.h"
 #include "ui/terminal.h"
 #include "ui/viewer.h"
@@ -303,10 +304,27 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     }
     if (remembers)
         viewer_recall_settings(&viewer, &settings);
+    /* --follow: the log directory (or the files' directories) watched. */
+    struct logdir_watch watch = {-1, -1};
+    if (options->follow && !session->compare) {
+        logdir_watch_start(&watch, viewer.logdir, viewer.hosts);
+        terminal_watch_follow(watch.fd, watch.timeout_ms);
+        viewer_status(&viewer, false, "following %s: new runs and hosts appear as they are "
+                                      "written",
+                      viewer.logdir ? viewer.logdir->path : "the files");
+    }
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);
         int key = terminal_read_key();
+        if (key == TERMINAL_KEY_FOLLOW) {
+            /* News, or a look every few seconds: the reload says whether
+             * anything is new. */
+            logdir_watch_drain(&watch);
+            viewer_reload(&viewer, true);
+            logdir_watch_add(&watch, viewer.logdir, viewer.hosts);
+            continue;
+        }
         if (key == TERMINAL_KEY_WAKE) {
             viewer_poll_loads(&viewer);
             continue;
@@ -329,6 +347,8 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     /* The terminal goes back first: stopping the loader waits for a
      * load in progress, and a signal ends memtop without waiting. */
     terminal_watch(-1);
+    terminal_watch_follow(-1, -1);
+    logdir_watch_stop(&watch);
     terminal_stop();
     terminal_reraise(terminal_pending_signal());
     viewer_free(&viewer);

@@ -20,6 +20,8 @@ struct ui_options {
     bool keys_from_terminal;
     /* --no-settings: neither read nor write the remembered settings. */
     bool no_settings;
+    /* --follow: watch the log directory (or the files) and reload. */
+    bool follow;
 };
 
 /* What the viewer opens. */

@@ -33,6 +33,7 @@ void viewer_stop_loading(struct viewer *viewer)
     }
     free(viewer->run_hosts);
     viewer->run_hosts = NULL;
+    viewer_reload_free(viewer);
 }
 
 size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile)

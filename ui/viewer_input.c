@@ -156,6 +156,12 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
         return true;
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
     case REQUEST_GO_TO: go_to_prompt_begin(viewer); return true;
+    case REQUEST_RELOAD:
+        if (viewer_comparing(viewer))
+            viewer_status(viewer, false, "R reloads a log directory or files, not a comparison");
+        else
+            viewer_reload(viewer, false);
+        return true;
     default: return false;
     }
 }
