@@ -21,6 +21,7 @@
 #include "report/json_writer.h"
 #include "report/logdir_report.h"
 #include "src/input.h"
+#include "src/list_peaks.h"
 #include "src/options.h"
 #include "src/progress.h"
 #include "report/summary_report.h"
@@ -163,11 +164,14 @@ static int run_list(const struct options *options)
     char **errors = calloc(logdir.run_count ? logdir.run_count : 1, sizeof *errors);
     if (errors && logdir.kind == LOGDIR_LOG_DIRECTORY)
         input_check_runs(&logdir, errors);
+    struct logdir_peaks peaks = {0};
+    bool with_peaks = options->peaks && list_peaks_read(&logdir, &peaks);
     int write_error = 0;
     if (options->json)
-        write_error = logdir_report_json(stdout, &logdir, errors);
+        write_error = logdir_report_json(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
     else
-        logdir_report_text(stdout, &logdir, errors);
+        logdir_report_text(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
+    list_peaks_free(&peaks);
     for (size_t i = 0; errors && i < logdir.run_count; i++)
         free(errors[i]);
     free(errors);

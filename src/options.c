@@ -12,7 +12,7 @@
 #include <string.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
-enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW };
+enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
 enum { OPTION_COMPARE = 1024 };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum {
@@ -50,6 +50,7 @@ static const struct option long_options[] = {
     {"mouse", no_argument, NULL, OPTION_MOUSE},
     {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
     {"follow", no_argument, NULL, OPTION_FOLLOW},
+    {"peaks", no_argument, NULL, OPTION_PEAKS},
     {"compare", no_argument, NULL, OPTION_COMPARE},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
@@ -75,6 +76,8 @@ int options_print_help(FILE *out)
           "\n"
           "      --list        list LOGDIR's runs, their hosts and XProf's tools for\n"
           "                    them, and exit (with --json: as JSON)\n"
+          "      --peaks       with --list: each host's peak and % of capacity (the\n"
+          "                    hosts are read, several at a time)\n"
           "      --run NAME    the run of LOGDIR to open (as --list names it, or its\n"
           "                    folder's name); default: the newest\n"
           "      --host NAME   that host: the viewer opens it first, --summary and\n"
@@ -391,6 +394,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_MOUSE: options->mouse = true; break;
         case OPTION_NO_SETTINGS: options->no_settings = true; break;
         case OPTION_FOLLOW: options->follow = true; break;
+        case OPTION_PEAKS: options->peaks = true; break;
         case OPTION_COMPARE: options->compare = true; break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
@@ -439,6 +443,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (list)
         options->mode = RUN_LIST;
+    if (options->peaks && !list) {
+        snprintf(error, error_size, "--peaks goes with --list");
+        return false;
+    }
     if (!export_options_check(options, error, error_size))
         return false;
     if (options->json && options->mode != RUN_SUMMARY && options->mode != RUN_LIST) {

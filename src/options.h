@@ -54,6 +54,7 @@ struct options {
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
     bool no_settings; /* --no-settings: the viewer neither reads nor writes them */
     bool follow;      /* --follow: the viewer watches the log directory */
+    bool peaks;       /* --list --peaks: each host read for its peak */
     bool list_keys_man; /* --list-keys=man: roff for the man page, not Markdown */
     bool has_top;  /* --top N was given (it goes with --summary) */
     size_t top_rows; /* --top N: the largest rows a summary lists (default 10) */

@@ -328,4 +328,33 @@ pod_hosts() {
 
 pod_hosts
 
+# ---- --list --peaks; a pod of more than 16 hosts as a table ----
+list_peaks() {
+    big="$work/big/plugins/profile/2026_08_01_00_00_00"
+    for i in $(seq 0 17); do
+        generated_profile "$big/t1v-n-0c5c7fd0-w-$i.memory_profile.json.gz" $((i + 30)) 1
+    done
+    head -c 100 "$work/whole.json.gz" >"$big/t1v-n-0c5c7fd0-w-3.memory_profile.json.gz"
+    memtop_run --list --peaks "$work/pod"
+    memtop_expect "--list --peaks: each host's peak and % of capacity" 0 \
+        out '^  t1v-n-0c5c7fd0-w-10: memory_profile  [0-9.]* KiB  (opens t1v-n-0c5c7fd0-w-10.memory_profile.json.gz)  peak [0-9.]* GiB  [0-9]*%$'
+    memtop_run --list --peaks "$work/big"
+    memtop_expect "--list --peaks of 18 hosts: a table, a row a host, the one cut says why" 0 \
+        out '^  host  *file  *peak  % cap$' \
+        out '^  t1v-n-0c5c7fd0-w-17  *[0-9.]* KiB  *[0-9.]* GiB  *[0-9]*%$' \
+        out '^  t1v-n-0c5c7fd0-w-3  *100 B  ✗ offset 100: truncated gzip data$'
+    rows=$(grep -c '^  t1v-n-0c5c7fd0-w-' "$work/out")
+    tap_check "--list --peaks of 18 hosts: 18 rows" test "$rows" -eq 18
+    memtop_run --list "$work/big"
+    memtop_expect "--list of 18 hosts: the table without peaks" 0 \
+        out '^  host  *file$' out '^  t1v-n-0c5c7fd0-w-17  *[0-9.]* KiB$'
+    memtop_run --list --json --peaks "$work/pod"
+    memtop_expect "--list --json --peaks: peak_bytes and capacity_bytes" 0 \
+        out '"host":"t1v-n-0c5c7fd0-w-0","file":"[^"]*","readable":true,"peak_bytes":[0-9]*,"capacity_bytes":[0-9]*,'
+    memtop_run --peaks "$work/pod"
+    memtop_expect "--peaks without --list: status 2" 2 err "peaks goes with --list"
+}
+
+list_peaks
+
 tap_done
