@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "model/load_internal.h"
-#include "model/logdir_internal.h"
+#include "model/path.h"
 
 char *host_name_from_path(const char *path)
 {
@@ -104,7 +104,7 @@ static enum load_status host_list_add_directory(struct host_list *list, const ch
  * file name, then "directory/shared", then its path; malloc'd. */
 static char *host_other_name(const struct host *host, const char *shared, int level)
 {
-    const char *base = logdir_base_name(host->path);
+    const char *base = path_base_name(host->path);
     if (level == 0)
         return strdup(base);
     if (level >= 2)
@@ -115,7 +115,7 @@ static char *host_other_name(const struct host *host, const char *shared, int le
     if (directory_length == 0)
         return strdup(shared);
     char *directory = strndup(host->path, directory_length);
-    char *name = directory ? logdir_path_join(logdir_base_name(directory), shared) : NULL;
+    char *name = directory ? path_join(path_base_name(directory), shared) : NULL;
     free(directory);
     return name;
 }

@@ -16,24 +16,42 @@
 #include "model/input_format.h"
 #include "model/load_internal.h"
 #include "model/mapping_guard.h"
+#include "model/memory_available.h"
 #include "model/profile_builder.h"
 #include "model/text_encoding.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the
- * input is refused as a likely decompression bomb. */
+ * input is refused as a likely decompression bomb. The ratio is checked as
+ * the data inflates (past the first GZIP_MIN_CAP bytes), so a bomb is
+ * refused early; and the cap is held to the memory this process can still
+ * have, so that a file too big for it is refused as such (status 2) before
+ * an allocation fails halfway (status 1). */
 #define GZIP_MAX_RATIO 256
 #define GZIP_MIN_CAP ((uint64_t)64 << 20)
 #define GZIP_ABSOLUTE_CAP ((uint64_t)16 << 30)
+#define GZIP_MEMORY_MARGIN ((uint64_t)32 << 20)
 
-static uint64_t gzip_cap(size_t compressed_size, const struct load_options *options)
+static struct gzip_limits gzip_cap(size_t compressed_size, const struct load_options *options)
 {
     if (options && options->max_inflated_bytes)
-        return options->max_inflated_bytes;
-    uint64_t cap = (uint64_t)compressed_size * GZIP_MAX_RATIO;
-    if (cap < GZIP_MIN_CAP)
-        cap = GZIP_MIN_CAP;
-    return cap > GZIP_ABSOLUTE_CAP ? GZIP_ABSOLUTE_CAP : cap;
+        return (struct gzip_limits){options->max_inflated_bytes, 0, 0, false};
+    struct gzip_limits limits = {(uint64_t)compressed_size * GZIP_MAX_RATIO, GZIP_MAX_RATIO,
+                                 GZIP_MIN_CAP, false};
+    if (limits.max_bytes < GZIP_MIN_CAP)
+        limits.max_bytes = GZIP_MIN_CAP;
+    if (limits.max_bytes > GZIP_ABSOLUTE_CAP)
+        limits.max_bytes = GZIP_ABSOLUTE_CAP;
+    uint64_t available = memory_available();
+    /* Less a margin for the allocator's own needs and the loader's first. */
+    uint64_t usable = available > GZIP_MIN_CAP + GZIP_MEMORY_MARGIN
+                          ? available - GZIP_MEMORY_MARGIN
+                          : GZIP_MIN_CAP;
+    if (usable < limits.max_bytes) {
+        limits.max_bytes = usable;
+        limits.memory_bound = true;
+    }
+    return limits;
 }
 
 /* What load.c knows of the file, for the profile. */
@@ -164,9 +182,10 @@ static enum load_status load_gzip(const uint8_t *bytes, size_t size, struct load
     uint8_t *inflated = NULL;
     size_t inflated_size = 0;
     source->gzipped = true;
+    struct gzip_limits limits = gzip_cap(size, options);
     uint64_t cut_at = 0;
-    enum load_status status = gzip_inflate_cut(bytes, size, gzip_cap(size, options), &inflated,
-                                               &inflated_size, &cut_at, error);
+    enum load_status status = gzip_inflate_within_cut(bytes, size, &limits, &inflated,
+                                                      &inflated_size, &cut_at, error);
     /* Cut short: read only by a format that reads what came before a cut. */
     if (status == LOAD_OK && cut_at) {
         const struct input_format *format =
@@ -185,8 +204,11 @@ static enum load_status load_gzip(const uint8_t *bytes, size_t size, struct load
     if (status == LOAD_OK && gzip_is_compressed(inflated, inflated_size)) {
         uint8_t *inner = NULL;
         size_t inner_size = 0;
-        status = gzip_inflate(inflated, inflated_size, gzip_cap(size, options), &inner,
-                              &inner_size, error);
+        /* The ratio is the outer file's: what the first layer gave counts
+         * for nothing. */
+        limits.ratio = 0;
+        status = gzip_inflate_within(inflated, inflated_size, &limits, &inner, &inner_size,
+                                     error);
         free(inflated);
         inflated = inner;
         inflated_size = inner_size;

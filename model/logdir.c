@@ -13,8 +13,8 @@
 
 #include "model/array_grow.h"
 #include "model/load_internal.h"
-#include "model/logdir_internal.h"
 #include "model/natural_order.h"
+#include "model/path.h"
 
 /* ---- one file's name ---- */
 
@@ -131,7 +131,7 @@ static bool found_add(struct found_file **found, size_t *count, size_t *capacity
     size_t host_length;
     if (!run_file_classify(name, &format, &kind, &host_length))
         return true;
-    char *path = logdir_path_join(directory, name);
+    char *path = path_join(directory, name);
     if (!path)
         return false;
     struct stat file_status;
@@ -145,7 +145,7 @@ static bool found_add(struct found_file **found, size_t *count, size_t *capacity
         return false;
     }
     struct found_file *file = &(*found)[(*count)++];
-    file->file = (struct run_file){path, logdir_base_name(path), format, kind};
+    file->file = (struct run_file){path, path_base_name(path), format, kind};
     file->host_length = host_length;
     return true;
 }

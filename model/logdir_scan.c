@@ -17,34 +17,13 @@
 
 #include "model/array_grow.h"
 #include "model/load_internal.h"
-#include "model/logdir_internal.h"
 #include "model/natural_order.h"
-
-char *logdir_path_join(const char *directory, const char *name)
-{
-    size_t length = strlen(directory);
-    while (length > 1 && directory[length - 1] == '/')
-        length--;
-    size_t size = length + strlen(name) + 2;
-    char *path = malloc(size);
-    if (path)
-        snprintf(path, size, "%.*s/%s", (int)length, directory, name);
-    return path;
-}
-
-const char *logdir_base_name(const char *path)
-{
-    const char *base = path;
-    for (const char *at = path; *at; at++)
-        if (at[0] == '/' && at[1] && at[1] != '/')
-            base = at + 1;
-    return base;
-}
+#include "model/path.h"
 
 /* A directory's own name, without trailing slashes; malloc'd. */
 static char *directory_name(const char *path)
 {
-    const char *base = logdir_base_name(path);
+    const char *base = path_base_name(path);
     size_t length = strcspn(base, "/");
     return strndup(base, length ? length : strlen(base));
 }
@@ -100,7 +79,7 @@ static char **subdirectories(struct scan *scan, const char *path, size_t *count)
     while (!scan->out_of_memory && (entry = readdir(stream))) {
         if (entry->d_name[0] == '.')
             continue;
-        char *child = logdir_path_join(path, entry->d_name);
+        char *child = path_join(path, entry->d_name);
         struct stat status;
         bool directory = child && stat(child, &status) == 0 && S_ISDIR(status.st_mode);
         free(child);
@@ -128,7 +107,7 @@ static void free_names(char **names, size_t count)
 /* "prefix/name", or name alone at the top; malloc'd. */
 static char *run_name_join(const char *prefix, const char *name)
 {
-    return prefix[0] ? logdir_path_join(prefix, name) : strdup(name);
+    return prefix[0] ? path_join(prefix, name) : strdup(name);
 }
 
 /* Every directory in a plugins/profile directory is a run (XProf takes
@@ -139,7 +118,7 @@ static void scan_profile_directory(struct scan *scan, const char *path, const ch
     char **folders = subdirectories(scan, path, &count);
     struct logdir *logdir = scan->logdir;
     for (size_t i = 0; i < count && !scan->out_of_memory; i++) {
-        char *run_path = logdir_path_join(path, folders[i]);
+        char *run_path = path_join(path, folders[i]);
         char *name = run_name_join(prefix, folders[i]);
         struct load_error ignored;
         if (!run_path || !name ||
@@ -162,13 +141,13 @@ static void scan_directory(struct scan *scan, const char *path, const char *pref
     size_t count;
     char **names = subdirectories(scan, path, &count);
     for (size_t i = 0; i < count && !scan->out_of_memory; i++) {
-        char *child = logdir_path_join(path, names[i]);
+        char *child = path_join(path, names[i]);
         struct stat status;
         if (!child) {
             scan->out_of_memory = true;
         } else if (stat(child, &status) == 0 && scan_visit(scan, &status)) {
             if (strcmp(names[i], "plugins") == 0) {
-                char *profile = logdir_path_join(child, "profile");
+                char *profile = path_join(child, "profile");
                 if (!profile)
                     scan->out_of_memory = true;
                 else if (stat(profile, &status) == 0 && S_ISDIR(status.st_mode))
@@ -214,7 +193,7 @@ static char *given_profile_directory(const char *path)
     char *name = directory_name(path);
     char *profile = NULL;
     if (name && strcmp(name, "plugins") == 0)
-        profile = logdir_path_join(path, "profile");
+        profile = path_join(path, "profile");
     else if (name && strcmp(name, "profile") == 0)
         profile = strdup(path);
     free(name);

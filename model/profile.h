@@ -64,7 +64,8 @@ struct snapshot_columns {
     size_t capacity;
     /* Block maxima of stack+heap for timeline_max_in_use(), built by
      * profile_builder_finish() for each timeline; NULL until then. Appending a
-     * snapshot drops it; freeing the columns frees it. */
+     * snapshot drops it; freeing the columns frees it (one allocation, so
+     * profile.c never calls into timeline.c). */
     struct timeline_index *index;
     int64_t *time_ps;
     int64_t *stack_bytes;
@@ -260,6 +261,19 @@ enum allocator_field {
 /* One past the largest bit of enum allocator_field. */
 #define ALLOCATOR_FIELD_END (1u << 7)
 
+/* One out-of-memory error the file records: a request the allocator
+ * refused, and what the allocator said of itself then. A byte field is
+ * -1 where the file does not say. */
+struct oom_event {
+    int64_t time_ps;            /* on the allocator's timeline (0 without one) */
+    int64_t requested_bytes;    /* the request that failed */
+    int64_t allocated_bytes;    /* allocated then (in use by the program) */
+    int64_t reserved_bytes;     /* held by the allocator then (allocated + cached) */
+    int64_t device_free_bytes;  /* free on the device, outside the allocator */
+    int64_t largest_free_bytes; /* the largest free block the allocator had */
+    uint32_t op_name;           /* string id of the op that asked, 0 when none */
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
@@ -272,6 +286,10 @@ struct allocator {
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
+    /* Its out-of-memory errors, sorted by time (stably) by the builder's
+     * finish; model/oom.h asks them questions. */
+    struct oom_event *ooms;
+    size_t oom_count;
 };
 
 /* Whether allocator's format records `field` (one enum allocator_field

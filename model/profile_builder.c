@@ -244,6 +244,26 @@ bool profile_builder_add_row(struct profile_builder *builder, size_t index,
     return true;
 }
 
+bool profile_builder_add_oom(struct profile_builder *builder, size_t index,
+                             const struct oom_event *oom)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    size_t count = allocator->oom_count;
+    /* Few per file: the capacity is the count rounded up to a power of
+     * two, so it needs no field of its own. */
+    if ((count & (count - 1)) == 0) {
+        if (count > SIZE_MAX / 2 / sizeof *allocator->ooms)
+            return false;
+        struct oom_event *grown =
+            realloc(allocator->ooms, (count ? count * 2 : 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        allocator->ooms = grown;
+    }
+    allocator->ooms[allocator->oom_count++] = *oom;
+    return true;
+}
+
 void profile_builder_set_summary(struct profile_builder *builder, size_t index,
                                  const struct allocator_summary *summary)
 {
@@ -385,8 +405,41 @@ static void allocator_count_activities(struct allocator *allocator)
     }
 }
 
+static bool oom_earlier(const void *context, size_t a, size_t b)
+{
+    const struct oom_event *ooms = context;
+    return ooms[a].time_ps < ooms[b].time_ps;
+}
+
+static bool allocator_sort_ooms(struct allocator *allocator)
+{
+    size_t count = allocator->oom_count;
+    if (count < 2)
+        return true;
+    size_t *order = malloc(count * sizeof *order);
+    size_t *scratch = malloc(count * sizeof *scratch);
+    struct oom_event *sorted = malloc(count * sizeof *sorted);
+    bool ok = order && scratch && sorted;
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, oom_earlier, allocator->ooms);
+        for (size_t i = 0; i < count; i++)
+            sorted[i] = allocator->ooms[order[i]];
+        free(allocator->ooms);
+        allocator->ooms = sorted;
+        sorted = NULL;
+    }
+    free(order);
+    free(scratch);
+    free(sorted);
+    return ok;
+}
+
 static bool allocator_finish(struct allocator *allocator)
 {
+    if (!allocator_sort_ooms(allocator))
+        return false;
     snapshot_columns_fit(&allocator->timeline);
     if (!timeline_is_sorted(&allocator->timeline) && !timeline_sort(&allocator->timeline))
         return false;

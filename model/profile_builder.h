@@ -6,7 +6,7 @@
  * allocator's allocations and deallocations counted, the index the chart
  * searches built. What the builder hands over is immutable.
  * Called by: the format loaders, directly or through a format's own
- * finishing (model/xprof_draft.h for MemoryProfile files), and load.c,
+ * finishing (model/formats/memory_profile/xprof_draft.h for MemoryProfile files), and load.c,
  * which starts and finishes every build.
  * Must not: know any file format: what a row's indices mean, which of two
  * lists is the timeline, how a missing summary is derived all belong to
@@ -79,6 +79,11 @@ bool profile_builder_add_row(struct profile_builder *builder, size_t index,
                              const struct allocation_row *row);
 /* Room for `count` more rows, when the loader knows how many come. */
 bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count);
+
+/* Appends one out-of-memory error to allocator `index` (any order:
+ * finish sorts them by time, stably). False when memory runs out. */
+bool profile_builder_add_oom(struct profile_builder *builder, size_t index,
+                             const struct oom_event *oom);
 
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,

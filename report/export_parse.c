@@ -1,3 +1,9 @@
+/* export_parse: the words of --export and the viewer's export prompt
+ * turned into an export request's fields (see export.h): the view
+ * names, --sort, --min-size, --group-by, --from/--to in milliseconds,
+ * and the file names an export may take. Called by main's options and
+ * ui/export_prompt.c; parses text only, never touches a profile or a
+ * file, and reports a bad word by returning false. */
 #include "config.h"
 
 #include "report/export.h"

@@ -1,3 +1,8 @@
+/* summary_json: --summary --json (see summary_report.h): each allocator's
+ * peak, tracked memory and largest rows as JSON through json_writer, and
+ * the error object a host that failed to load leaves. Called by main, one
+ * host at a time; writes what the model computed, escapes every string
+ * through json_writer and picks no exit code. */
 #include "config.h"
 
 #include "report/summary_report.h"
@@ -6,6 +11,7 @@
 
 #include "model/allocation_columns.h"
 #include "model/allocation_table.h"
+#include "model/oom.h"
 #include "report/json_writer.h"
 
 /* A number the format may lack: null when `known` is false (the house
@@ -44,6 +50,34 @@ static void json_peak(struct json_writer *writer, const struct allocator *alloca
     else
         json_writer_null(writer);
     json_writer_object_end(writer);
+}
+
+/* A byte count of an OOM: null where the file does not say (-1). */
+static void json_oom_bytes(struct json_writer *writer, const char *name, int64_t value)
+{
+    json_member_int_or_null(writer, name, value >= 0, value);
+}
+
+/* "oom": the allocator's last out-of-memory error (null when it has
+ * none), and "oom_count": how many it had. */
+static void json_oom(struct json_writer *writer, const struct allocator *allocator)
+{
+    const struct oom_event *oom = allocator_last_oom(allocator);
+    json_writer_key(writer, "oom");
+    if (!oom) {
+        json_writer_null(writer);
+    } else {
+        json_writer_object_begin(writer);
+        json_member_int_or_null(writer, "time_ps", allocator->timeline_kind != TIMELINE_NONE,
+                                oom->time_ps);
+        json_oom_bytes(writer, "requested_bytes", oom->requested_bytes);
+        json_oom_bytes(writer, "allocated_bytes", oom->allocated_bytes);
+        json_oom_bytes(writer, "reserved_bytes", oom->reserved_bytes);
+        json_oom_bytes(writer, "device_free_bytes", oom->device_free_bytes);
+        json_oom_bytes(writer, "largest_free_bytes", oom->largest_free_bytes);
+        json_writer_object_end(writer);
+    }
+    json_writer_member_unsigned(writer, "oom_count", allocator->oom_count);
 }
 
 /* What the memory was for, for formats that say (Skyline): the keys are
@@ -130,6 +164,7 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
     /* null when the capacity is unknown: the writer spells NaN so. */
     json_writer_member_double(writer, "utilization", summary_report_utilization(summary));
     json_top_rows(writer, profile, allocator, options);
+    json_oom(writer, allocator);
     json_writer_object_end(writer);
 }
 

@@ -1,3 +1,7 @@
+/* summary_text: --summary for people (see summary_report.h): each
+ * allocator's peak, utilization and largest rows as aligned text lines,
+ * every profile string through format_safe_text. Called by main, one host
+ * at a time; writes what the model computed and picks no exit code. */
 #include "config.h"
 
 #include "report/summary_report.h"
@@ -236,4 +240,16 @@ void summary_report_text_with(FILE *out, const struct profile *profile, const ch
     fputc('\n', out);
     for (size_t i = 0; i < profile->allocator_count; i++)
         text_allocator(out, profile, &profile->allocators[i], options);
+}
+
+void summary_report_text_error(FILE *out, const char *path, const char *host, struct text error)
+{
+    char safe_path[1024], name[256], message[4 * 512 + 1];
+    format_safe_text(path, false, safe_path, sizeof safe_path);
+    format_safe_text(host ? host : "", false, name, sizeof name);
+    if (error.length > 512)
+        error.length = 512;
+    format_safe_bytes(error, 0, message, sizeof message);
+    fprintf(out, "%s: not loaded%s%s%s: %s\n", safe_path, host ? " (host " : "", name,
+            host ? ")" : "", message);
 }

@@ -44,6 +44,13 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
         if (json && several)
             summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
                                                 load_error_message(&host->error));
+        /* Among several hosts' reports, an entry for it too (as in JSON). */
+        if (!json && several) {
+            if (after_report)
+                fputc('\n', stdout);
+            summary_report_text_error(stdout, host->path, host_name,
+                                      load_error_message(&host->error));
+        }
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
@@ -62,7 +69,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
 
 /* A directory's hosts are reported one entry each, whatever their
  * number: scripts read the same shape for one host as for 64. */
-static int run_summary(struct input *input, bool json,
+static int run_summary(struct source *input, bool json,
                        const struct summary_report_options *report)
 {
     struct host_list *hosts = &input->hosts;
@@ -79,7 +86,7 @@ static int run_summary(struct input *input, bool json,
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
         int host_status =
             summary_host(hosts, i, several, written, json ? &writer : NULL, report);
-        written = written || host_status == EXIT_OK;
+        written = written || host_status == EXIT_OK || (!json && several);
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
             write_error = errno ? errno : EIO;
@@ -110,7 +117,7 @@ static bool reads_standard_input(const struct options *options)
     return false;
 }
 
-static int run_viewer(struct input *input, const struct options *options)
+static int run_viewer(struct source *input, const struct options *options)
 {
     struct host_list *hosts = &input->hosts;
     /* Two profiles compared: both load before the screen opens. */
@@ -122,7 +129,9 @@ static int run_viewer(struct input *input, const struct options *options)
      * opens it and says why the newest did not. */
     bool fell_back = false;
     if (hosts->count == 1 && !load_host(hosts, 0)) {
-        fell_back = input_fall_back_run(input, options);
+        /* Only the run memtop picked itself: a run or host asked for fails. */
+        fell_back = !options->run && !options->host && !options->compare &&
+                    source_fall_back_run(input);
         if (!fell_back) {
             print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
             return exit_status_for(hosts->hosts[0].status);
@@ -163,7 +172,7 @@ static int run_list(const struct options *options)
     /* Which runs the viewer could not open, as it would try them. */
     char **errors = calloc(logdir.run_count ? logdir.run_count : 1, sizeof *errors);
     if (errors && logdir.kind == LOGDIR_LOG_DIRECTORY)
-        input_check_runs(&logdir, errors);
+        source_check_runs(&logdir, errors);
     struct logdir_peaks peaks = {0};
     bool with_peaks = options->peaks && list_peaks_read(&logdir, &peaks);
     int write_error = 0;
@@ -320,7 +329,7 @@ static int export_prepare(const struct host *host, const struct export_options *
 /* --export on a directory: every host (or --host's) in one CSV, each row
  * after a "host" cell ("run" and "host" for a log directory's run). */
 struct export_hosts {
-    struct input *input;
+    struct source *input;
     const struct export_options *export;
     struct allocation_table table;
     struct live_rows live;
@@ -373,7 +382,7 @@ static void export_hosts_done(void *context, size_t index)
     host_unload(&hosts->input->hosts.hosts[hosts->input->first_host + index]);
 }
 
-static int run_export(struct input *input, const struct options *options)
+static int run_export(struct source *input, const struct options *options)
 {
     const struct export_options *export = &options->export;
     /* One JSON document holds one profile: several hosts would be several
@@ -438,7 +447,7 @@ int main(int argc, char **argv)
     }
     if (options.mode == RUN_LIST)
         return run_list(&options);
-    struct input input;
+    struct source input;
     const char *bad_path = NULL;
     char message[INPUT_MESSAGE_SIZE];
     enum load_status status = input_open(&input, &options, &bad_path, message, sizeof message);

@@ -136,6 +136,12 @@ memtop_expect "a host that fails: {run, host, file, error} in the array, status 
     out '},{"run":"2026_01_01_00_00_00","host":"good","file":' \
     err "^memtop: $broken_run/bad.memory_profile.json.gz: "
 
+memtop_run --summary "$work/broken"
+memtop_expect "--summary with a host that fails: an entry for it among the reports, status 2" 2 \
+    out "^$broken_run/bad.memory_profile.json.gz: not loaded (host bad): " \
+    out "^$broken_run/good.memory_profile.json.gz: JSON (gzip)" \
+    err "^memtop: $broken_run/bad.memory_profile.json.gz: "
+
 # ---- --export on directories: one CSV, a run and a host column ----
 memtop_run --export summary "$logs"
 memtop_expect "--export summary LOGDIR: run and host columns, one header" 0 \
@@ -268,8 +274,9 @@ xspace_runs() {
         out '^\[{"run":"2026_03_01_00_00_00","host":"10.0.0.2_8466","file":"[^"]*","error":"' \
         out '},{"run":"2026_03_01_00_00_00","host":"t1v-n-0.internal","file":"[^"]*","format":"xspace"'
     memtop_run --summary "$xlogs"
-    memtop_expect "xspace: --summary, one host cut short: the other's summary, the error on stderr" 2 \
-        out "t1v-n-0.internal.xplane.pb: " err "10.0.0.2_8466.xplane.pb: "
+    memtop_expect "xspace: --summary, one host cut short: the other's summary and its entry, status 2" 2 \
+        out "t1v-n-0.internal.xplane.pb: " err "10.0.0.2_8466.xplane.pb: " \
+        out "10.0.0.2_8466.xplane.pb: not loaded (host 10.0.0.2_8466): "
 }
 
 xspace_runs

@@ -2,8 +2,9 @@
  * returns; reads the profiles through the model and never changes them.
  * Called by main (src/); ui.c runs the loop and draws each frame: the
  * header, the panes of the pane table where the layout puts them, the
- * overlay and the status line. Never prints but the one line saying why
- * the terminal could not be used. */
+ * overlay and the status line. Prints only when it cannot run: one line
+ * on stderr saying why the terminal could not be used, or that memory ran
+ * out before the first frame. */
 #ifndef MEMTOP_UI_H
 #define MEMTOP_UI_H
 

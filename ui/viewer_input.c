@@ -1,3 +1,9 @@
+/* viewer_input: a key or a mouse event, carried out (see viewer.h,
+ * viewer_handle_key): an open prompt takes the key itself; otherwise the
+ * key table (ui/keys.h) names the request, which an open overlay (help,
+ * a row's detail) takes first, then the viewer's global requests, the
+ * focused pane, the pane whose keys they are, and the live view. Called
+ * by ui.c's loop; never draws: the next frame shows what changed. */
 #include "config.h"
 
 #include "ui/viewer.h"

@@ -10,7 +10,7 @@
  * - memtop's export: a "memtop" member before traceEvents and one instant
  *   per snapshot holding it exactly (load_trace_memtop.c).
  * What memtop makes of each is decided in TRACE-SEMANTICS (the project's
- * plan; the README's "Chrome traces" section says it for users).
+ * plan; docs/formats/chrome_trace.md says it for users).
  *
  * The document is an object with traceEvents (other members before and
  * after it are skipped) or a bare array of events; either may stop short

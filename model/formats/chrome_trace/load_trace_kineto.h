@@ -46,7 +46,9 @@ struct kineto_step {
 
 struct kineto_out_of_memory {
     int64_t time_ns;
-    int64_t bytes;
+    int64_t bytes;           /* -1 when the event has no Bytes */
+    int64_t total_allocated; /* -1 when absent */
+    int64_t total_reserved;  /* -1 when absent */
     int32_t device_type;
     int32_t device_id;
 };

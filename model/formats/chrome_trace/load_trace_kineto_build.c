@@ -60,11 +60,11 @@ static void devices_free(struct devices *devices)
     free(devices->list);
 }
 
-/* The device of `memory`, its allocator made when it is first seen. */
-static struct device *device_of(struct trace_load *load, struct devices *devices,
-                                const struct kineto_memory *memory)
+/* The device (type, id), its allocator made when it is first seen. */
+static struct device *device_find_or_add(struct trace_load *load, struct devices *devices,
+                                         int32_t type, int32_t id)
 {
-    uint64_t key = device_key(memory->device_type, memory->device_id);
+    uint64_t key = device_key(type, id);
     uint32_t *found = integer_map_find(&devices->by_key, key);
     if (found)
         return &devices->list[*found];
@@ -77,7 +77,7 @@ static struct device *device_of(struct trace_load *load, struct devices *devices
         devices->capacity = capacity;
     }
     char name[64];
-    device_name(memory->device_type, memory->device_id, name, sizeof name);
+    device_name(type, id, name, sizeof name);
     struct device *device = &devices->list[devices->count];
     *device = (struct device){.running_max = INT64_MIN};
     if (!trace_new_allocator(load, name, strlen(name), &device->allocator) ||
@@ -87,6 +87,12 @@ static struct device *device_of(struct trace_load *load, struct devices *devices
         return NULL;
     devices->count++;
     return device;
+}
+
+static struct device *device_of(struct trace_load *load, struct devices *devices,
+                                const struct kineto_memory *memory)
+{
+    return device_find_or_add(load, devices, memory->device_type, memory->device_id);
 }
 
 /* The snapshot of one event, its op and context already final. */
@@ -184,6 +190,31 @@ static bool out_of_memory_earlier(const void *context, size_t a, size_t b)
     return events[a].time_ns < events[b].time_ns;
 }
 
+/* Each [OutOfMemory] as an OOM of its device's allocator. An event
+ * naming no device belongs to the only device there is, if one. */
+static bool add_out_of_memory(struct trace_load *load, struct devices *devices,
+                              const struct trace_kineto *kineto)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < kineto->out_of_memory_count; i++) {
+        const struct kineto_out_of_memory *oom = &kineto->out_of_memory[i];
+        struct device *device =
+            oom->device_type < 0 && devices->count == 1
+                ? &devices->list[0]
+                : device_find_or_add(load, devices, oom->device_type, oom->device_id);
+        struct oom_event event = {
+            .time_ps = trace_load_time_ps(load, oom->time_ns),
+            .requested_bytes = oom->bytes,
+            .allocated_bytes = oom->total_allocated,
+            .reserved_bytes = oom->total_reserved,
+            .device_free_bytes = -1,
+            .largest_free_bytes = -1,
+        };
+        ok = device && profile_builder_add_oom(load->builder, device->allocator, &event);
+    }
+    return ok;
+}
+
 /* One warning per [OutOfMemory], in time order. */
 static bool warn_out_of_memory(struct trace_load *load, const struct trace_kineto *kineto)
 {
@@ -202,7 +233,7 @@ static bool warn_out_of_memory(struct trace_load *load, const struct trace_kinet
         device_name(oom->device_type, oom->device_id, device, sizeof device);
         format_milliseconds(trace_load_time_ps(load, oom->time_ns), time, sizeof time);
         ok = trace_load_warn(load, "the trace records an out-of-memory error at %s: %lld bytes on %s",
-                             time, (long long)oom->bytes, device);
+                             time, (long long)(oom->bytes < 0 ? 0 : oom->bytes), device);
     }
     free(order);
     free(scratch);
@@ -236,6 +267,7 @@ enum load_status trace_kineto_build(struct trace_load *load, struct trace_kineto
             ok = profile_builder_append_snapshot(load->builder, device->allocator, &snapshot);
         }
     }
+    ok = ok && add_out_of_memory(load, &devices, kineto);
     for (size_t i = 0; ok && i < devices.count; i++)
         ok = device_finish(load, &devices.list[i]);
     ok = ok && warn_out_of_memory(load, kineto) && warn_skipped(load, kineto);

@@ -1,5 +1,5 @@
 /* load_xspace: XSpace files (.xplane.pb), what TensorFlow >= 2.4, JAX and
- * PyTorch/XLA write, read with XProf's numbers (xspace.md).
+ * PyTorch/XLA write, read with XProf's numbers (docs/formats/xspace.md).
  *
  * The XSpace is walked once over the input (mapped by load.c): every
  * plane's first pass (load_xspace_plane.c), then by its role: the first

@@ -31,7 +31,7 @@
  *                              lines left out between the first N and
  *                              the last N)
  *   then per out-of-memory event (PyTorch):
- *   oom         DEVICE TIME_PS BYTES
+ *   oom         DEVICE TIME_PS BYTES ALLOCATED RESERVED
  *   end
  *
  * ACTIVITY is ALLOCATION or DEALLOCATION; ADDRESS is unsigned decimal (the
@@ -284,7 +284,7 @@ static void print_help(void)
         "  --schedule            pytorch: ProfilerStep#N annotations (from #2)\n"
         "  --oom                 pytorch: one [OutOfMemory] event\n"
         "  --tiny                a small fixed trace whose expectations are worked\n"
-        "                        out by hand in tests/test_generate_trace.c\n"
+        "                        out by hand in tests/formats/chrome_trace/test_generate_trace.sh\n"
         "  --hostile             control bytes, escapes of lone surrogates, ESC/OSC\n"
         "                        and bidi controls in names; pytorch also raw\n"
         "                        control bytes, invalid UTF-8 and \\\" in args\n"
@@ -307,7 +307,7 @@ static void print_help(void)
         "  row I RANK ALLOCATION_BYTES REQUESTED_BYTES OCCURRENCES OP REGION DTYPE SHAPE\n"
         "  snapshot I INDEX TIME_PS HEAP FREE PEAK_IN_USE ACTIVITY BYTES ADDRESS STEP\n"
         "           OP REGION DTYPE SHAPE CHAIN\n"
-        "  elided I COUNT | oom DEVICE TIME_PS BYTES | end\n"
+        "  elided I COUNT | oom DEVICE TIME_PS BYTES ALLOCATED RESERVED | end\n"
         "FNV is FNV-1a 64 over the allocator's snapshot lines, all of them, each\n"
         "with its newline. The same options always give the same bytes.\n"
         "\n"

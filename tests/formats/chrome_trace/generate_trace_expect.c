@@ -237,8 +237,9 @@ void expect_write(const struct expectations *expect, int64_t earliest_ns, const 
         line.length = 0;
         line_append(&line, "oom", 3);
         line_string(&line, expect->ooms[i].device);
-        line_printf(&line, "\t%" PRId64 "\t%" PRId64 "\n", (expect->ooms[i].time_ns - earliest_ns) * 1000,
-                    expect->ooms[i].bytes);
+        line_printf(&line, "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n",
+                    (expect->ooms[i].time_ns - earliest_ns) * 1000, expect->ooms[i].bytes,
+                    expect->ooms[i].allocated, expect->ooms[i].reserved);
         fputs(line.bytes, out);
     }
     free(line.bytes);

@@ -3,7 +3,7 @@
  * like the real capture data/real/torch-mlp.pt.trace.json.gz (per thread:
  * its ops, then its [memory] events; then every python_function event;
  * then GPU activity, metadata, the trace span and "Record Window End"),
- * and the expectations of TRACE-SEMANTICS.md for PyTorch traces. */
+ * and the expectations of docs/formats/chrome_trace.md for PyTorch traces. */
 #include "config.h"
 
 #include "tests/formats/chrome_trace/generate_trace_pytorch.h"
@@ -279,7 +279,7 @@ static void write_end(struct kineto *out)
     writer_text(out->writer, ends[out->options->ending]);
 }
 
-/* ---- the expectations (TRACE-SEMANTICS.md, PyTorch traces) ---- */
+/* ---- the expectations (docs/formats/chrome_trace.md, PyTorch traces) ---- */
 
 struct placed {
     int64_t ns;   /* as written */
@@ -513,7 +513,8 @@ static void expect_trace(struct kineto *out, struct expectations *expect)
     for (size_t e = 0; e < count; e++) {
         const struct memory_event *event = placed[e].event;
         if (event->out_of_memory) {
-            struct expect_oom oom = {text_of(device_labels[event->device]), placed[e].ns, event->bytes};
+            struct expect_oom oom = {text_of(device_labels[event->device]), placed[e].ns, event->bytes,
+                                     event->allocated, event->reserved};
             expect_add_oom(expect, &oom);
         } else if (!seen[event->device]) {
             seen[event->device] = true;

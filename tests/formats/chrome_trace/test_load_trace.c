@@ -282,6 +282,59 @@ static void test_attribution(void **state)
     profile_free(profile);
 }
 
+/* Issue 26.2: ops nested deeper than 64 levels: a context keeps the
+ * outermost 32 and innermost 32 names and counts those between, so that
+ * contexts grow with the file, not with the square of the nesting. */
+static void test_deep_nesting_contexts(void **state)
+{
+    (void)state;
+    enum { DEPTH = 100 };
+    size_t size = 200 * DEPTH + 1024, used = 0;
+    char *text = malloc(size);
+    assert_non_null(text);
+    used += (size_t)snprintf(text + used, size - used, "{\"traceEvents\":[");
+    for (int i = 0; i < DEPTH; i++) {
+        char name[16], ts[16], dur[16];
+        snprintf(name, sizeof name, "op%d", i);
+        snprintf(ts, sizeof ts, "%d", 10 * i);
+        snprintf(dur, sizeof dur, "%d", 10 * (2 * DEPTH - 2 * i));
+        used += (size_t)snprintf(text + used, size - used,
+                                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":7,"
+                                 "\"tid\":1,\"ts\":%s,\"dur\":%s},",
+                                 name, ts, dur);
+    }
+    /* Inside 64 levels (op63 starts at 630), 65, and all 100. */
+    used += (size_t)snprintf(text + used, size - used, "%s,%s,%s]}",
+                             MEMORY("635", 1, 4096, 8, 8), MEMORY("645", 1, 8192, 8, 16),
+                             MEMORY("995", 1, 12288, 8, 24));
+    assert_true(used < size);
+    struct profile *profile = load_text(text, LOAD_OK, NULL);
+    free(text);
+    const struct allocator *cuda = allocator_named(profile, "cuda:0");
+    char want[2048];
+    size_t at = 0;
+    for (int i = 0; i < 64; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, "%sop%d", i ? " > " : "", i);
+    assert_string_equal(context_at(profile, cuda, 0), want);
+    assert_string_equal(op_at(profile, cuda, 0), "op63");
+    at = 0;
+    for (int i = 0; i < 32; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, "op%d > ", i);
+    char head[2048];
+    snprintf(head, sizeof head, "%s", want);
+    snprintf(want + at, sizeof want - at, "\xe2\x80\xa6 1 levels \xe2\x80\xa6");
+    at = strlen(want);
+    for (int i = 33; i < 65; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, " > op%d", i);
+    assert_string_equal(context_at(profile, cuda, 1), want);
+    at = (size_t)snprintf(want, sizeof want, "%s\xe2\x80\xa6 36 levels \xe2\x80\xa6", head);
+    for (int i = 68; i < 100; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, " > op%d", i);
+    assert_string_equal(context_at(profile, cuda, 2), want);
+    assert_string_equal(op_at(profile, cuda, 2), "op99");
+    profile_free(profile);
+}
+
 static void test_out_of_order_events_and_devices(void **state)
 {
     (void)state;
@@ -300,11 +353,24 @@ static void test_out_of_order_events_and_devices(void **state)
         "\"args\":{\"Bytes\":1048576,\"Total Allocated\":4,\"Device Type\":1,\"Device Id\":0}},"
         "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"ts\":1,\"args\":{\"name\":\"p\"}}]";
     struct profile *profile = load_text(trace, LOAD_OK, NULL);
-    /* First appearance in time order: cpu (5), device42:3 (7), xpu:1 (9). */
-    assert_int_equal(profile->allocator_count, 3);
+    /* First appearance in time order: cpu (5), device42:3 (7), xpu:1 (9);
+     * then cuda:0, which has only the [OutOfMemory]. */
+    assert_int_equal(profile->allocator_count, 4);
     assert_string_equal(profile_text(profile, profile->allocators[0].id), "cpu");
     assert_string_equal(profile_text(profile, profile->allocators[1].id), "device42:3");
     assert_string_equal(profile_text(profile, profile->allocators[2].id), "xpu:1");
+    assert_string_equal(profile_text(profile, profile->allocators[3].id), "cuda:0");
+    const struct allocator *cuda = &profile->allocators[3];
+    assert_int_equal(cuda->timeline.count, 0);
+    assert_int_equal(cuda->oom_count, 1);
+    assert_int_equal(cuda->ooms[0].time_ps, 5000000);
+    assert_int_equal(cuda->ooms[0].requested_bytes, 1048576);
+    assert_int_equal(cuda->ooms[0].allocated_bytes, 4);
+    assert_int_equal(cuda->ooms[0].reserved_bytes, -1); /* no Total Reserved */
+    assert_int_equal(cuda->ooms[0].device_free_bytes, -1);
+    assert_int_equal(cuda->ooms[0].largest_free_bytes, -1);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(profile->allocators[i].oom_count, 0);
     /* The M event's ts (1) is the earliest. */
     assert_int_equal(profile->allocators[0].timeline.time_ps[0], 4000000);
     /* No Addr: on the curve, in no row. */
@@ -392,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_containers_and_broken_endings),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_attribution),
+        cmocka_unit_test(test_deep_nesting_contexts),
         cmocka_unit_test(test_out_of_order_events_and_devices),
         cmocka_unit_test(test_rows_at_the_first_peak),
         cmocka_unit_test(test_hostile_strings),

@@ -3,14 +3,15 @@
  *
  *     trace_expect EXPECT DIR
  *
- * DIR holds memtop's outputs for the trace (tests/test_trace_cli.sh makes
+ * DIR holds memtop's outputs for the trace (tests/formats/chrome_trace/test_trace_cli.sh makes
  * them): summary.json (--summary --json), stderr (its warnings),
  * trace.json (--export chrome-trace: each snapshot's context, which no
  * CSV has), and per allocator I of the expect file timeline-I.csv and
  * allocations-I.csv (--export timeline / allocations --allocator ID).
  * The expect format is the generator's (see its --help): this program
  * rebuilds every "allocator", "row", "snapshot" and "oom" line from
- * memtop's outputs, escaped the same way, and compares them line by line
+ * memtop's outputs (an "oom" line from its warning and, for the last of
+ * each device, from the allocator's "oom" in summary.json), escaped the same way, and compares them line by line
  * (lines the expect file elides are compared through the timeline hash,
  * FNV-1a 64 over every snapshot line). Independent of memtop's model:
  * it reads only text memtop wrote. Prints what differs; exit status 0
@@ -416,6 +417,63 @@ static void check_out_of_memory(const struct expect *expect, const char *dir)
     free(text);
 }
 
+/* An OOM field of --summary --json as text: the number, or "null". */
+static void oom_field(const cJSON *oom, const char *name, char *out, size_t size)
+{
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(oom, name);
+    if (cJSON_IsNumber(value))
+        snprintf(out, size, "%.0f", value->valuedouble);
+    else
+        snprintf(out, size, "%s", cJSON_IsNull(value) ? "null" : "missing");
+}
+
+/* Each allocator's "oom" (its last "oom" line: DEVICE TIME_PS BYTES
+ * ALLOCATED RESERVED, nothing said of free memory) and "oom_count";
+ * null and 0 for an allocator of no "oom" line. */
+static void check_oom_json(const struct expect *expect, const cJSON *summary)
+{
+    const char **want;
+    size_t want_count = expect_lines(expect, "oom\t", &want);
+    const cJSON *allocator;
+    cJSON_ArrayForEach(allocator, cJSON_GetObjectItemCaseSensitive(summary, "allocators")) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(allocator, "id");
+        const char *name = cJSON_IsString(id) ? id->valuestring : "";
+        const char *last = NULL;
+        size_t count = 0;
+        char field[128], got[512], wanted[512];
+        for (size_t i = 0; i < want_count; i++) {
+            tab_field(want[i], 1, field, sizeof field);
+            if (strcmp(field, name) == 0) {
+                last = want[i];
+                count++;
+            }
+        }
+        const cJSON *oom = cJSON_GetObjectItemCaseSensitive(allocator, "oom");
+        const cJSON *oom_count = cJSON_GetObjectItemCaseSensitive(allocator, "oom_count");
+        snprintf(got, sizeof got, "%s: %s, %.0f", name,
+                 cJSON_IsObject(oom) ? "an oom" : cJSON_IsNull(oom) ? "null" : "missing",
+                 cJSON_IsNumber(oom_count) ? oom_count->valuedouble : -1.0);
+        snprintf(wanted, sizeof wanted, "%s: %s, %zu", name, last ? "an oom" : "null", count);
+        if (strcmp(got, wanted) != 0)
+            fail("an allocator's oom and oom_count", got, wanted);
+        if (!last || !cJSON_IsObject(oom))
+            continue;
+        char time[32], requested[32], allocated[32], reserved[32], device_free[32], largest[32];
+        oom_field(oom, "time_ps", time, sizeof time);
+        oom_field(oom, "requested_bytes", requested, sizeof requested);
+        oom_field(oom, "allocated_bytes", allocated, sizeof allocated);
+        oom_field(oom, "reserved_bytes", reserved, sizeof reserved);
+        oom_field(oom, "device_free_bytes", device_free, sizeof device_free);
+        oom_field(oom, "largest_free_bytes", largest, sizeof largest);
+        snprintf(got, sizeof got, "oom\t%s\t%s\t%s\t%s\t%s\t%s\t%s", name, time, requested,
+                 allocated, reserved, device_free, largest);
+        snprintf(wanted, sizeof wanted, "%s\tnull\tnull", last);
+        if (strcmp(got, wanted) != 0)
+            fail("an allocator's oom in --summary --json", got, wanted);
+    }
+    free(want);
+}
+
 static cJSON *parse_file(const char *dir, const char *name)
 {
     char path[4096];
@@ -449,6 +507,7 @@ static int check_all(const struct expect *expect, const char *dir)
     if (strcmp(count, want) != 0)
         fail("the number of allocators", count, want);
     check_out_of_memory(expect, dir);
+    check_oom_json(expect, summary);
     cJSON_Delete(summary);
     cJSON_Delete(trace);
     return 0;
