@@ -193,6 +193,15 @@ go "step 9"
 tmux_screen_has "200x60: g step 9: which steps there are" 'no step 9 \(steps 1 to 6\)'
 memtop_quit "200x60 (steps): q quits with status 0"
 
+# g oom on a trace that records one: the cursor at it.
+"${MEMTOP_BUILDDIR:-.}/tests/generate_trace" --producer pytorch --steps 4 --events 300 --oom \
+    >"$test_work/oom.json"
+memtop_viewer 120 40 "" "$test_work/oom.json"
+tmux_wait_for "allocator cuda:0" >/dev/null
+go oom
+tmux_screen_has "120x40: g oom: the cursor at the OOM" 'cursor at the OOM \([0-9.]+ ms\)'
+memtop_quit "120x40 (oom): q quits with status 0"
+
 # With HLO modules too (an XSpace of a TPU), the table keeps its place and
 # the HLO modules and the steps take turns below it.
 tpu=$test_work/tpu.xplane.pb

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "model/go_to.h"
+#include "model/oom.h"
 #include "model/steps.h"
 #include "ui/viewer.h"
 
@@ -48,10 +49,19 @@ static bool place_time(const struct viewer *viewer, const struct go_to *place, i
     case GO_TO_STEP:
         snprintf(what, what_size, "step %lld's peak", (long long)place->step);
         return step_peak(viewer, place->step, time_ps, error, size);
-    case GO_TO_OOM:
-        /* No format memtop reads records an out-of-memory event yet. */
-        snprintf(error, size, "no OOM recorded in this profile");
-        return false;
+    case GO_TO_OOM: {
+        /* The last one of the open allocator: the one that ended the job. */
+        const struct oom_event *oom = allocator_last_oom(viewer->allocator);
+        if (!oom) {
+            snprintf(error, size, profile_oom_count(viewer->profile)
+                                      ? "no OOM recorded for this allocator ([ ] another)"
+                                      : "no OOM recorded in this profile");
+            return false;
+        }
+        *time_ps = oom->time_ps;
+        snprintf(what, what_size, "the OOM");
+        return true;
+    }
     default:
         *time_ps = place->time_ps;
         what[0] = '\0';
@@ -82,7 +92,7 @@ void go_to_prompt_go(struct viewer *viewer, const char *text)
     viewer_follow_up(viewer, PANE_CHART, &follow_up);
     char at[64];
     time_window_text(&viewer->time, time_ps, at, sizeof at);
-    if (time_ps < first || time_ps > last)
+    if (place.kind == GO_TO_TIME && (time_ps < first || time_ps > last))
         viewer_status(viewer, false, "%s is outside the timeline: the cursor is at its %s", at,
                       time_ps < first ? "start" : "end");
     else
