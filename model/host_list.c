@@ -250,11 +250,12 @@ bool host_claim(struct host *host)
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
-/* The file's size and modification time; false when it cannot be read. */
+/* The file's size and modification time; false when it cannot be read
+ * or is no regular file (a pipe or a FIFO is read once, as it comes). */
 static bool host_file_stamp(const char *path, int64_t *size, int64_t *mtime_ns)
 {
     struct stat status;
-    if (stat(path, &status) != 0)
+    if (stat(path, &status) != 0 || !S_ISREG(status.st_mode))
         return false;
     *size = (int64_t)status.st_size;
     *mtime_ns = (int64_t)status.st_mtim.tv_sec * 1000000000 + status.st_mtim.tv_nsec;

@@ -428,6 +428,8 @@ int main(int argc, char **argv)
     char error[OPTIONS_ERROR_SIZE];
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
         print_error("%s", error);
+        if (options.show_usage)
+            options_print_usage(stderr);
         fputs("Try 'memtop --help' for more information.\n", stderr);
         return EXIT_BAD_INPUT;
     }

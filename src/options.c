@@ -3,6 +3,7 @@
 #include "src/options.h"
 
 #include "model/load.h"
+#include "model/logdir.h"
 #include "report/summary_report.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
@@ -58,14 +60,48 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* No PROFILE given: $TENSORBOARD_LOGDIR when it names a directory, else
+ * the current directory when it holds profiles (a run or a log
+ * directory); false when neither. */
+static bool options_default_path(struct options *options)
+{
+    static char *found[1];
+    static char current[] = ".";
+    const char *logdir = getenv("TENSORBOARD_LOGDIR");
+    struct stat status;
+    if (logdir && logdir[0] && stat(logdir, &status) == 0 && S_ISDIR(status.st_mode)) {
+        found[0] = (char *)logdir;
+    } else {
+        struct logdir here;
+        struct load_error error;
+        if (logdir_open(current, &here, &error) != LOAD_OK)
+            return false;
+        logdir_free(&here);
+        found[0] = current;
+    }
+    options->paths = found;
+    options->path_count = 1;
+    return true;
+}
+
+void options_print_usage(FILE *out)
+{
+    fputs("Usage: memtop [OPTION]... PROFILE...\n"
+          "       memtop [OPTION]... LOGDIR\n"
+          "       memtop [OPTION]... --compare BASE NEW\n",
+          out);
+}
+
 int options_print_help(FILE *out)
 {
     errno = 0;
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
           "       memtop [OPTION]... LOGDIR\n"
           "       memtop [OPTION]... --compare BASE NEW\n"
-          "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
-          "each allocator's memory over time, the peak, and what was live at the peak.\n"
+          "View the memory profile of a PyTorch, JAX, TensorFlow or XProf job in the\n"
+          "terminal: each allocator's memory over time, the peak, and what was live at\n"
+          "the peak. Without PROFILE: $TENSORBOARD_LOGDIR, else the current directory\n"
+          "when it holds profiles.\n"
           "\n"
           "PROFILE is a profile in one of the formats below (gzipped or not, but\n"
           "for Skyline's SQLite). Several files, or a\n"
@@ -465,8 +501,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     options->paths = argv + optind;
     options->path_count = (size_t)(argc - optind);
-    if (options->path_count == 0) {
-        snprintf(error, error_size, "no profile given");
+    if (options->path_count == 0 && !options_default_path(options)) {
+        snprintf(error, error_size, "no profile given, and neither $TENSORBOARD_LOGDIR nor the "
+                                    "current directory holds one");
+        options->show_usage = true;
         return false;
     }
     if (options->compare)
