@@ -135,6 +135,12 @@ check "80x24: back to the first run: its hosts load again" "host 10.0.0.2_8466 (
     "Hosts (3)"
 memtop_quit "80x24: q quits with status 0"
 
+# ---- --ascii: a cut name and a cut axis read apart ----
+memtop_viewer 80 24 "" --ascii "$logs"
+check "80x24 --ascii: a run name cut with +, the axis cut with ~" \
+    "> train/+26_11_23_06_39_19 3|" "~ axis cut"
+memtop_quit "80x24 --ascii: q quits with status 0"
+
 # ---- 120x40: room for every column ----
 memtop_viewer 120 40 "" "$logs"
 check "120x40: the runs with their host counts, the hosts with peaks" \
