@@ -135,6 +135,47 @@ check "80x24: back to the first run: its hosts load again" "host 10.0.0.2_8466 (
     "Hosts (3)"
 memtop_quit "80x24: q quits with status 0"
 
+# ---- ?: the help at the focused pane's keys; / searches it ----
+memtop_viewer 100 30 "" "$logs"
+check "help: the table has the focus" "Runs (3)"
+tmux_keys "?"
+tmux_wait_for "memtop keys" >/dev/null
+if sed -n 3p "$tmux_screen" | grep -q "│ Allocations table  "; then
+    tap_ok "help: ? opens at the focused pane's keys (the table's)"
+else
+    tap_not_ok "help: ? opens at the focused pane's keys (the table's)"
+fi
+tmux_keys /
+tmux_text "capacity line"
+tmux_keys Enter
+tmux_wait_for "the capacity line" >/dev/null
+if sed -n 3p "$tmux_screen" | grep -q "The legend under the chart names each glyph"; then
+    tap_ok "help: / scrolls it to the first entry holding the text"
+else
+    tap_not_ok "help: / scrolls it to the first entry holding the text"
+fi
+tmux_keys Escape
+tmux_wait_gone "memtop keys" >/dev/null
+for tab in 1 2 3 4 5 6; do
+    tmux_keys BTab
+    tmux_wait_for "Enter open run" 1 >/dev/null && break
+done
+tmux_keys "?"
+tmux_wait_for "memtop keys" >/dev/null
+if sed -n 3p "$tmux_screen" | grep -q "│ Runs (a log directory)"; then
+    tap_ok "help: from the runs list, ? opens at the runs' keys"
+else
+    tap_not_ok "help: from the runs list, ? opens at the runs' keys"
+fi
+tmux_keys Escape
+memtop_quit "help: q quits with status 0"
+
+# ---- --ascii: a cut name and a cut axis read apart ----
+memtop_viewer 80 24 "" --ascii "$logs"
+check "80x24 --ascii: a run name cut with +, the axis cut with ~" \
+    "> train/+26_11_23_06_39_19 3|" "~ axis cut"
+memtop_quit "80x24 --ascii: q quits with status 0"
+
 # ---- 120x40: room for every column ----
 memtop_viewer 120 40 "" "$logs"
 check "120x40: the runs with their host counts, the hosts with peaks" \

@@ -17,7 +17,8 @@
  * NULL for a row another one's hint covers or that only help lists. */
 static const struct key_binding key_table[] = {
     {{'q'}, "q", REQUEST_QUIT, KEY_SCOPE_GLOBAL, "quit", NULL},
-    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL, "this help", "? help"},
+    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL,
+     "this help, at the focused pane's keys (/ searches it, n/N go on)", "? help"},
     {{KEY_CODE_ESCAPE}, "Esc", REQUEST_CANCEL, KEY_SCOPE_GLOBAL,
      "close the help, a detail view, a prompt or the filter", NULL},
     {{KEY_CODE_CONTROL('l')}, "Ctrl-L", REQUEST_REDRAW, KEY_SCOPE_GLOBAL, "redraw the screen", NULL},

@@ -185,8 +185,9 @@ static void layout_frame(struct viewer *viewer)
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
     layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
                              allocator_count, table_area_panes - 1);
-    if (!viewer_pane_available(viewer, PANE_CHART) &&
-        !viewer_pane_available(viewer, PANE_COMPARE_CHART))
+    /* A report without a timeline: the table takes the chart's rows. */
+    if (!viewer_comparing(viewer) && viewer->allocator &&
+        viewer->allocator->timeline_kind == TIMELINE_NONE)
         layout_drop_chart(&viewer->layout);
     bool by_region = viewer_pane_available(viewer, PANE_BY_REGION);
     bool by_data_type = viewer_pane_available(viewer, PANE_BY_DATA_TYPE);

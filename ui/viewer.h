@@ -128,6 +128,8 @@ struct viewer {
     enum overlay_kind overlay;
     enum pane_id overlay_pane;
     struct list_cursor help;   /* the help overlay's scroll */
+    char help_search[128];     /* the text / last searched the help for */
+    size_t help_search_origin; /* the scroll before that / */
 
     struct prompt prompt;
     struct list_search list_search; /* `/` and n/N in the list panes */

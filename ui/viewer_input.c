@@ -142,10 +142,7 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
 {
     switch (request) {
     case REQUEST_QUIT: viewer->quit = true; return true;
-    case REQUEST_HELP:
-        viewer->overlay = OVERLAY_HELP;
-        memset(&viewer->help, 0, sizeof viewer->help);
-        return true;
+    case REQUEST_HELP: help_overlay_open(viewer); return true;
     case REQUEST_CANCEL: viewer_cancel(viewer); return true;
     case REQUEST_REDRAW: viewer->redraw_all = true; return true;
     case REQUEST_FOCUS_NEXT: viewer_focus(viewer, viewer_focus_neighbour(viewer, 1)); return true;

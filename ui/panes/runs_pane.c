@@ -43,7 +43,7 @@ static const char *run_name_fitted(const char *name, int room, const struct ui_s
     if (head > (size_t)room / 3)
         head = (size_t)room / 3;
     size_t tail = (size_t)room - head - 1;
-    snprintf(buffer, size, "%.*s%s%s", (int)head, name, style->utf8 ? "\xe2\x80\xa6" : "~",
+    snprintf(buffer, size, "%.*s%s%s", (int)head, name, draw_ellipsis(style),
              name + length - tail);
     return buffer;
 }
