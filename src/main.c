@@ -22,6 +22,7 @@
 #include "report/json_writer.h"
 #include "report/logdir_report.h"
 #include "src/input.h"
+#include "src/list_peaks.h"
 #include "src/options.h"
 #include "src/progress.h"
 #include "report/summary_report.h"
@@ -131,10 +132,18 @@ static int run_viewer(struct source *input, const struct options *options)
     int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
     if (compare_status != EXIT_OK)
         return compare_status;
-    /* With one profile, a load error belongs in the shell, not a screen. */
+    /* With one profile, a load error belongs in the shell, not a screen;
+     * unless the log directory has an older run that loads: the viewer
+     * opens it and says why the newest did not. */
+    bool fell_back = false;
     if (hosts->count == 1 && !load_host(hosts, 0)) {
-        print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
-        return exit_status_for(hosts->hosts[0].status);
+        /* Only the run memtop picked itself: a run or host asked for fails. */
+        fell_back = !options->run && !options->host && !options->compare &&
+                    source_fall_back_run(input);
+        if (!fell_back) {
+            print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
+            return exit_status_for(hosts->hosts[0].status);
+        }
     }
     struct ui_options ui_options = {
         .ascii = options->ascii,
@@ -142,6 +151,7 @@ static int run_viewer(struct source *input, const struct options *options)
         .mouse = options->mouse,
         .keys_from_terminal = reads_standard_input(options),
         .no_settings = options->no_settings,
+        .follow = options->follow,
     };
     struct ui_session session = {
         .hosts = hosts,
@@ -151,6 +161,8 @@ static int run_viewer(struct source *input, const struct options *options)
                       : NULL,
         .run_index = input->run_index,
         .compare = options->compare,
+        .run_errors = input->run_errors,
+        .failed_run = fell_back ? input->failed_run : input->logdir.run_count,
     };
     return ui_run(&session, &ui_options);
 }
@@ -165,11 +177,21 @@ static int run_list(const struct options *options)
         print_load_error(options->paths[0], &error);
         return exit_status_for(status);
     }
+    /* Which runs the viewer could not open, as it would try them. */
+    char **errors = calloc(logdir.run_count ? logdir.run_count : 1, sizeof *errors);
+    if (errors && logdir.kind == LOGDIR_LOG_DIRECTORY)
+        source_check_runs(&logdir, errors);
+    struct logdir_peaks peaks = {0};
+    bool with_peaks = options->peaks && list_peaks_read(&logdir, &peaks);
     int write_error = 0;
     if (options->json)
-        write_error = logdir_report_json(stdout, &logdir);
+        write_error = logdir_report_json(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
     else
-        logdir_report_text(stdout, &logdir);
+        logdir_report_text(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
+    list_peaks_free(&peaks);
+    for (size_t i = 0; errors && i < logdir.run_count; i++)
+        free(errors[i]);
+    free(errors);
     logdir_free(&logdir);
     return stdout_finish(EXIT_OK, write_error);
 }
@@ -416,6 +438,8 @@ int main(int argc, char **argv)
     char error[OPTIONS_ERROR_SIZE];
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
         print_error("%s", error);
+        if (options.show_usage)
+            options_print_usage(stderr);
         fputs("Try 'memtop --help' for more information.\n", stderr);
         return EXIT_BAD_INPUT;
     }

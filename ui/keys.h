@@ -69,6 +69,8 @@ enum request {
     /* the out-of-memory post-mortem (issue 24) */
     REQUEST_OOM_NEXT,             /* o: to the OOM (the last first, then the next) */
     REQUEST_OOM_PREVIOUS,         /* O: to the previous OOM */
+    REQUEST_GO_TO,                /* g: the cursor to a time, a step, the peak, the OOM */
+    REQUEST_RELOAD,               /* R, F5: the log directory and the open host read again */
     REQUEST_COUNT
 };
 

@@ -35,6 +35,13 @@ static bool allocator_shown(const struct viewer *viewer)
     return one_profile(viewer) && viewer->allocator != NULL;
 }
 
+/* A report without a timeline (Skyline's) has no chart to draw: the
+ * table takes its room. */
+static bool timeline_shown(const struct viewer *viewer)
+{
+    return allocator_shown(viewer) && viewer->allocator->timeline_kind != TIMELINE_NONE;
+}
+
 /* A report that sorts its memory by kind (Skyline) has no regions or
  * data types to break the peak down by: its summary card shows the kinds.
  * Nor has a format whose rows record no `field` (a PyTorch trace). */
@@ -93,7 +100,7 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
     [PANE_BY_DATA_TYPE] = {"at peak by type", breakdown_pane_create_by_data_type,
                            LAYOUT_PLACE_BY_DATA_TYPE, false, false, by_data_type_available},
     [PANE_CHART] = {"chart", chart_pane_create, LAYOUT_PLACE_CHART, false, true,
-                    allocator_shown},
+                    timeline_shown},
     [PANE_TABLE] = {"allocations", table_pane_create, LAYOUT_PLACE_TABLE, true, true,
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true, hlo_available},
