@@ -62,7 +62,7 @@ for name in torch-300m torch-1g; do
                 mb / seconds["memtop"] >= 500 ? "met" : "NOT met",
                 kib["memtop"] * 1024 / size, kib["memtop"] * 1024 <= 0.5 * size ? "met" : "NOT met"
             if ("python" in seconds)
-                printf "  %-10s %9s  Python %7.3f s  %.1fx memtop's time (>= 20x: %s)  peak RSS %.2fx the file\n",
+                printf "  %-10s %9s  Python %7.3f s  %.1fx the time of memtop (>= 20x: %s)  peak RSS %.2fx the file\n",
                     "", "", seconds["python"], seconds["python"] / seconds["memtop"],
                     seconds["python"] >= 20 * seconds["memtop"] ? "met" : "NOT met",
                     kib["python"] * 1024 / size
