@@ -79,6 +79,10 @@ struct input_format {
     /* What an empty file named with one of the suffixes means (XSpace:
      * a capture too big for protobuf); NULL: just "empty file". */
     const char *empty_file_message;
+    /* The loader reads the whole records before a cut (a Chrome trace's
+     * events): gzip data that stops early is inflated as far as it goes
+     * and read with a warning, not refused. */
+    bool reads_cut_data;
 };
 
 size_t input_format_count(void);

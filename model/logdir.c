@@ -13,6 +13,7 @@
 
 #include "model/array_grow.h"
 #include "model/load_internal.h"
+#include "model/natural_order.h"
 #include "model/path.h"
 
 /* ---- one file's name ---- */
@@ -75,15 +76,12 @@ static bool file_is_source(const struct run_file *file)
     return !file->kind || file->kind->memory_rank > 0;
 }
 
-/* By host; XProf's files of one host together (plain files are hosts of
+/* By host, in natural order (w-2 before w-10); XProf's files of one host together (plain files are hosts of
  * their own); sources first, the preferred one first; then by name. */
 static int compare_found(const void *left, const void *right)
 {
     const struct found_file *a = left, *b = right;
-    size_t shorter = a->host_length < b->host_length ? a->host_length : b->host_length;
-    int order = memcmp(found_host(a), found_host(b), shorter);
-    if (order == 0 && a->host_length != b->host_length)
-        order = a->host_length < b->host_length ? -1 : 1;
+    int order = natural_compare_bytes(a->file.name, a->host_length, b->file.name, b->host_length);
     if (order == 0 && (a->file.kind == NULL) != (b->file.kind == NULL))
         order = a->file.kind ? -1 : 1;
     if (order == 0 && file_rank(&a->file) != file_rank(&b->file))
@@ -216,35 +214,9 @@ static bool found_add_folder(struct found_file **found, size_t *count, size_t *c
     return ok;
 }
 
-int logdir_compare_natural(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-            while (*a == '0' && a[1] >= '0' && a[1] <= '9')
-                a++;
-            while (*b == '0' && b[1] >= '0' && b[1] <= '9')
-                b++;
-            size_t x = strspn(a, "0123456789"), y = strspn(b, "0123456789");
-            if (x != y)
-                return x < y ? -1 : 1;
-            int order = memcmp(a, b, x);
-            if (order)
-                return order;
-            a += x;
-            b += x;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
 static int compare_hosts_natural(const void *left, const void *right)
 {
-    return logdir_compare_natural(((const struct run_host *)left)->name,
+    return natural_compare(((const struct run_host *)left)->name,
                            ((const struct run_host *)right)->name);
 }
 

@@ -116,8 +116,4 @@ void logdir_error_no_profiles(struct load_error *error, bool log_directory);
 bool run_file_classify(const char *name, const struct input_format **format,
                        const struct xprof_file_kind **kind, size_t *host_length);
 
-/* Natural order of two names: runs of digits compare as numbers
- * (rank2 before rank10), the rest bytewise; <0, 0, >0 as strcmp. */
-int logdir_compare_natural(const char *a, const char *b);
-
 #endif

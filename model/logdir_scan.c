@@ -17,6 +17,7 @@
 
 #include "model/array_grow.h"
 #include "model/load_internal.h"
+#include "model/natural_order.h"
 #include "model/path.h"
 
 /* A directory's own name, without trailing slashes; malloc'd. */
@@ -173,15 +174,16 @@ static const char *run_folder(const struct logdir_run *run)
     return slash ? slash + 1 : run->name;
 }
 
-/* Newest first: the folder's name (a timestamp) descending, then the
+/* Newest first: the folder's name (a timestamp; natural order, so that
+ * run_9 comes after run_10) descending, then the
  * modification time descending, then the name, so the order is total. */
 static int compare_runs(const void *left, const void *right)
 {
     const struct logdir_run *a = left, *b = right;
-    int order = strcmp(run_folder(b), run_folder(a));
+    int order = natural_compare(run_folder(b), run_folder(a));
     if (order == 0 && a->modified != b->modified)
         order = a->modified > b->modified ? -1 : 1;
-    return order ? order : strcmp(a->name, b->name);
+    return order ? order : natural_compare(a->name, b->name);
 }
 
 /* Given LOGDIR/plugins/profile or LOGDIR/plugins itself: the profile

@@ -252,6 +252,8 @@ void profile_free(struct profile *profile)
         free(profile->allocators[i].rows);
         segment_history_free(profile->allocators[i].segments);
         free(profile->allocators[i].ooms);
+        free(profile->allocators[i].notes);
+        free(profile->allocators[i].memory_map);
     }
     free(profile->warnings);
     free(profile->allocators);

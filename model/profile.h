@@ -286,6 +286,21 @@ struct oom_event {
     uint32_t op_name;           /* string id of the op that asked, 0 when none */
 };
 
+/* A line of a format's own summary that memtop keeps as the file wrote
+ * it (an OOM log's "temp allocation: 8.41GiB", "MaxAllocSize: 13200000000"):
+ * a label and a value, string ids. */
+struct allocator_note {
+    uint32_t label;
+    uint32_t value;
+};
+
+/* One block of an allocator's memory, in address order, for formats
+ * that walk it (a BFC allocator's dump): where the free memory lies. */
+struct memory_block {
+    int64_t bytes;
+    bool in_use;
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
@@ -305,6 +320,12 @@ struct allocator {
      * finish; model/oom.h asks them questions. */
     struct oom_event *ooms;
     size_t oom_count;
+    /* What the format's own summary said (none for most formats). */
+    struct allocator_note *notes;
+    size_t note_count;
+    /* Its memory block by block, where the format walks it; else none. */
+    struct memory_block *memory_map;
+    size_t memory_map_count;
 };
 
 /* Whether allocator's format records `field` (one enum allocator_field

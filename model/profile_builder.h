@@ -89,6 +89,13 @@ bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index,
 bool profile_builder_add_oom(struct profile_builder *builder, size_t index,
                              const struct oom_event *oom);
 
+/* Appends a line of the format's own summary to allocator `index`, and
+ * a block of its memory map (address order); false when memory runs out. */
+bool profile_builder_add_note(struct profile_builder *builder, size_t index,
+                              const struct allocator_note *note);
+bool profile_builder_add_memory_block(struct profile_builder *builder, size_t index,
+                                      const struct memory_block *block);
+
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
  * which is computed here (stack + heap at the peak). */

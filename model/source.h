@@ -27,6 +27,11 @@ struct source {
     struct host_list hosts;
     /* The hosts `host` leaves: [first_host, first_host + host_count). */
     size_t first_host, host_count;
+    /* Runs of the log directory that were tried and did not load: one
+     * malloc'd message each ("w-1: offset 3000: ..."), NULL for the
+     * others; NULL until source_fall_back_run() fills it. */
+    char **run_errors;
+    size_t failed_run; /* the run given up on */
 };
 
 /* A message of source_open fits in this many bytes. */
@@ -41,5 +46,17 @@ enum load_status source_open(struct source *source, char *const *paths, size_t p
                              const char *run, const char *host, const char **path,
                              char *message, size_t message_size);
 void source_free(struct source *source);
+
+/* The viewer on a log directory whose run (picked as the newest: the
+ * caller asks only without a run or host named) has one host and it
+ * failed to load: the newest older run whose one host loads (or that has
+ * several hosts, which the viewer loads itself) replaces it, why each
+ * run tried did not load kept in run_errors. false when none does or the
+ * source is not such a log directory. */
+bool source_fall_back_run(struct source *source);
+/* --list: the runs the viewer would open, newest first, loaded until one
+ * does, as source_fall_back_run() tries them; why each that did not
+ * failed into errors[run] (malloc'd; errors holds run_count). */
+void source_check_runs(const struct logdir *logdir, char **errors);
 
 #endif

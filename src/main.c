@@ -1,7 +1,8 @@
 /* memtop: the terminal viewer for TensorFlow / JAX / XProf memory profiles.
  * main parses the command line, opens the hosts and hands them to the
  * viewer or a report. It is the only place that prints errors and picks
- * the exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input. */
+ * the exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input, 3
+ * a CI gate crossed (--fail-over, --fail-growth). */
 #include "config.h"
 
 #include <errno.h>
@@ -21,11 +22,13 @@
 #include "report/json_writer.h"
 #include "report/logdir_report.h"
 #include "src/input.h"
+#include "src/list_peaks.h"
 #include "src/options.h"
 #include "src/progress.h"
 #include "report/summary_report.h"
 #include "src/cli_output.h"
 #include "src/compare_cli.h"
+#include "src/gate_cli.h"
 #include "ui/keys.h"
 #include "ui/ui.h"
 
@@ -33,7 +36,8 @@
  * before them); a host that failed to load is reported on stderr (and,
  * in a JSON array, as an object with its error). */
 static int summary_host(struct host_list *hosts, size_t index, bool several, bool after_report,
-                        struct json_writer *json, const struct summary_report_options *report)
+                        struct json_writer *json, const struct summary_report_options *report,
+                        const struct gate_options *gates, bool *crossed)
 {
     struct host *host = &hosts->hosts[index];
     const struct profile *profile = load_host(hosts, index);
@@ -60,6 +64,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
             fputc('\n', stdout);
         summary_report_text_with(stdout, profile, host_name, report);
     }
+    *crossed = gate_cli_over(gates, profile) || *crossed;
     /* Reports need one host at a time: free it before the next. */
     profile_free(host->profile);
     host->profile = NULL;
@@ -68,9 +73,10 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
 
 /* A directory's hosts are reported one entry each, whatever their
  * number: scripts read the same shape for one host as for 64. */
-static int run_summary(struct source *input, bool json,
+static int run_summary(struct source *input, const struct options *options,
                        const struct summary_report_options *report)
 {
+    bool json = options->json, crossed = false;
     struct host_list *hosts = &input->hosts;
     int status = EXIT_OK;
     bool several = input->directory || hosts->count > 1;
@@ -83,8 +89,8 @@ static int run_summary(struct source *input, bool json,
     int write_error = 0; /* of the text report, seen as soon as it happens */
     bool written = false;
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
-        int host_status =
-            summary_host(hosts, i, several, written, json ? &writer : NULL, report);
+        int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL, report,
+                                       &options->gates, &crossed);
         written = written || host_status == EXIT_OK || (!json && several);
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
@@ -94,6 +100,9 @@ static int run_summary(struct source *input, bool json,
         json_writer_array_end(&writer);
     if (json && (several || written))
         fputc('\n', stdout);
+    /* A failure says more than a gate: 3 only when all else went well. */
+    if (status == EXIT_OK && crossed)
+        status = EXIT_GATE_CROSSED;
     return stdout_finish(status, json ? json_writer_finish(&writer) : write_error);
 }
 
@@ -123,10 +132,18 @@ static int run_viewer(struct source *input, const struct options *options)
     int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
     if (compare_status != EXIT_OK)
         return compare_status;
-    /* With one profile, a load error belongs in the shell, not a screen. */
+    /* With one profile, a load error belongs in the shell, not a screen;
+     * unless the log directory has an older run that loads: the viewer
+     * opens it and says why the newest did not. */
+    bool fell_back = false;
     if (hosts->count == 1 && !load_host(hosts, 0)) {
-        print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
-        return exit_status_for(hosts->hosts[0].status);
+        /* Only the run memtop picked itself: a run or host asked for fails. */
+        fell_back = !options->run && !options->host && !options->compare &&
+                    source_fall_back_run(input);
+        if (!fell_back) {
+            print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
+            return exit_status_for(hosts->hosts[0].status);
+        }
     }
     struct ui_options ui_options = {
         .ascii = options->ascii,
@@ -134,6 +151,7 @@ static int run_viewer(struct source *input, const struct options *options)
         .mouse = options->mouse,
         .keys_from_terminal = reads_standard_input(options),
         .no_settings = options->no_settings,
+        .follow = options->follow,
     };
     struct ui_session session = {
         .hosts = hosts,
@@ -143,6 +161,8 @@ static int run_viewer(struct source *input, const struct options *options)
                       : NULL,
         .run_index = input->run_index,
         .compare = options->compare,
+        .run_errors = input->run_errors,
+        .failed_run = fell_back ? input->failed_run : input->logdir.run_count,
     };
     return ui_run(&session, &ui_options);
 }
@@ -157,11 +177,21 @@ static int run_list(const struct options *options)
         print_load_error(options->paths[0], &error);
         return exit_status_for(status);
     }
+    /* Which runs the viewer could not open, as it would try them. */
+    char **errors = calloc(logdir.run_count ? logdir.run_count : 1, sizeof *errors);
+    if (errors && logdir.kind == LOGDIR_LOG_DIRECTORY)
+        source_check_runs(&logdir, errors);
+    struct logdir_peaks peaks = {0};
+    bool with_peaks = options->peaks && list_peaks_read(&logdir, &peaks);
     int write_error = 0;
     if (options->json)
-        write_error = logdir_report_json(stdout, &logdir);
+        write_error = logdir_report_json(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
     else
-        logdir_report_text(stdout, &logdir);
+        logdir_report_text(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
+    list_peaks_free(&peaks);
+    for (size_t i = 0; errors && i < logdir.run_count; i++)
+        free(errors[i]);
+    free(errors);
     logdir_free(&logdir);
     return stdout_finish(EXIT_OK, write_error);
 }
@@ -408,6 +438,8 @@ int main(int argc, char **argv)
     char error[OPTIONS_ERROR_SIZE];
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
         print_error("%s", error);
+        if (options.show_usage)
+            options_print_usage(stderr);
         fputs("Try 'memtop --help' for more information.\n", stderr);
         return EXIT_BAD_INPUT;
     }
@@ -444,7 +476,7 @@ int main(int argc, char **argv)
     else if (options.mode == RUN_EXPORT)
         exit_status = run_export(&input, &options);
     else if (options.mode == RUN_SUMMARY)
-        exit_status = run_summary(&input, options.json, &report);
+        exit_status = run_summary(&input, &options, &report);
     else
         exit_status = run_viewer(&input, &options);
     input_free(&input);

@@ -3,6 +3,7 @@
 #include "src/options.h"
 
 #include "model/load.h"
+#include "model/logdir.h"
 #include "report/summary_report.h"
 
 #include <errno.h>
@@ -10,11 +11,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
-enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
+enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
 enum { OPTION_COMPARE = 1024 };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
+enum { OPTION_FAIL_OVER = 1792, OPTION_FAIL_GROWTH };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -37,6 +40,8 @@ static const struct option long_options[] = {
     {"filter", required_argument, NULL, OPTION_FILTER},
     {"sort", required_argument, NULL, OPTION_SORT},
     {"min-size", required_argument, NULL, OPTION_MIN_SIZE},
+    {"fail-over", required_argument, NULL, OPTION_FAIL_OVER},
+    {"fail-growth", required_argument, NULL, OPTION_FAIL_GROWTH},
     {"group-by", required_argument, NULL, OPTION_GROUP_BY},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
@@ -49,6 +54,8 @@ static const struct option long_options[] = {
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
     {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
+    {"follow", no_argument, NULL, OPTION_FOLLOW},
+    {"peaks", no_argument, NULL, OPTION_PEAKS},
     {"compare", no_argument, NULL, OPTION_COMPARE},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
@@ -56,14 +63,48 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* No PROFILE given: $TENSORBOARD_LOGDIR when it names a directory, else
+ * the current directory when it holds profiles (a run or a log
+ * directory); false when neither. */
+static bool options_default_path(struct options *options)
+{
+    static char *found[1];
+    static char current[] = ".";
+    const char *logdir = getenv("TENSORBOARD_LOGDIR");
+    struct stat status;
+    if (logdir && logdir[0] && stat(logdir, &status) == 0 && S_ISDIR(status.st_mode)) {
+        found[0] = (char *)logdir;
+    } else {
+        struct logdir here;
+        struct load_error error;
+        if (logdir_open(current, &here, &error) != LOAD_OK)
+            return false;
+        logdir_free(&here);
+        found[0] = current;
+    }
+    options->paths = found;
+    options->path_count = 1;
+    return true;
+}
+
+void options_print_usage(FILE *out)
+{
+    fputs("Usage: memtop [OPTION]... PROFILE...\n"
+          "       memtop [OPTION]... LOGDIR\n"
+          "       memtop [OPTION]... --compare BASE NEW\n",
+          out);
+}
+
 int options_print_help(FILE *out)
 {
     errno = 0;
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
           "       memtop [OPTION]... LOGDIR\n"
           "       memtop [OPTION]... --compare BASE NEW\n"
-          "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
-          "each allocator's memory over time, the peak, and what was live at the peak.\n"
+          "View the memory profile of a PyTorch, JAX, TensorFlow or XProf job in the\n"
+          "terminal: each allocator's memory over time, the peak, and what was live at\n"
+          "the peak. Without PROFILE: $TENSORBOARD_LOGDIR, else the current directory\n"
+          "when it holds profiles.\n"
           "\n"
           "PROFILE is a profile in one of the formats below (gzipped or not, but\n"
           "for Skyline's SQLite). Several files, or a\n"
@@ -74,6 +115,8 @@ int options_print_help(FILE *out)
           "\n"
           "      --list        list LOGDIR's runs, their hosts and XProf's tools for\n"
           "                    them, and exit (with --json: as JSON)\n"
+          "      --peaks       with --list: each host's peak and % of capacity (the\n"
+          "                    hosts are read, several at a time)\n"
           "      --run NAME    the run of LOGDIR to open (as --list names it, or its\n"
           "                    folder's name); default: the newest\n"
           "      --host NAME   that host: the viewer opens it first, --summary and\n"
@@ -115,6 +158,13 @@ int options_print_help(FILE *out)
           "                    each peak), or with --summary [--json] each matched\n"
           "                    allocator's deltas; --export compare BASE NEW writes\n"
           "                    the op table as CSV (allocators match by memory id)\n"
+          "      --fail-over SIZE|PCT\n"
+          "                    with --summary (implied): exit 3 when an allocator's\n"
+          "                    peak is above SIZE (16GiB) or above PCT of its\n"
+          "                    capacity (90%), one line on stderr for each\n"
+          "      --fail-growth PCT\n"
+          "                    with --compare BASE NEW: exit 3 when a matched\n"
+          "                    allocator's peak grew by more than PCT (10%)\n"
           "  -o, --output FILE with --export: write FILE (atomically), not stdout\n"
           "      --force       with -o: replace FILE if it exists\n"
           "      --ascii       draw with ASCII only, even in a UTF-8 terminal\n"
@@ -123,6 +173,8 @@ int options_print_help(FILE *out)
           "                    the terminal's own text selection keeps working)\n"
           "      --no-settings neither read nor write the viewer's remembered settings\n"
           "                    ($XDG_STATE_HOME/memtop/settings)\n"
+          "      --follow      the viewer watches the log directory: new runs and\n"
+          "                    hosts appear as they are written (R reloads by hand)\n"
           "      --list-keys[=FORMAT]\n"
           "                    print the viewer's keys and exit, as a Markdown table\n"
           "                    (FORMAT markdown, the default) or man page text (man)\n"
@@ -137,7 +189,8 @@ int options_print_help(FILE *out)
     fputs("\n"
           "PROFILE may be - for standard input, or a pipe or FIFO (<(gsutil cat URL)).\n"
           "\n"
-          "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
+          "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input,\n"
+          "3 a gate crossed (--fail-over, --fail-growth).\n"
           "In the viewer, press ? for the keys. See also man memtop.\n",
           out);
     /* The help is longer than stdio's buffer: a write that failed on the
@@ -172,6 +225,73 @@ static bool min_size_option_parse(const char *argument, struct options *options,
         return false;
     }
     options->has_min_size = true;
+    return true;
+}
+
+/* "80%", "12.5%" (percent_sign: the sign is required), or "80" when it
+ * is not: a finite percentage, 0 or more. */
+static bool percent_parse(const char *text, bool percent_sign, double *percent)
+{
+    size_t length = strlen(text);
+    bool signed_ = length > 0 && text[length - 1] == '%';
+    if ((percent_sign && !signed_) || length == 0 || text[0] < '0' || text[0] > '9')
+        return false;
+    char number[64];
+    if (length - signed_ >= sizeof number)
+        return false;
+    memcpy(number, text, length - signed_);
+    number[length - signed_] = '\0';
+    char *end;
+    errno = 0;
+    double value = strtod(number, &end);
+    if (*end || errno || !(value >= 0) || value > 1e12)
+        return false;
+    *percent = value;
+    return true;
+}
+
+/* --fail-over SIZE|PCT, --fail-growth PCT. */
+static bool gate_option_parse(int option, const char *argument, struct gate_options *gates,
+                              char *error, size_t error_size)
+{
+    if (option == OPTION_FAIL_GROWTH) {
+        gates->fail_growth = percent_parse(argument, false, &gates->growth_percent);
+        gates->growth_text = argument;
+        if (!gates->fail_growth)
+            snprintf(error, error_size, "--fail-growth: '%s' is not a percentage (10, 10%%)",
+                     argument);
+        return gates->fail_growth;
+    }
+    struct gate_limit *over = &gates->over;
+    over->percent = strchr(argument, '%') != NULL;
+    gates->fail_over = over->percent ? percent_parse(argument, true, &over->share)
+                                     : export_size_parse(argument, &over->bytes);
+    gates->over_text = argument;
+    if (!gates->fail_over)
+        snprintf(error, error_size,
+                 "--fail-over: '%s' is neither a size (bytes, or with K, KiB, M, MiB, G, GiB) "
+                 "nor a share of the capacity (80%%)",
+                 argument);
+    return gates->fail_over;
+}
+
+/* The gates go with --summary [--json] (implied when no other mode is
+ * asked for), --fail-growth with --compare. */
+static bool gate_options_check(struct options *options, char *error, size_t error_size)
+{
+    struct gate_options *gates = &options->gates;
+    if (!gates->fail_over && !gates->fail_growth)
+        return true;
+    if (options->mode == RUN_VIEWER)
+        options->mode = RUN_SUMMARY;
+    if (options->mode != RUN_SUMMARY) {
+        snprintf(error, error_size, "--fail-over and --fail-growth go with --summary");
+        return false;
+    }
+    if (gates->fail_growth && !options->compare) {
+        snprintf(error, error_size, "--fail-growth goes with --compare BASE NEW");
+        return false;
+    }
     return true;
 }
 
@@ -392,6 +512,8 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
         case OPTION_NO_SETTINGS: options->no_settings = true; break;
+        case OPTION_FOLLOW: options->follow = true; break;
+        case OPTION_PEAKS: options->peaks = true; break;
         case OPTION_COMPARE: options->compare = true; break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
@@ -399,6 +521,11 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             break;
         case OPTION_MIN_SIZE:
             if (!min_size_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
+        case OPTION_FAIL_OVER:
+        case OPTION_FAIL_GROWTH:
+            if (!gate_option_parse(option, optarg, &options->gates, error, error_size))
                 return false;
             break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
@@ -440,7 +567,12 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (list)
         options->mode = RUN_LIST;
-    if (!export_options_check(options, error, error_size))
+    if (options->peaks && !list) {
+        snprintf(error, error_size, "--peaks goes with --list");
+        return false;
+    }
+    if (!export_options_check(options, error, error_size) ||
+        !gate_options_check(options, error, error_size))
         return false;
     if (options->json && options->mode != RUN_SUMMARY && options->mode != RUN_LIST) {
         snprintf(error, error_size, "--json goes with --summary");
@@ -458,8 +590,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     options->paths = argv + optind;
     options->path_count = (size_t)(argc - optind);
-    if (options->path_count == 0) {
-        snprintf(error, error_size, "no profile given");
+    if (options->path_count == 0 && !options_default_path(options)) {
+        snprintf(error, error_size, "no profile given, and neither $TENSORBOARD_LOGDIR nor the "
+                                    "current directory holds one");
+        options->show_usage = true;
         return false;
     }
     if (options->compare)

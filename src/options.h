@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/gate.h"
 #include "report/export.h"
 
 enum run_mode {
@@ -46,13 +47,28 @@ struct export_options {
     const char *group_scope; /* "" for the top */
 };
 
+/* The CI gates (issue 24): with --summary [--json], exit status 3 when
+ * one is crossed. */
+struct gate_options {
+    bool fail_over;           /* --fail-over SIZE|PCT */
+    struct gate_limit over;
+    const char *over_text;    /* as given, for the lines that name it */
+    bool fail_growth;         /* --fail-growth PCT (with --compare) */
+    double growth_percent;
+    const char *growth_text;
+};
+
 struct options {
     enum run_mode mode;
+    struct gate_options gates;
     bool json;     /* --json, with --summary */
     bool ascii;    /* --ascii: no UTF-8 glyphs */
     bool no_color; /* --no-color or NO_COLOR in the environment */
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
     bool no_settings; /* --no-settings: the viewer neither reads nor writes them */
+    bool follow;      /* --follow: the viewer watches the log directory */
+    bool peaks;       /* --list --peaks: each host read for its peak */
+    bool show_usage;  /* a failed parse that wants the usage lines printed */
     bool list_keys_man; /* --list-keys=man: roff for the man page, not Markdown */
     bool has_top;  /* --top N was given (it goes with --summary) */
     size_t top_rows; /* --top N: the largest rows a summary lists (default 10) */
@@ -76,5 +92,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
 
 /* Writes --help to out: 0, or the errno of a write that failed. */
 int options_print_help(FILE *out);
+/* The three usage lines. */
+void options_print_usage(FILE *out);
 
 #endif

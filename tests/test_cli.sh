@@ -31,8 +31,23 @@ if [ -w /dev/full ]; then
 else
     for option in --list-keys --help --version; do tap_skip "/dev/full not available ($option)"; done
 fi
-memtop_run
-memtop_expect "no profile: status 2" 2 err "^memtop: no profile given"
+# No PROFILE: $TENSORBOARD_LOGDIR, else the current directory when it
+# holds profiles, else the usage.
+memtop_abs="$(cd "$(dirname "$memtop")" && pwd)/$(basename "$memtop")"
+mkdir -p "$test_work/empty"
+(cd "$test_work/empty" && env -u TENSORBOARD_LOGDIR "$memtop_abs" >"$test_work/out" 2>"$test_work/err")
+status=$?
+memtop_expect "no profile, nothing here: the usage, status 2" 2 err "^memtop: no profile given" \
+    err "^Usage: memtop \[OPTION\]... PROFILE...$"
+(cd "$test_work/empty" && TENSORBOARD_LOGDIR="$source_dir/data/logdir" "$memtop_abs" --list \
+    >"$test_work/out" 2>"$test_work/err")
+status=$?
+memtop_expect "no profile: \$TENSORBOARD_LOGDIR is listed" 0 out "data/logdir: 2 runs, newest first$"
+(cd "$source_dir/data/logdir" && env -u TENSORBOARD_LOGDIR "$memtop_abs" --list \
+    >"$test_work/out" 2>"$test_work/err")
+status=$?
+memtop_expect "no profile: the current directory, when it holds profiles" 0 \
+    out "^\.: 2 runs, newest first$"
 memtop_run --frobnicate x.pb
 memtop_expect "unknown option: status 2" 2 err "unknown option '--frobnicate'"
 memtop_run --json x.pb

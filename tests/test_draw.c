@@ -107,7 +107,7 @@ static void test_long_text_is_cut_with_an_ellipsis(void **state)
     assert_row(row, "model/den\xe2\x80\xa6", 10);
     assert_int_equal(draw_and_read("model/dense_94/MatMul", 10, &ascii_style, false, row,
                                    sizeof row), 10);
-    assert_row(row, "model/den~", 10);
+    assert_row(row, "model/den+", 10);
 }
 
 static void test_exact_fit_has_no_ellipsis(void **state)
@@ -211,7 +211,7 @@ static void test_clipped_at_the_window_edge(void **state)
     assert_int_equal(draw_text(window, 0, 6, 40, "abcdefgh", &ascii_style), 4);
     char row[16] = "";
     mvwinnstr(window, 0, 0, row, 10);
-    assert_string_equal(row, "      abc~");
+    assert_string_equal(row, "      abc+");
     mvwinnstr(window, 1, 0, row, 10);
     assert_string_equal(row, "          ");
     delwin(window);

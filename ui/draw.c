@@ -127,12 +127,17 @@ static size_t next_piece(struct text *text, bool utf8, char *piece, size_t size,
 
 #define DRAW_BUFFER_SIZE 4096
 
+const char *draw_ellipsis(const struct ui_style *style)
+{
+    return style->utf8 ? "\xe2\x80\xa6" : "+";
+}
+
 /* Lays out text in at most max_cells cells into out (out_size bytes,
  * NUL-terminated), cutting with an ellipsis; returns the cells used. */
 static int fit_text(struct text text, const struct ui_style *style, int max_cells, char *out,
                     size_t out_size, size_t *out_length)
 {
-    const char *ellipsis = style->utf8 ? "\xe2\x80\xa6" : "~";
+    const char *ellipsis = draw_ellipsis(style);
     const size_t ellipsis_length = strlen(ellipsis);
     size_t used = 0, used_at_fit = 0;
     int cells = 0, cells_at_fit = 0;

@@ -51,6 +51,9 @@ int draw_bytes_right(WINDOW *window, int y, int x, int width, struct text text,
 /* Display width in cells of text as draw_bytes would show it. */
 int draw_bytes_width(struct text text, const struct ui_style *style);
 /* The same three for NUL-terminated text (ours, or a file's name). */
+/* The mark of a name cut short: "…", or "+" in ASCII ("~" is the
+ * chart's mark of a cut axis there, and the two must not read alike). */
+const char *draw_ellipsis(const struct ui_style *style);
 int draw_text(WINDOW *window, int y, int x, int width, const char *text,
               const struct ui_style *style);
 int draw_text_right(WINDOW *window, int y, int x, int width, const char *text,

@@ -244,7 +244,7 @@ void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols
     draw_text(window, y, x + 2, width - 4, " memtop keys ", style);
     wattrset(window, style->dim);
     char footer[64];
-    snprintf(footer, sizeof footer, " %s  Esc close ", scrolls ? "j/k scroll" : "");
+    snprintf(footer, sizeof footer, " / search  %s  Esc close ", scrolls ? "j/k scroll" : "");
     draw_text_right(window, y + height - 1, x + 2, width - 4, footer, style);
     struct help_painter painter = {window, style, y + 1, x + 2, text_width, 0, viewer->help.top,
                                    (size_t)visible};
@@ -254,12 +254,118 @@ void help_overlay_draw(struct viewer *viewer, WINDOW *window, int rows, int cols
     wattrset(window, style->normal);
 }
 
+static char fold(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether `text` holds `wanted`, ASCII letters in any case. */
+static bool holds(const char *text, const char *wanted)
+{
+    size_t length = strlen(wanted);
+    for (; text && *text; text++) {
+        size_t i = 0;
+        while (i < length && text[i] && fold(text[i]) == fold(wanted[i]))
+            i++;
+        if (i == length)
+            return true;
+    }
+    return false;
+}
+
+/* The first row of the entry that is the scope heading `heading`; or,
+ * heading NULL, of the first entry holding `wanted` from row `from` on
+ * (direction 1), or the last before it (-1), round the end; false when
+ * there is none. */
+static bool help_find_row(const struct viewer *viewer, const char *heading, const char *wanted,
+                          size_t from, int direction, size_t *found)
+{
+    int width = help_text_width(viewer->layout.cols);
+    struct help_entry entry;
+    size_t row = 0, first = SIZE_MAX, last = SIZE_MAX, before = SIZE_MAX, next = SIZE_MAX;
+    for (size_t i = 0; help_entry(i, &entry); i++) {
+        bool match = heading ? entry.heading && strcmp(entry.text, heading) == 0
+                             : holds(entry.label, wanted) || holds(entry.text, wanted);
+        if (match) {
+            if (first == SIZE_MAX)
+                first = row;
+            last = row;
+            if (row >= from && next == SIZE_MAX)
+                next = row;
+            if (row < from)
+                before = row;
+        }
+        row += help_wrap(&entry, width, &viewer->style, NULL, NULL);
+    }
+    if (first == SIZE_MAX)
+        return false;
+    if (heading)
+        *found = first;
+    else if (direction > 0)
+        *found = next != SIZE_MAX ? next : first;
+    else
+        *found = before != SIZE_MAX ? before : last;
+    return true;
+}
+
+void help_overlay_open(struct viewer *viewer)
+{
+    viewer->overlay = OVERLAY_HELP;
+    memset(&viewer->help, 0, sizeof viewer->help);
+    const struct pane *focused = viewer->focus < PANE_COUNT ? viewer->panes[viewer->focus] : NULL;
+    size_t row;
+    if (focused && focused->ops->scope != KEY_SCOPE_GLOBAL &&
+        help_find_row(viewer, keys_scope_name(focused->ops->scope), NULL, 0, 1, &row))
+        viewer->help.top = row;
+}
+
+/* The help scrolled to the entry holding `wanted` from row `from`. */
+static void help_search_go(struct viewer *viewer, const char *wanted, size_t from, int direction)
+{
+    size_t row;
+    if (!wanted[0])
+        return;
+    if (help_find_row(viewer, NULL, wanted, from, direction, &row))
+        viewer->help.top = row;
+    else
+        viewer_status(viewer, true, "the help does not say '%s'", wanted);
+}
+
+static void help_search_changed(struct viewer *viewer, const char *text)
+{
+    viewer->help.top = viewer->help_search_origin;
+    help_search_go(viewer, text, viewer->help_search_origin, 1);
+}
+
+static void help_search_accepted(struct viewer *viewer, const char *text)
+{
+    snprintf(viewer->help_search, sizeof viewer->help_search, "%s", text);
+}
+
+static void help_search_cancelled(struct viewer *viewer, const char *text)
+{
+    (void)text;
+    viewer->help.top = viewer->help_search_origin;
+}
+
 void help_overlay_handle(struct viewer *viewer, enum request request)
 {
     size_t total = help_line_count(help_text_width(viewer->layout.cols), &viewer->style);
     if (list_cursor_scroll(&viewer->help, total, request))
         return;
     switch (request) {
+    case REQUEST_FILTER:
+        viewer->help_search_origin = viewer->help.top;
+        viewer_prompt_begin(viewer, "search the help:", "", help_search_changed,
+                            help_search_accepted, help_search_cancelled);
+        break;
+    case REQUEST_MATCH_NEXT:
+    case REQUEST_MATCH_PREVIOUS:
+        if (request == REQUEST_MATCH_NEXT)
+            help_search_go(viewer, viewer->help_search, viewer->help.top + 1, 1);
+        else
+            help_search_go(viewer, viewer->help_search, viewer->help.top, -1);
+        break;
     case REQUEST_REDRAW: viewer->redraw_all = true; break;
     case REQUEST_QUIT:
     case REQUEST_CANCEL:

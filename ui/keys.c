@@ -17,7 +17,8 @@
  * NULL for a row another one's hint covers or that only help lists. */
 static const struct key_binding key_table[] = {
     {{'q'}, "q", REQUEST_QUIT, KEY_SCOPE_GLOBAL, "quit", NULL},
-    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL, "this help", "? help"},
+    {{'?', KEY_F(1)}, "? F1", REQUEST_HELP, KEY_SCOPE_GLOBAL,
+     "this help, at the focused pane's keys (/ searches it, n/N go on)", "? help"},
     {{KEY_CODE_ESCAPE}, "Esc", REQUEST_CANCEL, KEY_SCOPE_GLOBAL,
      "close the help, a detail view, a prompt or the filter", NULL},
     {{KEY_CODE_CONTROL('l')}, "Ctrl-L", REQUEST_REDRAW, KEY_SCOPE_GLOBAL, "redraw the screen", NULL},
@@ -27,10 +28,21 @@ static const struct key_binding key_table[] = {
     {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator", "[ ] allocator"},
     {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator", NULL},
     {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV", NULL},
+    {{'g'}, "g", REQUEST_GO_TO, KEY_SCOPE_GLOBAL,
+     "go to a time, a step's peak, the peak or the OOM: asks \"go to: 412.3 ms, step 5, peak, "
+     "oom\" and moves the chart's cursor there (the table follows it with L)", "g go to"},
+    {{'R', KEY_F(5)}, "R F5", REQUEST_RELOAD, KEY_SCOPE_GLOBAL,
+     "reload: the log directory read again (new runs and hosts appear), a host whose file "
+     "changed read again whole", NULL},
     {{'z'}, "z", REQUEST_ZOOM_PANE, KEY_SCOPE_GLOBAL,
      "zoom the focused pane to the whole screen, and back (Tab moves the zoom)", "z zoom"},
-    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
-     "the pod overview: every host and allocator of the run (o or Esc closes it)", "o pod"},
+    {{'o'}, "o", REQUEST_OOM_NEXT, KEY_SCOPE_GLOBAL,
+     "to the out-of-memory error (the last first; again: the next): the chart's cursor there, "
+     "the table live then, the post-mortem card", "o OOM"},
+    {{'O'}, "O", REQUEST_OOM_PREVIOUS, KEY_SCOPE_GLOBAL, "to the previous out-of-memory error",
+     NULL},
+    {{'P'}, "P", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
+     "the pod overview: every host and allocator of the run (P or Esc closes it)", "P pod"},
 
     {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
     {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},
@@ -38,7 +50,7 @@ static const struct key_binding key_table[] = {
     {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_PANE, "move right", NULL},
     {{KEY_PPAGE}, "PgUp", REQUEST_PAGE_UP, KEY_SCOPE_PANE, "one page up", NULL},
     {{KEY_NPAGE, ' '}, "PgDn Space", REQUEST_PAGE_DOWN, KEY_SCOPE_PANE, "one page down", NULL},
-    {{KEY_HOME, 'g'}, "Home g", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first", NULL},
+    {{KEY_HOME}, "Home", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first", NULL},
     {{KEY_END, 'G'}, "End G", REQUEST_LAST, KEY_SCOPE_PANE, "to the last", NULL},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HOSTS,
@@ -127,8 +139,8 @@ static const struct key_binding key_table[] = {
      "sort by the next column (host, allocator, peak, capacity, % of capacity, peak time)",
      "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_POD, "reverse the sort", "r reverse"},
-    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
-     "o close"},
+    {{'P'}, "P", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
+     "P close"},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_COMPARE,
      "sort the ops by the next column: the size of the delta (the first), new bytes, "
@@ -145,6 +157,16 @@ static const struct key_binding key_table[] = {
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_STEPS,
      "zoom the chart to the step; again on it: zoom back out", "Enter zoom the chart to it"},
+
+    /* After the table's rows: a request's scope is its first row's, and
+     * / n N still reach the table and the chart from other panes. */
+    {{'/'}, "/", REQUEST_FILTER, KEY_SCOPE_PANE,
+     "in a list (runs, hosts, allocators, steps, HLO modules): search it as you type (Enter "
+     "keeps the text, Esc goes back)", NULL},
+    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_PANE,
+     "in a list: the next item holding the searched text", NULL},
+    {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_PANE,
+     "in a list: the previous item holding the searched text", NULL},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)

@@ -93,7 +93,7 @@ static const char *fit_path(const char *text, int cells, const struct ui_style *
 const char *text_fit_middle(const char *text, int cells, const struct ui_style *style,
                             char *buffer, size_t size)
 {
-    const char *ellipsis = style->utf8 ? "\xe2\x80\xa6" : "~";
+    const char *ellipsis = draw_ellipsis(style);
     if (cells < 1)
         return "";
     if (draw_text_width(text, style) <= cells)

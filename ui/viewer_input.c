@@ -14,7 +14,9 @@
 
 #include "ui/export_prompt.h"
 #include "ui/filter_prompt.h"
+#include "ui/go_to_prompt.h"
 #include "ui/help_overlay.h"
+#include "ui/oom_view.h"
 
 /* Rows a mouse wheel notch scrolls. */
 #define WHEEL_STEP 3
@@ -128,6 +130,11 @@ static void viewer_cancel(struct viewer *viewer)
         return;
     if (live_view_clear_mark(viewer))
         return;
+    if (live_view_unpin(viewer)) {
+        viewer_status(viewer, false, "the table is back to %s",
+                      viewer->live.following ? "the cursor" : "the peak");
+        return;
+    }
     filter_prompt_clear(viewer);
 }
 
@@ -135,10 +142,7 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
 {
     switch (request) {
     case REQUEST_QUIT: viewer->quit = true; return true;
-    case REQUEST_HELP:
-        viewer->overlay = OVERLAY_HELP;
-        memset(&viewer->help, 0, sizeof viewer->help);
-        return true;
+    case REQUEST_HELP: help_overlay_open(viewer); return true;
     case REQUEST_CANCEL: viewer_cancel(viewer); return true;
     case REQUEST_REDRAW: viewer->redraw_all = true; return true;
     case REQUEST_FOCUS_NEXT: viewer_focus(viewer, viewer_focus_neighbour(viewer, 1)); return true;
@@ -155,6 +159,15 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
             viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
         return true;
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
+    case REQUEST_OOM_NEXT:
+    case REQUEST_OOM_PREVIOUS: return oom_view_handle(viewer, request);
+    case REQUEST_GO_TO: go_to_prompt_begin(viewer); return true;
+    case REQUEST_RELOAD:
+        if (viewer_comparing(viewer))
+            viewer_status(viewer, false, "R reloads a log directory or files, not a comparison");
+        else
+            viewer_reload(viewer, false);
+        return true;
     default: return false;
     }
 }

@@ -95,6 +95,14 @@ enum load_status gzip_inflate_within(const uint8_t *bytes, size_t size,
                                      const struct gzip_limits *limits, uint8_t **out,
                                      size_t *out_size, struct load_error *error)
 {
+    return gzip_inflate_within_cut(bytes, size, limits, out, out_size, NULL, error);
+}
+
+enum load_status gzip_inflate_within_cut(const uint8_t *bytes, size_t size,
+                                         const struct gzip_limits *limits, uint8_t **out,
+                                         size_t *out_size, uint64_t *cut_at,
+                                         struct load_error *error)
+{
     uint64_t max_bytes = limits->max_bytes;
     size_t capacity = gzip_size_hint(bytes, size, max_bytes);
     uint8_t *buffer = malloc(capacity);
@@ -110,6 +118,8 @@ enum load_status gzip_inflate_within(const uint8_t *bytes, size_t size,
     }
     enum load_status status = LOAD_OK;
     size_t consumed = 0, produced = 0;
+    if (cut_at)
+        *cut_at = 0;
     for (;;) {
         if (produced == capacity) {
             if (produced > max_bytes) {
@@ -160,6 +170,10 @@ enum load_status gzip_inflate_within(const uint8_t *bytes, size_t size,
             load_error_at(error, consumed, "%s gzip data",
                           result == Z_BUF_ERROR ? "truncated" : "corrupt");
             status = LOAD_BAD_INPUT;
+            if (result == Z_BUF_ERROR && cut_at && produced > 0) {
+                *cut_at = consumed;
+                status = LOAD_OK;
+            }
         }
         break;
     }

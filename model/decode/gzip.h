@@ -34,5 +34,12 @@ struct gzip_limits {
 enum load_status gzip_inflate_within(const uint8_t *bytes, size_t size,
                                      const struct gzip_limits *limits, uint8_t **out,
                                      size_t *out_size, struct load_error *error);
+/* The same, except that data that stops early (a copy in progress) is
+ * LOAD_OK with what inflated before the cut, and *cut_at the compressed
+ * offset where it stops (0 when the data is whole). */
+enum load_status gzip_inflate_within_cut(const uint8_t *bytes, size_t size,
+                                         const struct gzip_limits *limits, uint8_t **out,
+                                         size_t *out_size, uint64_t *cut_at,
+                                         struct load_error *error);
 
 #endif

@@ -125,6 +125,13 @@ static const struct summary_card *summary_card_for(const struct allocator *alloc
     return report ? &report_card : &timeline_card;
 }
 
+/* The fields a report without a timeline (an OOM log) has no value for:
+ * the peak's time and the timeline's counts. */
+static bool field_is_timed(size_t index)
+{
+    return index == 2 || index == 9 || index == 10 || index == 11;
+}
+
 /* The peak is stack + heap; a format without a stack (a trace) has the
  * heap alone, and the label says no more than the file does. */
 static const char *field_label(const struct summary_field *field, const struct allocator *allocator)
@@ -212,7 +219,9 @@ static void summary_draw(struct pane *pane, struct viewer *viewer, const struct 
     const struct summary_card *card = summary_card_for(allocator);
     int line = 1;
     for (size_t i = 0; i < card->count && line < height; i++)
-        if (!card->fields[i].field || allocator_records(allocator, card->fields[i].field))
+        if ((!card->fields[i].field || allocator_records(allocator, card->fields[i].field)) &&
+            !(card == &timeline_card && allocator->timeline_kind == TIMELINE_NONE &&
+              field_is_timed(i)))
             draw_field(viewer, window, y + line++, x + 1, width - 1, allocator, i);
     draw_trace_start(viewer, window, y + line, x + 1, width - 1, height - line,
                      &allocator->summary.trace_start);

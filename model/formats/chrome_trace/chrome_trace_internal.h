@@ -182,6 +182,10 @@ struct trace_load {
     struct trace_memtop *memtop;
     /* Counts for warnings. */
     size_t skipped_without_time; /* memory events whose ts is no number */
+    /* The event the data ends inside (a copy in progress, a job that
+     * crashed while writing): its offset; 0 when the trace is whole. */
+    size_t cut_at;
+    bool ends_open; /* the document ends before its closing bracket */
     bool time_saturated;         /* a time past int64 picoseconds */
 };
 

@@ -269,8 +269,9 @@ static enum load_status skyline_check_tables(sqlite3 *database, const char *path
             return LOAD_BAD_INPUT;
         }
         if (count == 0) {
-            load_error_set(error, "an SQLite database, but not a Skyline memory report: no %s "
-                                  "table",
+            load_error_set(error,
+                           "not a memory profile: an SQLite database, but not a Skyline "
+                           "memory report: no %s table",
                            skyline_tables[i]);
             return LOAD_BAD_INPUT;
         }

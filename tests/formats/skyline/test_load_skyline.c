@@ -249,8 +249,8 @@ static void test_other_database(void **state)
     char *path = report_path("other.sqlite");
     char message[256];
     assert_true(skyline_report_write_other(path, message, sizeof message));
-    load_fails(path, "an SQLite database, but not a Skyline memory report: no weight_entries "
-                     "table");
+    load_fails(path, "not a memory profile: an SQLite database, but not a Skyline memory "
+                     "report: no weight_entries table");
     free(path);
 }
 

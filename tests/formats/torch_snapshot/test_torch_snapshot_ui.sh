@@ -13,7 +13,7 @@ work=$test_work
 if ! tmux_have; then
     tap_skip "tmux is not installed"
     # A directory of rank snapshots: the hosts pane lists them by rank, in
-# natural order; the pod overview (o) too.
+# natural order; the pod overview (P) too.
 mkdir "$work/ranks"
 for rank in 10 2 0; do
     "$build_dir/tests/generate_torch_snapshot" --entries 300 --devices 1 --seed "$rank" \
@@ -27,7 +27,7 @@ for size in 80x24 120x40; do
     else
         tap_not_ok "$size: a rank directory opens as hosts rank0, rank2, rank10" "$tmux_screen"
     fi
-    tmux_keys o
+    tmux_keys P
     if tmux_wait_for "Pod overview" &&
         grep -o 'rank[0-9]*' "$tmux_screen" | tr '\n' ' ' | grep -q 'rank0 rank2 rank10 $'; then
         tap_ok "$size: the pod overview lists the ranks in natural order"
@@ -78,7 +78,7 @@ for size in 80x24 120x40; do
     tmux_stop
 done
 # A directory of rank snapshots: the hosts pane lists them by rank, in
-# natural order; the pod overview (o) too.
+# natural order; the pod overview (P) too.
 mkdir "$work/ranks"
 for rank in 10 2 0; do
     "$build_dir/tests/generate_torch_snapshot" --entries 300 --devices 1 --seed "$rank" \
@@ -92,7 +92,7 @@ for size in 80x24 120x40; do
     else
         tap_not_ok "$size: a rank directory opens as hosts rank0, rank2, rank10" "$tmux_screen"
     fi
-    tmux_keys o
+    tmux_keys P
     if tmux_wait_for "Pod overview" &&
         grep -o 'rank[0-9]*' "$tmux_screen" | tr '\n' ' ' | grep -q 'rank0 rank2 rank10 $'; then
         tap_ok "$size: the pod overview lists the ranks in natural order"
