@@ -59,12 +59,12 @@ for name in torch-300m torch-1g; do
             mb = size / 1e6
             printf "  %-10s %6.0f MB  memtop %7.3f s  %5.0f MB/s  (>= 500: %s)  peak RSS %.2fx the file (<= 0.5x: %s)\n",
                 name, mb, seconds["memtop"], mb / seconds["memtop"],
-                mb / seconds["memtop"] >= 500 ? "met" : "NOT met",
-                kib["memtop"] * 1024 / size, kib["memtop"] * 1024 <= 0.5 * size ? "met" : "NOT met"
+                (mb / seconds["memtop"] >= 500) ? "met" : "NOT met",
+                kib["memtop"] * 1024 / size, (kib["memtop"] * 1024 <= 0.5 * size) ? "met" : "NOT met"
             if ("python" in seconds)
                 printf "  %-10s %9s  Python %7.3f s  %.1fx the time of memtop (>= 20x: %s)  peak RSS %.2fx the file\n",
                     "", "", seconds["python"], seconds["python"] / seconds["memtop"],
-                    seconds["python"] >= 20 * seconds["memtop"] ? "met" : "NOT met",
+                    (seconds["python"] >= 20 * seconds["memtop"]) ? "met" : "NOT met",
                     kib["python"] * 1024 / size
         }' "$results.$name"
 done
@@ -72,7 +72,7 @@ if [ -s "$results.view" ]; then
     sort -n -k 2 "$results.view" | awk '{ v[NR] = $2 } END {
         first = v[int((NR + 1) / 2)]
         printf "  torch-1g viewer, first screen: %.0f ms (median of %d; <= 2 s: %s)\n",
-            first, NR, first <= 2000 ? "met" : "NOT met" }'
+            first, NR, (first <= 2000) ? "met" : "NOT met" }'
 else
     echo "  torch-1g viewer, first screen: not measured (the viewer did not run on the pty)"
 fi
