@@ -90,6 +90,8 @@ memtop_quit "two OOMs: q quits with status 0"
 memtop_viewer 120 40 "" "$trace"
 tmux_wait_for "Memory" >/dev/null
 tmux_keys '?'
+# The help opens at the focused pane's keys: Home goes up to Anywhere's.
+tmux_keys Home
 tmux_screen_has "help: o, O and P" "o +to the out-of-memory error" \
     "O +to the previous out-of-memory error" "P +the pod overview"
 tmux_keys Escape

@@ -36,10 +36,12 @@ static bool allocator_shown(const struct viewer *viewer)
 }
 
 /* A report without a timeline (Skyline's) has no chart to draw: the
- * table takes its room. */
+ * table takes its room. One with a memory map (an OOM log's BFC dump)
+ * draws the map where the chart goes. */
 static bool timeline_shown(const struct viewer *viewer)
 {
-    return allocator_shown(viewer) && viewer->allocator->timeline_kind != TIMELINE_NONE;
+    return allocator_shown(viewer) && (viewer->allocator->timeline_kind != TIMELINE_NONE ||
+                                       viewer->allocator->memory_map_count > 0);
 }
 
 /* A report that sorts its memory by kind (Skyline) has no regions or
