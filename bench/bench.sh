@@ -380,3 +380,6 @@ awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load=
                 "not measured (the viewer did not run on the pty)", "", "", "", "")
         }
     }' "$results.xspace80" "$results.xspace1g" "$results.xspaceview"
+
+# ---- PyTorch memory snapshots (issue 23): a table of their own ----
+sh "$(dirname "$0")/bench_torch_snapshot.sh" "$build" "$cache" "$json_runs"
