@@ -325,7 +325,7 @@ awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
         trace_rows("timeline", timeline_size)
     }' "$results.pytorch" "$results.timeline"
 
-# The XSpace table (its own block: the README quotes it under "XSpace").
+# The XSpace table (its own block: docs/performance.md quotes it under "XSpace captures").
 awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load="$xspace_load" '
     FILENAME ~ /xspace80$/ { small_s[$1] = $3; small_rss[$1] = $6 }
     FILENAME ~ /xspace1g$/ { large_s[$1] = $3; large_rss[$1] = $6 }

@@ -4,7 +4,7 @@
     python3 peer_trace.py TRACE[.gz]
 
 What a notebook does: json.load the whole trace (gzip or not), then the
-same extraction memtop makes (see the README's "Chrome traces"): for
+same extraction memtop makes (see docs/formats/chrome_trace.md): for
 PyTorch [memory] events, one allocator per device, events sorted by
 exact time, each attributed to the innermost cpu_op of its thread, steps
 by ProfilerStep#N windows, frees taking their allocation's op, the first

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """peer_xspace.py: what a user's script does to get memory numbers out of
 an XSpace with Python's protobuf: parse the whole file, then walk the first
-/host:CPU plane's memory events the way XProf reads them (xspace.md
+/host:CPU plane's memory events the way XProf reads them (docs/formats/xspace.md
 section 4), keep each allocator's summary in walk order, sort each
 allocator's snapshots by time. Step grouping is left out, which only makes
 it faster. The benchmark's Python peer for memtop's XSpace loader.

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "model/load_internal.h"
-#include "model/logdir_internal.h"
+#include "model/path.h"
 
 char *host_name_from_path(const char *path)
 {
@@ -104,7 +104,7 @@ static enum load_status host_list_add_directory(struct host_list *list, const ch
  * file name, then "directory/shared", then its path; malloc'd. */
 static char *host_other_name(const struct host *host, const char *shared, int level)
 {
-    const char *base = logdir_base_name(host->path);
+    const char *base = path_base_name(host->path);
     if (level == 0)
         return strdup(base);
     if (level >= 2)
@@ -115,7 +115,7 @@ static char *host_other_name(const struct host *host, const char *shared, int le
     if (directory_length == 0)
         return strdup(shared);
     char *directory = strndup(host->path, directory_length);
-    char *name = directory ? logdir_path_join(logdir_base_name(directory), shared) : NULL;
+    char *name = directory ? path_join(path_base_name(directory), shared) : NULL;
     free(directory);
     return name;
 }
@@ -250,8 +250,59 @@ bool host_claim(struct host *host)
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
+/* The file's size and modification time; false when it cannot be read
+ * or is no regular file (a pipe or a FIFO is read once, as it comes). */
+static bool host_file_stamp(const char *path, int64_t *size, int64_t *mtime_ns)
+{
+    struct stat status;
+    if (stat(path, &status) != 0 || !S_ISREG(status.st_mode))
+        return false;
+    *size = (int64_t)status.st_size;
+    *mtime_ns = (int64_t)status.st_mtim.tv_sec * 1000000000 + status.st_mtim.tv_nsec;
+    return true;
+}
+
+bool host_file_unchanged(const struct host *host)
+{
+    int64_t size, mtime_ns;
+    return host_state(host) == HOST_LOADED &&
+           host_file_stamp(host->path, &size, &mtime_ns) && size == host->file_size &&
+           mtime_ns == host->file_mtime_ns;
+}
+
+bool host_adopt(struct host *to, struct host *from)
+{
+    int loaded = HOST_LOADED, idle = HOST_IDLE;
+    if (!atomic_compare_exchange_strong_explicit(&from->state, &loaded, HOST_LOADING,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    if (!atomic_compare_exchange_strong_explicit(&to->state, &idle, HOST_LOADING,
+                                                 memory_order_acq_rel, memory_order_acquire)) {
+        atomic_store_explicit(&from->state, HOST_LOADED, memory_order_release);
+        return false;
+    }
+    to->attempted = from->attempted;
+    to->status = from->status;
+    to->error = from->error;
+    to->error.file = to->path;
+    to->profile = from->profile;
+    to->file_size = from->file_size;
+    to->file_mtime_ns = from->file_mtime_ns;
+    from->profile = NULL;
+    from->attempted = false;
+    atomic_store_explicit(&to->percent, 100, memory_order_relaxed);
+    atomic_store_explicit(&to->state, HOST_LOADED, memory_order_release);
+    atomic_store_explicit(&from->percent, 0, memory_order_relaxed);
+    atomic_store_explicit(&from->state, HOST_IDLE, memory_order_release);
+    return true;
+}
+
 void host_load_claimed(struct host *host, const struct load_options *options)
 {
+    int64_t size_before = -1, mtime_before = -1, size_after, mtime_after;
+    host_file_stamp(host->path, &size_before, &mtime_before);
+    host->file_size = size_before;
+    host->file_mtime_ns = mtime_before;
     if (host->unread_kind) {
         host->profile = NULL;
         host->status = LOAD_BAD_INPUT;
@@ -259,6 +310,16 @@ void host_load_claimed(struct host *host, const struct load_options *options)
                        host->unread_kind->suffix);
     } else {
         host->status = profile_load(host->path, options, &host->profile, &host->error);
+        /* Never half a file: one that changed while it was read (still
+         * being written) is read again whole by the next reload. */
+        if (size_before >= 0 && host_file_stamp(host->path, &size_after, &mtime_after) &&
+            (size_after != size_before || mtime_after != mtime_before)) {
+            profile_free(host->profile);
+            host->profile = NULL;
+            host->status = LOAD_BAD_INPUT;
+            load_error_set(&host->error, "the file changed while it was read (still being "
+                                         "written?): R reads it again");
+        }
     }
     host->attempted = true;
     atomic_store_explicit(&host->percent, 100, memory_order_relaxed);

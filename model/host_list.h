@@ -45,6 +45,9 @@ struct host {
      * them only after it reads HOST_LOADED (host_state(), acquire). */
     atomic_int state;
     atomic_int percent; /* of a load in progress, 0..100 */
+    /* The file as the load found it (size, modification time): a reload
+     * keeps a profile whose file has not changed since. */
+    int64_t file_size, file_mtime_ns;
 };
 
 struct host_list {
@@ -73,6 +76,12 @@ struct profile *host_list_load(struct host_list *list, size_t index,
  * it is not idle. Then host_load_claimed() loads it and publishes it. */
 bool host_claim(struct host *host);
 void host_load_claimed(struct host *host, const struct load_options *options);
+/* Whether the file of a loaded host is as its load found it. */
+bool host_file_unchanged(const struct host *host);
+/* Moves a loaded host's profile, status and error into `to` (an idle host
+ * of another list, for the same file), leaving `from` idle; false (and
+ * nothing moved) when either is not in that state. */
+bool host_adopt(struct host *to, struct host *from);
 /* Frees a loaded host's profile and makes it idle again; nothing when it
  * is loading (its loader owns it). */
 void host_unload(struct host *host);

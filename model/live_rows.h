@@ -3,9 +3,9 @@
  * ordered and merged as XProf orders its peak table.
  *
  * Internal to the model: the live-set query (model/live_set.c) and the
- * Chrome-trace loader (model/load_trace*.c, whose rows at the peak are
+ * Chrome-trace loader (model/formats/chrome_trace/load_trace*.c, whose rows at the peak are
  * made the same way) and the XSpace loader's table at the peak
- * (model/load_xspace_profile.c) call it; views use model/live_set.h. It
+ * (model/formats/xspace/load_xspace_profile.c) call it; views use model/live_set.h. It
  * must not replay the timeline (that is its callers') nor keep state
  * between calls. */
 #ifndef MEMTOP_LIVE_ROWS_H

@@ -12,27 +12,46 @@
 #include <unistd.h>
 
 #include "model/decode/gzip.h"
+#include "model/file_kind.h"
 #include "model/input_format.h"
 #include "model/load_internal.h"
 #include "model/mapping_guard.h"
+#include "model/memory_available.h"
 #include "model/profile_builder.h"
 #include "model/text_encoding.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the
- * input is refused as a likely decompression bomb. */
+ * input is refused as a likely decompression bomb. The ratio is checked as
+ * the data inflates (past the first GZIP_MIN_CAP bytes), so a bomb is
+ * refused early; and the cap is held to the memory this process can still
+ * have, so that a file too big for it is refused as such (status 2) before
+ * an allocation fails halfway (status 1). */
 #define GZIP_MAX_RATIO 256
 #define GZIP_MIN_CAP ((uint64_t)64 << 20)
 #define GZIP_ABSOLUTE_CAP ((uint64_t)16 << 30)
+#define GZIP_MEMORY_MARGIN ((uint64_t)32 << 20)
 
-static uint64_t gzip_cap(size_t compressed_size, const struct load_options *options)
+static struct gzip_limits gzip_cap(size_t compressed_size, const struct load_options *options)
 {
     if (options && options->max_inflated_bytes)
-        return options->max_inflated_bytes;
-    uint64_t cap = (uint64_t)compressed_size * GZIP_MAX_RATIO;
-    if (cap < GZIP_MIN_CAP)
-        cap = GZIP_MIN_CAP;
-    return cap > GZIP_ABSOLUTE_CAP ? GZIP_ABSOLUTE_CAP : cap;
+        return (struct gzip_limits){options->max_inflated_bytes, 0, 0, false};
+    struct gzip_limits limits = {(uint64_t)compressed_size * GZIP_MAX_RATIO, GZIP_MAX_RATIO,
+                                 GZIP_MIN_CAP, false};
+    if (limits.max_bytes < GZIP_MIN_CAP)
+        limits.max_bytes = GZIP_MIN_CAP;
+    if (limits.max_bytes > GZIP_ABSOLUTE_CAP)
+        limits.max_bytes = GZIP_ABSOLUTE_CAP;
+    uint64_t available = memory_available();
+    /* Less a margin for the allocator's own needs and the loader's first. */
+    uint64_t usable = available > GZIP_MIN_CAP + GZIP_MEMORY_MARGIN
+                          ? available - GZIP_MEMORY_MARGIN
+                          : GZIP_MIN_CAP;
+    if (usable < limits.max_bytes) {
+        limits.max_bytes = usable;
+        limits.memory_bound = true;
+    }
+    return limits;
 }
 
 /* What load.c knows of the file, for the profile. */
@@ -40,6 +59,7 @@ struct load_source {
     const char *path;
     bool gzipped;
     uint64_t file_bytes; /* as read: compressed if gzipped */
+    uint64_t cut_at;     /* gzip data that stops at this offset; 0: whole */
 };
 
 /* Runs `format`'s loader on `input`, then finishes the profile. */
@@ -57,6 +77,14 @@ static enum load_status load_with_format(const struct input_format *format,
         return LOAD_NO_MEMORY;
     }
     enum load_status status = format->load(input, &builder, error);
+    char cut[160];
+    snprintf(cut, sizeof cut, "the gzip data ends early at offset %llu (still being written or "
+                              "copied?): what came before it is read",
+             (unsigned long long)source->cut_at);
+    if (status == LOAD_OK && source->cut_at && !profile_builder_add_warning(&builder, cut)) {
+        load_error_set(error, "out of memory");
+        status = LOAD_NO_MEMORY;
+    }
     if (status != LOAD_OK) {
         profile_builder_discard(&builder);
         return status;
@@ -78,14 +106,21 @@ static enum load_status load_with_format(const struct input_format *format,
 
 /* No probe claims the bytes (plain text, today): "not a memory profile",
  * with the formats memtop does read. */
-static void load_error_set_unclaimed(struct load_error *error)
+static void load_error_set_unclaimed(struct load_error *error, const uint8_t *bytes, size_t size,
+                                     bool gzipped)
 {
-    char names[128] = "";
+    char names[128] = "", inflated[96];
     size_t used = 0;
     for (size_t i = 0; i < input_format_count() && used < sizeof names; i++)
         if (!input_format_at(i)->refuses_only)
             used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
                                      used ? ", " : "", input_format_at(i)->name);
+    if (gzipped) {
+        file_kind_describe_inflated(bytes, size, inflated, sizeof inflated);
+        load_error_set(error, "not a memory profile: %s (none of the formats memtop reads: %s)",
+                       inflated, names);
+        return;
+    }
     load_error_set(error, "not a memory profile (none of the formats memtop reads: %s)", names);
 }
 
@@ -101,10 +136,15 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size,
         load_error_set(error, "%s", wide);
         return LOAD_BAD_INPUT;
     }
+    char foreign[256];
+    if (file_kind_foreign(bytes, size, source->path, source->gzipped, foreign, sizeof foreign)) {
+        load_error_set(error, "%s", foreign);
+        return LOAD_BAD_INPUT;
+    }
     const struct input_format *format =
         input_format_detect_named(bytes, size, false, source->path);
     if (!format) {
-        load_error_set_unclaimed(error);
+        load_error_set_unclaimed(error, bytes, size, source->gzipped);
         return LOAD_BAD_INPUT;
     }
     struct load_input input = {source->path, bytes, size, tracker};
@@ -142,8 +182,20 @@ static enum load_status load_gzip(const uint8_t *bytes, size_t size, struct load
     uint8_t *inflated = NULL;
     size_t inflated_size = 0;
     source->gzipped = true;
-    enum load_status status =
-        gzip_inflate(bytes, size, gzip_cap(size, options), &inflated, &inflated_size, error);
+    struct gzip_limits limits = gzip_cap(size, options);
+    uint64_t cut_at = 0;
+    enum load_status status = gzip_inflate_within_cut(bytes, size, &limits, &inflated,
+                                                      &inflated_size, &cut_at, error);
+    /* Cut short: read only by a format that reads what came before a cut. */
+    if (status == LOAD_OK && cut_at) {
+        const struct input_format *format =
+            input_format_detect_named(inflated, inflated_size, false, source->path);
+        if (!format || !format->reads_cut_data || gzip_is_compressed(inflated, inflated_size)) {
+            load_error_at(error, cut_at, "truncated gzip data");
+            status = LOAD_BAD_INPUT;
+        }
+        source->cut_at = cut_at;
+    }
     /* The compressed bytes are not read again. */
     if (mapping)
         mapping_drop(mapping, 0, mapping->size);
@@ -152,8 +204,11 @@ static enum load_status load_gzip(const uint8_t *bytes, size_t size, struct load
     if (status == LOAD_OK && gzip_is_compressed(inflated, inflated_size)) {
         uint8_t *inner = NULL;
         size_t inner_size = 0;
-        status = gzip_inflate(inflated, inflated_size, gzip_cap(size, options), &inner,
-                              &inner_size, error);
+        /* The ratio is the outer file's: what the first layer gave counts
+         * for nothing. */
+        limits.ratio = 0;
+        status = gzip_inflate_within(inflated, inflated_size, &limits, &inner, &inner_size,
+                                     error);
         free(inflated);
         inflated = inner;
         inflated_size = inner_size;
@@ -182,7 +237,7 @@ static enum load_status load_bytes(const uint8_t *bytes, size_t size, const char
         load_error_set(error, "%s", input_format_empty_message(name));
         return LOAD_BAD_INPUT;
     }
-    struct load_source source = {name ? name : "", false, size};
+    struct load_source source = {name ? name : "", false, size, 0};
     if (gzip_is_compressed(bytes, size))
         return load_gzip(bytes, size, &source, options, mapping, out, error);
     struct load_tracker tracker = {.options = options};
@@ -375,6 +430,27 @@ static int load_open(const char *path, struct load_error *error)
     return STDIN_FILENO;
 }
 
+/* JAX writes HOST.trace.json.gz (no memory events) beside HOST.xplane.pb
+ * (where they are): a trace that fails says where to look. */
+static enum load_status load_point_to_xspace(const char *path, enum load_status status,
+                                             struct load_error *error)
+{
+    static const char trace[] = ".trace.json.gz";
+    size_t length = strlen(path), tail = sizeof trace - 1;
+    if (status != LOAD_BAD_INPUT || !error || length <= tail ||
+        strcmp(path + length - tail, trace) != 0)
+        return status;
+    char sibling[4096];
+    snprintf(sibling, sizeof sibling, "%.*s.xplane.pb", (int)(length - tail), path);
+    if (access(sibling, R_OK) != 0)
+        return status;
+    char said[LOAD_ERROR_SIZE];
+    snprintf(said, sizeof said, "%s", error->message);
+    load_error_set(error, "%s; JAX keeps the memory events in the XSpace beside it: open %s",
+                   said, sibling);
+    return status;
+}
+
 enum load_status profile_load(const char *path, const struct load_options *options,
                               struct profile **out, struct load_error *error)
 {
@@ -397,9 +473,9 @@ enum load_status profile_load(const char *path, const struct load_options *optio
     if (descriptor != STDIN_FILENO)
         close(descriptor);
     if (status != LOAD_OK || !format)
-        return status;
+        return load_point_to_xspace(path, status, error);
     struct load_tracker tracker = {.options = options, .total = size};
     struct load_input input = {path, NULL, 0, &tracker};
-    struct load_source source = {path, false, size};
+    struct load_source source = {path, false, size, 0};
     return load_with_format(format, &input, &source, out, error);
 }

@@ -17,33 +17,13 @@
 
 #include "model/array_grow.h"
 #include "model/load_internal.h"
-#include "model/logdir_internal.h"
-
-char *logdir_path_join(const char *directory, const char *name)
-{
-    size_t length = strlen(directory);
-    while (length > 1 && directory[length - 1] == '/')
-        length--;
-    size_t size = length + strlen(name) + 2;
-    char *path = malloc(size);
-    if (path)
-        snprintf(path, size, "%.*s/%s", (int)length, directory, name);
-    return path;
-}
-
-const char *logdir_base_name(const char *path)
-{
-    const char *base = path;
-    for (const char *at = path; *at; at++)
-        if (at[0] == '/' && at[1] && at[1] != '/')
-            base = at + 1;
-    return base;
-}
+#include "model/natural_order.h"
+#include "model/path.h"
 
 /* A directory's own name, without trailing slashes; malloc'd. */
 static char *directory_name(const char *path)
 {
-    const char *base = logdir_base_name(path);
+    const char *base = path_base_name(path);
     size_t length = strcspn(base, "/");
     return strndup(base, length ? length : strlen(base));
 }
@@ -99,7 +79,7 @@ static char **subdirectories(struct scan *scan, const char *path, size_t *count)
     while (!scan->out_of_memory && (entry = readdir(stream))) {
         if (entry->d_name[0] == '.')
             continue;
-        char *child = logdir_path_join(path, entry->d_name);
+        char *child = path_join(path, entry->d_name);
         struct stat status;
         bool directory = child && stat(child, &status) == 0 && S_ISDIR(status.st_mode);
         free(child);
@@ -127,7 +107,7 @@ static void free_names(char **names, size_t count)
 /* "prefix/name", or name alone at the top; malloc'd. */
 static char *run_name_join(const char *prefix, const char *name)
 {
-    return prefix[0] ? logdir_path_join(prefix, name) : strdup(name);
+    return prefix[0] ? path_join(prefix, name) : strdup(name);
 }
 
 /* Every directory in a plugins/profile directory is a run (XProf takes
@@ -138,7 +118,7 @@ static void scan_profile_directory(struct scan *scan, const char *path, const ch
     char **folders = subdirectories(scan, path, &count);
     struct logdir *logdir = scan->logdir;
     for (size_t i = 0; i < count && !scan->out_of_memory; i++) {
-        char *run_path = logdir_path_join(path, folders[i]);
+        char *run_path = path_join(path, folders[i]);
         char *name = run_name_join(prefix, folders[i]);
         struct load_error ignored;
         if (!run_path || !name ||
@@ -161,13 +141,13 @@ static void scan_directory(struct scan *scan, const char *path, const char *pref
     size_t count;
     char **names = subdirectories(scan, path, &count);
     for (size_t i = 0; i < count && !scan->out_of_memory; i++) {
-        char *child = logdir_path_join(path, names[i]);
+        char *child = path_join(path, names[i]);
         struct stat status;
         if (!child) {
             scan->out_of_memory = true;
         } else if (stat(child, &status) == 0 && scan_visit(scan, &status)) {
             if (strcmp(names[i], "plugins") == 0) {
-                char *profile = logdir_path_join(child, "profile");
+                char *profile = path_join(child, "profile");
                 if (!profile)
                     scan->out_of_memory = true;
                 else if (stat(profile, &status) == 0 && S_ISDIR(status.st_mode))
@@ -194,15 +174,16 @@ static const char *run_folder(const struct logdir_run *run)
     return slash ? slash + 1 : run->name;
 }
 
-/* Newest first: the folder's name (a timestamp) descending, then the
+/* Newest first: the folder's name (a timestamp; natural order, so that
+ * run_9 comes after run_10) descending, then the
  * modification time descending, then the name, so the order is total. */
 static int compare_runs(const void *left, const void *right)
 {
     const struct logdir_run *a = left, *b = right;
-    int order = strcmp(run_folder(b), run_folder(a));
+    int order = natural_compare(run_folder(b), run_folder(a));
     if (order == 0 && a->modified != b->modified)
         order = a->modified > b->modified ? -1 : 1;
-    return order ? order : strcmp(a->name, b->name);
+    return order ? order : natural_compare(a->name, b->name);
 }
 
 /* Given LOGDIR/plugins/profile or LOGDIR/plugins itself: the profile
@@ -212,7 +193,7 @@ static char *given_profile_directory(const char *path)
     char *name = directory_name(path);
     char *profile = NULL;
     if (name && strcmp(name, "plugins") == 0)
-        profile = logdir_path_join(path, "profile");
+        profile = path_join(path, "profile");
     else if (name && strcmp(name, "profile") == 0)
         profile = strdup(path);
     free(name);
@@ -240,11 +221,25 @@ static enum load_status scan_log_directory(struct logdir *logdir, const struct s
     return LOAD_OK;
 }
 
-/* "(*.pb, *.json, ...)": the suffixes of the format table. */
+/* Whether `suffix` is another's with ".gz" after it (said once at the end). */
+static bool gzip_of_listed(const char *suffix)
+{
+    size_t length = strlen(suffix);
+    if (length < 4 || strcmp(suffix + length - 3, ".gz") != 0)
+        return false;
+    for (size_t i = 0; i < input_format_count(); i++)
+        for (const char *const *other = input_format_at(i)->suffixes; other && *other; other++)
+            if (strlen(*other) == length - 3 && strncmp(*other, suffix, length - 3) == 0)
+                return true;
+    return false;
+}
+
+/* "(*.pb, *.json, ..., gzip'd or not)": the suffixes of the format table. */
 static void known_suffixes(char *text, size_t size)
 {
     size_t used = (size_t)snprintf(text, size, "(");
     const char *separator = "";
+    bool gzip = false;
     for (size_t rank = 0, listed = 1; listed > 0 && used < size; rank++) {
         listed = 0;
         for (size_t i = 0; i < input_format_count() && used < size; i++) {
@@ -254,14 +249,18 @@ static void known_suffixes(char *text, size_t size)
                 count++;
             if (rank >= count)
                 continue;
+            listed++;
+            if (gzip_of_listed(suffixes[rank])) {
+                gzip = true;
+                continue;
+            }
             used += (size_t)snprintf(text + used, size - used, "%s*%s", separator,
                                      suffixes[rank]);
             separator = ", ";
-            listed++;
         }
     }
     if (used < size)
-        snprintf(text + used, size - used, ")");
+        snprintf(text + used, size - used, "%s)", gzip ? ", gzip'd or not" : "");
 }
 
 void logdir_error_no_profiles(struct load_error *error, bool log_directory)

@@ -1,11 +1,11 @@
 #include "config.h"
 
 #include "model/profile.h"
+#include "model/segments.h"
 
 #include "model/format.h"
 #include "model/input_format.h"
 #include "model/saturating.h"
-#include "model/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,11 +99,12 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
 bool snapshot_columns_append(struct snapshot_columns *columns, const struct snapshot *snapshot)
 {
     if (columns->index) {
-        timeline_index_free(columns->index);
+        free(columns->index);
         columns->index = NULL;
     }
     if (columns->count == columns->capacity) {
-        size_t capacity = columns->capacity < 16 ? 16 : columns->capacity + columns->capacity / 2;
+        /* From 4: a capture may hold thousands of allocators of one event. */
+        size_t capacity = columns->capacity < 4 ? 4 : columns->capacity + columns->capacity / 2;
         if (!snapshot_columns_reserve(columns, capacity))
             return false;
     }
@@ -161,7 +162,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
 
 void snapshot_columns_free(struct snapshot_columns *columns)
 {
-    timeline_index_free(columns->index);
+    free(columns->index);
 #define FREE(name) free(columns->name);
     FOR_EACH_COLUMN(FREE)
 #undef FREE
@@ -249,6 +250,7 @@ void profile_free(struct profile *profile)
     for (size_t i = 0; i < profile->allocator_count; i++) {
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
+        segment_history_free(profile->allocators[i].segments);
         free(profile->allocators[i].ooms);
         free(profile->allocators[i].notes);
         free(profile->allocators[i].memory_map);

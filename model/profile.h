@@ -64,7 +64,8 @@ struct snapshot_columns {
     size_t capacity;
     /* Block maxima of stack+heap for timeline_max_in_use(), built by
      * profile_builder_finish() for each timeline; NULL until then. Appending a
-     * snapshot drops it; freeing the columns frees it. */
+     * snapshot drops it; freeing the columns frees it (one allocation, so
+     * profile.c never calls into timeline.c). */
     struct timeline_index *index;
     int64_t *time_ps;
     int64_t *stack_bytes;
@@ -170,6 +171,18 @@ struct allocator_summary {
     bool one_step_rows;
     int64_t rows_step;
     int64_t peak_time_step;
+    /* Where the trace begins, for formats whose trace may begin after the
+     * job did (a PyTorch memory snapshot: recording started late, or its
+     * ring buffer dropped the oldest entries); `known` false for the
+     * others, whose reports leave it out. */
+    struct trace_start {
+        bool known;
+        size_t entries;         /* the allocator's trace entries */
+        int64_t covered_ps;     /* from its first entry to its last */
+        bool times_are_entries; /* the file has no times: the axis counts entries */
+        int64_t live_bytes;     /* live before the first entry */
+        size_t live_count;
+    } trace_start;
 };
 
 enum row_origin {
@@ -300,6 +313,9 @@ struct allocator {
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
+    /* The allocator's segments over time (model/segments.h), for formats
+     * that record them (a PyTorch memory snapshot); NULL for the others. */
+    struct segment_history *segments;
     /* Its out-of-memory errors, sorted by time (stably) by the builder's
      * finish; model/oom.h asks them questions. */
     struct oom_event *ooms;

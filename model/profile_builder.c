@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "model/profile_builder.h"
+#include "model/segments.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,4 +503,12 @@ struct profile *profile_builder_finish(struct profile_builder *builder)
     }
     profile_builder_free_state(builder);
     return profile;
+}
+
+void profile_builder_set_segments(struct profile_builder *builder, size_t index,
+                                  struct segment_history *history)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    segment_history_free(allocator->segments);
+    allocator->segments = history;
 }

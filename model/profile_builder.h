@@ -6,7 +6,7 @@
  * allocator's allocations and deallocations counted, the index the chart
  * searches built. What the builder hands over is immutable.
  * Called by: the format loaders, directly or through a format's own
- * finishing (model/xprof_draft.h for MemoryProfile files), and load.c,
+ * finishing (model/formats/memory_profile/xprof_draft.h for MemoryProfile files), and load.c,
  * which starts and finishes every build.
  * Must not: know any file format: what a row's indices mean, which of two
  * lists is the timeline, how a missing summary is derived all belong to
@@ -73,6 +73,10 @@ void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t 
 /* Sorts allocator `index`'s timeline by time now (stably), for a loader
  * that reads it sorted before finish; finish sorts what is left. */
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index);
+
+/* Adopts `history` (model/segments.h) as allocator `index`'s segments. */
+void profile_builder_set_segments(struct profile_builder *builder, size_t index,
+                                  struct segment_history *history);
 
 /* Appends a row to allocator `index`'s table (file order is kept). */
 bool profile_builder_add_row(struct profile_builder *builder, size_t index,

@@ -60,20 +60,15 @@ void timeline_range(const struct snapshot_columns *timeline, int64_t from_ps, in
 #define INDEX_FANOUT 64
 #define INDEX_MAX_LEVELS 11
 
+/* One allocation (the levels follow the header), so that freeing the
+ * columns frees it with free() and profile.c never calls back here. */
 struct timeline_index {
     size_t count; /* snapshots it was built for */
     size_t level_count;
     size_t sizes[INDEX_MAX_LEVELS];
-    int64_t *levels[INDEX_MAX_LEVELS]; /* into one allocation: levels[0] */
+    int64_t *levels[INDEX_MAX_LEVELS]; /* into values */
+    int64_t values[];
 };
-
-void timeline_index_free(struct timeline_index *index)
-{
-    if (!index)
-        return;
-    free(index->levels[0]);
-    free(index);
-}
 
 static int64_t index_block_max(const int64_t *values, size_t first, size_t end)
 {
@@ -102,24 +97,21 @@ static void index_fill_first_level(const struct snapshot_columns *timeline, int6
 
 bool timeline_index_build(struct snapshot_columns *timeline)
 {
-    timeline_index_free(timeline->index);
+    free(timeline->index);
     timeline->index = NULL;
-    struct timeline_index *index = calloc(1, sizeof *index);
-    if (!index)
-        return false;
-    index->count = timeline->count;
+    struct timeline_index shape = {.count = timeline->count};
     size_t total = 0;
-    for (size_t below = timeline->count; below > INDEX_FANOUT; index->level_count++) {
+    for (size_t below = timeline->count; below > INDEX_FANOUT; shape.level_count++) {
         below = (below + INDEX_FANOUT - 1) / INDEX_FANOUT;
-        index->sizes[index->level_count] = below;
+        shape.sizes[shape.level_count] = below;
         total += below;
     }
+    struct timeline_index *index = malloc(sizeof *index + total * sizeof *index->values);
+    if (!index)
+        return false;
+    *index = shape;
     if (total > 0) {
-        int64_t *values = malloc(total * sizeof *values);
-        if (!values) {
-            free(index);
-            return false;
-        }
+        int64_t *values = index->values;
         for (size_t level = 0; level < index->level_count; level++) {
             index->levels[level] = values;
             values += index->sizes[level];

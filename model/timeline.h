@@ -37,6 +37,7 @@ size_t timeline_max_in_use(const struct snapshot_columns *timeline, size_t first
  * column). The timeline must not change afterwards except by appending,
  * which drops the index. False only when memory runs out. */
 bool timeline_index_build(struct snapshot_columns *timeline);
-void timeline_index_free(struct timeline_index *index);
+/* The index is one allocation: model/profile.c frees it with free() along
+ * with the columns, so calls run one way (timeline.c uses profile.c). */
 
 #endif

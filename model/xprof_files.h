@@ -1,7 +1,7 @@
 /* xprof_files: the names files have in an XProf run directory
  * (LOGDIR/plugins/profile/<run>/<host>.<suffix>), one row per suffix, and
  * the tools XProf's profile plugin offers for each (its TOOLS table and
- * xspace_to_tool_names; ../shared/spec/xspace.md section 1).
+ * xspace_to_tool_names; docs/formats/xspace.md).
  *
  * Owns: which suffixes name a host (".xplane.pb" does, ".hlo_proto.pb"
  * names an HLO module), which of them hold memory events and in what

@@ -64,7 +64,7 @@ struct text compare_pair_id(const struct allocator_pair *pair, const struct prof
 void compare_report_text(FILE *out, const struct profile *base, const struct profile *new,
                          const struct profile_comparison *comparison);
 /* The JSON object {"base":{summary},"new":{summary},"allocators":[...]}
- * (README: "Two profiles compared"), as a value of the writer. */
+ * (man page: TWO PROFILES COMPARED), as a value of the writer. */
 void compare_report_json_to(struct json_writer *writer, const struct profile *base,
                             const struct profile *new, const struct profile_comparison *comparison,
                             const struct summary_report_options *options);

@@ -1,3 +1,8 @@
+/* export_allocations: the allocations view as CSV (see export.h): the
+ * rows of the request's allocations table in its order, one cell per
+ * column of model/allocation_columns.h, or one row per group of
+ * model/row_groups.h when the request groups them. Called by export.c's
+ * export_write(); writes only through csv_writer, never opens files. */
 #include "config.h"
 
 #include <errno.h>

@@ -14,8 +14,8 @@
  * what a trace has no place for (each allocator's summary, rows, timeline
  * kind and unknown fields; the profile's version), and each snapshot's
  * instant holds every field exactly (times in picoseconds, integers), by
- * the tables of model/chrome_trace_fields.h that the importer
- * (model/load_trace_memtop.c) reads. Strings are written as json_writer
+ * the tables of model/formats/chrome_trace/chrome_trace_fields.h that the importer
+ * (model/formats/chrome_trace/load_trace_memtop.c) reads. Strings are written as json_writer
  * writes them, whole (a NUL byte is \u0000): valid UTF-8 and safe on a
  * terminal (controls escaped, invalid UTF-8 as U+FFFD); a field whose
  * text is not valid UTF-8 also gets its bytes in hex (FIELD_hex), so that

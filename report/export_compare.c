@@ -1,3 +1,7 @@
+/* export_compare: the compare view as CSV (see export.h): the ops at the
+ * peak of BASE and NEW side by side with their deltas, as model/compare.h
+ * matched them. Called by export.c's export_write(); writes only through
+ * csv_writer and computes nothing the model has not. */
 #include "config.h"
 
 #include <errno.h>

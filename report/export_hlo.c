@@ -1,3 +1,6 @@
+/* export_hlo: the hlo view as CSV (see export.h): each HLO module the
+ * profile records: its id, name, plane, start, end and duration. Called by
+ * export.c's export_write(); writes only through csv_writer. */
 #include "config.h"
 
 #include "report/csv_writer.h"

@@ -1,3 +1,6 @@
+/* export_steps: the steps view as CSV (see export.h): one allocator's
+ * steps as model/steps.h tells them (start, end, peak, memory at its end).
+ * Called by export.c's export_write(); writes only through csv_writer. */
 #include "config.h"
 
 #include <errno.h>

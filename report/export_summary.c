@@ -1,3 +1,6 @@
+/* export_summary: the summary view as CSV (see export.h): one row per
+ * allocator with its peak, its time and what the model's summary knows.
+ * Called by export.c's export_write(); writes only through csv_writer. */
 #include "config.h"
 
 #include "report/csv_writer.h"

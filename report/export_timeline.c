@@ -1,3 +1,7 @@
+/* export_timeline: the timeline view as CSV (see export.h): one row per
+ * snapshot of an allocator's timeline, in time order, cut to the
+ * request's --from/--to window (model/timeline.h finds its ends).
+ * Called by export.c's export_write(); writes only through csv_writer. */
 #include "config.h"
 
 #include "model/timeline.h"

@@ -10,7 +10,8 @@
  *
  * JSON: {"log_directory": PATH, "runs": [{"run", "path", "date" (null
  * unless the folder is a timestamp), "modified" (seconds), "error" (only
- * when the directory could not be read), "tools": [...], "hosts": [{"host",
+ * when the directory could not be read), "load_error" (only when the run
+ * was tried and did not load), "tools": [...], "hosts": [{"host",
  * "file" (what memtop opens; null: no memory events), "readable" (a
  * format of memtop reads it), "tools", "files": [{"file", "suffix" (XProf's,
  * or null), "format" (memtop's, or null), "memory", "tools"}]}]}]}. */
@@ -21,9 +22,32 @@
 
 #include "model/logdir.h"
 
-void logdir_report_text(FILE *out, const struct logdir *logdir);
+/* What --list --peaks found of one host (src/list_peaks.h reads them). */
+struct logdir_host_peak {
+    bool read;   /* a load was tried (the host has a file memtop opens) */
+    bool loaded; /* and it loaded: peak_bytes and capacity_bytes hold */
+    int64_t peak_bytes, capacity_bytes; /* of the allocator peaking highest */
+    char *error; /* why it did not load (malloc'd), else NULL */
+};
+/* One per host of every run, run by run, hosts in each run's order. */
+struct logdir_peaks {
+    struct logdir_host_peak *hosts;
+    size_t count;
+};
+
+/* Runs of more hosts than this are listed as a table, a row a host. */
+#define LOGDIR_REPORT_TABLE_HOSTS 16
+
+/* run_errors (NULL, or one per run, NULL for a run that loads or was not
+ * tried): why a run did not load, said under it ("✗ did not load: ...";
+ * JSON: "load_error"). */
+/* peaks (NULL without --peaks): each host's peak and % of capacity
+ * (JSON: "peak_bytes", "capacity_bytes", "load_error"). */
+void logdir_report_text(FILE *out, const struct logdir *logdir, char *const *run_errors,
+                        const struct logdir_peaks *peaks);
 /* Returns 0 when everything reached out, else the errno of the failure. */
-int logdir_report_json(FILE *out, const struct logdir *logdir);
+int logdir_report_json(FILE *out, const struct logdir *logdir, char *const *run_errors,
+                       const struct logdir_peaks *peaks);
 
 /* "run NAME (DATE)\n\n" before the text summaries of a run's hosts. */
 void logdir_report_run_heading(FILE *out, const char *run);

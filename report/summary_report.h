@@ -32,6 +32,10 @@ void summary_report_json(FILE *out, const struct profile *profile, const char *h
 /* The text report as options say (NULL: the defaults). */
 void summary_report_text_with(FILE *out, const struct profile *profile, const char *host,
                               const struct summary_report_options *options);
+/* The entry of a host that failed to load, among several hosts' text
+ * reports: "FILE: not loaded (host NAME): MESSAGE", escaped (the message
+ * raw, as the loader keeps it). */
+void summary_report_text_error(FILE *out, const char *path, const char *host, struct text error);
 /* The object for a host that failed to load: host, file and "error" (the
  * load's message, raw: the file's text in it is escaped here), so a
  * script reading the array sees every host it asked for. */

@@ -1,3 +1,7 @@
+/* summary_text: --summary for people (see summary_report.h): each
+ * allocator's peak, utilization and largest rows as aligned text lines,
+ * every profile string through format_safe_text. Called by main, one host
+ * at a time; writes what the model computed and picks no exit code. */
 #include "config.h"
 
 #include "report/summary_report.h"
@@ -185,6 +189,24 @@ static void text_oom(FILE *out, const struct profile *profile, size_t index)
     oom_card_print(out, &card, "  ");
 }
 
+/* Where a trace that may begin late begins, and what was live then. */
+static void text_trace_start(FILE *out, const struct trace_start *start)
+{
+    if (!start->known)
+        return;
+    char span[32], bytes[32];
+    fprintf(out, "  %-28s %14zu\n", "Trace entries", start->entries);
+    if (start->times_are_entries)
+        snprintf(span, sizeof span, "%zu entries", start->entries);
+    else
+        format_milliseconds(start->covered_ps, span, sizeof span);
+    fprintf(out, "  %-28s %14s\n", "  covering", span);
+    fprintf(out, "  %-28s %14s  (%zu allocations: made before recording, or dropped by the "
+                 "ring buffer)\n",
+            "  live before its start", format_bytes(start->live_bytes, bytes, sizeof bytes),
+            start->live_count);
+}
+
 static void text_allocator(FILE *out, const struct profile *profile, size_t index,
                            const struct summary_report_options *options)
 {
@@ -218,6 +240,7 @@ static void text_allocator(FILE *out, const struct profile *profile, size_t inde
             !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
                 ? "unknown"
                 : format_percent(summary->peak.fragmentation, percent, sizeof percent));
+    text_trace_start(out, &summary->trace_start);
     text_rows(out, profile, allocator, options);
 }
 
@@ -250,4 +273,16 @@ void summary_report_text_with(FILE *out, const struct profile *profile, const ch
     fputc('\n', out);
     for (size_t i = 0; i < profile->allocator_count; i++)
         text_allocator(out, profile, i, options);
+}
+
+void summary_report_text_error(FILE *out, const char *path, const char *host, struct text error)
+{
+    char safe_path[1024], name[256], message[4 * 512 + 1];
+    format_safe_text(path, false, safe_path, sizeof safe_path);
+    format_safe_text(host ? host : "", false, name, sizeof name);
+    if (error.length > 512)
+        error.length = 512;
+    format_safe_bytes(error, 0, message, sizeof message);
+    fprintf(out, "%s: not loaded%s%s%s: %s\n", safe_path, host ? " (host " : "", name,
+            host ? ")" : "", message);
 }

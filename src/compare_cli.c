@@ -27,7 +27,7 @@ int compare_cli_load(struct host_list *hosts, bool warnings)
     return status;
 }
 
-int compare_cli_summary(struct input *input, const struct options *options,
+int compare_cli_summary(struct source *input, const struct options *options,
                         const struct summary_report_options *report)
 {
     int status = compare_cli_load(&input->hosts, true);
@@ -114,7 +114,7 @@ static int compare_pick_pair(const struct profile *base, const struct profile *n
     return EXIT_BAD_INPUT;
 }
 
-int compare_cli_export(struct input *input, const struct options *options)
+int compare_cli_export(struct source *input, const struct options *options)
 {
     int status = compare_cli_load(&input->hosts, true);
     if (status != EXIT_OK)

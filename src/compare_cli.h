@@ -19,8 +19,8 @@
  * warnings, what each load found odd); EXIT_OK when both loaded. */
 int compare_cli_load(struct host_list *hosts, bool warnings);
 
-int compare_cli_summary(struct input *input, const struct options *options,
+int compare_cli_summary(struct source *input, const struct options *options,
                         const struct summary_report_options *report);
-int compare_cli_export(struct input *input, const struct options *options);
+int compare_cli_export(struct source *input, const struct options *options);
 
 #endif

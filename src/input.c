@@ -2,122 +2,9 @@
 
 #include "src/input.h"
 
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* "a, b, c" of names into text, cut when it is full. */
-static void name_list(char *text, size_t size, const char *(*name_of)(const void *, size_t),
-                      const void *items, size_t count)
-{
-    size_t used = 0;
-    text[0] = '\0';
-    for (size_t i = 0; i < count && used < size; i++)
-        used += (size_t)snprintf(text + used, size - used, "%s%s", i ? ", " : "",
-                                 name_of(items, i));
-}
-
-static const char *run_name_at(const void *logdir, size_t index)
-{
-    return ((const struct logdir *)logdir)->runs[index].name;
-}
-
-static const char *host_name_at(const void *hosts, size_t index)
-{
-    return ((const struct host_list *)hosts)->hosts[index].name;
-}
-
-/* Whether a run directory sits in a plugins/profile directory, where its
- * name is a run's (a plain directory of profiles has none). */
-static bool in_profile_plugin(const char *path)
-{
-    char resolved[PATH_MAX];
-    if (!realpath(path, resolved))
-        return false;
-    char *slash = strrchr(resolved, '/');
-    if (!slash || slash == resolved)
-        return false;
-    *slash = '\0';
-    size_t length = strlen(resolved), tail = strlen("/plugins/profile");
-    return length >= tail && strcmp(resolved + length - tail, "/plugins/profile") == 0;
-}
-
-/* The run to open: --run's, else the newest with memory profiles. */
-static enum load_status input_pick_run(struct input *input, const struct options *options,
-                                       char *message, size_t size)
-{
-    const struct logdir *logdir = &input->logdir;
-    char names[INPUT_MESSAGE_SIZE / 2];
-    if (!options->run) {
-        input->run_index = logdir_newest_run(logdir);
-        if (input->run_index < logdir->run_count)
-            return LOAD_OK;
-        snprintf(message, size, "no run holds a memory profile (%zu run%s; --list shows them)",
-                 logdir->run_count, logdir->run_count == 1 ? "" : "s");
-        return LOAD_BAD_INPUT;
-    }
-    if (logdir->kind != LOGDIR_LOG_DIRECTORY) {
-        snprintf(message, size, "--run picks a run of a log directory, and this is a run");
-        return LOAD_BAD_INPUT;
-    }
-    switch (logdir_find_run(logdir, options->run, &input->run_index)) {
-    case LOGDIR_MATCH_ONE:
-        if (logdir_run_memory_hosts(&logdir->runs[input->run_index]) > 0)
-            return LOAD_OK;
-        snprintf(message, size, "run '%s' holds no memory profile", options->run);
-        return LOAD_BAD_INPUT;
-    case LOGDIR_MATCH_SEVERAL:
-        snprintf(message, size, "several runs are named '%s': give the whole name (--list)",
-                 options->run);
-        return LOAD_BAD_INPUT;
-    default:
-        name_list(names, sizeof names, run_name_at, logdir, logdir->run_count);
-        snprintf(message, size, "no run '%s'; the runs are: %s", options->run, names);
-        return LOAD_BAD_INPUT;
-    }
-}
-
-static enum load_status input_open_directory(struct input *input, const struct options *options,
-                                             char *message, size_t size)
-{
-    struct load_error error;
-    enum load_status status = logdir_open(options->paths[0], &input->logdir, &error);
-    if (status == LOAD_OK)
-        status = input_pick_run(input, options, message, size);
-    else
-        snprintf(message, size, "%s", error.message);
-    if (status != LOAD_OK)
-        return status;
-    const struct logdir_run *run = &input->logdir.runs[input->run_index];
-    bool named = input->logdir.kind == LOGDIR_LOG_DIRECTORY || in_profile_plugin(run->path);
-    status = host_list_open_run(&input->hosts, run, named ? run->name : NULL, &error);
-    if (status == LOAD_OK && input->hosts.count == 0) {
-        logdir_error_no_profiles(&error, false);
-        status = LOAD_BAD_INPUT;
-    }
-    if (status != LOAD_OK)
-        snprintf(message, size, "%s", error.message);
-    return status;
-}
-
-/* --host: the one host of that name. */
-static enum load_status input_pick_host(struct input *input, const char *name, char *message,
-                                        size_t size)
-{
-    for (size_t i = 0; i < input->hosts.count; i++) {
-        if (strcmp(input->hosts.hosts[i].name, name) == 0) {
-            input->first_host = i;
-            input->host_count = 1;
-            return LOAD_OK;
-        }
-    }
-    char names[INPUT_MESSAGE_SIZE / 2];
-    name_list(names, sizeof names, host_name_at, &input->hosts, input->hosts.count);
-    snprintf(message, size, "no host '%s'; the hosts are: %s", name, names);
-    return LOAD_BAD_INPUT;
-}
 
 /* --compare takes two files: the first of its paths that names a
  * directory (a log directory holds many hosts), or NULL. */
@@ -130,42 +17,25 @@ static const char *compared_directory(const struct options *options)
     return NULL;
 }
 
-enum load_status input_open(struct input *input, const struct options *options,
+enum load_status input_open(struct source *input, const struct options *options,
                             const char **path, char *message, size_t message_size)
 {
-    memset(input, 0, sizeof *input);
-    *path = options->paths[0];
-    struct stat file_status;
-    enum load_status status;
-    if (options->path_count == 1 && stat(options->paths[0], &file_status) == 0 &&
-        S_ISDIR(file_status.st_mode)) {
-        input->directory = true;
-        status = input_open_directory(input, options, message, message_size);
-    } else if (options->run) {
-        snprintf(message, message_size, "--run picks a run of a log directory, given alone");
-        status = LOAD_BAD_INPUT;
-    } else if (compared_directory(options)) {
-        *path = compared_directory(options);
+    /* One path that is a directory is the model's to open (--compare has
+     * two), and --run's complaint comes first. */
+    const char *directory =
+        options->path_count > 1 && !options->run ? compared_directory(options) : NULL;
+    if (directory) {
+        memset(input, 0, sizeof *input);
+        *path = directory;
         snprintf(message, message_size, "--compare takes two profile files, and this is a "
                                         "directory (give one host's file of it)");
-        status = LOAD_BAD_INPUT;
-    } else {
-        struct load_error error;
-        status = host_list_open(&input->hosts, options->paths, options->path_count, path, &error);
-        if (status != LOAD_OK)
-            snprintf(message, message_size, "%s", error.message);
+        return LOAD_BAD_INPUT;
     }
-    input->host_count = input->hosts.count;
-    if (status == LOAD_OK && options->host)
-        status = input_pick_host(input, options->host, message, message_size);
-    if (status != LOAD_OK)
-        input_free(input);
-    return status;
+    return source_open(input, options->paths, options->path_count, options->run, options->host,
+                       path, message, message_size);
 }
 
-void input_free(struct input *input)
+void input_free(struct source *input)
 {
-    host_list_free(&input->hosts);
-    logdir_free(&input->logdir);
-    memset(input, 0, sizeof *input);
+    source_free(input);
 }

@@ -22,6 +22,7 @@
 #include "report/json_writer.h"
 #include "report/logdir_report.h"
 #include "src/input.h"
+#include "src/list_peaks.h"
 #include "src/options.h"
 #include "src/progress.h"
 #include "report/summary_report.h"
@@ -46,6 +47,13 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
         if (json && several)
             summary_report_json_error_in_run_to(json, host->path, hosts->run, host_name,
                                                 load_error_message(&host->error));
+        /* Among several hosts' reports, an entry for it too (as in JSON). */
+        if (!json && several) {
+            if (after_report)
+                fputc('\n', stdout);
+            summary_report_text_error(stdout, host->path, host_name,
+                                      load_error_message(&host->error));
+        }
         return exit_status_for(host->status);
     }
     print_load_warnings(host->path, profile);
@@ -65,7 +73,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
 
 /* A directory's hosts are reported one entry each, whatever their
  * number: scripts read the same shape for one host as for 64. */
-static int run_summary(struct input *input, const struct options *options,
+static int run_summary(struct source *input, const struct options *options,
                        const struct summary_report_options *report)
 {
     bool json = options->json, crossed = false;
@@ -83,7 +91,7 @@ static int run_summary(struct input *input, const struct options *options,
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
         int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL, report,
                                        &options->gates, &crossed);
-        written = written || host_status == EXIT_OK;
+        written = written || host_status == EXIT_OK || (!json && several);
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
             write_error = errno ? errno : EIO;
@@ -117,17 +125,25 @@ static bool reads_standard_input(const struct options *options)
     return false;
 }
 
-static int run_viewer(struct input *input, const struct options *options)
+static int run_viewer(struct source *input, const struct options *options)
 {
     struct host_list *hosts = &input->hosts;
     /* Two profiles compared: both load before the screen opens. */
     int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
     if (compare_status != EXIT_OK)
         return compare_status;
-    /* With one profile, a load error belongs in the shell, not a screen. */
+    /* With one profile, a load error belongs in the shell, not a screen;
+     * unless the log directory has an older run that loads: the viewer
+     * opens it and says why the newest did not. */
+    bool fell_back = false;
     if (hosts->count == 1 && !load_host(hosts, 0)) {
-        print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
-        return exit_status_for(hosts->hosts[0].status);
+        /* Only the run memtop picked itself: a run or host asked for fails. */
+        fell_back = !options->run && !options->host && !options->compare &&
+                    source_fall_back_run(input);
+        if (!fell_back) {
+            print_load_error(hosts->hosts[0].path, &hosts->hosts[0].error);
+            return exit_status_for(hosts->hosts[0].status);
+        }
     }
     struct ui_options ui_options = {
         .ascii = options->ascii,
@@ -135,6 +151,7 @@ static int run_viewer(struct input *input, const struct options *options)
         .mouse = options->mouse,
         .keys_from_terminal = reads_standard_input(options),
         .no_settings = options->no_settings,
+        .follow = options->follow,
     };
     struct ui_session session = {
         .hosts = hosts,
@@ -144,6 +161,8 @@ static int run_viewer(struct input *input, const struct options *options)
                       : NULL,
         .run_index = input->run_index,
         .compare = options->compare,
+        .run_errors = input->run_errors,
+        .failed_run = fell_back ? input->failed_run : input->logdir.run_count,
     };
     return ui_run(&session, &ui_options);
 }
@@ -158,11 +177,21 @@ static int run_list(const struct options *options)
         print_load_error(options->paths[0], &error);
         return exit_status_for(status);
     }
+    /* Which runs the viewer could not open, as it would try them. */
+    char **errors = calloc(logdir.run_count ? logdir.run_count : 1, sizeof *errors);
+    if (errors && logdir.kind == LOGDIR_LOG_DIRECTORY)
+        source_check_runs(&logdir, errors);
+    struct logdir_peaks peaks = {0};
+    bool with_peaks = options->peaks && list_peaks_read(&logdir, &peaks);
     int write_error = 0;
     if (options->json)
-        write_error = logdir_report_json(stdout, &logdir);
+        write_error = logdir_report_json(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
     else
-        logdir_report_text(stdout, &logdir);
+        logdir_report_text(stdout, &logdir, errors, with_peaks ? &peaks : NULL);
+    list_peaks_free(&peaks);
+    for (size_t i = 0; errors && i < logdir.run_count; i++)
+        free(errors[i]);
+    free(errors);
     logdir_free(&logdir);
     return stdout_finish(EXIT_OK, write_error);
 }
@@ -272,6 +301,8 @@ static int export_prepare(const struct host *host, const struct export_options *
     export_request_init(request, export->view, profile, allocator);
     request->from_ps = export->from_ps;
     request->to_ps = export->to_ps;
+    request->has_at = export->has_at;
+    request->at_ps = export->at_ps;
     export_warn_sampled_steps(host->path, export, allocator);
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
         return EXIT_OK;
@@ -308,7 +339,7 @@ static int export_prepare(const struct host *host, const struct export_options *
 /* --export on a directory: every host (or --host's) in one CSV, each row
  * after a "host" cell ("run" and "host" for a log directory's run). */
 struct export_hosts {
-    struct input *input;
+    struct source *input;
     const struct export_options *export;
     struct allocation_table table;
     struct live_rows live;
@@ -361,7 +392,7 @@ static void export_hosts_done(void *context, size_t index)
     host_unload(&hosts->input->hosts.hosts[hosts->input->first_host + index]);
 }
 
-static int run_export(struct input *input, const struct options *options)
+static int run_export(struct source *input, const struct options *options)
 {
     const struct export_options *export = &options->export;
     /* One JSON document holds one profile: several hosts would be several
@@ -407,6 +438,8 @@ int main(int argc, char **argv)
     char error[OPTIONS_ERROR_SIZE];
     if (!options_parse(argc, argv, &options, error, sizeof error)) {
         print_error("%s", error);
+        if (options.show_usage)
+            options_print_usage(stderr);
         fputs("Try 'memtop --help' for more information.\n", stderr);
         return EXIT_BAD_INPUT;
     }
@@ -426,7 +459,7 @@ int main(int argc, char **argv)
     }
     if (options.mode == RUN_LIST)
         return run_list(&options);
-    struct input input;
+    struct source input;
     const char *bad_path = NULL;
     char message[INPUT_MESSAGE_SIZE];
     enum load_status status = input_open(&input, &options, &bad_path, message, sizeof message);

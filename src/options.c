@@ -3,6 +3,7 @@
 #include "src/options.h"
 
 #include "model/load.h"
+#include "model/logdir.h"
 #include "report/summary_report.h"
 
 #include <errno.h>
@@ -10,9 +11,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
-enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS };
+enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
 enum { OPTION_COMPARE = 1024 };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum { OPTION_FAIL_OVER = 1792, OPTION_FAIL_GROWTH };
@@ -52,6 +54,8 @@ static const struct option long_options[] = {
     {"no-color", no_argument, NULL, OPTION_NO_COLOR},
     {"mouse", no_argument, NULL, OPTION_MOUSE},
     {"no-settings", no_argument, NULL, OPTION_NO_SETTINGS},
+    {"follow", no_argument, NULL, OPTION_FOLLOW},
+    {"peaks", no_argument, NULL, OPTION_PEAKS},
     {"compare", no_argument, NULL, OPTION_COMPARE},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
@@ -59,14 +63,48 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* No PROFILE given: $TENSORBOARD_LOGDIR when it names a directory, else
+ * the current directory when it holds profiles (a run or a log
+ * directory); false when neither. */
+static bool options_default_path(struct options *options)
+{
+    static char *found[1];
+    static char current[] = ".";
+    const char *logdir = getenv("TENSORBOARD_LOGDIR");
+    struct stat status;
+    if (logdir && logdir[0] && stat(logdir, &status) == 0 && S_ISDIR(status.st_mode)) {
+        found[0] = (char *)logdir;
+    } else {
+        struct logdir here;
+        struct load_error error;
+        if (logdir_open(current, &here, &error) != LOAD_OK)
+            return false;
+        logdir_free(&here);
+        found[0] = current;
+    }
+    options->paths = found;
+    options->path_count = 1;
+    return true;
+}
+
+void options_print_usage(FILE *out)
+{
+    fputs("Usage: memtop [OPTION]... PROFILE...\n"
+          "       memtop [OPTION]... LOGDIR\n"
+          "       memtop [OPTION]... --compare BASE NEW\n",
+          out);
+}
+
 int options_print_help(FILE *out)
 {
     errno = 0;
     fputs("Usage: memtop [OPTION]... PROFILE...\n"
           "       memtop [OPTION]... LOGDIR\n"
           "       memtop [OPTION]... --compare BASE NEW\n"
-          "View the memory profile of a TensorFlow, JAX or XProf job in the terminal:\n"
-          "each allocator's memory over time, the peak, and what was live at the peak.\n"
+          "View the memory profile of a PyTorch, JAX, TensorFlow or XProf job in the\n"
+          "terminal: each allocator's memory over time, the peak, and what was live at\n"
+          "the peak. Without PROFILE: $TENSORBOARD_LOGDIR, else the current directory\n"
+          "when it holds profiles.\n"
           "\n"
           "PROFILE is a profile in one of the formats below (gzipped or not, but\n"
           "for Skyline's SQLite). Several files, or a\n"
@@ -77,6 +115,8 @@ int options_print_help(FILE *out)
           "\n"
           "      --list        list LOGDIR's runs, their hosts and XProf's tools for\n"
           "                    them, and exit (with --json: as JSON)\n"
+          "      --peaks       with --list: each host's peak and % of capacity (the\n"
+          "                    hosts are read, several at a time)\n"
           "      --run NAME    the run of LOGDIR to open (as --list names it, or its\n"
           "                    folder's name); default: the newest\n"
           "      --host NAME   that host: the viewer opens it first, --summary and\n"
@@ -133,6 +173,8 @@ int options_print_help(FILE *out)
           "                    the terminal's own text selection keeps working)\n"
           "      --no-settings neither read nor write the viewer's remembered settings\n"
           "                    ($XDG_STATE_HOME/memtop/settings)\n"
+          "      --follow      the viewer watches the log directory: new runs and\n"
+          "                    hosts appear as they are written (R reloads by hand)\n"
           "      --list-keys[=FORMAT]\n"
           "                    print the viewer's keys and exit, as a Markdown table\n"
           "                    (FORMAT markdown, the default) or man page text (man)\n"
@@ -371,8 +413,13 @@ static const char *export_option_misplaced(const struct export_options *export,
         return export->filter ? "--filter" : "--sort";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_group_by)
         return "--group-by";
-    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_at)
+    *needs = "--export allocations or segments";
+    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->view != EXPORT_VIEW_SEGMENTS &&
+        export->has_at)
         return "--at";
+    *needs = "--export allocations";
+    if (export->view == EXPORT_VIEW_SEGMENTS && export->has_since)
+        return "--since";
     *needs = "--at MS";
     if (export->has_since && !export->has_at)
         return "--since";
@@ -465,6 +512,8 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_NO_COLOR: options->no_color = true; break;
         case OPTION_MOUSE: options->mouse = true; break;
         case OPTION_NO_SETTINGS: options->no_settings = true; break;
+        case OPTION_FOLLOW: options->follow = true; break;
+        case OPTION_PEAKS: options->peaks = true; break;
         case OPTION_COMPARE: options->compare = true; break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
@@ -518,6 +567,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (list)
         options->mode = RUN_LIST;
+    if (options->peaks && !list) {
+        snprintf(error, error_size, "--peaks goes with --list");
+        return false;
+    }
     if (!export_options_check(options, error, error_size) ||
         !gate_options_check(options, error, error_size))
         return false;
@@ -537,8 +590,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     options->paths = argv + optind;
     options->path_count = (size_t)(argc - optind);
-    if (options->path_count == 0) {
-        snprintf(error, error_size, "no profile given");
+    if (options->path_count == 0 && !options_default_path(options)) {
+        snprintf(error, error_size, "no profile given, and neither $TENSORBOARD_LOGDIR nor the "
+                                    "current directory holds one");
+        options->show_usage = true;
         return false;
     }
     if (options->compare)

@@ -66,6 +66,9 @@ struct options {
     bool no_color; /* --no-color or NO_COLOR in the environment */
     bool mouse;    /* --mouse: opt-in, so text selection keeps working */
     bool no_settings; /* --no-settings: the viewer neither reads nor writes them */
+    bool follow;      /* --follow: the viewer watches the log directory */
+    bool peaks;       /* --list --peaks: each host read for its peak */
+    bool show_usage;  /* a failed parse that wants the usage lines printed */
     bool list_keys_man; /* --list-keys=man: roff for the man page, not Markdown */
     bool has_top;  /* --top N was given (it goes with --summary) */
     size_t top_rows; /* --top N: the largest rows a summary lists (default 10) */
@@ -89,5 +92,7 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
 
 /* Writes --help to out: 0, or the errno of a write that failed. */
 int options_print_help(FILE *out);
+/* The three usage lines. */
+void options_print_usage(FILE *out);
 
 #endif

@@ -138,19 +138,6 @@ tmux_have() {
     [ -x "$TMUX_BIN" ] || command -v "$TMUX_BIN" >/dev/null 2>&1
 }
 
-# tmux_tests_can_run: ends the test script with a TAP skip when tmux or
-# the C.UTF-8 locale the viewer tests run in is missing.
-tmux_tests_can_run() {
-    if ! tmux_have; then
-        echo "1..0 # SKIP tmux not found"
-        exit 0
-    fi
-    if ! locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
-        echo "1..0 # SKIP no C.UTF-8 locale"
-        exit 0
-    fi
-}
-
 # tmux_start COLS ROWS COMMAND: a new session running COMMAND (a shell
 # command line) replaces the previous one. The new session starts before
 # the old one ends, so the server never empties and exits under us (a new

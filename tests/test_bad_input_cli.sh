@@ -166,6 +166,50 @@ head -c 83886080 /dev/zero | gzip -n -9 -c >"$work/bomb.pb.gz"
 refused "a decompression bomb (80 MiB of zeros)" "$work/bomb.pb.gz" \
     "gzip data inflates past 67108864 bytes; refusing it \(a decompression bomb\?\)"
 
+# Issue 26.5: a 21 MB bomb (330 members of 64 MiB of zeros; 21 GB
+# inflated) under a 4 GB address-space limit: refused as a bomb (status
+# 2) while it inflates, not out of memory (status 1) at the 5.4 GB cap.
+head -c 67108864 /dev/zero | gzip -n -9 -c >"$work/member.gz"
+i=0
+while [ $i -lt 330 ]; do cat "$work/member.gz"; i=$((i + 1)); done >"$work/bomb21.json.gz"
+# A sanitized build reserves more address space than the limit allows.
+if (ulimit -v 4000000 && "$memtop" --version) >/dev/null 2>&1; then
+    (ulimit -v 4000000 && exec timeout 120 "$memtop" --summary "$work/bomb21.json.gz") \
+        >"$work/out" 2>"$work/err"
+    status=$?
+    echo "# status $status" >"$work/why"
+    if [ "$status" -eq 2 ] &&
+        grep -q "inflates more than 256 times its size (.*); refusing it (a decompression bomb?)$" \
+            "$work/err"; then
+        tap_ok "a 21 MB bomb under a 4 GB limit: refused as a bomb, status 2"
+    else
+        tap_not_ok "a 21 MB bomb under a 4 GB limit: refused as a bomb, status 2" "$work/why" \
+            "$work/err"
+    fi
+else
+    tap_skip "a 21 MB bomb under a 4 GB limit: ulimit -v stops this build"
+fi
+rm -f "$work/bomb21.json.gz"
+# ... and gzip data that is no bomb (about 4x) but inflates past the memory
+# left under a 120 MB limit: refused as too big (status 2), before an
+# allocation fails (status 1).
+seq 1 12000000 | gzip -n -1 -c >"$work/numbers.gz"
+if (ulimit -v 120000 && "$memtop" --version) >/dev/null 2>&1; then
+    (ulimit -v 120000 && exec timeout 120 "$memtop" --summary "$work/numbers.gz") \
+        >"$work/out" 2>"$work/err"
+    status=$?
+    echo "# status $status" >"$work/why"
+    if [ "$status" -eq 2 ] && grep -q "inflates past [0-9]* bytes, the memory memtop can still have: refusing it (too big for this machine, or a decompression bomb)$" "$work/err"; then
+        tap_ok "96 MB of gzip'd text under a 120 MB limit: too big for the memory, status 2"
+    else
+        tap_not_ok "96 MB of gzip'd text under a 120 MB limit: too big for the memory, status 2" \
+            "$work/why" "$work/err"
+    fi
+else
+    tap_skip "96 MB of gzip'd text under a 120 MB limit: ulimit -v stops this build"
+fi
+rm -f "$work/numbers.gz"
+
 # Issue 16.7: bytes after the gzip stream are refused, another member is not.
 { cat "$work/good.json.gz"; printf 'x'; } >"$work/trailing.json.gz"
 refused "bytes after the gzip stream" "$work/trailing.json.gz" \

@@ -279,6 +279,19 @@ void test_gzip_bomb_is_capped(void **state)
     assert_non_null(strstr(error.message, "inflates past 1048576 bytes"));
     free(bomb);
 
+    /* Issue 26.5: 8 members of 64 MiB of zeros (about 520 KiB, a cap of
+     * 133 MiB): refused by the ratio as it inflates, past 64 MiB, not at
+     * the cap. */
+    uint8_t *member = gzip_zeros(64, &size);
+    uint8_t *members = malloc(8 * size);
+    assert_non_null(members);
+    for (int i = 0; i < 8; i++)
+        memcpy(members + i * size, member, size);
+    expect_bytes_refused(members, 8 * size,
+                         "gzip data inflates more than 256 times its size (");
+    free(members);
+    free(member);
+
     /* A lying trailer (it claims 4 GiB) only sizes the first buffer. */
     uint8_t *zeros = gzip_zeros(1, &size);
     memcpy(zeros + size - 4, "\xff\xff\xff\xff", 4);

@@ -12,12 +12,12 @@ memtop_expect "--help prints usage, status 0" 0 out "^Usage: memtop" out "--summ
 memtop_expect "--help lists every format of the format table" 0 out "^  pb  " out "^  json  " out "^  xspace  " out "^  chrome-trace  " out "^  skyline  "
 memtop_run --list-keys
 missing=$(grep -v '^$' "$work/out" | while IFS= read -r line; do
-    grep -qxF -- "$line" "$source_dir/README" || echo "$line"; done)
+    grep -qxF -- "$line" "$source_dir/docs/keys.md" || echo "$line"; done)
 if [ "$status" -eq 0 ] && [ -s "$work/out" ] && [ -z "$missing" ]; then
-    tap_ok "the README lists every key of the key table"
+    tap_ok "docs/keys.md lists every key of the key table"
 else
-    echo "# not in the README (run memtop --list-keys): $missing" >>"$work/err"
-    tap_not_ok "the README lists every key of the key table" "$work/out" "$work/err"
+    echo "# not in docs/keys.md (make update-keys): $missing" >>"$work/err"
+    tap_not_ok "docs/keys.md lists every key of the key table" "$work/out" "$work/err"
 fi
 memtop_run --version
 memtop_expect "--version" 0 out "^memtop [0-9]"
@@ -31,8 +31,23 @@ if [ -w /dev/full ]; then
 else
     for option in --list-keys --help --version; do tap_skip "/dev/full not available ($option)"; done
 fi
-memtop_run
-memtop_expect "no profile: status 2" 2 err "^memtop: no profile given"
+# No PROFILE: $TENSORBOARD_LOGDIR, else the current directory when it
+# holds profiles, else the usage.
+memtop_abs="$(cd "$(dirname "$memtop")" && pwd)/$(basename "$memtop")"
+mkdir -p "$test_work/empty"
+(cd "$test_work/empty" && env -u TENSORBOARD_LOGDIR "$memtop_abs" >"$test_work/out" 2>"$test_work/err")
+status=$?
+memtop_expect "no profile, nothing here: the usage, status 2" 2 err "^memtop: no profile given" \
+    err "^Usage: memtop \[OPTION\]... PROFILE...$"
+(cd "$test_work/empty" && TENSORBOARD_LOGDIR="$source_dir/data/logdir" "$memtop_abs" --list \
+    >"$test_work/out" 2>"$test_work/err")
+status=$?
+memtop_expect "no profile: \$TENSORBOARD_LOGDIR is listed" 0 out "data/logdir: 2 runs, newest first$"
+(cd "$source_dir/data/logdir" && env -u TENSORBOARD_LOGDIR "$memtop_abs" --list \
+    >"$test_work/out" 2>"$test_work/err")
+status=$?
+memtop_expect "no profile: the current directory, when it holds profiles" 0 \
+    out "^\.: 2 runs, newest first$"
 memtop_run --frobnicate x.pb
 memtop_expect "unknown option: status 2" 2 err "unknown option '--frobnicate'"
 memtop_run --json x.pb

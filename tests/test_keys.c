@@ -62,7 +62,8 @@ static void test_the_keys_people_expect(void **state)
     assert_int_equal(keys_request_for('h'), REQUEST_MOVE_LEFT);
     assert_int_equal(keys_request_for(KEY_RIGHT), REQUEST_MOVE_RIGHT);
     assert_int_equal(keys_request_for(KEY_NPAGE), REQUEST_PAGE_DOWN);
-    assert_int_equal(keys_request_for('g'), REQUEST_FIRST);
+    assert_int_equal(keys_request_for(KEY_HOME), REQUEST_FIRST);
+    assert_int_equal(keys_request_for('g'), REQUEST_GO_TO);
     assert_int_equal(keys_request_for(KEY_END), REQUEST_LAST);
     assert_int_equal(keys_request_for('\r'), REQUEST_ENTER);
     assert_int_equal(keys_request_for('='), REQUEST_ZOOM_IN);

@@ -31,9 +31,11 @@ memtop_expect "--list: every run, newest first (by the run folder), status 0" 0 
     out "^$logs: 4 runs, newest first$" \
     out "^eval/2026_11_23_06_40_00  2026-11-23 06:40:00  0 hosts with memory profiles$" \
     out "^train/2026_11_23_06_39_19  2026-11-23 06:39:19  2 hosts with memory profiles$" \
-    out "^  10.0.0.2_8466: memory_profile; trace  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
-    out "^  BlueDiamond.local: memory_profile  (opens BlueDiamond.local.memory_profile.json.gz)$" \
+    out "^  10.0.0.2_8466: memory_profile; trace  [0-9.]* KiB  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
+    out "^  BlueDiamond.local: memory_profile  [0-9.]* KiB  (opens BlueDiamond.local.memory_profile.json.gz)$" \
     out "^  tools: memory_profile, trace_viewer$"
+tools=$(grep -c "tools:" "$work/out")
+tap_check "--list: the tools once per run (4 runs: 4 lines)" test "$tools" -eq 4
 order=$(grep -v '^ ' "$work/out" | grep -o '^[a-z0-9_/]*  ' | tr -d ' ' | tr '\n' ' ')
 tap_check "--list: the order is by folder name, then modification time" \
     test "$order" = "eval/2026_11_23_06_40_00 train/2026_11_23_06_39_19 2026_11_22_10_00_00 train/2026_11_22_10_00_00 " ||
@@ -134,6 +136,12 @@ memtop_expect "a host that fails: {run, host, file, error} in the array, status 
     out '},{"run":"2026_01_01_00_00_00","host":"good","file":' \
     err "^memtop: $broken_run/bad.memory_profile.json.gz: "
 
+memtop_run --summary "$work/broken"
+memtop_expect "--summary with a host that fails: an entry for it among the reports, status 2" 2 \
+    out "^$broken_run/bad.memory_profile.json.gz: not loaded (host bad): " \
+    out "^$broken_run/good.memory_profile.json.gz: JSON (gzip)" \
+    err "^memtop: $broken_run/bad.memory_profile.json.gz: "
+
 # ---- --export on directories: one CSV, a run and a host column ----
 memtop_run --export summary "$logs"
 memtop_expect "--export summary LOGDIR: run and host columns, one header" 0 \
@@ -221,8 +229,9 @@ memtop_run --list "$demo"
 memtop_expect "demo: --list shows its two runs and four hosts" 0 \
     out "^2026_11_23_06_39_19  2026-11-23 06:39:19  2 hosts with memory profiles$" \
     out "^2026_11_21_17_42_08  2026-11-21 17:42:08  2 hosts with memory profiles$" \
-    out "^  10.0.0.2_8466: memory_profile  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
-    out "^  BlueDiamond.local: xplane  (" out "^  t1v-n-6d5ad4f1-w-1: xplane  ("
+    out "^  10.0.0.2_8466: memory_profile  [0-9.]* [KM]iB  (opens 10.0.0.2_8466.memory_profile.json.gz)$" \
+    out "^  BlueDiamond.local: xplane  [0-9.]* [KM]iB  (" \
+    out "^  t1v-n-6d5ad4f1-w-1: xplane  [0-9.]* [KM]iB  ("
 memtop_run --summary --json --host 10.0.0.2_8466 "$demo"
 memtop_expect "demo: its MemoryProfile host loads" 0 \
     out '^\[{"run":"2026_11_23_06_39_19","host":"10.0.0.2_8466","file":"[^"]*","format":"json","gzip":true'
@@ -265,10 +274,94 @@ xspace_runs() {
         out '^\[{"run":"2026_03_01_00_00_00","host":"10.0.0.2_8466","file":"[^"]*","error":"' \
         out '},{"run":"2026_03_01_00_00_00","host":"t1v-n-0.internal","file":"[^"]*","format":"xspace"'
     memtop_run --summary "$xlogs"
-    memtop_expect "xspace: --summary, one host cut short: the other's summary, the error on stderr" 2 \
-        out "t1v-n-0.internal.xplane.pb: " err "10.0.0.2_8466.xplane.pb: "
+    memtop_expect "xspace: --summary, one host cut short: the other's summary and its entry, status 2" 2 \
+        out "t1v-n-0.internal.xplane.pb: " err "10.0.0.2_8466.xplane.pb: " \
+        out "10.0.0.2_8466.xplane.pb: not loaded (host 10.0.0.2_8466): "
 }
 
 xspace_runs
+
+# ---- the newest run cut short (still being written) ----
+cut_runs() {
+    clogs="$work/cut"
+    generated_profile "$clogs/plugins/profile/2026_04_01_00_00_00/w-1.memory_profile.json.gz" 11 1
+    generated_profile "$work/whole.json.gz" 12 1
+    mkdir -p "$clogs/plugins/profile/2026_04_02_00_00_00"
+    head -c 3000 "$work/whole.json.gz" \
+        >"$clogs/plugins/profile/2026_04_02_00_00_00/w-1.memory_profile.json.gz"
+    memtop_run --list "$clogs"
+    memtop_expect "--list: the newest run cut short says it does not load, and why" 0 \
+        out "^2026_04_02_00_00_00  .*$" out "^  ✗ did not load: w-1: offset 3000: truncated gzip data$"
+    if grep -A1 "^2026_04_01" "$work/out" | grep -q "did not load"; then
+        tap_not_ok "--list: the older run that loads is not marked" "$work/out"
+    else tap_ok "--list: the older run that loads is not marked"; fi
+    memtop_run --list --json "$clogs"
+    memtop_expect "--list --json: load_error on the run that does not load" 0 \
+        out '"run":"2026_04_02_00_00_00",.*"load_error":"w-1: offset 3000: truncated gzip data"'
+    memtop_run --summary "$clogs"
+    memtop_expect "--summary of that log directory stays loud: status 2" 2 \
+        err "truncated gzip data"
+}
+
+cut_runs
+
+# ---- a pod: natural order, --host and --run by a part of the name ----
+pod_hosts() {
+    pod="$work/pod/plugins/profile/2026_05_01_00_00_00"
+    for h in w-0 w-1 w-2 w-10 w-11; do
+        generated_profile "$pod/t1v-n-0c5c7fd0-$h.memory_profile.json.gz" 13 1
+    done
+    generated_profile "$work/pod/plugins/profile/run_9/10.0.0.9.memory_profile.json.gz" 14 1
+    generated_profile "$work/pod/plugins/profile/run_9/10.0.0.10.memory_profile.json.gz" 15 1
+    generated_profile "$work/pod/plugins/profile/run_10/x.memory_profile.json.gz" 16 1
+    memtop_run --list "$work/pod"
+    order=$(grep -v '^  tools:' "$work/out" | grep -o '^  [^ :]*:' | tr -d ' :' | tr '\n' ' ')
+    tap_check "--list: hosts in natural order (w-2 before w-10, IP addresses by number)" \
+        test "$order" = "x 10.0.0.9 10.0.0.10 t1v-n-0c5c7fd0-w-0 t1v-n-0c5c7fd0-w-1 t1v-n-0c5c7fd0-w-2 t1v-n-0c5c7fd0-w-10 t1v-n-0c5c7fd0-w-11 " ||
+        echo "# order: $order"
+    runs=$(grep -o '^run_[0-9]*' "$work/out" | tr '\n' ' ')
+    tap_check "--list: run folders in natural order, newest (largest) first" \
+        test "$runs" = "run_10 run_9 " || echo "# runs: $runs"
+    memtop_run --summary --json --host w-1 --run 2026_05 "$work/pod"
+    memtop_expect "--host w-1: the host whose name ends in it; --run: a part of the name" 0 \
+        out '"host":"t1v-n-0c5c7fd0-w-1",'
+    memtop_run --summary --host w- --run 2026_05 "$work/pod"
+    memtop_expect "--host w-: several match, the candidates listed, status 2" 2 \
+        err "several hosts match 'w-': t1v-n-0c5c7fd0-w-0, t1v-n-0c5c7fd0-w-1, t1v-n-0c5c7fd0-w-2, t1v-n-0c5c7fd0-w-10, t1v-n-0c5c7fd0-w-11$"
+    memtop_run --summary --run run_ "$work/pod"
+    memtop_expect "--run run_: several match, the candidates listed, status 2" 2 \
+        err "several runs match 'run_': run_10, run_9$"
+}
+
+pod_hosts
+
+# ---- --list --peaks; a pod of more than 16 hosts as a table ----
+list_peaks() {
+    big="$work/big/plugins/profile/2026_08_01_00_00_00"
+    for i in $(seq 0 17); do
+        generated_profile "$big/t1v-n-0c5c7fd0-w-$i.memory_profile.json.gz" $((i + 30)) 1
+    done
+    head -c 100 "$work/whole.json.gz" >"$big/t1v-n-0c5c7fd0-w-3.memory_profile.json.gz"
+    memtop_run --list --peaks "$work/pod"
+    memtop_expect "--list --peaks: each host's peak and % of capacity" 0 \
+        out '^  t1v-n-0c5c7fd0-w-10: memory_profile  [0-9.]* KiB  (opens t1v-n-0c5c7fd0-w-10.memory_profile.json.gz)  peak [0-9.]* GiB  [0-9]*%$'
+    memtop_run --list --peaks "$work/big"
+    memtop_expect "--list --peaks of 18 hosts: a table, a row a host, the one cut says why" 0 \
+        out '^  host  *file  *peak  % cap$' \
+        out '^  t1v-n-0c5c7fd0-w-17  *[0-9.]* KiB  *[0-9.]* GiB  *[0-9]*%$' \
+        out '^  t1v-n-0c5c7fd0-w-3  *100 B  ✗ offset 100: truncated gzip data$'
+    rows=$(grep -c '^  t1v-n-0c5c7fd0-w-' "$work/out")
+    tap_check "--list --peaks of 18 hosts: 18 rows" test "$rows" -eq 18
+    memtop_run --list "$work/big"
+    memtop_expect "--list of 18 hosts: the table without peaks" 0 \
+        out '^  host  *file$' out '^  t1v-n-0c5c7fd0-w-17  *[0-9.]* KiB$'
+    memtop_run --list --json --peaks "$work/pod"
+    memtop_expect "--list --json --peaks: peak_bytes and capacity_bytes" 0 \
+        out '"host":"t1v-n-0c5c7fd0-w-0","file":"[^"]*","readable":true,"peak_bytes":[0-9]*,"capacity_bytes":[0-9]*,'
+    memtop_run --peaks "$work/pod"
+    memtop_expect "--peaks without --list: status 2" 2 err "peaks goes with --list"
+}
+
+list_peaks
 
 tap_done

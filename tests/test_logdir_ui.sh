@@ -97,7 +97,7 @@ check "80x24: P opens the pod overview of the run" \
     "% cap"
 rows=$(grep -c -E '^ (10.0.0.2_8466|BlueDiamond.local|worker-2) ' "$tmux_screen")
 tap_check "80x24: the overview lists every host x allocator (9 rows)" test "$rows" -eq 9
-tmux_keys s s g
+tmux_keys s s Home
 check "80x24: s s sorts by peak, largest first" "Peak▼"
 first=$(sed -n 4p "$tmux_screen")
 case $first in
@@ -175,5 +175,82 @@ xspace_viewer() {
 }
 
 xspace_viewer
+
+# ---- the newest run cut short: the newest that loads opens ----
+clogs="$work/cut"
+generated_profile "$clogs/plugins/profile/2026_04_01_00_00_00/w-1.memory_profile.json.gz" 11 1
+generated_profile "$work/whole.json.gz" 12 1
+mkdir -p "$clogs/plugins/profile/2026_04_02_00_00_00"
+head -c 3000 "$work/whole.json.gz" \
+    >"$clogs/plugins/profile/2026_04_02_00_00_00/w-1.memory_profile.json.gz"
+memtop_viewer 80 24 "" "$clogs"
+check "cut: the older run opens, the cut one marked ✗, the status line says why" \
+    "Runs (2)" " ✗2026_04_02_00_00_00" "▸ 2026_04_01_00_00_00" "allocator GPU_0_bfc" \
+    "✗ run 2026_04_02_00_00_00 did not load (w-1: offset 3000: truncated"
+for tab in 1 2 3 4 5 6; do
+    tmux_keys BTab
+    tmux_wait_for "Enter open run" 1 >/dev/null && break
+done
+tmux_keys k
+check "cut: the cursor on the bad run says why it did not load" \
+    "2026_04_02_00_00_00 ✗ did not load: w-1: offset 3000: truncated gzip data"
+memtop_quit "cut: q quits with status 0"
+
+# ---- a pod's hosts: natural order, / searches the focused list ----
+pod="$work/pod"
+for h in w-0 w-1 w-2 w-10 w-11; do
+    generated_profile "$pod/t1v-n-0c5c7fd0-$h.memory_profile.json.gz" 13 1
+done
+memtop_viewer 100 30 "" "$pod"
+check "pod: the hosts in natural order" "Hosts (5)"
+order=$(grep -o 't1v-n-0c5c7fd0-w-[0-9]*' "$tmux_screen" | sed 1d | tr '\n' ' ')
+tap_check "pod: w-2 before w-10 in the hosts list" \
+    test "$order" = "t1v-n-0c5c7fd0-w-0 t1v-n-0c5c7fd0-w-1 t1v-n-0c5c7fd0-w-2 t1v-n-0c5c7fd0-w-10 t1v-n-0c5c7fd0-w-11 "
+for tab in 1 2 3 4 5 6; do
+    tmux_keys BTab
+    tmux_wait_for "Enter open host" 1 >/dev/null && break
+done
+tmux_keys /
+tmux_text "W-1"
+tmux_keys Enter
+check "pod: / in the hosts list searches it (any case), the first match" \
+    "/W-1: t1v-n-0c5c7fd0-w-1 (1 of 3)"
+tmux_keys n
+check "pod: n goes to the next match" "/W-1: t1v-n-0c5c7fd0-w-10 (2 of 3)"
+tmux_keys N N
+check "pod: N goes back, round the start" "/W-1: t1v-n-0c5c7fd0-w-11 (3 of 3)"
+tmux_keys Enter
+check "pod: Enter opens the host found" "host t1v-n-0c5c7fd0-w-11 (5/5)"
+memtop_quit "pod: q quits with status 0"
+
+# ---- R and F5 reload; --follow watches ----
+rl="$work/reload/plugins/profile"
+generated_profile "$rl/2026_06_01_00_00_00/a.memory_profile.json.gz" 21 2
+memtop_viewer 100 30 "" "$work/reload"
+check "reload: one run, one host, two allocators" "allocator GPU_0_bfc (1/2)"
+generated_profile "$rl/2026_06_02_00_00_00/a.memory_profile.json.gz" 22 2
+generated_profile "$rl/2026_06_01_00_00_00/b.memory_profile.json.gz" 23 2
+tmux_keys R
+check "reload: R finds the new run and the new host, says so" "Runs (2)" "Hosts (2)" \
+    "reloaded: 2 runs (1 new), 2 hosts in this run (1 new), 1 unchanged"
+# The open host's file written anew (three allocators now): read again whole.
+generated_profile "$rl/2026_06_01_00_00_00/a.memory_profile.json.gz" 24 3
+tmux_keys F5
+check "reload: F5 reads the open host's changed file again" "allocator GPU_0_bfc (1/3)"
+memtop_quit "reload: q quits with status 0"
+
+fl="$work/follow/plugins/profile"
+generated_profile "$fl/2026_07_01_00_00_00/a.memory_profile.json.gz" 25 1
+memtop_viewer 100 30 "" --follow "$work/follow"
+check "--follow: says it follows" "following $work/follow: new runs and hosts appear"
+generated_profile "$work/follow-b.json.gz" 26 1
+mv "$work/follow-b.json.gz" "$fl/2026_07_01_00_00_00/b.memory_profile.json.gz"
+check "--follow: a host written into the run appears, said on the status line" "Hosts (2)" \
+    "following: 1 run (0 new), 2 hosts in this run (1 new)"
+mkdir -p "$fl/2026_07_02_00_00_00"
+generated_profile "$work/follow-c.json.gz" 27 1
+mv "$work/follow-c.json.gz" "$fl/2026_07_02_00_00_00/c.memory_profile.json.gz"
+check "--follow: a new run appears" "Runs (2)"
+memtop_quit "--follow: q quits with status 0"
 
 tap_done

@@ -15,7 +15,7 @@
 #include "tests/test_support.h"
 
 /* These build MemoryProfiles by hand, as a loader does, and check XProf's
- * finishing (model/xprof_draft.h) and the builder's. */
+ * finishing (model/formats/memory_profile/xprof_draft.h) and the builder's. */
 
 static struct xprof_allocator *add_allocator(struct test_draft *profile, const char *id)
 {

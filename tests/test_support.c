@@ -3,6 +3,7 @@
 #include "tests/test_support.h"
 
 #include "model/format.h"
+#include "model/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,4 +274,14 @@ char *test_capture_output(void (*write)(FILE *, const struct profile *, const ch
     write(out, profile, host);
     fclose(out);
     return text;
+}
+
+struct profile *test_load_ok(const char *path)
+{
+    struct profile *profile = NULL;
+    struct load_error error = {0};
+    enum load_status status = profile_load(path, NULL, &profile, &error);
+    if (status != LOAD_OK)
+        fail_msg("%s: %s", path, error.message);
+    return profile;
 }

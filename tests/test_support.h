@@ -53,10 +53,13 @@ const char *test_warning(const struct profile *profile, size_t index);
 
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *test_read_file(const char *path, size_t *size);
+/* The profile at path, loaded as memtop loads it (profile_load); fails
+ * the test with the loader's message when it does not load. */
+struct profile *test_load_ok(const char *path);
 
 
 
-/* A MemoryProfile as a loader builds it (model/xprof_draft.h), for tests
+/* A MemoryProfile as a loader builds it (model/formats/memory_profile/xprof_draft.h), for tests
  * that read one before it is finished or build one by hand: the builder
  * and the draft on it, which must not move (hence the allocation). */
 struct test_draft {

@@ -468,7 +468,7 @@ else
     done
 fi
 
-# ---- the README's key list ----
+# ---- --list-keys: the key table as Markdown (docs/keys.md) ----
 "$memtop" --list-keys >"$test_work/keys" 2>&1
 if [ $? -eq 0 ] && grep -q '^| `q` | quit |$' "$test_work/keys" &&
     grep -q '^| `/` | filter op names' "$test_work/keys"; then

@@ -147,7 +147,8 @@ for size in "80 24" "120 40"; do
     # starts with its unit) has times in between with two decimals; the
     # whole 18 ms have one.
     tmux_screen_has "$1x$2: Enter zooms the chart to the step" \
-        'chart zoomed to step 4 \(Enter again: back out\)' '│ +ms .*1[01]\.[0-9]{2}( |$)'
+        'chart zoomed to step 4, the table at its peak \(Enter again: back out\)' \
+        '│ +ms .*1[01]\.[0-9]{2}( |$)'
     tmux_keys Enter
     if tmux_wait_for "chart zoomed back out from step 4" &&
         ! grep -E -q '│ +ms .*1[01]\.[0-9]{2}( |$)' "$tmux_screen"; then
@@ -166,7 +167,40 @@ tmux_keys Tab
 tmux_screen_has "200x60: every column of the steps" \
     'Step +Start ms +End ms +Peak +Peak ms +At end +Allocs +Frees +End change' \
     ' 3 +7\.000 +9\.000 +5\.00 MiB +7\.000 +3\.00 MiB +2 +1 +\+2\.00 MiB *$'
+tmux_keys j j j Enter
+tmux_screen_has "200x60: Enter on a step: the table at that step's peak, titled so" \
+    'Allocations at step 4.s peak \(10\.000 ms\) \([0-9]+\)'
+tmux_keys Escape
+tmux_screen_has "200x60: Esc: the table back at the peak" 'Allocations at peak \([0-9]+\)'
+# g: go to a time, a step's peak, the peak; oom and nonsense said.
+go() { tmux_keys g; tmux_text "$1"; tmux_keys Enter; }
+go "step 5"
+tmux_screen_has "200x60: g step 5: the cursor at step 5's peak" \
+    'cursor at step 5.s peak \(13\.000 ms\)' '│ 13\.000 ms +in use'
+tmux_keys L
+go "7 ms"
+tmux_screen_has "200x60: g 7 ms: the cursor there, the table following it (L)" \
+    'cursor at 7\.000 ms' 'Allocations live at 7\.000 ms'
+go "0.016 s"
+tmux_screen_has "200x60: g 0.016 s: seconds too" 'cursor at 16\.000 ms'
+go peak
+tmux_screen_has "200x60: g peak" 'cursor at the peak \([0-9.]+ ms\)'
+go oom
+tmux_screen_has "200x60: g oom: no OOM recorded" 'no OOM recorded in this profile'
+go "3 h"
+tmux_screen_has "200x60: g 3 h: the unit refused" "unknown unit 'h' \(s, ms, us, ns or ps\)"
+go "step 9"
+tmux_screen_has "200x60: g step 9: which steps there are" 'no step 9 \(steps 1 to 6\)'
 memtop_quit "200x60 (steps): q quits with status 0"
+
+# g oom on a trace that records one: the cursor at it.
+"${MEMTOP_BUILDDIR:-.}/tests/generate_trace" --producer pytorch --steps 4 --events 300 --oom \
+    >"$test_work/oom.json"
+memtop_viewer 120 40 "" "$test_work/oom.json"
+tmux_wait_for "allocator cuda:0" >/dev/null
+go oom
+tmux_screen_has "120x40: g oom: the cursor at the OOM" 'cursor at the OOM \([0-9.]+ ms\)'
+memtop_quit "120x40 (oom): q quits with status 0"
 
 # With HLO modules too (an XSpace of a TPU), the table keeps its place and
 # the HLO modules and the steps take turns below it.

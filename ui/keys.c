@@ -27,6 +27,12 @@ static const struct key_binding key_table[] = {
     {{']'}, "]", REQUEST_ALLOCATOR_NEXT, KEY_SCOPE_GLOBAL, "next allocator", "[ ] allocator"},
     {{'['}, "[", REQUEST_ALLOCATOR_PREVIOUS, KEY_SCOPE_GLOBAL, "previous allocator", NULL},
     {{'e'}, "e", REQUEST_EXPORT, KEY_SCOPE_GLOBAL, "export the focused pane to CSV", NULL},
+    {{'g'}, "g", REQUEST_GO_TO, KEY_SCOPE_GLOBAL,
+     "go to a time, a step's peak, the peak or the OOM: asks \"go to: 412.3 ms, step 5, peak, "
+     "oom\" and moves the chart's cursor there (the table follows it with L)", "g go to"},
+    {{'R', KEY_F(5)}, "R F5", REQUEST_RELOAD, KEY_SCOPE_GLOBAL,
+     "reload: the log directory read again (new runs and hosts appear), a host whose file "
+     "changed read again whole", NULL},
     {{'z'}, "z", REQUEST_ZOOM_PANE, KEY_SCOPE_GLOBAL,
      "zoom the focused pane to the whole screen, and back (Tab moves the zoom)", "z zoom"},
     {{'o'}, "o", REQUEST_OOM_NEXT, KEY_SCOPE_GLOBAL,
@@ -43,7 +49,7 @@ static const struct key_binding key_table[] = {
     {{KEY_RIGHT, 'l'}, "Right l", REQUEST_MOVE_RIGHT, KEY_SCOPE_PANE, "move right", NULL},
     {{KEY_PPAGE}, "PgUp", REQUEST_PAGE_UP, KEY_SCOPE_PANE, "one page up", NULL},
     {{KEY_NPAGE, ' '}, "PgDn Space", REQUEST_PAGE_DOWN, KEY_SCOPE_PANE, "one page down", NULL},
-    {{KEY_HOME, 'g'}, "Home g", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first", NULL},
+    {{KEY_HOME}, "Home", REQUEST_FIRST, KEY_SCOPE_PANE, "to the first", NULL},
     {{KEY_END, 'G'}, "End G", REQUEST_LAST, KEY_SCOPE_PANE, "to the last", NULL},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HOSTS,
@@ -150,6 +156,16 @@ static const struct key_binding key_table[] = {
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_STEPS,
      "zoom the chart to the step; again on it: zoom back out", "Enter zoom the chart to it"},
+
+    /* After the table's rows: a request's scope is its first row's, and
+     * / n N still reach the table and the chart from other panes. */
+    {{'/'}, "/", REQUEST_FILTER, KEY_SCOPE_PANE,
+     "in a list (runs, hosts, allocators, steps, HLO modules): search it as you type (Enter "
+     "keeps the text, Esc goes back)", NULL},
+    {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_PANE,
+     "in a list: the next item holding the searched text", NULL},
+    {{'N'}, "N", REQUEST_MATCH_PREVIOUS, KEY_SCOPE_PANE,
+     "in a list: the previous item holding the searched text", NULL},
 };
 
 #define KEY_TABLE_COUNT (sizeof key_table / sizeof *key_table)

@@ -1,5 +1,5 @@
 /* keys: the one key table. It drives dispatch, the help screen, the
- * status line's hints and the README's key list (memtop --list-keys
+ * status line's hints and docs/keys.md's key list (memtop --list-keys
  * prints it as Markdown), so a key is bound, documented, hinted and
  * listed in one place. Read by the viewer, help_overlay, status_line and
  * main; knows no pane. */
@@ -69,6 +69,8 @@ enum request {
     /* the out-of-memory post-mortem (issue 24) */
     REQUEST_OOM_NEXT,             /* o: to the OOM (the last first, then the next) */
     REQUEST_OOM_PREVIOUS,         /* O: to the previous OOM */
+    REQUEST_GO_TO,                /* g: the cursor to a time, a step, the peak, the OOM */
+    REQUEST_RELOAD,               /* R, F5: the log directory and the open host read again */
     REQUEST_COUNT
 };
 
@@ -93,7 +95,7 @@ enum key_scope {
 
 struct key_binding {
     int codes[KEY_BINDING_CODES]; /* curses key codes; 0 ends the list */
-    const char *label;            /* "Up k", as help and README show it */
+    const char *label;            /* "Up k", as help and docs/keys.md show it */
     enum request request;
     enum key_scope scope;
     const char *help;
@@ -124,7 +126,7 @@ void keys_hint_line(const enum key_scope *scopes, size_t scope_count,
                     const enum request *globals, size_t global_count, const char *tab_hint,
                     char *line, size_t size);
 
-/* The key list as a Markdown table, for the README (--list-keys). */
+/* The key list as a Markdown table, for docs/keys.md (--list-keys). */
 void keys_print_markdown(FILE *out);
 /* The same as man page text (roff: .SS per scope, .TP per key), for
  * memtop.1's KEYS section (--list-keys=man). */

@@ -148,6 +148,17 @@ void layout_share_breakdowns(struct layout *layout, int region_rows)
     second->height = total - first->height;
 }
 
+void layout_drop_chart(struct layout *layout)
+{
+    if (rect_is_empty(&layout->chart))
+        return;
+    layout->table.y = layout->chart.y;
+    layout->table.height += layout->chart.height;
+    if (layout->hlo_tabbed)
+        layout->hlo = layout->table;
+    layout->chart = rect_make(0, 0, 0, 0);
+}
+
 void layout_drop_breakdowns(struct layout *layout)
 {
     if (rect_is_empty(&layout->by_region))

@@ -90,6 +90,9 @@ void layout_share_breakdowns(struct layout *layout, int region_rows);
 /* The breakdowns are not shown (a report without regions): the summary
  * above them takes their rows. */
 void layout_drop_breakdowns(struct layout *layout);
+/* The chart has nothing to show (a report without a timeline): the
+ * table area takes its rows. */
+void layout_drop_chart(struct layout *layout);
 /* One breakdown only (a format that records a region but no data type,
  * or the other way round): it takes the other's rows too. */
 void layout_keep_one_breakdown(struct layout *layout, bool keep_by_region);

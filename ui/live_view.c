@@ -88,11 +88,19 @@ static bool live_view_can_answer(struct viewer *viewer)
     return false;
 }
 
-/* "live at 12.345 ms", "grown since 1.000 ms: +300.00 MiB". */
+/* "live at 12.345 ms", "grown since 1.000 ms: +300.00 MiB", "at step
+ * 5's peak (439.599 ms)". */
 static void live_view_label(const struct viewer *viewer, char *label, size_t size)
 {
     const struct live_view *live = &viewer->live;
     char at[64], total[FORMAT_BYTES_SIZE];
+    if (!live->grown && live->shown_pinned) {
+        time_window_text(&viewer->time, live->time_ps, at, sizeof at);
+        size_t used = (size_t)snprintf(label, size, "at %s", live->pinned_name);
+        if (used < size)
+            snprintf(label + used, size - used, " (%s)", at);
+        return;
+    }
     if (!live->grown) {
         time_window_text(&viewer->time, live->time_ps, at, sizeof at);
         snprintf(label, size, "live at %s", at);
@@ -104,7 +112,7 @@ static void live_view_label(const struct viewer *viewer, char *label, size_t siz
 }
 
 /* The rows for the cursor's time (and the mark) into the query. */
-static void live_view_show(struct viewer *viewer, int64_t time_ps)
+static void live_view_show(struct viewer *viewer, int64_t time_ps, bool pinned)
 {
     struct live_view *live = &viewer->live;
     struct live_index *index;
@@ -122,6 +130,7 @@ static void live_view_show(struct viewer *viewer, int64_t time_ps)
     live->time_ps = time_ps;
     live->grown = grown;
     live->since_ps = viewer->time.mark_ps;
+    live->shown_pinned = pinned;
     char label[QUERY_LABEL_SIZE];
     live_view_label(viewer, label, sizeof label);
     struct allocation_row_source source = {viewer->profile, viewer->allocator, live->rows.rows,
@@ -231,7 +240,9 @@ void live_view_sync(struct viewer *viewer)
     if (live_view_sync_oom(viewer))
         return;
     const struct snapshot_columns *timeline = live_timeline(viewer);
-    bool wanted = (live->following || viewer->time.marked) && timeline &&
+    if (live->pinned && live->pinned != viewer->allocator)
+        live->pinned = NULL;
+    bool wanted = (live->following || viewer->time.marked || live->pinned) && timeline &&
                   live->refused != viewer->allocator && !viewer_comparing(viewer);
     if (!wanted) {
         if (live->shown && viewer->allocator &&
@@ -245,17 +256,40 @@ void live_view_sync(struct viewer *viewer)
     if (live->shown && viewer->overlay == OVERLAY_DETAIL && viewer->overlay_pane == PANE_TABLE)
         return;
     int64_t time_ps = time_window_shown_time(&viewer->time, timeline);
+    if (live->pinned && !live->following)
+        time_ps = live->pinned_ps;
     bool grown = viewer->time.marked;
+    bool pinned = live->pinned && time_ps == live->pinned_ps;
     if (live->shown && live->allocator == viewer->allocator && live->time_ps == time_ps &&
-        live->grown == grown && (!grown || live->since_ps == viewer->time.mark_ps))
+        live->grown == grown && (!grown || live->since_ps == viewer->time.mark_ps) &&
+        live->shown_pinned == pinned)
         return;
-    live_view_show(viewer, time_ps);
+    live_view_show(viewer, time_ps, pinned);
+}
+
+void live_view_pin(struct viewer *viewer, int64_t time_ps, const char *name)
+{
+    struct live_view *live = &viewer->live;
+    live->refused = NULL;
+    if (!live_timeline(viewer) || !live_view_can_answer(viewer))
+        return;
+    live->pinned = viewer->allocator;
+    live->pinned_ps = time_ps;
+    snprintf(live->pinned_name, sizeof live->pinned_name, "%s", name);
+}
+
+bool live_view_unpin(struct viewer *viewer)
+{
+    bool was = viewer->live.pinned != NULL;
+    viewer->live.pinned = NULL;
+    return was;
 }
 
 /* L: at the peak (XProf's table) or live at the cursor. */
 static void live_view_toggle(struct viewer *viewer)
 {
     struct live_view *live = &viewer->live;
+    live->pinned = NULL;
     if (live->following) {
         live->following = false;
         viewer_status(viewer, false, viewer->time.marked

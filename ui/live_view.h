@@ -60,6 +60,13 @@ struct live_view {
     size_t oom_index;
     int64_t oom_cursor_ps;
     bool showing_oom; /* the query's rows are those at the OOM */
+    /* The table held at a moment a person picked (Enter on a step: its
+     * peak), named in its title; pinned NULL: none. Only for the
+     * allocator it was picked on. */
+    const struct allocator *pinned;
+    int64_t pinned_ps;
+    char pinned_name[48];
+    bool shown_pinned; /* the rows shown are the pinned moment's */
 };
 
 void live_view_free(struct live_view *live);
@@ -70,6 +77,11 @@ void live_view_forget(struct live_view *live);
 /* L and m (and nothing else: false). L: the table at the peak or live
  * at the cursor; m: a mark at the cursor's time, or the mark cleared. */
 bool live_view_handle(struct viewer *viewer, enum request request);
+/* The table at time_ps of the open allocator, titled "at NAME (T)",
+ * until unpinned, L, Esc or another allocator. */
+void live_view_pin(struct viewer *viewer, int64_t time_ps, const char *name);
+/* Back to what the table showed before; false when nothing was pinned. */
+bool live_view_unpin(struct viewer *viewer);
 /* Esc: clears the mark; false when there was none. */
 bool live_view_clear_mark(struct viewer *viewer);
 /* Before each frame: the query's rows for the cursor's time now. */

@@ -60,6 +60,10 @@ enum follow_up_kind {
     FOLLOW_UP_SELECT_HOST_ALLOCATOR,
     FOLLOW_UP_ZOOM_PANE, /* pane `pane` on the whole body; PANE_NONE: the usual layout */
     FOLLOW_UP_SELECT_PAIR, /* --compare: show pair `index` of matched allocators */
+    /* the cursor to from_ps and the table held there, titled "at step
+     * `index`'s peak" */
+    FOLLOW_UP_TABLE_AT_STEP_PEAK,
+    FOLLOW_UP_TABLE_UNPIN, /* the table back to what it showed before */
 };
 
 struct follow_up {

@@ -13,6 +13,7 @@
 #include "ui/panes/oom_pane.h"
 #include "ui/panes/pod_pane.h"
 #include "ui/panes/runs_pane.h"
+#include "ui/panes/segments_pane.h"
 #include "ui/panes/steps_pane.h"
 #include "ui/panes/summary_pane.h"
 #include "ui/panes/table/table_pane.h"
@@ -32,6 +33,13 @@ static bool several_hosts(const struct viewer *viewer)
 static bool allocator_shown(const struct viewer *viewer)
 {
     return one_profile(viewer) && viewer->allocator != NULL;
+}
+
+/* A report without a timeline (Skyline's) has no chart to draw: the
+ * table takes its room. */
+static bool timeline_shown(const struct viewer *viewer)
+{
+    return allocator_shown(viewer) && viewer->allocator->timeline_kind != TIMELINE_NONE;
 }
 
 /* A report that sorts its memory by kind (Skyline) has no regions or
@@ -64,6 +72,11 @@ static bool steps_available(const struct viewer *viewer)
     return one_profile(viewer) && steps_pane_available(viewer);
 }
 
+static bool segments_available(const struct viewer *viewer)
+{
+    return one_profile(viewer) && segments_pane_available(viewer);
+}
+
 /* The compare chart: BASE's and NEW's timelines, in the compare
  * subject's own time window. */
 static struct pane *compare_chart_create(struct viewer *viewer)
@@ -87,12 +100,14 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
     [PANE_BY_DATA_TYPE] = {"at peak by type", breakdown_pane_create_by_data_type,
                            LAYOUT_PLACE_BY_DATA_TYPE, false, false, by_data_type_available},
     [PANE_CHART] = {"chart", chart_pane_create, LAYOUT_PLACE_CHART, false, true,
-                    allocator_shown},
+                    timeline_shown},
     [PANE_TABLE] = {"allocations", table_pane_create, LAYOUT_PLACE_TABLE, true, true,
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true, hlo_available},
     [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true, steps_available},
     [PANE_OOM] = {"OOM", oom_pane_create, LAYOUT_PLACE_HLO, true, true, oom_pane_available},
+    [PANE_SEGMENTS] = {"segments", segments_pane_create, LAYOUT_PLACE_HLO, true, true,
+                       segments_available},
     [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
                   pod_pane_available},
     [PANE_COMPARE_PAIRS] = {"allocators", compare_pairs_pane_create, LAYOUT_PLACE_ALLOCATORS,

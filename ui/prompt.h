@@ -19,7 +19,7 @@ struct prompt {
     /* A question one key answers ("replace? [y/N]"): the key itself is
      * the text on_accept gets ("" for Enter and Esc), no Enter needed. */
     bool one_key;
-    char label[32];
+    char label[64];
     char text[256];
     size_t length;
     prompt_callback on_change; /* after every edit (live filters) */

@@ -27,6 +27,13 @@ static bool query_set_source(struct query *query, enum query_kind kind,
         within_length = query->rows.within_length;
         query->rows.within = NULL;
     }
+    /* A report without a timeline lists entries, not a moment: the
+     * largest first, unless a person chose an order. */
+    if (column == TABLE_COLUMN_FILE_ORDER && source->allocator &&
+        source->allocator->timeline_kind == TIMELINE_NONE) {
+        column = TABLE_COLUMN_TOTAL_BYTES;
+        descending = true;
+    }
     query->kind = kind;
     snprintf(query->label, sizeof query->label, "%s", label);
     snprintf(query->title, sizeof query->title, "Allocations %s", query->label);

@@ -274,10 +274,17 @@ void terminal_stop(void)
 }
 
 static int watched_fd = -1;
+static int follow_fd = -1, follow_timeout_ms = -1;
 
 void terminal_watch(int fd)
 {
     watched_fd = fd;
+}
+
+void terminal_watch_follow(int fd, int timeout_ms)
+{
+    follow_fd = fd;
+    follow_timeout_ms = timeout_ms;
 }
 
 int terminal_read_key(void)
@@ -289,12 +296,16 @@ int terminal_read_key(void)
         int key = wgetch(stdscr); /* never blocks: nodelay */
         if (key != ERR)
             return key;
-        struct pollfd fds[3] = {
+        /* Unwatched places are -1: poll() passes them over. */
+        struct pollfd fds[4] = {
             {.fd = fileno(key_input), .events = POLLIN},
             {.fd = signal_pipe[0], .events = POLLIN},
             {.fd = watched_fd, .events = POLLIN},
+            {.fd = follow_fd, .events = POLLIN},
         };
-        int ready = poll(fds, watched_fd >= 0 ? 3 : 2, -1);
+        int ready = poll(fds, 4, follow_timeout_ms);
+        if (ready == 0)
+            return TERMINAL_KEY_FOLLOW;
         if (ready < 0) {
             if (errno == EINTR)
                 continue; /* SIGWINCH (wgetch then gives KEY_RESIZE) or ours */
@@ -305,6 +316,8 @@ int terminal_read_key(void)
         /* Keys first: a busy loader must not hold up typing. */
         if (watched_fd >= 0 && fds[2].revents && !(fds[0].revents & (POLLIN | POLLHUP)))
             return TERMINAL_KEY_WAKE;
+        if (follow_fd >= 0 && fds[3].revents && !(fds[0].revents & (POLLIN | POLLHUP)))
+            return TERMINAL_KEY_FOLLOW;
         if (fds[0].revents & (POLLERR | POLLNVAL))
             return TERMINAL_KEY_CLOSED;
         if (fds[0].revents & (POLLIN | POLLHUP)) {

@@ -43,6 +43,12 @@ int terminal_read_key(void);
  * progress); -1: none. */
 void terminal_watch(int fd);
 
+/* --follow: a descriptor whose news (or, with timeout_ms >= 0, that
+ * many milliseconds without a key) makes terminal_read_key() return
+ * TERMINAL_KEY_FOLLOW; -1 and -1: none. */
+#define TERMINAL_KEY_FOLLOW (-5)
+void terminal_watch_follow(int fd, int timeout_ms);
+
 /* The signal that ended the session, 0 if none. After terminal_stop(),
  * terminal_reraise() lets it end the process the way it would have. */
 int terminal_pending_signal(void);

@@ -10,6 +10,7 @@
 #include "ui/header_pane.h"
 #include "ui/settings.h"
 #include "ui/help_overlay.h"
+#include "ui/logdir_watch.h"
 #include "ui/status_line.h"
 #include "ui/terminal.h"
 #include "ui/viewer.h"
@@ -184,6 +185,9 @@ static void layout_frame(struct viewer *viewer)
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
     layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
                              allocator_count, table_area_panes - 1);
+    if (!viewer_pane_available(viewer, PANE_CHART) &&
+        !viewer_pane_available(viewer, PANE_COMPARE_CHART))
+        layout_drop_chart(&viewer->layout);
     bool by_region = viewer_pane_available(viewer, PANE_BY_REGION);
     bool by_data_type = viewer_pane_available(viewer, PANE_BY_DATA_TYPE);
     if (!by_region && !by_data_type)
@@ -284,6 +288,13 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
             terminal_watch(host_loader_wake_fd(viewer.loader));
         viewer_select_host(&viewer, session->first_host);
     }
+    if (viewer.logdir && session->failed_run < viewer.logdir->run_count) {
+        const char *why = viewer_run_error(&viewer, session->failed_run);
+        viewer_status(&viewer, true, "%s run %s did not load (%s); showing %s",
+                      style.utf8 ? "\xe2\x9c\x97" : "x",
+                      viewer.logdir->runs[session->failed_run].name, why ? why : "?",
+                      viewer.logdir->runs[viewer.run_index].name);
+    }
     /* What the person chose last time, unless told to forget. */
     struct settings settings;
     char settings_file[4096];
@@ -296,10 +307,27 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     }
     if (remembers)
         viewer_recall_settings(&viewer, &settings);
+    /* --follow: the log directory (or the files' directories) watched. */
+    struct logdir_watch watch = {-1, -1};
+    if (options->follow && !session->compare) {
+        logdir_watch_start(&watch, viewer.logdir, viewer.hosts);
+        terminal_watch_follow(watch.fd, watch.timeout_ms);
+        viewer_status(&viewer, false, "following %s: new runs and hosts appear as they are "
+                                      "written",
+                      viewer.logdir ? viewer.logdir->path : "the files");
+    }
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);
         int key = terminal_read_key();
+        if (key == TERMINAL_KEY_FOLLOW) {
+            /* News, or a look every few seconds: the reload says whether
+             * anything is new. */
+            logdir_watch_drain(&watch);
+            viewer_reload(&viewer, true);
+            logdir_watch_add(&watch, viewer.logdir, viewer.hosts);
+            continue;
+        }
         if (key == TERMINAL_KEY_WAKE) {
             viewer_poll_loads(&viewer);
             continue;
@@ -322,6 +350,8 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     /* The terminal goes back first: stopping the loader waits for a
      * load in progress, and a signal ends memtop without waiting. */
     terminal_watch(-1);
+    terminal_watch_follow(-1, -1);
+    logdir_watch_stop(&watch);
     terminal_stop();
     terminal_reraise(terminal_pending_signal());
     viewer_free(&viewer);

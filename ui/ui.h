@@ -2,8 +2,9 @@
  * returns; reads the profiles through the model and never changes them.
  * Called by main (src/); ui.c runs the loop and draws each frame: the
  * header, the panes of the pane table where the layout puts them, the
- * overlay and the status line. Never prints but the one line saying why
- * the terminal could not be used. */
+ * overlay and the status line. Prints only when it cannot run: one line
+ * on stderr saying why the terminal could not be used, or that memory ran
+ * out before the first frame. */
 #ifndef MEMTOP_UI_H
 #define MEMTOP_UI_H
 
@@ -20,6 +21,8 @@ struct ui_options {
     bool keys_from_terminal;
     /* --no-settings: neither read nor write the remembered settings. */
     bool no_settings;
+    /* --follow: watch the log directory (or the files) and reload. */
+    bool follow;
 };
 
 /* What the viewer opens. */
@@ -33,6 +36,11 @@ struct ui_session {
     /* --compare: hosts holds BASE and NEW, both loaded; the viewer
      * compares them instead of showing one host. */
     bool compare;
+    /* Why runs of logdir did not load, one message per run (NULL: not
+     * tried, or fine), or NULL; and the run that was to open and did
+     * not (run_count: none), which the status line names at the start. */
+    char *const *run_errors;
+    size_t failed_run;
 };
 
 /* Runs the viewer over the hosts until the user quits. Returns the exit

@@ -427,6 +427,14 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
 {
     switch (follow_up->kind) {
     case FOLLOW_UP_JUMP_TO_TIME: viewer_jump_to_time(viewer, follow_up->from_ps); break;
+    case FOLLOW_UP_TABLE_AT_STEP_PEAK: {
+        char name[48];
+        snprintf(name, sizeof name, "step %zu's peak", follow_up->index);
+        viewer_jump_to_time(viewer, follow_up->from_ps);
+        live_view_pin(viewer, follow_up->from_ps, name);
+        break;
+    }
+    case FOLLOW_UP_TABLE_UNPIN: live_view_unpin(viewer); break;
     case FOLLOW_UP_ZOOM_TO: viewer_zoom_to(viewer, follow_up->from_ps, follow_up->to_ps); break;
     case FOLLOW_UP_FOCUS: viewer_focus(viewer, (enum pane_id)follow_up->pane); break;
     case FOLLOW_UP_FOCUS_SELF: viewer_focus(viewer, from); break;
@@ -456,6 +464,7 @@ bool viewer_init(struct viewer *viewer, const struct ui_session *session,
     viewer->hosts = session->hosts;
     viewer->logdir = session->logdir && session->logdir->run_count ? session->logdir : NULL;
     viewer->run_index = viewer->main_run = session->run_index;
+    viewer->run_errors = session->run_errors;
     viewer->zoomed = viewer->focus_before_zoom = viewer->focus_wanted = PANE_NONE;
     if (viewer->logdir) {
         viewer->run_hosts = calloc(viewer->logdir->run_count, sizeof *viewer->run_hosts);

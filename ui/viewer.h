@@ -25,6 +25,7 @@
 #include "ui/keys.h"
 #include "ui/layout.h"
 #include "ui/list_cursor.h"
+#include "ui/list_search.h"
 #include "ui/live_view.h"
 #include "ui/pane.h"
 #include "ui/pane_table.h"
@@ -59,6 +60,18 @@ enum overlay_kind {
     OVERLAY_DETAIL, /* drawn by the pane that opened it (overlay_pane) */
 };
 
+/* Host lists and log directories a reload replaced (ui/viewer_reload.c). */
+struct retired_list {
+    struct host_list *list;
+    bool owned; /* the viewer's to free; main's list is main's */
+};
+struct retired {
+    struct retired_list *lists;
+    size_t list_count, list_capacity;
+    struct logdir **logdirs;
+    size_t logdir_count;
+};
+
 struct viewer {
     struct host_list *hosts; /* the open run's (or the files') */
     struct ui_options options;
@@ -70,6 +83,13 @@ struct viewer {
     const struct logdir *logdir;
     size_t run_index, main_run;
     struct host_list **run_hosts;
+    /* Why runs did not load before the viewer started (main's; NULL). */
+    char *const *run_errors;
+    /* After a reload: the log directory read again (the viewer's), the
+     * files' new host list being the viewer's, and what was replaced. */
+    struct logdir *owned_logdir;
+    bool owns_hosts;
+    struct retired retired;
     /* Loads hosts in the background; NULL: on this thread. */
     struct host_loader *loader;
     /* host_index is being loaded: it opens when its load ends. */
@@ -110,6 +130,7 @@ struct viewer {
     struct list_cursor help;   /* the help overlay's scroll */
 
     struct prompt prompt;
+    struct list_search list_search; /* `/` and n/N in the list panes */
     struct export_prompt_state export_prompt;
     char status[512];     /* raw: file text in it is escaped when drawn */
     size_t status_length; /* 0: no status (it may hold a file's NUL) */
@@ -137,6 +158,15 @@ void viewer_select_host(struct viewer *viewer, size_t index);
 /* Opens host `host` on allocator `allocator` of its loaded profile (the
  * pod overview's Enter): that memory id is kept from then on. */
 void viewer_select_host_allocator(struct viewer *viewer, size_t host, size_t allocator);
+/* Why run `index` does not load ("w-1: offset 3000: ..."): main's
+ * finding, else, when every host of it the viewer tried failed, the
+ * first one's; NULL when it loads or was not tried. */
+const char *viewer_run_error(const struct viewer *viewer, size_t index);
+/* (ui/viewer_reload.c) R, F5 and --follow: the log directory (or the
+ * files) read again; with `watching`, quiet when nothing is new. */
+void viewer_reload(struct viewer *viewer, bool watching);
+/* What reloads replaced, freed: after the loader stopped. */
+void viewer_reload_free(struct viewer *viewer);
 /* Opens run `index` of the log directory and its first host. */
 void viewer_select_run(struct viewer *viewer, size_t index);
 /* After the loader woke the viewer: opens the host it waits for when

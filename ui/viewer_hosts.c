@@ -33,6 +33,7 @@ void viewer_stop_loading(struct viewer *viewer)
     }
     free(viewer->run_hosts);
     viewer->run_hosts = NULL;
+    viewer_reload_free(viewer);
 }
 
 size_t viewer_allocator_for(const struct viewer *viewer, const struct profile *profile)
@@ -150,6 +151,23 @@ static struct host_list *viewer_run_hosts(struct viewer *viewer, size_t index)
     }
     viewer->run_hosts[index] = list;
     return list;
+}
+
+const char *viewer_run_error(const struct viewer *viewer, size_t index)
+{
+    if (!viewer->logdir || index >= viewer->logdir->run_count)
+        return NULL;
+    if (viewer->run_errors && viewer->run_errors[index])
+        return viewer->run_errors[index];
+    const struct host_list *list = viewer->run_hosts ? viewer->run_hosts[index] : NULL;
+    if (!list || list->count == 0)
+        return NULL;
+    for (size_t i = 0; i < list->count; i++) {
+        const struct host *host = &list->hosts[i];
+        if (host_state(host) != HOST_LOADED || host->profile)
+            return NULL;
+    }
+    return list->hosts[0].error.message;
 }
 
 void viewer_select_run(struct viewer *viewer, size_t index)

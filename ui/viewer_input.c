@@ -1,3 +1,9 @@
+/* viewer_input: a key or a mouse event, carried out (see viewer.h,
+ * viewer_handle_key): an open prompt takes the key itself; otherwise the
+ * key table (ui/keys.h) names the request, which an open overlay (help,
+ * a row's detail) takes first, then the viewer's global requests, the
+ * focused pane, the pane whose keys they are, and the live view. Called
+ * by ui.c's loop; never draws: the next frame shows what changed. */
 #include "config.h"
 
 #include "ui/viewer.h"
@@ -8,6 +14,7 @@
 
 #include "ui/export_prompt.h"
 #include "ui/filter_prompt.h"
+#include "ui/go_to_prompt.h"
 #include "ui/help_overlay.h"
 #include "ui/oom_view.h"
 
@@ -123,6 +130,11 @@ static void viewer_cancel(struct viewer *viewer)
         return;
     if (live_view_clear_mark(viewer))
         return;
+    if (live_view_unpin(viewer)) {
+        viewer_status(viewer, false, "the table is back to %s",
+                      viewer->live.following ? "the cursor" : "the peak");
+        return;
+    }
     filter_prompt_clear(viewer);
 }
 
@@ -152,6 +164,13 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
     case REQUEST_OOM_NEXT:
     case REQUEST_OOM_PREVIOUS: return oom_view_handle(viewer, request);
+    case REQUEST_GO_TO: go_to_prompt_begin(viewer); return true;
+    case REQUEST_RELOAD:
+        if (viewer_comparing(viewer))
+            viewer_status(viewer, false, "R reloads a log directory or files, not a comparison");
+        else
+            viewer_reload(viewer, false);
+        return true;
     default: return false;
     }
 }

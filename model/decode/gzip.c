@@ -56,11 +56,60 @@ static enum load_status gzip_fail_trailing(size_t offset, struct load_error *err
     return LOAD_BAD_INPUT;
 }
 
+/* Past the cap: a bomb, or (the cap the memory left) too big for here. */
+static void gzip_fail_cap(const struct gzip_limits *limits, struct load_error *error)
+{
+    if (limits->memory_bound)
+        load_error_set(error, "gzip data inflates past %llu bytes, the memory memtop can "
+                              "still have: refusing it (too big for this machine, or a "
+                              "decompression bomb)",
+                       (unsigned long long)limits->max_bytes);
+    else
+        load_error_set(error, "gzip data inflates past %llu bytes; refusing it "
+                              "(a decompression bomb?)",
+                       (unsigned long long)limits->max_bytes);
+}
+
+/* Past the ratio: refused as it inflates, long before the cap. */
+static bool gzip_past_ratio(const struct gzip_limits *limits, size_t consumed, size_t produced,
+                            struct load_error *error)
+{
+    /* Past max_bytes too, the cap says it (checked where the buffer grows). */
+    if (!limits->ratio || produced <= limits->ratio_from || produced > limits->max_bytes ||
+        produced / limits->ratio <= consumed)
+        return false;
+    load_error_set(error, "gzip data inflates more than %llu times its size (%zu bytes from the "
+                          "first %zu); refusing it (a decompression bomb?)",
+                   (unsigned long long)limits->ratio, produced, consumed);
+    return true;
+}
+
 enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_bytes,
                               uint8_t **out, size_t *out_size, struct load_error *error)
 {
+    struct gzip_limits limits = {max_bytes, 0, 0, false};
+    return gzip_inflate_within(bytes, size, &limits, out, out_size, error);
+}
+
+enum load_status gzip_inflate_within(const uint8_t *bytes, size_t size,
+                                     const struct gzip_limits *limits, uint8_t **out,
+                                     size_t *out_size, struct load_error *error)
+{
+    return gzip_inflate_within_cut(bytes, size, limits, out, out_size, NULL, error);
+}
+
+enum load_status gzip_inflate_within_cut(const uint8_t *bytes, size_t size,
+                                         const struct gzip_limits *limits, uint8_t **out,
+                                         size_t *out_size, uint64_t *cut_at,
+                                         struct load_error *error)
+{
+    uint64_t max_bytes = limits->max_bytes;
     size_t capacity = gzip_size_hint(bytes, size, max_bytes);
     uint8_t *buffer = malloc(capacity);
+    if (!buffer && capacity > (1 << 16)) { /* a hint memory cannot hold: grow instead */
+        capacity = 1 << 16;
+        buffer = malloc(capacity);
+    }
     z_stream stream = {0};
     if (!buffer || inflateInit2(&stream, 15 + 16) != Z_OK) {
         free(buffer);
@@ -69,11 +118,12 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
     }
     enum load_status status = LOAD_OK;
     size_t consumed = 0, produced = 0;
+    if (cut_at)
+        *cut_at = 0;
     for (;;) {
         if (produced == capacity) {
             if (produced > max_bytes) {
-                load_error_set(error, "gzip data inflates past %llu bytes; refusing it "
-                               "(a decompression bomb?)", (unsigned long long)max_bytes);
+                gzip_fail_cap(limits, error);
                 status = LOAD_BAD_INPUT;
                 break;
             }
@@ -83,9 +133,10 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
                 break;
             }
         }
-        /* zlib counts in uInt: feed at most 1 GiB at a time. */
+        /* zlib counts in uInt: feed at most 1 GiB at a time; take out 16
+         * MiB at a time, so the ratio is checked as it grows. */
         size_t in_chunk = size - consumed < (1u << 30) ? size - consumed : (1u << 30);
-        size_t out_chunk = capacity - produced < (1u << 30) ? capacity - produced : (1u << 30);
+        size_t out_chunk = capacity - produced < (1u << 24) ? capacity - produced : (1u << 24);
         stream.next_in = (Bytef *)(bytes + consumed);
         stream.avail_in = (uInt)in_chunk;
         stream.next_out = buffer + produced;
@@ -93,6 +144,10 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
         int result = inflate(&stream, Z_NO_FLUSH);
         consumed += in_chunk - stream.avail_in;
         produced += out_chunk - stream.avail_out;
+        if (gzip_past_ratio(limits, consumed, produced, error)) {
+            status = LOAD_BAD_INPUT;
+            break;
+        }
         if (result == Z_STREAM_END) {
             /* Another member may follow (concatenated gzip files); other
              * bytes after the stream are no part of it. */
@@ -115,13 +170,16 @@ enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_by
             load_error_at(error, consumed, "%s gzip data",
                           result == Z_BUF_ERROR ? "truncated" : "corrupt");
             status = LOAD_BAD_INPUT;
+            if (result == Z_BUF_ERROR && cut_at && produced > 0) {
+                *cut_at = consumed;
+                status = LOAD_OK;
+            }
         }
         break;
     }
     inflateEnd(&stream);
     if (status == LOAD_OK && produced > max_bytes) {
-        load_error_set(error, "gzip data inflates past %llu bytes; refusing it "
-                       "(a decompression bomb?)", (unsigned long long)max_bytes);
+        gzip_fail_cap(limits, error);
         status = LOAD_BAD_INPUT;
     }
     if (status != LOAD_OK) {

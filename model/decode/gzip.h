@@ -21,4 +21,25 @@ bool gzip_is_compressed(const uint8_t *bytes, size_t size);
 enum load_status gzip_inflate(const uint8_t *bytes, size_t size, uint64_t max_bytes,
                               uint8_t **out, size_t *out_size, struct load_error *error);
 
+/* What inflation may produce: at most max_bytes, and (ratio not 0) once
+ * past ratio_from bytes, at most `ratio` times the compressed bytes read
+ * so far: checked as it goes, so a bomb is refused after ratio_from bytes,
+ * not after max_bytes. */
+struct gzip_limits {
+    uint64_t max_bytes;
+    uint64_t ratio;
+    uint64_t ratio_from;
+    bool memory_bound; /* max_bytes is what memory allows: said so */
+};
+enum load_status gzip_inflate_within(const uint8_t *bytes, size_t size,
+                                     const struct gzip_limits *limits, uint8_t **out,
+                                     size_t *out_size, struct load_error *error);
+/* The same, except that data that stops early (a copy in progress) is
+ * LOAD_OK with what inflated before the cut, and *cut_at the compressed
+ * offset where it stops (0 when the data is whole). */
+enum load_status gzip_inflate_within_cut(const uint8_t *bytes, size_t size,
+                                         const struct gzip_limits *limits, uint8_t **out,
+                                         size_t *out_size, uint64_t *cut_at,
+                                         struct load_error *error);
+
 #endif

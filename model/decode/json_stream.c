@@ -509,6 +509,13 @@ enum load_status json_stream_value_span(const struct json_stream *stream, size_t
     return status;
 }
 
+bool json_stream_value_cut(const struct json_stream *stream, size_t offset, size_t depth)
+{
+    size_t end;
+    return offset < stream->size && scan_is_value_start(stream->text[offset]) &&
+           scan_value_end(stream, offset, depth, &end) == SCAN_INCOMPLETE;
+}
+
 size_t json_stream_start(const struct json_stream *stream)
 {
     size_t offset = 0;

@@ -108,6 +108,10 @@ enum load_status json_stream_member_value(const struct json_stream *stream, size
 enum load_status json_stream_value_span(const struct json_stream *stream, size_t *offset,
                                         size_t depth, size_t *start, size_t *end);
 
+/* Whether the text ends inside the value at `offset` (its brackets or a
+ * string never close): cut short, rather than wrong. */
+bool json_stream_value_cut(const struct json_stream *stream, size_t offset, size_t depth);
+
 /* ---- errors about values, for readers of what the stream hands out ---- */
 
 /* "a.b[3].c: expected EXPECTED, got VALUE" ("top level" for a NULL path),

@@ -243,7 +243,7 @@ static void fuzz_check_whole_path(const uint8_t *data, size_t size, const char *
 }
 
 /* What a MemoryProfile reader fills: the builder and the XProf draft on
- * it (model/xprof_draft.h). */
+ * it (model/formats/memory_profile/xprof_draft.h). */
 struct fuzz_draft {
     struct profile_builder builder;
     struct xprof_draft draft;

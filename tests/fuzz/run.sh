@@ -1,10 +1,12 @@
 #!/bin/sh
 # run.sh [SECONDS] [HARNESS...]: builds memtop's fuzz harnesses with clang
 # (libFuzzer + ASan + UBSan, LeakSanitizer included), replays the crash
-# regressions, then fuzzes each harness for SECONDS (default 60).
+# regressions, then fuzzes each harness for SECONDS (default 60), as many
+# harnesses at a time as there are processors (FUZZ_PARALLEL).
 #
-# HARNESS is any of load_protobuf load_json load_gzip load_trace csv_writer
-# load_xspace load_skyline oom_log (default: all). The sources are compiled straight from the tree into a temporary
+# A harness is any tests/**/fuzz_NAME.c (its dictionary, fuzz_NAME.dict,
+# and its own seeds, seeds-NAME/, sit beside it); HARNESS is a NAME (default: every one found). The sources
+# are compiled straight from the tree into a temporary
 # directory, so no configured build is needed; protoc-c generates the
 # .proto's C code there. Prints what it runs and the executions of each
 # harness; exits 1 when a harness found a crash (its input's path is
@@ -18,22 +20,27 @@
 #                    from the corpora it grew
 #   FUZZ_MAX_LEN     the largest input (default 1 MiB; longer seeds are cut)
 #   FUZZ_JOBS        parallel fuzzing processes per harness (default 1)
+#   FUZZ_PARALLEL    harnesses fuzzed at once (default: the processors)
 #   FUZZ_ARGS        more libFuzzer flags, e.g. "-only_ascii=1"
 #   MEMTOP_BUILDDIR  a configured build whose config.h and generator to use
 set -eu
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-load_protobuf load_json load_gzip load_trace csv_writer load_xspace load_skyline oom_log}
+fuzz_dir=$(cd "$(dirname "$0")" && pwd)
+source_dir=$(cd "$fuzz_dir/../.." && pwd)
+# Every harness in the tree: tests/fuzz/ (decoders, reports) and each
+# format's tests/formats/NAME/.
+found=$(find "$source_dir/tests" -name 'fuzz_*.c' | sed 's|.*/fuzz_||; s|\.c$||' | sort)
+harnesses=${*:-$found}
 case $seconds in
     '' | *[!0-9]*) echo "usage: $0 [SECONDS] [HARNESS...]" >&2; exit 2 ;;
 esac
 
-fuzz_dir=$(cd "$(dirname "$0")" && pwd)
-source_dir=$(cd "$fuzz_dir/../.." && pwd)
 cc=${FUZZ_CC:-clang}
 max_len=${FUZZ_MAX_LEN:-1048576}
 jobs=${FUZZ_JOBS:-1}
+parallel=${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 2)}
 keep_work=false
 if [ -n "${FUZZ_WORK:-}" ]; then
     work=$FUZZ_WORK
@@ -79,17 +86,22 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_d
 
 say "building with $("$cc" --version | head -n1)"
 objects=""
-for source in $(find "$source_dir/model" -name "*.c" | sort) "$build/gen/memory_profile.pb-c.c" \
-              "$source_dir"/report/*.c; do
+running=0
+for source in $(find "$source_dir/model" "$source_dir/report" -name "*.c" | sort) \
+              "$build/gen/memory_profile.pb-c.c"; do
     [ -f "$source" ] || continue
     # An in-tree build leaves its own generated copy in model/: ours is in gen/.
     case $source in *.pb-c.c) [ "$source" = "$build/gen/memory_profile.pb-c.c" ] || continue ;; esac
     object="$build/obj/$(basename "$source" .c).o"
     # shellcheck disable=SC2086
-    "$cc" $cflags -fsanitize=fuzzer-no-link -c "$source" -o "$object" ||
-        die "cannot compile $source"
+    { "$cc" $cflags -fsanitize=fuzzer-no-link -c "$source" -o "$object" ||
+        : >"$build/obj/failed"; } &
     objects="$objects $object"
+    running=$((running + 1))
+    if [ "$running" -ge "$parallel" ]; then wait; running=0; fi
 done
+wait
+[ ! -f "$build/obj/failed" ] || die "cannot compile the sources (see above)"
 for harness in $harnesses; do
     harness_file=$(find "$source_dir/tests" -name "fuzz_$harness.c" | head -n 1)
     [ -n "$harness_file" ] || die "no harness $harness (tests/**/fuzz_$harness.c)"
@@ -274,11 +286,30 @@ fi
     printf '\007\034\000\377'
 } >"$seeds/load_skyline/damaged.load_skyline"
 
-# OOM logs: the hand-written logs of tests/formats/oom_log/data.
-mkdir -p "$seeds/oom_log"
-for file in "$source_dir"/tests/formats/oom_log/data/*.txt; do
-    [ -f "$file" ] && cp "$file" "$seeds/oom_log/$(basename "$file" .txt).oom_log"
+# PyTorch memory snapshots: the real capture and small generated ones
+# (every protocol, a ring buffer, stacks='python', an OOM).
+mkdir -p "$seeds/torch_snapshot"
+for file in "$source_dir"/data/real/*.pickle.gz; do
+    [ -f "$file" ] && gzip -dc "$file" >"$seeds/torch_snapshot/$(basename "$file" .gz).torch_snapshot"
 done
+snapshot_generator=""
+if [ -n "${MEMTOP_BUILDDIR:-}" ] &&
+    [ -x "$MEMTOP_BUILDDIR/tests/generate_torch_snapshot" ]; then
+    snapshot_generator="$MEMTOP_BUILDDIR/tests/generate_torch_snapshot"
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/torch_snapshot/generate_torch_snapshot*.c \
+        "$source_dir/tests/formats/torch_snapshot/pickle_writer.c" \
+        -o "$build/generate_torch_snapshot" 2>/dev/null; then
+    snapshot_generator="$build/generate_torch_snapshot"
+fi
+if [ -n "$snapshot_generator" ]; then
+    n=0
+    for options in "--entries 60 --devices 1 --params 3" "--entries 80 --max-entries 40 --protocol 2" \
+                   "--entries 60 --python-only --protocol 5 --oom"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # the option lists are meant to split
+        "$snapshot_generator" $options -o "$seeds/torch_snapshot/generated$n.torch_snapshot"
+    done
+fi
 
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
@@ -293,6 +324,13 @@ for harness in $harnesses; do
     for file in "$source_dir"/tests/fuzz/seeds/*."$harness"; do
         [ -f "$file" ] && mkdir -p "$seeds/$harness" && cp "$file" "$seeds/$harness/"
     done
+    # A harness's own seed corpus, kept beside it: seeds-NAME/ (any files).
+    harness_file=$(find "$source_dir/tests" -name "fuzz_$harness.c" | head -n 1)
+    own="$(dirname "$harness_file")/seeds-$harness"
+    if [ -d "$own" ]; then
+        mkdir -p "$seeds/$harness"
+        cp "$own"/* "$seeds/$harness/" 2>/dev/null || true
+    fi
 done
 
 # ---- replay the regressions, then fuzz ----
@@ -305,10 +343,11 @@ export TMPDIR
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
-failed=0
-report="$work/report"
-: >"$report"
-for harness in $harnesses; do
+# fuzz_one HARNESS: replays its regressions, then fuzzes it; writes one
+# line to $work/report.HARNESS and fails when it found a crash.
+fuzz_one() {
+    harness=$1
+    report="$work/report.$harness"
     case $harness in
         load_protobuf) seed_dir="$seeds/pb"; pattern='*.pb' ;;
         load_json) seed_dir="$seeds/json"; pattern='*.json' ;;
@@ -322,7 +361,8 @@ for harness in $harnesses; do
     crashes="$work/crashes/$harness"
     mkdir -p "$corpus" "$crashes" "$seed_dir"
     dictionary=""
-    dictionary_file=$(find "$source_dir/tests" -name "$harness.dict" | head -n 1)
+    # Its dictionary: fuzz_NAME.dict beside fuzz_NAME.c.
+    dictionary_file=$(find "$source_dir/tests" -name "fuzz_$harness.dict" | head -n 1)
     [ -n "$dictionary_file" ] && dictionary="-dict=$dictionary_file"
 
     regressions=$(find "$fuzz_dir/regressions" -type f -name "$pattern" 2>/dev/null | sort)
@@ -331,10 +371,8 @@ for harness in $harnesses; do
         # shellcheck disable=SC2086 # one path per line, no blanks in them
         if ! "$program" -rss_limit_mb=2048 -timeout=30 $regressions >"$work/$harness-replay.log" 2>&1; then
             tail -n 40 "$work/$harness-replay.log"
-            echo "fuzz_$harness: a regression input fails again (see above)" >>"$report"
-            failed=1
-            keep_work=true
-            continue
+            echo "fuzz_$harness: a regression input fails again (see above)" >"$report"
+            return 1
         fi
     fi
 
@@ -348,22 +386,44 @@ for harness in $harnesses; do
     fi
     say "running: $*"
     status=0
-    (cd "$work" && "$@") >"$log" 2>&1 || status=$?
+    mkdir -p "$work/run/$harness"
+    (cd "$work/run/$harness" && "$@") >"$log" 2>&1 || status=$?
     # With -jobs, libFuzzer writes each job's output to fuzz-N.log in the cwd.
-    [ "$jobs" -gt 1 ] && cat "$work"/fuzz-*.log >>"$log" 2>/dev/null
+    [ "$jobs" -gt 1 ] && cat "$work/run/$harness"/fuzz-*.log >>"$log" 2>/dev/null
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s += $1} END {print s + 0}')
     files=$(find "$corpus" -type f | wc -l)
     crash=$(find "$crashes" -type f | head -n 1)
     if [ "$status" -ne 0 ] || [ -n "$crash" ]; then
         grep -E '^(==[0-9]+==|SUMMARY|memtop fuzz|    #[0-9]+ )' "$log" | head -n 40
-        echo "fuzz_$harness: FAILED after $runs runs: input ${crash:-(none saved)}; log $log" >>"$report"
-        failed=1
-        keep_work=true
-    else
-        echo "fuzz_$harness: $runs runs in ${seconds} s, corpus $files inputs, no crash" >>"$report"
+        echo "fuzz_$harness: FAILED after $runs runs: input ${crash:-(none saved)}; log $log" >"$report"
+        return 1
     fi
-done
+    echo "fuzz_$harness: $runs runs in ${seconds} s, corpus $files inputs, no crash" >"$report"
+}
 
+# FUZZ_PARALLEL harnesses at a time, each in a subshell of its own.
+failed=0
+running=""
+finish() {
+    for harness in $running; do
+        wait "$(cat "$work/pid.$harness")" || failed=1
+    done
+    running=""
+}
+for harness in $harnesses; do
+    (fuzz_one "$harness") &
+    echo $! >"$work/pid.$harness"
+    running="$running $harness"
+    [ "$(echo $running | wc -w)" -ge "$parallel" ] && finish
+done
+finish
+report="$work/report"
+: >"$report"
+for harness in $harnesses; do
+    cat "$work/report.$harness" >>"$report" 2>/dev/null ||
+        echo "fuzz_$harness: FAILED: no report" >>"$report"
+done
+[ "$failed" -eq 0 ] || keep_work=true
 echo
 cat "$report"
 if [ "$failed" -ne 0 ]; then

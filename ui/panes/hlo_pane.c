@@ -412,10 +412,24 @@ static struct pane_reply hlo_click(struct pane *pane, struct viewer *viewer, int
     return pane_reply_handled();
 }
 
+static const char *hlo_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                            char *buffer, size_t size)
+{
+    struct text name = profile_string(viewer->profile, hlo_shown(hlo_of(pane), viewer, index)->name);
+    size_t length = name.length < size - 1 ? name.length : size - 1;
+    memcpy(buffer, name.bytes, length);
+    buffer[length] = '\0';
+    return buffer;
+}
+
 static struct pane_reply hlo_handle(struct pane *pane, struct viewer *viewer,
                                     enum request request)
 {
     struct hlo_pane *hlo = hlo_of(pane);
+    struct list_search_list searched = {&hlo->cursor, pane, PANE_HLO, hlo_count(hlo, viewer),
+                                        hlo_text, FOLLOW_UP_NONE};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     switch (request) {
     case REQUEST_ENTER: return hlo_zoom_chart(hlo, viewer);
     case REQUEST_SORT_NEXT:

@@ -132,10 +132,21 @@ static void host_cursor_moved(struct viewer *viewer, size_t selected)
         viewer_status(viewer, false, "Enter opens %s", host->name);
 }
 
+static const char *host_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                             char *buffer, size_t size)
+{
+    (void)pane, (void)buffer, (void)size;
+    return viewer->hosts->hosts[index].name;
+}
+
 static struct pane_reply hosts_handle(struct pane *pane, struct viewer *viewer,
                                       enum request request)
 {
     struct list_cursor *cursor = &hosts_of(pane)->cursor;
+    struct list_search_list searched = {cursor, pane, PANE_HOSTS, viewer->hosts->count,
+                                        host_text, FOLLOW_UP_NONE};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     bool moved;
     struct pane_reply reply = pane_reply_list_request(cursor, viewer->hosts->count, request,
                                                       FOLLOW_UP_SELECT_HOST, &moved);

@@ -121,11 +121,26 @@ static void allocators_draw(struct pane *pane, struct viewer *viewer,
 
 /* ---- keys ---- */
 
+static const char *allocator_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                                  char *buffer, size_t size)
+{
+    (void)pane;
+    struct text id = profile_string(viewer->profile, viewer->profile->allocators[index].id);
+    size_t length = id.length < size - 1 ? id.length : size - 1;
+    memcpy(buffer, id.bytes, length);
+    buffer[length] = '\0';
+    return buffer;
+}
+
 static struct pane_reply allocators_handle(struct pane *pane, struct viewer *viewer,
                                            enum request request)
 {
     const struct profile *profile = viewer->profile;
     size_t count = profile ? profile->allocator_count : 0;
+    struct list_search_list searched = {&list_of(pane)->cursor, pane, PANE_ALLOCATORS, count,
+                                        allocator_text, FOLLOW_UP_SELECT_ALLOCATOR};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     if (request == REQUEST_ENTER)
         return pane_reply_follow(follow_up_focus(PANE_TABLE));
     /* Moving switches the allocator at once: the cursor is the current

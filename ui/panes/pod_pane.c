@@ -10,7 +10,9 @@
 #include "model/array_grow.h"
 #include "model/format.h"
 #include "model/index_sort.h"
+#include "model/logdir.h"
 #include "model/message_text.h"
+#include "model/natural_order.h"
 #include "ui/column_fit.h"
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
@@ -124,8 +126,8 @@ static bool row_before(const void *context, size_t a_index, size_t b_index)
         return a_loaded;
     int order = 0;
     if (sort->pod->sort == POD_HOST)
-        order = strcmp(sort->viewer->hosts->hosts[a->host].name,
-                       sort->viewer->hosts->hosts[b->host].name);
+        order = natural_compare(sort->viewer->hosts->hosts[a->host].name,
+                                sort->viewer->hosts->hosts[b->host].name);
     else if (a_loaded)
         order = compare_by_column(sort->viewer, sort->pod->sort, a, b);
     if (sort->pod->descending && (a_loaded || sort->pod->sort == POD_HOST))

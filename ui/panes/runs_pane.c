@@ -8,6 +8,8 @@
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"
 
+#define RUN_FAILED_MARK "\xe2\x9c\x97" /* ✗ */
+
 struct runs_pane {
     struct pane pane;
     struct list_cursor cursor;
@@ -59,6 +61,8 @@ static void draw_run(struct viewer *viewer, WINDOW *window, int y, int x, int wi
     wattrset(window, hosts == 0 && !highlighted ? style->dim : attr);
     draw_blank(window, y, x, width);
     mvwaddstr(window, y, x, open ? (style->utf8 ? "\xe2\x96\xb8" : ">") : " ");
+    if (viewer_run_error(viewer, index))
+        mvwaddstr(window, y, x + 1, style->utf8 ? RUN_FAILED_MARK : "x");
     char count[32];
     snprintf(count, sizeof count, width >= 30 ? "%zu host%s" : "%zu%s", hosts,
              width >= 30 ? (hosts == 1 ? "" : "s") : "");
@@ -100,6 +104,12 @@ static void run_cursor_moved(struct viewer *viewer, size_t index)
     const struct logdir_run *run = &viewer->logdir->runs[index];
     char text[sizeof viewer->status], date[32];
     size_t used = (size_t)snprintf(text, sizeof text, "%s", run->name);
+    const char *failed = viewer_run_error(viewer, index);
+    if (failed) {
+        viewer_status(viewer, true, "%s %s did not load: %s", run->name,
+                      viewer->style.utf8 ? RUN_FAILED_MARK : "x", failed);
+        return;
+    }
     if (logdir_run_date(run, date, sizeof date))
         used += (size_t)snprintf(text + used, sizeof text - used, ": %s", date);
     size_t hosts = logdir_run_memory_hosts(run);
@@ -127,10 +137,21 @@ static void run_cursor_moved(struct viewer *viewer, size_t index)
     viewer_status(viewer, hosts == 0, "%s", text);
 }
 
+static const char *run_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                            char *buffer, size_t size)
+{
+    (void)pane, (void)buffer, (void)size;
+    return viewer->logdir->runs[index].name;
+}
+
 static struct pane_reply runs_handle(struct pane *pane, struct viewer *viewer,
                                      enum request request)
 {
     struct list_cursor *cursor = &runs_of(pane)->cursor;
+    struct list_search_list searched = {cursor, pane, PANE_RUNS, viewer->logdir->run_count,
+                                        run_text, FOLLOW_UP_NONE};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     bool moved;
     struct pane_reply reply = pane_reply_list_request(cursor, viewer->logdir->run_count, request,
                                                       FOLLOW_UP_SELECT_RUN, &moved);

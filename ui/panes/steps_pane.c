@@ -251,13 +251,31 @@ static struct pane_reply steps_zoom_chart(struct steps_pane *steps, struct viewe
     if (selected == steps->zoomed) {
         steps->zoomed = SIZE_MAX;
         viewer_status(viewer, false, "chart zoomed back out from %s", name);
-        return pane_reply_follow(follow_up_zoom_to(steps->before_from, steps->before_to));
+        struct pane_reply reply =
+            pane_reply_follow(follow_up_zoom_to(steps->before_from, steps->before_to));
+        reply.follow_ups[reply.count++] = follow_up_of(FOLLOW_UP_TABLE_UNPIN, 0);
+        return reply;
     }
     steps->zoomed = selected;
     steps->before_from = viewer->time.from_ps;
     steps->before_to = viewer->time.to_ps;
-    viewer_status(viewer, false, "chart zoomed to %s (Enter again: back out)", name);
-    return pane_reply_follow(follow_up_zoom_to(step->start_time_ps, step->end_time_ps));
+    viewer_status(viewer, false, "chart zoomed to %s, the table at its peak (Enter again: back "
+                                 "out)", name);
+    struct pane_reply reply =
+        pane_reply_follow(follow_up_zoom_to(step->start_time_ps, step->end_time_ps));
+    if (!step->is_none && step->step_id >= 0) {
+        struct follow_up at_peak = follow_up_of(FOLLOW_UP_TABLE_AT_STEP_PEAK, (size_t)step->step_id);
+        at_peak.from_ps = step->peak_time_ps;
+        reply.follow_ups[reply.count++] = at_peak;
+    }
+    return reply;
+}
+
+static const char *step_text(const struct viewer *viewer, struct pane *pane, size_t index,
+                             char *buffer, size_t size)
+{
+    const struct step_row *step = &steps_table(steps_of(pane), viewer)->rows[index];
+    return step_cell(step, STEP_ID, &viewer->style, buffer, size);
 }
 
 static struct pane_reply steps_handle(struct pane *pane, struct viewer *viewer,
@@ -265,6 +283,10 @@ static struct pane_reply steps_handle(struct pane *pane, struct viewer *viewer,
 {
     struct steps_pane *steps = steps_of(pane);
     size_t count = steps_table(steps, viewer)->count;
+    struct list_search_list searched = {&steps->cursor, pane, PANE_STEPS, count, step_text,
+                                        FOLLOW_UP_NONE};
+    if (list_search_handle(viewer, &searched, request))
+        return pane_reply_handled();
     if (request == REQUEST_ENTER)
         return steps_zoom_chart(steps, viewer);
     return list_cursor_move(&steps->cursor, count, request) ? pane_reply_handled()

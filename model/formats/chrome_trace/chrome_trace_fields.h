@@ -5,7 +5,7 @@
  * traceEvents), an HLO module (the args of its slice). Each field is named
  * as in the CSV exports and says where it lies in the model's struct.
  * Called by: report/export_chrome_trace.c (writes every field of each
- * table) and model/load_trace_memtop.c (reads them back), so the two
+ * table) and model/formats/chrome_trace/load_trace_memtop.c (reads them back), so the two
  * cannot drift apart. Must not: hold anything but the tables; no I/O. */
 #ifndef MEMTOP_CHROME_TRACE_FIELDS_H
 #define MEMTOP_CHROME_TRACE_FIELDS_H

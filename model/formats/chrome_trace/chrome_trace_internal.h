@@ -1,6 +1,7 @@
-/* load_trace: what the files of the Chrome-trace importer share (internal
- * to model/load_trace*.c and their tests; the rest of memtop sees only the
- * format row in model/input_formats.c).
+/* chrome_trace_internal: what the files of the Chrome-trace importer
+ * share (internal to model/formats/chrome_trace/ and its tests in
+ * tests/formats/chrome_trace/; the rest of memtop sees only the format row
+ * in model/input_formats.c, and the export's chrome_trace_fields.h).
  *
  * Owns: the event reader (load_trace_scan.c), which reads one trace event
  * from its bytes, picking out the few members memtop needs and skipping
@@ -17,11 +18,11 @@
  * and load_trace.c, the format row: probe, the document's outline, which
  * collector an event goes to, and the finishing.
  * What the importer makes of a trace is decided in
- * /work/plan/TRACE-SEMANTICS.md (see the notes in load_trace.c).
+ * docs/formats/chrome_trace.md (see the notes in load_trace.c).
  * Must not: keep a tree of the document, or anything from it but what the
  * collectors materialise; print. */
-#ifndef MEMTOP_LOAD_TRACE_H
-#define MEMTOP_LOAD_TRACE_H
+#ifndef MEMTOP_CHROME_TRACE_INTERNAL_H
+#define MEMTOP_CHROME_TRACE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -181,6 +182,10 @@ struct trace_load {
     struct trace_memtop *memtop;
     /* Counts for warnings. */
     size_t skipped_without_time; /* memory events whose ts is no number */
+    /* The event the data ends inside (a copy in progress, a job that
+     * crashed while writing): its offset; 0 when the trace is whole. */
+    size_t cut_at;
+    bool ends_open; /* the document ends before its closing bracket */
     bool time_saturated;         /* a time past int64 picoseconds */
 };
 

@@ -10,7 +10,7 @@
  * - memtop's export: a "memtop" member before traceEvents and one instant
  *   per snapshot holding it exactly (load_trace_memtop.c).
  * What memtop makes of each is decided in TRACE-SEMANTICS (the project's
- * plan; the README's "Chrome traces" section says it for users).
+ * plan; docs/formats/chrome_trace.md says it for users).
  *
  * The document is an object with traceEvents (other members before and
  * after it are skipped) or a bare array of events; either may stop short
@@ -269,8 +269,15 @@ static enum load_status trace_element(const struct json_stream *stream, void *co
     if (*offset >= stream->size || stream->text[*offset] != '{')
         return trace_skip_value(&load->reader, offset, depth);
     struct trace_event event = {.offset = *offset, .sequence = load->events};
+    size_t start = *offset;
     enum load_status status =
         trace_read_object(&load->reader, offset, depth, &event_keys, event.member);
+    if (status == LOAD_BAD_INPUT && json_stream_value_cut(stream, start, depth)) {
+        /* The data ends inside this event: the events before it stand. */
+        load->cut_at = start;
+        *offset = stream->size;
+        return LOAD_OK;
+    }
     if (status != LOAD_OK)
         return status;
     if (load->events < UINT32_MAX)
@@ -323,8 +330,15 @@ static enum load_status trace_read_document(struct trace_load *load, const uint8
         size_t last = size;
         while (last > 0 && (unsigned char)bytes[last - 1] <= ' ')
             last--;
-        if (status == LOAD_OK && (last == 0 || bytes[last - 1] != '}') &&
-            !trace_load_warn(load, "the trace ends before its closing bracket (cut short?)"))
+        if (status == LOAD_OK && !load->cut_at && (last == 0 || bytes[last - 1] != '}'))
+            load->ends_open = true;
+        if (status == LOAD_OK && load->cut_at &&
+            !trace_load_warn(load, "the trace ends inside an event at offset %zu (still being "
+                                   "written or copied?): the %u whole events before it are read",
+                             load->cut_at, load->events))
+            status = trace_load_no_memory(load);
+        else if (status == LOAD_OK && load->ends_open &&
+                 !trace_load_warn(load, "the trace ends before its closing bracket (cut short?)"))
             status = trace_load_no_memory(load);
     } else if (json_stream_at(&stream, offset, '[')) {
         status = trace_events(&stream, load, &offset, 0, NULL);
@@ -340,7 +354,12 @@ static enum load_status trace_finish(struct trace_load *load)
     if (trace_memtop_marked(load))
         return trace_memtop_finish(load);
     if (trace_timeline_memory_events(load) == 0 && trace_kineto_memory_events(load) == 0) {
-        if (load->skipped_without_time)
+        if (load->cut_at || load->ends_open)
+            load_error_set(load->reader.error,
+                           "no memory events before the trace ends at offset %zu, cut short "
+                           "(still being written or copied?)",
+                           load->cut_at ? load->cut_at : load->reader.size);
+        else if (load->skipped_without_time)
             load_error_set(load->reader.error, "no memory event of this trace has a readable ts");
         else
             load_error_set(load->reader.error,
@@ -475,4 +494,5 @@ const struct input_format chrome_trace_format = {
     .probe = trace_probe,
     .load = trace_load,
     .suffixes = trace_suffixes,
+    .reads_cut_data = true,
 };

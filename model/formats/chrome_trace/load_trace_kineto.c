@@ -27,6 +27,7 @@
 
 #include "model/formats/chrome_trace/load_trace_kineto.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,11 +223,19 @@ enum load_status trace_kineto_take_op(struct trace_load *load, const struct trac
 
 #define OP_NONE UINT32_MAX
 #define CHAIN_UNKNOWN (UINT32_MAX - 1)
+/* A context keeps its outermost CHAIN_HEAD and innermost CHAIN_TAIL
+ * levels, and says how many it leaves out between: so a context costs at
+ * most that many names, and a trace's contexts grow with the file, not
+ * with the square of its nesting (30,000 ops one in another). */
+#define CHAIN_HEAD 32
+#define CHAIN_TAIL 32
 
 struct attribution {
     struct trace_load *load;
     struct trace_kineto *kineto;
     uint32_t *parent;   /* per op, once pushed */
+    uint32_t *level;    /* per op, once pushed: 1 for an op with no parent */
+    uint32_t *head;     /* per op, once pushed: its ancestor at CHAIN_HEAD levels */
     uint32_t *operator; /* per op: the innermost cpu_op's name among it and its parents */
     uint32_t *chain;    /* per op: its context, CHAIN_UNKNOWN until asked */
     uint32_t *stack;
@@ -298,11 +307,58 @@ static uint32_t chain_join(struct attribution *work, uint32_t parent_chain, uint
     return string_table_intern(strings, work->text, length);
 }
 
+static bool text_append(struct attribution *work, size_t *length, struct text piece)
+{
+    if (*length + piece.length + 1 > work->text_capacity) {
+        size_t capacity = 2 * (*length + piece.length + 1);
+        char *grown = realloc(work->text, capacity);
+        if (!grown)
+            return false;
+        work->text = grown;
+        work->text_capacity = capacity;
+    }
+    memcpy(work->text + *length, piece.bytes, piece.length);
+    *length += piece.length;
+    return true;
+}
+
+static uint32_t op_chain(struct attribution *work, uint32_t op);
+
+/* The context of an op deeper than CHAIN_HEAD + CHAIN_TAIL levels: its
+ * head's, "… N levels …", then the names of its innermost CHAIN_TAIL. */
+static uint32_t op_chain_deep(struct attribution *work, uint32_t op)
+{
+    uint32_t head = op_chain(work, work->head[op]);
+    if (head == STRING_ID_NONE)
+        return STRING_ID_NONE;
+    uint32_t tail[CHAIN_TAIL];
+    uint32_t at = op;
+    for (size_t i = CHAIN_TAIL; i > 0; i--, at = work->parent[at])
+        tail[i - 1] = at;
+    struct string_table *strings = work->load->strings;
+    char gap[64];
+    snprintf(gap, sizeof gap, " > \xe2\x80\xa6 %u levels \xe2\x80\xa6", /* U+2026 */
+             work->level[op] - CHAIN_HEAD - CHAIN_TAIL);
+    size_t length = 0;
+    bool ok = text_append(work, &length, string_table_get(strings, head)) &&
+              text_append(work, &length, text_of(gap));
+    for (size_t i = 0; ok && i < CHAIN_TAIL; i++)
+        ok = text_append(work, &length, text_of(" > ")) &&
+             text_append(work, &length, string_table_get(strings, work->kineto->ops[tail[i]].name));
+    return ok ? string_table_intern(strings, work->text, length) : STRING_ID_NONE;
+}
+
 /* The context of op `op`: its parents' names and its own. */
 static uint32_t op_chain(struct attribution *work, uint32_t op)
 {
     if (work->chain[op] != CHAIN_UNKNOWN)
         return work->chain[op];
+    if (work->level[op] > CHAIN_HEAD + CHAIN_TAIL) {
+        uint32_t chain = op_chain_deep(work, op);
+        if (chain != STRING_ID_NONE)
+            work->chain[op] = chain;
+        return chain;
+    }
     /* Up to the nearest op whose context is known, then down again. */
     size_t depth = 0;
     for (uint32_t at = op; at != OP_NONE && work->chain[at] == CHAIN_UNKNOWN;
@@ -327,6 +383,8 @@ static void op_push(struct attribution *work, uint32_t op)
         work->depth--;
     uint32_t parent = work->depth ? work->stack[work->depth - 1] : OP_NONE;
     work->parent[op] = parent;
+    work->level[op] = parent == OP_NONE ? 1 : work->level[parent] + 1;
+    work->head[op] = work->level[op] <= CHAIN_HEAD ? op : work->head[parent];
     work->operator[op] = ops[op].is_operator ? ops[op].name
                          : parent == OP_NONE ? STRING_ID_EMPTY
                                              : work->operator[parent];
@@ -373,13 +431,16 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
         .load = load,
         .kineto = kineto,
         .parent = malloc(ops * sizeof(uint32_t)),
+        .level = malloc(ops * sizeof(uint32_t)),
+        .head = malloc(ops * sizeof(uint32_t)),
         .operator = malloc(ops * sizeof(uint32_t)),
         .chain = malloc(ops * sizeof(uint32_t)),
         /* The stack, and room above it for op_chain's walk up. */
         .stack = malloc(2 * ops * sizeof(uint32_t)),
     };
     size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
-    bool ok = work.parent && work.operator && work.chain && work.stack && order;
+    bool ok = work.parent && work.level && work.head && work.operator && work.chain &&
+              work.stack && order;
     if (ok)
         for (size_t i = 0; i < kineto->ops_count; i++)
             work.chain[i] = CHAIN_UNKNOWN;
@@ -394,6 +455,8 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
     }
     free(order);
     free(work.parent);
+    free(work.level);
+    free(work.head);
     free(work.operator);
     free(work.chain);
     free(work.stack);

@@ -8,7 +8,7 @@
  * field of the snapshot, times in picoseconds as integers. Once the
  * member is seen, those events rebuild the timelines as they were; the
  * rest of the file (counters, names) is for the viewers. The field names
- * are model/chrome_trace_fields.h's. A "memtop" member after the events
+ * are model/formats/chrome_trace/chrome_trace_fields.h's. A "memtop" member after the events
  * comes too late and is ignored, with a warning. */
 #include "config.h"
 

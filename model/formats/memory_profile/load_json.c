@@ -1,5 +1,5 @@
 /* load_json: MemoryProfile as proto3 JSON (what XProf's MessageToJsonString
- * writes), into an xprof_draft (model/xprof_draft.h).
+ * writes), into an xprof_draft (model/formats/memory_profile/xprof_draft.h).
  *
  * The document's outline (the top-level object, the allocator map, each
  * allocator's object, the arrays in it) is walked in place by json_stream;

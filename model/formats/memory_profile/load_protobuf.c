@@ -2,7 +2,7 @@
  *
  * The MemoryProfile, its memory_profile_per_allocator map and each
  * PerAllocatorMemoryProfile are walked straight from the input bytes into
- * an xprof_draft (model/xprof_draft.h), which XProf's finishing then turns
+ * an xprof_draft (model/formats/memory_profile/xprof_draft.h), which XProf's finishing then turns
  * into the profile. protobuf-c is not used here: 1.4 replaces a repeated
  * singular submessage instead of merging it, and cuts strings at NUL; it
  * is the tests' reference.

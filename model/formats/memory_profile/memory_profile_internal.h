@@ -1,5 +1,10 @@
-/* load_protobuf: what the three files of the binary MemoryProfile loader
- * share, and no one else sees.
+/* memory_profile_internal: XProf's MemoryProfile, the folder's index.
+ * The folder: memory_profile.proto (the messages, compiled at build time
+ * for the tests and benchmarks); xprof_draft.c/.h (a MemoryProfile as
+ * read, before XProf's finishing, shared by both readers); load_json.c
+ * (the proto3 JSON reader and its format row); and the binary reader,
+ * load_protobuf.c (its format row and the outer messages) with the two
+ * files this header serves.
  *
  * Owns: the loader's state, the snapshot decoder (load_protobuf_snapshot.c:
  * the message tables and the fast path for snapshots in their usual
@@ -9,9 +14,9 @@
  * Called by: load_protobuf.c, load_protobuf_snapshot.c,
  * load_protobuf_split.c only.
  * Must not: be included elsewhere: tests reach the loader through
- * model/xprof_draft.h and the switches of model/load_internal.h. */
-#ifndef MEMTOP_LOAD_PROTOBUF_H
-#define MEMTOP_LOAD_PROTOBUF_H
+ * model/formats/memory_profile/xprof_draft.h and the switches of model/load_internal.h. */
+#ifndef MEMTOP_MEMORY_PROFILE_INTERNAL_H
+#define MEMTOP_MEMORY_PROFILE_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -228,9 +228,25 @@ static enum load_status skyline_query_integer(sqlite3 *database, const char *sql
     return status;
 }
 
+/* Whether `path` is a WAL-mode database with no -wal file (or an empty
+ * one) beside it: copied without it, its tables may be in the -wal yet. */
+static bool skyline_wal_left_behind(const char *path)
+{
+    unsigned char header[SQLITE_HEADER_SIZE] = {0};
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (descriptor < 0)
+        return false;
+    ssize_t got = pread(descriptor, header, sizeof header, 0);
+    close(descriptor);
+    return got == (ssize_t)sizeof header &&
+           (header[18] == SQLITE_HEADER_WAL || header[19] == SQLITE_HEADER_WAL) &&
+           skyline_side_file_size(path, "-wal") <= 0;
+}
+
 /* Every table Skyline writes is there (a view of the same name is not
  * taken: memtop reads tables). */
-static enum load_status skyline_check_tables(sqlite3 *database, struct load_error *error)
+static enum load_status skyline_check_tables(sqlite3 *database, const char *path,
+                                             struct load_error *error)
 {
     for (size_t i = 0; i < sizeof skyline_tables / sizeof *skyline_tables; i++) {
         char sql[160];
@@ -243,9 +259,19 @@ static enum load_status skyline_check_tables(sqlite3 *database, struct load_erro
             skyline_query_integer(database, sql, "reading its schema", &count, &found, error);
         if (status != LOAD_OK)
             return status;
+        if (count == 0 && skyline_wal_left_behind(path)) {
+            load_error_set(error, "an SQLite database in WAL mode without its -wal file, and "
+                                  "no %s table in the main file: the data is likely in the "
+                                  "missing FILE-wal; copy it along, or checkpoint the database "
+                                  "(sqlite3 FILE 'PRAGMA wal_checkpoint(TRUNCATE)') before "
+                                  "copying",
+                           skyline_tables[i]);
+            return LOAD_BAD_INPUT;
+        }
         if (count == 0) {
-            load_error_set(error, "an SQLite database, but not a Skyline memory report: no %s "
-                                  "table",
+            load_error_set(error,
+                           "not a memory profile: an SQLite database, but not a Skyline "
+                           "memory report: no %s table",
                            skyline_tables[i]);
             return LOAD_BAD_INPUT;
         }
@@ -298,10 +324,10 @@ static enum load_status skyline_read_peak(sqlite3 *database, struct profile_buil
 }
 
 /* The allocator, its rows and its summary. */
-static enum load_status skyline_read(sqlite3 *database, struct profile_builder *builder,
-                                     struct load_error *error)
+static enum load_status skyline_read(sqlite3 *database, const char *path,
+                                     struct profile_builder *builder, struct load_error *error)
 {
-    enum load_status status = skyline_check_tables(database, error);
+    enum load_status status = skyline_check_tables(database, path, error);
     if (status == LOAD_OK)
         status = skyline_read_version(database, builder, error);
     if (status != LOAD_OK)
@@ -340,7 +366,7 @@ static enum load_status skyline_load(const struct load_input *input,
     enum load_status status = skyline_open(input->path, &database, error);
     if (status != LOAD_OK)
         return status;
-    status = skyline_read(database, builder, error);
+    status = skyline_read(database, input->path, builder, error);
     sqlite3_close(database);
     return status;
 }

@@ -1,6 +1,6 @@
-/* load_skyline: Skyline's memory report, an SQLite database that
+/* skyline_internal: Skyline's memory report, an SQLite database that
  * `skyline memory --output FILE entry.py` writes (the spec:
- * shared/spec/other-formats.md section 5). Its rows are the weights (each
+ * docs/formats/skyline.md). Its rows are the weights (each
  * with its gradient's size) and the activations of one training
  * iteration, each with the stack of frames in the user's code that made
  * it; misc_sizes holds the peak. There is no time anywhere in it.
@@ -18,8 +18,8 @@
  * table. Must not: write to the user's file or create anything beside it
  * (-journal, -wal, -shm), nor run any SQL but the SELECTs and PRAGMAs
  * that read. */
-#ifndef MEMTOP_LOAD_SKYLINE_H
-#define MEMTOP_LOAD_SKYLINE_H
+#ifndef MEMTOP_SKYLINE_INTERNAL_H
+#define MEMTOP_SKYLINE_INTERNAL_H
 
 #include <sqlite3.h>
 

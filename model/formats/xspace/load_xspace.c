@@ -1,5 +1,5 @@
 /* load_xspace: XSpace files (.xplane.pb), what TensorFlow >= 2.4, JAX and
- * PyTorch/XLA write, read with XProf's numbers (xspace.md).
+ * PyTorch/XLA write, read with XProf's numbers (docs/formats/xspace.md).
  *
  * The XSpace is walked once over the input (mapped by load.c): every
  * plane's first pass (load_xspace_plane.c), then by its role: the first
@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/array_grow.h"
@@ -113,6 +114,20 @@ static enum load_status space_walk(struct xspace_loader *loader, struct xspace_m
     "tf.profiler.experimental.ProfilerOptions(host_tracer_level=2)); "                     \
     "JAX 0.4.29-0.4.31 on GPU records none (jax-ml/jax#22890)"
 
+/* A length past the end of the whole file: the file is cut short (a
+ * capture still being written, a copy in progress), said in those words
+ * before the wire reader's. */
+static void xspace_say_cut(struct load_error *error)
+{
+    if (!error->has_offset || !strstr(error->message, "runs past the end of the data"))
+        return;
+    char said[LOAD_ERROR_SIZE];
+    const char *wire_words = strstr(error->message, ": ");
+    snprintf(said, sizeof said, "%s", wire_words ? wire_words + 2 : error->message);
+    load_error_at(error, error->offset,
+                  "the file ends early (still being written or copied?): %s", said);
+}
+
 static enum load_status xspace_load(const struct load_input *input,
                                     struct profile_builder *builder, struct load_error *error)
 {
@@ -127,6 +142,8 @@ static enum load_status xspace_load(const struct load_input *input,
     struct xspace_modules modules = {0};
     bool host_found = false;
     enum load_status status = space_walk(&loader, &modules, &host_found);
+    if (status == LOAD_BAD_INPUT)
+        xspace_say_cut(error);
     if (status == LOAD_OK && !host_found) {
         load_error_set(error, "no host plane: this capture has no memory events");
         status = LOAD_BAD_INPUT;

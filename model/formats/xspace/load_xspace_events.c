@@ -2,7 +2,7 @@
  *
  * Each event's fields and stats are read straight from the input. A
  * memory event of the host plane becomes a snapshot by XProf's reading
- * rules (xspace.md section 4): every stat whose key is in the plane's
+ * rules (docs/formats/xspace.md): every stat whose key is in the plane's
  * stat-metadata map and whose name XProf knows counts, the last of a kind
  * winning; an integer field reads only an int64 value, a double only a
  * double, a string a str value or the name a ref points at. XProf's

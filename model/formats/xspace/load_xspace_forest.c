@@ -1,4 +1,4 @@
-/* load_xspace_forest: XProf's step grouping (xspace.md section 5), over
+/* load_xspace_forest: XProf's step grouping (docs/formats/xspace.md), over
  * the events the walk kept.
  *
  * What XProf does (openxla/xla xla/tsl/profiler/utils/group_events.cc,

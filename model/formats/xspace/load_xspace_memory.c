@@ -1,6 +1,6 @@
 /* load_xspace_memory: a memory event of the host plane as a snapshot.
  *
- * XProf's reading rules (xspace.md section 4): every stat that counts, the
+ * XProf's reading rules (docs/formats/xspace.md): every stat that counts, the
  * last of a kind winning; an integer field reads only an int64 value, the
  * fragmentation only a double, a string a str value or the name of the
  * stat metadata a ref names (interned once per metadata entry, not once
@@ -109,8 +109,11 @@ static bool allocator_named(struct xspace_loader *loader, const char *id, size_t
     if (!profile_builder_allocator(loader->builder, id, length, index, &created) ||
         !summaries_reserve(loader, *index))
         return false;
-    /* A failed reservation only means growing as usual. */
-    if (created)
+    /* A failed reservation only means growing as usual. The first
+     * allocator takes the file's estimate (most events are usually one
+     * allocator's); the others grow with their events, so that a capture
+     * of 30,000 allocators does not reserve the estimate 30,000 times. */
+    if (created && *index == 0)
         snapshot_columns_reserve(profile_builder_timeline(loader->builder, *index),
                                  loader->memory_estimate);
     return true;

@@ -2,7 +2,7 @@
  * XProf knows, and the HLO modules of XLA Modules lines.
  *
  * A plane is written as id, name, all its lines, then the event-metadata
- * map, then the stat-metadata map (xspace.md section 2): events come before
+ * map, then the stat-metadata map (docs/formats/xspace.md): events come before
  * the names of their metadata. The first pass notes where each line is
  * (skipping it by length) and reads both maps into hash tables keyed by
  * map key; the event walk (load_xspace_events.c) then comes back to the

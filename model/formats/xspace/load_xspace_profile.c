@@ -1,6 +1,6 @@
 /* load_xspace_profile: XProf's memory profile of the snapshots the walk
  * made (openxla/xprof xprof/convert/xplane_to_memory_profile.cc, read for
- * this file and restated in xspace.md section 6).
+ * this file and restated in docs/formats/xspace.md).
  *
  * Per allocator: each snapshot's step is its event's group (-1: none);
  * the timeline is sorted by time (XProf's sort is unstable; here equal

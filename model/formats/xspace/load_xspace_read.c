@@ -5,7 +5,7 @@
  * tags of known fields, lengths that fit) is read by a fast path with no
  * per-field bounds checks but the varints'; anything else, unknown fields
  * or bad bytes included, goes to the generic reader through
- * model/protobuf_wire.h, which gives the same reading or the error with
+ * model/decode/protobuf_wire.h, which gives the same reading or the error with
  * its offset. Stats count when their key is in the plane's stat-metadata
  * map under a name the loader reads; the last of a kind wins (ForEachStat),
  * except "id" and "iter_num", whose first also is kept (GetStat). */

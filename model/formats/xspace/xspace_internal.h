@@ -1,5 +1,5 @@
-/* load_xspace: what the files of the XSpace (.xplane.pb) loader share,
- * and no one else sees.
+/* xspace_internal: what the files of the XSpace (.xplane.pb) loader
+ * share, and no one else sees (but its tests, tests/formats/xspace/).
  *
  * Owns: the loader's state and the interfaces between its parts:
  * - load_xspace.c: the format rows (XSpace, and Riegeli XSpace refused),
@@ -8,8 +8,14 @@
  *   are, its metadata maps by map key), names sorted into the kinds XProf
  *   knows, the HLO modules of XLA Modules lines;
  * - load_xspace_events.c: the walk over a plane's lines and events: memory
- *   events into snapshots (XProf's reading rules), and the events step
- *   grouping needs into the forest;
+ *   events into snapshots, and the events step grouping needs into the
+ *   forest;
+ * - load_xspace_read.c: one XEvent and its XStats read from the input (the
+ *   loader's inner loop, with a fast path for the usual layout);
+ * - load_xspace_memory.c: a memory event as a snapshot (XProf's reading
+ *   rules);
+ * - load_xspace_pipeline.c: the host plane's walk on two threads (a
+ *   reader thread reads the events, the loader's thread applies them);
  * - load_xspace_forest.c: XProf's step grouping over those events;
  * - load_xspace_profile.c: XProf's memory profile made of the snapshots
  *   (time sort, step ids, the peak step, the table at the peak).
@@ -18,8 +24,8 @@
  * Must not: materialise the XSpace: everything points into the input by
  * offset, and only the first /host:CPU plane's events (plus what step
  * grouping needs) are decoded; every other line is skipped by length. */
-#ifndef MEMTOP_LOAD_XSPACE_H
-#define MEMTOP_LOAD_XSPACE_H
+#ifndef MEMTOP_XSPACE_INTERNAL_H
+#define MEMTOP_XSPACE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -284,7 +284,7 @@ static void print_help(void)
         "  --schedule            pytorch: ProfilerStep#N annotations (from #2)\n"
         "  --oom                 pytorch: one [OutOfMemory] event\n"
         "  --tiny                a small fixed trace whose expectations are worked\n"
-        "                        out by hand in tests/test_generate_trace.c\n"
+        "                        out by hand in tests/formats/chrome_trace/test_generate_trace.sh\n"
         "  --hostile             control bytes, escapes of lone surrogates, ESC/OSC\n"
         "                        and bidi controls in names; pytorch also raw\n"
         "                        control bytes, invalid UTF-8 and \\\" in args\n"

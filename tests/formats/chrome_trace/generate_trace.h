@@ -6,7 +6,7 @@
  * The generator is a test and benchmark tool: it is the independent oracle
  * that memtop's trace importer is compared against, so it shares no code
  * with memtop's model and computes every expectation by simulating the
- * producers and the rules of /work/plan/TRACE-SEMANTICS.md directly. */
+ * producers and the rules of docs/formats/chrome_trace.md directly. */
 #ifndef GENERATE_TRACE_H
 #define GENERATE_TRACE_H
 

@@ -62,7 +62,7 @@ struct activations {
 };
 
 /* --tiny: a few ops and [memory] events placed by hand (the worked values
- * are in tests/test_generate_trace.c). Times are ns after START_NS. */
+ * are in tests/formats/chrome_trace/test_generate_trace.sh). Times are ns after START_NS. */
 struct tiny_op {
     int64_t start, end;
     int32_t name;

@@ -3,7 +3,7 @@
  * like the real capture data/real/torch-mlp.pt.trace.json.gz (per thread:
  * its ops, then its [memory] events; then every python_function event;
  * then GPU activity, metadata, the trace span and "Record Window End"),
- * and the expectations of TRACE-SEMANTICS.md for PyTorch traces. */
+ * and the expectations of docs/formats/chrome_trace.md for PyTorch traces. */
 #include "config.h"
 
 #include "tests/formats/chrome_trace/generate_trace_pytorch.h"
@@ -279,7 +279,7 @@ static void write_end(struct kineto *out)
     writer_text(out->writer, ends[out->options->ending]);
 }
 
-/* ---- the expectations (TRACE-SEMANTICS.md, PyTorch traces) ---- */
+/* ---- the expectations (docs/formats/chrome_trace.md, PyTorch traces) ---- */
 
 struct placed {
     int64_t ns;   /* as written */

@@ -538,7 +538,7 @@ static void add_kernels(struct timeline *tl)
 }
 
 /* --tiny: a StepStats small enough to work out by hand (the worked values
- * are in tests/test_generate_trace.c). Times are T0 + the numbers. */
+ * are in tests/formats/chrome_trace/test_generate_trace.sh). Times are T0 + the numbers. */
 static void tiny_node(struct timeline *tl, int device, const char *name, const char *op, const char *inputs,
                       int64_t start, int64_t duration)
 {

@@ -334,7 +334,7 @@ static void emit_counters(struct emit *emit, const struct series *series, size_t
     }
 }
 
-/* ---- the expectations (TRACE-SEMANTICS.md, timeline.py traces) ---- */
+/* ---- the expectations (docs/formats/chrome_trace.md, timeline.py traces) ---- */
 
 static struct text data_type_of(struct arena *arena, const struct tf_tensor *tensor)
 {

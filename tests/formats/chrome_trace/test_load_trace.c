@@ -282,6 +282,59 @@ static void test_attribution(void **state)
     profile_free(profile);
 }
 
+/* Issue 26.2: ops nested deeper than 64 levels: a context keeps the
+ * outermost 32 and innermost 32 names and counts those between, so that
+ * contexts grow with the file, not with the square of the nesting. */
+static void test_deep_nesting_contexts(void **state)
+{
+    (void)state;
+    enum { DEPTH = 100 };
+    size_t size = 200 * DEPTH + 1024, used = 0;
+    char *text = malloc(size);
+    assert_non_null(text);
+    used += (size_t)snprintf(text + used, size - used, "{\"traceEvents\":[");
+    for (int i = 0; i < DEPTH; i++) {
+        char name[16], ts[16], dur[16];
+        snprintf(name, sizeof name, "op%d", i);
+        snprintf(ts, sizeof ts, "%d", 10 * i);
+        snprintf(dur, sizeof dur, "%d", 10 * (2 * DEPTH - 2 * i));
+        used += (size_t)snprintf(text + used, size - used,
+                                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":7,"
+                                 "\"tid\":1,\"ts\":%s,\"dur\":%s},",
+                                 name, ts, dur);
+    }
+    /* Inside 64 levels (op63 starts at 630), 65, and all 100. */
+    used += (size_t)snprintf(text + used, size - used, "%s,%s,%s]}",
+                             MEMORY("635", 1, 4096, 8, 8), MEMORY("645", 1, 8192, 8, 16),
+                             MEMORY("995", 1, 12288, 8, 24));
+    assert_true(used < size);
+    struct profile *profile = load_text(text, LOAD_OK, NULL);
+    free(text);
+    const struct allocator *cuda = allocator_named(profile, "cuda:0");
+    char want[2048];
+    size_t at = 0;
+    for (int i = 0; i < 64; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, "%sop%d", i ? " > " : "", i);
+    assert_string_equal(context_at(profile, cuda, 0), want);
+    assert_string_equal(op_at(profile, cuda, 0), "op63");
+    at = 0;
+    for (int i = 0; i < 32; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, "op%d > ", i);
+    char head[2048];
+    snprintf(head, sizeof head, "%s", want);
+    snprintf(want + at, sizeof want - at, "\xe2\x80\xa6 1 levels \xe2\x80\xa6");
+    at = strlen(want);
+    for (int i = 33; i < 65; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, " > op%d", i);
+    assert_string_equal(context_at(profile, cuda, 1), want);
+    at = (size_t)snprintf(want, sizeof want, "%s\xe2\x80\xa6 36 levels \xe2\x80\xa6", head);
+    for (int i = 68; i < 100; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, " > op%d", i);
+    assert_string_equal(context_at(profile, cuda, 2), want);
+    assert_string_equal(op_at(profile, cuda, 2), "op99");
+    profile_free(profile);
+}
+
 static void test_out_of_order_events_and_devices(void **state)
 {
     (void)state;
@@ -405,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_containers_and_broken_endings),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_attribution),
+        cmocka_unit_test(test_deep_nesting_contexts),
         cmocka_unit_test(test_out_of_order_events_and_devices),
         cmocka_unit_test(test_rows_at_the_first_peak),
         cmocka_unit_test(test_hostile_strings),

@@ -170,4 +170,39 @@ memtop_run --summary --json "$work/logs"
 memtop_expect "a directory of PyTorch traces opens as hosts" 0 \
     out '"host":"worker0",' out '"host":"worker1",'
 
+# ---- issue 26.2: ops nested 30,000 and 100,000 deep, memory bounded ----
+# deep_trace N EVERY: N cpu_ops one inside another on one thread, and a
+# [memory] allocation inside every EVERY-th level and the deepest.
+deep_trace() {
+    awk -v n="$1" -v every="$2" 'BEGIN {
+        printf "{\"schemaVersion\": 1, \"traceEvents\": ["
+        for (i = 0; i < n; i++)
+            printf "\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d},", i % 10, i, 2 * (n - i)
+        total = 0
+        for (i = 0; i < n; i++) {
+            if (i % every != 0 && i != n - 1)
+                continue
+            total += 512
+            printf "\n{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": %d.5, \"args\": {\"Total Reserved\": 2097152000, \"Total Allocated\": %d, \"Bytes\": 512, \"Device Id\": 0, \"Device Type\": 1, \"Addr\": %d}},", i, total, 1000000 + i * 512
+        }
+        printf "\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"python\"}}\n]}\n"
+    }'
+}
+# Before: 6.5 GB for 30,000 levels (3 MB of JSON), out of memory for
+# 100,000. A sanitized build reserves more address space than the limit.
+if (ulimit -v 300000 && "$memtop" --version) >/dev/null 2>&1; then
+    for case in "30000 1000" "100000 1000" "30000 1"; do
+        set -- $case
+        deep_trace "$1" "$2" >"$work/deep.json"
+        (ulimit -v 300000 && exec "$memtop" --summary "$work/deep.json") \
+            >"$work/out" 2>"$work/err"
+        status=$?
+        memtop_expect "ops nested $1 deep (an allocation every $2 levels) load within 300 MB" 0 \
+            out "^  Allocations  *$(($1 / $2 + ($2 > 1)))\$"
+    done
+    rm -f "$work/deep.json"
+else
+    tap_skip "ops nested 30,000 deep within 300 MB" "ulimit -v stops this build"
+fi
+
 tap_done

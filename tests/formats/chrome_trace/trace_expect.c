@@ -3,7 +3,7 @@
  *
  *     trace_expect EXPECT DIR
  *
- * DIR holds memtop's outputs for the trace (tests/test_trace_cli.sh makes
+ * DIR holds memtop's outputs for the trace (tests/formats/chrome_trace/test_trace_cli.sh makes
  * them): summary.json (--summary --json), stderr (its warnings),
  * trace.json (--export chrome-trace: each snapshot's context, which no
  * CSV has), and per allocator I of the expect file timeline-I.csv and

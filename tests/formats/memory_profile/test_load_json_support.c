@@ -29,7 +29,7 @@
 
 /* ---- helpers ---- */
 
-/* The reader's result is a draft (model/xprof_draft.h): the pieces as the
+/* The reader's result is a draft (model/formats/memory_profile/xprof_draft.h): the pieces as the
  * file has them, before XProf's finishing. */
 enum load_status load_bytes(const void *bytes, size_t size, struct test_draft **out,
                                    struct load_error *error)

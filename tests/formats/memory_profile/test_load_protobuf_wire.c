@@ -68,7 +68,7 @@ struct wire_bytes snapshot_bytes(int64_t time_ps, int64_t heap_bytes, const char
     return snapshot;
 }
 
-/* The reader's result is a draft (model/xprof_draft.h): the pieces as the
+/* The reader's result is a draft (model/formats/memory_profile/xprof_draft.h): the pieces as the
  * file has them, before XProf's finishing. */
 enum load_status load_buffer(const struct wire_bytes *buffer, struct test_draft **profile,
                                     struct load_error *error)

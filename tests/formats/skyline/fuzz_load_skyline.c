@@ -1,4 +1,4 @@
-/* fuzz_load_skyline: the Skyline loader (model/load_skyline*.c), which
+/* fuzz_load_skyline: the Skyline loader (model/formats/skyline/load_skyline*.c), which
  * reads its report by path through SQLite, never as bytes.
  *
  * The input's first byte picks how a report is made of the rest:

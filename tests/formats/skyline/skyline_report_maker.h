@@ -1,12 +1,12 @@
 /* skyline_report_maker: writes Skyline memory reports for the tests, as
  * Skyline's report.py writes them: the exact DDL of
- * shared/spec/other-formats.md section 5 through the sqlite3 library,
+ * docs/formats/skyline.md through the sqlite3 library,
  * PRAGMA user_version = 1, the weights, then the activations (each entry
  * one stack_correlation row, ids from 1 in that order, then its frames,
  * ordering 0 innermost), then misc_sizes' peak.
  *
- * Called by the unit tests (tests/test_load_skyline.c) and the generator
- * (tests/generate_skyline.c) that the shell tests run. Knows nothing of
+ * Called by the unit tests (tests/formats/skyline/test_load_skyline.c) and the generator
+ * (tests/formats/skyline/generate_skyline.c) that the shell tests run. Knows nothing of
  * memtop's model: what a test expects it computes itself. Texts are
  * bytes with a length, so they may hold NUL, escapes or invalid UTF-8. */
 #ifndef MEMTOP_SKYLINE_REPORT_MAKER_H
@@ -42,7 +42,7 @@ struct skyline_report {
 };
 
 /* Skyline's CREATE statements (and entry_types' two rows), as one SQL
- * text: for tests/fuzz/fuzz_load_skyline.c, which fills the tables
+ * text: for tests/formats/skyline/fuzz_load_skyline.c, which fills the tables
  * itself. */
 extern const char skyline_report_ddl[];
 

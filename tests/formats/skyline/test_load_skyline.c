@@ -68,16 +68,6 @@ static void write_report(const char *path, const struct skyline_report *report)
         fail_msg("%s", message);
 }
 
-static struct profile *load_ok(const char *path)
-{
-    struct profile *profile = NULL;
-    struct load_error error = {0};
-    enum load_status status = profile_load(path, NULL, &profile, &error);
-    if (status != LOAD_OK)
-        fail_msg("%s: %s", path, error.message);
-    return profile;
-}
-
 /* Loads `path`, which must fail with LOAD_BAD_INPUT and a message that
  * holds `expected`. */
 static void load_fails(const char *path, const char *expected)
@@ -140,7 +130,7 @@ static void test_small_report(void **state)
     (void)state;
     char *path = report_path("small.sqlite");
     write_report(path, &small_report);
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     assert_string_equal(profile_format_name(profile->format), "skyline");
     assert_int_equal(profile->version, 1);
     assert_int_equal(profile->warning_count, 0);
@@ -190,7 +180,7 @@ static void test_no_gradients_and_small_peak(void **state)
     const struct skyline_report report = {weights, 1, activations, 1, true, 1200, 1};
     char *path = report_path("no_gradients.sqlite");
     write_report(path, &report);
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     const struct allocator_summary *summary = &profile->allocators[0].summary;
     assert_int_equal(profile->allocators[0].row_count, 2);
     assert_int_equal(summary->tracked.entries, 2);
@@ -209,7 +199,7 @@ static void test_empty_report_and_warnings(void **state)
     const struct skyline_report report = {NULL, 0, NULL, 0, false, 0, 7};
     char *path = report_path("empty.sqlite");
     write_report(path, &report);
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     assert_int_equal(profile->allocator_count, 1);
     assert_int_equal(profile->allocators[0].row_count, 0);
     assert_int_equal(profile->allocators[0].summary.peak_bytes, 0);
@@ -236,7 +226,7 @@ static void test_hostile_strings(void **state)
     const struct skyline_report report = {weights, 1, activations, 1, true, 100, 1};
     char *path = report_path("hostile.sqlite");
     write_report(path, &report);
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     const struct allocation_row *rows = profile->allocators[0].rows;
     assert_int_equal(profile->allocators[0].row_count, 3);
     assert_string_equal(text(profile, rows[0].op_name), evil_name);
@@ -259,8 +249,8 @@ static void test_other_database(void **state)
     char *path = report_path("other.sqlite");
     char message[256];
     assert_true(skyline_report_write_other(path, message, sizeof message));
-    load_fails(path, "an SQLite database, but not a Skyline memory report: no weight_entries "
-                     "table");
+    load_fails(path, "not a memory profile: an SQLite database, but not a Skyline memory "
+                     "report: no weight_entries table");
     free(path);
 }
 
@@ -419,7 +409,7 @@ static void test_directory_unchanged(void **state)
         assert_int_equal(stat(path, &before), 0);
         char *listing = directory_listing();
         assert_null(strstr(listing, "untouched.sqlite-"));
-        struct profile *profile = load_ok(path);
+        struct profile *profile = test_load_ok(path);
         assert_int_equal(profile->allocators[0].row_count, 8);
         profile_free(profile);
         assert_unchanged(path, &before, listing);
@@ -443,6 +433,34 @@ static void test_wal_with_content(void **state)
     free(path);
 }
 
+/* Issue 26: a WAL database copied without its -wal (the tables still in
+ * there): named as such, not "no weight_entries table". */
+static void test_wal_left_behind(void **state)
+{
+    (void)state;
+    char *path = report_path("walonly.sqlite");
+    char *copy = report_path("walonly-copy.sqlite");
+    /* A table in the main file, then WAL mode, and the report's tables in
+     * the -wal, which the holder's open connection keeps there. */
+    sqlite3 *holder = other_program(path, "CREATE TABLE notes (text TEXT);"
+                                          "PRAGMA journal_mode = WAL;"
+                                          "PRAGMA wal_autocheckpoint = 0;"
+                                          "CREATE TABLE weight_entries (id INTEGER);");
+    FILE *from = fopen(path, "rb"), *to = fopen(copy, "wb");
+    assert_non_null(from);
+    assert_non_null(to);
+    char buffer[4096];
+    size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, from)) > 0)
+        assert_int_equal(fwrite(buffer, 1, got, to), got);
+    fclose(from);
+    fclose(to);
+    load_fails(copy, "an SQLite database in WAL mode without its -wal file, and no ");
+    sqlite3_close(holder);
+    free(copy);
+    free(path);
+}
+
 /* Another program holds an exclusive lock: the load fails after a short
  * wait, saying so; once the lock is gone the report reads. */
 static void test_locked(void **state)
@@ -454,7 +472,7 @@ static void test_locked(void **state)
     load_fails(path, "locked by another program");
     assert_int_equal(sqlite3_exec(writer, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(writer);
-    profile_free(load_ok(path));
+    profile_free(test_load_ok(path));
     free(path);
 }
 
@@ -464,7 +482,7 @@ static void test_uri_characters_in_path(void **state)
     (void)state;
     char *path = report_path("a ?b#c%41&mode=rw.sqlite");
     write_report(path, &small_report);
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     assert_int_equal(profile->allocators[0].row_count, 8);
     profile_free(profile);
     free(path);
@@ -505,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_schema_text_escaped),
         cmocka_unit_test(test_directory_unchanged),
         cmocka_unit_test(test_wal_with_content),
+        cmocka_unit_test(test_wal_left_behind),
         cmocka_unit_test(test_locked),
         cmocka_unit_test(test_uri_characters_in_path),
         cmocka_unit_test(test_format_row),

@@ -91,7 +91,7 @@ fi
 "$generate" --case other -o "$work/other.sqlite"
 memtop_run --summary "$work/other.sqlite"
 memtop_expect "another program's SQLite file: status 2, says what it lacks" 2 \
-    err "^memtop: .*other.sqlite: an SQLite database, but not a Skyline memory report: no weight_entries table$"
+    err "^memtop: .*other.sqlite: not a memory profile: an SQLite database, but not a Skyline memory report: no weight_entries table$"
 head -c 3000 "$work/demo.sqlite" >"$work/cut.sqlite"
 memtop_run --summary "$work/cut.sqlite"
 memtop_expect "a truncated report: status 2, one line" 2 err "^memtop: .*cut.sqlite: "

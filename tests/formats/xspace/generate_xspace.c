@@ -3,7 +3,7 @@
  * and optionally what XProf's memory_profile tool reports for it.
  *
  * The project's test and benchmark tool for XSpace input: the file's
- * layout follows ../shared/spec/xspace.md and the real captures in
+ * layout follows docs/formats/xspace.md and the real captures in
  * data/real; the expectations (--expect) come from an independent
  * simulation of XProf's step grouping and memory-profile conversion
  * (tests/xspace_gen/oracle*.c), never from memtop's code.
@@ -108,7 +108,7 @@ static void print_help(void)
         "  --hostile             terminal escapes (CSI, OSC), bidi controls, invalid\n"
         "                        UTF-8, NUL and 8 KB names in op names, shapes and an\n"
         "                        allocator's name\n"
-        "  --odd                 odd but valid input (xspace.md section 8): numbers as\n"
+        "  --odd                 odd but valid input (docs/formats/xspace.md): numbers as\n"
         "                        uint64 or double where int64 is usual, str and ref\n"
         "                        mixed, absent stats, stats whose metadata is missing,\n"
         "                        duplicate metadata names, map keys unlike inner ids,\n"

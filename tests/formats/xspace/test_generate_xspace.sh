@@ -4,7 +4,7 @@
 # (tests/xspace_walk) reads what it writes; a tiny TPU capture's
 # expectations were worked out by hand from the file; the oracle's reading
 # of a real JAX capture (data/real, --replay) matches the numbers measured
-# in FINDINGS-real-captures.md; same options, same bytes. Prints TAP.
+# on it (data/real/README describes it); same options, same bytes. Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
 build_dir="${MEMTOP_BUILDDIR:-.}"
@@ -175,7 +175,7 @@ done
 check_value "odd: the second /host:CPU plane is ignored" "$work/odd.expect" memory_ids \
     "2 GPU_0_bfc cpu"
 
-# ---- the oracle on a real JAX capture (FINDINGS-real-captures.md 1.2, 1.3) ----
+# ---- the oracle on a real JAX capture (data/real/README) ----
 real="$source_dir/data/real/jax-mlp-steps.xplane.pb.gz"
 if [ -r "$real" ] && gzip -dc "$real" >"$work/real.pb" 2>/dev/null; then
     "$generate" --replay "$work/real.pb" --expect "$work/real.expect"

@@ -1,7 +1,7 @@
 /* The XSpace loader against XProf's numbers: files from the project's
  * generator (every style and option) against its independent XProf oracle
  * (`generate_xspace --expect`), and the real JAX captures against the
- * values recorded in /work/plan/FINDINGS-real-captures.md section 1 and
+ * values measured on them (data/real/README describes the captures) and
  * the oracle's --replay of them. */
 #include "config.h"
 
@@ -29,16 +29,6 @@ static const char *generator(void)
     return path;
 }
 
-static struct profile *load_ok(const char *path)
-{
-    struct profile *profile = NULL;
-    struct load_error error = {0};
-    enum load_status status = profile_load(path, NULL, &profile, &error);
-    if (status != LOAD_OK)
-        fail_msg("%s: %s", path, error.message);
-    return profile;
-}
-
 /* Loads `path` on one thread and on two (the host plane's events read by
  * one thread, applied by the other) and checks both against the
  * expectations in `expect`. */
@@ -49,7 +39,7 @@ static void check_against(const char *path, const char *expect)
     assert_non_null(text);
     for (size_t threshold = SIZE_MAX; threshold > 0; threshold = threshold == 1 ? 0 : 1) {
         load_xspace_set_pipeline_threshold(threshold);
-        struct profile *profile = load_ok(path);
+        struct profile *profile = test_load_ok(path);
         load_xspace_set_pipeline_threshold(0);
         char message[4096];
         bool ok = xspace_expect_check(profile, text, size, message, sizeof message);
@@ -124,7 +114,7 @@ static void test_real_jax_mlp_steps(void **state)
 {
     (void)state;
     char *path = test_source_path("data/real/jax-mlp-steps.xplane.pb.gz");
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     assert_true(profile->gzipped);
     assert_int_equal(profile->allocator_count, 2);
     const struct allocator *gpu = allocator_named(profile, "GPU_0_bfc");
@@ -154,7 +144,7 @@ static void test_real_jax_nosteps_and_transformer(void **state)
 {
     (void)state;
     char *path = test_source_path("data/real/jax-mlp-nosteps.xplane.pb.gz");
-    struct profile *profile = load_ok(path);
+    struct profile *profile = test_load_ok(path);
     const struct allocator *gpu = allocator_named(profile, "GPU_0_bfc");
     assert_int_equal(gpu->summary.allocations, 24);
     assert_int_equal(gpu->summary.peak_bytes, 14248192);
@@ -163,7 +153,7 @@ static void test_real_jax_nosteps_and_transformer(void **state)
     profile_free(profile);
     free(path);
     path = test_source_path("data/real/jax-transformer-noprealloc.xplane.pb.gz");
-    profile = load_ok(path);
+    profile = test_load_ok(path);
     gpu = allocator_named(profile, "GPU_0_bfc");
     assert_int_equal(gpu->summary.allocations, 35);
     assert_int_equal(gpu->summary.peak_bytes, 277356032);

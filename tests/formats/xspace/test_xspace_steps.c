@@ -1,4 +1,4 @@
-/* XProf's step grouping as the XSpace loader simulates it (xspace.md
+/* XProf's step grouping as the XSpace loader simulates it (docs/formats/xspace.md
  * section 5; group_events.cc), on captures written by hand: each case
  * checks the step of every memory event of the allocator "A". */
 #include "config.h"

@@ -2,7 +2,7 @@
  * unit tests (tests/test_xspace_*.c).
  *
  * Owns: planes, lines and events in the order the profilers write them
- * (xspace.md section 2: a plane's lines, then its event-metadata map, then
+ * (docs/formats/xspace.md: a plane's lines, then its event-metadata map, then
  * its stat-metadata map), metadata keys given out per plane from a base
  * (1 unless a test asks for ids near 2^48), stats of every value kind,
  * and ref values naming stat metadata by their name. Map entries can be

@@ -1,5 +1,5 @@
 /* xspace_expect: the tests' reader of `generate_xspace --expect` files
- * (the format its --help and tests/generate_xspace.c describe), and the
+ * (the format its --help and tests/formats/xspace/generate_xspace.c describe), and the
  * check of a loaded profile against one.
  *
  * Owns: splitting the file into records (a keyword and tokens, %XX

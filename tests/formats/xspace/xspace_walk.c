@@ -5,7 +5,7 @@
  *     xspace_walk --dump FILE    also every memory event of the first
  *                                /host:CPU plane, in file order
  *
- * It checks what xspace.md section 2 says of the layout: fields in number
+ * It checks what docs/formats/xspace.md says of the layout: fields in number
  * order (XSpace: planes, then hostnames; XPlane: id, name, lines, event
  * metadata, stat metadata, stats; XLine: id, name, timestamp_ns, events,
  * then 9-11; XEvent: metadata_id, offset_ps or num_occurrences, duration,

@@ -1,3 +1,7 @@
+/* chart_events: the list of one chart column's events (Enter on the
+ * chart; see chart_frame.h): opening it at the cursor's column, moving in
+ * it (which moves the time window's cursor) and drawing it. Called by
+ * chart_pane.c; draws into the chart's rectangle only. */
 #include "config.h"
 
 #include <stdio.h>

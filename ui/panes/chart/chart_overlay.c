@@ -1,3 +1,7 @@
+/* chart_overlay: a second timeline drawn as a line over the chart's bars
+ * (two profiles compared; see chart_frame.h): its columns in the
+ * same window, the y range both need, and the line itself. Called by
+ * chart_pane.c; computes from the columns and draws, nothing else. */
 #include "config.h"
 
 /* A compared timeline drawn over a chart's bars: two profiles side by

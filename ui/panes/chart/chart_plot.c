@@ -1,3 +1,7 @@
+/* chart_plot: the chart's title, bars, y axis, time axis and legend (see
+ * chart_frame.h), in eighths of a cell where the terminal shows them.
+ * Called by chart_pane.c once per frame; only draws what the frame holds,
+ * changes no state and writes no status line. */
 #include "config.h"
 
 #include <stdio.h>

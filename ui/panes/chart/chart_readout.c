@@ -1,3 +1,7 @@
+/* chart_readout: the lines under the chart that tell what the cursor's
+ * column holds (time, heap, stack, free, the event, its op and shape;
+ * see chart_frame.h), each value escaped and cut to the width. Called by
+ * chart_pane.c once per frame; only draws. */
 #include "config.h"
 
 #include <stdio.h>

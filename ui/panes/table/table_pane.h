@@ -1,6 +1,6 @@
 /* table_pane: the active allocations at the peak, as the viewer's query
  * (ui/query.h) filters and sorts them; its keys (/ s r n N) edit the
- * query and Enter opens the selected row in full (ui/row_detail.h) with
+ * query and Enter opens the selected row in full (ui/panes/table/row_detail.h) with
  * the chart's cursor on its time (a follow-up). Owns the selection,
  * which stays on its row when the query changes, and the columns'
  * widths (ui/column_fit.h). Never calls the chart. */

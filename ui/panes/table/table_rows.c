@@ -1,3 +1,7 @@
+/* table_rows: the allocations table's rows as drawn (see table_view.h):
+ * which columns show, their cells and widths, the title with the sort,
+ * filter and open group, and the note under the rows. Called by
+ * table_pane.c; reads the query's rows and draws, changes nothing. */
 #include "config.h"
 
 #include <limits.h>

@@ -345,7 +345,7 @@ static struct stat_item address_stat(uint64_t key, uint64_t address)
 }
 
 /* The host tracer types an annotation value by parsing it: int64, else
- * uint64, else double, else a string (xspace.md section 4). An op named
+ * uint64, else double, else a string (docs/formats/xspace.md). An op named
  * "123" lands as int64, a shape "nan" as a double. */
 static struct stat_item annotation_stat(struct job *job, uint64_t key, uint32_t string)
 {

@@ -5,7 +5,7 @@
  * events as the simulation produces them (opened, closed, instants; sorted
  * per line by start, longer first, and encoded step by step), the
  * allocators (a BFC-like heap each) and the stats of a memory event in the
- * layout each writer uses (xspace.md section 4). The styles (tf-gpu,
+ * layout each writer uses (docs/formats/xspace.md). The styles (tf-gpu,
  * jax-gpu, tpu) drive it; the device planes read what it records about
  * kernel launches and TPU executions. It knows nothing of what XProf
  * computes: that is the oracle's. */
@@ -213,7 +213,7 @@ bool job_memory_event(struct job *job, uint32_t line, const struct allocator *al
                       const struct memory_annotation *annotation);
 
 /* --odd: odd but valid variants of a memory event's stats and metadata
- * (xspace.md section 8), decided by the event's position (odd.c). */
+ * (docs/formats/xspace.md), decided by the event's position (odd.c). */
 void odd_memory_event(struct job *job, bool allocation, uint64_t *metadata_key,
                       struct stat_item *stats, uint32_t *count);
 

@@ -1,5 +1,5 @@
 /* odd: --odd variants of memory events, odd but valid input as
- * xspace.md section 8 lists it (tests/generate_xspace).
+ * docs/formats/xspace.md lists it (tests/generate_xspace).
  *
  * Each rule applies to every Nth memory event (N prime, so rules mix),
  * counted over the whole file, and changes only what is written: the

@@ -6,7 +6,7 @@
  * looks at: the first /host:CPU plane's events and stats exactly as
  * written (map keys, value kinds), the XLA Modules lines' events, and
  * every plane's event-metadata names (for the while-loop check). At the
- * end it reads them by XProf's rules (xspace.md sections 4-6): step
+ * end it reads them by XProf's rules (docs/formats/xspace.md): step
  * grouping (oracle_groups.c), then the memory profile: summary in walk
  * order, time sort, step fix-up, peak step, the table at the peak with
  * its special rows, sorted and merged, and the HLO modules of TPU planes;

@@ -1,5 +1,5 @@
 /* oracle_groups: XProf's step grouping of host events, simulated
- * (xspace.md section 5; openxla/xla xla/tsl/profiler/utils/group_events.cc,
+ * (docs/formats/xspace.md; openxla/xla xla/tsl/profiler/utils/group_events.cc,
  * GroupTfEvents / GroupTpuEventsOSS, as read for this tool).
  *
  * 1. Loop ops anywhere: no groups.

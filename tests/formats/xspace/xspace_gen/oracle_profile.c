@@ -1,5 +1,5 @@
 /* oracle_profile: XProf's memory profile of the host events, simulated
- * (xspace.md section 6; openxla/xprof xprof/convert/
+ * (docs/formats/xspace.md; openxla/xprof xprof/convert/
  * xplane_to_memory_profile.cc, as read for this tool), and the
  * expectations file it becomes. See oracle.h. */
 #include "config.h"

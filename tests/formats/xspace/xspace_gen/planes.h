@@ -10,7 +10,7 @@
  * /host:__ScopeRangeCallStack__, Task Environment and, with --odd, a
  * second /host:CPU plane (XProf reads the first) and an XLA Modules line
  * on the GPU plane (XProf ignores it). Plane order follows each style's
- * real files (xspace.md section 3; FINDINGS-real-captures.md 1.1). */
+ * real files (docs/formats/xspace.md; data/real/README). */
 #ifndef XSPACE_GEN_PLANES_H
 #define XSPACE_GEN_PLANES_H
 

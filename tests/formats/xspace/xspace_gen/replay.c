@@ -1,9 +1,9 @@
 /* replay: shows an existing XSpace file to the oracle as if the generator
  * had written it (generate_xspace --replay FILE --expect OUT), so the
  * oracle's reading of XProf can be checked against real captures
- * (data/real) and their numbers in FINDINGS-real-captures.md.
+ * (data/real, described in its README) and the numbers tests measure on them.
  *
- * A plain decoder of the wire format of xspace.md section 2: planes with
+ * A plain decoder of the wire format of docs/formats/xspace.md: planes with
  * their lines, events, stats and metadata maps (the last entry of a key
  * wins); unknown fields skipped. Bytes values are not kept (the oracle
  * never reads them). Every plane stays alive until replay_free. */

@@ -1,5 +1,5 @@
 /* style_jax_gpu: a JAX training loop on one GPU, shaped like the real
- * captures in data/real (FINDINGS-real-captures.md section 1)
+ * captures in data/real (data/real/README)
  * (tests/generate_xspace --style jax-gpu).
  *
  * Lines, sorted by name: three CUPTI lines "Host Threads/<tid>" (OS thread

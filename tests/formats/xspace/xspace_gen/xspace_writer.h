@@ -1,7 +1,7 @@
 /* xspace_writer: planes, lines, events and metadata maps of an XSpace,
  * serialised the way the C++ profiler writes them (tests/generate_xspace).
  *
- * Owns the wire layout of xspace.md section 2: fields in number order
+ * Owns the wire layout of docs/formats/xspace.md: fields in number order
  * (XSpace: planes, then hostnames; XPlane: id, name, lines, event-metadata
  * map, stat-metadata map, plane stats; XLine: id, name, timestamp_ns,
  * events, display_name; XEvent: metadata_id, offset_ps, duration_ps, stats,
