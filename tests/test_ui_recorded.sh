@@ -63,7 +63,7 @@ screens() {
 }
 
 # A PyTorch trace: no version, no stack, no region, data type or shape.
-pytorch_has=' chrome-trace(\.gz)? +allocator 
+pytorch_has='( chrome-trace(\.gz)?| torch-mlp\.pt\.trace\.json\.gz) +allocator 
 PEAK
 █ heap
 size .* op( |$)'
