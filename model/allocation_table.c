@@ -224,7 +224,11 @@ struct allocation_row_source allocation_rows_at_peak(const struct profile *profi
         .allocator = allocator,
         .rows = allocator ? allocator->rows : NULL,
         .count = allocator ? allocator->row_count : 0,
-        .label = "at peak",
+        /* An OOM log's rows are the state at its OOM: it has no peak of
+         * its own to tell apart. */
+        .label = allocator && allocator->timeline_kind == TIMELINE_NONE && allocator->oom_count
+                     ? "live at the OOM"
+                     : "at peak",
     };
 }
 

@@ -69,6 +69,13 @@ struct input_format {
      * with what to do (an SQLite report given as gzip or through a pipe):
      * it is not one of the formats memtop reads, and lists say so. */
     bool refuses_only;
+    /* A host name the format reads from a file's name without its
+     * suffix (`stem`, `length` bytes): PyTorch snapshots dumped one per
+     * rank are "rank3" whatever the script called them
+     * (`oom_rank3`, `memory_trace_3`). malloc'd, or NULL to keep the
+     * stem. NULL: the stem. A directory whose hosts all have such names
+     * lists them in natural order (rank2 before rank10). */
+    char *(*host_name)(const char *stem, size_t length);
     /* What an empty file named with one of the suffixes means (XSpace:
      * a capture too big for protobuf); NULL: just "empty file". */
     const char *empty_file_message;

@@ -19,6 +19,8 @@ extern const struct input_format skyline_bytes_format;           /* load_skyline
 extern const struct input_format chrome_trace_format;            /* load_trace.c */
 extern const struct input_format xspace_format;                  /* load_xspace.c */
 extern const struct input_format xspace_riegeli_format;          /* load_xspace.c */
+extern const struct input_format oom_log_format;                 /* formats/oom_log/oom_log.c */
+extern const struct input_format torch_snapshot_format; /* formats/torch_snapshot/torch_snapshot.c */
 
 static const struct input_format *const input_formats[] = {
     &memory_profile_protobuf_format,
@@ -28,6 +30,8 @@ static const struct input_format *const input_formats[] = {
     &chrome_trace_format,
     &xspace_format,
     &xspace_riegeli_format,
+    &oom_log_format,
+    &torch_snapshot_format,
 };
 
 #define INPUT_FORMAT_COUNT (sizeof input_formats / sizeof *input_formats)

@@ -54,7 +54,15 @@ bool run_file_classify(const char *name, const struct input_format **format,
 struct found_file {
     struct run_file file;
     size_t host_length;
+    /* The host's name when it is not the file name's first host_length
+     * bytes (a format's own rule, a rank's folder); malloc'd or NULL. */
+    char *host;
 };
+
+static const char *found_host(const struct found_file *found)
+{
+    return found->host ? found->host : found->file.name;
+}
 
 static unsigned file_rank(const struct run_file *file)
 {
@@ -84,7 +92,7 @@ static int compare_found(const void *left, const void *right)
 static bool same_host(const struct found_file *a, const struct found_file *b)
 {
     return a->file.kind && b->file.kind && a->host_length == b->host_length &&
-           memcmp(a->file.name, b->file.name, a->host_length) == 0;
+           memcmp(found_host(a), found_host(b), a->host_length) == 0;
 }
 
 /* Hands the sorted files over to hosts; false when memory runs out (the
@@ -100,7 +108,7 @@ static bool run_make_hosts(struct logdir_run *run, struct found_file *found, siz
         if (ok && array_grow((void **)&run->hosts, &capacity, run->host_count, sizeof *host, 8)) {
             host = &run->hosts[run->host_count];
             memset(host, 0, sizeof *host);
-            host->name = strndup(found[first].file.name, found[first].host_length);
+            host->name = strndup(found_host(&found[first]), found[first].host_length);
             host->files = malloc((end - first) * sizeof *host->files);
         }
         if (!host || !host->name || !host->files) {
@@ -109,14 +117,17 @@ static bool run_make_hosts(struct logdir_run *run, struct found_file *found, siz
                 free(host->files);
             }
             ok = false;
-            for (size_t i = first; i < end; i++)
+            for (size_t i = first; i < end; i++) {
                 free(found[i].file.path);
+                free(found[i].host);
+            }
             continue;
         }
         run->host_count++;
         for (size_t i = first; i < end; i++) {
             host->files[host->file_count++] = found[i].file;
             host->source_count += file_is_source(&found[i].file);
+            free(found[i].host);
         }
     }
     return ok;
@@ -147,7 +158,78 @@ static bool found_add(struct found_file **found, size_t *count, size_t *capacity
     struct found_file *file = &(*found)[(*count)++];
     file->file = (struct run_file){path, path_base_name(path), format, kind};
     file->host_length = host_length;
+    file->host = NULL;
+    /* The format's own name for the host ("rank3" for oom_rank3.pickle). */
+    if (format && format->host_name && !kind) {
+        file->host = format->host_name(name, host_length);
+        if (file->host)
+            file->host_length = strlen(file->host);
+    }
     return true;
+}
+
+/* A folder of the run holding one file of a format that names its hosts
+ * (rank3/snapshot.pickle): that file, its host the folder's name. */
+static bool found_add_folder(struct found_file **found, size_t *count, size_t *capacity,
+                             const char *directory, const char *name)
+{
+    if (name[0] == '.')
+        return true;
+    char *folder = path_join(directory, name);
+    if (!folder)
+        return false;
+    struct stat folder_status;
+    DIR *stream = stat(folder, &folder_status) == 0 && S_ISDIR(folder_status.st_mode)
+                      ? opendir(folder)
+                      : NULL;
+    char *chosen = NULL;
+    size_t candidates = 0;
+    struct dirent *entry;
+    while (stream && (entry = readdir(stream))) {
+        const struct input_format *format;
+        const struct xprof_file_kind *kind;
+        size_t host_length;
+        if (!run_file_classify(entry->d_name, &format, &kind, &host_length) || kind ||
+            !format || !format->host_name)
+            continue;
+        if (++candidates == 1)
+            chosen = strdup(entry->d_name);
+    }
+    if (stream)
+        closedir(stream);
+    bool ok = true;
+    if (candidates == 1 && chosen) {
+        size_t before = *count;
+        ok = found_add(found, count, capacity, folder, chosen);
+        if (ok && *count > before) {
+            struct found_file *file = &(*found)[*count - 1];
+            free(file->host);
+            file->host = strdup(name);
+            file->host_length = file->host ? strlen(file->host) : 0;
+            ok = file->host != NULL;
+        }
+    }
+    free(chosen);
+    free(folder);
+    return ok;
+}
+
+static int compare_hosts_natural(const void *left, const void *right)
+{
+    return natural_compare(((const struct run_host *)left)->name,
+                           ((const struct run_host *)right)->name);
+}
+
+/* Hosts all named by their format's rule (ranks) in natural order. */
+static void run_order_ranks(struct logdir_run *run)
+{
+    for (size_t i = 0; i < run->host_count; i++) {
+        const struct run_file *file = &run->hosts[i].files[0];
+        if (!file->format || !file->format->host_name)
+            return;
+    }
+    if (run->host_count > 1)
+        qsort(run->hosts, run->host_count, sizeof *run->hosts, compare_hosts_natural);
 }
 
 enum load_status logdir_read_run(const char *path, const char *name, struct logdir_run *run,
@@ -174,16 +256,23 @@ enum load_status logdir_read_run(const char *path, const char *name, struct logd
     size_t count = 0, capacity = 0;
     bool ok = true;
     struct dirent *entry;
-    while (ok && (entry = readdir(stream)))
+    while (ok && (entry = readdir(stream))) {
         ok = found_add(&found, &count, &capacity, path, entry->d_name);
+        if (ok && entry->d_type != DT_REG)
+            ok = found_add_folder(&found, &count, &capacity, path, entry->d_name);
+    }
     closedir(stream);
     if (count > 1)
         qsort(found, count, sizeof *found, compare_found);
     if (!ok)
-        for (size_t i = 0; i < count; i++)
+        for (size_t i = 0; i < count; i++) {
             free(found[i].file.path);
+            free(found[i].host);
+        }
     ok = ok && run_make_hosts(run, found, count);
     free(found);
+    if (ok)
+        run_order_ranks(run);
     if (ok)
         return LOAD_OK;
     logdir_run_free(run);

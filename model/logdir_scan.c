@@ -221,11 +221,25 @@ static enum load_status scan_log_directory(struct logdir *logdir, const struct s
     return LOAD_OK;
 }
 
-/* "(*.pb, *.json, ...)": the suffixes of the format table. */
+/* Whether `suffix` is another's with ".gz" after it (said once at the end). */
+static bool gzip_of_listed(const char *suffix)
+{
+    size_t length = strlen(suffix);
+    if (length < 4 || strcmp(suffix + length - 3, ".gz") != 0)
+        return false;
+    for (size_t i = 0; i < input_format_count(); i++)
+        for (const char *const *other = input_format_at(i)->suffixes; other && *other; other++)
+            if (strlen(*other) == length - 3 && strncmp(*other, suffix, length - 3) == 0)
+                return true;
+    return false;
+}
+
+/* "(*.pb, *.json, ..., gzip'd or not)": the suffixes of the format table. */
 static void known_suffixes(char *text, size_t size)
 {
     size_t used = (size_t)snprintf(text, size, "(");
     const char *separator = "";
+    bool gzip = false;
     for (size_t rank = 0, listed = 1; listed > 0 && used < size; rank++) {
         listed = 0;
         for (size_t i = 0; i < input_format_count() && used < size; i++) {
@@ -235,14 +249,18 @@ static void known_suffixes(char *text, size_t size)
                 count++;
             if (rank >= count)
                 continue;
+            listed++;
+            if (gzip_of_listed(suffixes[rank])) {
+                gzip = true;
+                continue;
+            }
             used += (size_t)snprintf(text + used, size - used, "%s*%s", separator,
                                      suffixes[rank]);
             separator = ", ";
-            listed++;
         }
     }
     if (used < size)
-        snprintf(text + used, size - used, ")");
+        snprintf(text + used, size - used, "%s)", gzip ? ", gzip'd or not" : "");
 }
 
 void logdir_error_no_profiles(struct load_error *error, bool log_directory)

@@ -4,6 +4,9 @@
 
 #include "model/oom.h"
 
+#include <stdlib.h>
+
+#include "model/integer_map.h"
 #include "model/saturating.h"
 
 const struct oom_event *allocator_last_oom(const struct allocator *allocator)
@@ -105,4 +108,99 @@ struct oom_account oom_account_of(const struct allocator *allocator,
     else /* enough was free, yet the request failed: no block was large enough */
         account.verdict = OOM_VERDICT_FRAGMENTED;
     return account;
+}
+
+/* A row's key: its location when it has one, else its op, else (a row
+ * of neither, an XLA entry parameter) its kind. */
+static uint64_t holder_key(const struct allocation_row *row)
+{
+    if (row->location)
+        return (uint64_t)1 << 32 | row->location;
+    return row->op_name || !row->kind ? row->op_name : (uint64_t)2 << 32 | row->kind;
+}
+
+/* Whether holder a goes before b: more bytes, else seen first (the
+ * order they were added in). */
+static bool holder_before(const struct oom_holder *a, size_t a_index, const struct oom_holder *b,
+                          size_t b_index)
+{
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a_index < b_index;
+}
+
+size_t oom_top_holders(const struct allocation_row *rows, size_t count, struct oom_holder *out,
+                       size_t max)
+{
+    struct integer_map groups = {0};
+    struct oom_holder *sums = malloc((count ? count : 1) * sizeof *sums);
+    size_t group_count = 0;
+    bool ok = sums != NULL;
+    for (size_t i = 0; ok && i < count; i++) {
+        const struct allocation_row *row = &rows[i];
+        uint64_t key = holder_key(row);
+        uint32_t *found = integer_map_find(&groups, key);
+        size_t at = found ? *found : group_count;
+        if (!found) {
+            ok = integer_map_put(&groups, key, (uint32_t)group_count);
+            sums[group_count++] = (struct oom_holder){
+                .name = row->location ? row->location
+                        : row->op_name || !row->kind ? row->op_name
+                                                     : row->kind,
+                .is_location = row->location != 0,
+            };
+        }
+        int64_t occurrences = row->occurrences > 0 ? row->occurrences : 1;
+        int64_t bytes = row->allocation_bytes > 0 ? row->allocation_bytes : 0;
+        int64_t total = bytes > INT64_MAX / occurrences ? INT64_MAX : bytes * occurrences;
+        sums[at].bytes = saturating_add(sums[at].bytes, total);
+        sums[at].allocations = saturating_add(sums[at].allocations, occurrences);
+    }
+    /* The largest `max` by selection: max is a handful. */
+    size_t taken = 0;
+    size_t *order = ok ? malloc((max ? max : 1) * sizeof *order) : NULL;
+    for (; order && taken < max && taken < group_count; taken++) {
+        size_t best = SIZE_MAX;
+        for (size_t g = 0; g < group_count; g++) {
+            bool used = false;
+            for (size_t t = 0; t < taken && !used; t++)
+                used = order[t] == g;
+            if (!used && (best == SIZE_MAX || holder_before(&sums[g], g, &sums[best], best)))
+                best = g;
+        }
+        order[taken] = best;
+        out[taken] = sums[best];
+    }
+    free(order);
+    free(sums);
+    integer_map_free(&groups);
+    return ok ? taken : 0;
+}
+
+bool oom_memory_map_cells(const struct allocator *allocator, double *cells, int width)
+{
+    long double total = 0;
+    for (size_t i = 0; i < allocator->memory_map_count; i++)
+        total += allocator->memory_map[i].bytes > 0 ? allocator->memory_map[i].bytes : 0;
+    if (width <= 0 || total <= 0)
+        return false;
+    /* Cell c covers bytes [c * total / width, (c + 1) * total / width). */
+    long double start = 0;
+    for (int c = 0; c < width; c++)
+        cells[c] = 0.0;
+    for (size_t i = 0; i < allocator->memory_map_count; i++) {
+        const struct memory_block *block = &allocator->memory_map[i];
+        long double bytes = block->bytes > 0 ? block->bytes : 0, end = start + bytes;
+        if (block->in_use) {
+            for (int c = (int)(start * width / total); c < width; c++) {
+                long double from = (long double)c * total / width;
+                long double to = (long double)(c + 1) * total / width;
+                if (from >= end)
+                    break;
+                long double overlap = (end < to ? end : to) - (start > from ? start : from);
+                if (overlap > 0)
+                    cells[c] += (double)(overlap / (to - from));
+            }
+        }
+        start = end;
+    }
+    return true;
 }

@@ -59,4 +59,25 @@ struct oom_account {
 struct oom_account oom_account_of(const struct allocator *allocator,
                                   const struct oom_event *oom);
 
+/* An allocator's memory map (struct memory_block, where its format
+ * walks its memory) in `width` cells, address order: each cell the share
+ * of its bytes in use, 0..1 (a cell with no bytes reads 0). False when
+ * the allocator has no map or its blocks hold no bytes. */
+bool oom_memory_map_cells(const struct allocator *allocator, double *cells, int width);
+
+/* What held the memory at an OOM: rows summed by where they were made
+ * (the row's location, where the format records one) or else by op. */
+struct oom_holder {
+    uint32_t name;      /* string id: a location ("file:line") or an op name */
+    bool is_location;
+    int64_t bytes;      /* allocation bytes x occurrences, summed (saturating) */
+    int64_t allocations; /* occurrences, summed */
+};
+
+/* The `max` largest holders among `rows` (largest first; ties by first
+ * appearance) into `out`; returns how many. False-free: without memory
+ * for the grouping it returns 0. */
+size_t oom_top_holders(const struct allocation_row *rows, size_t count, struct oom_holder *out,
+                       size_t max);
+
 #endif

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "model/profile.h"
+#include "model/segments.h"
 
 #include "model/format.h"
 #include "model/input_format.h"
@@ -249,7 +250,10 @@ void profile_free(struct profile *profile)
     for (size_t i = 0; i < profile->allocator_count; i++) {
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
+        segment_history_free(profile->allocators[i].segments);
         free(profile->allocators[i].ooms);
+        free(profile->allocators[i].notes);
+        free(profile->allocators[i].memory_map);
     }
     free(profile->warnings);
     free(profile->allocators);

@@ -171,6 +171,18 @@ struct allocator_summary {
     bool one_step_rows;
     int64_t rows_step;
     int64_t peak_time_step;
+    /* Where the trace begins, for formats whose trace may begin after the
+     * job did (a PyTorch memory snapshot: recording started late, or its
+     * ring buffer dropped the oldest entries); `known` false for the
+     * others, whose reports leave it out. */
+    struct trace_start {
+        bool known;
+        size_t entries;         /* the allocator's trace entries */
+        int64_t covered_ps;     /* from its first entry to its last */
+        bool times_are_entries; /* the file has no times: the axis counts entries */
+        int64_t live_bytes;     /* live before the first entry */
+        size_t live_count;
+    } trace_start;
 };
 
 enum row_origin {
@@ -274,6 +286,21 @@ struct oom_event {
     uint32_t op_name;           /* string id of the op that asked, 0 when none */
 };
 
+/* A line of a format's own summary that memtop keeps as the file wrote
+ * it (an OOM log's "temp allocation: 8.41GiB", "MaxAllocSize: 13200000000"):
+ * a label and a value, string ids. */
+struct allocator_note {
+    uint32_t label;
+    uint32_t value;
+};
+
+/* One block of an allocator's memory, in address order, for formats
+ * that walk it (a BFC allocator's dump): where the free memory lies. */
+struct memory_block {
+    int64_t bytes;
+    bool in_use;
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
@@ -286,10 +313,19 @@ struct allocator {
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
+    /* The allocator's segments over time (model/segments.h), for formats
+     * that record them (a PyTorch memory snapshot); NULL for the others. */
+    struct segment_history *segments;
     /* Its out-of-memory errors, sorted by time (stably) by the builder's
      * finish; model/oom.h asks them questions. */
     struct oom_event *ooms;
     size_t oom_count;
+    /* What the format's own summary said (none for most formats). */
+    struct allocator_note *notes;
+    size_t note_count;
+    /* Its memory block by block, where the format walks it; else none. */
+    struct memory_block *memory_map;
+    size_t memory_map_count;
 };
 
 /* Whether allocator's format records `field` (one enum allocator_field

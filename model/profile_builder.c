@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "model/profile_builder.h"
+#include "model/segments.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,38 @@ bool profile_builder_add_oom(struct profile_builder *builder, size_t index,
     return true;
 }
 
+/* Appends to an allocator's list whose capacity is its count rounded up
+ * to a power of two (these lists are filled once, by one loader). */
+static bool append_pow2(void **list, size_t *count, size_t size, const void *value)
+{
+    if ((*count & (*count - 1)) == 0) {
+        if (*count > SIZE_MAX / 2 / size)
+            return false;
+        void *grown = realloc(*list, (*count ? *count * 2 : 1) * size);
+        if (!grown)
+            return false;
+        *list = grown;
+    }
+    memcpy((char *)*list + *count * size, value, size);
+    (*count)++;
+    return true;
+}
+
+bool profile_builder_add_note(struct profile_builder *builder, size_t index,
+                              const struct allocator_note *note)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    return append_pow2((void **)&allocator->notes, &allocator->note_count, sizeof *note, note);
+}
+
+bool profile_builder_add_memory_block(struct profile_builder *builder, size_t index,
+                                      const struct memory_block *block)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    return append_pow2((void **)&allocator->memory_map, &allocator->memory_map_count,
+                       sizeof *block, block);
+}
+
 void profile_builder_set_summary(struct profile_builder *builder, size_t index,
                                  const struct allocator_summary *summary)
 {
@@ -470,4 +503,12 @@ struct profile *profile_builder_finish(struct profile_builder *builder)
     }
     profile_builder_free_state(builder);
     return profile;
+}
+
+void profile_builder_set_segments(struct profile_builder *builder, size_t index,
+                                  struct segment_history *history)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    segment_history_free(allocator->segments);
+    allocator->segments = history;
 }

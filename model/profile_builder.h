@@ -74,6 +74,10 @@ void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t 
  * that reads it sorted before finish; finish sorts what is left. */
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index);
 
+/* Adopts `history` (model/segments.h) as allocator `index`'s segments. */
+void profile_builder_set_segments(struct profile_builder *builder, size_t index,
+                                  struct segment_history *history);
+
 /* Appends a row to allocator `index`'s table (file order is kept). */
 bool profile_builder_add_row(struct profile_builder *builder, size_t index,
                              const struct allocation_row *row);
@@ -84,6 +88,13 @@ bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index,
  * finish sorts them by time, stably). False when memory runs out. */
 bool profile_builder_add_oom(struct profile_builder *builder, size_t index,
                              const struct oom_event *oom);
+
+/* Appends a line of the format's own summary to allocator `index`, and
+ * a block of its memory map (address order); false when memory runs out. */
+bool profile_builder_add_note(struct profile_builder *builder, size_t index,
+                              const struct allocator_note *note);
+bool profile_builder_add_memory_block(struct profile_builder *builder, size_t index,
+                                      const struct memory_block *block);
 
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,

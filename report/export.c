@@ -10,6 +10,7 @@
 #include "report/atomic_file.h"
 #include "report/csv_writer.h"
 #include "report/json_writer.h"
+#include "model/segments.h"
 
 /* ---- writing to a stream ---- */
 
@@ -58,9 +59,13 @@ static bool request_check(const struct export_request *request, struct export_re
         }
     }
     if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE ||
-         request->view == EXPORT_VIEW_STEPS) &&
+         request->view == EXPORT_VIEW_STEPS || request->view == EXPORT_VIEW_SEGMENTS) &&
         !checked->allocator) {
         *reason = "the profile has no allocator to export";
+        return false;
+    }
+    if (request->view == EXPORT_VIEW_SEGMENTS && !allocator_has_segments(checked->allocator)) {
+        *reason = "the allocator records no segments (only PyTorch memory snapshots do)";
         return false;
     }
     if (request->view == EXPORT_VIEW_COMPARE && !request->new_profile) {
@@ -86,6 +91,7 @@ static const struct {
     [EXPORT_VIEW_CHROME_TRACE] = {NULL, export_chrome_trace},
     [EXPORT_VIEW_COMPARE] = {export_compare, NULL},
     [EXPORT_VIEW_STEPS] = {export_steps, NULL},
+    [EXPORT_VIEW_SEGMENTS] = {export_segments, NULL},
 };
 
 /* A JSON view: json_writer keeps every string valid and terminal-safe. */

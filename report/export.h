@@ -49,6 +49,12 @@
  *                row per step of the allocator (model/steps.h: in the order
  *                the steps start, step -1 last), end_delta_bytes empty for
  *                the first step and for step -1.
+ *   segments     address,size_bytes,stream,pool,expandable,allocated_bytes,
+ *                pending_free_bytes,free_bytes,blocks,largest_free_bytes:
+ *                the allocator's segments (model/segments.h) after the
+ *                request's snapshot (at_ps: the last at or before it;
+ *                otherwise the peak's), by address; pool is "default" or
+ *                "private" (a CUDA graph's, a MemPool's).
  *   chrome-trace not CSV: a Chrome trace JSON that Perfetto and
  *                chrome://tracing open and memtop reads back as the same
  *                profile (report/export_chrome_trace.c says how); every
@@ -76,6 +82,7 @@ enum export_view {
     EXPORT_VIEW_CHROME_TRACE,
     EXPORT_VIEW_COMPARE, /* two profiles: the request's and new_profile */
     EXPORT_VIEW_STEPS,
+    EXPORT_VIEW_SEGMENTS, /* formats that record segments (model/segments.h) */
     EXPORT_VIEW_COUNT
 };
 
@@ -116,6 +123,9 @@ struct export_request {
     /* Several hosts in one CSV (export_each_write): text cells before each
      * row's own, named in the header ("run", "host"); lead_count 0: none.
      * no_header: a host after the first, whose header is not written. */
+    /* segments: the time to show them at (has_at), else the peak. */
+    bool has_at;
+    int64_t at_ps;
     const char *const *lead_names;
     const char *const *lead_values;
     size_t lead_count;
@@ -168,7 +178,7 @@ enum export_status export_each_to_path(const char *path, bool replace,
 /* "allocations", "timeline", "summary", "hlo", "chrome-trace", "compare", "steps". */
 const char *export_view_name(enum export_view view);
 bool export_view_parse(const char *name, enum export_view *out);
-/* "allocations, timeline, summary, hlo, chrome-trace, compare, steps", for usage
+/* "allocations, timeline, summary, hlo, chrome-trace, compare, steps, segments", for usage
  * messages. */
 const char *export_view_list(void);
 /* Whether the view is CSV (else JSON: chrome-trace). */
@@ -220,6 +230,7 @@ size_t export_summary(struct csv_writer *writer, const struct export_request *re
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
 size_t export_compare(struct csv_writer *writer, const struct export_request *request);
 size_t export_steps(struct csv_writer *writer, const struct export_request *request);
+size_t export_segments(struct csv_writer *writer, const struct export_request *request);
 /* chrome-trace: returns the number of trace events written. */
 struct json_writer;
 size_t export_chrome_trace(struct json_writer *writer, const struct export_request *request);

@@ -159,6 +159,17 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
                                 summary->tracked.known ? summary->tracked.entries
                                                        : allocator->row_count);
     json_tracked(writer, &summary->tracked);
+    if (summary->trace_start.known) {
+        const struct trace_start *start = &summary->trace_start;
+        json_writer_member_unsigned(writer, "trace_entries", start->entries);
+        json_writer_key(writer, "live_before_trace");
+        json_writer_object_begin(writer);
+        json_writer_member_int(writer, "bytes", start->live_bytes);
+        json_writer_member_unsigned(writer, "allocations", start->live_count);
+        json_writer_object_end(writer);
+        json_member_int_or_null(writer, "trace_covers_ps", !start->times_are_entries,
+                                start->covered_ps);
+    }
     json_writer_member_bool(writer, "summary_computed", summary->derived);
     json_writer_member_bool(writer, "timeline_sampled", allocator->timeline_sampled);
     /* null when the capacity is unknown: the writer spells NaN so. */

@@ -11,6 +11,8 @@
 
 #include "model/allocation_table.h"
 #include "model/format.h"
+#include "model/oom.h"
+#include "report/oom_card.h"
 
 /* Safe to print; "-" for an empty field so columns stay readable. */
 static const char *safe(const struct profile *profile, uint32_t id, char *buffer, size_t size)
@@ -182,13 +184,43 @@ static void text_utilization_line(FILE *out, const struct allocator_summary *sum
             isnan(utilization) ? "unknown" : format_percent(utilization, percent, sizeof percent));
 }
 
-static void text_allocator(FILE *out, const struct profile *profile,
-                           const struct allocator *allocator,
+/* The post-mortem card of the allocator's last OOM, when it has one. */
+static void text_oom(FILE *out, const struct profile *profile, size_t index)
+{
+    const struct oom_event *oom = allocator_last_oom(&profile->allocators[index]);
+    if (!oom)
+        return;
+    struct oom_card card;
+    oom_card_build_for_report(&card, profile, index, oom);
+    oom_card_print(out, &card, "  ");
+}
+
+/* Where a trace that may begin late begins, and what was live then. */
+static void text_trace_start(FILE *out, const struct trace_start *start)
+{
+    if (!start->known)
+        return;
+    char span[32], bytes[32];
+    fprintf(out, "  %-28s %14zu\n", "Trace entries", start->entries);
+    if (start->times_are_entries)
+        snprintf(span, sizeof span, "%zu entries", start->entries);
+    else
+        format_milliseconds(start->covered_ps, span, sizeof span);
+    fprintf(out, "  %-28s %14s\n", "  covering", span);
+    fprintf(out, "  %-28s %14s  (%zu allocations: made before recording, or dropped by the "
+                 "ring buffer)\n",
+            "  live before its start", format_bytes(start->live_bytes, bytes, sizeof bytes),
+            start->live_count);
+}
+
+static void text_allocator(FILE *out, const struct profile *profile, size_t index,
                            const struct summary_report_options *options)
 {
+    const struct allocator *allocator = &profile->allocators[index];
     const struct allocator_summary *summary = &allocator->summary;
     char name[256], time[32], percent[32];
     fprintf(out, "\n%s\n", safe(profile, allocator->id, name, sizeof name));
+    text_oom(out, profile, index);
     if (allocator->timeline_kind == TIMELINE_NONE) {
         text_allocator_without_timeline(out, profile, allocator, options);
         return;
@@ -214,6 +246,7 @@ static void text_allocator(FILE *out, const struct profile *profile,
             !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
                 ? "unknown"
                 : format_percent(summary->peak.fragmentation, percent, sizeof percent));
+    text_trace_start(out, &summary->trace_start);
     text_rows(out, profile, allocator, options);
 }
 
@@ -245,7 +278,7 @@ void summary_report_text_with(FILE *out, const struct profile *profile, const ch
         fprintf(out, ", %zu HLO modules", profile->hlo_module_count);
     fputc('\n', out);
     for (size_t i = 0; i < profile->allocator_count; i++)
-        text_allocator(out, profile, &profile->allocators[i], options);
+        text_allocator(out, profile, i, options);
 }
 
 void summary_report_text_error(FILE *out, const char *path, const char *host, struct text error)

@@ -25,6 +25,9 @@ int exit_status_worst(int a, int b)
 {
     if (a == EXIT_BAD_INPUT || b == EXIT_BAD_INPUT)
         return EXIT_BAD_INPUT;
+    /* A failure outranks a crossed gate: the gate's answer may be wrong. */
+    if (a == EXIT_RUNTIME_FAILURE || b == EXIT_RUNTIME_FAILURE)
+        return EXIT_RUNTIME_FAILURE;
     return a > b ? a : b;
 }
 

@@ -21,11 +21,13 @@ enum exit_status {
     EXIT_OK = 0,
     EXIT_RUNTIME_FAILURE = 1,
     EXIT_BAD_INPUT = 2,
+    EXIT_GATE_CROSSED = 3, /* --fail-over or --fail-growth: a limit was crossed */
 };
 
 /* The exit status of a load's outcome. */
 int exit_status_for(enum load_status status);
-/* The worse of two: bad input outranks a runtime failure. */
+/* The worse of two: bad input outranks a runtime failure, which
+ * outranks a crossed gate. */
 int exit_status_worst(int a, int b);
 
 /* The longest error line (longer ones are cut). */

@@ -9,6 +9,7 @@
 #include "report/compare_report.h"
 #include "report/json_writer.h"
 #include "src/cli_output.h"
+#include "src/gate_cli.h"
 
 int compare_cli_load(struct host_list *hosts, bool warnings)
 {
@@ -50,8 +51,11 @@ int compare_cli_summary(struct source *input, const struct options *options,
     } else {
         compare_report_text(stdout, base, new, &comparison);
     }
+    /* --fail-over is asked of NEW, the profile a change made. */
+    bool crossed = gate_cli_growth(&options->gates, base, &comparison);
+    crossed = gate_cli_over(&options->gates, new) || crossed;
     profile_comparison_free(&comparison);
-    return stdout_finish(EXIT_OK, write_error);
+    return stdout_finish(crossed ? EXIT_GATE_CROSSED : EXIT_OK, write_error);
 }
 
 /* The allocator --allocator's `id` names in `profile` (as memtop shows

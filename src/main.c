@@ -1,7 +1,8 @@
 /* memtop: the terminal viewer for TensorFlow / JAX / XProf memory profiles.
  * main parses the command line, opens the hosts and hands them to the
  * viewer or a report. It is the only place that prints errors and picks
- * the exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input. */
+ * the exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input, 3
+ * a CI gate crossed (--fail-over, --fail-growth). */
 #include "config.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include "report/summary_report.h"
 #include "src/cli_output.h"
 #include "src/compare_cli.h"
+#include "src/gate_cli.h"
 #include "ui/keys.h"
 #include "ui/ui.h"
 
@@ -34,7 +36,8 @@
  * before them); a host that failed to load is reported on stderr (and,
  * in a JSON array, as an object with its error). */
 static int summary_host(struct host_list *hosts, size_t index, bool several, bool after_report,
-                        struct json_writer *json, const struct summary_report_options *report)
+                        struct json_writer *json, const struct summary_report_options *report,
+                        const struct gate_options *gates, bool *crossed)
 {
     struct host *host = &hosts->hosts[index];
     const struct profile *profile = load_host(hosts, index);
@@ -61,6 +64,7 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
             fputc('\n', stdout);
         summary_report_text_with(stdout, profile, host_name, report);
     }
+    *crossed = gate_cli_over(gates, profile) || *crossed;
     /* Reports need one host at a time: free it before the next. */
     profile_free(host->profile);
     host->profile = NULL;
@@ -69,9 +73,10 @@ static int summary_host(struct host_list *hosts, size_t index, bool several, boo
 
 /* A directory's hosts are reported one entry each, whatever their
  * number: scripts read the same shape for one host as for 64. */
-static int run_summary(struct source *input, bool json,
+static int run_summary(struct source *input, const struct options *options,
                        const struct summary_report_options *report)
 {
+    bool json = options->json, crossed = false;
     struct host_list *hosts = &input->hosts;
     int status = EXIT_OK;
     bool several = input->directory || hosts->count > 1;
@@ -84,8 +89,8 @@ static int run_summary(struct source *input, bool json,
     int write_error = 0; /* of the text report, seen as soon as it happens */
     bool written = false;
     for (size_t i = input->first_host; i < input->first_host + input->host_count; i++) {
-        int host_status =
-            summary_host(hosts, i, several, written, json ? &writer : NULL, report);
+        int host_status = summary_host(hosts, i, several, written, json ? &writer : NULL, report,
+                                       &options->gates, &crossed);
         written = written || host_status == EXIT_OK || (!json && several);
         status = exit_status_worst(status, host_status);
         if (!write_error && ferror(stdout))
@@ -95,6 +100,9 @@ static int run_summary(struct source *input, bool json,
         json_writer_array_end(&writer);
     if (json && (several || written))
         fputc('\n', stdout);
+    /* A failure says more than a gate: 3 only when all else went well. */
+    if (status == EXIT_OK && crossed)
+        status = EXIT_GATE_CROSSED;
     return stdout_finish(status, json ? json_writer_finish(&writer) : write_error);
 }
 
@@ -293,6 +301,8 @@ static int export_prepare(const struct host *host, const struct export_options *
     export_request_init(request, export->view, profile, allocator);
     request->from_ps = export->from_ps;
     request->to_ps = export->to_ps;
+    request->has_at = export->has_at;
+    request->at_ps = export->at_ps;
     export_warn_sampled_steps(host->path, export, allocator);
     if (export->view != EXPORT_VIEW_ALLOCATIONS)
         return EXIT_OK;
@@ -466,7 +476,7 @@ int main(int argc, char **argv)
     else if (options.mode == RUN_EXPORT)
         exit_status = run_export(&input, &options);
     else if (options.mode == RUN_SUMMARY)
-        exit_status = run_summary(&input, options.json, &report);
+        exit_status = run_summary(&input, &options, &report);
     else
         exit_status = run_viewer(&input, &options);
     input_free(&input);

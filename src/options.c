@@ -17,6 +17,7 @@ enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
 enum { OPTION_COMPARE = 1024 };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
+enum { OPTION_FAIL_OVER = 1792, OPTION_FAIL_GROWTH };
 enum {
     OPTION_EXPORT = 512,
     OPTION_ALLOCATOR,
@@ -39,6 +40,8 @@ static const struct option long_options[] = {
     {"filter", required_argument, NULL, OPTION_FILTER},
     {"sort", required_argument, NULL, OPTION_SORT},
     {"min-size", required_argument, NULL, OPTION_MIN_SIZE},
+    {"fail-over", required_argument, NULL, OPTION_FAIL_OVER},
+    {"fail-growth", required_argument, NULL, OPTION_FAIL_GROWTH},
     {"group-by", required_argument, NULL, OPTION_GROUP_BY},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPTION_FORCE},
@@ -155,6 +158,13 @@ int options_print_help(FILE *out)
           "                    each peak), or with --summary [--json] each matched\n"
           "                    allocator's deltas; --export compare BASE NEW writes\n"
           "                    the op table as CSV (allocators match by memory id)\n"
+          "      --fail-over SIZE|PCT\n"
+          "                    with --summary (implied): exit 3 when an allocator's\n"
+          "                    peak is above SIZE (16GiB) or above PCT of its\n"
+          "                    capacity (90%), one line on stderr for each\n"
+          "      --fail-growth PCT\n"
+          "                    with --compare BASE NEW: exit 3 when a matched\n"
+          "                    allocator's peak grew by more than PCT (10%)\n"
           "  -o, --output FILE with --export: write FILE (atomically), not stdout\n"
           "      --force       with -o: replace FILE if it exists\n"
           "      --ascii       draw with ASCII only, even in a UTF-8 terminal\n"
@@ -179,7 +189,8 @@ int options_print_help(FILE *out)
     fputs("\n"
           "PROFILE may be - for standard input, or a pipe or FIFO (<(gsutil cat URL)).\n"
           "\n"
-          "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n"
+          "Exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input,\n"
+          "3 a gate crossed (--fail-over, --fail-growth).\n"
           "In the viewer, press ? for the keys. See also man memtop.\n",
           out);
     /* The help is longer than stdio's buffer: a write that failed on the
@@ -214,6 +225,73 @@ static bool min_size_option_parse(const char *argument, struct options *options,
         return false;
     }
     options->has_min_size = true;
+    return true;
+}
+
+/* "80%", "12.5%" (percent_sign: the sign is required), or "80" when it
+ * is not: a finite percentage, 0 or more. */
+static bool percent_parse(const char *text, bool percent_sign, double *percent)
+{
+    size_t length = strlen(text);
+    bool signed_ = length > 0 && text[length - 1] == '%';
+    if ((percent_sign && !signed_) || length == 0 || text[0] < '0' || text[0] > '9')
+        return false;
+    char number[64];
+    if (length - signed_ >= sizeof number)
+        return false;
+    memcpy(number, text, length - signed_);
+    number[length - signed_] = '\0';
+    char *end;
+    errno = 0;
+    double value = strtod(number, &end);
+    if (*end || errno || !(value >= 0) || value > 1e12)
+        return false;
+    *percent = value;
+    return true;
+}
+
+/* --fail-over SIZE|PCT, --fail-growth PCT. */
+static bool gate_option_parse(int option, const char *argument, struct gate_options *gates,
+                              char *error, size_t error_size)
+{
+    if (option == OPTION_FAIL_GROWTH) {
+        gates->fail_growth = percent_parse(argument, false, &gates->growth_percent);
+        gates->growth_text = argument;
+        if (!gates->fail_growth)
+            snprintf(error, error_size, "--fail-growth: '%s' is not a percentage (10, 10%%)",
+                     argument);
+        return gates->fail_growth;
+    }
+    struct gate_limit *over = &gates->over;
+    over->percent = strchr(argument, '%') != NULL;
+    gates->fail_over = over->percent ? percent_parse(argument, true, &over->share)
+                                     : export_size_parse(argument, &over->bytes);
+    gates->over_text = argument;
+    if (!gates->fail_over)
+        snprintf(error, error_size,
+                 "--fail-over: '%s' is neither a size (bytes, or with K, KiB, M, MiB, G, GiB) "
+                 "nor a share of the capacity (80%%)",
+                 argument);
+    return gates->fail_over;
+}
+
+/* The gates go with --summary [--json] (implied when no other mode is
+ * asked for), --fail-growth with --compare. */
+static bool gate_options_check(struct options *options, char *error, size_t error_size)
+{
+    struct gate_options *gates = &options->gates;
+    if (!gates->fail_over && !gates->fail_growth)
+        return true;
+    if (options->mode == RUN_VIEWER)
+        options->mode = RUN_SUMMARY;
+    if (options->mode != RUN_SUMMARY) {
+        snprintf(error, error_size, "--fail-over and --fail-growth go with --summary");
+        return false;
+    }
+    if (gates->fail_growth && !options->compare) {
+        snprintf(error, error_size, "--fail-growth goes with --compare BASE NEW");
+        return false;
+    }
     return true;
 }
 
@@ -335,8 +413,13 @@ static const char *export_option_misplaced(const struct export_options *export,
         return export->filter ? "--filter" : "--sort";
     if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_group_by)
         return "--group-by";
-    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->has_at)
+    *needs = "--export allocations or segments";
+    if (export->view != EXPORT_VIEW_ALLOCATIONS && export->view != EXPORT_VIEW_SEGMENTS &&
+        export->has_at)
         return "--at";
+    *needs = "--export allocations";
+    if (export->view == EXPORT_VIEW_SEGMENTS && export->has_since)
+        return "--since";
     *needs = "--at MS";
     if (export->has_since && !export->has_at)
         return "--since";
@@ -440,6 +523,11 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             if (!min_size_option_parse(optarg, options, error, error_size))
                 return false;
             break;
+        case OPTION_FAIL_OVER:
+        case OPTION_FAIL_GROWTH:
+            if (!gate_option_parse(option, optarg, &options->gates, error, error_size))
+                return false;
+            break;
         case OPTION_EXPORT: case OPTION_ALLOCATOR: case OPTION_FROM: case OPTION_TO:
         case OPTION_FILTER: case OPTION_SORT: case 'o': case OPTION_FORCE: case OPTION_GROUP_BY:
         case OPTION_AT: case OPTION_SINCE:
@@ -483,7 +571,8 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         snprintf(error, error_size, "--peaks goes with --list");
         return false;
     }
-    if (!export_options_check(options, error, error_size))
+    if (!export_options_check(options, error, error_size) ||
+        !gate_options_check(options, error, error_size))
         return false;
     if (options->json && options->mode != RUN_SUMMARY && options->mode != RUN_LIST) {
         snprintf(error, error_size, "--json goes with --summary");

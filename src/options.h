@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/gate.h"
 #include "report/export.h"
 
 enum run_mode {
@@ -46,8 +47,20 @@ struct export_options {
     const char *group_scope; /* "" for the top */
 };
 
+/* The CI gates (issue 24): with --summary [--json], exit status 3 when
+ * one is crossed. */
+struct gate_options {
+    bool fail_over;           /* --fail-over SIZE|PCT */
+    struct gate_limit over;
+    const char *over_text;    /* as given, for the lines that name it */
+    bool fail_growth;         /* --fail-growth PCT (with --compare) */
+    double growth_percent;
+    const char *growth_text;
+};
+
 struct options {
     enum run_mode mode;
+    struct gate_options gates;
     bool json;     /* --json, with --summary */
     bool ascii;    /* --ascii: no UTF-8 glyphs */
     bool no_color; /* --no-color or NO_COLOR in the environment */

@@ -144,8 +144,8 @@ tmux_keys Tab
 tmux_keys e
 screen_has "e from the chart: its window of NEW's timeline" "export timeline to: memtop-GPU_0_bfc-timeline.csv"
 tmux_keys Escape
-tmux_keys o
-screen_has "o: no pod overview when comparing" "no pod overview: two profiles are compared"
+tmux_keys P
+screen_has "P: no pod overview when comparing" "no pod overview: two profiles are compared"
 memtop_quit "q quits with status 0 after all that"
 
 # ---- without colour or UTF-8: the glyphs and arrows still tell ----

@@ -252,9 +252,12 @@ void test_empty_allocator_gives_a_header(void **state)
 {
     const struct profile *profile = *state;
     for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
-        /* compare takes two profiles: tests/test_compare_report.c */
+        /* compare takes two profiles: tests/test_compare_report.c;
+         * segments an allocator that records them:
+         * tests/formats/torch_snapshot/test_torch_snapshot_cli.sh */
         if (view == EXPORT_VIEW_SUMMARY || view == EXPORT_VIEW_HLO ||
-            view == EXPORT_VIEW_COMPARE || !export_view_is_csv((enum export_view)view))
+            view == EXPORT_VIEW_COMPARE || view == EXPORT_VIEW_SEGMENTS ||
+            !export_view_is_csv((enum export_view)view))
             continue;
         struct export_request request;
         export_request_init(&request, (enum export_view)view, profile, &profile->allocators[2]);

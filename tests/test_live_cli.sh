@@ -114,7 +114,7 @@ memtop_run --export allocations --since 1 "$hand"
 memtop_expect "--since without --at: status 2" 2 err "^memtop: --since goes with --at MS$"
 memtop_run --export timeline --at 1 "$hand"
 memtop_expect "--at with another view: status 2" 2 \
-    err "^memtop: --at goes with --export allocations$"
+    err "^memtop: --at goes with --export allocations or segments$"
 memtop_run --at 1 "$hand"
 memtop_expect "--at without --export: status 2" 2 err "^memtop: --at goes with --export$"
 memtop_run --export allocations --at 1ms "$hand"

@@ -96,8 +96,8 @@ check "80x24: another host opens on the same allocator" \
     "host BlueDiamond.local (2/3)" "allocator GPU_1_bfc (2/3)"
 
 # ---- the pod overview ----
-tmux_keys o
-check "80x24: o opens the pod overview of the run" \
+tmux_keys P
+check "80x24: P opens the pod overview of the run" \
     "Pod overview of train/2026_11_23_06_39_19: 3 hosts x allocators" "Host▲" "Allocator" \
     "% cap"
 rows=$(grep -c -E '^ (10.0.0.2_8466|BlueDiamond.local|worker-2) ' "$tmux_screen")
@@ -113,8 +113,8 @@ tmux_keys Enter
 tmux_wait_gone "Pod overview" >/dev/null
 check "80x24: Enter opens that host on that allocator" "host $top_host" \
     "allocator $top_allocator"
-tmux_keys o
-check "80x24: o again" "Pod overview of"
+tmux_keys P
+check "80x24: P again" "Pod overview of"
 tmux_keys Escape
 if tmux_wait_gone "Pod overview" && tmux_wait_for "Runs (3)"; then
     tap_ok "80x24: Esc closes the overview"
@@ -186,7 +186,7 @@ memtop_viewer 120 40 "" "$logs"
 check "120x40: the runs with their host counts, the hosts with peaks" \
     "train/2026_11_23_06_39_19  3 hosts│" "train/2026_11_22_10_00_00  2 hosts│" "Hosts (3)" \
     "$(share worker-2 GPU_0_bfc)│"
-tmux_keys o
+tmux_keys P
 check "120x40: the overview has every column" "Host▲" "Allocator" "Peak" "Capacity" \
     "% cap" "Peak at ms"
 tmux_keys G Enter
@@ -215,7 +215,7 @@ xspace_viewer() {
     "$xgen" --style tf-gpu --run-layout "$xlogs" --host 10.0.0.2_8466 --run 2026_03_01_00_00_00
     memtop_viewer 80 24 "" "$xlogs"
     check "xspace: both hosts load, with peaks" "Hosts (2)" "host 10.0.0.2_8466 (1/2)"
-    tmux_keys o
+    tmux_keys P
     check "xspace: the pod overview lists the TPU's devices" "t1v-n-0.internal" "GPU_0_bfc"
     memtop_quit "xspace: q quits with status 0"
 }

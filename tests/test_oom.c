@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/gate.h"
 #include "model/oom.h"
 #include "model/profile.h"
 #include "model/profile_builder.h"
@@ -168,6 +169,45 @@ static void test_account_and_verdict(void **state)
     assert_int_equal(oom_account_of(&unknown, &bare).free_bytes, -1);
 }
 
+/* The gates: a peak equal to the limit passes, one byte more crosses. */
+static void test_gates(void **state)
+{
+    (void)state;
+    struct allocator allocator = allocator_with_capacity(1000);
+    allocator.summary.peak_bytes = 800;
+    int64_t limit;
+    struct gate_limit bytes = {false, 800, 0};
+    assert_int_equal(gate_over(&allocator, &bytes, &limit), GATE_PASSES);
+    assert_int_equal(limit, 800);
+    bytes.bytes = 799;
+    assert_int_equal(gate_over(&allocator, &bytes, &limit), GATE_CROSSED);
+    struct gate_limit share = {true, 0, 80.0};
+    assert_int_equal(gate_over(&allocator, &share, &limit), GATE_PASSES);
+    assert_int_equal(limit, 800);
+    share.share = 79.9;
+    assert_int_equal(gate_over(&allocator, &share, &limit), GATE_CROSSED);
+    /* A peak of INT64_MAX against itself passes. */
+    allocator.summary.peak_bytes = INT64_MAX;
+    bytes.bytes = INT64_MAX;
+    assert_int_equal(gate_over(&allocator, &bytes, &limit), GATE_PASSES);
+    struct allocator unknown = allocator_with_capacity(0);
+    assert_int_equal(gate_over(&unknown, &share, &limit), GATE_UNKNOWN);
+    /* Growth: 1000 -> 1100 is 10%: passes 10, crosses 9.99. */
+    struct allocator base = allocator_with_capacity(0), new = allocator_with_capacity(0);
+    base.summary.peak_bytes = 1000;
+    new.summary.peak_bytes = 1100;
+    double growth;
+    assert_int_equal(gate_growth(&base, &new, 10.0, &growth), GATE_PASSES);
+    assert_true(growth > 9.999 && growth < 10.001);
+    assert_int_equal(gate_growth(&base, &new, 9.99, &growth), GATE_CROSSED);
+    new.summary.peak_bytes = 900; /* shrank */
+    assert_int_equal(gate_growth(&base, &new, 0.0, &growth), GATE_PASSES);
+    base.summary.peak_bytes = 0;
+    assert_int_equal(gate_growth(&base, &new, 1000.0, &growth), GATE_CROSSED);
+    new.summary.peak_bytes = 0;
+    assert_int_equal(gate_growth(&base, &new, 0.0, &growth), GATE_PASSES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_no_ooms),
         cmocka_unit_test(test_many_ooms_grow),
         cmocka_unit_test(test_account_and_verdict),
+        cmocka_unit_test(test_gates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,8 +36,13 @@ static const struct key_binding key_table[] = {
      "changed read again whole", NULL},
     {{'z'}, "z", REQUEST_ZOOM_PANE, KEY_SCOPE_GLOBAL,
      "zoom the focused pane to the whole screen, and back (Tab moves the zoom)", "z zoom"},
-    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
-     "the pod overview: every host and allocator of the run (o or Esc closes it)", "o pod"},
+    {{'o'}, "o", REQUEST_OOM_NEXT, KEY_SCOPE_GLOBAL,
+     "to the out-of-memory error (the last first; again: the next): the chart's cursor there, "
+     "the table live then, the post-mortem card", "o OOM"},
+    {{'O'}, "O", REQUEST_OOM_PREVIOUS, KEY_SCOPE_GLOBAL, "to the previous out-of-memory error",
+     NULL},
+    {{'P'}, "P", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
+     "the pod overview: every host and allocator of the run (P or Esc closes it)", "P pod"},
 
     {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
     {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},
@@ -134,8 +139,8 @@ static const struct key_binding key_table[] = {
      "sort by the next column (host, allocator, peak, capacity, % of capacity, peak time)",
      "s sort"},
     {{'r'}, "r", REQUEST_SORT_REVERSE, KEY_SCOPE_POD, "reverse the sort", "r reverse"},
-    {{'o'}, "o", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
-     "o close"},
+    {{'P'}, "P", REQUEST_POD_OVERVIEW, KEY_SCOPE_POD, "close the overview (Esc too)",
+     "P close"},
 
     {{'s'}, "s", REQUEST_SORT_NEXT, KEY_SCOPE_COMPARE,
      "sort the ops by the next column: the size of the delta (the first), new bytes, "

@@ -47,7 +47,7 @@ enum request {
     REQUEST_MATCH_NEXT,      /* n */
     REQUEST_MATCH_PREVIOUS,  /* N */
     /* runs and hosts */
-    REQUEST_POD_OVERVIEW,    /* o: every host x allocator of the run */
+    REQUEST_POD_OVERVIEW,    /* P: every host x allocator of the run */
     /* chart (issue 15) */
     REQUEST_TOGGLE_AUTO_AXIS,     /* a: the y-axis from the data's lowest, not 0 */
     REQUEST_TOGGLE_CAPACITY_AXIS, /* c: the y-axis up to the capacity */
@@ -66,6 +66,9 @@ enum request {
     REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
     REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
     REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
+    /* the out-of-memory post-mortem (issue 24) */
+    REQUEST_OOM_NEXT,             /* o: to the OOM (the last first, then the next) */
+    REQUEST_OOM_PREVIOUS,         /* O: to the previous OOM */
     REQUEST_GO_TO,                /* g: the cursor to a time, a step, the peak, the OOM */
     REQUEST_RELOAD,               /* R, F5: the log directory and the open host read again */
     REQUEST_COUNT

@@ -26,6 +26,9 @@ void live_view_forget(struct live_view *live)
     live->shown = false;
     live->allocator = NULL;
     live->refused = NULL;
+    live->at_oom = false;
+    live->showing_oom = false;
+    live->oom_allocator = NULL;
 }
 
 /* The allocator shown, when it has a timeline to ask about. */
@@ -42,7 +45,13 @@ static enum live_status live_view_index(struct viewer *viewer, struct live_index
 {
     struct live_view *live = &viewer->live;
     if (live->profile != viewer->profile) {
+        /* The first index of this profile: what o went to stays. */
+        bool at_oom = live->at_oom, showing_oom = live->showing_oom;
+        const struct allocator *oom_allocator = live->oom_allocator;
         live_view_forget(live);
+        live->at_oom = at_oom;
+        live->showing_oom = showing_oom;
+        live->oom_allocator = oom_allocator;
         live_index_cache_init(&live->indexes, viewer->profile);
         live->profile = viewer->profile;
     }
@@ -130,9 +139,106 @@ static void live_view_show(struct viewer *viewer, int64_t time_ps, bool pinned)
         viewer_status(viewer, true, "out of memory: the allocations table is empty");
 }
 
+/* "live at the OOM · cuda:0 · 12.031 ms" */
+static void live_view_oom_label(const struct viewer *viewer, const struct oom_event *oom,
+                                char *label, size_t size)
+{
+    const char *dot = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
+    char id[40], at[24];
+    format_safe_bytes(profile_string(viewer->profile, viewer->allocator->id),
+                      viewer->style.utf8 ? 0 : FORMAT_SAFE_ASCII, id, sizeof id);
+    time_window_text(&viewer->time, oom->time_ps, at, sizeof at);
+    snprintf(label, size, "live at the OOM%s%s%s%s", dot, id, dot, at);
+}
+
+/* The rows at the OOM `o` went to into the query. */
+static void live_view_show_oom(struct viewer *viewer)
+{
+    struct live_view *live = &viewer->live;
+    const struct oom_event *oom = &viewer->allocator->ooms[live->oom_index];
+    struct live_index *index;
+    enum live_status status = live_view_index(viewer, &index);
+    if (status == LIVE_OK)
+        status = live_index_rows_at(index, oom->time_ps, &live->rows);
+    if (status != LIVE_OK) {
+        live->at_oom = false;
+        live_view_refuse(viewer, status);
+        return;
+    }
+    live->shown = true;
+    live->showing_oom = true;
+    live->allocator = viewer->allocator;
+    live->time_ps = oom->time_ps;
+    live->grown = false;
+    char label[QUERY_LABEL_SIZE];
+    live_view_oom_label(viewer, oom, label, sizeof label);
+    struct allocation_row_source source = {viewer->profile, viewer->allocator, live->rows.rows,
+                                           live->rows.count, label};
+    if (!query_show(&viewer->query, QUERY_LIVE, &source, label))
+        viewer_status(viewer, true, "out of memory: the allocations table is empty");
+}
+
+/* Whether the table stays at the OOM this frame (the cursor has not left
+ * it); the OOM is forgotten once it has. */
+static bool live_view_sync_oom(struct viewer *viewer)
+{
+    struct live_view *live = &viewer->live;
+    if (!live->at_oom)
+        return false;
+    if (viewer->allocator == live->oom_allocator && viewer->time.cursor_ps == live->oom_cursor_ps &&
+        !viewer->time.marked && !viewer_comparing(viewer)) {
+        if (!live->showing_oom && live_timeline(viewer))
+            live_view_show_oom(viewer);
+        return live->at_oom;
+    }
+    live->at_oom = false;
+    if (live->showing_oom) {
+        live->showing_oom = false;
+        live->allocator = NULL; /* computed again for the cursor, or the peak */
+    }
+    return false;
+}
+
+void live_view_go_to_oom(struct viewer *viewer, size_t index)
+{
+    struct live_view *live = &viewer->live;
+    const struct allocator *allocator = viewer->allocator;
+    const struct snapshot_columns *timeline = live_timeline(viewer);
+    live->at_oom = true;
+    live->oom_allocator = allocator;
+    live->oom_index = index;
+    live->showing_oom = false;
+    live->refused = NULL;
+    viewer->time.marked = false;
+    if (timeline && allocator->timeline_kind != TIMELINE_NONE)
+        time_window_jump_to(&viewer->time, timeline, allocator->ooms[index].time_ps);
+    live->oom_cursor_ps = viewer->time.cursor_ps;
+}
+
+const struct oom_event *live_view_oom(const struct viewer *viewer)
+{
+    const struct live_view *live = &viewer->live;
+    if (!live->at_oom || !viewer->allocator || live->oom_allocator != viewer->allocator ||
+        live->oom_index >= viewer->allocator->oom_count)
+        return NULL;
+    return &viewer->allocator->ooms[live->oom_index];
+}
+
+enum live_status live_view_rows_at(struct viewer *viewer, int64_t time_ps,
+                                   struct live_rows *rows)
+{
+    if (!live_timeline(viewer) || viewer->allocator->timeline_kind != TIMELINE_COMPLETE)
+        return LIVE_NO_TIMELINE;
+    struct live_index *index;
+    enum live_status status = live_view_index(viewer, &index);
+    return status == LIVE_OK ? live_index_rows_at(index, time_ps, rows) : status;
+}
+
 void live_view_sync(struct viewer *viewer)
 {
     struct live_view *live = &viewer->live;
+    if (live_view_sync_oom(viewer))
+        return;
     const struct snapshot_columns *timeline = live_timeline(viewer);
     if (live->pinned && live->pinned != viewer->allocator)
         live->pinned = NULL;

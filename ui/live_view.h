@@ -52,6 +52,14 @@ struct live_view {
     /* The allocator whose timeline could not answer (said once; the
      * table stays at the peak for it). */
     const struct allocator *refused;
+    /* `o` put the cursor on OOM `oom_index` of `oom_allocator` (at
+     * oom_cursor_ps): the table shows what was live at it until the
+     * cursor moves or another allocator opens. */
+    bool at_oom;
+    const struct allocator *oom_allocator;
+    size_t oom_index;
+    int64_t oom_cursor_ps;
+    bool showing_oom; /* the query's rows are those at the OOM */
     /* The table held at a moment a person picked (Enter on a step: its
      * peak), named in its title; pinned NULL: none. Only for the
      * allocator it was picked on. */
@@ -78,6 +86,17 @@ bool live_view_unpin(struct viewer *viewer);
 bool live_view_clear_mark(struct viewer *viewer);
 /* Before each frame: the query's rows for the cursor's time now. */
 void live_view_sync(struct viewer *viewer);
+
+/* o and O: the cursor to OOM `index` of the allocator shown, the table
+ * live at it (ui/oom_view.c picks the OOM). */
+void live_view_go_to_oom(struct viewer *viewer, size_t index);
+/* The OOM the viewer stands on now (o put the cursor there and it did
+ * not move), else NULL. */
+const struct oom_event *live_view_oom(const struct viewer *viewer);
+/* The rows live at time_ps on the allocator shown, from the viewer's
+ * indexes (for the OOM card); not LIVE_OK when its timeline cannot say. */
+enum live_status live_view_rows_at(struct viewer *viewer, int64_t time_ps,
+                                   struct live_rows *rows);
 
 /* Whether the table follows the cursor outlives the session. */
 void live_view_recall(struct viewer *viewer, const struct settings *settings);

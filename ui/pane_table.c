@@ -10,8 +10,10 @@
 #include "ui/panes/hlo_pane.h"
 #include "ui/panes/hosts_pane.h"
 #include "ui/panes/list_pane.h"
+#include "ui/panes/oom_pane.h"
 #include "ui/panes/pod_pane.h"
 #include "ui/panes/runs_pane.h"
+#include "ui/panes/segments_pane.h"
 #include "ui/panes/steps_pane.h"
 #include "ui/panes/summary_pane.h"
 #include "ui/panes/table/table_pane.h"
@@ -34,10 +36,12 @@ static bool allocator_shown(const struct viewer *viewer)
 }
 
 /* A report without a timeline (Skyline's) has no chart to draw: the
- * table takes its room. */
+ * table takes its room. One with a memory map (an OOM log's BFC dump)
+ * draws the map where the chart goes. */
 static bool timeline_shown(const struct viewer *viewer)
 {
-    return allocator_shown(viewer) && viewer->allocator->timeline_kind != TIMELINE_NONE;
+    return allocator_shown(viewer) && (viewer->allocator->timeline_kind != TIMELINE_NONE ||
+                                       viewer->allocator->memory_map_count > 0);
 }
 
 /* A report that sorts its memory by kind (Skyline) has no regions or
@@ -70,6 +74,11 @@ static bool steps_available(const struct viewer *viewer)
     return one_profile(viewer) && steps_pane_available(viewer);
 }
 
+static bool segments_available(const struct viewer *viewer)
+{
+    return one_profile(viewer) && segments_pane_available(viewer);
+}
+
 /* The compare chart: BASE's and NEW's timelines, in the compare
  * subject's own time window. */
 static struct pane *compare_chart_create(struct viewer *viewer)
@@ -98,6 +107,9 @@ static const struct pane_row pane_rows[PANE_COUNT] = {
                     allocator_shown},
     [PANE_HLO] = {"HLO modules", hlo_pane_create, LAYOUT_PLACE_HLO, true, true, hlo_available},
     [PANE_STEPS] = {"steps", steps_pane_create, LAYOUT_PLACE_HLO, true, true, steps_available},
+    [PANE_OOM] = {"OOM", oom_pane_create, LAYOUT_PLACE_HLO, true, true, oom_pane_available},
+    [PANE_SEGMENTS] = {"segments", segments_pane_create, LAYOUT_PLACE_HLO, true, true,
+                       segments_available},
     [PANE_POD] = {"pod overview", pod_pane_create, LAYOUT_PLACE_BODY, false, true,
                   pod_pane_available},
     [PANE_COMPARE_PAIRS] = {"allocators", compare_pairs_pane_create, LAYOUT_PLACE_ALLOCATORS,

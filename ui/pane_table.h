@@ -27,6 +27,8 @@ enum pane_id {
     PANE_TABLE,
     PANE_HLO,        /* only when the profile has HLO modules */
     PANE_STEPS,      /* only when the allocator's timeline has steps */
+    PANE_OOM,        /* only when the allocator has an out-of-memory error */
+    PANE_SEGMENTS,   /* only when the allocator records its segments */
     PANE_POD,        /* the pod overview: only zoomed to the whole body */
     /* --compare's panes (only then, and then instead of the ones above) */
     PANE_COMPARE_PAIRS,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/oom.h"
 #include "ui/keys.h"
 #include "ui/pane_table.h"
 
@@ -24,10 +25,22 @@ static void tab_hint(const struct viewer *viewer, char *text, size_t size)
         snprintf(text, size, "Tab pane");
 }
 
-/* The keys that work anywhere worth a hint, after the pane's own (the
- * pod overview's, the last, with several hosts only). */
-static const enum request global_hints[] = {REQUEST_FOCUS_NEXT, REQUEST_ALLOCATOR_NEXT,
-                                            REQUEST_HELP, REQUEST_POD_OVERVIEW};
+/* The keys that work anywhere worth a hint, after the pane's own: o
+ * where the profile records an out-of-memory error, the pod overview's
+ * with several hosts only. */
+static size_t global_hints(const struct viewer *viewer, enum request *hints)
+{
+    size_t count = 0;
+    hints[count++] = REQUEST_FOCUS_NEXT;
+    hints[count++] = REQUEST_ALLOCATOR_NEXT;
+    hints[count++] = REQUEST_HELP;
+    bool one = !viewer_comparing(viewer);
+    if (one && viewer->profile && profile_oom_count(viewer->profile) > 0)
+        hints[count++] = REQUEST_OOM_NEXT;
+    if (one && viewer->hosts->count >= 2 && viewer->zoomed == PANE_NONE)
+        hints[count++] = REQUEST_POD_OVERVIEW;
+    return count;
+}
 
 /* What the focused pane's keys are, for someone who has not read help:
  * from the key table, its movement keys when it moves through items,
@@ -43,10 +56,9 @@ static void pane_hints(const struct viewer *viewer, char *line, size_t size)
         scopes[count++] = ops->scope;
     char tab[64];
     tab_hint(viewer, tab, sizeof tab);
-    size_t globals = sizeof global_hints / sizeof *global_hints;
-    if (viewer->hosts->count < 2 || viewer->zoomed != PANE_NONE || viewer_comparing(viewer))
-        globals--;
-    keys_hint_line(scopes, count, global_hints, globals, tab, line, size);
+    enum request hints[8];
+    size_t globals = global_hints(viewer, hints);
+    keys_hint_line(scopes, count, hints, globals, tab, line, size);
 }
 
 /* Skips leading characters of text until the rest fits in width cells:

@@ -185,9 +185,12 @@ static void layout_frame(struct viewer *viewer)
     size_t run_count = viewer_pane_available(viewer, PANE_RUNS) ? viewer->logdir->run_count : 0;
     layout_compute_with_runs(&viewer->layout, LINES, COLS, run_count, host_count,
                              allocator_count, table_area_panes - 1);
-    /* A report without a timeline: the table takes the chart's rows. */
+    /* A report without a timeline, nor a memory map to draw where the
+     * chart goes (an OOM log's BFC dump has one): the table takes the
+     * chart's rows. */
     if (!viewer_comparing(viewer) && viewer->allocator &&
-        viewer->allocator->timeline_kind == TIMELINE_NONE)
+        viewer->allocator->timeline_kind == TIMELINE_NONE &&
+        viewer->allocator->memory_map_count == 0)
         layout_drop_chart(&viewer->layout);
     bool by_region = viewer_pane_available(viewer, PANE_BY_REGION);
     bool by_data_type = viewer_pane_available(viewer, PANE_BY_DATA_TYPE);

@@ -10,6 +10,8 @@
 #include "model/allocation_columns.h"
 #include "model/format.h"
 #include "model/message_text.h"
+#include "model/oom.h"
+#include "model/saturating.h"
 #include "ui/settings.h"
 #include "ui/status_line.h"
 
@@ -248,6 +250,16 @@ void viewer_focus(struct viewer *viewer, enum pane_id pane)
         viewer->table_front = pane;
 }
 
+void viewer_show_oom_card(struct viewer *viewer)
+{
+    if (viewer->zoomed != PANE_NONE || !viewer_pane_tabbed(viewer, PANE_OOM))
+        return;
+    if (viewer->layout.hlo_tabbed)
+        viewer_focus(viewer, PANE_OOM);
+    else
+        viewer->table_front = PANE_OOM;
+}
+
 void viewer_zoom(struct viewer *viewer, enum pane_id pane)
 {
     if (pane == viewer->zoomed)
@@ -328,6 +340,18 @@ void viewer_reset_panes(struct viewer *viewer, bool new_host)
     }
 }
 
+/* How far past the first snapshot the time window must reach for the
+ * allocator's last OOM to be on the chart (an OOM comes after the last
+ * allocation that worked); 0 when it need not. */
+static int64_t viewer_oom_span(const struct allocator *allocator)
+{
+    const struct oom_event *last = allocator_last_oom(allocator);
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    if (!last || timeline->count == 0 || last->time_ps <= timeline->time_ps[timeline->count - 1])
+        return 0;
+    return saturating_subtract(last->time_ps, timeline->time_ps[0]);
+}
+
 /* Allocator `index` of the open profile, with the whole of its timeline
  * in the time window and the query's rows built for it. */
 static void viewer_show_allocator(struct viewer *viewer, size_t index)
@@ -335,6 +359,7 @@ static void viewer_show_allocator(struct viewer *viewer, size_t index)
     const struct profile *profile = viewer->profile;
     viewer->allocator_index = index;
     viewer->allocator = &profile->allocators[index];
+    viewer->time.least_span_ps = viewer_oom_span(viewer->allocator);
     time_window_reset(&viewer->time, viewer->allocator);
     if (!query_reset(&viewer->query, profile, viewer->allocator))
         viewer_status(viewer, true, "out of memory: the allocations table is empty");

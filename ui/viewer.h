@@ -240,6 +240,10 @@ enum pane_id viewer_focus_neighbour(const struct viewer *viewer, int direction);
 void viewer_recall_settings(struct viewer *viewer, const struct settings *settings);
 void viewer_remember_settings(struct viewer *viewer, struct settings *settings);
 
+/* o: the OOM card in front (ui/oom_pane.h), where it takes turns with
+ * other panes; focused when it shares the table's own place. */
+void viewer_show_oom_card(struct viewer *viewer);
+
 /* z: the focused pane over the whole body, or back to the layout. */
 void viewer_toggle_pane_zoom(struct viewer *viewer);
 

@@ -16,6 +16,7 @@
 #include "ui/filter_prompt.h"
 #include "ui/go_to_prompt.h"
 #include "ui/help_overlay.h"
+#include "ui/oom_view.h"
 
 /* Rows a mouse wheel notch scrolls. */
 #define WHEEL_STEP 3
@@ -158,6 +159,8 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
             viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
         return true;
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
+    case REQUEST_OOM_NEXT:
+    case REQUEST_OOM_PREVIOUS: return oom_view_handle(viewer, request);
     case REQUEST_GO_TO: go_to_prompt_begin(viewer); return true;
     case REQUEST_RELOAD:
         if (viewer_comparing(viewer))

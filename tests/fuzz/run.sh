@@ -286,6 +286,31 @@ fi
     printf '\007\034\000\377'
 } >"$seeds/load_skyline/damaged.load_skyline"
 
+# PyTorch memory snapshots: the real capture and small generated ones
+# (every protocol, a ring buffer, stacks='python', an OOM).
+mkdir -p "$seeds/torch_snapshot"
+for file in "$source_dir"/data/real/*.pickle.gz; do
+    [ -f "$file" ] && gzip -dc "$file" >"$seeds/torch_snapshot/$(basename "$file" .gz).torch_snapshot"
+done
+snapshot_generator=""
+if [ -n "${MEMTOP_BUILDDIR:-}" ] &&
+    [ -x "$MEMTOP_BUILDDIR/tests/generate_torch_snapshot" ]; then
+    snapshot_generator="$MEMTOP_BUILDDIR/tests/generate_torch_snapshot"
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/torch_snapshot/generate_torch_snapshot*.c \
+        "$source_dir/tests/formats/torch_snapshot/pickle_writer.c" \
+        -o "$build/generate_torch_snapshot" 2>/dev/null; then
+    snapshot_generator="$build/generate_torch_snapshot"
+fi
+if [ -n "$snapshot_generator" ]; then
+    n=0
+    for options in "--entries 60 --devices 1 --params 3" "--entries 80 --max-entries 40 --protocol 2" \
+                   "--entries 60 --python-only --protocol 5 --oom"; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # the option lists are meant to split
+        "$snapshot_generator" $options -o "$seeds/torch_snapshot/generated$n.torch_snapshot"
+    done
+fi
+
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
 # point (8 bytes, decimals), 7 end of record.

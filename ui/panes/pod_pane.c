@@ -10,6 +10,7 @@
 #include "model/array_grow.h"
 #include "model/format.h"
 #include "model/index_sort.h"
+#include "model/logdir.h"
 #include "model/message_text.h"
 #include "model/natural_order.h"
 #include "ui/column_fit.h"

@@ -125,6 +125,13 @@ static const struct summary_card *summary_card_for(const struct allocator *alloc
     return report ? &report_card : &timeline_card;
 }
 
+/* The fields a report without a timeline (an OOM log) has no value for:
+ * the peak's time and the timeline's counts. */
+static bool field_is_timed(size_t index)
+{
+    return index == 2 || index == 9 || index == 10 || index == 11;
+}
+
 /* The peak is stack + heap; a format without a stack (a trace) has the
  * heap alone, and the label says no more than the file does. */
 static const char *field_label(const struct summary_field *field, const struct allocator *allocator)
@@ -155,6 +162,42 @@ static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int 
     wattrset(window, style->normal);
 }
 
+static void draw_pair(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                      const char *label, const char *value)
+{
+    const struct ui_style *style = &viewer->style;
+    int value_width = draw_text_width(value, style);
+    wattrset(window, style->dim);
+    draw_text(window, y, x, width - value_width - 1, label, style);
+    wattrset(window, style->normal);
+    draw_text_right(window, y, x, width, value, style);
+}
+
+/* Where a trace that may begin late begins (a PyTorch memory snapshot's
+ * ring buffer), and what was live then: the lines after the card. */
+static int draw_trace_start(struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                            int lines, const struct trace_start *start)
+{
+    char value[48];
+    int line = 0;
+    if (!start->known || lines <= 0)
+        return 0;
+    if (start->times_are_entries)
+        snprintf(value, sizeof value, "%zu entries", start->entries);
+    else
+        format_milliseconds(start->covered_ps, value, sizeof value);
+    draw_pair(viewer, window, y + line++, x, width, "Trace covers", value);
+    if (line < lines) {
+        format_bytes(start->live_bytes, value, sizeof value);
+        draw_pair(viewer, window, y + line++, x, width, "Live at its start", value);
+    }
+    if (line < lines) {
+        snprintf(value, sizeof value, "%zu", start->live_count);
+        draw_pair(viewer, window, y + line++, x, width, "  allocations", value);
+    }
+    return line;
+}
+
 static void summary_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
 {
     (void)pane;
@@ -176,8 +219,12 @@ static void summary_draw(struct pane *pane, struct viewer *viewer, const struct 
     const struct summary_card *card = summary_card_for(allocator);
     int line = 1;
     for (size_t i = 0; i < card->count && line < height; i++)
-        if (!card->fields[i].field || allocator_records(allocator, card->fields[i].field))
+        if ((!card->fields[i].field || allocator_records(allocator, card->fields[i].field)) &&
+            !(card == &timeline_card && allocator->timeline_kind == TIMELINE_NONE &&
+              field_is_timed(i)))
             draw_field(viewer, window, y + line++, x + 1, width - 1, allocator, i);
+    draw_trace_start(viewer, window, y + line, x + 1, width - 1, height - line,
+                     &allocator->summary.trace_start);
 }
 
 static const struct pane_ops summary_ops = {

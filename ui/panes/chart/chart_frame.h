@@ -64,6 +64,9 @@ struct chart_frame {
     /* The plot's columns where steps start (g.plot_width of them); NULL:
      * the time axis shows times, not steps. */
     const struct chart_step_mark *step_marks;
+    /* The plot's columns holding an out-of-memory error (g.plot_width of
+     * them); NULL when the allocator has none in the window. */
+    const bool *oom_marks;
     struct chart_geometry g;
     /* Worked out from the columns. */
     int64_t bottom;    /* the value at the bottom of the plot (0 unless auto) */
@@ -109,6 +112,12 @@ void chart_overlay_draw_line(const struct chart_frame *frame);
 /* "━" (UTF-8) or "o": the line's glyph, for the legend too. */
 const char *chart_overlay_glyph(const struct ui_style *style);
 
+/* (chart_memory_map.c) An allocator without a timeline whose format
+ * walks its memory: its memory map in the chart's rectangle; false when
+ * it has none (or no room), and nothing was drawn. */
+bool chart_memory_map_draw(const struct allocator *allocator, WINDOW *window,
+                           const struct rect *rect, bool focused, const struct ui_style *style);
+
 /* The title rule, the bars, the y axis, the time axis and the legend
  * (chart_plot.c). */
 void chart_plot_draw(const struct chart_frame *frame);
@@ -137,6 +146,12 @@ const char *chart_marks_empty_glyph(const struct chart_frame *frame, int c);
  * the mark's column marked on it. */
 void chart_marks_draw_steps_axis(const struct chart_frame *frame);
 void chart_marks_draw_mark(const struct chart_frame *frame);
+/* The allocator's out-of-memory errors in the plot's columns (marks:
+ * CHART_MAX_COLUMNS of them); false when none is in the window. */
+bool chart_marks_find_ooms(const struct allocator *allocator, const struct chart_window *plot,
+                           bool *marks);
+/* Their glyph on the plot's top row, over whatever is there. */
+void chart_marks_draw_ooms(const struct chart_frame *frame);
 /* The legend's items for them; false when one did not fit. */
 bool chart_marks_legend(const struct chart_frame *frame,
                         bool (*item)(const struct chart_frame *frame, int *x, const char *glyph,

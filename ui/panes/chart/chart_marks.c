@@ -18,6 +18,10 @@
 /* The mark's own column on the time axis (the cursor's is ▲). */
 #define GLYPH_MARK(style) ((style)->utf8 ? "\xe2\x97\x86" : "M")    /* ◆ */
 
+/* An out-of-memory error: its own glyph on the plot's top row, in the
+ * legend, bold (and red where there is colour). */
+#define GLYPH_OOM(style) ((style)->utf8 ? "\xe2\x9c\x95" : "X")     /* ✕ */
+
 /* The columns where the steps start, each with the first one's id. */
 static void chart_marks_find_steps(const struct step_table *steps,
                                    const struct chart_window *window,
@@ -126,12 +130,40 @@ void chart_marks_draw_mark(const struct chart_frame *frame)
     wattrset(frame->window, frame->style->normal);
 }
 
+bool chart_marks_find_ooms(const struct allocator *allocator, const struct chart_window *plot,
+                           bool *marks)
+{
+    bool any = false;
+    memset(marks, 0, (size_t)(plot->width > 0 ? plot->width : 0) * sizeof *marks);
+    for (size_t i = 0; allocator && i < allocator->oom_count; i++) {
+        int column = chart_column_of_time(plot, allocator->ooms[i].time_ps);
+        if (column >= 0 && column < plot->width)
+            any = marks[column] = true;
+    }
+    return any;
+}
+
+void chart_marks_draw_ooms(const struct chart_frame *frame)
+{
+    const struct chart_geometry *g = &frame->g;
+    if (!frame->oom_marks || g->plot_rows <= 0)
+        return;
+    for (int c = 0; c < g->plot_width; c++)
+        if (frame->oom_marks[c]) {
+            wattrset(frame->window, frame->style->error | A_BOLD);
+            mvwaddstr(frame->window, g->plot_y, g->plot_x + c, GLYPH_OOM(frame->style));
+        }
+    wattrset(frame->window, frame->style->normal);
+}
+
 bool chart_marks_legend(const struct chart_frame *frame,
                         bool (*item)(const struct chart_frame *frame, int *x, const char *glyph,
                                      attr_t attr, const char *label),
                         int *x)
 {
     const struct ui_style *style = frame->style;
-    return (!frame->marked || item(frame, x, GLYPH_SPAN(style), style->dim, "since the mark")) &&
+    return (!frame->oom_marks ||
+            item(frame, x, GLYPH_OOM(style), style->error | A_BOLD, "out of memory")) &&
+           (!frame->marked || item(frame, x, GLYPH_SPAN(style), style->dim, "since the mark")) &&
            (!frame->step_marks || item(frame, x, GLYPH_STEP(style), style->dim, "step start"));
 }

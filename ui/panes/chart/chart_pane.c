@@ -36,6 +36,7 @@ struct chart_pane {
     /* The frame's columns: reused, so drawing allocates nothing. */
     struct chart_column columns[CHART_MAX_COLUMNS];
     struct chart_column line_columns[CHART_MAX_COLUMNS]; /* an overlay's */
+    bool oom_marks[CHART_MAX_COLUMNS]; /* the columns of out-of-memory errors */
 };
 
 static struct chart_pane *chart_of(struct pane *pane)
@@ -236,7 +237,9 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
     const struct snapshot_columns *timeline = chart_timeline(chart);
     /* A format without time (Skyline's report) is not an empty timeline. */
     if (chart_allocator(chart)->timeline_kind == TIMELINE_NONE) {
-        draw_message(area, style, "this report has no timeline: its format records none");
+        if (!chart_memory_map_draw(chart_allocator(chart), area->window, &area->rect,
+                                   area->focused, style))
+            draw_message(area, style, "this report has no timeline: its format records none");
         return;
     }
     if (!timeline) {
@@ -274,6 +277,8 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
         frame.line_columns = chart->line_columns;
     if (chart->step_boundaries)
         frame.step_marks = chart_steps_marks(&chart->steps, chart_allocator(chart), &plot);
+    if (chart_marks_find_ooms(chart_allocator(chart), &plot, chart->oom_marks))
+        frame.oom_marks = chart->oom_marks;
     frame_compute(&frame);
     chart_plot_draw(&frame);
     chart_readout_draw(&frame);

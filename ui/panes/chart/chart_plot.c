@@ -388,6 +388,7 @@ void chart_plot_draw(const struct chart_frame *frame)
     for (int c = 0; g->plot_rows > 0 && c < g->plot_width; c++)
         draw_column(frame, c);
     chart_overlay_draw_line(frame);
+    chart_marks_draw_ooms(frame);
     draw_y_axis(frame);
     draw_time_axis(frame);
     draw_legend(frame);

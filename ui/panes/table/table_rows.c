@@ -234,7 +234,8 @@ void table_title(const struct table_pane *table, const struct viewer *viewer, in
     const struct ui_style *style = &viewer->style;
     struct title_parts parts;
     /* A report without a timeline lists what it holds, not a moment. */
-    bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE;
+    bool entries = viewer->allocator->timeline_kind == TIMELINE_NONE &&
+                   viewer->allocator->oom_count == 0;
     /* What the rows are, as the query's source names them ("Allocations
      * at peak", "Allocations live at 12.345 ms"; narrow: "Live at ..."). */
     const char *long_name = entries ? "Entries" : query_title(&viewer->query, true);

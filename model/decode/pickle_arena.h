@@ -1,0 +1,37 @@
+/* pickle_arena: where the pickle reader's objects live (see pickle.h).
+ *
+ * Owns: big blocks handed out by bumping a pointer, so that a snapshot of
+ * millions of dicts costs no malloc per dict, and free lists by size (item
+ * arrays of 2^k values, object headers) so that what a consumer took is
+ * reused by the next items instead of growing the arena.
+ * Called by: pickle.c only. Must not: know opcodes. */
+#ifndef MEMTOP_DECODE_PICKLE_ARENA_H
+#define MEMTOP_DECODE_PICKLE_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/decode/pickle.h"
+
+#define PICKLE_ARENA_CLASSES 40
+
+struct pickle_arena_block;
+
+struct pickle_arena {
+    struct pickle_arena_block *blocks;
+    unsigned char *next, *limit; /* the room left in the newest block */
+    void *free_objects;
+    void *free_items[PICKLE_ARENA_CLASSES]; /* arrays of 2^k values */
+    size_t bytes; /* held in blocks, for tests and the bench */
+};
+
+/* A header, uninitialised; NULL when memory runs out. */
+struct pickle_object *pickle_arena_object(struct pickle_arena *arena);
+/* Room in object->items for at least `needed` values, keeping the first
+ * object->count; false when memory runs out (the object is unchanged). */
+bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object, size_t needed);
+/* The object and its items are unreachable: keep them for reuse. */
+void pickle_arena_recycle(struct pickle_arena *arena, struct pickle_object *object);
+void pickle_arena_free(struct pickle_arena *arena);
+
+#endif

@@ -1,0 +1,591 @@
+/* torch_snapshot_replay: one device's allocator from its trace entries and
+ * its segments (see torch_snapshot_internal.h), by the spec's section 5:
+ * a forward pass finds the allocations live before the first entry (frees
+ * of allocations the trace does not hold, and active blocks the trace
+ * never allocated); the replay then counts requested bytes as memory_viz
+ * does (only free_completed ends an allocation) and reserved bytes from
+ * the segment entries, back from the segments the snapshot holds.
+ * One pass with a map of open addresses links each entry to the
+ * allocation it ends (`ends`); the timeline and the live set at the peak
+ * then need no map.
+ * Called by torch_snapshot.c. Must not: read the pickle. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/array_grow.h"
+#include "model/format.h"
+#include "model/formats/torch_snapshot/torch_snapshot_internal.h"
+#include "model/load_internal.h"
+#include "model/profile_builder.h"
+#include "model/saturating.h"
+#include "model/segments.h"
+#include "model/string_table.h"
+
+/* An allocation live before the first entry. */
+struct initial {
+    uint64_t address;
+    int64_t size;
+    uint32_t traceback;
+    bool ghost; /* from the snapshot's blocks; otherwise an unmatched free */
+};
+
+struct device_replay {
+    struct ts_load *load;
+    int64_t device;
+    const struct ts_entry *entries;
+    size_t count;
+    size_t allocator;
+    struct initial *initial;
+    size_t initial_count, initial_capacity;
+    int64_t initial_bytes;
+    int64_t reserved_end, reserved_start;
+    size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
+    /* Per entry: the allocation it ends (an entry index, or INITIAL_MARK |
+     * k for initial allocation k), NO_END for none. A free_completed ends
+     * its allocation; an alloc at an address still open ends the one
+     * there (a free the trace lost). */
+    uint32_t *ends;
+    /* The annotations open at the time of the last row (a sweep: rows
+     * come in time order). */
+    size_t annotation_next;
+    uint32_t open_annotations[16];
+    size_t open_annotation_count;
+    /* The oom entries, as the timeline replay finds them (their largest
+     * free block is filled once the segments are handed over). */
+    struct oom_event *ooms;
+    size_t *oom_entries;
+    size_t oom_count;
+};
+
+/* The value of initial allocation k in `ends`. */
+#define INITIAL_MARK 0x80000000u
+#define NO_END UINT32_MAX
+
+/* ---- before the first entry ---- */
+
+static bool initial_add(struct device_replay *replay, struct initial initial)
+{
+    if (!array_grow((void **)&replay->initial, &replay->initial_capacity, replay->initial_count,
+                    sizeof *replay->initial, 64))
+        return false;
+    replay->initial[replay->initial_count++] = initial;
+    replay->initial_bytes = saturating_add(replay->initial_bytes, initial.size);
+    return true;
+}
+
+static bool block_is_active(const struct ts_block *block)
+{
+    return block->state != TS_BLOCK_INACTIVE;
+}
+
+/* Forward pass: what each entry ends, the unmatched frees; then the
+ * snapshot's active blocks the trace leaves unopened (ghosts); and the
+ * check that what the trace leaves live is in the snapshot. */
+static bool find_initial(struct device_replay *replay)
+{
+    struct ts_load *load = replay->load;
+    struct integer_map open = {0};
+    replay->ends = malloc((replay->count ? replay->count : 1) * sizeof *replay->ends);
+    bool ok = replay->ends != NULL;
+    for (size_t i = 0; ok && i < replay->count; i++) {
+        const struct ts_entry *entry = &replay->entries[i];
+        uint32_t found;
+        replay->ends[i] = NO_END;
+        if (entry->action == TS_ALLOC) {
+            if (integer_map_remove(&open, entry->address, &found))
+                replay->ends[i] = found;
+            ok = integer_map_put(&open, entry->address, (uint32_t)i);
+        } else if (entry->action == TS_FREE_COMPLETED) {
+            if (integer_map_remove(&open, entry->address, &found)) {
+                replay->ends[i] = found;
+            } else {
+                replay->ends[i] = INITIAL_MARK | (uint32_t)replay->initial_count;
+                ok = initial_add(replay, (struct initial){entry->address, entry->size, 0, false});
+            }
+        }
+    }
+    struct integer_map active = {0};
+    for (size_t s = 0; ok && s < load->segment_count; s++) {
+        const struct ts_segment *segment = &load->segments[s];
+        if (segment->device != replay->device)
+            continue;
+        replay->reserved_end = saturating_add(replay->reserved_end, segment->total_size);
+        for (size_t b = 0; ok && b < segment->block_count; b++) {
+            const struct ts_block *block = &load->blocks[segment->first_block + b];
+            if (!block_is_active(block))
+                continue;
+            ok = integer_map_put(&active, block->address, (uint32_t)(segment->first_block + b));
+            if (ok && !integer_map_find(&open, block->address))
+                ok = initial_add(replay, (struct initial){block->address, block->requested,
+                                                          block->traceback, true});
+        }
+    }
+    for (size_t slot = 0; ok && slot < open.capacity; slot++) {
+        if (!open.slots[slot].used)
+            continue;
+        const uint32_t *block = integer_map_find(&active, open.slots[slot].key);
+        const struct ts_entry *entry = &replay->entries[open.slots[slot].value];
+        if (!block || load->blocks[*block].requested != entry->size)
+            replay->not_in_snapshot++;
+    }
+    integer_map_free(&open);
+    integer_map_free(&active);
+    return ok;
+}
+
+static void find_reserved_start(struct device_replay *replay)
+{
+    int64_t reserved = replay->reserved_end;
+    for (size_t i = 0; i < replay->count; i++) {
+        const struct ts_entry *entry = &replay->entries[i];
+        if (entry->action == TS_SEGMENT_ALLOC || entry->action == TS_SEGMENT_MAP)
+            reserved = saturating_subtract(reserved, entry->size);
+        else if (entry->action == TS_SEGMENT_FREE || entry->action == TS_SEGMENT_UNMAP)
+            reserved = saturating_add(reserved, entry->size);
+    }
+    replay->reserved_start = reserved;
+}
+
+/* ---- the replay ---- */
+
+static int64_t entry_time_ps(const struct device_replay *replay, size_t index)
+{
+    const struct ts_load *load = replay->load;
+    if (load->entries_without_time || !load->any_time)
+        return (int64_t)index * 1000000; /* one entry a microsecond: said in a warning */
+    int64_t since = saturating_subtract(replay->entries[index].time_us, load->earliest_time_us);
+    return since > INT64_MAX / 1000000 ? INT64_MAX : since * 1000000;
+}
+
+static int activity_of(uint8_t action)
+{
+    switch (action) {
+    case TS_ALLOC: return MEMORY_ACTIVITY_ALLOCATION;
+    case TS_FREE_COMPLETED: return MEMORY_ACTIVITY_DEALLOCATION;
+    case TS_SEGMENT_ALLOC:
+    case TS_SEGMENT_MAP: return MEMORY_ACTIVITY_RESERVATION;
+    default: return MEMORY_ACTIVITY_UNKNOWN;
+    }
+}
+
+/* The size of what `ends` names. */
+static int64_t ended_size(const struct device_replay *replay, uint32_t value)
+{
+    return value & INITIAL_MARK ? replay->initial[value & ~INITIAL_MARK].size
+                                : replay->entries[value].size;
+}
+
+static struct snapshot entry_snapshot(const struct device_replay *replay, size_t i,
+                                      int64_t allocated, int64_t reserved, int64_t running_max)
+{
+    const struct ts_entry *entry = &replay->entries[i];
+    int64_t room = saturating_subtract(reserved, allocated);
+    bool sized = entry->action != TS_OOM;
+    return (struct snapshot){
+        .time_ps = entry_time_ps(replay, i),
+        .heap_bytes = allocated,
+        .free_bytes = room > 0 ? room : 0,
+        .peak_bytes_in_use = running_max,
+        .activity = activity_of(entry->action),
+        .requested_bytes = entry->size,
+        .allocation_bytes = entry->size,
+        .address = sized ? entry->address : 0,
+        .step_id = -1,
+        .op_name = replay->load->tracebacks ? replay->load->tracebacks[entry->traceback].function
+                                            : 0,
+        .context = entry->context,
+    };
+}
+
+/* An oom entry: the rounded request, CUDA's free memory, and the
+ * allocator's own state then. */
+static bool oom_record(struct device_replay *replay, size_t i, int64_t allocated,
+                       int64_t reserved)
+{
+    const struct ts_entry *entry = &replay->entries[i];
+    struct oom_event *ooms = realloc(replay->ooms, (replay->oom_count + 1) * sizeof *ooms);
+    size_t *entries = ooms ? realloc(replay->oom_entries,
+                                     (replay->oom_count + 1) * sizeof *entries)
+                           : NULL;
+    if (ooms)
+        replay->ooms = ooms;
+    if (!entries)
+        return false;
+    replay->oom_entries = entries;
+    replay->oom_entries[replay->oom_count] = i;
+    replay->ooms[replay->oom_count++] = (struct oom_event){
+        .time_ps = entry_time_ps(replay, i),
+        .requested_bytes = entry->size,
+        .allocated_bytes = allocated,
+        .reserved_bytes = reserved,
+        .device_free_bytes = entry->address > INT64_MAX ? -1 : (int64_t)entry->address,
+        .largest_free_bytes = -1,
+        .op_name = replay->load->tracebacks ? replay->load->tracebacks[entry->traceback].function
+                                            : 0,
+    };
+    return true;
+}
+
+/* The OOMs to the profile, each with the largest free block of the
+ * segments at its entry (the first 16: a rewind each). */
+static bool hand_over_ooms(struct device_replay *replay)
+{
+    const struct allocator *allocator =
+        &replay->load->builder->profile->allocators[replay->allocator];
+    bool ok = true;
+    for (size_t k = 0; ok && k < replay->oom_count; k++) {
+        struct segment_rows rows;
+        if (k < 16 && segment_rows_at(allocator, replay->oom_entries[k], &rows)) {
+            replay->ooms[k].largest_free_bytes = rows.total.largest_free_bytes;
+            segment_rows_free(&rows);
+        }
+        ok = profile_builder_add_oom(replay->load->builder, replay->allocator, &replay->ooms[k]);
+    }
+    return ok;
+}
+
+/* The timeline, one snapshot per entry (entry i is snapshot i); the index
+ * of the first snapshot at the largest allocated. */
+static bool replay_timeline(struct device_replay *replay, size_t *peak)
+{
+    int64_t allocated = replay->initial_bytes, reserved = replay->reserved_start;
+    int64_t running_max = allocated, best = INT64_MIN;
+    struct snapshot_columns *timeline =
+        profile_builder_timeline(replay->load->builder, replay->allocator);
+    bool ok = snapshot_columns_enable_context(timeline) &&
+              snapshot_columns_reserve(timeline, replay->count ? replay->count : 1);
+    *peak = 0;
+    for (size_t i = 0; ok && i < replay->count; i++) {
+        const struct ts_entry *entry = &replay->entries[i];
+        if (replay->ends[i] != NO_END)
+            allocated = saturating_subtract(allocated, ended_size(replay, replay->ends[i]));
+        if (entry->action == TS_ALLOC)
+            allocated = saturating_add(allocated, entry->size);
+        if (entry->action == TS_SEGMENT_ALLOC || entry->action == TS_SEGMENT_MAP)
+            reserved = saturating_add(reserved, entry->size);
+        else if (entry->action == TS_SEGMENT_FREE || entry->action == TS_SEGMENT_UNMAP)
+            reserved = saturating_subtract(reserved, entry->size);
+        if (allocated > running_max)
+            running_max = allocated;
+        if (allocated > best) {
+            best = allocated;
+            *peak = i;
+        }
+        if (entry->action == TS_OOM && ok)
+            ok = oom_record(replay, i, allocated, reserved);
+        struct snapshot snapshot = entry_snapshot(replay, i, allocated, reserved, running_max);
+        ok = ok && profile_builder_append_snapshot(replay->load->builder, replay->allocator,
+                                                   &snapshot);
+    }
+    if (ok && replay->count == 0) {
+        /* No trace: the snapshot's state is the one point there is. */
+        int64_t room = saturating_subtract(reserved, allocated);
+        struct snapshot snapshot = {.heap_bytes = allocated, .free_bytes = room > 0 ? room : 0,
+                                    .peak_bytes_in_use = allocated, .step_id = -1};
+        ok = profile_builder_append_snapshot(replay->load->builder, replay->allocator, &snapshot);
+    }
+    return ok;
+}
+
+/* ---- the rows at the peak ---- */
+
+/* The names of the annotations of this device open at `time_us`,
+ * joined; a sweep, so `time_us` never goes back between calls. */
+static bool annotations_at(struct device_replay *replay, int64_t time_us, char *buffer,
+                           size_t size)
+{
+    const struct ts_load *load = replay->load;
+    uint32_t *open = replay->open_annotations;
+    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
+        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
+        if (note->time_us > time_us)
+            break;
+        if (note->device != replay->device)
+            continue;
+        if (note->start && replay->open_annotation_count < 16) {
+            open[replay->open_annotation_count++] = note->name;
+        } else if (!note->start) {
+            for (size_t j = replay->open_annotation_count; j-- > 0;)
+                if (open[j] == note->name) {
+                    memmove(open + j, open + j + 1,
+                            (replay->open_annotation_count - j - 1) * sizeof *open);
+                    replay->open_annotation_count--;
+                    break;
+                }
+        }
+    }
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (size_t j = 0; j < replay->open_annotation_count; j++) {
+        struct text name = string_table_get(load->strings, open[j]);
+        int n = snprintf(buffer + used, size - used, "%s%.*s", j ? " > " : "",
+                         (int)name.length, name.bytes);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+    return replay->open_annotation_count > 0;
+}
+
+/* The row's context: the entry's (compile context, metadata), the stream,
+ * the annotations open when it was allocated. */
+static uint32_t row_context(struct device_replay *replay, const struct ts_entry *entry)
+{
+    struct ts_load *load = replay->load;
+    char annotations[512], text[1024];
+    struct text base = string_table_get(load->strings, entry ? entry->context : 0);
+    size_t used = 0;
+    if (base.length)
+        used = (size_t)snprintf(text, sizeof text, "%.*s", (int)base.length, base.bytes);
+    if (entry && entry->stream && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
+                                 used ? "; " : "", (unsigned long long)entry->stream);
+    if (entry && !load->entries_without_time &&
+        annotations_at(replay, entry->time_us, annotations, sizeof annotations) &&
+        used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sin %s", used ? "; " : "",
+                                 annotations);
+    if (used >= sizeof text)
+        used = sizeof text - 1;
+    return string_table_intern(load->strings, text, used);
+}
+
+static bool add_row(struct device_replay *replay, uint32_t value, uint32_t before_name,
+                    struct allocation_row *rows, size_t *count)
+{
+    struct ts_load *load = replay->load;
+    const struct ts_entry *entry = value & INITIAL_MARK ? NULL : &replay->entries[value];
+    const struct initial *initial = entry ? NULL : &replay->initial[value & ~INITIAL_MARK];
+    uint32_t traceback_id = entry ? entry->traceback : initial->traceback;
+    struct ts_traceback traceback = {0};
+    if (load->tracebacks)
+        traceback = load->tracebacks[traceback_id];
+    struct allocation_row row = {
+        .origin = entry ? ROW_FROM_SNAPSHOT : ROW_FROM_SPECIAL,
+        .snapshot_index = entry ? (int64_t)value : -1,
+        .special_index = entry ? -1 : (int64_t)(value & ~INITIAL_MARK),
+        .occurrences = 1,
+        .allocation_bytes = entry ? entry->size : initial->size,
+        .requested_bytes = entry ? entry->size : initial->size,
+        .op_name = traceback.function ? traceback.function : before_name,
+        .step_id = -1,
+        .address = entry ? entry->address : initial->address,
+        .activity = MEMORY_ACTIVITY_ALLOCATION,
+        .has_time = entry != NULL,
+        .time_ps = entry ? entry_time_ps(replay, value) : 0,
+        .location = traceback.location,
+        .location_file = traceback.location_file,
+        .location_line = traceback.location_line,
+        .stack = traceback.stack,
+        .context = row_context(replay, entry),
+    };
+    rows[(*count)++] = row;
+    return row.context != STRING_ID_NONE;
+}
+
+/* Larger first (as every format's table opens), then older first. */
+static int row_order(const void *a, const void *b)
+{
+    const struct allocation_row *x = a, *y = b;
+    if (x->allocation_bytes != y->allocation_bytes)
+        return x->allocation_bytes < y->allocation_bytes ? 1 : -1;
+    if (x->has_time != y->has_time)
+        return x->has_time ? 1 : -1;
+    return (x->time_ps > y->time_ps) - (x->time_ps < y->time_ps);
+}
+
+static bool replay_rows(struct device_replay *replay, size_t peak)
+{
+    size_t n = replay->count, total = n + replay->initial_count;
+    /* Which allocations an entry up to the peak ended. */
+    uint8_t *ended = calloc(total ? total : 1, 1);
+    bool ok = ended != NULL;
+    for (size_t k = 0; ok && n && k <= peak; k++) {
+        uint32_t value = replay->ends[k];
+        if (value != NO_END)
+            ended[value & INITIAL_MARK ? n + (value & ~INITIAL_MARK) : value] = 1;
+    }
+    size_t live = 0;
+    for (size_t k = 0; ok && k < replay->initial_count; k++)
+        live += !ended[n + k];
+    for (size_t i = 0; ok && n && i <= peak; i++)
+        live += replay->entries[i].action == TS_ALLOC && !ended[i];
+    uint32_t before = string_table_intern(replay->load->strings, "<before the trace>", 18);
+    struct allocation_row *rows = ok ? malloc((live ? live : 1) * sizeof *rows) : NULL;
+    size_t count = 0;
+    ok = ok && rows && before != STRING_ID_NONE;
+    for (size_t k = 0; ok && k < replay->initial_count; k++)
+        if (!ended[n + k])
+            ok = add_row(replay, INITIAL_MARK | (uint32_t)k, before, rows, &count);
+    /* In entry order: the annotations are swept once. */
+    for (size_t i = 0; ok && n && i <= peak; i++)
+        if (replay->entries[i].action == TS_ALLOC && !ended[i])
+            ok = add_row(replay, (uint32_t)i, before, rows, &count);
+    free(ended);
+    if (ok)
+        qsort(rows, count, sizeof *rows, row_order);
+    ok = ok && profile_builder_reserve_rows(replay->load->builder, replay->allocator, count);
+    for (size_t i = 0; ok && i < count; i++)
+        ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[i]);
+    free(rows);
+    return ok;
+}
+
+/* ---- the allocator ---- */
+
+static void set_summary(struct device_replay *replay, size_t peak)
+{
+    const struct snapshot_columns *timeline =
+        profile_builder_timeline(replay->load->builder, replay->allocator);
+    struct allocator_summary summary = {.derived = true};
+    if (timeline->count) {
+        summary.peak = (struct memory_stats){
+            .heap_bytes = timeline->heap_bytes[peak],
+            .free_bytes = timeline->free_bytes[peak],
+            .peak_bytes_in_use = timeline->peak_bytes_in_use[peak],
+        };
+        summary.peak_time_ps = timeline->time_ps[peak];
+        summary.lifetime_peak_bytes = timeline->heap_bytes[peak];
+    }
+    summary.trace_start = (struct trace_start){
+        .known = true,
+        .entries = replay->count,
+        .covered_ps = replay->count ? saturating_subtract(entry_time_ps(replay, replay->count - 1),
+                                                          entry_time_ps(replay, 0))
+                                    : 0,
+        .times_are_entries = replay->load->entries_without_time || !replay->load->any_time,
+        .live_bytes = replay->initial_bytes,
+        .live_count = replay->initial_count,
+    };
+    profile_builder_set_summary(replay->load->builder, replay->allocator, &summary);
+}
+
+static bool warn_device(struct device_replay *replay, const char *name)
+{
+    struct ts_load *load = replay->load;
+    char line[256];
+    for (size_t i = 0; i < replay->count; i++) {
+        const struct ts_entry *entry = &replay->entries[i];
+        if (entry->action != TS_OOM)
+            continue;
+        char time[48], requested[32], free_bytes[32];
+        format_milliseconds(entry_time_ps(replay, i), time, sizeof time);
+        format_bytes(entry->size, requested, sizeof requested);
+        format_bytes((int64_t)entry->address, free_bytes, sizeof free_bytes);
+        snprintf(line, sizeof line,
+                 "the trace records an out-of-memory error at %s (entry %zu) on %s: %s "
+                 "requested, %s free on the device",
+                 time, i, name, requested, free_bytes);
+        if (!profile_builder_add_warning(load->builder, line))
+            return false;
+    }
+    if (replay->not_in_snapshot) {
+        snprintf(line, sizeof line,
+                 "%s: %zu allocations the trace leaves live are not the snapshot's active "
+                 "blocks (entries dropped with skip_actions?)",
+                 name, replay->not_in_snapshot);
+        if (!profile_builder_add_warning(load->builder, line))
+            return false;
+    }
+    return true;
+}
+
+static uint8_t segment_action_of(uint8_t action)
+{
+    switch (action) {
+    case TS_ALLOC: return SEGMENT_ACTION_ALLOC;
+    case TS_FREE_REQUESTED: return SEGMENT_ACTION_FREE_REQUESTED;
+    case TS_FREE_COMPLETED: return SEGMENT_ACTION_FREE_COMPLETED;
+    case TS_SEGMENT_ALLOC:
+    case TS_SEGMENT_MAP: return SEGMENT_ACTION_SEGMENT_ALLOC;
+    case TS_SEGMENT_FREE:
+    case TS_SEGMENT_UNMAP: return SEGMENT_ACTION_SEGMENT_FREE;
+    default: return SEGMENT_ACTION_NONE;
+    }
+}
+
+/* The device's segments and active blocks at the end, and what each
+ * entry did to them, for the segments pane and export. */
+static bool hand_over_segments(struct device_replay *replay)
+{
+    const struct ts_load *load = replay->load;
+    struct segment_history *history = calloc(1, sizeof *history);
+    size_t segments = 0, blocks = 0;
+    for (size_t s = 0; s < load->segment_count; s++)
+        if (load->segments[s].device == replay->device) {
+            segments++;
+            blocks += load->segments[s].block_count;
+        }
+    if (history) {
+        history->segments = malloc((segments ? segments : 1) * sizeof *history->segments);
+        history->blocks = malloc((blocks ? blocks : 1) * sizeof *history->blocks);
+        history->actions = calloc(replay->count ? replay->count : 1, 1);
+    }
+    if (!history || !history->segments || !history->blocks || !history->actions) {
+        segment_history_free(history);
+        return false;
+    }
+    for (size_t s = 0; s < load->segment_count; s++) {
+        const struct ts_segment *segment = &load->segments[s];
+        if (segment->device != replay->device)
+            continue;
+        history->segments[history->segment_count++] = (struct segment_record){
+            segment->address, segment->total_size, segment->stream, segment->private_pool,
+            segment->expandable};
+        for (size_t b = 0; b < segment->block_count; b++) {
+            const struct ts_block *block = &load->blocks[segment->first_block + b];
+            if (block->state != TS_BLOCK_INACTIVE)
+                history->blocks[history->block_count++] = (struct segment_block){
+                    block->address, block->size,
+                    block->state == TS_BLOCK_PENDING_FREE ? SEGMENT_BLOCK_PENDING_FREE
+                                                          : SEGMENT_BLOCK_ALLOCATED};
+        }
+    }
+    for (size_t i = 0; i < replay->count; i++)
+        history->actions[i] = segment_action_of(replay->entries[i].action);
+    history->action_count = replay->count ? replay->count : 1;
+    profile_builder_set_segments(load->builder, replay->allocator, history);
+    return true;
+}
+
+enum load_status ts_build_device(struct ts_load *load, int64_t device,
+                                 const struct ts_trace *trace)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cuda:%lld", (long long)device);
+    struct device_replay replay = {
+        .load = load,
+        .device = device,
+        .entries = trace ? trace->entries : NULL,
+        .count = trace ? trace->count : 0,
+    };
+    if (replay.count >= INITIAL_MARK)
+        return ts_bad(load, "%s has %zu trace entries, more than memtop reads", name,
+                      replay.count);
+    bool created;
+    size_t peak = 0;
+    bool ok = profile_builder_allocator(load->builder, name, strlen(name), &replay.allocator,
+                                        &created) &&
+              find_initial(&replay);
+    if (ok) {
+        find_reserved_start(&replay);
+        profile_builder_set_unknown_fields(
+            load->builder, replay.allocator,
+            ALLOCATOR_FIELD_STACK | ALLOCATOR_FIELD_FRAGMENTATION | ALLOCATOR_FIELD_CAPACITY |
+                ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
+                ALLOCATOR_FIELD_TENSOR_SHAPE);
+        ok = replay_timeline(&replay, &peak) && replay_rows(&replay, peak) &&
+             hand_over_segments(&replay) && hand_over_ooms(&replay) &&
+             warn_device(&replay, name);
+    }
+    if (ok)
+        set_summary(&replay, peak);
+    free(replay.initial);
+    free(replay.ends);
+    free(replay.ooms);
+    free(replay.oom_entries);
+    return ok ? LOAD_OK : ts_no_memory(load);
+}

@@ -1,0 +1,343 @@
+/* PyTorch memory snapshots through profile_load (the format row): small
+ * snapshots written here with tests/formats/torch_snapshot/pickle_writer
+ * whose numbers are worked out by hand (the state before the trace from
+ * unmatched frees and ghost blocks, pending frees still held, reserved
+ * from segment entries, two devices on one clock); the messages of
+ * pickles memtop does not read; and the real capture
+ * data/real/torch-mlp.snapshot.pickle.gz against the spec's numbers. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/input_format.h"
+#include "model/load.h"
+#include "model/profile.h"
+#include "tests/formats/torch_snapshot/pickle_writer.h"
+#include "tests/test_support.h"
+
+struct buffer {
+    char *bytes;
+    size_t size;
+    FILE *file;
+    struct pickle_writer *w;
+};
+
+static void start(struct buffer *b, int protocol)
+{
+    b->file = open_memstream(&b->bytes, &b->size);
+    assert_non_null(b->file);
+    b->w = pickle_writer_new(b->file, protocol);
+    assert_non_null(b->w);
+}
+
+static struct profile *finish_and_load(struct buffer *b)
+{
+    assert_true(pickle_writer_finish(b->w));
+    assert_int_equal(fclose(b->file), 0);
+    struct profile *profile = NULL;
+    struct load_error error;
+    enum load_status status = profile_load_bytes((const uint8_t *)b->bytes, b->size,
+                                                 "test.pickle", NULL, &profile, &error);
+    if (status != LOAD_OK)
+        fail_msg("%s", error.message);
+    free(b->bytes);
+    return profile;
+}
+
+static void int_member(struct pickle_writer *w, const char *key, int64_t value)
+{
+    pickle_write_key(w, key);
+    pickle_write_int(w, value);
+    pickle_write_item_done(w);
+}
+
+static void entry(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
+                  int64_t time_us, uint32_t *frames)
+{
+    pickle_write_dict(w, frames ? 6 : 5);
+    pickle_write_key(w, "action");
+    pickle_write_key(w, action);
+    pickle_write_item_done(w);
+    int_member(w, "addr", address);
+    int_member(w, "size", size);
+    int_member(w, "stream", 0);
+    int_member(w, "time_us", time_us);
+    if (frames) {
+        pickle_write_key(w, "frames");
+        if (*frames != UINT32_MAX) {
+            pickle_write_get(w, *frames);
+        } else {
+            /* [{'name': 'step', 'filename': 'train.py', 'line': 7}] */
+            *frames = pickle_write_list(w, 1);
+            pickle_write_dict(w, 3);
+            pickle_write_key(w, "name");
+            pickle_write_str(w, "step");
+            pickle_write_item_done(w);
+            pickle_write_key(w, "filename");
+            pickle_write_str(w, "train.py");
+            pickle_write_item_done(w);
+            int_member(w, "line", 7);
+            pickle_write_item_done(w);
+        }
+        pickle_write_item_done(w);
+    }
+}
+
+static void block(struct pickle_writer *w, int64_t address, int64_t size, int64_t requested,
+                  const char *state)
+{
+    pickle_write_dict(w, 4);
+    int_member(w, "address", address);
+    int_member(w, "size", size);
+    int_member(w, "requested_size", requested);
+    pickle_write_key(w, "state");
+    pickle_write_key(w, state);
+    pickle_write_item_done(w);
+}
+
+/* Device 0's trace, by hand:
+ *   before: 0x1000 (300, freed in the trace: unmatched), 0x9000 (4096,
+ *           never in the trace: a ghost)          -> 4396 in 2
+ *   0 segment_alloc 0x20000 1 MiB                  reserved 2 MiB + 1 MiB
+ *   1 alloc 0x20000 1000                           5396
+ *   2 alloc 0x30000 2000                           7396
+ *   3 free_requested 0x1000 300                    7396 (still held)
+ *   4 free_completed 0x1000 300                    7096
+ *   5 alloc 0x40000 5000                           12096  <- peak, 4 live
+ *   6 free_requested 0x30000                       12096
+ *   7 free_completed 0x30000                       10096
+ *   8 free_requested 0x40000 (pending at the end)  10096
+ * The snapshot: 0x9000 active (ghost), 0x20000 active, 0x40000 pending. */
+static void write_device_snapshot(struct pickle_writer *w, bool two_devices)
+{
+    pickle_write_dict(w, 2);
+    pickle_write_key(w, "segments");
+    pickle_write_list(w, two_devices ? 3 : 2);
+    /* 2 MiB segment at 0x0 with the ghost; 1 MiB segment made in the trace. */
+    pickle_write_dict(w, 4);
+    int_member(w, "device", 0);
+    int_member(w, "address", 0);
+    int_member(w, "total_size", 2 << 20);
+    pickle_write_key(w, "blocks");
+    pickle_write_list(w, 3);
+    block(w, 0, 0x9000, 0, "inactive");
+    pickle_write_item_done(w);
+    block(w, 0x9000, 4096, 4096, "active_allocated");
+    pickle_write_item_done(w);
+    block(w, 0xa000, (2 << 20) - 0xa000, 7, "inactive");
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    pickle_write_dict(w, 4);
+    int_member(w, "device", 0);
+    int_member(w, "address", 0x20000);
+    int_member(w, "total_size", 1 << 20);
+    pickle_write_key(w, "blocks");
+    pickle_write_list(w, 2);
+    block(w, 0x20000, 1024, 1000, "active_allocated");
+    pickle_write_item_done(w);
+    block(w, 0x40000, 5120, 5000, "active_pending_free");
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    if (two_devices) {
+        pickle_write_dict(w, 4);
+        int_member(w, "device", 1);
+        int_member(w, "address", 0x500000);
+        int_member(w, "total_size", 2 << 20);
+        pickle_write_key(w, "blocks");
+        pickle_write_list(w, 1);
+        block(w, 0x500000, 512, 100, "active_allocated");
+        pickle_write_item_done(w);
+        pickle_write_item_done(w);
+        pickle_write_item_done(w);
+    }
+    pickle_write_item_done(w);
+    pickle_write_key(w, "device_traces");
+    pickle_write_list(w, two_devices ? 2 : 1);
+    uint32_t frames = UINT32_MAX;
+    pickle_write_list(w, 9);
+    entry(w, "segment_alloc", 0x20000, 1 << 20, 1000, NULL);
+    pickle_write_item_done(w);
+    entry(w, "alloc", 0x20000, 1000, 1001, &frames);
+    pickle_write_item_done(w);
+    entry(w, "alloc", 0x30000, 2000, 1002, &frames);
+    pickle_write_item_done(w);
+    entry(w, "free_requested", 0x1000, 300, 1003, NULL);
+    pickle_write_item_done(w);
+    entry(w, "free_completed", 0x1000, 300, 1004, NULL);
+    pickle_write_item_done(w);
+    entry(w, "alloc", 0x40000, 5000, 1005, NULL);
+    pickle_write_item_done(w);
+    entry(w, "free_requested", 0x30000, 2000, 1006, NULL);
+    pickle_write_item_done(w);
+    entry(w, "free_completed", 0x30000, 2000, 1007, NULL);
+    pickle_write_item_done(w);
+    entry(w, "free_requested", 0x40000, 5000, 1008, NULL);
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    if (two_devices) {
+        /* Device 1 begins 500 us earlier: the clock is shared. */
+        pickle_write_list(w, 1);
+        entry(w, "alloc", 0x500000, 100, 500, NULL);
+        pickle_write_item_done(w);
+        pickle_write_item_done(w);
+    }
+    pickle_write_item_done(w);
+}
+
+static void test_replay_by_hand(void **state)
+{
+    (void)state;
+    int protocols[] = {2, 4, 5};
+    for (size_t p = 0; p < 3; p++) {
+        struct buffer b;
+        start(&b, protocols[p]);
+        write_device_snapshot(b.w, false);
+        struct profile *profile = finish_and_load(&b);
+        assert_string_equal(profile_format_name(profile->format), "torch-snapshot");
+        assert_int_equal(profile->allocator_count, 1);
+        const struct allocator *a = &profile->allocators[0];
+        assert_string_equal(profile_text(profile, a->id), "cuda:0");
+        assert_int_equal(a->timeline.count, 9);
+        static const int64_t heap[] = {4396, 5396, 7396, 7396, 7096, 12096, 12096, 10096, 10096};
+        for (size_t i = 0; i < 9; i++)
+            assert_int_equal(a->timeline.heap_bytes[i], heap[i]);
+        /* reserved: 2 MiB before the trace, 3 MiB from entry 0 */
+        assert_int_equal(a->timeline.free_bytes[5], (3 << 20) - 12096);
+        assert_int_equal(a->summary.peak.heap_bytes, 12096);
+        assert_int_equal(a->summary.peak_time_ps, 5 * 1000000);
+        assert_true(a->summary.trace_start.known);
+        assert_int_equal(a->summary.trace_start.live_bytes, 4396);
+        assert_int_equal(a->summary.trace_start.live_count, 2);
+        assert_int_equal(a->summary.trace_start.entries, 9);
+        assert_int_equal(a->row_count, 4); /* 0x9000, 0x20000, 0x30000, 0x40000 */
+        size_t with_location = 0;
+        for (size_t i = 0; i < a->row_count; i++)
+            if (strcmp(profile_text(profile, a->rows[i].location), "train.py:7") == 0) {
+                with_location++;
+                assert_string_equal(profile_text(profile, a->rows[i].op_name), "step");
+            }
+        assert_int_equal(with_location, 2); /* 0x20000, 0x30000 */
+        assert_int_equal(profile->warning_count, 0); /* the end matches the blocks */
+        profile_free(profile);
+    }
+}
+
+static void test_two_devices(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    write_device_snapshot(b.w, true);
+    struct profile *profile = finish_and_load(&b);
+    assert_int_equal(profile->allocator_count, 2);
+    assert_string_equal(profile_text(profile, profile->allocators[1].id), "cuda:1");
+    /* Device 0's first entry is 500 us after device 1's. */
+    assert_int_equal(profile->allocators[0].timeline.time_ps[0], 500 * 1000000ll);
+    assert_int_equal(profile->allocators[1].timeline.time_ps[0], 0);
+    assert_int_equal(profile->allocators[1].summary.peak.heap_bytes, 100);
+    profile_free(profile);
+}
+
+static void expect_refused(const char *bytes, size_t size, const char *message)
+{
+    struct profile *profile = NULL;
+    struct load_error error;
+    assert_int_equal(profile_load_bytes((const uint8_t *)bytes, size, "x", NULL, &profile,
+                                        &error),
+                     LOAD_BAD_INPUT);
+    assert_null(profile);
+    if (!strstr(error.message, message))
+        fail_msg("\"%s\" lacks \"%s\"", error.message, message);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    static const char global[] = "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00" "cos\nsystem\n";
+    expect_refused(global, sizeof global - 1,
+                   "a pickle, but it holds objects memtop does not read (GLOBAL at offset 11)");
+    static const char numbers[] = "\x80\x04](K\x01K\x02" "e.";
+    expect_refused(numbers, sizeof numbers - 1, "a pickle, but not a PyTorch memory snapshot");
+    static const char other[] = "\x80\x04}(\x8c\x01" "aK\x01\x8c\x01" "bK\x02u.";
+    expect_refused(other, sizeof other - 1, "a pickle, but not a PyTorch memory snapshot");
+    static const char cut[] = "\x80\x04}\x94(\x8c\x08segments\x94]";
+    expect_refused(cut, sizeof cut - 1, "offset 17: the pickle is cut short");
+}
+
+/* The real capture (torch 2.11, H100): the spec's reference numbers. */
+static void test_real_capture(void **state)
+{
+    (void)state;
+    char *path = test_source_path("data/real/torch-mlp.snapshot.pickle.gz");
+    struct profile *profile = NULL;
+    struct load_error error;
+    assert_int_equal(profile_load(path, NULL, &profile, &error), LOAD_OK);
+    free(path);
+    assert_int_equal(profile->allocator_count, 1);
+    const struct allocator *a = &profile->allocators[0];
+    assert_int_equal(a->timeline.count, 259);
+    assert_int_equal(a->summary.peak.heap_bytes, 100387024);
+    assert_int_equal(a->timeline.heap_bytes[153], 100387024);
+    for (size_t i = 0; i < 153; i++)
+        assert_true(a->timeline.heap_bytes[i] < 100387024); /* 153 is the first */
+    assert_int_equal(a->summary.peak_time_ps, a->timeline.time_ps[153]);
+    assert_int_equal(a->row_count, 37);
+    assert_int_equal(a->summary.trace_start.live_bytes, 93520032);
+    assert_int_equal(a->summary.trace_start.live_count, 27);
+    assert_int_equal(a->timeline.heap_bytes[258], 93520036);
+    /* reserved is 112 MiB throughout */
+    assert_int_equal(a->timeline.free_bytes[153], 117440512 - 100387024);
+    assert_int_equal(profile->warning_count, 0);
+    /* Adam's state: made in torch/optim/adam.py:791 (the name), on the
+     * user's line 21, opt.step() (the location: model/user_frame.h). */
+    int64_t adam = 0;
+    size_t adam_rows = 0;
+    for (size_t i = 0; i < a->row_count; i++)
+        if (strcmp(profile_text(profile, a->rows[i].op_name), "_multi_tensor_adam") == 0) {
+            assert_non_null(strstr(profile_text(profile, a->rows[i].location),
+                                   "torch_snapshot.py:21"));
+            assert_non_null(strstr(profile_text(profile, a->rows[i].stack), "adam.py:791"));
+            adam += a->rows[i].allocation_bytes;
+            adam_rows++;
+        }
+    assert_int_equal(adam, 6340648);
+    assert_int_equal(adam_rows, 6);
+    profile_free(profile);
+}
+
+/* Detected by content whatever the name; the suffixes name the format. */
+static void test_detection(void **state)
+{
+    (void)state;
+    static const uint8_t head[] = {0x80, 0x04, 0x95};
+    const struct input_format *format = input_format_detect(head, sizeof head, false);
+    assert_non_null(format);
+    assert_string_equal(format->name, "torch-snapshot");
+    size_t length;
+    assert_ptr_equal(input_format_for_name("rank3.pickle.gz", &length), format);
+    static const uint8_t not_pickle[] = {0x80, 0x07, 0x95};
+    format = input_format_detect(not_pickle, sizeof not_pickle, false);
+    assert_true(!format || strcmp(format->name, "torch-snapshot") != 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay_by_hand),
+        cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_real_capture),
+        cmocka_unit_test(test_detection),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
