@@ -45,6 +45,10 @@ static void text_top_rows(FILE *out, const struct allocation_table *table, size_
 {
     size_t shown = table->count < top ? table->count : top;
     bool unresolved = false;
+    /* The columns named once, over the rows ("-" in a row: not recorded). */
+    if (shown > 0)
+        fprintf(out, "    %12s  %-5s %s  %s  %s  %s\n", "size", "count", "op", "region", "type",
+                "shape");
     for (size_t i = 0; i < shown; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
@@ -103,6 +107,8 @@ static void text_entry_rows(FILE *out, const struct allocation_table *table, siz
 {
     size_t shown = table->count < top ? table->count : top;
     const struct profile *profile = table->profile;
+    if (shown > 0)
+        fprintf(out, "    %12s  %-10s  %s  %s\n", "size", "kind", "name", "location");
     for (size_t i = 0; i < shown; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], kind[64], name[256], location[256];

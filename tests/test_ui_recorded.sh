@@ -63,7 +63,7 @@ screens() {
 }
 
 # A PyTorch trace: no version, no stack, no region, data type or shape.
-pytorch_has=' chrome-trace(\.gz)? +allocator 
+pytorch_has='( chrome-trace(\.gz)?| torch-mlp\.pt\.trace\.json\.gz) +allocator 
 PEAK
 █ heap
 size .* op( |$)'
@@ -98,11 +98,13 @@ PEAK
 stack\+heap
 ▒ stack'
 
-# Skyline: kinds and locations; no stack, regions or types.
+# Skyline: kinds and locations; no stack, regions or types; no timeline,
+# so no chart (the table has its rows).
 "$build_dir/tests/generate_skyline" --case demo -o "$work/report.sqlite" ||
     echo "Bail out! generate_skyline failed"
-screens "Skyline" "$work/report.sqlite" 'this report has no timeline
-size +(share +)?kind +location +op' 'stack\+heap
+screens "Skyline" "$work/report.sqlite" 'Entries \(19\)
+size +(share +)?kind +location +op' 'Memory
+stack\+heap
 ▒ stack
 At peak by
 size .*(region|type|shape)( |$)'
