@@ -224,7 +224,22 @@ struct allocation_row_source allocation_rows_at_peak(const struct profile *profi
         .allocator = allocator,
         .rows = allocator ? allocator->rows : NULL,
         .count = allocator ? allocator->row_count : 0,
-        .label = "at peak",
+        .label = allocator && allocator->rows_kind == ALLOCATOR_ROWS_LIVE ? "live at peak"
+                                                                          : "at peak",
+    };
+}
+
+struct allocation_row_source allocation_rows_xprof(const struct profile *profile,
+                                                   const struct allocator *allocator)
+{
+    size_t count = 0;
+    const struct allocation_row *rows = allocator ? allocator_xprof_rows(allocator, &count) : NULL;
+    return (struct allocation_row_source){
+        .profile = profile,
+        .allocator = allocator,
+        .rows = rows,
+        .count = count,
+        .label = "at peak, XProf's table",
     };
 }
 

@@ -74,6 +74,11 @@ struct allocation_table {
 struct allocation_row_source allocation_rows_at_peak(const struct profile *profile,
                                                      const struct allocator *allocator);
 
+/* XProf's table at the peak (the peak step's allocations; issue 22),
+ * where the file had it beside the live rows; else the rows at peak. */
+struct allocation_row_source allocation_rows_xprof(const struct profile *profile,
+                                                   const struct allocator *allocator);
+
 /* The column's one name ("size", "op"), as the status line names the
  * sort ("file order" for no sort). */
 const char *allocation_table_column_name(enum table_column column);

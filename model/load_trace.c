@@ -135,6 +135,8 @@ bool trace_add_peak_rows(struct trace_load *load, size_t index, const uint32_t *
     for (size_t i = 0; ok && i < rows.count; i++)
         ok = profile_builder_add_row(load->builder, index, &rows.rows[i]);
     live_rows_free(&rows);
+    profile_builder_set_rows_kind(load->builder, index, ALLOCATOR_ROWS_LIVE);
+    load->builder->profile->allocators[index].live_allocations = live_count;
     return ok;
 }
 

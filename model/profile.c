@@ -195,7 +195,8 @@ bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *row
     const struct allocator_summary *summary = &allocator->summary;
     *rows_step = summary->rows_step;
     *peak_time_step = summary->peak_time_step;
-    return summary->one_step_rows && summary->rows_step != summary->peak_time_step;
+    return summary->one_step_rows && allocator->rows_kind != ALLOCATOR_ROWS_LIVE &&
+           summary->rows_step != summary->peak_time_step;
 }
 
 const char *profile_text(const struct profile *profile, uint32_t string_id)
@@ -249,6 +250,7 @@ void profile_free(struct profile *profile)
     for (size_t i = 0; i < profile->allocator_count; i++) {
         snapshot_columns_free(&profile->allocators[i].timeline);
         free(profile->allocators[i].rows);
+        free(profile->allocators[i].xprof_rows);
     }
     free(profile->warnings);
     free(profile->allocators);
@@ -256,4 +258,15 @@ void profile_free(struct profile *profile)
     string_table_free(profile->strings);
     free(profile->path);
     free(profile);
+}
+
+const struct allocation_row *allocator_xprof_rows(const struct allocator *allocator,
+                                                  size_t *count)
+{
+    if (allocator->xprof_kept) {
+        *count = allocator->xprof_row_count;
+        return allocator->xprof_rows;
+    }
+    *count = allocator->row_count;
+    return allocator->rows;
 }

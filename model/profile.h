@@ -260,6 +260,21 @@ enum allocator_field {
 /* One past the largest bit of enum allocator_field. */
 #define ALLOCATOR_FIELD_END (1u << 7)
 
+/* Which table an allocator's `rows` are (issue 22). */
+enum allocator_rows {
+    /* The format's own table: Skyline's entries, a table memtop wrote. */
+    ALLOCATOR_ROWS_RECORDED = 0,
+    /* What was live at the peak instant, exactly the rows the live-set
+     * query (model/live_set.h) gives at summary.peak_time_ps: every
+     * format whose timeline is complete. */
+    ALLOCATOR_ROWS_LIVE,
+    /* XProf's table at the peak: the peak step's allocations, all older
+     * memory in one special row. What a sampled (version 1) file has;
+     * loaders of complete timelines mark their XProf table so, and the
+     * builder's finish moves it to xprof_rows and makes `rows` live. */
+    ALLOCATOR_ROWS_XPROF,
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
@@ -272,7 +287,23 @@ struct allocator {
     struct allocator_summary summary;
     struct allocation_row *rows; /* in the file's order (XProf's order) */
     size_t row_count;
+    enum allocator_rows rows_kind;
+    /* Where rows_kind is ALLOCATOR_ROWS_LIVE and the file also had
+     * XProf's peak-step table (MemoryProfile version 0, XSpace): that
+     * table, for `--export xprof-table` and the viewer's X, and
+     * xprof_kept true; NULL, 0 and false otherwise (allocator_xprof_rows
+     * then answers with `rows`). */
+    struct allocation_row *xprof_rows;
+    size_t xprof_row_count;
+    bool xprof_kept;
+    /* Allocations live at the peak behind the live rows (before equal
+     * rows merge; special rows not counted); 0 unless rows are live. */
+    size_t live_allocations;
 };
+
+/* XProf's table at the peak: xprof_rows where kept, else `rows`. */
+const struct allocation_row *allocator_xprof_rows(const struct allocator *allocator,
+                                                  size_t *count);
 
 /* Whether allocator's format records `field` (one enum allocator_field
  * bit): not when the loader said so, nor free memory and fragmentation

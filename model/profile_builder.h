@@ -80,6 +80,14 @@ bool profile_builder_add_row(struct profile_builder *builder, size_t index,
 /* Room for `count` more rows, when the loader knows how many come. */
 bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count);
 
+/* Which table the rows are (ALLOCATOR_ROWS_RECORDED unless said): a
+ * loader that adds XProf's peak-step table says ALLOCATOR_ROWS_XPROF,
+ * and where the timeline is complete finish keeps it as xprof_rows and
+ * makes `rows` the live set at the peak; a loader whose rows are that
+ * live set already says ALLOCATOR_ROWS_LIVE. */
+void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index,
+                                   enum allocator_rows kind);
+
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
  * which is computed here (stack + heap at the peak). */
@@ -110,8 +118,9 @@ bool profile_builder_add_warning(struct profile_builder *builder, const char *te
 bool profile_builder_order_allocators(struct profile_builder *builder, const uint32_t *ids,
                                       size_t count);
 
-/* Finishes every timeline (fit, sort, count, index) and hands over the
- * profile; the builder is then empty. NULL when memory runs out (the
+/* Finishes every timeline (fit, sort, count, index), makes live rows
+ * where XProf's table was given (profile_builder_set_rows_kind), and
+ * hands over the profile; the builder is then empty. NULL when memory runs out (the
  * build is then discarded). */
 struct profile *profile_builder_finish(struct profile_builder *builder);
 
