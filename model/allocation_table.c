@@ -224,8 +224,7 @@ struct allocation_row_source allocation_rows_at_peak(const struct profile *profi
         .allocator = allocator,
         .rows = allocator ? allocator->rows : NULL,
         .count = allocator ? allocator->row_count : 0,
-        .label = allocator && allocator->rows_kind == ALLOCATOR_ROWS_LIVE ? "live at peak"
-                                                                          : "at peak",
+        .label = "at peak",
     };
 }
 
@@ -274,6 +273,13 @@ bool allocation_table_init(struct allocation_table *table, const struct profile 
                            const struct allocator *allocator)
 {
     struct allocation_row_source source = allocation_rows_at_peak(profile, allocator);
+    return allocation_table_init_source(table, &source);
+}
+
+bool allocation_table_init_xprof(struct allocation_table *table, const struct profile *profile,
+                                 const struct allocator *allocator)
+{
+    struct allocation_row_source source = allocation_rows_xprof(profile, allocator);
     return allocation_table_init_source(table, &source);
 }
 

@@ -107,6 +107,10 @@ bool allocation_table_init_source(struct allocation_table *table,
 /* The same for the rows at the peak of `allocator` (may be NULL: no rows). */
 bool allocation_table_init(struct allocation_table *table, const struct profile *profile,
                            const struct allocator *allocator);
+/* The same over XProf's table (allocation_rows_xprof): `--export
+ * xprof-table`, the viewer's X. */
+bool allocation_table_init_xprof(struct allocation_table *table, const struct profile *profile,
+                                 const struct allocator *allocator);
 void allocation_table_free(struct allocation_table *table);
 /* Re-filter (live, on every keystroke); false when memory runs out. */
 bool allocation_table_set_filter(struct allocation_table *table, const char *filter);

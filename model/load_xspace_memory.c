@@ -220,7 +220,9 @@ enum load_status xspace_memory_event_add(struct xspace_loader *loader,
         .tensor_shape = reading_string(loader, reading, XSPACE_STAT_SHAPE),
     };
     size_t index;
-    bool named = snapshot.op_name != STRING_ID_EMPTY && snapshot.op_name != STRING_ID_NONE;
+    /* Only an event without a tf_op stat at all is named by what encloses
+     * it (JAX writes none); an op written empty stays XProf's blank. */
+    bool named = xspace_seen(reading, XSPACE_STAT_TF_OP) || snapshot.op_name == STRING_ID_NONE;
     if (snapshot.op_name == STRING_ID_NONE || snapshot.region_type == STRING_ID_NONE ||
         snapshot.data_type == STRING_ID_NONE || snapshot.tensor_shape == STRING_ID_NONE ||
         !xspace_memory_allocator(loader, reading, &index) ||
