@@ -92,8 +92,11 @@ bool allocation_table_row_matches(const struct allocation_table *table,
         return true;
     if (row->origin == ROW_UNRESOLVED)
         return false;
-    const uint32_t texts[] = {row->op_name, row->region_type, row->data_type,
-                              row->tensor_shape, row->kind,   row->location};
+    /* The context too (issue 22): `Adam` finds the rows made inside
+     * Optimizer.step#Adam.step, whose own op is aten::empty. */
+    const uint32_t texts[] = {row->op_name,      row->region_type, row->data_type,
+                              row->tensor_shape, row->kind,        row->location,
+                              row->context};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         if (texts[i] && allocation_table_matches(profile_string(table->profile, texts[i]),
                                                  table->filter))

@@ -1,5 +1,5 @@
 /* allocation_table: the rows of an allocations table as a view sees
- * them: filtered (by text in the op name, region, data type, shape, kind
+ * them: filtered (by text in the op name, context, region, data type, shape, kind
  * or location; by a least size; to one group of model/row_groups.h),
  * sorted, totalled. No drawing, so the viewer, the CSV exporter and the
  * text summary share it and the tests check it without a screen.
@@ -47,7 +47,7 @@ struct allocation_table {
     size_t count;    /* rows shown (after the filter) */
     enum table_column sort_column;
     bool descending;
-    /* A case-insensitive substring of the op name, region, data type,
+    /* A case-insensitive substring of the op name, context, region, data type,
      * shape, kind or location; "" = all. */
     char filter[ALLOCATION_TABLE_FILTER_SIZE];
     /* Rows holding less (allocation_row_bytes) are not shown; 0: all. */

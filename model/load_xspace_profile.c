@@ -122,8 +122,6 @@ static bool time_sort(struct snapshot_columns *timeline)
         PERMUTE(fragmentation) PERMUTE(peak_bytes_in_use) PERMUTE(activity)
         PERMUTE(requested_bytes) PERMUTE(allocation_bytes) PERMUTE(address) PERMUTE(step_id)
         PERMUTE(op_name) PERMUTE(region_type) PERMUTE(data_type) PERMUTE(tensor_shape)
-        if (timeline->context)
-            PERMUTE(context)
 #undef PERMUTE
     }
     free(order);
@@ -135,9 +133,8 @@ static bool time_sort(struct snapshot_columns *timeline)
 /* ---- deallocations ---- */
 
 /* UpdateDeallocation: a deallocation takes the text of the first
- * allocation at its address not yet matched (after the pair settles an
- * execution buffer's role: load_xspace_attribution.c). */
-static bool match_deallocations(struct xspace_loader *loader, struct snapshot_columns *timeline)
+ * allocation at its address not yet matched. */
+static bool match_deallocations(struct snapshot_columns *timeline)
 {
     struct integer_map open = {0};
     bool ok = true;
@@ -148,7 +145,6 @@ static bool match_deallocations(struct xspace_loader *loader, struct snapshot_co
             if (!found)
                 continue;
             size_t from = *found;
-            xspace_attribute_settle(loader, timeline, from, i);
             timeline->op_name[i] = timeline->op_name[from];
             timeline->region_type[i] = timeline->region_type[from];
             timeline->data_type[i] = timeline->data_type[from];
@@ -159,7 +155,6 @@ static bool match_deallocations(struct xspace_loader *loader, struct snapshot_co
         }
     }
     integer_map_free(&open);
-    xspace_attribute_unfreed(loader, timeline);
     return ok;
 }
 
@@ -310,7 +305,7 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
     if (!time_sort(timeline))
         return false;
     fix_steps(timeline);
-    if (!match_deallocations(loader, timeline))
+    if (!match_deallocations(timeline))
         return false;
     const struct xspace_walk_summary *walked = &loader->summaries[index];
     struct allocator_summary summary = {

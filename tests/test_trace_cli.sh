@@ -155,6 +155,16 @@ round_trip "a PyTorch trace with hostile names" "$work/hostile.json"
 round_trip "a timeline.py trace with hostile names" "$work/timeline.json"
 if [ -f "$torch" ]; then
     round_trip "torch-mlp.pt.trace.json.gz" "$torch"
+    # The filter reads the context (issue 22): Adam's rows are aten::empty_strided
+    # inside Optimizer.step#Adam.step; no row's own op names Adam.
+    "$memtop" --export allocations --filter Adam "$torch" >"$work/adam.csv" 2>/dev/null
+    "$memtop" --export allocations "$torch" >"$work/all.csv" 2>/dev/null
+    adam=$(($(wc -l <"$work/adam.csv") - 1))
+    all=$(($(wc -l <"$work/all.csv") - 1))
+    tap_check "torch-mlp: --filter Adam finds the optimizer's rows by their context ($adam of $all)" \
+        test "$adam" -ge 1 -a "$adam" -lt "$all" -a "$(grep -ci adam "$work/all.csv")" -eq 0
+else
+    tap_skip "torch-mlp: --filter Adam" "no data/real"
 fi
 if "$build_dir/tests/generate_skyline" -o "$work/report.sqlite" 2>/dev/null; then
     round_trip "a Skyline report (entries, kinds, stacks, no timeline)" "$work/report.sqlite"
