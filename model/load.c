@@ -11,11 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/gzip.h"
+#include "model/decode/gzip.h"
 #include "model/input_format.h"
 #include "model/load_internal.h"
 #include "model/mapping_guard.h"
 #include "model/profile_builder.h"
+#include "model/text_encoding.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the
@@ -95,6 +96,11 @@ static enum load_status load_decoded(const uint8_t *bytes, size_t size,
                                      struct load_error *error)
 {
     tracker->total = size;
+    char wide[128];
+    if (text_encoding_is_wide(bytes, size, wide, sizeof wide)) {
+        load_error_set(error, "%s", wide);
+        return LOAD_BAD_INPUT;
+    }
     const struct input_format *format =
         input_format_detect_named(bytes, size, false, source->path);
     if (!format) {
@@ -141,6 +147,21 @@ static enum load_status load_gzip(const uint8_t *bytes, size_t size, struct load
     /* The compressed bytes are not read again. */
     if (mapping)
         mapping_drop(mapping, 0, mapping->size);
+    /* gzip inside gzip (a .gz compressed again): inflated once more, within
+     * the same cap; a third layer is named, not peeled. */
+    if (status == LOAD_OK && gzip_is_compressed(inflated, inflated_size)) {
+        uint8_t *inner = NULL;
+        size_t inner_size = 0;
+        status = gzip_inflate(inflated, inflated_size, gzip_cap(size, options), &inner,
+                              &inner_size, error);
+        free(inflated);
+        inflated = inner;
+        inflated_size = inner_size;
+        if (status == LOAD_OK && gzip_is_compressed(inflated, inflated_size)) {
+            load_error_set(error, "gzip-compressed more than twice: gunzip it first");
+            status = LOAD_BAD_INPUT;
+        }
+    }
     if (status == LOAD_OK && inflated_size == 0) {
         load_error_set(error, "empty after gzip decompression");
         status = LOAD_BAD_INPUT;

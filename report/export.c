@@ -2,6 +2,7 @@
 
 #include "report/export.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -131,8 +132,8 @@ enum export_status export_write(FILE *out, const struct export_request *request,
 
 /* ---- several hosts in one CSV ---- */
 
-enum export_status export_each_write(FILE *out, const struct export_each *each, size_t *rows,
-                                     char *error, size_t error_size)
+static enum export_status export_each_stream(FILE *out, const struct export_each *each,
+                                             size_t *rows, char *error, size_t error_size)
 {
     enum export_status status = EXPORT_OK;
     bool written = false;
@@ -140,8 +141,12 @@ enum export_status export_each_write(FILE *out, const struct export_each *each, 
         *rows = 0;
     for (size_t i = 0; i < each->count && status == EXPORT_OK; i++) {
         struct export_request request;
-        if (!each->next(each->context, i, &request))
-            continue;
+        if (!each->next(each->context, i, &request)) {
+            /* Rows without this host's would pass for the whole run. */
+            snprintf(error, error_size, "not written: host %s failed",
+                     each->name(each->context, i));
+            return EXPORT_FAILED;
+        }
         request.no_header = written;
         size_t host_rows = 0;
         status = export_write(out, &request, &host_rows, error, error_size);
@@ -153,6 +158,45 @@ enum export_status export_each_write(FILE *out, const struct export_each *each, 
     if (status == EXPORT_OK && !written) {
         snprintf(error, error_size, "no host to export");
         status = EXPORT_FAILED;
+    }
+    return status;
+}
+
+/* Copies what `kept` holds (from its start) to out: 0, or an errno. */
+static int export_copy(FILE *kept, FILE *out)
+{
+    errno = 0;
+    if (fflush(kept) != 0 || fseek(kept, 0, SEEK_SET) != 0)
+        return errno ? errno : EIO;
+    char buffer[1 << 16];
+    size_t length;
+    while ((length = fread(buffer, 1, sizeof buffer, kept)) > 0)
+        if (fwrite(buffer, 1, length, out) != length)
+            return errno ? errno : EIO;
+    if (ferror(kept))
+        return EIO;
+    return fflush(out) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+/* All or nothing: the hosts' CSV is kept in a temporary file until every
+ * host is in, then copied to out, so a host that fails leaves out with
+ * nothing (a pipe, a FIFO or standard output included; a file -o names
+ * is written atomically besides). Streamed straight to a terminal, where
+ * the rows' control bytes are escaped and there is nothing to keep, and
+ * when no temporary file can be made. */
+enum export_status export_each_write(FILE *out, const struct export_each *each, size_t *rows,
+                                     char *error, size_t error_size)
+{
+    FILE *kept = isatty(fileno(out)) == 1 ? NULL : tmpfile();
+    if (!kept)
+        return export_each_stream(out, each, rows, error, error_size);
+    enum export_status status = export_each_stream(kept, each, rows, error, error_size);
+    int error_number = status == EXPORT_OK ? export_copy(kept, out) : 0;
+    fclose(kept);
+    if (error_number) {
+        if (rows)
+            *rows = 0;
+        return export_fail(error, error_size, "", error_number);
     }
     return status;
 }

@@ -150,13 +150,16 @@ enum export_status export_to_path(const char *path, bool replace,
 /* The exports of several hosts as one CSV (a run, --export on a
  * directory): next() fills host `index`'s request, lead cells included,
  * or returns false when it has none (it failed to load: the caller says
- * why); done() lets go of what next() loaded. The header comes from the
- * first host that has a request. EXPORT_FAILED, "no host to export", when
- * none has one; else as export_write and export_to_path. */
+ * why); done() lets go of what next() loaded; name() says which host
+ * `index` is. All or nothing: a host without a request stops the export,
+ * EXPORT_FAILED, "not written: host NAME failed" (a file export then
+ * leaves the target as it was). EXPORT_FAILED, "no host to export", when
+ * there are none; else as export_write and export_to_path. */
 struct export_each {
     size_t count;
     bool (*next)(void *context, size_t index, struct export_request *request);
     void (*done)(void *context, size_t index);
+    const char *(*name)(void *context, size_t index);
     void *context;
 };
 enum export_status export_each_write(FILE *out, const struct export_each *each, size_t *rows,

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/chrome_trace_fields.h"
+#include "model/formats/chrome_trace/chrome_trace_fields.h"
 #include "model/format.h"
 #include "report/export.h"
 #include "report/json_writer.h"

@@ -338,6 +338,12 @@ static bool export_hosts_next(void *context, size_t index, struct export_request
     return true;
 }
 
+static const char *export_hosts_name(void *context, size_t index)
+{
+    struct export_hosts *hosts = context;
+    return hosts->input->hosts.hosts[hosts->input->first_host + index].name;
+}
+
 /* Exports need one host at a time: free it before the next. */
 static void export_hosts_done(void *context, size_t index)
 {
@@ -361,7 +367,7 @@ static int run_export(struct input *input, const struct options *options)
     if (input->directory) {
         struct export_hosts hosts = {.input = input, .export = export};
         struct export_each each = {input->host_count, export_hosts_next, export_hosts_done,
-                                   &hosts};
+                                   export_hosts_name, &hosts};
         int status = export_output(NULL, &each, export);
         live_rows_free(&hosts.live); /* a host that failed after its rows */
         return exit_status_worst(hosts.status, status);

@@ -253,7 +253,13 @@ static bool export_option_parse(int option, const char *argument, struct options
         }
         export->has_group_by = true;
         return true;
-    case 'o': export->output = argument; return true;
+    case 'o':
+        if (!*argument) { /* "" names no file; refused here rather than by open() */
+            snprintf(error, error_size, "-o: empty file name");
+            return false;
+        }
+        export->output = argument;
+        return true;
     case OPTION_FORCE: export->force = true; return true;
     default: return false;
     }

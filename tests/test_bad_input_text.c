@@ -21,7 +21,7 @@
 #include <zlib.h>
 
 #include "model/format.h"
-#include "model/gzip.h"
+#include "model/decode/gzip.h"
 #include "model/load.h"
 #include "model/profile.h"
 #include "model/profile_builder.h"
@@ -99,13 +99,13 @@ void test_json_deep_nesting(void **state)
     memset(text, '[', DEPTH);
     memset(text + DEPTH, ']', DEPTH);
     text[2 * DEPTH] = '\0';
-    expect_text_refused(text, "invalid JSON");
+    expect_text_refused(text, "JSON nested deeper than 1000 levels at offset 1000");
     /* The same under an unknown key of a real profile. */
     int length = sprintf(text, "{\"memoryProfilePerAllocator\":{\"a\":{}},\"x\":");
     memset(text + length, '[', DEPTH);
     memset(text + length + DEPTH, ']', DEPTH);
     strcpy(text + length + 2 * DEPTH, "}");
-    expect_text_refused(text, "invalid JSON");
+    expect_text_refused(text, "JSON nested deeper than 1000 levels at offset ");
     free(text);
 
     /* Moderate nesting under an unknown key is skipped. */

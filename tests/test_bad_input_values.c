@@ -21,7 +21,7 @@
 #include <zlib.h>
 
 #include "model/format.h"
-#include "model/gzip.h"
+#include "model/decode/gzip.h"
 #include "model/load.h"
 #include "model/profile.h"
 #include "model/profile_builder.h"

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "ui/compare_cells.h"
+#include "ui/panes/compare/compare_cells.h"
 
 #define GIB (INT64_C(1) << 30)
 #define MIB (INT64_C(1) << 20)

@@ -59,6 +59,8 @@ memtop_run --allocator 0 x.pb
 memtop_expect "--allocator without --export: status 2" 2 err "^memtop: --allocator goes with --export$"
 memtop_run --export summary --force x.pb
 memtop_expect "--force without -o: status 2" 2 err "^memtop: --force goes with -o FILE$"
+memtop_run --export summary -o '' "$shared"
+memtop_expect "-o '': a usage error, status 2" 2 err "^memtop: -o: empty file name$"
 memtop_run --export timeline --from 2 --to 1 x.pb
 memtop_expect "--from after --to: status 2" 2 err "^memtop: --from is after --to$"
 memtop_run --export timeline --from 1e3 x.pb

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/json_stream.h"
+#include "model/decode/json_stream.h"
 
 /* What the walks below saw: one line per value. */
 struct seen {

@@ -2,7 +2,10 @@
 # The order of the house: model <- report <- ui <- src. A layer may
 # include from the layers before it, never from one after it: model/
 # nothing of report/, ui/ or src/; report/ nothing of ui/ or src/; ui/
-# nothing of src/.
+# nothing of src/. Each layer is walked with its folders (model/decode/,
+# model/formats/NAME/, ui/panes/...). One more rule: a format's internal
+# header, model/formats/NAME/NAME_internal.h, is included only from its
+# own folder (and its tests in tests/formats/NAME/).
 #
 #   test_layering.sh TREE   checks the source tree TREE: prints every
 #                           upward include as FILE:LINE: ... and exits 1
@@ -10,7 +13,10 @@
 #   test_layering.sh        the make check test (TAP): checks the source
 #                           tree, then shows that the check can fail: a
 #                           copy of the tree with one upward include
-#                           injected, for each rule, must be refused.
+#                           injected, for each rule and in each folder,
+#                           and with each format's internal header
+#                           included from outside its folder, must be
+#                           refused.
 set -u
 
 layers="model report ui src"
@@ -33,8 +39,7 @@ check_tree() {
     for layer in $layers; do
         higher=$(layers_after "$layer" | tr ' ' '|')
         [ -n "$higher" ] || continue
-        for file in "$tree/$layer"/*.c "$tree/$layer"/*.h; do
-            [ -f "$file" ] || continue
+        for file in $(find "$tree/$layer" -name '*.[ch]' | sort); do
             # #include "ui/x.h", <src/x.h>, "../report/x.h", with any blanks.
             matches=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*($higher)/" \
                 "$file") || continue
@@ -103,6 +108,18 @@ cp "$target" "$work/saved.c"
 printf '  #  include <../ui/draw.h>\n' >>"$target"
 tap_check "  ... also with blanks, <> and ../" sh -c "! sh '$0' '$copy' >/dev/null"
 cp "$work/saved.c" "$target"
+# Folders are walked to the bottom: model/decode/, model/formats/NAME/,
+# ui/panes/chart/ are checked as their layer's top is.
+for target in $(find "$copy/model" "$copy/ui" -mindepth 2 -name '*.c' | sort | awk -F/ '!seen[$(NF-1)]++'); do
+    cp "$target" "$work/saved.c"
+    printf '#include "src/input.h"\n' >>"$target"
+    if sh "$0" "$copy" 2>&1 | grep -q "^$target:[0-9]*: "; then
+        tap_ok "  ... also in ${target#"$copy"/}"
+    else
+        tap_not_ok "  ... also in ${target#"$copy"/}"
+    fi
+    cp "$work/saved.c" "$target"
+done
 
 # ---- profile strings travel with their length (issue 16.4) ----
 # A profile's string may hold a NUL: views, reports and messages take it
@@ -110,8 +127,8 @@ cp "$work/saved.c" "$target"
 # string, which would stop short. The C-string accessors are defined in
 # model/ for the tests; no other code calls them.
 c_string_calls() {
-    grep -n -E '\b(profile_text|string_table_text)[[:space:]]*\(' \
-        "$1"/model/*.c "$1"/report/*.c "$1"/ui/*.c "$1"/src/*.c 2>/dev/null |
+    grep -rn --include='*.c' -E '\b(profile_text|string_table_text)[[:space:]]*\(' \
+        "$1"/model "$1"/report "$1"/ui "$1"/src 2>/dev/null |
         grep -v -E '^[^:]*/model/(profile|string_table)\.c:[0-9]+:(const char \*|    return string_table_text)'
 }
 if c_string_calls "$source_dir" >"$work/report"; then
@@ -130,10 +147,10 @@ fi
 # load.h is the door to loading: the format table, the builder, the wire
 # and JSON readers and each loader's internals are model/'s business, so
 # a new format never reaches report/, ui/ or src/.
-private_headers='load_internal|input_format|profile_builder|xprof_draft|protobuf_wire|protobuf_table|json_stream|proto3_json|load_protobuf|load_skyline|load_trace|load_trace_kineto|load_trace_timeline|load_xspace|logdir_internal|mapping_guard|gzip'
+private_headers='load_internal|input_format|profile_builder|logdir_internal|mapping_guard|decode/[a-z0-9_]+|formats/memory_profile/(xprof_draft|memory_profile_internal)|formats/[a-z0-9_]+/[a-z0-9_]+_internal|formats/chrome_trace/load_trace_(kineto|timeline)'
 private_includes() {
     grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*model/($private_headers)\.h" \
-        "$1"/report/*.[ch] "$1"/ui/*.[ch] "$1"/src/*.[ch] 2>/dev/null
+        -r --include='*.[ch]' "$1"/report "$1"/ui "$1"/src 2>/dev/null
 }
 if private_includes "$source_dir" >"$work/report"; then
     tap_not_ok "no code above model/ includes a loader's own header" "$work/report"
@@ -146,5 +163,60 @@ if private_includes "$copy" | grep -q '/report/export\.h:'; then
 else
     tap_not_ok "  ... and it finds one put in report/"
 fi
+
+# ---- a format's internal header stays in its folder (issue 21) ----
+# model/formats/X/X_internal.h indexes X's files for one another: only
+# model/formats/X/ (and X's own tests, tests/formats/X/) include it, so a
+# format is read, changed or removed in its folder alone.
+foreign_internal_includes() {
+    for folder in "$1"/model/formats/*/; do
+        [ -d "$folder" ] || continue
+        name=$(basename "$folder")
+        grep -rn --include='*.[ch]' -E \
+            "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*model/formats/$name/${name}_internal\.h" \
+            "$1"/model "$1"/report "$1"/ui "$1"/src "$1"/tests 2>/dev/null |
+            grep -v -E "^$1/(model|tests)/formats/$name/"
+    done
+}
+if foreign_internal_includes "$source_dir" >"$work/report"; then
+    tap_not_ok "no file outside model/formats/X/ includes X's internal header" "$work/report"
+else
+    tap_ok "no file outside model/formats/X/ includes X's internal header"
+fi
+formats=$(cd "$copy/model/formats" && ls)
+tap_check "  ... the copy has formats to check" test -n "$formats"
+# inject_internal FILE NAME: FILE (in the copy) includes format NAME's
+# internal header; the check must name FILE.
+inject_internal() {
+    target=$1 name=$2
+    cp "$target" "$work/saved.internal"
+    printf '#include "model/formats/%s/%s_internal.h"\n' "$name" "$name" >>"$target"
+    if foreign_internal_includes "$copy" | grep -q "^$target:"; then
+        tap_ok "  ... and it refuses ${target#"$copy"/} including $name's"
+    else
+        tap_not_ok "  ... and it refuses ${target#"$copy"/} including $name's"
+    fi
+    cp "$work/saved.internal" "$target"
+}
+for name in $formats; do
+    # Another format's face file, the door, and a view.
+    for other in $formats; do
+        [ "$other" = "$name" ] && continue
+        inject_internal "$(ls "$copy/model/formats/$other"/*.c | head -n 1)" "$name"
+        break
+    done
+    inject_internal "$copy/model/load.c" "$name"
+    inject_internal "$copy/ui/viewer.c" "$name"
+done
+# Its own folder may: an include from inside is not reported.
+name=$(echo "$formats" | head -n 1)
+target=$(ls "$copy/model/formats/$name"/*.c | head -n 1)
+printf '#include "model/formats/%s/%s_internal.h"\n' "$name" "$name" >>"$target"
+if foreign_internal_includes "$copy" | grep -q "^$target:"; then
+    tap_not_ok "  ... but not $name's own files including it"
+else
+    tap_ok "  ... but not $name's own files including it"
+fi
+cp "$work/saved.internal" "$target"
 
 tap_done

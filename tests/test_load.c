@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "model/gzip.h"
+#include "model/decode/gzip.h"
 #include "model/host_list.h"
 #include "model/input_format.h"
 #include "model/load.h"

@@ -165,12 +165,26 @@ memtop_expect "--export -o of a plain directory: a host column only" 0
 tap_check "  ... the file holds both hosts under one header" \
     test "$(sed -n '1p;2s/,.*//p;3s/,.*//p' "$work/flat.csv" | tr '\n' ' ')" = \
     "host,allocator,snapshots,allocations,deallocations,capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,peak_heap_bytes,peak_stack_bytes,peak_free_bytes,peak_fragmentation,active_allocations,summary_computed,timeline_sampled a b "
+# All or nothing: rows without a host would pass for the whole run.
 memtop_run --export summary "$work/broken"
-memtop_expect "--export with a host that fails: the others written, status 2" 2 \
-    out '^run,host,allocator,' out '^2026_01_01_00_00_00,good,' err "bad.memory_profile.json.gz: "
+memtop_expect "--export with a host that fails: nothing written, status 2, the host named" 2 \
+    err "bad.memory_profile.json.gz: " err "^memtop: standard output: not written: host bad failed$"
+tap_check "  ... standard output holds nothing" test ! -s "$work/out"
+for view in allocations timeline summary hlo steps; do
+    echo ORIGINAL >"$work/target.csv"
+    memtop_run --export "$view" -o "$work/target.csv" --force "$work/broken"
+    memtop_expect "--export $view -o --force with a host that fails: status 2, the host named" 2 \
+        err "^memtop: $work/target.csv: not written: host bad failed$"
+    tap_check "  ... the target is untouched" test "$(cat "$work/target.csv")" = ORIGINAL
+    rm -f "$work/new.csv"
+    memtop_run --export "$view" -o "$work/new.csv" "$work/broken"
+    memtop_expect "--export $view -o NEW with a host that fails: status 2" 2 \
+        err "^memtop: $work/new.csv: not written: host bad failed$"
+    tap_check "  ... no file made" test ! -e "$work/new.csv"
+done
 memtop_run --export allocations --allocator nope "$newest"
-memtop_expect "--export --allocator missing on every host: status 2, nothing to export" 2 \
-    err "no allocator 'nope'" err "^memtop: standard output: no host to export$"
+memtop_expect "--export --allocator missing on a host: status 2, nothing written" 2 \
+    err "no allocator 'nope'" err "^memtop: standard output: not written: host 10.0.0.2_8466 failed$"
 
 # ---- hosts that share a name are named apart ----
 generated_profile "$work/apart/one/w.memory_profile.json.gz" 8 1
@@ -237,6 +251,22 @@ xspace_runs() {
     memtop_run --summary --json --run 2026_02_01_00_00_00 "$xlogs"
     memtop_expect "xspace: .xplane.pb preferred over .memory_profile.json.gz" 0 \
         out '^\[{"run":"2026_02_01_00_00_00","host":"old","file":"[^"]*old.xplane.pb"'
+    # A capture cut short beside a good one (the campaign's case): the
+    # export leaves its target alone, the summary reports both.
+    cut="$xlogs/plugins/profile/2026_03_01_00_00_00/10.0.0.2_8466.xplane.pb"
+    head -c "$(($(wc -c <"$cut") / 2))" "$cut" >"$work/cut.pb" && mv "$work/cut.pb" "$cut"
+    echo ORIGINAL >"$work/xout.csv"
+    memtop_run --export timeline -o "$work/xout.csv" --force "$xlogs"
+    memtop_expect "xspace: --export timeline -o --force, one host cut short: status 2" 2 \
+        err "^memtop: $work/xout.csv: not written: host 10.0.0.2_8466 failed$"
+    tap_check "  ... the target is untouched" test "$(cat "$work/xout.csv")" = ORIGINAL
+    memtop_run --summary --json "$xlogs"
+    memtop_expect "xspace: --summary --json, one host cut short: its error and the other's summary" 2 \
+        out '^\[{"run":"2026_03_01_00_00_00","host":"10.0.0.2_8466","file":"[^"]*","error":"' \
+        out '},{"run":"2026_03_01_00_00_00","host":"t1v-n-0.internal","file":"[^"]*","format":"xspace"'
+    memtop_run --summary "$xlogs"
+    memtop_expect "xspace: --summary, one host cut short: the other's summary, the error on stderr" 2 \
+        out "t1v-n-0.internal.xplane.pb: " err "10.0.0.2_8466.xplane.pb: "
 }
 
 xspace_runs

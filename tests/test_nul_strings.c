@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "model/json_string.h"
+#include "model/decode/json_string.h"
 #include "model/load.h"
 #include "tests/test_support.h"
 

@@ -11,7 +11,7 @@
 
 #include "model/profile.h"
 #include "model/profile_builder.h"
-#include "model/xprof_draft.h"
+#include "model/formats/memory_profile/xprof_draft.h"
 #include "tests/test_support.h"
 
 /* These build MemoryProfiles by hand, as a loader does, and check XProf's

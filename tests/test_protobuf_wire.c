@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/protobuf_wire.h"
+#include "model/decode/protobuf_wire.h"
 #include "tests/wire_builder.h"
 
 struct seen {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/test_support.h"
 #include "ui/settings.h"
@@ -125,6 +126,32 @@ static void test_garbage_is_tolerated(void **state)
     assert_int_equal(settings.count, 0);
 }
 
+/* A FIFO (or anything but a regular file) is never waited on, never
+ * read, never written into: the alarm ends a test that blocks. */
+static void test_only_a_regular_file(void **state)
+{
+    (void)state;
+    struct settings settings;
+    const char *path = file_in_test_directory("fifo");
+    remove(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10);
+    assert_int_equal(settings_load(&settings, path), SETTINGS_NOT_REGULAR);
+    assert_int_equal(settings.count, 0);
+    assert_true(settings_set(&settings, "chart.free", "yes"));
+    char error[256];
+    assert_false(settings_save(&settings, path, error, sizeof error));
+    alarm(0);
+    struct stat after;
+    assert_int_equal(stat(path, &after), 0);
+    assert_true(S_ISFIFO(after.st_mode));
+    assert_int_equal(settings_load(&settings, test_directory()), SETTINGS_NOT_REGULAR);
+    write_text(file_in_test_directory("regular"), "chart.free=no\n", 14);
+    assert_int_equal(settings_load(&settings, file_in_test_directory("regular")), SETTINGS_READ);
+    assert_int_equal(settings_load(&settings, file_in_test_directory("missing")), SETTINGS_READ);
+    remove(path);
+}
+
 static void test_what_cannot_be_set(void **state)
 {
     (void)state;
@@ -158,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_garbage_is_tolerated),
         cmocka_unit_test(test_what_cannot_be_set),
+        cmocka_unit_test(test_only_a_regular_file),
     };
     return cmocka_run_group_tests(tests, test_directory_create, test_directory_remove);
 }

@@ -9,7 +9,7 @@
 
 #include "model/profile.h"
 #include "model/profile_builder.h"
-#include "model/xprof_draft.h"
+#include "model/formats/memory_profile/xprof_draft.h"
 
 /* Ends the current test as skipped, saying why. Not cmocka's skip(): in
  * TAP mode it prints "not ok N # SKIP", which the TAP driver counts as a

@@ -144,4 +144,18 @@ else
 fi
 memtop_quit "garbage settings: q quits with status 0"
 
+# A FIFO as the settings file: never opened to wait for a writer, never
+# written into; the viewer draws, says so on the status line, and quits.
+fifo_state="$test_work/state-fifo"
+mkdir -p "$fifo_state/memtop"
+mkfifo "$fifo_state/memtop/settings"
+memtop_viewer 80 24 "XDG_STATE_HOME='$fifo_state'" "$demo_v1"
+if tmux_wait_for "allocator GPU_0_bfc (1/3)" && tmux_wait_for "settings: not a regular file, ignored: "; then
+    tap_ok "a FIFO as the settings file: the viewer draws and warns on the status line"
+else
+    tap_not_ok "a FIFO as the settings file: the viewer draws and warns on the status line"
+fi
+memtop_quit "FIFO settings: q quits with status 0"
+tap_check "FIFO settings: ... and it is still a FIFO" test -p "$fifo_state/memtop/settings"
+
 tap_done

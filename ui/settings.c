@@ -3,10 +3,12 @@
 #include "ui/settings.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report/atomic_file.h"
 
@@ -103,12 +105,28 @@ static void settings_read_line(struct settings *settings, char *line)
     settings_set(settings, line, equals + 1);
 }
 
-void settings_load(struct settings *settings, const char *path)
+enum settings_source settings_load(struct settings *settings, const char *path)
 {
     memset(settings, 0, sizeof *settings);
-    FILE *file = fopen(path, "re");
-    if (!file)
-        return;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; what is
+     * opened is then checked, not the path (which could change between). */
+    int descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (descriptor < 0) {
+        struct stat named;
+        return errno == ENXIO || (stat(path, &named) == 0 && !S_ISREG(named.st_mode))
+                   ? SETTINGS_NOT_REGULAR
+                   : SETTINGS_READ;
+    }
+    struct stat opened;
+    if (fstat(descriptor, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+        close(descriptor);
+        return SETTINGS_NOT_REGULAR;
+    }
+    FILE *file = fdopen(descriptor, "r");
+    if (!file) {
+        close(descriptor);
+        return SETTINGS_READ;
+    }
     /* Only the start of a file far larger than settings ever are. */
     static char text[SETTINGS_FILE_MAX + 1];
     size_t size = fread(text, 1, SETTINGS_FILE_MAX, file);
@@ -131,6 +149,7 @@ void settings_load(struct settings *settings, const char *path)
         }
         start += length + 1;
     }
+    return SETTINGS_READ;
 }
 
 static bool settings_write(FILE *out, void *context, char *error, size_t error_size)
@@ -183,6 +202,12 @@ bool settings_save(const struct settings *settings, const char *path, char *erro
 {
     if (!make_parents(path, error, error_size))
         return false;
+    /* atomic_file writes into a FIFO or a device; settings never do. */
+    struct stat named;
+    if (stat(path, &named) == 0 && !S_ISREG(named.st_mode)) {
+        snprintf(error, error_size, "not a regular file");
+        return false;
+    }
     return atomic_file_write(path, true, settings_write, (void *)settings, error, error_size) ==
            ATOMIC_FILE_OK;
 }

@@ -38,11 +38,22 @@ struct settings {
  * the path does not fit. */
 bool settings_path(char *path, size_t size);
 
+/* What settings_load found at the path. */
+enum settings_source {
+    SETTINGS_READ,        /* a regular file (or none, or an unreadable one) */
+    SETTINGS_NOT_REGULAR, /* a FIFO, a device, a directory...: ignored */
+};
+
 /* Reads the file at path into settings (emptied first); a missing or
- * unreadable file, and any line that is not a setting, leave nothing. */
-void settings_load(struct settings *settings, const char *path);
+ * unreadable file, and any line that is not a setting, leave nothing.
+ * Only a regular file is read: the path is opened without blocking and
+ * what is not a regular file (a FIFO would block the viewer before it
+ * draws) is left alone, SETTINGS_NOT_REGULAR, and should not be saved to. */
+enum settings_source settings_load(struct settings *settings, const char *path);
 /* Writes the settings to path atomically (report/atomic_file.h), making
- * its directory (0700) first; false with a reason when it could not. */
+ * its directory (0700) first; false with a reason when it could not, or
+ * when something other than a regular file is at the path (never written
+ * into). */
 bool settings_save(const struct settings *settings, const char *path, char *error,
                    size_t error_size);
 

@@ -289,10 +289,13 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     char settings_file[4096];
     bool remembers = !options->no_settings && settings_path(settings_file, sizeof settings_file);
     memset(&settings, 0, sizeof settings);
-    if (remembers) {
-        settings_load(&settings, settings_file);
-        viewer_recall_settings(&viewer, &settings);
+    if (remembers && settings_load(&settings, settings_file) == SETTINGS_NOT_REGULAR) {
+        /* Said, not fatal; and never written into either. */
+        viewer_status(&viewer, true, "settings: not a regular file, ignored: %s", settings_file);
+        remembers = false;
     }
+    if (remembers)
+        viewer_recall_settings(&viewer, &settings);
     int status = 0;
     while (!viewer.quit) {
         draw_frame(&viewer);

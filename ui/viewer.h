@@ -19,7 +19,7 @@
 #include "model/compare.h"
 #include "model/logdir.h"
 #include "model/profile.h"
-#include "ui/chart_pane.h"
+#include "ui/panes/chart/chart_pane.h"
 #include "ui/draw.h"
 #include "ui/export_prompt.h"
 #include "ui/keys.h"

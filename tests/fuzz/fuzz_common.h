@@ -25,7 +25,7 @@
 #include "model/profile.h"
 #include "model/profile_builder.h"
 #include "model/timeline.h"
-#include "model/xprof_draft.h"
+#include "model/formats/memory_profile/xprof_draft.h"
 #include "report/summary_report.h"
 
 /* Says which promise broke, then aborts: libFuzzer saves the input. */

@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "model/gzip.h"
+#include "model/decode/gzip.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -70,7 +70,7 @@ else
     # What configure would define that the compiled sources need.
     printf '#define _GNU_SOURCE 1\n#define PACKAGE_STRING "memtop fuzz"\n' >"$build/config.h"
 fi
-protoc-c --proto_path="$source_dir/model" --c_out="$build/gen" "$source_dir/model/memory_profile.proto"
+protoc-c --proto_path="$source_dir/model/formats/memory_profile" --c_out="$build/gen" "$source_dir/model/formats/memory_profile/memory_profile.proto"
 # shellcheck disable=SC2046 # pkg-config prints flags meant to split
 extra_cflags=$(pkg-config --cflags libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -I/usr/include/cjson)
 extra_libs=$(pkg-config --libs libcjson libprotobuf-c zlib sqlite3 2>/dev/null || echo -lcjson -lprotobuf-c -lz -lsqlite3)
@@ -79,11 +79,11 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $sanitize -I$build -I$source_d
 
 say "building with $("$cc" --version | head -n1)"
 objects=""
-for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
+for source in $(find "$source_dir/model" -name "*.c" | sort) "$build/gen/memory_profile.pb-c.c" \
               "$source_dir"/report/*.c; do
     [ -f "$source" ] || continue
     # An in-tree build leaves its own generated copy in model/: ours is in gen/.
-    case $source in "$source_dir"/model/*.pb-c.c) continue ;; esac
+    case $source in *.pb-c.c) [ "$source" = "$build/gen/memory_profile.pb-c.c" ] || continue ;; esac
     object="$build/obj/$(basename "$source" .c).o"
     # shellcheck disable=SC2086
     "$cc" $cflags -fsanitize=fuzzer-no-link -c "$source" -o "$object" ||
@@ -91,12 +91,13 @@ for source in "$source_dir"/model/*.c "$build/gen/memory_profile.pb-c.c" \
     objects="$objects $object"
 done
 for harness in $harnesses; do
-    [ -f "$fuzz_dir/fuzz_$harness.c" ] || die "no harness $harness (tests/fuzz/fuzz_$harness.c)"
+    harness_file=$(find "$source_dir/tests" -name "fuzz_$harness.c" | head -n 1)
+    [ -n "$harness_file" ] || die "no harness $harness (tests/**/fuzz_$harness.c)"
     # The Skyline harness builds its databases with the tests' schema.
     harness_sources=""
-    [ "$harness" = load_skyline ] && harness_sources="$source_dir/tests/skyline_report_maker.c"
+    [ "$harness" = load_skyline ] && harness_sources="$source_dir/tests/formats/skyline/skyline_report_maker.c"
     # shellcheck disable=SC2086
-    "$cc" $cflags -fsanitize=fuzzer "$fuzz_dir/fuzz_$harness.c" $harness_sources $objects \
+    "$cc" $cflags -fsanitize=fuzzer "$harness_file" $harness_sources $objects \
         $extra_libs -lm \
         -o "$build/fuzz_$harness" || die "cannot link fuzz_$harness"
 done
@@ -105,7 +106,7 @@ done
 generator=""
 if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_profile" ]; then
     generator="$MEMTOP_BUILDDIR/tests/generate_profile"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/generate_profile*.c -lm \
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/memory_profile/generate_profile*.c -lm \
         -o "$build/generate_profile" 2>/dev/null; then
     generator="$build/generate_profile"
 fi
@@ -164,7 +165,7 @@ done
 trace_generator=""
 if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_trace" ]; then
     trace_generator="$MEMTOP_BUILDDIR/tests/generate_trace"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/generate_trace*.c -lz \
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/chrome_trace/generate_trace*.c -lz \
         -o "$build/generate_trace" 2>/dev/null; then
     trace_generator="$build/generate_trace"
 fi
@@ -190,8 +191,8 @@ mkdir -p "$seeds/xspace"
 xspace_generator=""
 if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_xspace" ]; then
     xspace_generator="$MEMTOP_BUILDDIR/tests/generate_xspace"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/generate_xspace.c" \
-        "$source_dir"/tests/xspace_gen/*.c -lm -o "$build/generate_xspace" 2>/dev/null; then
+elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/formats/xspace/generate_xspace.c" \
+        "$source_dir"/tests/formats/xspace/xspace_gen/*.c -lm -o "$build/generate_xspace" 2>/dev/null; then
     xspace_generator="$build/generate_xspace"
 fi
 if [ -n "$xspace_generator" ]; then
@@ -224,8 +225,8 @@ skyline_generator=""
 # shellcheck disable=SC2086 # pkg-config's flags are meant to split
 if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_skyline" ]; then
     skyline_generator="$MEMTOP_BUILDDIR/tests/generate_skyline"
-elif "$cc" -O1 -I"$build" -I"$source_dir" $extra_cflags "$source_dir/tests/generate_skyline.c" \
-        "$source_dir/tests/skyline_report_maker.c" $extra_libs -o "$build/generate_skyline" \
+elif "$cc" -O1 -I"$build" -I"$source_dir" $extra_cflags "$source_dir/tests/formats/skyline/generate_skyline.c" \
+        "$source_dir/tests/formats/skyline/skyline_report_maker.c" $extra_libs -o "$build/generate_skyline" \
         2>/dev/null; then
     skyline_generator="$build/generate_skyline"
 fi
@@ -315,7 +316,8 @@ for harness in $harnesses; do
     crashes="$work/crashes/$harness"
     mkdir -p "$corpus" "$crashes" "$seed_dir"
     dictionary=""
-    [ -f "$fuzz_dir/$harness.dict" ] && dictionary="-dict=$fuzz_dir/$harness.dict"
+    dictionary_file=$(find "$source_dir/tests" -name "$harness.dict" | head -n 1)
+    [ -n "$dictionary_file" ] && dictionary="-dict=$dictionary_file"
 
     regressions=$(find "$fuzz_dir/regressions" -type f -name "$pattern" 2>/dev/null | sort)
     if [ -n "$regressions" ]; then

@@ -1,0 +1,74 @@
+/* load_trace_kineto: what PyTorch's [memory] events become, shared by the
+ * two halves of its reader: load_trace_kineto.c (taking events, the slice
+ * stacks, steps) and load_trace_kineto_build.c (devices, timelines, rows,
+ * out-of-memory warnings). Internal to them; see load_trace.h.
+ * Must not: be included by anything else. */
+#ifndef MEMTOP_LOAD_TRACE_KINETO_H
+#define MEMTOP_LOAD_TRACE_KINETO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/formats/chrome_trace/chrome_trace_internal.h"
+
+struct kineto_memory {
+    int64_t time_ns;
+    int64_t bytes;
+    int64_t total_allocated;
+    int64_t total_reserved;
+    int64_t address;
+    int64_t step;
+    uint32_t thread; /* in the thread table */
+    uint32_t op;
+    uint32_t context;
+    int32_t device_type;
+    int32_t device_id;
+    bool has_reserved;
+    bool has_address;
+};
+
+struct kineto_op {
+    int64_t start_ns;
+    int64_t end_ns;
+    uint32_t thread;
+    uint32_t name;
+    uint32_t sequence;
+    bool is_operator; /* cpu_op; else a user annotation */
+};
+
+struct kineto_step {
+    int64_t start_ns;
+    int64_t end_ns;
+    struct trace_id pid;
+    int64_t number;
+};
+
+struct kineto_out_of_memory {
+    int64_t time_ns;
+    int64_t bytes;
+    int32_t device_type;
+    int32_t device_id;
+};
+
+#define KINETO_LIST(type, name) \
+    type *name;                 \
+    size_t name##_count;        \
+    size_t name##_capacity
+
+struct trace_kineto {
+    struct trace_pair_table threads; /* (pid, tid) */
+    KINETO_LIST(struct kineto_memory, memory);
+    KINETO_LIST(struct kineto_op, ops);
+    KINETO_LIST(struct kineto_step, steps);
+    KINETO_LIST(struct kineto_out_of_memory, out_of_memory);
+    size_t malformed;       /* [memory] events without Bytes, Total Allocated or device */
+    size_t without_address; /* [memory] events without Addr (PyTorch < 1.10) */
+};
+
+/* Devices, timelines, summaries and rows from the attributed events,
+ * `order` being their indices sorted stably by time. */
+enum load_status trace_kineto_build(struct trace_load *load, struct trace_kineto *kineto,
+                                    const size_t *order);
+
+#endif

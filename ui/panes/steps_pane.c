@@ -1,0 +1,323 @@
+#include "config.h"
+
+#include "ui/panes/steps_pane.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/format.h"
+#include "model/steps.h"
+#include "ui/column_fit.h"
+#include "ui/viewer.h"
+
+/* The step first, the sizes at fixed places, the change of the end last
+ * (it takes the slack) with the possible-leak flag after it. Who gives
+ * way when narrow: the peak's time, the frees, the allocations, the
+ * end's time, the start. */
+enum step_column {
+    STEP_ID,
+    STEP_START,
+    STEP_END,
+    STEP_PEAK,
+    STEP_PEAK_TIME,
+    STEP_END_BYTES,
+    STEP_ALLOCATIONS,
+    STEP_DEALLOCATIONS,
+    STEP_DELTA,
+    STEP_COLUMN_COUNT
+};
+
+static const struct fit_column step_columns[STEP_COLUMN_COUNT] = {
+    [STEP_ID] = {"Step", true, 0, 0, 0, 0},
+    [STEP_START] = {"Start ms", true, 0, 0, 0, 5},
+    [STEP_END] = {"End ms", true, 0, 0, 0, 4},
+    [STEP_PEAK] = {"Peak", true, 0, 0, 0, 0},
+    [STEP_PEAK_TIME] = {"Peak ms", true, 0, 0, 0, 1},
+    [STEP_END_BYTES] = {"At end", true, 0, 0, 0, 0},
+    [STEP_ALLOCATIONS] = {"Allocs", true, 0, 0, 0, 3},
+    [STEP_DEALLOCATIONS] = {"Frees", true, 0, 0, 0, 2},
+    [STEP_DELTA] = {"End change", false, 0, 0, 0, 0},
+};
+
+struct steps_pane {
+    struct pane pane;
+    struct list_cursor cursor;
+    /* Whether the allocator `scanned` has a step (checked when it is
+     * shown: the pane is on screen only then). */
+    const struct allocator *scanned;
+    bool has_steps;
+    /* The steps of `built` (NULL: not built yet), the possible leaks
+     * among them and each column's widest text. */
+    const struct allocator *built;
+    struct step_table table;
+    size_t leaks;
+    int natural[STEP_COLUMN_COUNT];
+    /* Enter zoomed the chart to this step (SIZE_MAX: none) from the
+     * window [before_from, before_to]; Enter on it again goes back. */
+    size_t zoomed;
+    int64_t before_from, before_to;
+};
+
+static struct steps_pane *steps_of(struct pane *pane)
+{
+    return (struct steps_pane *)pane;
+}
+
+/* Whether any snapshot of the allocator belongs to a step. */
+static bool allocator_has_steps(const struct allocator *allocator)
+{
+    if (!allocator || allocator->timeline_kind == TIMELINE_NONE)
+        return false;
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    for (size_t i = 0; i < timeline->count; i++)
+        if (timeline->step_id[i] != STEP_ID_NONE)
+            return true;
+    return false;
+}
+
+/* Another allocator or host: its steps from the first, built when drawn. */
+static void steps_reset(struct pane *pane, struct viewer *viewer, bool new_host)
+{
+    (void)new_host;
+    struct steps_pane *steps = steps_of(pane);
+    step_table_free(&steps->table);
+    steps->built = NULL;
+    memset(&steps->cursor, 0, sizeof steps->cursor);
+    steps->zoomed = SIZE_MAX;
+    steps->scanned = viewer->allocator;
+    steps->has_steps = allocator_has_steps(viewer->allocator);
+}
+
+bool steps_pane_available(const struct viewer *viewer)
+{
+    const struct steps_pane *steps = (const struct steps_pane *)viewer->panes[PANE_STEPS];
+    return viewer->allocator && steps && steps->scanned == viewer->allocator &&
+           steps->has_steps;
+}
+
+/* ---- cells ---- */
+
+/* "+2.06 GiB", "-40 B", "0 B"; then "↑ leak?" on a step whose end kept
+ * rising. */
+static const char *step_bytes_change(const struct step_row *step, const struct ui_style *style,
+                                     char *buffer, size_t size)
+{
+    char bytes[FORMAT_BYTES_SIZE] = "";
+    int64_t delta = step->end_delta_bytes;
+    /* format_bytes writes the sign of a negative size itself. */
+    if (step->has_previous)
+        format_bytes(delta, bytes, sizeof bytes);
+    const char *flag = !step->possible_leak ? ""
+                       : style->utf8        ? "  \xe2\x86\x91 leak?" /* ↑ */
+                                            : "  ^ leak?";
+    snprintf(buffer, size, "%s%s%s", delta > 0 ? "+" : "", bytes, flag);
+    return buffer;
+}
+
+static const char *step_cell(const struct step_row *step, enum step_column column,
+                             const struct ui_style *style, char *buffer, size_t size)
+{
+    switch (column) {
+    case STEP_ID:
+        if (step->is_none)
+            return "none";
+        snprintf(buffer, size, "%lld", (long long)step->step_id);
+        return buffer;
+    case STEP_START: return format_milliseconds_value(step->start_time_ps, 3, buffer, size);
+    case STEP_END: return format_milliseconds_value(step->end_time_ps, 3, buffer, size);
+    case STEP_PEAK: return format_bytes(step->peak_bytes, buffer, size);
+    case STEP_PEAK_TIME: return format_milliseconds_value(step->peak_time_ps, 3, buffer, size);
+    case STEP_END_BYTES: return format_bytes(step->end_bytes, buffer, size);
+    case STEP_ALLOCATIONS: snprintf(buffer, size, "%zu", step->allocations); return buffer;
+    case STEP_DEALLOCATIONS: snprintf(buffer, size, "%zu", step->deallocations); return buffer;
+    default: return step_bytes_change(step, style, buffer, size);
+    }
+}
+
+struct measured {
+    const struct step_table *table;
+    const struct ui_style *style;
+};
+
+static struct text steps_measured_cell(const void *context, size_t row, size_t column,
+                                       char *buffer, size_t size)
+{
+    const struct measured *measured = context;
+    return text_of(step_cell(&measured->table->rows[row], (enum step_column)column, measured->style,
+                     buffer, size));
+}
+
+/* The steps of the allocator shown, built the first time; empty when
+ * memory runs out. */
+static const struct step_table *steps_table(struct steps_pane *steps, const struct viewer *viewer)
+{
+    if (steps->built == viewer->allocator)
+        return &steps->table;
+    step_table_free(&steps->table);
+    steps->built = viewer->allocator;
+    steps->leaks = 0;
+    if (!step_table_build(&steps->table, viewer->allocator))
+        return &steps->table;
+    for (size_t i = 0; i < steps->table.count; i++)
+        steps->leaks += steps->table.rows[i].possible_leak;
+    struct measured measured = {&steps->table, &viewer->style};
+    column_fit_measure(STEP_COLUMN_COUNT, steps->table.count, steps_measured_cell, &measured,
+                       &viewer->style, steps->natural);
+    return &steps->table;
+}
+
+/* ---- drawing ---- */
+
+/* "Steps (12)", then the possible leaks, and whose steps they are. */
+static void steps_title(const struct steps_pane *steps, const struct viewer *viewer,
+                        char *title, size_t size)
+{
+    const char *separator = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
+    int used = snprintf(title, size, "Steps (%zu)", steps->table.count);
+    if (used > 0 && (size_t)used < size && steps->leaks > 0)
+        used += snprintf(title + used, size - (size_t)used, "%s%zu possible leak%s", separator,
+                         steps->leaks, steps->leaks == 1 ? "" : "s");
+    if (used > 0 && (size_t)used < size && steps->table.sampled)
+        snprintf(title + used, size - (size_t)used, "%sof XProf's 1000-snapshot sample",
+                 separator);
+}
+
+static void steps_draw_row(const struct viewer *viewer, WINDOW *window, int y, int x, int width,
+                           const struct column_fit *layout, const struct step_row *step,
+                           attr_t attr)
+{
+    const struct ui_style *style = &viewer->style;
+    wattrset(window, attr);
+    draw_blank(window, y, x, width);
+    for (int c = 0; c < STEP_COLUMN_COUNT; c++) {
+        if (!layout->shown[c])
+            continue;
+        char buffer[48];
+        const char *text = step_cell(step, (enum step_column)c, style, buffer, sizeof buffer);
+        /* The flag stands out without colour too: its own words. */
+        bool flag = c == STEP_DELTA && step->possible_leak && attr == style->normal;
+        wattrset(window, flag ? style->error | A_BOLD : step->is_none ? attr | A_DIM : attr);
+        column_fit_draw_cell(window, y, x, step_columns, layout, (size_t)c, text_of(text), style);
+    }
+    wattrset(window, style->normal);
+}
+
+static void steps_draw(struct pane *pane, struct viewer *viewer, const struct pane_area *area)
+{
+    struct steps_pane *steps = steps_of(pane);
+    WINDOW *window = area->window;
+    int y = area->rect.y, x = area->rect.x, height = area->rect.height, width = area->rect.width;
+    const struct ui_style *style = &viewer->style;
+    if (height <= 0 || width <= 0 || !viewer->allocator)
+        return;
+    const struct step_table *table = steps_table(steps, viewer);
+    char title[200];
+    steps_title(steps, viewer, title, sizeof title);
+    draw_pane_title(window, y, x, width, title, area->focused, style);
+    pane_draw_tab_hint(area, text_of(title), style);
+    if (height < 2 || table->count == 0)
+        return;
+    struct column_fit layout;
+    column_fit_compute(step_columns, STEP_COLUMN_COUNT, steps->natural, 0, -1, width, &layout);
+    column_fit_draw_headings(window, y + 1, x, step_columns, STEP_COLUMN_COUNT, &layout, -1,
+                             false, style);
+    int page_rows = height - 2;
+    list_cursor_fit(&steps->cursor, table->count, page_rows);
+    for (int r = 0; r < page_rows; r++) {
+        size_t index = steps->cursor.top + (size_t)r;
+        if (index >= table->count)
+            break;
+        attr_t attr = style->normal;
+        if (index == steps->cursor.selected)
+            attr = area->focused ? style->selected : style->selected_unfocused;
+        steps_draw_row(viewer, window, y + 2 + r, x, width, &layout, &table->rows[index], attr);
+    }
+}
+
+/* ---- requests ---- */
+
+/* Enter: the chart zoomed to the step's span; on the step it zoomed to,
+ * back to the window the chart had before. */
+static struct pane_reply steps_zoom_chart(struct steps_pane *steps, struct viewer *viewer)
+{
+    const struct step_table *table = steps_table(steps, viewer);
+    size_t selected = steps->cursor.selected;
+    if (selected >= table->count)
+        return pane_reply_handled();
+    const struct step_row *step = &table->rows[selected];
+    char name[32];
+    snprintf(name, sizeof name, step->is_none ? "the snapshots of no step" : "step %lld",
+             (long long)step->step_id);
+    if (selected == steps->zoomed) {
+        steps->zoomed = SIZE_MAX;
+        viewer_status(viewer, false, "chart zoomed back out from %s", name);
+        return pane_reply_follow(follow_up_zoom_to(steps->before_from, steps->before_to));
+    }
+    steps->zoomed = selected;
+    steps->before_from = viewer->time.from_ps;
+    steps->before_to = viewer->time.to_ps;
+    viewer_status(viewer, false, "chart zoomed to %s (Enter again: back out)", name);
+    return pane_reply_follow(follow_up_zoom_to(step->start_time_ps, step->end_time_ps));
+}
+
+static struct pane_reply steps_handle(struct pane *pane, struct viewer *viewer,
+                                      enum request request)
+{
+    struct steps_pane *steps = steps_of(pane);
+    size_t count = steps_table(steps, viewer)->count;
+    if (request == REQUEST_ENTER)
+        return steps_zoom_chart(steps, viewer);
+    return list_cursor_move(&steps->cursor, count, request) ? pane_reply_handled()
+                                                            : pane_reply_ignored();
+}
+
+/* A click selects a step, a click on the selected one zooms to it. */
+static struct pane_reply steps_click(struct pane *pane, struct viewer *viewer, int row,
+                                     int column, bool again)
+{
+    (void)column;
+    struct steps_pane *steps = steps_of(pane);
+    size_t index;
+    if (!list_cursor_item_at(&steps->cursor, steps_table(steps, viewer)->count, row - 2, &index))
+        return pane_reply_handled();
+    if (again && index == steps->cursor.selected)
+        return steps_zoom_chart(steps, viewer);
+    steps->cursor.selected = index;
+    return pane_reply_handled();
+}
+
+static bool steps_export(struct pane *pane, const struct viewer *viewer,
+                         struct export_request *request)
+{
+    (void)pane;
+    if (!viewer->allocator)
+        return false;
+    export_request_init(request, EXPORT_VIEW_STEPS, viewer->profile, viewer->allocator);
+    return true;
+}
+
+static void steps_free(struct pane *pane)
+{
+    step_table_free(&steps_of(pane)->table);
+    pane_free_plain(pane);
+}
+
+static const struct pane_ops steps_ops = {
+    .draw = steps_draw,
+    .handle = steps_handle,
+    .click = steps_click,
+    .reset = steps_reset,
+    .free = steps_free,
+    .export = steps_export,
+    .scope = KEY_SCOPE_STEPS,
+    .moves_through_items = true,
+};
+
+struct pane *steps_pane_create(struct viewer *viewer)
+{
+    (void)viewer;
+    struct pane *pane = pane_create(&steps_ops, sizeof(struct steps_pane));
+    if (pane)
+        steps_of(pane)->zoomed = SIZE_MAX;
+    return pane;
+}
