@@ -227,7 +227,8 @@ struct allocation_row_source allocation_rows_at_peak(const struct profile *profi
         .allocator = allocator,
         .rows = allocator ? allocator->rows : NULL,
         .count = allocator ? allocator->row_count : 0,
-        .label = "at peak",
+        .label = allocator && allocator->rows_kind == ALLOCATOR_ROWS_LIVE ? "live at peak"
+                                                                          : "at peak",
     };
 }
 

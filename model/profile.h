@@ -264,10 +264,14 @@ enum allocator_field {
 enum allocator_rows {
     /* The format's own table: Skyline's entries, a table memtop wrote. */
     ALLOCATOR_ROWS_RECORDED = 0,
-    /* What was live at the peak instant (a Chrome/PyTorch trace). */
+    /* What was live at the peak instant, exactly the rows the live-set
+     * query (model/live_set.h) gives at summary.peak_time_ps: every
+     * format whose timeline is complete. */
     ALLOCATOR_ROWS_LIVE,
     /* XProf's table at the peak: the peak step's allocations, all older
-     * memory in one special row (MemoryProfile, XSpace). */
+     * memory in one special row. What a sampled (version 1) file has;
+     * loaders of complete timelines mark their XProf table so, and the
+     * builder's finish moves it to xprof_rows and makes `rows` live. */
     ALLOCATOR_ROWS_XPROF,
 };
 
@@ -285,11 +289,10 @@ struct allocator {
     size_t row_count;
     enum allocator_rows rows_kind;
     /* Where rows_kind is ALLOCATOR_ROWS_LIVE and the file also had
-     * XProf's peak-step table, that table, for `--export xprof-table`,
-     * and xprof_kept true; NULL, 0 and false otherwise
-     * (allocator_xprof_rows then answers with `rows`). No loader keeps
-     * one yet: the live set as the default table where XProf's was
-     * given is issue 22's next step. */
+     * XProf's peak-step table (MemoryProfile version 0, XSpace): that
+     * table, for `--export xprof-table` and the viewer's X, and
+     * xprof_kept true; NULL, 0 and false otherwise (allocator_xprof_rows
+     * then answers with `rows`). */
     struct allocation_row *xprof_rows;
     size_t xprof_row_count;
     bool xprof_kept;

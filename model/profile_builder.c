@@ -8,6 +8,7 @@
 
 #include "model/array_grow.h"
 #include "model/index_sort.h"
+#include "model/live_set.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
 
@@ -405,6 +406,35 @@ static bool profile_builder_note_dropped_warnings(struct profile_builder *builde
     return profile_builder_append_warning(builder, text_of(line));
 }
 
+/* Where the timeline is complete and the loader gave XProf's peak-step
+ * table, that table moves to xprof_rows and `rows` becomes what was live
+ * at the peak instant: the live-set query's own rows at peak_time_ps, so
+ * that the table at the peak and `--at <peak>` agree row for row. */
+static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator)
+{
+    if (allocator->rows_kind != ALLOCATOR_ROWS_XPROF ||
+        allocator->timeline_kind != TIMELINE_COMPLETE || allocator->timeline.count == 0)
+        return true;
+    struct live_index *index = NULL;
+    struct live_rows live = {0};
+    enum live_status status = live_index_build(profile, allocator, 0, &index);
+    if (status == LIVE_OK)
+        status = live_index_rows_at(index, allocator->summary.peak_time_ps, &live);
+    live_index_free(index);
+    if (status != LIVE_OK) {
+        live_rows_free(&live);
+        return false;
+    }
+    allocator->xprof_rows = allocator->rows;
+    allocator->xprof_row_count = allocator->row_count;
+    allocator->xprof_kept = true;
+    allocator->rows = live.rows;
+    allocator->row_count = live.count;
+    allocator->live_allocations = live.allocations;
+    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    return true;
+}
+
 void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index,
                                    enum allocator_rows kind)
 {
@@ -417,6 +447,8 @@ struct profile *profile_builder_finish(struct profile_builder *builder)
     bool ok = profile_builder_note_dropped_warnings(builder);
     for (size_t i = 0; ok && i < profile->allocator_count; i++)
         ok = allocator_finish(&profile->allocators[i]);
+    for (size_t i = 0; ok && i < profile->allocator_count; i++)
+        ok = allocator_make_live_rows(profile, &profile->allocators[i]);
     if (!ok) {
         profile_builder_discard(builder);
         return NULL;

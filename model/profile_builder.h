@@ -81,11 +81,10 @@ bool profile_builder_add_row(struct profile_builder *builder, size_t index,
 bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count);
 
 /* Which table the rows are (ALLOCATOR_ROWS_RECORDED unless said): a
- * loader that adds XProf's peak-step table says ALLOCATOR_ROWS_XPROF; a
- * loader whose rows are the live set at the peak says
- * ALLOCATOR_ROWS_LIVE. (Making the live set the default table where
- * XProf's was given, keeping XProf's as xprof_rows, is issue 22's next
- * step: see the allocator's fields.) */
+ * loader that adds XProf's peak-step table says ALLOCATOR_ROWS_XPROF,
+ * and where the timeline is complete finish keeps it as xprof_rows and
+ * makes `rows` the live set at the peak (issue 22); a loader whose rows
+ * are that live set already says ALLOCATOR_ROWS_LIVE. */
 void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index,
                                    enum allocator_rows kind);
 
@@ -119,8 +118,9 @@ bool profile_builder_add_warning(struct profile_builder *builder, const char *te
 bool profile_builder_order_allocators(struct profile_builder *builder, const uint32_t *ids,
                                       size_t count);
 
-/* Finishes every timeline (fit, sort, count, index) and hands over the
- * profile; the builder is then empty. NULL when memory runs out (the
+/* Finishes every timeline (fit, sort, count, index), makes the live
+ * rows where XProf's table was given over a complete timeline
+ * (profile_builder_set_rows_kind), and hands over the profile; the builder is then empty. NULL when memory runs out (the
  * build is then discarded). */
 struct profile *profile_builder_finish(struct profile_builder *builder);
 

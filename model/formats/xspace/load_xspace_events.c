@@ -32,6 +32,7 @@ struct xspace_open_event {
     uint64_t begin, end; /* absolute picoseconds, unsigned as XProf's Timespan */
     uint32_t node;       /* its own, or XSPACE_NO_NODE */
     uint32_t nearest;    /* its node, or the nearest enclosing event's (or none) */
+    uint64_t key;        /* its event metadata id: what names it (attribution) */
     bool has_id, has_iteration;
     uint64_t id, iteration; /* its first "id" and "iter_num" stats, as 64-bit patterns */
 };
@@ -219,8 +220,12 @@ enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_
             raw = xspace_seen(reading, XSPACE_STAT_GROUP_ID)
                       ? xspace_value_int(&reading->values[XSPACE_STAT_GROUP_ID]) : -1;
         if (!walk->redo) {
+            uint64_t keys[64];
+            size_t key_count = parent < 64 ? parent : 64;
+            for (size_t i = 0; i < key_count; i++)
+                keys[i] = loader->open[i].key;
             loader->memory_events++;
-            status = xspace_memory_event_add(loader, event, reading,
+            status = xspace_memory_event_add(loader, event, reading, keys, key_count,
                                              kind == XSPACE_EVENT_MEMORY_ALLOCATION, raw);
             if (status != LOAD_OK)
                 return status;
@@ -231,7 +236,7 @@ enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_
     if (async)
         return LOAD_OK;
     struct xspace_open_event open = {
-        .begin = begin, .end = end, .node = node,
+        .begin = begin, .end = end, .node = node, .key = event->key,
         .nearest = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent),
         .has_id = reading->has_first_id, .has_iteration = reading->has_first_iteration,
         .id = xspace_value_int_or_uint(&reading->first_id),

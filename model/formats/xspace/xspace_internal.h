@@ -387,6 +387,10 @@ struct xspace_loader {
     /* the open events of the line being walked (the nesting stack) */
     struct xspace_open_event *open;
     size_t open_count, open_capacity;
+    /* The words of load_xspace_attribution.c, string id + 1 (0: not yet). */
+    struct xspace_attribution_ids {
+        uint32_t outside, freed_inside, buffer, temp, output, donation, transfer, execution;
+    } attribution;
 };
 
 /* How a plane's lines are walked. */
@@ -432,9 +436,26 @@ enum load_status xspace_walk_pipelined(struct xspace_loader *loader, struct xspa
 /* A memory event's snapshot appended to its allocator's timeline (its
  * step_id holding `raw_step` until the groups are known, see struct
  * xspace_loader), and XProf's running summary of the allocator. */
+/* ---- load_xspace_attribution.c: a memory event without an op named ---- */
+
+/* Names the snapshot (op, region, context) after the events enclosing
+ * it, keys[0] outermost (the rules are in the file's header); false when
+ * memory runs out. */
+bool xspace_attribute(struct xspace_loader *loader, const uint64_t *keys, size_t count,
+                      bool allocation, struct snapshot *snapshot);
+/* A matched pair: a buffer of `Build buffer allocations` becomes temp
+ * (freed inside an execution) or output. */
+void xspace_attribute_settle(struct xspace_loader *loader, struct snapshot_columns *timeline,
+                             size_t allocation, size_t deallocation);
+/* Buffers never freed are outputs. */
+void xspace_attribute_unfreed(struct xspace_loader *loader, struct snapshot_columns *timeline);
+
+/* `keys`, `key_count`: the enclosing events' metadata ids, outermost
+ * first, for an event without an op (xspace_attribute). */
 enum load_status xspace_memory_event_add(struct xspace_loader *loader,
                                          const struct xspace_event *fields,
-                                         const struct xspace_reading *reading, bool allocation,
+                                         const struct xspace_reading *reading,
+                                         const uint64_t *keys, size_t key_count, bool allocation,
                                          int64_t raw_step);
 /* The allocator of a memory event (made when new); false when memory runs out. */
 bool xspace_memory_allocator(struct xspace_loader *loader, const struct xspace_reading *reading,

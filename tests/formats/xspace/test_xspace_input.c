@@ -216,13 +216,13 @@ static void test_table_at_the_peak(void **state)
     struct profile *profile = load_built(&b);
     const struct allocator *a = allocator_named(profile, "A");
     assert_int_equal(a->summary.peak_bytes, 4096 + 1200);
-    assert_int_equal(a->row_count, 3);
-    expect_text(profile, a->rows[0].op_name, "stack"); /* 4096 bytes: first */
-    assert_int_equal(a->rows[0].origin, ROW_FROM_SPECIAL);
-    expect_text(profile, a->rows[1].op_name, "unused preallocated device memory"); /* 900 */
-    expect_text(profile, a->rows[2].op_name, "same");
-    assert_int_equal(a->rows[2].occurrences, 3);
-    assert_int_equal(a->rows[2].origin, ROW_FROM_SNAPSHOT);
+    assert_int_equal(test_xprof_count(a), 3);
+    expect_text(profile, test_xprof_rows(a)[0].op_name, "stack"); /* 4096 bytes: first */
+    assert_int_equal(test_xprof_rows(a)[0].origin, ROW_FROM_SPECIAL);
+    expect_text(profile, test_xprof_rows(a)[1].op_name, "unused preallocated device memory"); /* 900 */
+    expect_text(profile, test_xprof_rows(a)[2].op_name, "same");
+    assert_int_equal(test_xprof_rows(a)[2].occurrences, 3);
+    assert_int_equal(test_xprof_rows(a)[2].origin, ROW_FROM_SNAPSHOT);
     profile_free(profile);
 }
 
