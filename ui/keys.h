@@ -66,6 +66,8 @@ enum request {
     REQUEST_LIVE_TOGGLE,          /* L: the table at the peak, or live at the cursor */
     REQUEST_MARK,                 /* m: a mark at the cursor (what grew since), or none */
     REQUEST_STEP_BOUNDARIES,      /* b: the chart's x-axis marks where steps start */
+    /* who holds the memory (issue 22) */
+    REQUEST_XPROF_TABLE,          /* X: the live set at the peak, or XProf's own table */
     REQUEST_COUNT
 };
 
