@@ -163,8 +163,16 @@ if [ -f "$torch" ]; then
     all=$(($(wc -l <"$work/all.csv") - 1))
     tap_check "torch-mlp: --filter Adam finds the optimizer's rows by their context ($adam of $all)" \
         test "$adam" -ge 1 -a "$adam" -lt "$all" -a "$(grep -ci adam "$work/all.csv")" -eq 0
+    # Leaf ops without a scope are one group each (issue 22): no key repeats.
+    "$memtop" --export allocations --group-by scope "$torch" >"$work/scopes.csv" 2>/dev/null
+    groups=$(($(wc -l <"$work/scopes.csv") - 1))
+    distinct=$(tail -n +2 "$work/scopes.csv" | cut -d, -f1 | sort -u | wc -l)
+    tap_check "torch-mlp: --group-by scope repeats no key ($groups groups, $distinct names)" \
+        test "$groups" -ge 2 -a "$groups" -eq "$distinct" -a \
+        "$(grep -c '^aten::mm,' "$work/scopes.csv")" -eq 1
 else
     tap_skip "torch-mlp: --filter Adam" "no data/real"
+    tap_skip "torch-mlp: --group-by scope" "no data/real"
 fi
 if "$build_dir/tests/generate_skyline" -o "$work/report.sqlite" 2>/dev/null; then
     round_trip "a Skyline report (entries, kinds, stacks, no timeline)" "$work/report.sqlite"
