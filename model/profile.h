@@ -53,6 +53,9 @@ struct snapshot {
      * PyTorch trace: the enclosing ops, outermost first, " > " between):
      * a string id, empty when the format has none. */
     uint32_t context;
+    /* Where in the user's code (issue 22): an index into the profile's
+     * sites (struct frame_site), 0 for none. */
+    uint32_t site;
 };
 
 struct timeline_index; /* model/timeline.h */
@@ -85,7 +88,14 @@ struct snapshot_columns {
      * loader calls snapshot_columns_enable_context(), so that formats
      * without it pay nothing. */
     uint32_t *context;
+    /* struct snapshot's site: NULL (every snapshot's is 0) until a loader
+     * calls snapshot_columns_enable_site(). */
+    uint32_t *site;
 };
+
+/* Makes room for the site column (0 for the snapshots already there);
+ * false when memory runs out. */
+bool snapshot_columns_enable_site(struct snapshot_columns *columns);
 
 /* Makes room for the context column (empty for the snapshots already
  * there); false when memory runs out. */
@@ -214,6 +224,21 @@ struct allocation_row {
      * as the file had them). */
     uint32_t stack;
     uint32_t context; /* the snapshot's context (see struct snapshot) */
+    /* The innermost module that made it (a PyTorch trace's innermost
+     * `nn.Module: Linear_1`, as "Linear_1"), a string id; 0 for none. */
+    uint32_t module;
+};
+
+/* Where in the code a snapshot was made (issue 22), held once per
+ * distinct place and named by index from the snapshots (struct
+ * snapshot's site): the row fields of the same names (struct
+ * allocation_row). Site 0 is no place. */
+struct frame_site {
+    uint32_t location;      /* "file:line function" of the user's innermost frame */
+    uint32_t location_file; /* its file */
+    int64_t location_line;  /* its line; 0 without one */
+    uint32_t stack;         /* every frame, innermost first, one per line */
+    uint32_t module;        /* the innermost module, or 0 */
 };
 
 /* The memory of a row of kind-tracking formats (Skyline) whose size is
@@ -339,7 +364,14 @@ struct profile {
      * each escaping them once. */
     uint32_t *warnings;
     size_t warning_count;
+    /* The sites snapshots name (struct frame_site): sites[0] is no place;
+     * NULL and 0 for formats that record none. */
+    struct frame_site *sites;
+    size_t site_count;
 };
+
+/* Site `index` of the profile (an all-zero one for 0 or past the end). */
+struct frame_site profile_site(const struct profile *profile, uint32_t index);
 
 /* The formats the report code names; a new format needs no constant here:
  * its row is profile->format. */

@@ -190,7 +190,8 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     size_t *scratch = malloc(count * sizeof *scratch);
     struct snapshot_columns sorted = {0};
     bool ok = order && scratch && snapshot_columns_reserve(&sorted, count) &&
-              (!timeline->context || snapshot_columns_enable_context(&sorted));
+              (!timeline->context || snapshot_columns_enable_context(&sorted)) &&
+              (!timeline->site || snapshot_columns_enable_site(&sorted));
     if (ok) {
         for (size_t i = 0; i < count; i++)
             order[i] = i;
@@ -432,6 +433,26 @@ static bool allocator_make_live_rows(struct profile *profile, struct allocator *
     allocator->row_count = live.count;
     allocator->live_allocations = live.allocations;
     allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    return true;
+}
+
+bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
+                              uint32_t *index)
+{
+    struct profile *profile = builder->profile;
+    if (profile->site_count == 0) {
+        /* Site 0 is no place. */
+        if (!array_grow((void **)&profile->sites, &builder->site_capacity, 0,
+                        sizeof *profile->sites, 64))
+            return false;
+        profile->sites[profile->site_count++] = (struct frame_site){0};
+    }
+    if (profile->site_count >= UINT32_MAX ||
+        !array_grow((void **)&profile->sites, &builder->site_capacity, profile->site_count,
+                    sizeof *profile->sites, 64))
+        return false;
+    *index = (uint32_t)profile->site_count;
+    profile->sites[profile->site_count++] = *site;
     return true;
 }
 

@@ -34,6 +34,7 @@ struct profile_builder {
     size_t hlo_module_capacity;
     size_t warning_capacity;
     size_t warnings_dropped; /* past PROFILE_WARNINGS_MAX */
+    size_t site_capacity;
 };
 
 /* An empty profile to build; false when memory runs out. */
@@ -79,6 +80,12 @@ bool profile_builder_add_row(struct profile_builder *builder, size_t index,
                              const struct allocation_row *row);
 /* Room for `count` more rows, when the loader knows how many come. */
 bool profile_builder_reserve_rows(struct profile_builder *builder, size_t index, size_t count);
+
+/* Appends a site (struct frame_site) for snapshots to name; *index is
+ * its number (1 and up). The loader keeps sites distinct. False when
+ * memory runs out. */
+bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
+                              uint32_t *index);
 
 /* Which table the rows are (ALLOCATOR_ROWS_RECORDED unless said): a
  * loader that adds XProf's peak-step table says ALLOCATOR_ROWS_XPROF,

@@ -195,6 +195,7 @@ static bool event_read_enough(const char *text, const struct trace_value *values
         return false;
     return !raw_string_is(text, category, "cpu_op", 6) &&
            !raw_string_is(text, category, "user_annotation", 15) &&
+           !raw_string_is(text, category, "python_function", 15) &&
            !raw_string_is(text, category, TRACE_MEMTOP_HLO_CATEGORY,
                           sizeof TRACE_MEMTOP_HLO_CATEGORY - 1);
 }
@@ -241,6 +242,8 @@ static enum load_status event_take(struct trace_load *load, const struct trace_e
             return trace_kineto_take_op(load, event, true);
         if (event_category_is(load, event, "user_annotation"))
             return trace_kineto_take_op(load, event, false);
+        if (event_category_is(load, event, "python_function"))
+            return trace_kineto_take_frame(load, event);
         if (event_category_is(load, event, TRACE_MEMTOP_HLO_CATEGORY))
             return trace_memtop_take_event(load, event);
         return LOAD_OK;

@@ -60,6 +60,7 @@ void trace_kineto_free(struct trace_load *load)
     trace_pair_table_free(&kineto->threads);
     free(kineto->memory);
     free(kineto->ops);
+    free(kineto->frames);
     free(kineto->steps);
     free(kineto->out_of_memory);
     free(kineto);
@@ -205,6 +206,28 @@ enum load_status trace_kineto_take_op(struct trace_load *load, const struct trac
         return LOAD_OK;
     step.pid = kineto->threads.pairs[op.thread].first;
     return LIST_APPEND(kineto, steps, step) ? LOAD_OK : trace_load_no_memory(load);
+}
+
+enum load_status trace_kineto_take_frame(struct trace_load *load, const struct trace_event *event)
+{
+    int64_t duration;
+    if (!event->has_time ||
+        !trace_value_scaled(&load->reader, event->member[TRACE_KEY_DUR], 3, &duration) ||
+        duration < 0)
+        return LOAD_OK;
+    struct trace_kineto *kineto = kineto_of(load);
+    if (!kineto)
+        return trace_load_no_memory(load);
+    struct kineto_frame frame = {
+        .start_ns = event->time_ns,
+        .end_ns = saturating_add(event->time_ns, duration),
+        .sequence = event->sequence,
+    };
+    frame.name = trace_load_intern(load, event->member[TRACE_KEY_NAME]);
+    if (frame.name == STRING_ID_NONE || !event_thread(load, kineto, event, &frame.thread) ||
+        !LIST_APPEND(kineto, frames, frame))
+        return trace_load_no_memory(load);
+    return LOAD_OK;
 }
 
 /* ---- attribution: the slice stack of each thread ---- */
@@ -369,6 +392,8 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
     };
     size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
     bool ok = work.parent && work.operator && work.chain && work.stack && order;
+    /* Python frames first: they ride on the same order (issue 22). */
+    ok = ok && trace_kineto_attribute_frames(load, kineto, order);
     if (ok)
         for (size_t i = 0; i < kineto->ops_count; i++)
             work.chain[i] = CHAIN_UNKNOWN;

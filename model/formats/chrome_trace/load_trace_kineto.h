@@ -22,6 +22,7 @@ struct kineto_memory {
     uint32_t thread; /* in the thread table */
     uint32_t op;
     uint32_t context;
+    uint32_t site; /* struct frame_site index: the Python frames around it; 0 none */
     int32_t device_type;
     int32_t device_id;
     bool has_reserved;
@@ -35,6 +36,16 @@ struct kineto_op {
     uint32_t name;
     uint32_t sequence;
     bool is_operator; /* cpu_op; else a user annotation */
+};
+
+/* A python_function slice (with_stack=True): `file(line): function` or
+ * `nn.Module: Linear_1`, or a built-in's name. */
+struct kineto_frame {
+    int64_t start_ns;
+    int64_t end_ns;
+    uint32_t thread;
+    uint32_t name;
+    uint32_t sequence;
 };
 
 struct kineto_step {
@@ -60,11 +71,18 @@ struct trace_kineto {
     struct trace_pair_table threads; /* (pid, tid) */
     KINETO_LIST(struct kineto_memory, memory);
     KINETO_LIST(struct kineto_op, ops);
+    KINETO_LIST(struct kineto_frame, frames);
     KINETO_LIST(struct kineto_step, steps);
     KINETO_LIST(struct kineto_out_of_memory, out_of_memory);
     size_t malformed;       /* [memory] events without Bytes, Total Allocated or device */
     size_t without_address; /* [memory] events without Addr (PyTorch < 1.10) */
 };
+
+/* load_trace_kineto_frames.c: each memory event's site (module, the
+ * user's innermost frame, the stack) from the python_function slices
+ * enclosing it on its thread; false when memory runs out. */
+bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto *kineto,
+                                   const size_t *by_thread);
 
 /* Devices, timelines, summaries and rows from the attributed events,
  * `order` being their indices sorted stably by time. */

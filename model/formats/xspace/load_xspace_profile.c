@@ -124,6 +124,8 @@ static bool time_sort(struct snapshot_columns *timeline)
         PERMUTE(op_name) PERMUTE(region_type) PERMUTE(data_type) PERMUTE(tensor_shape)
         if (timeline->context)
             PERMUTE(context)
+        if (timeline->site)
+            PERMUTE(site)
 #undef PERMUTE
     }
     free(order);
