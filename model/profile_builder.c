@@ -416,12 +416,9 @@ static bool allocator_make_live_rows(struct profile *profile, struct allocator *
     if (allocator->rows_kind != ALLOCATOR_ROWS_XPROF ||
         allocator->timeline_kind != TIMELINE_COMPLETE || allocator->timeline.count == 0)
         return true;
-    struct live_index *index = NULL;
     struct live_rows live = {0};
-    enum live_status status = live_index_build(profile, allocator, 0, &index);
-    if (status == LIVE_OK)
-        status = live_index_rows_at(index, allocator->summary.peak_time_ps, &live);
-    live_index_free(index);
+    enum live_status status =
+        live_rows_at_once(profile, allocator, allocator->summary.peak_time_ps, &live);
     if (status != LIVE_OK) {
         live_rows_free(&live);
         return false;

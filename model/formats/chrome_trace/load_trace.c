@@ -193,9 +193,14 @@ static bool event_read_enough(const char *text, const struct trace_value *values
         !raw_string_is(text, values[TRACE_KEY_PH], "X", 1) ||
         memchr(text + category.start, '\\', category.end - category.start))
         return false;
+    /* A Python frame needs its name, thread and span, not its args. */
+    if (raw_string_is(text, category, "python_function", 15))
+        return trace_value_present(values[TRACE_KEY_NAME]) &&
+               trace_value_present(values[TRACE_KEY_DUR]) &&
+               trace_value_present(values[TRACE_KEY_PID]) &&
+               trace_value_present(values[TRACE_KEY_TID]);
     return !raw_string_is(text, category, "cpu_op", 6) &&
            !raw_string_is(text, category, "user_annotation", 15) &&
-           !raw_string_is(text, category, "python_function", 15) &&
            !raw_string_is(text, category, TRACE_MEMTOP_HLO_CATEGORY,
                           sizeof TRACE_MEMTOP_HLO_CATEGORY - 1);
 }
@@ -238,12 +243,13 @@ static enum load_status event_take(struct trace_load *load, const struct trace_e
             return trace_kineto_take_memory(load, event, true);
         return LOAD_OK;
     case 'X':
+        /* Python frames first: with_stack=True makes them most slices. */
+        if (event_category_is(load, event, "python_function"))
+            return trace_kineto_take_frame(load, event);
         if (event_category_is(load, event, "cpu_op"))
             return trace_kineto_take_op(load, event, true);
         if (event_category_is(load, event, "user_annotation"))
             return trace_kineto_take_op(load, event, false);
-        if (event_category_is(load, event, "python_function"))
-            return trace_kineto_take_frame(load, event);
         if (event_category_is(load, event, TRACE_MEMTOP_HLO_CATEGORY))
             return trace_memtop_take_event(load, event);
         return LOAD_OK;

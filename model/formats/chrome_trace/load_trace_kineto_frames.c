@@ -13,7 +13,10 @@
  *     site-packages: `torch/nn/modules/linear.py(130): forward` is
  *     library, `torch_trace.py(15): step` the user's), else the innermost.
  * One site (struct frame_site) per innermost slice, made the first time
- * an event asks, so the cost is per distinct stack, not per event.
+ * an event asks, so the cost is per distinct stack, not per event; the
+ * reader keeps only the slices around a memory event it has seen (an
+ * event read after the first slice gets no site rather than a wrong one)
+ * and interns a slice's name only when a site needs it.
  * Autograd threads run no Python: their events have no site (the
  * forward op that fwdbwd flows link to is not followed yet).
  *
@@ -37,6 +40,7 @@ struct frame_work {
     struct trace_kineto *kineto;
     uint32_t *parent; /* per frame, once pushed */
     uint32_t *site;   /* per frame: its site + 1; 0 until asked */
+    uint32_t *name;   /* per frame: its name's string id + 1; 0 until asked */
     uint32_t *stack;
     size_t depth;
     char *text; /* building a stack's text */
@@ -83,7 +87,13 @@ static bool site_make(struct frame_work *work, uint32_t frame, uint32_t *out)
     struct text module = {"", 0};
     static const char module_prefix[] = "nn.Module: ";
     for (uint32_t at = frame; at != FRAME_NONE && count < FRAMES_MAX; at = work->parent[at]) {
-        struct text name = string_table_get(work->load->strings, work->kineto->frames[at].name);
+        if (work->name[at] == 0) {
+            uint32_t id = trace_load_intern(work->load, work->kineto->frames[at].name);
+            if (id == STRING_ID_NONE)
+                return false;
+            work->name[at] = id + 1;
+        }
+        struct text name = string_table_get(work->load->strings, work->name[at] - 1);
         if (name.length > sizeof module_prefix - 1 &&
             memcmp(name.bytes, module_prefix, sizeof module_prefix - 1) == 0) {
             if (module.length == 0)
@@ -161,16 +171,21 @@ bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto 
         kineto->memory[i].site = 0;
     if (kineto->frames_count == 0)
         return true;
-    qsort(kineto->frames, kineto->frames_count, sizeof *kineto->frames, frame_compare);
     size_t count = kineto->frames_count;
+    bool sorted = true; /* writers often give them in order already */
+    for (size_t i = 1; sorted && i < count; i++)
+        sorted = frame_compare(&kineto->frames[i - 1], &kineto->frames[i]) <= 0;
+    if (!sorted)
+        qsort(kineto->frames, count, sizeof *kineto->frames, frame_compare);
     struct frame_work work = {
         .load = load,
         .kineto = kineto,
         .parent = malloc(count * sizeof(uint32_t)),
         .site = calloc(count, sizeof(uint32_t)),
+        .name = calloc(count, sizeof(uint32_t)),
         .stack = malloc(count * sizeof(uint32_t)),
     };
-    bool ok = work.parent && work.site && work.stack;
+    bool ok = work.parent && work.site && work.name && work.stack;
     size_t next = 0;
     uint32_t thread = UINT32_MAX;
     for (size_t i = 0; ok && i < kineto->memory_count; i++) {
@@ -187,11 +202,12 @@ bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto 
             frame_push(&work, (uint32_t)next);
         while (work.depth && kineto->frames[work.stack[work.depth - 1]].end_ns <= memory->time_ns)
             work.depth--;
-        if (work.depth > 0)
+        if (work.depth > 0 && !memory->after_frames)
             ok = site_of(&work, work.stack[work.depth - 1], &memory->site);
     }
     free(work.parent);
     free(work.site);
+    free(work.name);
     free(work.stack);
     free(work.text);
     return ok;

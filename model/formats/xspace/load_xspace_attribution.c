@@ -136,7 +136,7 @@ static uint32_t chain_of(struct xspace_loader *loader, const struct xspace_metad
 }
 
 bool xspace_attribute(struct xspace_loader *loader, const uint64_t *keys, size_t count,
-                      bool allocation, struct snapshot *snapshot)
+                      struct xspace_names *out)
 {
     struct xspace_attribution_ids *ids = &loader->attribution;
     const struct xspace_metadata *names[64];
@@ -160,24 +160,20 @@ bool xspace_attribute(struct xspace_loader *loader, const uint64_t *keys, size_t
             role = role_of(&loader->wire, names[i]->name);
     }
     struct text op = executable.length ? executable : function;
-    snapshot->op_name = op.length ? string_table_intern(loader->strings, op.bytes, op.length)
-                                  : intern(loader, &ids->outside, "outside any jitted function");
-    if (!allocation)
-        snapshot->region_type = in_execution ? intern(loader, &ids->freed_inside, "freed in execution")
-                                             : STRING_ID_EMPTY;
-    else if (role == ROLE_BUFFER)
-        snapshot->region_type = intern(loader, &ids->buffer, "temp or output");
-    else if (role == ROLE_OUTPUT)
-        snapshot->region_type = intern(loader, &ids->output, "output");
-    else if (role == ROLE_DONATION)
-        snapshot->region_type = intern(loader, &ids->donation, "donation");
-    else if (role == ROLE_TRANSFER)
-        snapshot->region_type = intern(loader, &ids->transfer, "argument transfer");
-    else if (in_execution)
-        snapshot->region_type = intern(loader, &ids->execution, "execution");
-    snapshot->context = found ? chain_of(loader, names, found) : STRING_ID_EMPTY;
-    return snapshot->op_name != STRING_ID_NONE && snapshot->region_type != STRING_ID_NONE &&
-           snapshot->context != STRING_ID_NONE;
+    out->op = op.length ? string_table_intern(loader->strings, op.bytes, op.length)
+                        : intern(loader, &ids->outside, "outside any jitted function");
+    out->free_region = in_execution ? intern(loader, &ids->freed_inside, "freed in execution")
+                                    : STRING_ID_EMPTY;
+    out->allocation_region = role == ROLE_BUFFER     ? intern(loader, &ids->buffer, "temp or output")
+                             : role == ROLE_OUTPUT   ? intern(loader, &ids->output, "output")
+                             : role == ROLE_DONATION ? intern(loader, &ids->donation, "donation")
+                             : role == ROLE_TRANSFER
+                                 ? intern(loader, &ids->transfer, "argument transfer")
+                             : in_execution ? intern(loader, &ids->execution, "execution")
+                                            : STRING_ID_EMPTY;
+    out->context = found ? chain_of(loader, names, found) : STRING_ID_EMPTY;
+    return out->op != STRING_ID_NONE && out->allocation_region != STRING_ID_NONE &&
+           out->free_region != STRING_ID_NONE && out->context != STRING_ID_NONE;
 }
 
 void xspace_attribute_settle(struct xspace_loader *loader, struct snapshot_columns *timeline,

@@ -336,6 +336,30 @@ static void test_python_frames(void **state)
     profile_free(profile);
 }
 
+/* PyTorch's own order: memory events first, then the frames; the reader
+ * keeps only frames around a memory event, and one read after the frames
+ * began gets no site rather than a wrong one. */
+static const char frames_after_trace[] =
+    "{\"traceEvents\":["
+    MEMORY("17", 1, 100, 512, 512) ","
+    FRAME("train.py(30): <module>", "0", "1000") ","
+    FRAME("train.py(12): step", "5", "20") ","
+    FRAME("train.py(40): unrelated", "100", "50") ","
+    MEMORY("120", 1, 200, 64, 576) "]}"; /* inside `unrelated`, read late */
+
+static void test_python_frames_filtered(void **state)
+{
+    (void)state;
+    struct profile *profile = load_text(frames_after_trace, LOAD_OK, NULL);
+    const struct allocator *cuda = allocator_named(profile, "cuda:0");
+    const struct snapshot_columns *timeline = &cuda->timeline;
+    assert_int_equal(timeline->count, 2);
+    struct frame_site site = profile_site(profile, timeline->site[0]);
+    assert_string_equal(profile_text(profile, site.location), "train.py:12 step");
+    assert_int_equal(timeline->site[1], 0);
+    profile_free(profile);
+}
+
 static void test_out_of_order_events_and_devices(void **state)
 {
     (void)state;
@@ -447,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_attribution),
         cmocka_unit_test(test_python_frames),
+        cmocka_unit_test(test_python_frames_filtered),
         cmocka_unit_test(test_out_of_order_events_and_devices),
         cmocka_unit_test(test_rows_at_the_first_peak),
         cmocka_unit_test(test_hostile_strings),
