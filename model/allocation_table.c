@@ -31,6 +31,11 @@ bool allocation_table_column_filled(const struct allocation_table *table,
     struct allocation_context context = allocation_table_context(table);
     for (size_t i = 0; i < table->source.count; i++) {
         struct allocation_value value = info->value(&context, &table->source.rows[i]);
+        /* XProf's DT_INVALID says no type was recorded: a type column of
+         * INVALID only (JAX) is not shown (issue 22). */
+        if (column == TABLE_COLUMN_DATA_TYPE && !value.absent &&
+            text_equal(value.text, text_of("INVALID")))
+            continue;
         if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
             return true;
     }

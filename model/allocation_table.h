@@ -83,8 +83,9 @@ struct allocation_row_source allocation_rows_xprof(const struct profile *profile
  * sort ("file order" for no sort). */
 const char *allocation_table_column_name(enum table_column column);
 /* Whether some row of the table's source has a value in `column` (not
- * an empty text, not an absent number): an XProf file fills no kind or
- * location, a Skyline report no region, type, shape or requested size. */
+ * an empty text, not an absent number, not XProf's INVALID for a data
+ * type): an XProf file fills no kind or location, a Skyline report no
+ * region, type, shape or requested size, a JAX capture no type. */
 bool allocation_table_column_filled(const struct allocation_table *table,
                                     enum table_column column);
 /* The sort one step from `column` (direction 1: the next, -1: the
