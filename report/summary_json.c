@@ -155,9 +155,18 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
                             summary->lifetime_peak_bytes);
     json_peak(writer, allocator);
     /* A report's entries: a weight and its gradient are one entry, two rows. */
+    size_t xprof_count = 0;
+    allocator_xprof_rows(allocator, &xprof_count);
     json_writer_member_unsigned(writer, "active_allocations",
-                                summary->tracked.known ? summary->tracked.entries
-                                                       : allocator->row_count);
+                                summary->tracked.known ? summary->tracked.entries : xprof_count);
+    /* The allocations live at the peak instant, behind top_rows (issue
+     * 22); null where the rows are not the live set (a sampled file,
+     * a report without a timeline). */
+    json_writer_key(writer, "live_allocations");
+    if (allocator->rows_kind == ALLOCATOR_ROWS_LIVE)
+        json_writer_unsigned(writer, allocator->live_allocations);
+    else
+        json_writer_null(writer);
     json_tracked(writer, &summary->tracked);
     if (summary->trace_start.known) {
         const struct trace_start *start = &summary->trace_start;

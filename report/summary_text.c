@@ -90,7 +90,9 @@ static void text_rows(FILE *out, const struct profile *profile, const struct all
     size_t top = options->top_rows;
     bool ok = summary_report_top_table(&table, profile, allocator, options->min_bytes);
     size_t count = table.source.count;
-    fprintf(out, "  Active allocations %s: %zu row%s", table.source.label, count,
+    bool live = allocator && allocator->rows_kind == ALLOCATOR_ROWS_LIVE;
+    fprintf(out, "  %s %s: %zu row%s", live ? "Allocations" : "Active allocations",
+            table.source.label, count,
             count == 1 ? "" : "s");
     text_least_size(out, &table, options->min_bytes);
     fprintf(out, "%s\n", table.count > top && top > 0 ? ", the largest:" : "");
