@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/host_list.h"
 #include "model/profile.h"
 
 #define COMPARE_UNRESOLVED_NAME "(unresolved)"
@@ -59,6 +60,24 @@ struct profile_comparison {
 /* False when memory runs out (the comparison is then empty but valid). */
 bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
                               const struct profile *new);
+
+/* --pair BASE_ID=NEW_ID: two allocators of different names paired (a
+ * JAX port's cuda:0 against its PyTorch baseline's GPU_0_bfc). Ids as
+ * memtop shows them (profile_find_allocator_named). */
+struct allocator_pairing {
+    const char *base_id;
+    const char *new_id;
+};
+
+/* As profile_comparison_build, with the pairings first: a pairing whose
+ * two ids both name an allocator pairs those two (each allocator in one
+ * pair at most: the first pairing naming it wins), and the allocators
+ * left match by memory id as above. A pairing naming an id a profile
+ * lacks pairs nothing (the caller says so where it must). */
+bool profile_comparison_build_paired(struct profile_comparison *comparison,
+                                     const struct profile *base, const struct profile *new,
+                                     const struct allocator_pairing *pairings,
+                                     size_t pairing_count);
 void profile_comparison_free(struct profile_comparison *comparison);
 
 struct op_delta {
@@ -85,6 +104,36 @@ struct op_comparison {
 bool op_comparison_build(struct op_comparison *table, const struct profile *base,
                          const struct allocator *base_allocator, const struct profile *new,
                          const struct allocator *new_allocator);
+
+/* What the rows are summed by: the op name (above), or where in the
+ * user's code they were made (allocation_row.location, "file:line"; a
+ * row without one counts under "(no location)"). */
+enum op_comparison_key { COMPARE_BY_OP, COMPARE_BY_LOCATION };
+#define COMPARE_NO_LOCATION_NAME "(no location)"
+
+/* The key a format records: by location when a row of either side has
+ * one, else by op. */
+enum op_comparison_key op_comparison_key_for(const struct allocator *base_allocator,
+                                             const struct allocator *new_allocator);
+/* op_comparison_build, summed by `key` (op_name then holds the key). */
+bool op_comparison_build_by(struct op_comparison *table, enum op_comparison_key key,
+                            const struct profile *base, const struct allocator *base_allocator,
+                            const struct profile *new, const struct allocator *new_allocator);
 void op_comparison_free(struct op_comparison *table);
+
+/* Two runs compared host by host: the hosts matched by name (all their
+ * bytes), in BASE's order, then the hosts only NEW has, in its order;
+ * -1 for the side a host is missing from. */
+struct host_match {
+    long base; /* index into BASE's host list, or -1 */
+    long new;  /* index into NEW's, or -1 */
+};
+
+/* The matches of base's hosts [base_first, base_first + base_count) and
+ * new's [new_first, new_first + new_count), malloc'd into *matches;
+ * false when memory runs out. */
+bool compare_match_hosts(const struct host_list *base, size_t base_first, size_t base_count,
+                         const struct host_list *new, size_t new_first, size_t new_count,
+                         struct host_match **matches, size_t *count);
 
 #endif

@@ -23,4 +23,14 @@ int compare_cli_summary(struct source *input, const struct options *options,
                         const struct summary_report_options *report);
 int compare_cli_export(struct source *input, const struct options *options);
 
+/* The same of two runs compared host by host (src/input.h). */
+int compare_cli_runs_summary(struct compared_runs *runs, const struct options *options,
+                             const struct summary_report_options *report);
+int compare_cli_runs_export(struct compared_runs *runs, const struct options *options);
+/* For the viewer: the files of the hosts in both runs, BASE then NEW of
+ * each (paths holds 2 x match_count, names match_count), how many in
+ * *count, and a line for the status line. */
+int compare_cli_runs_hosts(struct compared_runs *runs, const char **paths, const char **names,
+                           size_t *count, char *note, size_t note_size);
+
 #endif

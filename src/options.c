@@ -15,7 +15,7 @@
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
-enum { OPTION_COMPARE = 1024 };
+enum { OPTION_COMPARE = 1024, OPTION_PAIR };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum { OPTION_FAIL_OVER = 1792, OPTION_FAIL_GROWTH };
 enum {
@@ -57,6 +57,7 @@ static const struct option long_options[] = {
     {"follow", no_argument, NULL, OPTION_FOLLOW},
     {"peaks", no_argument, NULL, OPTION_PEAKS},
     {"compare", no_argument, NULL, OPTION_COMPARE},
+    {"pair", required_argument, NULL, OPTION_PAIR},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -158,6 +159,13 @@ int options_print_help(FILE *out)
           "                    each peak), or with --summary [--json] each matched\n"
           "                    allocator's deltas; --export compare BASE NEW writes\n"
           "                    the op table as CSV (allocators match by memory id)\n"
+          "                    BASE and NEW may be two log or run directories (their\n"
+          "                    newest runs, or --run BASE_RUN --run NEW_RUN), or one\n"
+          "                    log directory with --run BASE_RUN --run NEW_RUN: its\n"
+          "                    hosts compared one by one, matched by name\n"
+          "      --pair BASE_ID=NEW_ID\n"
+          "                    with --compare: pair BASE's allocator BASE_ID with\n"
+          "                    NEW's NEW_ID (GPU_0_bfc=cuda:0); repeatable\n"
           "      --fail-over SIZE|PCT\n"
           "                    with --summary (implied): exit 3 when an allocator's\n"
           "                    peak is above SIZE (16GiB) or above PCT of its\n"
@@ -467,13 +475,48 @@ static bool compare_options_check(struct options *options, bool list, char *erro
         snprintf(error, error_size, "--compare exports one view: --export compare (the op table)");
         return false;
     }
-    const char *other = list ? "--list" : options->run ? "--run" : options->host ? "--host" : NULL;
-    if (other) {
-        snprintf(error, error_size,
-                 "--compare and %s do not go together (--compare takes two profile files)",
-                 other);
+    if (list) {
+        snprintf(error, error_size, "--compare and --list do not go together");
         return false;
     }
+    return true;
+}
+
+/* --pair BASE_ID=NEW_ID, split at its first '=' into pair_text. */
+static bool pair_option_parse(const char *argument, struct options *options, char *error,
+                              size_t error_size)
+{
+    const char *equals = strchr(argument, '=');
+    size_t length = strlen(argument);
+    if (!equals || equals == argument || !equals[1]) {
+        snprintf(error, error_size, "--pair: '%s' is not BASE_ID=NEW_ID", argument);
+        return false;
+    }
+    if (options->pairing_count == OPTIONS_PAIRS_MAX || length >= OPTIONS_PAIR_SIZE) {
+        snprintf(error, error_size, "--pair: at most %d pairs of %d bytes", OPTIONS_PAIRS_MAX,
+                 OPTIONS_PAIR_SIZE - 1);
+        return false;
+    }
+    char *text = options->pair_text[options->pairing_count];
+    memcpy(text, argument, length + 1);
+    text[equals - argument] = '\0';
+    options->pairings[options->pairing_count++] =
+        (struct allocator_pairing){text, text + (equals - argument) + 1};
+    return true;
+}
+
+/* --run given twice: NEW's run, and only with --compare. */
+static bool run_option_parse(const char *argument, struct options *options, char *error,
+                             size_t error_size)
+{
+    if (options->run_new) {
+        snprintf(error, error_size, "--run goes at most twice (BASE's and NEW's, with --compare)");
+        return false;
+    }
+    if (options->run)
+        options->run_new = argument;
+    else
+        options->run = argument;
     return true;
 }
 
@@ -481,9 +524,12 @@ static bool compare_options_check(struct options *options, bool list, char *erro
 static bool compare_paths_check(struct options *options, char *error, size_t error_size)
 {
     const char *what = options->mode == RUN_EXPORT ? "--export compare" : "--compare";
+    if (options->path_count == 1 && options->run_new)
+        return true; /* one log directory, two of its runs */
     if (options->path_count != 2) {
-        snprintf(error, error_size, "%s takes two profiles, BASE and NEW (%zu given)", what,
-                 options->path_count);
+        snprintf(error, error_size,
+                 "%s takes two profiles, BASE and NEW (%zu given), or one log directory "
+                 "with --run BASE_RUN --run NEW_RUN", what, options->path_count);
         return false;
     }
     if (strcmp(options->paths[0], "-") == 0 && strcmp(options->paths[1], "-") == 0) {
@@ -515,6 +561,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_FOLLOW: options->follow = true; break;
         case OPTION_PEAKS: options->peaks = true; break;
         case OPTION_COMPARE: options->compare = true; break;
+        case OPTION_PAIR:
+            if (!pair_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
                 return false;
@@ -546,7 +596,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             options->mode = RUN_LIST_KEYS;
             return true;
         case OPTION_LIST: list = true; break;
-        case OPTION_RUN: options->run = optarg; break;
+        case OPTION_RUN:
+            if (!run_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_HOST: options->host = optarg; break;
         case ':':
             snprintf(error, error_size, "option '%s' needs an argument", argv[optind - 1]);
@@ -561,6 +614,11 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (!compare_options_check(options, list, error, error_size))
         return false;
+    if (!options->compare && (options->run_new || options->pairing_count)) {
+        snprintf(error, error_size, "%s goes with --compare",
+                 options->run_new ? "a second --run" : "--pair");
+        return false;
+    }
     if (list && (options->mode != RUN_VIEWER || options->run || options->host)) {
         snprintf(error, error_size, "--list goes alone (with --json)");
         return false;
