@@ -1,10 +1,11 @@
 /* compare: two profiles side by side (memtop --compare BASE NEW): their
- * allocators matched by memory id with the deltas of their summaries,
- * and what was live at each one's peak grouped by op name.
+ * allocators matched by memory id (or paired by --pair) with the deltas
+ * of their summaries, and what was live at each one's peak grouped by op
+ * name (or by location); and the hosts of two runs matched by name.
  *
  * Definitions:
  * - Allocators match when their memory ids ("GPU_0_bfc") are the same
- *   bytes. Pairs are listed in the base's allocator order, then the
+ *   bytes, or when a pairing names them (see below). Pairs are listed in the base's allocator order, then the
  *   allocators only the new profile has, in its order; an allocator in
  *   one profile only has NULL on the other side and no deltas.
  * - Deltas are new minus base (saturating): peak (stack+heap at the
@@ -21,9 +22,10 @@
  *   ascending: the CSV op_name,base_bytes,new_bytes,delta_bytes,
  *   base_count,new_count (report layer, later wave).
  *
- * Owns: the pair list and the op table it builds (op names point into
- * the profiles' string tables: the profiles must outlive them). Called by
- * the compare view, --export compare and --summary --json --compare.
+ * Owns: the pair list, the op table and the host matches it builds (op
+ * names point into the profiles' string tables: the profiles must
+ * outlive them). Called by the compare view, --export compare,
+ * --summary [--json] --compare and src/input.c (the hosts of two runs).
  * Must not: change either profile, draw, print. */
 #ifndef MEMTOP_COMPARE_H
 #define MEMTOP_COMPARE_H

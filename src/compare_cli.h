@@ -1,11 +1,14 @@
 /* compare_cli: two profiles compared on the command line: the loading
  * of BASE and NEW that every form needs first (the viewer's too), then
  * --summary [--json] --compare BASE NEW (report/compare_report.h) and
- * --export compare [--allocator ID] BASE NEW (the op table as CSV).
- * Called by main with the input it opened (hosts 0 and 1: BASE and NEW;
- * src/input.c has refused directories). Prints through
- * src/cli_output.h and returns the exit status; the report itself goes
- * to standard output or -o's file. */
+ * --export compare [--allocator ID] BASE NEW (the op table as CSV), with
+ * --pair's pairings checked against both; and the same of two runs
+ * compared host by host (src/input.h's compared_runs: a block, an entry
+ * or the rows of each host in both runs), and the hosts the viewer steps
+ * through. Called by main with the input it opened (two files: hosts 0
+ * and 1 are BASE and NEW). Prints through src/cli_output.h and returns
+ * the exit status; the report itself goes to standard output or -o's
+ * file. */
 #ifndef MEMTOP_COMPARE_CLI_H
 #define MEMTOP_COMPARE_CLI_H
 

@@ -21,8 +21,9 @@ static const char *compared_directory(const struct options *options)
 enum load_status input_open(struct source *input, const struct options *options,
                             const char **path, char *message, size_t message_size)
 {
-    /* One path that is a directory is the model's to open (--compare has
-     * two), and --run's complaint comes first. */
+    /* One path that is a directory is the model's to open; --compare of
+     * two directories is main's (input_open_runs), of a directory beside
+     * a file refused here, and --run or --host with two files too. */
     const char *directory = options->path_count > 1 ? compared_directory(options) : NULL;
     if (directory) {
         memset(input, 0, sizeof *input);

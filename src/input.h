@@ -1,7 +1,9 @@
 /* input: what the command line's paths name, opened (model/source.h:
  * profile files, a directory of them, a run directory, or a log directory
  * with its runs, --run picking one; the hosts --host leaves), after the
- * one rule of the command line's own: --compare takes two files, never a
+ * rules of the command line's own for --compare: two files, or two runs
+ * (two directories, or one log directory and --run twice) opened as two
+ * sources whose hosts are matched by name, never a file beside a
  * directory. Called by main, which prints what goes wrong and picks the
  * exit status: this module only fills a message. */
 #ifndef MEMTOP_INPUT_H

@@ -82,8 +82,9 @@ struct options {
     const char *run;  /* --run NAME: that run of a log directory (default: the newest) */
     const char *run_new; /* a second --run, with --compare: NEW's run (run is BASE's) */
     const char *host; /* --host NAME: that host (batch: only it; viewer: it first) */
-    /* --compare, or --export compare: two profile files, BASE then NEW
-     * (paths[0], paths[1]); with --summary, --export compare or the viewer. */
+    /* --compare, or --export compare: BASE then NEW (paths[0], paths[1]:
+     * two files, or two directories), or one log directory with --run
+     * twice (run, run_new); with --summary, --export compare or the viewer. */
     bool compare;
     /* --pair BASE_ID=NEW_ID (with --compare), split into pair_text. */
     struct allocator_pairing pairings[OPTIONS_PAIRS_MAX];

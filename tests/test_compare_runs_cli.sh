@@ -157,9 +157,9 @@ memtop_expect "--pair without --compare: status 2" 2 err "^memtop: --pair goes w
 # In two runs, --pair holds for every host.
 mkdir -p "$work/ported"
 cp -R "$logs/train" "$work/ported/"
-gzip -dc "$work/ported/train/plugins/profile/2026_11_21_10_00_00/w-1.memory_profile.json.gz" |
-    sed 's/GPU_0_bfc/cuda:0/g' | gzip -n \
-    >"$work/ported/train/plugins/profile/2026_11_21_10_00_00/w-1.memory_profile.json.gz"
+renamed="$work/ported/train/plugins/profile/2026_11_21_10_00_00/w-1.memory_profile.json.gz"
+gzip -dc "$renamed" | sed 's/GPU_0_bfc/cuda:0/g' | gzip -n >"$work/renamed.gz"
+mv "$work/renamed.gz" "$renamed"
 memtop_run --summary --compare --pair GPU_0_bfc=cuda:0 --run 2026_11_20 --run 2026_11_21 \
     "$work/ported"
 memtop_expect "--pair with two runs: the host whose allocator was renamed is paired" 0 \
