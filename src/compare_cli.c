@@ -31,8 +31,8 @@ int compare_cli_load(struct host_list *hosts, bool warnings)
 
 /* A --pair naming an allocator BASE (or NEW) lacks: EXIT_BAD_INPUT after
  * saying which and what the profile has; else EXIT_OK. */
-static int compare_check_pairings(const struct profile *base, const struct profile *new,
-                                  const struct options *options)
+int compare_cli_check_pairings(const struct profile *base, const struct profile *new,
+                               const struct options *options)
 {
     for (size_t p = 0; p < options->pairing_count; p++) {
         const struct allocator_pairing *pairing = &options->pairings[p];
@@ -95,7 +95,7 @@ int compare_cli_summary(struct source *input, const struct options *options,
         return status;
     const struct profile *base = input->hosts.hosts[0].profile;
     const struct profile *new = input->hosts.hosts[1].profile;
-    status = compare_check_pairings(base, new, options);
+    status = compare_cli_check_pairings(base, new, options);
     if (status != EXIT_OK)
         return status;
     int write_error = 0;
@@ -306,7 +306,7 @@ int compare_cli_export(struct source *input, const struct options *options)
     const struct profile *base = input->hosts.hosts[0].profile;
     const struct profile *new = input->hosts.hosts[1].profile;
     const struct allocator *base_allocator = NULL, *new_allocator = NULL;
-    status = compare_check_pairings(base, new, options);
+    status = compare_cli_check_pairings(base, new, options);
     if (status == EXIT_OK)
         status = compare_pick_pair(base, new, options, &base_allocator, &new_allocator);
     if (status != EXIT_OK)

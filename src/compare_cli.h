@@ -22,6 +22,11 @@
  * warnings, what each load found odd); EXIT_OK when both loaded. */
 int compare_cli_load(struct host_list *hosts, bool warnings);
 
+/* Each --pair's ids named in BASE and NEW (both loaded): EXIT_OK, or
+ * EXIT_BAD_INPUT after saying which id a profile lacks and what it has. */
+int compare_cli_check_pairings(const struct profile *base, const struct profile *new,
+                               const struct options *options);
+
 int compare_cli_summary(struct source *input, const struct options *options,
                         const struct summary_report_options *report);
 int compare_cli_export(struct source *input, const struct options *options);

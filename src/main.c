@@ -138,6 +138,10 @@ static int run_viewer(struct source *input, const struct options *options, const
     struct host_list *hosts = &input->hosts;
     /* Two profiles compared: both load before the screen opens. */
     int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
+    /* Two files: a --pair naming neither is said here, as --summary says it. */
+    if (compare_status == EXIT_OK && options->compare && !compare_hosts)
+        compare_status = compare_cli_check_pairings(hosts->hosts[0].profile,
+                                                    hosts->hosts[1].profile, options);
     if (compare_status != EXIT_OK)
         return compare_status;
     /* With one profile, a load error belongs in the shell, not a screen;

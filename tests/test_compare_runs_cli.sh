@@ -152,6 +152,9 @@ tap_check "--export compare --pair: the op table of the pair" \
 memtop_run --summary --compare --pair GPU_0_bfc=cuda:1 "$work/base.json" "$work/port.json"
 memtop_expect "--pair naming no allocator: status 2, what the profile has" 2 \
     err "^memtop: --pair GPU_0_bfc=cuda:1: $work/port.json has no allocator 'cuda:1'; it has: cuda:0, cpu$"
+memtop_run --compare --pair GPU_0_bfc=cuda:1 "$work/base.json" "$work/port.json" </dev/null
+memtop_expect "  ... the viewer says so too, before it opens" 2 \
+    err "^memtop: --pair GPU_0_bfc=cuda:1: $work/port.json has no allocator 'cuda:1'"
 memtop_run --summary --compare --pair GPU_0_bfc "$work/base.json" "$work/port.json"
 memtop_expect "--pair without '=': status 2" 2 err "^memtop: --pair: 'GPU_0_bfc' is not BASE_ID=NEW_ID$"
 memtop_run --summary --pair a=b "$work/base.json"
