@@ -171,6 +171,8 @@ static bool live_index_add_checkpoint(struct live_index *index, struct live_repl
     }
     index->checkpoints[index->checkpoint_count++] =
         (struct live_checkpoint){position, index->entry_bytes, count};
+    if (count == 0)
+        return true; /* entries may still be NULL: no pointer arithmetic on it */
     uint8_t *out = index->entries + index->entry_bytes;
     uint32_t previous = 0;
     for (size_t i = 0; i < count; i++) {
