@@ -31,6 +31,11 @@ bool allocation_table_column_filled(const struct allocation_table *table,
     struct allocation_context context = allocation_table_context(table);
     for (size_t i = 0; i < table->source.count; i++) {
         struct allocation_value value = info->value(&context, &table->source.rows[i]);
+        /* XProf's DT_INVALID says no type was recorded: a type column of
+         * INVALID only (JAX) is not shown (issue 22). */
+        if (column == TABLE_COLUMN_DATA_TYPE && !value.absent &&
+            text_equal(value.text, text_of("INVALID")))
+            continue;
         if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
             return true;
     }
@@ -92,8 +97,11 @@ bool allocation_table_row_matches(const struct allocation_table *table,
         return true;
     if (row->origin == ROW_UNRESOLVED)
         return false;
-    const uint32_t texts[] = {row->op_name, row->region_type, row->data_type,
-                              row->tensor_shape, row->kind,   row->location};
+    /* The context too (issue 22): `Adam` finds the rows made inside
+     * Optimizer.step#Adam.step, whose own op is aten::empty. */
+    const uint32_t texts[] = {row->op_name,      row->region_type, row->data_type,
+                              row->tensor_shape, row->kind,        row->location,
+                              row->context};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         if (texts[i] && allocation_table_matches(profile_string(table->profile, texts[i]),
                                                  table->filter))
@@ -228,7 +236,22 @@ struct allocation_row_source allocation_rows_at_peak(const struct profile *profi
          * its own to tell apart. */
         .label = allocator && allocator->timeline_kind == TIMELINE_NONE && allocator->oom_count
                      ? "live at the OOM"
-                     : "at peak",
+                 : allocator && allocator->rows_kind == ALLOCATOR_ROWS_LIVE ? "live at peak"
+                                                                            : "at peak",
+    };
+}
+
+struct allocation_row_source allocation_rows_xprof(const struct profile *profile,
+                                                   const struct allocator *allocator)
+{
+    size_t count = 0;
+    const struct allocation_row *rows = allocator ? allocator_xprof_rows(allocator, &count) : NULL;
+    return (struct allocation_row_source){
+        .profile = profile,
+        .allocator = allocator,
+        .rows = rows,
+        .count = count,
+        .label = "at peak, XProf's table",
     };
 }
 
@@ -263,6 +286,13 @@ bool allocation_table_init(struct allocation_table *table, const struct profile 
                            const struct allocator *allocator)
 {
     struct allocation_row_source source = allocation_rows_at_peak(profile, allocator);
+    return allocation_table_init_source(table, &source);
+}
+
+bool allocation_table_init_xprof(struct allocation_table *table, const struct profile *profile,
+                                 const struct allocator *allocator)
+{
+    struct allocation_row_source source = allocation_rows_xprof(profile, allocator);
     return allocation_table_init_source(table, &source);
 }
 

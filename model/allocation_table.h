@@ -1,5 +1,5 @@
 /* allocation_table: the rows of an allocations table as a view sees
- * them: filtered (by text in the op name, region, data type, shape, kind
+ * them: filtered (by text in the op name, context, region, data type, shape, kind
  * or location; by a least size; to one group of model/row_groups.h),
  * sorted, totalled. No drawing, so the viewer, the CSV exporter and the
  * text summary share it and the tests check it without a screen.
@@ -47,7 +47,7 @@ struct allocation_table {
     size_t count;    /* rows shown (after the filter) */
     enum table_column sort_column;
     bool descending;
-    /* A case-insensitive substring of the op name, region, data type,
+    /* A case-insensitive substring of the op name, context, region, data type,
      * shape, kind or location; "" = all. */
     char filter[ALLOCATION_TABLE_FILTER_SIZE];
     /* Rows holding less (allocation_row_bytes) are not shown; 0: all. */
@@ -74,12 +74,18 @@ struct allocation_table {
 struct allocation_row_source allocation_rows_at_peak(const struct profile *profile,
                                                      const struct allocator *allocator);
 
+/* XProf's table at the peak (the peak step's allocations; issue 22),
+ * where the file had it beside the live rows; else the rows at peak. */
+struct allocation_row_source allocation_rows_xprof(const struct profile *profile,
+                                                   const struct allocator *allocator);
+
 /* The column's one name ("size", "op"), as the status line names the
  * sort ("file order" for no sort). */
 const char *allocation_table_column_name(enum table_column column);
 /* Whether some row of the table's source has a value in `column` (not
- * an empty text, not an absent number): an XProf file fills no kind or
- * location, a Skyline report no region, type, shape or requested size. */
+ * an empty text, not an absent number, not XProf's INVALID for a data
+ * type): an XProf file fills no kind or location, a Skyline report no
+ * region, type, shape or requested size, a JAX capture no type. */
 bool allocation_table_column_filled(const struct allocation_table *table,
                                     enum table_column column);
 /* The sort one step from `column` (direction 1: the next, -1: the
@@ -102,6 +108,10 @@ bool allocation_table_init_source(struct allocation_table *table,
 /* The same for the rows at the peak of `allocator` (may be NULL: no rows). */
 bool allocation_table_init(struct allocation_table *table, const struct profile *profile,
                            const struct allocator *allocator);
+/* The same over XProf's table (allocation_rows_xprof): `--export
+ * xprof-table`, the viewer's X. */
+bool allocation_table_init_xprof(struct allocation_table *table, const struct profile *profile,
+                                 const struct allocator *allocator);
 void allocation_table_free(struct allocation_table *table);
 /* Re-filter (live, on every keystroke); false when memory runs out. */
 bool allocation_table_set_filter(struct allocation_table *table, const char *filter);

@@ -1,10 +1,14 @@
 /* input_formats: the table itself (see input_format.h).
  *
- * To add a format: write model/load_FORMAT.c defining
- *     const struct input_format FORMAT_format = { "name", "description",
+ * To add a format NAME: write model/formats/NAME/NAME.c (its face)
+ * defining
+ *     const struct input_format NAME_format = { "name", "description",
  *         probe, load, suffixes, reads_path, host_before_first_dot };
- * (its probe and load static there), add it to Makefile.am, and add one
- * line below. The order matters only when two probes tie. */
+ * (its probe and load static there), the rest of the reader beside it
+ * with model/formats/NAME/NAME_internal.h indexing the folder, its tests
+ * in tests/formats/NAME/ (NAME.am, fuzz_NAME.c); list the sources and
+ * include NAME.am in Makefile.am, and add two lines below. The order
+ * matters only when two probes tie. */
 #include "config.h"
 
 #include "model/input_format.h"
@@ -12,13 +16,14 @@
 
 #include <string.h>
 
-extern const struct input_format memory_profile_protobuf_format; /* load_protobuf.c */
-extern const struct input_format memory_profile_json_format;     /* load_json.c */
-extern const struct input_format skyline_format;                 /* load_skyline.c */
-extern const struct input_format skyline_bytes_format;           /* load_skyline.c */
-extern const struct input_format chrome_trace_format;            /* load_trace.c */
-extern const struct input_format xspace_format;                  /* load_xspace.c */
-extern const struct input_format xspace_riegeli_format;          /* load_xspace.c */
+/* In model/formats/: */
+extern const struct input_format memory_profile_protobuf_format; /* memory_profile/load_protobuf.c */
+extern const struct input_format memory_profile_json_format;     /* memory_profile/load_json.c */
+extern const struct input_format skyline_format;                 /* skyline/load_skyline.c */
+extern const struct input_format skyline_bytes_format;           /* skyline/load_skyline.c */
+extern const struct input_format chrome_trace_format;            /* chrome_trace/load_trace.c */
+extern const struct input_format xspace_format;                  /* xspace/load_xspace.c */
+extern const struct input_format xspace_riegeli_format;          /* xspace/load_xspace.c */
 extern const struct input_format oom_log_format;                 /* formats/oom_log/oom_log.c */
 extern const struct input_format torch_snapshot_format; /* formats/torch_snapshot/torch_snapshot.c */
 

@@ -30,10 +30,17 @@ bool live_special_texts_intern(struct string_table *strings, struct live_special
     return true;
 }
 
-static struct allocation_row row_from_snapshot(const struct snapshot_columns *timeline,
+static struct allocation_row row_from_snapshot(const struct profile *profile,
+                                               const struct snapshot_columns *timeline,
                                                uint32_t index)
 {
+    struct frame_site site = profile_site(profile, timeline->site ? timeline->site[index] : 0);
     return (struct allocation_row){
+        .location = site.location,
+        .location_file = site.location_file,
+        .location_line = site.location_line,
+        .stack = site.stack,
+        .module = site.module,
         .origin = ROW_FROM_SNAPSHOT,
         .snapshot_index = index,
         .special_index = -1,
@@ -121,6 +128,14 @@ int live_row_key_compare(const struct string_table *strings, const struct alloca
         order = string_table_compare(strings, a->data_type, b->data_type);
     if (order == 0)
         order = string_table_compare(strings, a->tensor_shape, b->tensor_shape);
+    /* Made in another place of the user's code: another row (issue 22;
+     * equal for formats that record no place). */
+    if (order == 0)
+        order = string_table_compare(strings, a->location, b->location);
+    if (order == 0)
+        order = string_table_compare(strings, a->module, b->module);
+    if (order == 0)
+        order = string_table_compare(strings, a->stack, b->stack);
     return order;
 }
 
@@ -140,7 +155,8 @@ static bool row_same_key(const struct allocation_row *a, const struct allocation
     return a->allocation_bytes == b->allocation_bytes &&
            a->requested_bytes == b->requested_bytes && a->op_name == b->op_name &&
            a->region_type == b->region_type && a->data_type == b->data_type &&
-           a->tensor_shape == b->tensor_shape;
+           a->tensor_shape == b->tensor_shape && a->location == b->location &&
+           a->module == b->module && a->stack == b->stack;
 }
 
 /* Writes the rows in `order` into rows->rows, merging equal neighbours
@@ -234,7 +250,8 @@ static bool live_groups_fill(struct live_groups *groups, const struct live_rows_
 {
     int64_t bytes = 0;
     for (size_t i = 0; i < request->live_count; i++) {
-        struct allocation_row row = row_from_snapshot(request->timeline, request->live[i]);
+        struct allocation_row row =
+            row_from_snapshot(request->profile, request->timeline, request->live[i]);
         bytes = saturating_add(bytes, row.allocation_bytes);
         if (!live_groups_add(groups, &row))
             return false;

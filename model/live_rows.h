@@ -58,7 +58,8 @@ struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t n
 
 /* XProf's order of rows (its MetadataComparator): allocation bytes, then
  * requested bytes, both larger first, then op, region, data type and shape
- * bytewise. */
+ * bytewise; then, for formats that record where a row was made (issue
+ * 22), its location, module and stack (empty for the others). */
 int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
                          const struct allocation_row *b);
 

@@ -171,8 +171,9 @@ static bool live_index_add_checkpoint(struct live_index *index, struct live_repl
     }
     index->checkpoints[index->checkpoint_count++] =
         (struct live_checkpoint){position, index->entry_bytes, count};
+    /* An empty checkpoint writes nothing (entries may still be NULL). */
     if (count == 0)
-        return true; /* entries may still be NULL: no pointer arithmetic on it */
+        return true;
     uint8_t *out = index->entries + index->entry_bytes;
     uint32_t previous = 0;
     for (size_t i = 0; i < count; i++) {
@@ -375,6 +376,41 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
                                     struct live_rows *rows)
 {
     return live_index_query(index, snapshots_until(index->timeline, time_ps), 0, true, rows);
+}
+
+enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
+                                   int64_t time_ps, struct live_rows *rows)
+{
+    rows->count = 0;
+    if (allocator->timeline_sampled)
+        return LIVE_SAMPLED_TIMELINE;
+    if (allocator->timeline_kind == TIMELINE_NONE)
+        return LIVE_NO_TIMELINE;
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    if (timeline->count >= UINT32_MAX)
+        return LIVE_NO_MEMORY;
+    struct live_special_texts texts;
+    struct live_replay replay = {0};
+    size_t end = snapshots_until(timeline, time_ps);
+    bool ok = live_special_texts_intern(profile->strings, &texts);
+    for (size_t i = 0; ok && i < end; i++)
+        ok = live_replay_apply(&replay, timeline, i);
+    int64_t bytes = 0;
+    for (size_t i = 0; ok && i < replay.count; i++)
+        bytes = saturating_add(bytes, timeline->allocation_bytes[replay.live[i]]);
+    struct live_rows_request request = {
+        .profile = profile,
+        .timeline = timeline,
+        .texts = &texts,
+        .live = replay.live,
+        .live_count = replay.count,
+        .end = end,
+        .with_specials = true,
+        .live_allocation_bytes = bytes,
+    };
+    ok = ok && live_rows_make(&request, rows);
+    live_replay_free(&replay);
+    return ok ? LIVE_OK : LIVE_NO_MEMORY;
 }
 
 enum live_status live_index_rows_grown(struct live_index *index, int64_t since_ps,

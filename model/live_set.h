@@ -126,6 +126,13 @@ void live_index_free(struct live_index *index);
 enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
                                     struct live_rows *rows);
 
+/* The same rows as live_index_rows_at, by one replay from the start up to
+ * time_ps and no index: for one question asked once (the builder's table
+ * at the peak). Refuses as live_index_build does; the special rows'
+ * texts are interned into profile->strings. */
+enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
+                                   int64_t time_ps, struct live_rows *rows);
+
 /* What grew: the rows live at time_ps whose allocation time is strictly
  * after since_ps, without special rows; total_bytes is their total.
  * Empty when since_ps >= time_ps. */

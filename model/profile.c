@@ -69,6 +69,8 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
     if (columns->context &&
         !column_resize((void **)&columns->context, sizeof *columns->context, capacity))
         return false;
+    if (columns->site && !column_resize((void **)&columns->site, sizeof *columns->site, capacity))
+        return false;
     columns->capacity = capacity;
     return true;
 }
@@ -79,6 +81,14 @@ bool snapshot_columns_enable_context(struct snapshot_columns *columns)
         return true;
     columns->context = calloc(columns->capacity ? columns->capacity : 1, sizeof *columns->context);
     return columns->context != NULL;
+}
+
+bool snapshot_columns_enable_site(struct snapshot_columns *columns)
+{
+    if (columns->site)
+        return true;
+    columns->site = calloc(columns->capacity ? columns->capacity : 1, sizeof *columns->site);
+    return columns->site != NULL;
 }
 
 void snapshot_columns_fit(struct snapshot_columns *columns)
@@ -93,6 +103,8 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
 #undef SHRINK
     if (columns->context)
         column_resize((void **)&columns->context, sizeof *columns->context, columns->count);
+    if (columns->site)
+        column_resize((void **)&columns->site, sizeof *columns->site, columns->count);
     columns->capacity = columns->count;
 }
 
@@ -135,6 +147,8 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     columns->tensor_shape[i] = snapshot->tensor_shape;
     if (columns->context)
         columns->context[i] = snapshot->context;
+    if (columns->site)
+        columns->site[i] = snapshot->site;
 }
 
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
@@ -157,6 +171,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .data_type = columns->data_type[index],
         .tensor_shape = columns->tensor_shape[index],
         .context = columns->context ? columns->context[index] : STRING_ID_EMPTY,
+        .site = columns->site ? columns->site[index] : 0,
     };
 }
 
@@ -167,6 +182,7 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     FOR_EACH_COLUMN(FREE)
 #undef FREE
     free(columns->context);
+    free(columns->site);
     memset(columns, 0, sizeof *columns);
 }
 
@@ -196,7 +212,8 @@ bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *row
     const struct allocator_summary *summary = &allocator->summary;
     *rows_step = summary->rows_step;
     *peak_time_step = summary->peak_time_step;
-    return summary->one_step_rows && summary->rows_step != summary->peak_time_step;
+    return summary->one_step_rows && allocator->rows_kind != ALLOCATOR_ROWS_LIVE &&
+           summary->rows_step != summary->peak_time_step;
 }
 
 const char *profile_text(const struct profile *profile, uint32_t string_id)
@@ -254,11 +271,31 @@ void profile_free(struct profile *profile)
         free(profile->allocators[i].ooms);
         free(profile->allocators[i].notes);
         free(profile->allocators[i].memory_map);
+        free(profile->allocators[i].xprof_rows);
     }
     free(profile->warnings);
+    free(profile->sites);
     free(profile->allocators);
     free(profile->hlo_modules);
     string_table_free(profile->strings);
     free(profile->path);
     free(profile);
+}
+
+const struct allocation_row *allocator_xprof_rows(const struct allocator *allocator,
+                                                  size_t *count)
+{
+    if (allocator->xprof_kept) {
+        *count = allocator->xprof_row_count;
+        return allocator->xprof_rows;
+    }
+    *count = allocator->row_count;
+    return allocator->rows;
+}
+
+struct frame_site profile_site(const struct profile *profile, uint32_t index)
+{
+    if (index == 0 || index >= profile->site_count)
+        return (struct frame_site){0};
+    return profile->sites[index];
 }

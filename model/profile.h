@@ -53,6 +53,9 @@ struct snapshot {
      * PyTorch trace: the enclosing ops, outermost first, " > " between):
      * a string id, empty when the format has none. */
     uint32_t context;
+    /* Where in the user's code (issue 22): an index into the profile's
+     * sites (struct frame_site), 0 for none. */
+    uint32_t site;
 };
 
 struct timeline_index; /* model/timeline.h */
@@ -86,7 +89,14 @@ struct snapshot_columns {
      * loader calls snapshot_columns_enable_context(), so that formats
      * without it pay nothing. */
     uint32_t *context;
+    /* struct snapshot's site: NULL (every snapshot's is 0) until a loader
+     * calls snapshot_columns_enable_site(). */
+    uint32_t *site;
 };
+
+/* Makes room for the site column (0 for the snapshots already there);
+ * false when memory runs out. */
+bool snapshot_columns_enable_site(struct snapshot_columns *columns);
 
 /* Makes room for the context column (empty for the snapshots already
  * there); false when memory runs out. */
@@ -227,6 +237,21 @@ struct allocation_row {
      * as the file had them). */
     uint32_t stack;
     uint32_t context; /* the snapshot's context (see struct snapshot) */
+    /* The innermost module that made it (a PyTorch trace's innermost
+     * `nn.Module: Linear_1`, as "Linear_1"), a string id; 0 for none. */
+    uint32_t module;
+};
+
+/* Where in the code a snapshot was made (issue 22), held once per
+ * distinct place and named by index from the snapshots (struct
+ * snapshot's site): the row fields of the same names (struct
+ * allocation_row). Site 0 is no place. */
+struct frame_site {
+    uint32_t location;      /* "file:line function" of the user's innermost frame */
+    uint32_t location_file; /* its file */
+    int64_t location_line;  /* its line; 0 without one */
+    uint32_t stack;         /* every frame, innermost first, one per line */
+    uint32_t module;        /* the innermost module, or 0 */
 };
 
 /* The memory of a row of kind-tracking formats (Skyline) whose size is
@@ -301,6 +326,21 @@ struct memory_block {
     bool in_use;
 };
 
+/* Which table an allocator's `rows` are (issue 22). */
+enum allocator_rows {
+    /* The format's own table: Skyline's entries, a table memtop wrote. */
+    ALLOCATOR_ROWS_RECORDED = 0,
+    /* What was live at the peak instant, exactly the rows the live-set
+     * query (model/live_set.h) gives at summary.peak_time_ps: every
+     * format whose timeline is complete. */
+    ALLOCATOR_ROWS_LIVE,
+    /* XProf's table at the peak: the peak step's allocations, all older
+     * memory in one special row. What a sampled (version 1) file has;
+     * loaders of complete timelines mark their XProf table so, and the
+     * builder's finish moves it to xprof_rows and makes `rows` live. */
+    ALLOCATOR_ROWS_XPROF,
+};
+
 struct allocator {
     uint32_t id; /* the memory id ("GPU_0_bfc"), a string id */
     unsigned unknown_fields; /* enum allocator_field bits; 0: all known */
@@ -326,7 +366,23 @@ struct allocator {
     /* Its memory block by block, where the format walks it; else none. */
     struct memory_block *memory_map;
     size_t memory_map_count;
+    enum allocator_rows rows_kind;
+    /* Where rows_kind is ALLOCATOR_ROWS_LIVE and the file also had
+     * XProf's peak-step table (MemoryProfile version 0, XSpace): that
+     * table, for `--export xprof-table` and the viewer's X, and
+     * xprof_kept true; NULL, 0 and false otherwise (allocator_xprof_rows
+     * then answers with `rows`). */
+    struct allocation_row *xprof_rows;
+    size_t xprof_row_count;
+    bool xprof_kept;
+    /* Allocations live at the peak behind the live rows (before equal
+     * rows merge; special rows not counted); 0 unless rows are live. */
+    size_t live_allocations;
 };
+
+/* XProf's table at the peak: xprof_rows where kept, else `rows`. */
+const struct allocation_row *allocator_xprof_rows(const struct allocator *allocator,
+                                                  size_t *count);
 
 /* Whether allocator's format records `field` (one enum allocator_field
  * bit): not when the loader said so, nor free memory and fragmentation
@@ -362,7 +418,14 @@ struct profile {
      * each escaping them once. */
     uint32_t *warnings;
     size_t warning_count;
+    /* The sites snapshots name (struct frame_site): sites[0] is no place;
+     * NULL and 0 for formats that record none. */
+    struct frame_site *sites;
+    size_t site_count;
 };
+
+/* Site `index` of the profile (an all-zero one for 0 or past the end). */
+struct frame_site profile_site(const struct profile *profile, uint32_t index);
 
 /* The formats the report code names; a new format needs no constant here:
  * its row is profile->format. */

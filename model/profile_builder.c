@@ -9,6 +9,7 @@
 
 #include "model/array_grow.h"
 #include "model/index_sort.h"
+#include "model/live_set.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
 
@@ -190,7 +191,8 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     size_t *scratch = malloc(count * sizeof *scratch);
     struct snapshot_columns sorted = {0};
     bool ok = order && scratch && snapshot_columns_reserve(&sorted, count) &&
-              (!timeline->context || snapshot_columns_enable_context(&sorted));
+              (!timeline->context || snapshot_columns_enable_context(&sorted)) &&
+              (!timeline->site || snapshot_columns_enable_site(&sorted));
     if (ok) {
         for (size_t i = 0; i < count; i++)
             order[i] = i;
@@ -491,12 +493,73 @@ static bool profile_builder_note_dropped_warnings(struct profile_builder *builde
     return profile_builder_append_warning(builder, text_of(line));
 }
 
+/* Where the timeline is complete and the loader gave XProf's peak-step
+ * table, that table moves to xprof_rows and `rows` becomes what was live
+ * at the peak instant: the live-set query's own rows at peak_time_ps, so
+ * that the table at the peak and `--at <peak>` agree row for row. */
+static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator)
+{
+    if (allocator->rows_kind != ALLOCATOR_ROWS_XPROF ||
+        allocator->timeline_kind != TIMELINE_COMPLETE || allocator->timeline.count == 0)
+        return true;
+    struct live_rows live = {0};
+    enum live_status status =
+        live_rows_at_once(profile, allocator, allocator->summary.peak_time_ps, &live);
+    if (status != LIVE_OK) {
+        live_rows_free(&live);
+        return false;
+    }
+    allocator->xprof_rows = allocator->rows;
+    allocator->xprof_row_count = allocator->row_count;
+    allocator->xprof_kept = true;
+    allocator->rows = live.rows;
+    allocator->row_count = live.count;
+    allocator->live_allocations = live.allocations;
+    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    return true;
+}
+
+bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
+                              uint32_t *index)
+{
+    struct profile *profile = builder->profile;
+    if (profile->site_count == 0) {
+        /* Site 0 is no place. */
+        if (!array_grow((void **)&profile->sites, &builder->site_capacity, 0,
+                        sizeof *profile->sites, 64))
+            return false;
+        profile->sites[profile->site_count++] = (struct frame_site){0};
+    }
+    if (profile->site_count >= UINT32_MAX ||
+        !array_grow((void **)&profile->sites, &builder->site_capacity, profile->site_count,
+                    sizeof *profile->sites, 64))
+        return false;
+    *index = (uint32_t)profile->site_count;
+    profile->sites[profile->site_count++] = *site;
+    return true;
+}
+
+void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index,
+                                   enum allocator_rows kind)
+{
+    builder->profile->allocators[index].rows_kind = kind;
+}
+
+void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
+                                   size_t live_allocations)
+{
+    builder->profile->allocators[index].rows_kind = ALLOCATOR_ROWS_LIVE;
+    builder->profile->allocators[index].live_allocations = live_allocations;
+}
+
 struct profile *profile_builder_finish(struct profile_builder *builder)
 {
     struct profile *profile = builder->profile;
     bool ok = profile_builder_note_dropped_warnings(builder);
     for (size_t i = 0; ok && i < profile->allocator_count; i++)
         ok = allocator_finish(&profile->allocators[i]);
+    for (size_t i = 0; ok && i < profile->allocator_count; i++)
+        ok = allocator_make_live_rows(profile, &profile->allocators[i]);
     if (!ok) {
         profile_builder_discard(builder);
         return NULL;

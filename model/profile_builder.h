@@ -34,6 +34,7 @@ struct profile_builder {
     size_t hlo_module_capacity;
     size_t warning_capacity;
     size_t warnings_dropped; /* past PROFILE_WARNINGS_MAX */
+    size_t site_capacity;
 };
 
 /* An empty profile to build; false when memory runs out. */
@@ -95,6 +96,25 @@ bool profile_builder_add_note(struct profile_builder *builder, size_t index,
                               const struct allocator_note *note);
 bool profile_builder_add_memory_block(struct profile_builder *builder, size_t index,
                                       const struct memory_block *block);
+/* Appends a site (struct frame_site) for snapshots to name; *index is
+ * its number (1 and up). The loader keeps sites distinct. False when
+ * memory runs out. */
+bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
+                              uint32_t *index);
+
+/* Which table the rows are (ALLOCATOR_ROWS_RECORDED unless said): a
+ * loader that adds XProf's peak-step table says ALLOCATOR_ROWS_XPROF,
+ * and where the timeline is complete finish keeps it as xprof_rows and
+ * makes `rows` the live set at the peak (issue 22); a loader whose rows
+ * are that live set already says ALLOCATOR_ROWS_LIVE. */
+void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index,
+                                   enum allocator_rows kind);
+/* The rows a loader added are the live set at the peak, made of
+ * `live_allocations` allocations (before equal rows merge; special rows
+ * not counted): rows_kind ALLOCATOR_ROWS_LIVE, for formats whose loader
+ * replays the timeline itself (traces, PyTorch snapshots). */
+void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
+                                   size_t live_allocations);
 
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
@@ -126,8 +146,9 @@ bool profile_builder_add_warning(struct profile_builder *builder, const char *te
 bool profile_builder_order_allocators(struct profile_builder *builder, const uint32_t *ids,
                                       size_t count);
 
-/* Finishes every timeline (fit, sort, count, index) and hands over the
- * profile; the builder is then empty. NULL when memory runs out (the
+/* Finishes every timeline (fit, sort, count, index), makes the live
+ * rows where XProf's table was given over a complete timeline
+ * (profile_builder_set_rows_kind), and hands over the profile; the builder is then empty. NULL when memory runs out (the
  * build is then discarded). */
 struct profile *profile_builder_finish(struct profile_builder *builder);
 

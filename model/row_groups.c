@@ -70,6 +70,10 @@ bool row_group_contains(const struct profile *profile, enum row_group_key key, s
         /* An unresolved row has no name, so it is in no scope but the top. */
         if (row->origin == ROW_UNRESOLVED)
             return name.length == 0;
+        /* A scope ("model/dense_58/") holds what starts with it; an op's
+         * own group ("aten::mm", issue 22) that op's rows alone. */
+        if (name.length > 0 && name.bytes[name.length - 1] != '/')
+            return text_equal(profile_string(profile, row->op_name), name);
         return text_starts_with(profile_string(profile, row->op_name), name);
     case ROW_GROUP_LOCATION:
     case ROW_GROUP_FILE: return text_equal(row_location_text(profile, key, row), name);
@@ -84,6 +88,9 @@ struct row_key {
     const char *text;
     size_t length;
     bool single_row;
+    /* A row that is its group's whole key already (an unresolved row; a
+     * row inside its own op's open group): never merged with others. */
+    bool alone;
 };
 
 /* The row's group under `scope`; false when the row is not under it. */
@@ -92,11 +99,11 @@ static bool row_key_of(const struct profile *profile, enum row_group_key key, st
 {
     if (key != ROW_GROUP_OP_SCOPE) {
         struct text location = row_location_text(profile, key, row);
-        *out = (struct row_key){location.bytes, location.length, false};
+        *out = (struct row_key){location.bytes, location.length, false, false};
         return true;
     }
     if (row->origin == ROW_UNRESOLVED) {
-        *out = (struct row_key){"", 0, true};
+        *out = (struct row_key){"", 0, true, true};
         return scope.length == 0;
     }
     struct text name = profile_string(profile, row->op_name);
@@ -106,6 +113,7 @@ static bool row_key_of(const struct profile *profile, enum row_group_key key, st
     out->text = name.bytes;
     out->length = slash ? (size_t)(slash - name.bytes) + 1 : name.length;
     out->single_row = slash == NULL;
+    out->alone = slash == NULL && name.length == scope.length;
     return true;
 }
 
@@ -144,20 +152,26 @@ static bool group_before(const void *context, size_t a, size_t b)
 }
 
 /* Runs of equal keys in `order` (table positions sorted by key) become
- * groups, a single row always one of its own; returns how many. */
+ * groups; rows of an op without a deeper scope are one group of that
+ * op's name when there are several (issue 22: no key repeats), a single
+ * row when alone; returns how many. */
 static size_t groups_from_runs(const struct allocation_table *table, const struct row_key *keys,
                                const size_t *order, size_t count, struct row_group *groups)
 {
     size_t group_count = 0;
+    const struct row_key *last_key = NULL;
     for (size_t i = 0; i < count; i++) {
         const struct row_key *key = &keys[order[i]];
         struct row_group *last = group_count ? &groups[group_count - 1] : NULL;
-        if (!last || key->single_row || last->single_row ||
+        if (!last || key->alone || last_key->alone || key->single_row != last_key->single_row ||
             compare_slices(last->name, last->name_length, key->text, key->length) != 0) {
             groups[group_count++] = (struct row_group){
                 .name = key->text, .name_length = key->length, .single_row = key->single_row,
                 .first_position = order[i]};
             last = &groups[group_count - 1];
+            last_key = key;
+        } else if (key->single_row) {
+            last->single_row = false; /* a second row of the op: its group */
         }
         const struct allocation_row *row = allocation_table_row(table, order[i]);
         last->row_count++; /* its first row came first: the sort is stable */

@@ -4,8 +4,10 @@
  *   - the op-name scope, as ncdu walks a tree: op names are paths
  *     ("model/dense_58/MatMul"), and under an open scope ("" at the top,
  *     "model/" one level down) the rows group by their next scope
- *     ("model/dense_58/"); a row with no deeper scope stands alone (a
- *     group of one row, marked single_row);
+ *     ("model/dense_58/"); the rows of an op with no deeper scope are
+ *     one group named by the op ("aten::mm", "IteratorGetNext": no name
+ *     repeats, issue 22), or a row alone (a group of one row, marked
+ *     single_row) when it is the op's only one;
  *   - the location (file:line of the innermost frame, Skyline's rows);
  *   - the file of that frame.
  * (By region and by data type: model/peak_breakdown.h.)

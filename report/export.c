@@ -59,7 +59,8 @@ static bool request_check(const struct export_request *request, struct export_re
         }
     }
     if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE ||
-         request->view == EXPORT_VIEW_STEPS || request->view == EXPORT_VIEW_SEGMENTS) &&
+         request->view == EXPORT_VIEW_STEPS || request->view == EXPORT_VIEW_SEGMENTS ||
+         request->view == EXPORT_VIEW_XPROF_TABLE) &&
         !checked->allocator) {
         *reason = "the profile has no allocator to export";
         return false;
@@ -92,6 +93,7 @@ static const struct {
     [EXPORT_VIEW_COMPARE] = {export_compare, NULL},
     [EXPORT_VIEW_STEPS] = {export_steps, NULL},
     [EXPORT_VIEW_SEGMENTS] = {export_segments, NULL},
+    [EXPORT_VIEW_XPROF_TABLE] = {export_xprof_table, NULL},
 };
 
 /* A JSON view: json_writer keeps every string valid and terminal-safe. */

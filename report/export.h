@@ -83,6 +83,9 @@ enum export_view {
     EXPORT_VIEW_COMPARE, /* two profiles: the request's and new_profile */
     EXPORT_VIEW_STEPS,
     EXPORT_VIEW_SEGMENTS, /* formats that record segments (model/segments.h) */
+    /* XProf's peak-step table (issue 22): the columns of allocations,
+     * XProf's rows in its order (allocator_xprof_rows). */
+    EXPORT_VIEW_XPROF_TABLE,
     EXPORT_VIEW_COUNT
 };
 
@@ -225,6 +228,7 @@ bool export_milliseconds_parse(const char *text, int64_t *time_ps);
  * is already checked (allocator present where required). ---- */
 struct csv_writer;
 size_t export_allocations(struct csv_writer *writer, const struct export_request *request);
+size_t export_xprof_table(struct csv_writer *writer, const struct export_request *request);
 size_t export_timeline(struct csv_writer *writer, const struct export_request *request);
 size_t export_summary(struct csv_writer *writer, const struct export_request *request);
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);

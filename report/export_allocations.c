@@ -85,6 +85,23 @@ static size_t write_groups(struct csv_writer *writer, const struct allocation_ta
     return written;
 }
 
+size_t export_xprof_table(struct csv_writer *writer, const struct export_request *request)
+{
+    struct allocation_table table;
+    struct allocation_row_source source = allocation_rows_xprof(request->profile, request->allocator);
+    if (!allocation_table_init_source(&table, &source)) {
+        csv_writer_fail(writer, ENOMEM);
+        return 0;
+    }
+    write_header(writer);
+    struct allocation_context context = allocation_table_context(&table);
+    size_t written = 0;
+    for (size_t i = 0; i < table.count && !writer->error; i++, written++)
+        write_row(writer, &context, allocation_table_row(&table, i));
+    allocation_table_free(&table);
+    return written;
+}
+
 size_t export_allocations(struct csv_writer *writer, const struct export_request *request)
 {
     /* Without a table, the rows at the peak in the file's order (XProf's). */

@@ -112,13 +112,24 @@ static void write_marker_allocator(struct json_writer *writer, const struct prof
     json_writer_object_begin(writer);
     write_fields(writer, profile, &chrome_trace_summary_fields, &allocator->summary);
     json_writer_object_end(writer);
+    /* XProf's table where the file had one (the live set is made again
+     * from the timeline when read back), else the rows (issue 22). */
+    size_t row_count = 0;
+    const struct allocation_row *rows = allocator_xprof_rows(allocator, &row_count);
+    bool xprof = allocator->xprof_kept || allocator->rows_kind == ALLOCATOR_ROWS_XPROF;
+    json_writer_member_string(writer, "rows_kind",
+                              xprof ? "xprof"
+                              : allocator->rows_kind == ALLOCATOR_ROWS_LIVE ? "live"
+                                                                            : "recorded");
+    if (!xprof && allocator->rows_kind == ALLOCATOR_ROWS_LIVE)
+        json_writer_member_unsigned(writer, "live_allocations", allocator->live_allocations);
     json_writer_key(writer, "rows");
     json_writer_array_begin(writer);
-    for (size_t i = 0; i < allocator->row_count; i++) {
+    for (size_t i = 0; i < row_count; i++) {
         json_writer_object_begin(writer);
-        const char *origin = chrome_trace_origin_name(allocator->rows[i].origin);
+        const char *origin = chrome_trace_origin_name(rows[i].origin);
         json_writer_member_string(writer, "origin", origin ? origin : "unresolved");
-        write_fields(writer, profile, &chrome_trace_row_fields, &allocator->rows[i]);
+        write_fields(writer, profile, &chrome_trace_row_fields, &rows[i]);
         json_writer_object_end(writer);
     }
     json_writer_array_end(writer);

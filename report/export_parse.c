@@ -25,6 +25,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_COMPARE] = "compare",
     [EXPORT_VIEW_STEPS] = "steps",
     [EXPORT_VIEW_SEGMENTS] = "segments",
+    [EXPORT_VIEW_XPROF_TABLE] = "xprof-table",
 };
 
 const char *export_view_name(enum export_view view)
@@ -45,7 +46,8 @@ bool export_view_parse(const char *name, enum export_view *out)
 
 const char *export_view_list(void)
 {
-    return "allocations, timeline, summary, hlo, chrome-trace, compare, steps, segments";
+    return "allocations, timeline, summary, hlo, chrome-trace, compare, steps, segments, "
+           "xprof-table";
 }
 
 bool export_view_is_csv(enum export_view view)

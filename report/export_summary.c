@@ -46,8 +46,9 @@ static void write_allocator(struct csv_writer *writer, const struct profile *pro
     export_known_double(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION),
                         summary->peak.fragmentation);
     /* As --summary --json counts them: a report's entries. */
-    csv_writer_unsigned(writer, summary->tracked.known ? summary->tracked.entries
-                                                       : allocator->row_count);
+    size_t xprof_count = 0;
+    allocator_xprof_rows(allocator, &xprof_count);
+    csv_writer_unsigned(writer, summary->tracked.known ? summary->tracked.entries : xprof_count);
     csv_writer_bool(writer, summary->derived);
     csv_writer_bool(writer, allocator->timeline_sampled);
     csv_writer_end_record(writer);

@@ -155,9 +155,18 @@ static void json_allocator(struct json_writer *writer, const struct profile *pro
                             summary->lifetime_peak_bytes);
     json_peak(writer, allocator);
     /* A report's entries: a weight and its gradient are one entry, two rows. */
+    size_t xprof_count = 0;
+    allocator_xprof_rows(allocator, &xprof_count);
     json_writer_member_unsigned(writer, "active_allocations",
-                                summary->tracked.known ? summary->tracked.entries
-                                                       : allocator->row_count);
+                                summary->tracked.known ? summary->tracked.entries : xprof_count);
+    /* The allocations live at the peak instant, behind top_rows (issue
+     * 22); null where the rows are not the live set (a sampled file,
+     * a report without a timeline). */
+    json_writer_key(writer, "live_allocations");
+    if (allocator->rows_kind == ALLOCATOR_ROWS_LIVE)
+        json_writer_unsigned(writer, allocator->live_allocations);
+    else
+        json_writer_null(writer);
     json_tracked(writer, &summary->tracked);
     if (summary->trace_start.known) {
         const struct trace_start *start = &summary->trace_start;
@@ -198,13 +207,6 @@ void summary_report_json_error_in_run_to(struct json_writer *writer, const char 
     json_host_and_file(writer, run, host, path);
     json_writer_member_bytes(writer, "error", error);
     json_writer_object_end(writer);
-}
-
-double summary_report_utilization(const struct allocator_summary *summary)
-{
-    if (summary->capacity_bytes <= 0)
-        return NAN;
-    return (double)summary->peak_bytes / (double)summary->capacity_bytes;
 }
 
 void summary_report_json_in_run_to(struct json_writer *writer, const struct profile *profile,

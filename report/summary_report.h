@@ -1,5 +1,6 @@
 /* summary_report: the --summary output, for people (text: summary_text.c)
- * and for scripts and CI (JSON: summary_json.c, through json_writer).
+ * and for scripts and CI (JSON: summary_json.c, through json_writer);
+ * what both list (summary_report.c) is computed once, below them.
  * Called by main, one host at a time. It writes only what the model
  * already computed (no loading, no exit codes) and never prints a
  * profile's text unescaped: the text report through format_safe_text,

@@ -38,16 +38,6 @@ static void text_known_size_line(FILE *out, const struct allocator *allocator, u
         text_size_line(out, label, bytes);
 }
 
-bool summary_report_top_table(struct allocation_table *table, const struct profile *profile,
-                              const struct allocator *allocator, int64_t min_bytes)
-{
-    if (!allocation_table_init(table, profile, allocator))
-        return false;
-    allocation_table_set_sort(table, TABLE_COLUMN_ALLOCATION_BYTES, true);
-    allocation_table_set_min_bytes(table, min_bytes);
-    return true;
-}
-
 /* The largest rows first; rows of equal size keep the source's order
  * (XProf's). An unresolved row reads as the viewer's table shows it,
  * and a note under the list says once why. */
@@ -55,6 +45,10 @@ static void text_top_rows(FILE *out, const struct allocation_table *table, size_
 {
     size_t shown = table->count < top ? table->count : top;
     bool unresolved = false;
+    /* The columns named once, over the rows ("-" in a row: not recorded). */
+    if (shown > 0)
+        fprintf(out, "    %12s  %-5s %s  %s  %s  %s\n", "size", "count", "op", "region", "type",
+                "shape");
     for (size_t i = 0; i < shown; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], op[256], region[64], type[64], shape[128];
@@ -96,7 +90,9 @@ static void text_rows(FILE *out, const struct profile *profile, const struct all
     size_t top = options->top_rows;
     bool ok = summary_report_top_table(&table, profile, allocator, options->min_bytes);
     size_t count = table.source.count;
-    fprintf(out, "  Active allocations %s: %zu row%s", table.source.label, count,
+    bool live = allocator && allocator->rows_kind == ALLOCATOR_ROWS_LIVE;
+    fprintf(out, "  %s %s: %zu row%s", live ? "Allocations" : "Active allocations",
+            table.source.label, count,
             count == 1 ? "" : "s");
     text_least_size(out, &table, options->min_bytes);
     fprintf(out, "%s\n", table.count > top && top > 0 ? ", the largest:" : "");
@@ -113,6 +109,8 @@ static void text_entry_rows(FILE *out, const struct allocation_table *table, siz
 {
     size_t shown = table->count < top ? table->count : top;
     const struct profile *profile = table->profile;
+    if (shown > 0)
+        fprintf(out, "    %12s  %-10s  %s  %s\n", "size", "kind", "name", "location");
     for (size_t i = 0; i < shown; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         char size[FORMAT_BYTES_SIZE], kind[64], name[256], location[256];

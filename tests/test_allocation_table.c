@@ -73,7 +73,7 @@ static int setup_mixed(void **state)
 {
     static struct fixture fixture;
     fixture.profile = profile_with_rows(mixed_rows, sizeof mixed_rows / sizeof *mixed_rows);
-    assert_true(allocation_table_init(&fixture.table, fixture.profile,
+    assert_true(allocation_table_init_xprof(&fixture.table, fixture.profile,
                                       &fixture.profile->allocators[0]));
     *state = &fixture;
     return 0;
@@ -95,7 +95,7 @@ void assert_order(const struct allocation_table *table, const size_t *expected,
     for (size_t i = 0; i < count; i++) {
         const struct allocation_row *row = allocation_table_row(table, i);
         assert_non_null(row);
-        assert_int_equal(row - table->allocator->rows, expected[i]);
+        assert_int_equal(row - table->source.rows, expected[i]);
     }
     assert_null(allocation_table_row(table, count));
 }

@@ -73,7 +73,7 @@ void test_breakdown_of_many_groups(void **state)
     }
     struct profile *profile = profile_with_rows(specs, ROWS);
     struct allocation_table table;
-    assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
+    assert_true(allocation_table_init_xprof(&table, profile, &profile->allocators[0]));
     struct peak_breakdown breakdown;
     assert_true(peak_breakdown_build(&breakdown, &table, BREAKDOWN_BY_DATA_TYPE));
     assert_int_equal(breakdown.count, ROWS);
@@ -99,7 +99,8 @@ void test_rows_from_another_source(void **state)
     struct fixture *fixture = *state;
     const struct allocator *allocator = &fixture->profile->allocators[0];
     /* Rows 5, 2 and 0 of the file, in that order. */
-    struct allocation_row rows[3] = {allocator->rows[5], allocator->rows[2], allocator->rows[0]};
+    struct allocation_row rows[3] = {allocator->xprof_rows[5], allocator->xprof_rows[2],
+                                     allocator->xprof_rows[0]};
     struct allocation_row_source source = {
         .profile = fixture->profile, .rows = rows, .count = 3, .label = "grown since the mark"};
     struct allocation_table table;
@@ -117,7 +118,8 @@ void test_rows_from_another_source(void **state)
     allocation_table_free(&table);
 
     struct allocation_row_source at_peak = allocation_rows_at_peak(fixture->profile, allocator);
-    assert_string_equal(at_peak.label, "at peak");
+    /* A version 0 file: the live set at the peak (issue 22). */
+    assert_string_equal(at_peak.label, "live at peak");
     assert_ptr_equal(at_peak.rows, allocator->rows);
     assert_int_equal(at_peak.count, allocator->row_count);
 }
@@ -183,7 +185,7 @@ void test_column_table(void **state)
 void test_column_values(void **state)
 {
     struct fixture *fixture = *state;
-    const struct allocation_row *row = &fixture->profile->allocators[0].rows[1];
+    const struct allocation_row *row = &fixture->profile->allocators[0].xprof_rows[1];
     struct allocation_context context = {fixture->profile, 2700};
     struct allocation_value value = allocation_column(TABLE_COLUMN_OP_NAME)->value(&context, row);
     assert_string_equal(value.text.bytes, "conv2d_1");
@@ -201,7 +203,7 @@ void test_column_values(void **state)
     assert_true(value.fraction > 800.0 / 2700.0 - 1e-12 && value.fraction < 800.0 / 2700.0 + 1e-12);
     context.peak_bytes = 0; /* no peak known: no share */
     assert_true(allocation_column(TABLE_COLUMN_SHARE)->value(&context, row).absent);
-    const struct allocation_row *unresolved = &fixture->profile->allocators[0].rows[3];
+    const struct allocation_row *unresolved = &fixture->profile->allocators[0].xprof_rows[3];
     value = allocation_column(TABLE_COLUMN_TIME_PS)->value(&context, unresolved);
     assert_true(value.absent);
     value = allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, unresolved);

@@ -163,15 +163,15 @@ void test_stability_many_ties(void **state)
                                      "temp", "float", "[1]"};
     struct profile *profile = profile_with_rows(specs, 40);
     struct allocation_table table;
-    assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
+    assert_true(allocation_table_init_xprof(&table, profile, &profile->allocators[0]));
     for (int column = TABLE_COLUMN_FILE_ORDER + 1; column < TABLE_COLUMN_COUNT; column++) {
         for (int descending = 0; descending < 2; descending++) {
             allocation_table_set_sort(&table, column, descending);
             assert_int_equal(table.count, 40);
             for (size_t i = 1; i < 40; i++) {
                 size_t previous = table.order[i - 1], current = table.order[i];
-                const struct allocation_row *a = &profile->allocators[0].rows[previous];
-                const struct allocation_row *b = &profile->allocators[0].rows[current];
+                const struct allocation_row *a = &profile->allocators[0].xprof_rows[previous];
+                const struct allocation_row *b = &profile->allocators[0].xprof_rows[current];
                 bool tie = column == TABLE_COLUMN_ALLOCATION_BYTES
                                ? a->allocation_bytes == b->allocation_bytes
                            : column == TABLE_COLUMN_OP_NAME ? a->op_name == b->op_name
@@ -205,7 +205,7 @@ void test_special_rows_and_no_allocator(void **state)
     assert_true(xprof_allocator_add_active(allocator, &active));
     struct profile *profile = test_draft_finish(draft);
     struct allocation_table table;
-    assert_true(allocation_table_init(&table, profile, &profile->allocators[0]));
+    assert_true(allocation_table_init_xprof(&table, profile, &profile->allocators[0]));
     assert_true(allocation_table_set_filter(&table, "STA"));
     assert_int_equal(table.count, 1);
     assert_int_equal(allocation_table_row(&table, 0)->origin, ROW_FROM_SPECIAL);
@@ -216,7 +216,7 @@ void test_special_rows_and_no_allocator(void **state)
                         "(unresolved: special 7)");
     allocation_table_free(&table);
     /* No allocator: an empty table that still sorts and filters. */
-    assert_true(allocation_table_init(&table, profile, NULL));
+    assert_true(allocation_table_init_xprof(&table, profile, NULL));
     assert_int_equal(table.count, 0);
     allocation_table_set_sort(&table, TABLE_COLUMN_OP_NAME, true);
     assert_true(allocation_table_set_filter(&table, "x"));

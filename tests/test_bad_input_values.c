@@ -71,9 +71,9 @@ void test_negative_and_huge_sizes(void **state)
     assert_int_equal(gpu->timeline.activity[2], MEMORY_ACTIVITY_UNKNOWN);
     assert_int_equal(gpu->summary.allocations, 1);
     assert_int_equal(gpu->summary.deallocations, 1);
-    assert_int_equal(gpu->row_count, 2);
-    assert_true(gpu->rows[0].occurrences == INT64_MAX);
-    assert_true(gpu->rows[1].occurrences == -3);
+    assert_int_equal(test_xprof_count(gpu), 2);
+    assert_true(test_xprof_rows(gpu)[0].occurrences == INT64_MAX);
+    assert_true(test_xprof_rows(gpu)[1].occurrences == -3);
     assert_int_equal(loaded->num_hosts, -2);
     assert_int_equal(loaded->version, 0); /* the low 32 bits of INT64_MIN */
     char text[FORMAT_BYTES_SIZE];
@@ -96,17 +96,17 @@ void test_indices_out_of_range(void **state)
     struct profile *loaded = load_bytes_ok(profile.data, profile.size);
     wire_bytes_free(&profile);
     const struct allocator *gpu = allocator_named(loaded, "gpu");
-    assert_int_equal(gpu->row_count, 6);
-    assert_int_equal(gpu->rows[0].origin, ROW_FROM_SNAPSHOT);
-    assert_string_equal(profile_text(loaded, gpu->rows[0].op_name), "only");
+    assert_int_equal(test_xprof_count(gpu), 6);
+    assert_int_equal(test_xprof_rows(gpu)[0].origin, ROW_FROM_SNAPSHOT);
+    assert_string_equal(profile_text(loaded, test_xprof_rows(gpu)[0].op_name), "only");
     for (size_t i = 1; i < 6; i++) {
         /* Shown, flagged, and keeping the indices the file had. */
-        assert_int_equal(gpu->rows[i].origin, ROW_UNRESOLVED);
-        assert_false(gpu->rows[i].has_time);
+        assert_int_equal(test_xprof_rows(gpu)[i].origin, ROW_UNRESOLVED);
+        assert_false(test_xprof_rows(gpu)[i].has_time);
     }
-    assert_true(gpu->rows[2].snapshot_index == INT64_MAX);
-    assert_true(gpu->rows[4].special_index == INT64_MIN);
-    assert_true(gpu->rows[5].snapshot_index == INT64_MIN);
+    assert_true(test_xprof_rows(gpu)[2].snapshot_index == INT64_MAX);
+    assert_true(test_xprof_rows(gpu)[4].special_index == INT64_MIN);
+    assert_true(test_xprof_rows(gpu)[5].snapshot_index == INT64_MIN);
     profile_free(loaded);
 }
 
@@ -174,8 +174,8 @@ void test_unsorted_and_duplicate_times(void **state)
     for (size_t i = 0; i < 7; i++)
         assert_string_equal(profile_text(loaded, gpu->timeline.op_name[i]), order[i]);
     /* Rows point at the file's order, not the sorted one. */
-    assert_string_equal(profile_text(loaded, gpu->rows[0].op_name), "c");
-    assert_true(gpu->rows[0].time_ps == 30);
+    assert_string_equal(profile_text(loaded, test_xprof_rows(gpu)[0].op_name), "c");
+    assert_true(test_xprof_rows(gpu)[0].time_ps == 30);
     /* Searches at the extremes do not overflow. */
     assert_int_equal(timeline_nearest(&gpu->timeline, INT64_MIN), 0);
     assert_int_equal(timeline_nearest(&gpu->timeline, INT64_MAX), 6);

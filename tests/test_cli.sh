@@ -48,6 +48,9 @@ memtop_expect "no profile: \$TENSORBOARD_LOGDIR is listed" 0 out "data/logdir: 2
 status=$?
 memtop_expect "no profile: the current directory, when it holds profiles" 0 \
     out "^\.: 2 runs, newest first$"
+memtop_run --summary "$source_dir/data/demo.v1.pb"
+memtop_expect "--summary: the rows' columns named over them" 0 \
+    out "^            size  count op  region  type  shape$"
 memtop_run --frobnicate x.pb
 memtop_expect "unknown option: status 2" 2 err "unknown option '--frobnicate'"
 memtop_run --json x.pb

@@ -58,7 +58,8 @@ int setup_table(void **state)
     }
     struct profile *profile = test_draft_finish(draft);
     fixture->profile = profile;
-    assert_true(allocation_table_init(&fixture->table, profile, &profile->allocators[0]));
+    /* The file's own rows (XProf's table): what the table orders and filters. */
+    assert_true(allocation_table_init_xprof(&fixture->table, profile, &profile->allocators[0]));
     *state = fixture;
     return 0;
 }

@@ -228,6 +228,46 @@ static void test_generated_against_brute_force(void **state)
     profile_free(profile);
 }
 
+/* One replay without an index (live_rows_at_once, the builder's table at
+ * the peak, issue 22) gives the index's rows at any time, and the table at
+ * the peak is those rows at the peak's time. */
+static void test_once_matches_the_index(void **state)
+{
+    (void)state;
+    struct profile *profile =
+        profile_maker_generate("once.v0.pb", "--format pb " GENERATED_ARGUMENTS);
+    if (!profile)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    for (size_t a = 0; a < profile->allocator_count; a++) {
+        const struct allocator *allocator = &profile->allocators[a];
+        const struct snapshot_columns *timeline = &allocator->timeline;
+        struct live_index *index = NULL;
+        assert_int_equal(live_index_build(profile, allocator, 64, &index), LIVE_OK);
+        struct live_rows by_index = {0}, once = {0};
+        for (size_t q = 0; q <= 8; q++) {
+            int64_t time = q == 8 ? allocator->summary.peak_time_ps
+                                  : timeline->time_ps[timeline->count * q / 8];
+            assert_int_equal(live_index_rows_at(index, time, &by_index), LIVE_OK);
+            assert_int_equal(live_rows_at_once(profile, allocator, time, &once), LIVE_OK);
+            assert_int_equal(once.count, by_index.count);
+            assert_int_equal(once.allocations, by_index.allocations);
+            assert_int_equal(once.total_bytes, by_index.total_bytes);
+            for (size_t r = 0; r < once.count; r++)
+                assert_memory_equal(&once.rows[r], &by_index.rows[r], sizeof once.rows[r]);
+        }
+        /* The table at the peak is the last query's rows. */
+        assert_int_equal(allocator->rows_kind, ALLOCATOR_ROWS_LIVE);
+        assert_int_equal(allocator->row_count, once.count);
+        assert_int_equal(allocator->live_allocations, once.allocations);
+        for (size_t r = 0; r < once.count; r++)
+            assert_memory_equal(&allocator->rows[r], &once.rows[r], sizeof once.rows[r]);
+        live_rows_free(&by_index);
+        live_rows_free(&once);
+        live_index_free(index);
+    }
+    profile_free(profile);
+}
+
 /* Whether some DEALLOCATION frees an address never allocated before it. */
 static bool has_unmatched_free(const struct snapshot_columns *timeline)
 {
@@ -348,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_sampled_timeline_refused),
         cmocka_unit_test(test_no_timeline_refused),
         cmocka_unit_test(test_cache_builds_once),
+        cmocka_unit_test(test_once_matches_the_index),
         cmocka_unit_test(test_generated_against_brute_force),
         cmocka_unit_test(test_late_window_against_brute_force),
         cmocka_unit_test(test_protobuf_and_json_agree),

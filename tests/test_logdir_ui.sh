@@ -64,6 +64,11 @@ check "80x24: hosts taken by the loader show their progress" "loading 0%"
 : >"$gate"
 check "80x24: when the loads end, the first host opens and the list is complete" \
     "Hosts (3)" "host 10.0.0.2_8466 (1/3)" "allocator GPU_0_bfc (1/3)"
+if head -1 "$tmux_screen" | grep -q "^ …/2026_11_23_06_39_19  host 10.0.0.2_8466 (1/3)"; then
+    tap_ok "80x24: the title keeps the run's name (memtop, the format and the hint go first)"
+else
+    tap_not_ok "80x24: the title keeps the run's name (memtop, the format and the hint go first)"
+fi
 for host in 10.0.0.2_8466 BlueDiamond.local worker-2; do
     expected=$(share "$host" GPU_0_bfc)
     if tmux_wait_for "$host" && grep -q "$host.* $expected│" "$tmux_screen"; then
@@ -244,7 +249,7 @@ for h in w-0 w-1 w-2 w-10 w-11; do
 done
 memtop_viewer 100 30 "" "$pod"
 check "pod: the hosts in natural order" "Hosts (5)"
-order=$(grep -o 't1v-n-0c5c7fd0-w-[0-9]*' "$tmux_screen" | sed 1d | tr '\n' ' ')
+order=$(sed 1d "$tmux_screen" | grep -o 't1v-n-0c5c7fd0-w-[0-9]*' | tr '\n' ' ')
 tap_check "pod: w-2 before w-10 in the hosts list" \
     test "$order" = "t1v-n-0c5c7fd0-w-0 t1v-n-0c5c7fd0-w-1 t1v-n-0c5c7fd0-w-2 t1v-n-0c5c7fd0-w-10 t1v-n-0c5c7fd0-w-11 "
 for tab in 1 2 3 4 5 6; do

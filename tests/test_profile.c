@@ -68,12 +68,12 @@ static void test_version0_timeline_and_rows(void **state)
     assert_int_equal(done->timeline.count, 3);
     assert_int_equal(done->summary.allocations, 2);
     assert_int_equal(done->summary.deallocations, 1);
-    assert_int_equal(done->row_count, 1);
-    assert_int_equal(done->rows[0].origin, ROW_FROM_SNAPSHOT);
-    assert_string_equal(profile_text(profile, done->rows[0].op_name), "b");
-    assert_int_equal(done->rows[0].occurrences, 2);
-    assert_true(done->rows[0].has_time);
-    assert_int_equal(done->rows[0].time_ps, 20);
+    assert_int_equal(test_xprof_count(done), 1);
+    assert_int_equal(test_xprof_rows(done)[0].origin, ROW_FROM_SNAPSHOT);
+    assert_string_equal(profile_text(profile, test_xprof_rows(done)[0].op_name), "b");
+    assert_int_equal(test_xprof_rows(done)[0].occurrences, 2);
+    assert_true(test_xprof_rows(done)[0].has_time);
+    assert_int_equal(test_xprof_rows(done)[0].time_ps, 20);
     assert_int_equal(done->timeline_kind, TIMELINE_COMPLETE);
     assert_false(done->timeline_sampled);
     profile_free(profile);
@@ -100,14 +100,14 @@ static void test_version1_rows_point_into_targets(void **state)
     assert_true(profile->version_known); /* a MemoryProfile records its version */
     const struct allocator *done = &profile->allocators[0];
     assert_int_equal(done->timeline.count, 5);
-    assert_int_equal(done->rows[0].origin, ROW_FROM_SPECIAL);
-    assert_false(done->rows[0].has_time);
-    assert_int_equal(done->rows[0].allocation_bytes, 4096);
-    assert_string_equal(profile_text(profile, done->rows[0].op_name),
+    assert_int_equal(test_xprof_rows(done)[0].origin, ROW_FROM_SPECIAL);
+    assert_false(test_xprof_rows(done)[0].has_time);
+    assert_int_equal(test_xprof_rows(done)[0].allocation_bytes, 4096);
+    assert_string_equal(profile_text(profile, test_xprof_rows(done)[0].op_name),
                         "unused preallocated device memory");
-    assert_int_equal(done->rows[1].origin, ROW_FROM_SNAPSHOT);
-    assert_string_equal(profile_text(profile, done->rows[1].op_name), "target");
-    assert_int_equal(done->rows[1].time_ps, 250);
+    assert_int_equal(test_xprof_rows(done)[1].origin, ROW_FROM_SNAPSHOT);
+    assert_string_equal(profile_text(profile, test_xprof_rows(done)[1].op_name), "target");
+    assert_int_equal(test_xprof_rows(done)[1].time_ps, 250);
     assert_int_equal(done->timeline_kind, TIMELINE_SAMPLED);
     assert_true(done->timeline_sampled);
     profile_free(profile);
@@ -125,11 +125,11 @@ static void test_rows_that_point_nowhere_stay_unresolved(void **state)
     add_active(allocator, INT64_MAX, 0, 3);
     struct profile *profile = test_draft_finish(draft);
     const struct allocator *done = &profile->allocators[0];
-    assert_int_equal(done->row_count, 4);
+    assert_int_equal(test_xprof_count(done), 4);
     for (size_t i = 0; i < 4; i++)
-        assert_int_equal(done->rows[i].origin, ROW_UNRESOLVED);
-    assert_int_equal(done->rows[3].snapshot_index, INT64_MAX);
-    assert_int_equal(done->rows[3].occurrences, 3);
+        assert_int_equal(test_xprof_rows(done)[i].origin, ROW_UNRESOLVED);
+    assert_int_equal(test_xprof_rows(done)[3].snapshot_index, INT64_MAX);
+    assert_int_equal(test_xprof_rows(done)[3].occurrences, 3);
     profile_free(profile);
 }
 
@@ -150,8 +150,8 @@ static void test_unsorted_timeline_sorted_stably(void **state)
     for (size_t i = 0; i < 5; i++)
         assert_string_equal(profile_text(profile, done->timeline.op_name[i]), expected[i]);
     assert_int_equal(done->timeline.time_ps[4], 30);
-    assert_string_equal(profile_text(profile, done->rows[0].op_name), "d");
-    assert_int_equal(done->rows[0].time_ps, 30);
+    assert_string_equal(profile_text(profile, test_xprof_rows(done)[0].op_name), "d");
+    assert_int_equal(test_xprof_rows(done)[0].time_ps, 30);
     profile_free(profile);
 }
 
@@ -250,7 +250,7 @@ static void test_repeated_map_entry_last_wins(void **state)
     const struct allocator *done = &profile->allocators[0];
     assert_string_equal(profile_text(profile, done->id), "A");
     assert_int_equal(done->timeline.count, 2);
-    assert_int_equal(done->row_count, 0);
+    assert_int_equal(test_xprof_count(done), 0);
     assert_true(done->summary.derived);
     assert_int_equal(done->summary.peak_time_ps, 2);
     assert_int_equal(profile->warning_count, 1);
@@ -300,8 +300,8 @@ static void test_builder_without_a_draft(void **state)
     assert_true(gpu->timeline.time_ps[0] == 1 && gpu->timeline.time_ps[2] == 3);
     assert_non_null(gpu->timeline.index);
     assert_int_equal(gpu->summary.allocations, 3);
-    assert_int_equal(gpu->row_count, 40);
-    assert_int_equal(gpu->rows[39].allocation_bytes, 30);
+    assert_int_equal(test_xprof_count(gpu), 40);
+    assert_int_equal(test_xprof_rows(gpu)[39].allocation_bytes, 30);
     profile_free(profile);
 }
 

@@ -46,6 +46,16 @@ static const struct spec located_rows[] = {
     {"bias", 10, 1, NULL, NULL}, /* no frame in the user's code */
 };
 
+/* PyTorch's leaf ops have no scope: one group per op name (issue 22). */
+static const struct spec unscoped_rows[] = {
+    {"aten::mm", 400, 1, NULL, NULL},
+    {"aten::empty_strided", 300, 2, NULL, NULL},
+    {"aten::mm", 100, 1, NULL, NULL},
+    {"aten::mmx", 50, 1, NULL, NULL},
+    {"aten::mm", 200, 1, NULL, NULL},
+    {"model/dense/MatMul", 10, 1, NULL, NULL},
+};
+
 #define COUNT(array) (sizeof(array) / sizeof *(array))
 #define ROWS_MAX 8
 
@@ -111,6 +121,12 @@ static int setup_located(void **state)
     return 0;
 }
 
+static int setup_unscoped(void **state)
+{
+    *state = fixture_new(unscoped_rows, COUNT(unscoped_rows), false);
+    return 0;
+}
+
 static int teardown(void **state)
 {
     struct fixture *fixture = *state;
@@ -150,6 +166,37 @@ static void test_scopes_at_the_top(void **state)
     /* Each group's first row, in the table's order. */
     assert_int_equal(groups.groups[0].first_position, 0);
     assert_int_equal(groups.groups[2].first_position, 4);
+    row_groups_free(&groups);
+}
+
+/* Rows of one op without a scope are one group of its name (no key
+ * repeats), an op with one row stays a row; the op's group holds that op
+ * alone (not aten::mmx), and inside it its rows are rows. */
+static void test_unscoped_ops_group_by_name(void **state)
+{
+    struct fixture *fixture = *state;
+    struct row_groups groups;
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE, text_of("")));
+    assert_int_equal(groups.count, 4);
+    assert_group(&groups, 0, "aten::mm", false, 700, 3);
+    assert_group(&groups, 1, "aten::empty_strided", true, 600, 1);
+    assert_group(&groups, 2, "aten::mmx", true, 50, 1);
+    assert_group(&groups, 3, "model/", false, 10, 1);
+    assert_int_equal(groups.group_count, 2);
+    for (size_t i = 0; i < groups.count; i++)
+        for (size_t j = i + 1; j < groups.count; j++)
+            assert_false(groups.groups[i].name_length == groups.groups[j].name_length &&
+                         memcmp(groups.groups[i].name, groups.groups[j].name,
+                                groups.groups[i].name_length) == 0);
+    row_groups_free(&groups);
+    assert_true(allocation_table_set_within(&fixture->table, ROW_GROUP_OP_SCOPE,
+                                            text_of("aten::mm")));
+    assert_int_equal(fixture->table.count, 3);
+    assert_true(row_groups_build(&groups, &fixture->table, ROW_GROUP_OP_SCOPE,
+                                 text_of("aten::mm")));
+    assert_int_equal(groups.count, 3);
+    assert_int_equal(groups.group_count, 0);
+    assert_group(&groups, 0, "aten::mm", true, 400, 1);
     row_groups_free(&groups);
 }
 
@@ -309,6 +356,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_scopes_at_the_top, setup_scoped, teardown),
+        cmocka_unit_test_setup_teardown(test_unscoped_ops_group_by_name, setup_unscoped,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_scopes_one_level_at_a_time, setup_scoped,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_groups_follow_the_table, setup_scoped, teardown),

@@ -239,6 +239,13 @@ void test_assert_profiles_equal(const struct profile *a, const struct profile *b
         assert_int_equal(x->row_count, y->row_count);
         for (size_t r = 0; r < x->row_count; r++)
             assert_rows_equal(a, &x->rows[r], b, &y->rows[r]);
+        /* XProf's table kept beside the live set (issue 22). */
+        assert_int_equal(x->rows_kind, y->rows_kind);
+        assert_int_equal(x->live_allocations, y->live_allocations);
+        assert_int_equal(x->xprof_kept, y->xprof_kept);
+        assert_int_equal(x->xprof_row_count, y->xprof_row_count);
+        for (size_t r = 0; r < x->xprof_row_count; r++)
+            assert_rows_equal(a, &x->xprof_rows[r], b, &y->xprof_rows[r]);
     }
     assert_int_equal(a->hlo_module_count, b->hlo_module_count);
     for (size_t i = 0; i < a->hlo_module_count; i++) {

@@ -81,4 +81,20 @@ uint32_t test_draft_intern(struct test_draft *loaded, const char *text);
  * strings compared by text (the two string tables differ). Format, path
  * and file size are not compared. */
 void test_assert_profiles_equal(const struct profile *a, const struct profile *b);
+/* XProf's table at the peak as the file gave it (issue 22: kept as
+ * xprof_rows beside the live set where the timeline is complete, else
+ * the rows themselves), for tests of what a loader read. */
+static inline const struct allocation_row *test_xprof_rows(const struct allocator *allocator)
+{
+    size_t count = 0;
+    return allocator_xprof_rows(allocator, &count);
+}
+
+static inline size_t test_xprof_count(const struct allocator *allocator)
+{
+    size_t count = 0;
+    allocator_xprof_rows(allocator, &count);
+    return count;
+}
+
 #endif

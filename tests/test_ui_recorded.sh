@@ -63,7 +63,7 @@ screens() {
 }
 
 # A PyTorch trace: no version, no stack, no region, data type or shape.
-pytorch_has=' chrome-trace(\.gz)? +allocator 
+pytorch_has='( chrome-trace(\.gz)?| torch-mlp\.pt\.trace\.json\.gz) +allocator 
 PEAK
 █ heap
 size .* op( |$)'
@@ -98,11 +98,13 @@ PEAK
 stack\+heap
 ▒ stack'
 
-# Skyline: kinds and locations; no stack, regions or types.
+# Skyline: kinds and locations; no stack, regions or types; no timeline,
+# so no chart (the table has its rows).
 "$build_dir/tests/generate_skyline" --case demo -o "$work/report.sqlite" ||
     echo "Bail out! generate_skyline failed"
-screens "Skyline" "$work/report.sqlite" 'this report has no timeline
-size +(share +)?kind +location +op' 'stack\+heap
+screens "Skyline" "$work/report.sqlite" 'Entries \(19\)
+size +(share +)?kind +location +op' 'Memory
+stack\+heap
 ▒ stack
 At peak by
 size .*(region|type|shape)( |$)'
@@ -123,6 +125,11 @@ memtop_quit "MemoryProfile, 200x60: q quits with status 0"
     --expect "$work/ties.expect" || echo "Bail out! generate_xspace failed"
 step=$(sed -n 's/^peak_step //p' "$work/ties.expect" | head -n 1)
 memtop_viewer 120 40 "" "$work/ties.xplane.pb"
+# The table at the peak is what was live then (issue 22); X shows XProf's
+# own table, whose title names its step.
+tmux_screen_has "XSpace with ties, 120x40: the live set at the peak first" \
+    'Allocations live at peak \([0-9]+\) '
+tmux_keys X
 # The title keeps the rows' total against the peak at any width (issue
 # 15): where the long name does not fit beside it, the short one names
 # both steps.
@@ -136,14 +143,19 @@ else
 fi
 memtop_quit "XSpace with ties, 120x40: q quits with status 0"
 memtop_viewer 80 24 "" "$work/ties.xplane.pb"
+tmux_keys X
 tmux_screen_has "XSpace with ties, 80x24: the short title names both steps" \
     "─ At peak \\(step $step; peak in $time_step\\) "
 memtop_quit "XSpace with ties, 80x24: q quits with status 0"
 "$build_dir/tests/generate_xspace" --seed 3 --ties no -o "$work/no-ties.xplane.pb" ||
     echo "Bail out! generate_xspace failed"
 memtop_viewer 120 40 "" "$work/no-ties.xplane.pb"
-tmux_screen_has "XSpace without ties, 120x40: the usual title" 'Allocations at peak \([0-9]+\) '
+tmux_screen_has "XSpace without ties, 120x40: the usual title" 'Allocations live at peak \([0-9]+\) '
 screen_lacks "XSpace without ties: no step in the title" "XProf's step"
+tmux_keys X
+tmux_screen_has "XSpace without ties, X: XProf's table, no step in its title" \
+    "Allocations at peak, XProf's table \\([0-9]+\\) "
+screen_lacks "XSpace without ties, X: still no step in the title" "XProf's step"
 memtop_quit "XSpace without ties, 120x40: q quits with status 0"
 
 tap_done

@@ -7,15 +7,18 @@
 
 #include "model/message_text.h"
 #include "report/compare_report.h"
+#include "ui/text_fit.h"
 
 /* The header's pieces, left to right; the hint sits at the right edge. */
 enum piece_kind { PIECE_NAME, PIECE_FILE, PIECE_FORMAT, PIECE_HOST, PIECE_ALLOCATOR, PIECE_HINT,
                   PIECE_COUNT };
 
-/* When the row is short, pieces go in this order: the file name first (it
- * is cut before it goes), the allocator never. */
-static const enum piece_kind drop_order[] = {PIECE_FILE, PIECE_NAME, PIECE_FORMAT, PIECE_HINT,
-                                             PIECE_HOST};
+/* When the row is short, pieces go in this order: memtop's own name, the
+ * format and the hint first, then the file (or run) name, which is cut
+ * to FILE_MIN_WIDTH before it goes: at 80 columns it stays, being what a
+ * person looks for; the allocator never goes. */
+static const enum piece_kind first_drops[] = {PIECE_NAME, PIECE_FORMAT, PIECE_HINT};
+static const enum piece_kind last_drops[] = {PIECE_FILE, PIECE_HOST};
 
 #define GAP 2
 #define FILE_MIN_WIDTH 12
@@ -90,7 +93,12 @@ static void fill_pieces(struct viewer *viewer, struct piece *pieces)
     memset(pieces, 0, PIECE_COUNT * sizeof *pieces);
     snprintf(pieces[PIECE_NAME].text, sizeof pieces->text, "memtop");
     const char *path = profile && profile->path ? profile->path : host->path;
-    snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s", base_name(path));
+    /* A log directory's run names what is open (the host piece the host). */
+    if (viewer->logdir && viewer->run_index < viewer->logdir->run_count)
+        snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s",
+                 viewer->logdir->runs[viewer->run_index].name);
+    else
+        snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s", base_name(path));
     if (viewer_comparing(viewer))
         fill_compare_pieces(viewer, pieces);
     else if (profile)
@@ -115,18 +123,26 @@ static int pieces_width(const struct piece *pieces)
     return total;
 }
 
-/* Shortens the file name, then drops pieces, until the row holds them. */
+/* Drops the lesser pieces, then shortens the file name, then drops the
+ * rest, until the row holds them. */
 static void fit_pieces(struct piece *pieces, int room)
 {
+    for (size_t i = 0; i < sizeof first_drops / sizeof *first_drops; i++) {
+        if (pieces_width(pieces) <= room)
+            return;
+        pieces[first_drops[i]].width = 0;
+    }
     int excess = pieces_width(pieces) - room;
-    if (excess > 0 && pieces[PIECE_FILE].width - excess >= FILE_MIN_WIDTH) {
+    if (excess <= 0)
+        return;
+    if (pieces[PIECE_FILE].width - excess >= FILE_MIN_WIDTH) {
         pieces[PIECE_FILE].width -= excess;
         return;
     }
-    for (size_t i = 0; i < sizeof drop_order / sizeof *drop_order; i++) {
+    for (size_t i = 0; i < sizeof last_drops / sizeof *last_drops; i++) {
         if (pieces_width(pieces) <= room)
             return;
-        pieces[drop_order[i]].width = 0;
+        pieces[last_drops[i]].width = 0;
     }
     int left = room - (pieces_width(pieces) - pieces[PIECE_ALLOCATOR].width);
     pieces[PIECE_ALLOCATOR].width = left > 0 ? left : 0;
@@ -148,9 +164,16 @@ void header_pane_draw(struct viewer *viewer, WINDOW *window, int y, int x, int w
             continue;
         bool bold = i == PIECE_NAME || i == PIECE_ALLOCATOR;
         wattrset(window, bold ? bar | A_BOLD : bar);
-        if (i == PIECE_HINT)
+        char fitted[600];
+        if (i == PIECE_HINT) {
             draw_bytes_right(window, y, x, width - 1, piece_text(&pieces[i]), style);
-        else
+        } else if (i == PIECE_FILE) {
+            /* A run's name keeps its end (the capture's time), a path its
+             * first and last parts. */
+            const char *text = text_fit_middle(pieces[i].text, pieces[i].width, style, fitted,
+                                               sizeof fitted);
+            cursor += draw_text(window, y, cursor, pieces[i].width, text, style) + GAP;
+        } else
             cursor += draw_bytes(window, y, cursor, pieces[i].width, piece_text(&pieces[i]), style) +
                       GAP;
     }

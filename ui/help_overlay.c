@@ -54,6 +54,9 @@ static const char *const chart_notes[] = {
     "the capacity line, fragmentation dots and where the y-axis is cut.",
     "A column shows the largest memory in use of the events in its time; with many "
     "events the readout says \"largest of N\" and Enter lists them.",
+    "An out-of-memory error the file records is marked on the plot's top row (its glyph "
+    "in the legend); o goes there, and the OOM card says why the request failed: larger "
+    "than all free memory, or fragmentation.",
 };
 #define CHART_NOTE_COUNT (sizeof chart_notes / sizeof *chart_notes)
 

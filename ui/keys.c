@@ -120,8 +120,11 @@ static const struct key_binding key_table[] = {
      "hide rows holding less than 1 MiB, 16 MiB, 256 MiB, 1 GiB, then none again",
      "H hide small"},
     {{'L'}, "L", REQUEST_LIVE_TOGGLE, KEY_SCOPE_TABLE,
-     "the allocations live at the chart's cursor (following it), or at the peak (XProf's "
-     "table)", "L live"},
+     "the allocations live at the chart's cursor (following it), or at the peak again",
+     "L live"},
+    {{'X'}, "X", REQUEST_XPROF_TABLE, KEY_SCOPE_TABLE,
+     "at the peak: XProf's own table (its peak step's allocations, older memory in one row), "
+     "or the allocations live at the peak instant again (the title says which)", NULL},
 
     {ENTER_CODES, "Enter", REQUEST_ENTER, KEY_SCOPE_HLO,
      "zoom the chart to the module; again on it: zoom back out", "Enter zoom the chart to it"},

@@ -71,6 +71,8 @@ enum request {
     REQUEST_OOM_PREVIOUS,         /* O: to the previous OOM */
     REQUEST_GO_TO,                /* g: the cursor to a time, a step, the peak, the OOM */
     REQUEST_RELOAD,               /* R, F5: the log directory and the open host read again */
+    /* who holds the memory (issue 22) */
+    REQUEST_XPROF_TABLE,          /* X: the live set at the peak, or XProf's own table */
     REQUEST_COUNT
 };
 

@@ -294,7 +294,7 @@ static void live_view_toggle(struct viewer *viewer)
         live->following = false;
         viewer_status(viewer, false, viewer->time.marked
                                          ? "the table shows what grew since the mark (m clears it)"
-                                         : "the table shows the allocations at the peak (XProf's)");
+                                         : "the table shows the allocations at the peak");
         return;
     }
     live->refused = NULL; /* asked again: try again */
@@ -345,8 +345,37 @@ bool live_view_clear_mark(struct viewer *viewer)
     return true;
 }
 
+/* X: at the peak, XProf's own table or the live set (issue 22). */
+static void live_view_toggle_xprof(struct viewer *viewer)
+{
+    const struct allocator *allocator = viewer->allocator;
+    if (!allocator || !allocator->xprof_kept) {
+        viewer_status(viewer, false,
+                      allocator && allocator->rows_kind == ALLOCATOR_ROWS_XPROF
+                          ? "this file keeps only XProf's table at the peak (a sampled timeline)"
+                          : "this file has no XProf table: the table at the peak is what was "
+                            "live then");
+        return;
+    }
+    viewer->query.xprof = !viewer->query.xprof;
+    viewer->live.following = false;
+    live_view_clear_mark(viewer);
+    if (!query_reset(&viewer->query, viewer->profile, allocator))
+        viewer_status(viewer, true, "out of memory");
+    else
+        viewer_status(viewer, false, viewer->query.xprof
+                                         ? "XProf's table at the peak: its peak step's "
+                                           "allocations, older memory in one row (X: live)"
+                                         : "the allocations live at the peak instant (X: XProf's "
+                                           "table)");
+}
+
 bool live_view_handle(struct viewer *viewer, enum request request)
 {
+    if (request == REQUEST_XPROF_TABLE) {
+        live_view_toggle_xprof(viewer);
+        return true;
+    }
     bool ours = request == REQUEST_LIVE_TOGGLE || request == REQUEST_MARK;
     /* Two profiles compared have no allocations table to switch. */
     if (ours && viewer_comparing(viewer)) {

@@ -61,7 +61,14 @@ static bool query_set_source(struct query *query, enum query_kind kind,
 static void query_title_peak_step(struct query *query, const struct allocator *allocator)
 {
     int64_t rows_step, peak_time_step;
-    if (!allocator || !allocator_rows_step_differs(allocator, &rows_step, &peak_time_step))
+    if (!allocator)
+        return;
+    const struct allocator_summary *summary = &allocator->summary;
+    bool xprof_shown = allocator->rows_kind != ALLOCATOR_ROWS_LIVE ||
+                       (query->xprof && allocator->xprof_kept);
+    rows_step = summary->rows_step;
+    peak_time_step = summary->peak_time_step;
+    if (!xprof_shown || !summary->one_step_rows || rows_step == peak_time_step)
         return;
     snprintf(query->title, sizeof query->title,
              "Allocations at peak (XProf's step %lld; peak in step %lld)", (long long)rows_step,
@@ -73,7 +80,9 @@ static void query_title_peak_step(struct query *query, const struct allocator *a
 bool query_reset(struct query *query, const struct profile *profile,
                  const struct allocator *allocator)
 {
-    struct allocation_row_source source = allocation_rows_at_peak(profile, allocator);
+    struct allocation_row_source source = query->xprof && allocator && allocator->xprof_kept
+                                              ? allocation_rows_xprof(profile, allocator)
+                                              : allocation_rows_at_peak(profile, allocator);
     bool ok = query_set_source(query, QUERY_AT_PEAK, &source, source.label);
     query_title_peak_step(query, allocator);
     return ok;

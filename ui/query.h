@@ -42,6 +42,9 @@ struct query {
     /* The table's titles from it: "Allocations at peak", "At peak". */
     char title[QUERY_LABEL_SIZE + 16];
     char short_title[QUERY_LABEL_SIZE];
+    /* At the peak, XProf's own table rather than the live set (X, issue
+     * 22); where the file has no other, the same rows either way. */
+    bool xprof;
 };
 
 /* The rows of `allocator` (NULL: none) at its peak under the query's

@@ -115,202 +115,15 @@ for harness in $harnesses; do
 done
 
 # ---- seeds ----
-generator=""
-if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_profile" ]; then
-    generator="$MEMTOP_BUILDDIR/tests/generate_profile"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/memory_profile/generate_profile*.c -lm \
-        -o "$build/generate_profile" 2>/dev/null; then
-    generator="$build/generate_profile"
-fi
+# Each harness's folder may hold a fuzz_seeds.sh that makes its seeds (from
+# data/, the tree and the project's generators): every one found is
+# sourced here, so a new format seeds its harness from its own folder.
 seeds="$work/seeds"
-mkdir -p "$seeds/pb" "$seeds/json" "$seeds/gzip" "$seeds/trace" "$seeds/csv_writer"
-for file in "$source_dir"/data/*.pb "$source_dir"/tests/fuzz/seeds/*.pb; do
-    [ -f "$file" ] && cp "$file" "$seeds/pb/"
+mkdir -p "$seeds/csv_writer"
+for seed_script in $(find "$source_dir/tests" -name fuzz_seeds.sh | sort); do
+    # shellcheck disable=SC1090 # each format's own
+    . "$seed_script"
 done
-for file in "$source_dir"/data/*.json "$source_dir"/tests/fuzz/seeds/*.json \
-            "$source_dir"/../shared/data/*.json; do
-    [ -f "$file" ] && cp "$file" "$seeds/json/"
-done
-for file in "$source_dir"/data/*.gz; do
-    [ -f "$file" ] || continue
-    cp "$file" "$seeds/gzip/"
-    case $file in
-        *.pb.gz) gzip -dc "$file" >"$seeds/pb/$(basename "$file" .gz)" ;;
-        *.json.gz) gzip -dc "$file" >"$seeds/json/$(basename "$file" .gz)" ;;
-    esac
-done
-if [ -n "$generator" ]; then
-    # Small profiles: each run of the harness is fast, so mutations are many.
-    n=0
-    for options in "--version 0 --snapshots 40 --allocators 1 --steps 2" \
-                   "--version 1 --snapshots 300 --allocators 2 --steps 3 --hlo 2" \
-                   "--version 0 --snapshots 60 --allocators 3 --steps 2 --unsorted" \
-                   "--version 1 --snapshots 2000 --allocators 1 --steps 4 --hlo 1"; do
-        n=$((n + 1))
-        # shellcheck disable=SC2086 # the option lists are meant to split
-        "$generator" $options --format pb -o "$seeds/pb/generated$n.pb"
-        # shellcheck disable=SC2086
-        "$generator" $options --format json -o "$seeds/json/generated$n.json"
-    done
-    # shellcheck disable=SC2086
-    "$generator" --version 0 --snapshots 40 --allocators 1 --steps 2 --format json \
-        --json-style snake -o "$seeds/json/generated-snake.json"
-    # shellcheck disable=SC2086
-    "$generator" --version 0 --snapshots 40 --allocators 1 --steps 2 --format json \
-        --json-style numbers -o "$seeds/json/generated-numbers.json"
-    for file in "$seeds"/pb/generated1.pb "$seeds"/json/generated2.json; do
-        gzip -n -c "$file" >"$seeds/gzip/$(basename "$file").gz"
-        # Payload + control byte: the harness compresses the payload itself.
-        for control in A B G '$'; do
-            { cat "$file"; printf '%s' "$control"; } >"$seeds/gzip/$(basename "$file")-$control"
-        done
-    done
-else
-    say "no profile generator: seeding from data/ and tests/fuzz/seeds only"
-fi
-# Chrome traces: the real captures (data/real), small ones of both
-# producers made by the trace generator (built on the fly when there is no
-# configured build), and memtop's own export when there is a memtop.
-for file in "$source_dir"/data/real/*.trace.json.gz; do
-    [ -f "$file" ] && gzip -dc "$file" >"$seeds/trace/$(basename "$file" .gz)"
-done
-trace_generator=""
-if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_trace" ]; then
-    trace_generator="$MEMTOP_BUILDDIR/tests/generate_trace"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/chrome_trace/generate_trace*.c -lz \
-        -o "$build/generate_trace" 2>/dev/null; then
-    trace_generator="$build/generate_trace"
-fi
-if [ -n "$trace_generator" ]; then
-    n=0
-    for options in "--producer pytorch --tiny" "--producer timeline --tiny" \
-                   "--producer pytorch --events 60 --hostile --schedule --oom --devices 2" \
-                   "--producer timeline --events 60 --hostile" \
-                   "--producer pytorch --tiny --timestamps absolute --ending bare-unterminated-comma" \
-                   "--producer timeline --tiny --ending bare-trailing-comma"; do
-        n=$((n + 1))
-        # shellcheck disable=SC2086 # the option lists are meant to split
-        "$trace_generator" $options -o "$seeds/trace/generated$n.trace.json"
-    done
-    if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/memtop" ]; then
-        "$MEMTOP_BUILDDIR/memtop" --export chrome-trace "$seeds/trace/generated1.trace.json" \
-            >"$seeds/trace/export.trace.json" 2>/dev/null || rm -f "$seeds/trace/export.trace.json"
-    fi
-fi
-# XSpace captures: small ones of every style from the XSpace generator
-# (built on the fly when no build has it), and the real JAX captures.
-mkdir -p "$seeds/xspace"
-xspace_generator=""
-if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_xspace" ]; then
-    xspace_generator="$MEMTOP_BUILDDIR/tests/generate_xspace"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir/tests/formats/xspace/generate_xspace.c" \
-        "$source_dir"/tests/formats/xspace/xspace_gen/*.c -lm -o "$build/generate_xspace" 2>/dev/null; then
-    xspace_generator="$build/generate_xspace"
-fi
-if [ -n "$xspace_generator" ]; then
-    n=0
-    for options in "--style tf-gpu --steps 2 --memory-events 40" \
-                   "--style jax-gpu --steps 2" \
-                   "--style tpu --devices 2 --steps 2 --memory-events 30" \
-                   "--style tf-gpu --steps 2 --memory-events 60 --odd" \
-                   "--style jax-gpu --steps 2 --odd --hostile --strings str" \
-                   "--style tpu --devices 1 --steps 2 --memory-events 20 --big-ids --odd" \
-                   "--style tf-gpu --steps 1 --memory-events 30 --markers no --while-loop"; do
-        n=$((n + 1))
-        # shellcheck disable=SC2086 # the option lists are meant to split
-        "$xspace_generator" $options -o "$seeds/xspace/generated$n.xplane.pb"
-    done
-else
-    say "no XSpace generator: seeding load_xspace from data/real only"
-fi
-for file in "$source_dir"/data/real/*.xplane.pb.gz; do
-    [ -f "$file" ] && gzip -dc "$file" >"$seeds/xspace/$(basename "$file" .gz)"
-done
-# Skyline reports (see fuzz_load_skyline.c): a first byte 0 and a report
-# of each case of the Skyline generator (built on the fly when no build
-# has it); an odd first byte and a program of rows: weights (opcode 0),
-# activations (1), stack_correlation (2), stack_frames (3), the peak (4),
-# user_version (5), damage (7), over Skyline's schema (1), in WAL mode
-# (3) or over tables without types (5, 7).
-mkdir -p "$seeds/load_skyline"
-skyline_generator=""
-# shellcheck disable=SC2086 # pkg-config's flags are meant to split
-if [ -n "${MEMTOP_BUILDDIR:-}" ] && [ -x "$MEMTOP_BUILDDIR/tests/generate_skyline" ]; then
-    skyline_generator="$MEMTOP_BUILDDIR/tests/generate_skyline"
-elif "$cc" -O1 -I"$build" -I"$source_dir" $extra_cflags "$source_dir/tests/formats/skyline/generate_skyline.c" \
-        "$source_dir/tests/formats/skyline/skyline_report_maker.c" $extra_libs -o "$build/generate_skyline" \
-        2>/dev/null; then
-    skyline_generator="$build/generate_skyline"
-fi
-if [ -n "$skyline_generator" ]; then
-    for case_name in demo no-gradients hostile no-peak other; do
-        "$skyline_generator" --case "$case_name" -o "$build/$case_name.sqlite"
-        { printf '\000'; cat "$build/$case_name.sqlite"; } \
-            >"$seeds/load_skyline/$case_name.load_skyline"
-        rm -f "$build/$case_name.sqlite"
-    done
-else
-    say "no Skyline generator: seeding load_skyline with row programs only"
-fi
-# Each printf is one operation (the first holds the flags byte too).
-{
-    printf '\001\000\001\006weight\002\003\000\002\003\000'
-    printf '\002\001\001\000\001'
-    printf '\003\001\000\000\010model.py\000\016'
-    printf '\003\001\000\001\010train.py\000\051'
-    printf '\001\001\006conv2d\002\020\000'
-    printf '\002\002\001\000\002'
-    printf '\003\002\000\000\010model.py\000\036'
-    printf '\001\002\004view\000\000'
-    printf '\001\003\004add_\000\370'
-    printf '\004\002\000\001'
-} >"$seeds/load_skyline/rows.load_skyline"
-{
-    printf '\003\000\000\001w\003\000\003\000'
-    printf '\000\000\001b\003\000\003\001'
-    printf '\002\001\001\000\001'
-    printf '\003\001\000\000\001f\003\001'
-    printf '\004\003\001'
-} >"$seeds/load_skyline/wal-extremes.load_skyline"
-{
-    printf '\007\000\001\001w\006\004\000\000\000\000\000\000\360\077'
-    printf '\000\001\001w\005\00212\007\001\001'
-    printf '\001\001\001a\007\001x'
-    printf '\002\001\001\005\0011'
-    printf '\006\020peak_usage_bytes\005\003big'
-    printf '\005\377\377'
-} >"$seeds/load_skyline/loose.load_skyline"
-{
-    printf '\001\000\001\001w\002\001\000\000\000'
-    printf '\004\000\100'
-    printf '\007\034\000\377'
-} >"$seeds/load_skyline/damaged.load_skyline"
-
-# PyTorch memory snapshots: the real capture and small generated ones
-# (every protocol, a ring buffer, stacks='python', an OOM).
-mkdir -p "$seeds/torch_snapshot"
-for file in "$source_dir"/data/real/*.pickle.gz; do
-    [ -f "$file" ] && gzip -dc "$file" >"$seeds/torch_snapshot/$(basename "$file" .gz).torch_snapshot"
-done
-snapshot_generator=""
-if [ -n "${MEMTOP_BUILDDIR:-}" ] &&
-    [ -x "$MEMTOP_BUILDDIR/tests/generate_torch_snapshot" ]; then
-    snapshot_generator="$MEMTOP_BUILDDIR/tests/generate_torch_snapshot"
-elif "$cc" -O1 -I"$build" -I"$source_dir" "$source_dir"/tests/formats/torch_snapshot/generate_torch_snapshot*.c \
-        "$source_dir/tests/formats/torch_snapshot/pickle_writer.c" \
-        -o "$build/generate_torch_snapshot" 2>/dev/null; then
-    snapshot_generator="$build/generate_torch_snapshot"
-fi
-if [ -n "$snapshot_generator" ]; then
-    n=0
-    for options in "--entries 60 --devices 1 --params 3" "--entries 80 --max-entries 40 --protocol 2" \
-                   "--entries 60 --python-only --protocol 5 --oom"; do
-        n=$((n + 1))
-        # shellcheck disable=SC2086 # the option lists are meant to split
-        "$snapshot_generator" $options -o "$seeds/torch_snapshot/generated$n.torch_snapshot"
-    done
-fi
-
 # CSV programs (see fuzz_csv_writer.c): opcode 0 text (length, bytes),
 # 1 int, 2 unsigned, 3 double (8 bytes each), 4 bool, 5 empty, 6 fixed
 # point (8 bytes, decimals), 7 end of record.
@@ -361,9 +174,14 @@ fuzz_one() {
     crashes="$work/crashes/$harness"
     mkdir -p "$corpus" "$crashes" "$seed_dir"
     dictionary=""
-    # Its dictionary: fuzz_NAME.dict beside fuzz_NAME.c.
-    dictionary_file=$(find "$source_dir/tests" -name "fuzz_$harness.dict" | head -n 1)
-    [ -n "$dictionary_file" ] && dictionary="-dict=$dictionary_file"
+    # Its dictionary beside fuzz_NAME.c: fuzz_NAME.dict (or NAME.dict).
+    harness_dir=$(dirname "$(find "$source_dir/tests" -name "fuzz_$harness.c" | head -n 1)")
+    for dictionary_file in "$harness_dir/fuzz_$harness.dict" "$harness_dir/$harness.dict"; do
+        if [ -f "$dictionary_file" ]; then
+            dictionary="-dict=$dictionary_file"
+            break
+        fi
+    done
 
     regressions=$(find "$fuzz_dir/regressions" -type f -name "$pattern" 2>/dev/null | sort)
     if [ -n "$regressions" ]; then
@@ -392,7 +210,9 @@ fuzz_one() {
     [ "$jobs" -gt 1 ] && cat "$work/run/$harness"/fuzz-*.log >>"$log" 2>/dev/null
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s += $1} END {print s + 0}')
     files=$(find "$corpus" -type f | wc -l)
-    crash=$(find "$crashes" -type f | head -n 1)
+    # A slow-unit-* file is libFuzzer noting an input slower than 10 s (a
+    # busy machine makes them): kept for a look, not a failure.
+    crash=$(find "$crashes" -type f ! -name 'slow-unit-*' | head -n 1)
     if [ "$status" -ne 0 ] || [ -n "$crash" ]; then
         grep -E '^(==[0-9]+==|SUMMARY|memtop fuzz|    #[0-9]+ )' "$log" | head -n 40
         echo "fuzz_$harness: FAILED after $runs runs: input ${crash:-(none saved)}; log $log" >"$report"

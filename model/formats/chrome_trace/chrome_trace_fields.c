@@ -47,6 +47,7 @@ static const struct chrome_trace_field row_fields[] = {
     FIELD(struct allocation_row, "time_ps", INT64, time_ps),
     FIELD(struct allocation_row, "context", STRING, context),
     FIELD(struct allocation_row, "kind", STRING, kind),
+    FIELD(struct allocation_row, "module", STRING, module),
     FIELD(struct allocation_row, "location", STRING, location),
     FIELD(struct allocation_row, "location_file", STRING, location_file),
     FIELD(struct allocation_row, "location_line", INT64, location_line),

@@ -217,6 +217,8 @@ bool trace_new_allocator(struct trace_load *load, const char *name, size_t lengt
  * theirs too. */
 enum load_status trace_kineto_take_memory(struct trace_load *load, const struct trace_event *event,
                                           bool out_of_memory);
+/* A python_function slice (PyTorch's with_stack=True): its frame. */
+enum load_status trace_kineto_take_frame(struct trace_load *load, const struct trace_event *event);
 enum load_status trace_kineto_take_op(struct trace_load *load, const struct trace_event *event,
                                       bool is_operator);
 size_t trace_kineto_memory_events(const struct trace_load *load);

@@ -135,6 +135,7 @@ bool trace_add_peak_rows(struct trace_load *load, size_t index, const uint32_t *
     for (size_t i = 0; ok && i < rows.count; i++)
         ok = profile_builder_add_row(load->builder, index, &rows.rows[i]);
     live_rows_free(&rows);
+    profile_builder_set_live_rows(load->builder, index, live_count);
     return ok;
 }
 
@@ -191,6 +192,12 @@ static bool event_read_enough(const char *text, const struct trace_value *values
         !raw_string_is(text, values[TRACE_KEY_PH], "X", 1) ||
         memchr(text + category.start, '\\', category.end - category.start))
         return false;
+    /* A Python frame needs its name, thread and span, not its args. */
+    if (raw_string_is(text, category, "python_function", 15))
+        return trace_value_present(values[TRACE_KEY_NAME]) &&
+               trace_value_present(values[TRACE_KEY_DUR]) &&
+               trace_value_present(values[TRACE_KEY_PID]) &&
+               trace_value_present(values[TRACE_KEY_TID]);
     return !raw_string_is(text, category, "cpu_op", 6) &&
            !raw_string_is(text, category, "user_annotation", 15) &&
            !raw_string_is(text, category, TRACE_MEMTOP_HLO_CATEGORY,
@@ -235,6 +242,9 @@ static enum load_status event_take(struct trace_load *load, const struct trace_e
             return trace_kineto_take_memory(load, event, true);
         return LOAD_OK;
     case 'X':
+        /* Python frames first: with_stack=True makes them most slices. */
+        if (event_category_is(load, event, "python_function"))
+            return trace_kineto_take_frame(load, event);
         if (event_category_is(load, event, "cpu_op"))
             return trace_kineto_take_op(load, event, true);
         if (event_category_is(load, event, "user_annotation"))

@@ -65,6 +65,8 @@ void trace_kineto_free(struct trace_load *load)
     trace_pair_table_free(&kineto->threads);
     free(kineto->memory);
     free(kineto->ops);
+    free(kineto->frames);
+    free(kineto->memory_times);
     free(kineto->steps);
     free(kineto->out_of_memory);
     free(kineto);
@@ -73,13 +75,31 @@ void trace_kineto_free(struct trace_load *load)
 
 /* ---- taking events ---- */
 
+/* Whether two values are the same bytes of the text. */
+static bool same_text(const struct trace_load *load, struct trace_value a, struct trace_value b)
+{
+    return a.end - a.start == b.end - b.start &&
+           memcmp(load->reader.text + a.start, load->reader.text + b.start, a.end - a.start) == 0;
+}
+
 static bool event_thread(struct trace_load *load, struct trace_kineto *kineto,
                          const struct trace_event *event, uint32_t *thread)
 {
+    struct trace_value pid = event->member[TRACE_KEY_PID], tid = event->member[TRACE_KEY_TID];
+    if (kineto->has_last_thread && same_text(load, pid, kineto->last_pid) &&
+        same_text(load, tid, kineto->last_tid)) {
+        *thread = kineto->last_thread;
+        return true;
+    }
     struct trace_pair pair;
-    return trace_load_id(load, event->member[TRACE_KEY_PID], &pair.first) &&
-           trace_load_id(load, event->member[TRACE_KEY_TID], &pair.second) &&
-           trace_pair_table_find_or_add(&kineto->threads, &pair, thread, NULL);
+    if (!trace_load_id(load, pid, &pair.first) || !trace_load_id(load, tid, &pair.second) ||
+        !trace_pair_table_find_or_add(&kineto->threads, &pair, thread, NULL))
+        return false;
+    kineto->last_pid = pid;
+    kineto->last_tid = tid;
+    kineto->last_thread = *thread;
+    kineto->has_last_thread = true;
+    return true;
 }
 
 enum memory_arg {
@@ -168,6 +188,7 @@ enum load_status trace_kineto_take_memory(struct trace_load *load, const struct 
     }
     if (!memory.has_address)
         kineto->without_address++;
+    memory.after_frames = kineto->frames_filtered;
     if (!event_thread(load, kineto, event, &memory.thread) ||
         !LIST_APPEND(kineto, memory, memory))
         return trace_load_no_memory(load);
@@ -217,6 +238,91 @@ enum load_status trace_kineto_take_op(struct trace_load *load, const struct trac
         return LOAD_OK;
     step.pid = kineto->threads.pairs[op.thread].first;
     return LIST_APPEND(kineto, steps, step) ? LOAD_OK : trace_load_no_memory(load);
+}
+
+static int time_compare(const void *a, const void *b)
+{
+    const struct kineto_time *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+}
+
+/* At the first frame: the memory events' times by (thread, time), and the
+ * filter on when there are any. False when memory runs out. */
+static bool frames_start(struct trace_kineto *kineto)
+{
+    kineto->frames_started = true;
+    if (kineto->memory_count == 0)
+        return true;
+    kineto->memory_times = malloc(kineto->memory_count * sizeof *kineto->memory_times);
+    if (!kineto->memory_times)
+        return false;
+    for (size_t i = 0; i < kineto->memory_count; i++)
+        kineto->memory_times[i] =
+            (struct kineto_time){kineto->memory[i].thread, kineto->memory[i].time_ns};
+    kineto->memory_time_count = kineto->memory_count;
+    qsort(kineto->memory_times, kineto->memory_time_count, sizeof *kineto->memory_times,
+          time_compare);
+    kineto->frames_filtered = true;
+    return true;
+}
+
+/* Whether a memory event of `thread` lies in [start, end): the events a
+ * frame can be around (half-open, as the attribution reads them). */
+static bool frame_holds_memory(struct trace_kineto *kineto, uint32_t thread, int64_t start,
+                               int64_t end)
+{
+    size_t low = 0, high = kineto->memory_time_count;
+    struct kineto_time key = {thread, start};
+    /* The first (thread, time) >= (thread, start): from the last answer
+     * when the key did not go back (a few steps), else by halving. */
+    bool found = false;
+    if (time_compare(&key, &kineto->last_key) >= 0) {
+        low = kineto->time_cursor;
+        for (size_t steps = 0; !found && steps < 8; steps++) {
+            if (low == high || time_compare(&kineto->memory_times[low], &key) >= 0)
+                found = true;
+            else
+                low++;
+        }
+    }
+    while (!found && low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (time_compare(&kineto->memory_times[middle], &key) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    kineto->time_cursor = low;
+    kineto->last_key = key;
+    return low < kineto->memory_time_count && kineto->memory_times[low].thread == thread &&
+           kineto->memory_times[low].time_ns < end;
+}
+
+enum load_status trace_kineto_take_frame(struct trace_load *load, const struct trace_event *event)
+{
+    int64_t duration;
+    if (!event->has_time ||
+        !trace_value_scaled(&load->reader, event->member[TRACE_KEY_DUR], 3, &duration) ||
+        duration < 0)
+        return LOAD_OK;
+    struct trace_kineto *kineto = kineto_of(load);
+    if (!kineto)
+        return trace_load_no_memory(load);
+    struct kineto_frame frame = {
+        .start_ns = event->time_ns,
+        .end_ns = saturating_add(event->time_ns, duration),
+        .sequence = event->sequence,
+    };
+    frame.name = event->member[TRACE_KEY_NAME];
+    if ((!kineto->frames_started && !frames_start(kineto)) ||
+        !event_thread(load, kineto, event, &frame.thread))
+        return trace_load_no_memory(load);
+    if (kineto->frames_filtered &&
+        !frame_holds_memory(kineto, frame.thread, frame.start_ns, frame.end_ns))
+        return LOAD_OK;
+    return LIST_APPEND(kineto, frames, frame) ? LOAD_OK : trace_load_no_memory(load);
 }
 
 /* ---- attribution: the slice stack of each thread ---- */
@@ -441,6 +547,8 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
     size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
     bool ok = work.parent && work.level && work.head && work.operator && work.chain &&
               work.stack && order;
+    /* Python frames first: they ride on the same order (issue 22). */
+    ok = ok && trace_kineto_attribute_frames(load, kineto, order);
     if (ok)
         for (size_t i = 0; i < kineto->ops_count; i++)
             work.chain[i] = CHAIN_UNKNOWN;

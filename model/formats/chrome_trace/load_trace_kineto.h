@@ -22,10 +22,14 @@ struct kineto_memory {
     uint32_t thread; /* in the thread table */
     uint32_t op;
     uint32_t context;
+    uint32_t site; /* struct frame_site index: the Python frames around it; 0 none */
     int32_t device_type;
     int32_t device_id;
     bool has_reserved;
     bool has_address;
+    /* Taken after Python frames were filtered (see struct trace_kineto's
+     * memory_times): its frames may be gone, so it gets no site. */
+    bool after_frames;
 };
 
 struct kineto_op {
@@ -35,6 +39,18 @@ struct kineto_op {
     uint32_t name;
     uint32_t sequence;
     bool is_operator; /* cpu_op; else a user annotation */
+};
+
+/* A python_function slice (with_stack=True): `file(line): function` or
+ * `nn.Module: Linear_1`, or a built-in's name. */
+struct kineto_frame {
+    int64_t start_ns;
+    int64_t end_ns;
+    /* Its name where the text has it: interned only for the frames
+     * around a memory event (most are not), when a site is made. */
+    struct trace_value name;
+    uint32_t thread;
+    uint32_t sequence;
 };
 
 struct kineto_step {
@@ -62,11 +78,36 @@ struct trace_kineto {
     struct trace_pair_table threads; /* (pid, tid) */
     KINETO_LIST(struct kineto_memory, memory);
     KINETO_LIST(struct kineto_op, ops);
+    KINETO_LIST(struct kineto_frame, frames);
     KINETO_LIST(struct kineto_step, steps);
     KINETO_LIST(struct kineto_out_of_memory, out_of_memory);
+    /* When the first Python frame comes, the memory events taken so far
+     * by (thread, time): a frame around none of them is not kept (PyTorch
+     * writes every thread's memory events before its frames, and most
+     * frames hold no allocation). frames_filtered: the filter is on;
+     * without memory events then, every frame is kept. */
+    struct kineto_time {
+        uint32_t thread;
+        int64_t time_ns;
+    } *memory_times;
+    size_t memory_time_count;
+    size_t time_cursor; /* where the last frame's search ended: frames come mostly in order */
+    struct kineto_time last_key;
+    bool frames_started, frames_filtered;
+    /* The last event's pid and tid text and their thread: a run of one
+     * thread's events (Python frames come in thousands) looks it up once. */
+    struct trace_value last_pid, last_tid;
+    uint32_t last_thread;
+    bool has_last_thread;
     size_t malformed;       /* [memory] events without Bytes, Total Allocated or device */
     size_t without_address; /* [memory] events without Addr (PyTorch < 1.10) */
 };
+
+/* load_trace_kineto_frames.c: each memory event's site (module, the
+ * user's innermost frame, the stack) from the python_function slices
+ * enclosing it on its thread; false when memory runs out. */
+bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto *kineto,
+                                   const size_t *by_thread);
 
 /* Devices, timelines, summaries and rows from the attributed events,
  * `order` being their indices sorted stably by time. */

@@ -83,6 +83,8 @@ static struct device *device_find_or_add(struct trace_load *load, struct devices
     if (!trace_new_allocator(load, name, strlen(name), &device->allocator) ||
         !snapshot_columns_enable_context(profile_builder_timeline(load->builder,
                                                                   device->allocator)) ||
+        (load->builder->profile->site_count > 0 && !snapshot_columns_enable_site(profile_builder_timeline(
+                                 load->builder, device->allocator))) ||
         !integer_map_put(&devices->by_key, key, (uint32_t)devices->count))
         return NULL;
     devices->count++;
@@ -125,6 +127,7 @@ static struct snapshot memory_snapshot(struct trace_load *load, struct device *d
         .step_id = memory->step,
         .op_name = memory->op,
         .context = memory->context,
+        .site = memory->site,
     };
 }
 
@@ -141,6 +144,7 @@ static bool memory_replay(struct device *device, struct kineto_memory *events, u
     if (allocation) {
         memory->op = events[*allocation].op;
         memory->context = events[*allocation].context;
+        memory->site = events[*allocation].site;
     }
     return true;
 }

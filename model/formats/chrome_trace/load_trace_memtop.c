@@ -176,7 +176,8 @@ static enum load_status fields_read(struct trace_load *load, struct trace_value 
 
 /* ---- the "memtop" member ---- */
 
-enum allocator_key { KEY_ID, KEY_PID, KEY_TIMELINE, KEY_UNKNOWN, KEY_SUMMARY, KEY_ROWS, KEY_COUNT };
+enum allocator_key { KEY_ID, KEY_PID, KEY_TIMELINE, KEY_UNKNOWN, KEY_SUMMARY, KEY_ROWS,
+                     KEY_ROWS_KIND, KEY_LIVE_ALLOCATIONS, KEY_COUNT };
 
 struct marker_allocator {
     struct trace_load *load;
@@ -230,6 +231,7 @@ static enum load_status marker_allocator(void *context, struct trace_value eleme
     static const char *const names[KEY_COUNT] = {
         [KEY_ID] = "id",           [KEY_PID] = "pid",         [KEY_TIMELINE] = "timeline",
         [KEY_UNKNOWN] = "unknown", [KEY_SUMMARY] = "summary", [KEY_ROWS] = "rows",
+        [KEY_ROWS_KIND] = "rows_kind", [KEY_LIVE_ALLOCATIONS] = "live_allocations",
     };
     static const struct trace_keys keys = {names, KEY_COUNT, NULL, NULL};
     struct trace_value values[KEY_COUNT];
@@ -267,6 +269,14 @@ static enum load_status marker_allocator(void *context, struct trace_value eleme
     if (status == LOAD_OK)
         status = trace_for_each_element(&load->reader, values[KEY_ROWS], 3, marker_row,
                                         &allocator);
+    /* Which table the rows are (issue 22): "xprof" rows become the live
+     * set again at finish, from the same timeline; "live" ones are it. */
+    int64_t live = 0;
+    if (trace_value_equals(&load->reader, values[KEY_ROWS_KIND], "xprof"))
+        profile_builder_set_rows_kind(load->builder, allocator.index, ALLOCATOR_ROWS_XPROF);
+    else if (trace_value_equals(&load->reader, values[KEY_ROWS_KIND], "live") &&
+             trace_value_integer(&load->reader, values[KEY_LIVE_ALLOCATIONS], &live) && live >= 0)
+        profile_builder_set_live_rows(load->builder, allocator.index, (size_t)live);
     return status;
 }
 

@@ -236,6 +236,7 @@ static bool xprof_finish_allocator(struct xprof_draft *draft, size_t index)
     struct xprof_allocator *pieces = &draft->allocators[index];
     if (!xprof_finish_rows(draft, index))
         return false;
+    profile_builder_set_rows_kind(draft->builder, index, ALLOCATOR_ROWS_XPROF);
     /* Version 1 keeps the timeline in sampled_timeline_snapshots and only
      * the rows' targets in memory_profile_snapshots; version 0 has the
      * whole timeline in memory_profile_snapshots and rows point into it. */

@@ -1,5 +1,5 @@
-/* oom_log_bfc: the BFC allocator's dump (shared/spec/oom-text.md section
- * 2): the header with the failed request and its op, the chunk walk, the
+/* oom_log_bfc: the BFC allocator's dump (docs/formats/oom_log.md): the
+ * header with the failed request and its op, the chunk walk, the
  * in-use chunks by size, the pool line, the Stats block. */
 #include "config.h"
 

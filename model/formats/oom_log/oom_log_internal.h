@@ -1,5 +1,5 @@
 /* oom_log: out-of-memory reports in plain text logs (the spec:
- * shared/spec/oom-text.md), read from any text file or standard input,
+ * docs/formats/oom_log.md), read from any text file or standard input,
  * among log prefixes, timestamps and other lines (tracebacks, progress
  * bars):
  * - XLA's BufferAssignment report (RESOURCE_EXHAUSTED ... "BufferAssignment

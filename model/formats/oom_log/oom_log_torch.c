@@ -1,5 +1,5 @@
 /* oom_log_torch: PyTorch's "CUDA out of memory. Tried to allocate ..."
- * (shared/spec/oom-text.md section 3), in its newer wording ("GPU 0 has a
+ * (docs/formats/oom_log.md), in its newer wording ("GPU 0 has a
  * total capacity of T of which F is free ... Of the allocated memory A is
  * allocated by PyTorch, and R is reserved by PyTorch but unallocated")
  * and the older one ("(GPU 0; T total capacity; A already allocated; F

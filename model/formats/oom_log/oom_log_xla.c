@@ -1,5 +1,5 @@
-/* oom_log_xla: XLA's BufferAssignment report (shared/spec/oom-text.md
- * section 1): the failed request, the stats lines, the peak buffers. */
+/* oom_log_xla: XLA's BufferAssignment report (docs/formats/oom_log.md):
+ * the failed request, the stats lines, the peak buffers. */
 #include "config.h"
 
 #include "model/formats/oom_log/oom_log_internal.h"

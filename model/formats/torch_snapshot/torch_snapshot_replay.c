@@ -431,6 +431,8 @@ static bool replay_rows(struct device_replay *replay, size_t peak)
     for (size_t i = 0; ok && i < count; i++)
         ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[i]);
     free(rows);
+    if (ok)
+        profile_builder_set_live_rows(replay->load->builder, replay->allocator, live);
     return ok;
 }
 

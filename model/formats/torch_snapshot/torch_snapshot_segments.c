@@ -147,6 +147,7 @@ enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_v
             .start = pickle_is_string(stage, "START"),
         };
     }
+    /* No annotations: the array may be NULL, which qsort must not get. */
     if (load->annotation_count > 1)
         qsort(load->annotations, load->annotation_count, sizeof *load->annotations,
               annotation_order);

@@ -32,6 +32,11 @@ struct xspace_open_event {
     uint64_t begin, end; /* absolute picoseconds, unsigned as XProf's Timespan */
     uint32_t node;       /* its own, or XSPACE_NO_NODE */
     uint32_t nearest;    /* its node, or the nearest enclosing event's (or none) */
+    uint64_t key;        /* its event metadata id: what names it (attribution) */
+    /* What a memory event without an op directly inside it is named
+     * (xspace_attribute), once asked: `named`. */
+    bool named;
+    struct xspace_names names;
     bool has_id, has_iteration;
     uint64_t id, iteration; /* its first "id" and "iter_num" stats, as 64-bit patterns */
 };
@@ -190,6 +195,28 @@ static bool memory_event_again(struct xspace_loader *loader, const struct xspace
     return true;
 }
 
+/* The names of the chain of open events 0 .. parent - 1, kept on the
+ * innermost (the loader keeps those of the empty chain); false when memory
+ * runs out. */
+static bool enclosing_names(struct xspace_loader *loader, size_t parent,
+                            const struct xspace_names **out)
+{
+    bool *named = parent > 0 ? &loader->open[parent - 1].named : &loader->outside_named;
+    struct xspace_names *names = parent > 0 ? &loader->open[parent - 1].names
+                                            : &loader->outside_names;
+    if (!*named) {
+        uint64_t keys[64];
+        size_t count = parent < 64 ? parent : 64;
+        for (size_t i = 0; i < count; i++)
+            keys[i] = loader->open[parent - count + i].key;
+        if (!xspace_attribute(loader, keys, count, names))
+            return false;
+        *named = true;
+    }
+    *out = names;
+    return true;
+}
+
 enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_walk *walk,
                                     const struct xspace_event *event,
                                     const struct xspace_reading *reading)
@@ -219,8 +246,12 @@ enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_
             raw = xspace_seen(reading, XSPACE_STAT_GROUP_ID)
                       ? xspace_value_int(&reading->values[XSPACE_STAT_GROUP_ID]) : -1;
         if (!walk->redo) {
+            const struct xspace_names *names = NULL;
+            /* JAX writes no tf_op: what encloses the event names it. */
+            if (!xspace_seen(reading, XSPACE_STAT_TF_OP) && !enclosing_names(loader, parent, &names))
+                return xspace_fail_memory(loader, event->offset);
             loader->memory_events++;
-            status = xspace_memory_event_add(loader, event, reading,
+            status = xspace_memory_event_add(loader, event, reading, names,
                                              kind == XSPACE_EVENT_MEMORY_ALLOCATION, raw);
             if (status != LOAD_OK)
                 return status;
@@ -231,7 +262,7 @@ enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_
     if (async)
         return LOAD_OK;
     struct xspace_open_event open = {
-        .begin = begin, .end = end, .node = node,
+        .begin = begin, .end = end, .node = node, .key = event->key,
         .nearest = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent),
         .has_id = reading->has_first_id, .has_iteration = reading->has_first_iteration,
         .id = xspace_value_int_or_uint(&reading->first_id),

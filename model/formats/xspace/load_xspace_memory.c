@@ -197,7 +197,8 @@ static uint32_t reading_string(struct xspace_loader *loader, const struct xspace
 
 enum load_status xspace_memory_event_add(struct xspace_loader *loader,
                                          const struct xspace_event *fields,
-                                         const struct xspace_reading *reading, bool allocation,
+                                         const struct xspace_reading *reading,
+                                         const struct xspace_names *names, bool allocation,
                                          int64_t raw_step)
 {
     struct snapshot snapshot = {
@@ -222,9 +223,16 @@ enum load_status xspace_memory_event_add(struct xspace_loader *loader,
         .tensor_shape = reading_string(loader, reading, XSPACE_STAT_SHAPE),
     };
     size_t index;
+    if (names) {
+        snapshot.op_name = names->op;
+        snapshot.region_type = allocation ? names->allocation_region : names->free_region;
+        snapshot.context = names->context;
+    }
     if (snapshot.op_name == STRING_ID_NONE || snapshot.region_type == STRING_ID_NONE ||
         snapshot.data_type == STRING_ID_NONE || snapshot.tensor_shape == STRING_ID_NONE ||
         !xspace_memory_allocator(loader, reading, &index) ||
+        (names && !snapshot_columns_enable_context(
+                      profile_builder_timeline(loader->builder, index))) ||
         !profile_builder_append_snapshot(loader->builder, index, &snapshot))
         return xspace_fail_memory(loader, fields->offset);
     summary_visit(&loader->summaries[index], &snapshot);

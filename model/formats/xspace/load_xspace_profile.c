@@ -122,6 +122,10 @@ static bool time_sort(struct snapshot_columns *timeline)
         PERMUTE(fragmentation) PERMUTE(peak_bytes_in_use) PERMUTE(activity)
         PERMUTE(requested_bytes) PERMUTE(allocation_bytes) PERMUTE(address) PERMUTE(step_id)
         PERMUTE(op_name) PERMUTE(region_type) PERMUTE(data_type) PERMUTE(tensor_shape)
+        if (timeline->context)
+            PERMUTE(context)
+        if (timeline->site)
+            PERMUTE(site)
 #undef PERMUTE
     }
     free(order);
@@ -133,8 +137,9 @@ static bool time_sort(struct snapshot_columns *timeline)
 /* ---- deallocations ---- */
 
 /* UpdateDeallocation: a deallocation takes the text of the first
- * allocation at its address not yet matched. */
-static bool match_deallocations(struct snapshot_columns *timeline)
+ * allocation at its address not yet matched (after the pair settles an
+ * execution buffer's role: load_xspace_attribution.c). */
+static bool match_deallocations(struct xspace_loader *loader, struct snapshot_columns *timeline)
 {
     struct integer_map open = {0};
     bool ok = true;
@@ -145,6 +150,7 @@ static bool match_deallocations(struct snapshot_columns *timeline)
             if (!found)
                 continue;
             size_t from = *found;
+            xspace_attribute_settle(loader, timeline, from, i);
             timeline->op_name[i] = timeline->op_name[from];
             timeline->region_type[i] = timeline->region_type[from];
             timeline->data_type[i] = timeline->data_type[from];
@@ -155,6 +161,7 @@ static bool match_deallocations(struct snapshot_columns *timeline)
         }
     }
     integer_map_free(&open);
+    xspace_attribute_unfreed(loader, timeline);
     return ok;
 }
 
@@ -305,7 +312,7 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
     if (!time_sort(timeline))
         return false;
     fix_steps(timeline);
-    if (!match_deallocations(timeline))
+    if (!match_deallocations(loader, timeline))
         return false;
     const struct xspace_walk_summary *walked = &loader->summaries[index];
     struct allocator_summary summary = {
@@ -321,6 +328,7 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
     };
     profile_builder_set_summary(builder, index, &summary);
     profile_builder_set_timeline_kind(builder, index, TIMELINE_COMPLETE);
+    profile_builder_set_rows_kind(builder, index, ALLOCATOR_ROWS_XPROF);
     return peak_rows(builder, index, walked, summary.rows_step);
 }
 

@@ -360,6 +360,13 @@ struct xspace_walk_summary {
 
 struct xspace_open_event; /* load_xspace_events.c */
 
+/* What a memory event without an op is named after the events enclosing
+ * it (string ids): its op, its region as an allocation and as a free,
+ * the chain. */
+struct xspace_names {
+    uint32_t op, allocation_region, free_region, context;
+};
+
 struct xspace_loader {
     struct wire wire;
     struct profile_builder *builder;
@@ -393,6 +400,13 @@ struct xspace_loader {
     /* the open events of the line being walked (the nesting stack) */
     struct xspace_open_event *open;
     size_t open_count, open_capacity;
+    /* The words of load_xspace_attribution.c, string id + 1 (0: not yet). */
+    struct xspace_attribution_ids {
+        uint32_t outside, freed_inside, buffer, temp, output, donation, transfer, execution;
+    } attribution;
+    /* The names of memory events nested in nothing (xspace_attribute). */
+    bool outside_named;
+    struct xspace_names outside_names;
 };
 
 /* How a plane's lines are walked. */
@@ -438,9 +452,27 @@ enum load_status xspace_walk_pipelined(struct xspace_loader *loader, struct xspa
 /* A memory event's snapshot appended to its allocator's timeline (its
  * step_id holding `raw_step` until the groups are known, see struct
  * xspace_loader), and XProf's running summary of the allocator. */
+/* ---- load_xspace_attribution.c: a memory event without an op named ---- */
+
+/* The names for events enclosed by keys[0] (outermost) .. keys[count-1]
+ * (the rules are in the file's header); the walk keeps them on the
+ * innermost open event, so one chain is named once. False when memory
+ * runs out. */
+bool xspace_attribute(struct xspace_loader *loader, const uint64_t *keys, size_t count,
+                      struct xspace_names *out);
+/* A matched pair: a buffer of `Build buffer allocations` becomes temp
+ * (freed inside an execution) or output. */
+void xspace_attribute_settle(struct xspace_loader *loader, struct snapshot_columns *timeline,
+                             size_t allocation, size_t deallocation);
+/* Buffers never freed are outputs. */
+void xspace_attribute_unfreed(struct xspace_loader *loader, struct snapshot_columns *timeline);
+
+/* `names`: for an event without a tf_op, what encloses it names it
+ * (xspace_attribute); NULL for one with a tf_op. */
 enum load_status xspace_memory_event_add(struct xspace_loader *loader,
                                          const struct xspace_event *fields,
-                                         const struct xspace_reading *reading, bool allocation,
+                                         const struct xspace_reading *reading,
+                                         const struct xspace_names *names, bool allocation,
                                          int64_t raw_step);
 /* The allocator of a memory event (made when new); false when memory runs out. */
 bool xspace_memory_allocator(struct xspace_loader *loader, const struct xspace_reading *reading,

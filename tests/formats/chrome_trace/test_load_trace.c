@@ -335,6 +335,84 @@ static void test_deep_nesting_contexts(void **state)
     profile_free(profile);
 }
 
+/* Python frames (with_stack=True, issue 22): the module, the user's
+ * innermost frame and the stack of each memory event. */
+#define FRAME(name, ts, dur) SLICE("python_function", name, ts, dur, 1)
+static const char frames_trace[] =
+    "{\"traceEvents\":["
+    FRAME("train.py(30): <module>", "0", "1000") ","
+    FRAME("train.py(12): step", "5", "495") ","
+    FRAME("nn.Module: Linear_1", "10", "90") ","
+    FRAME("torch/nn/modules/linear.py(130): forward", "12", "78") ","
+    FRAME("<built-in function linear>", "14", "66") ","
+    OP("aten::linear", "15", "45", 1) "," OP("aten::addmm", "16", "4", 1) ","
+    FRAME("torch/optim/adam.py(554): _multi_tensor_adam", "600", "100") ","
+    MEMORY("17", 1, 100, 512, 512) ","     /* 0: Linear_1's forward, called from step */
+    MEMORY("650", 1, 200, 1024, 1536) ","  /* 1: Adam, called from <module> */
+    MEMORY("2000", 1, 300, 64, 1600) ","   /* 2: no frame open */
+    MEMORY("2001", 2, 400, 64, 1664) "]}"; /* 3: another thread (autograd) */
+
+static void test_python_frames(void **state)
+{
+    (void)state;
+    struct profile *profile = load_text(frames_trace, LOAD_OK, NULL);
+    const struct allocator *cuda = allocator_named(profile, "cuda:0");
+    const struct snapshot_columns *timeline = &cuda->timeline;
+    assert_int_equal(timeline->count, 4);
+    assert_non_null(timeline->site);
+    struct frame_site site = profile_site(profile, timeline->site[0]);
+    assert_string_equal(profile_text(profile, site.module), "Linear_1");
+    assert_string_equal(profile_text(profile, site.location), "train.py:12 step");
+    assert_string_equal(profile_text(profile, site.location_file), "train.py");
+    assert_int_equal(site.location_line, 12);
+    assert_string_equal(profile_text(profile, site.stack),
+                        "torch/nn/modules/linear.py:130 forward\n"
+                        "train.py:12 step\n"
+                        "train.py:30 <module>");
+    assert_string_equal(op_at(profile, cuda, 0), "aten::addmm"); /* the op stays */
+    site = profile_site(profile, timeline->site[1]);
+    assert_string_equal(profile_text(profile, site.location), "train.py:30 <module>");
+    assert_int_equal(site.module, 0);
+    assert_int_equal(timeline->site[2], 0);
+    assert_int_equal(timeline->site[3], 0);
+    /* The rows at the peak carry them: two rows of one op and size made in
+     * two places stay two rows. */
+    bool found = false;
+    for (size_t i = 0; i < cuda->row_count; i++)
+        if (cuda->rows[i].allocation_bytes == 512) {
+            assert_string_equal(profile_text(profile, cuda->rows[i].location),
+                                "train.py:12 step");
+            assert_string_equal(profile_text(profile, cuda->rows[i].module), "Linear_1");
+            found = true;
+        }
+    assert_true(found);
+    profile_free(profile);
+}
+
+/* PyTorch's own order: memory events first, then the frames; the reader
+ * keeps only frames around a memory event, and one read after the frames
+ * began gets no site rather than a wrong one. */
+static const char frames_after_trace[] =
+    "{\"traceEvents\":["
+    MEMORY("17", 1, 100, 512, 512) ","
+    FRAME("train.py(30): <module>", "0", "1000") ","
+    FRAME("train.py(12): step", "5", "20") ","
+    FRAME("train.py(40): unrelated", "100", "50") ","
+    MEMORY("120", 1, 200, 64, 576) "]}"; /* inside `unrelated`, read late */
+
+static void test_python_frames_filtered(void **state)
+{
+    (void)state;
+    struct profile *profile = load_text(frames_after_trace, LOAD_OK, NULL);
+    const struct allocator *cuda = allocator_named(profile, "cuda:0");
+    const struct snapshot_columns *timeline = &cuda->timeline;
+    assert_int_equal(timeline->count, 2);
+    struct frame_site site = profile_site(profile, timeline->site[0]);
+    assert_string_equal(profile_text(profile, site.location), "train.py:12 step");
+    assert_int_equal(timeline->site[1], 0);
+    profile_free(profile);
+}
+
 static void test_out_of_order_events_and_devices(void **state)
 {
     (void)state;
@@ -459,6 +537,8 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_attribution),
         cmocka_unit_test(test_deep_nesting_contexts),
+        cmocka_unit_test(test_python_frames),
+        cmocka_unit_test(test_python_frames_filtered),
         cmocka_unit_test(test_out_of_order_events_and_devices),
         cmocka_unit_test(test_rows_at_the_first_peak),
         cmocka_unit_test(test_hostile_strings),

@@ -155,6 +155,38 @@ round_trip "a PyTorch trace with hostile names" "$work/hostile.json"
 round_trip "a timeline.py trace with hostile names" "$work/timeline.json"
 if [ -f "$torch" ]; then
     round_trip "torch-mlp.pt.trace.json.gz" "$torch"
+    # The filter reads the context (issue 22): Adam's rows are aten::empty_strided
+    # inside Optimizer.step#Adam.step; no row's own op names Adam.
+    "$memtop" --export allocations --filter Adam "$torch" >"$work/adam.csv" 2>/dev/null
+    "$memtop" --export allocations "$torch" >"$work/all.csv" 2>/dev/null
+    # Records start with their op (aten::...); a stack's frames continue a
+    # quoted field on the lines after.
+    adam=$(grep -c '^aten::' "$work/adam.csv")
+    all=$(grep -c '^aten::' "$work/all.csv")
+    tap_check "torch-mlp: --filter Adam finds the optimizer's rows by their context ($adam of $all)" \
+        test "$adam" -ge 1 -a "$adam" -lt "$all" -a \
+        "$(grep '^aten::' "$work/all.csv" | cut -d, -f1 | grep -ci adam)" -eq 0
+    # Leaf ops without a scope are one group each (issue 22): no key repeats.
+    "$memtop" --export allocations --group-by scope "$torch" >"$work/scopes.csv" 2>/dev/null
+    groups=$(($(wc -l <"$work/scopes.csv") - 1))
+    distinct=$(tail -n +2 "$work/scopes.csv" | cut -d, -f1 | sort -u | wc -l)
+    tap_check "torch-mlp: --group-by scope repeats no key ($groups groups, $distinct names)" \
+        test "$groups" -ge 2 -a "$groups" -eq "$distinct" -a \
+        "$(grep -c '^aten::mm,' "$work/scopes.csv")" -eq 1
+    # The user's own line (with_stack=True, issue 22): torch_trace.py, not torch/optim/adam.py.
+    "$memtop" --export allocations --group-by location "$torch" >"$work/locations.csv" 2>/dev/null
+    tap_check "torch-mlp: --group-by location names the user's line torch_trace.py:15 step" \
+        grep -q '^torch_trace.py:15 step,' "$work/locations.csv"
+    if grep -q '^torch/' "$work/locations.csv"; then
+        tap_not_ok "torch-mlp: --group-by location: no library file is a location"
+    else
+        tap_ok "torch-mlp: --group-by location: no library file is a location"
+    fi
+else
+    tap_skip "torch-mlp: --filter Adam" "no data/real"
+    tap_skip "torch-mlp: --group-by scope" "no data/real"
+    tap_skip "torch-mlp: --group-by location" "no data/real"
+    tap_skip "torch-mlp: --group-by location, library" "no data/real"
 fi
 if "$build_dir/tests/generate_skyline" -o "$work/report.sqlite" 2>/dev/null; then
     round_trip "a Skyline report (entries, kinds, stacks, no timeline)" "$work/report.sqlite"

@@ -134,12 +134,12 @@ void test_long_value_two_threads_match_one(void **state)
     const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
     /* The last entry of GPU_0_bfc wins: the long one (issue 16.5). */
     assert_int_equal(gpu->timeline.count, 12);
-    assert_int_equal(gpu->row_count, 2);
+    assert_int_equal(test_xprof_count(gpu), 2);
     /* Row 0 is snapshot 8, decoded by the worker. */
-    assert_int_equal(gpu->rows[0].time_ps, 1008);
-    expect_text(two.profile, gpu->rows[0].op_name, "jit/dot");
-    assert_int_equal(gpu->rows[1].time_ps, 1003);
-    expect_text(two.profile, gpu->rows[1].op_name, "x");
+    assert_int_equal(test_xprof_rows(gpu)[0].time_ps, 1008);
+    expect_text(two.profile, test_xprof_rows(gpu)[0].op_name, "jit/dot");
+    assert_int_equal(test_xprof_rows(gpu)[1].time_ps, 1003);
+    expect_text(two.profile, test_xprof_rows(gpu)[1].op_name, "x");
     assert_int_equal(find_allocator(two.profile, "GPU_1_bfc")->timeline.count, 12);
     assert_int_equal(find_allocator(two.profile, "cpu")->timeline.count, 4);
     profile_free(two.profile);

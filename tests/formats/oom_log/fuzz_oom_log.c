@@ -9,6 +9,7 @@
 
 #include "tests/fuzz/fuzz_common.h"
 
+#include "model/input_format.h"
 #include "model/oom.h"
 #include "report/oom_card.h"
 

@@ -1,5 +1,5 @@
 /* generate_oom_log: writes an OOM log as jobs print them (the shapes of
- * shared/spec/oom-text.md) and, with --expect, what memtop must read from
+ * docs/formats/oom_log.md) and, with --expect, what memtop must read from
  * it, computed here on its own (the bytes the printed units stand for).
  *
  *     generate_oom_log --kind xla|bfc|torch [--seed N] [--buffers N]

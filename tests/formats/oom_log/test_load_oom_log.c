@@ -1,6 +1,6 @@
 /* test_load_oom_log: the OOM log reader (model/formats/oom_log/) on the
  * hand-written logs of tests/formats/oom_log/data, in the spec's shapes
- * (shared/spec/oom-text.md): XLA's report with tabs, with 8 spaces and a
+ * (docs/formats/oom_log.md): XLA's report with tabs, with 8 spaces and a
  * job runner's prefix, a wrapped op name, several reports in one log;
  * the BFC dump under TF's log prefixes; PyTorch's message, new and old;
  * each field checked. And what is refused. */

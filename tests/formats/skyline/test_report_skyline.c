@@ -72,7 +72,8 @@ static void test_summary_json(void **state)
         "\"allocations\":0,\"deallocations\":0,\"capacity_bytes\":0,"
         "\"lifetime_peak_bytes\":null,\"peak\":{\"bytes\":20000,\"time_ps\":null,"
         "\"heap_bytes\":20000,\"stack_bytes\":0,\"free_bytes\":null,"
-        "\"fragmentation\":null},\"active_allocations\":5,\"weights_bytes\":4160,"
+        "\"fragmentation\":null},\"active_allocations\":5,\"live_allocations\":null,"
+        "\"weights_bytes\":4160,"
         "\"gradients_bytes\":4096,\"activations_bytes\":8192,\"untracked_bytes\":3552,"
         "\"summary_computed\":false,\"timeline_sampled\":false,";
     assert_memory_equal(json, head, strlen(head));

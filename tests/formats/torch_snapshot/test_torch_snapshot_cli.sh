@@ -19,7 +19,7 @@ memtop_expect "real: --summary --json: format torch-snapshot, one allocator cuda
     out '"format":"torch-snapshot"' out '"allocators":\[{"id":"cuda:0","snapshots":259,'
 memtop_expect "real: the peak is 100,387,024 B, 37 live, reserved 112 MiB" 0 \
     out '"peak":{"bytes":100387024,' out '"free_bytes":17053488,' \
-    out '"active_allocations":37,'
+    out '"active_allocations":37,"live_allocations":37,'
 memtop_expect "real: 259 entries; 93,520,032 B in 27 allocations live before the first" 0 \
     out '"trace_entries":259,"live_before_trace":{"bytes":93520032,"allocations":27}'
 tap_check "real: no warning (the trace's end is the snapshot's active blocks)" \
@@ -28,7 +28,7 @@ memtop_run --summary "$real"
 memtop_expect "real: --summary says where the trace begins and what was live then" 0 \
     out "torch-snapshot (gzip)" out "^  Trace entries  *259$" \
     out "live before its start  *89\.19 MiB  (27 allocations" \
-    out "^  Active allocations at peak: 37 rows"
+    out "^  Allocations live at peak: 37 rows"
 
 # Detected by content: no suffix, another suffix, standard input.
 gzip -dc "$real" >"$work/snap"
@@ -64,7 +64,7 @@ for options in "--entries 3000 --max-entries 2000" \
             out "\"id\":\"cuda:$d\",\"snapshots\":$(expected "d${d}_entries")," \
             out "\"bytes\":$(expected "d${d}_peak_bytes"),\"time_ps\":$(expected "d${d}_peak_time_ps")," \
             out "\"free_bytes\":$(expected "d${d}_peak_free_bytes")," \
-            out "\"active_allocations\":$(expected "d${d}_peak_live"),\"trace_entries\":$(expected "d${d}_entries"),\"live_before_trace\":{\"bytes\":$(expected "d${d}_initial_bytes"),\"allocations\":$(expected "d${d}_initial_count")}"
+            out "\"active_allocations\":$(expected "d${d}_peak_live"),\"live_allocations\":$(expected "d${d}_peak_live"),\"trace_entries\":$(expected "d${d}_entries"),\"live_before_trace\":{\"bytes\":$(expected "d${d}_initial_bytes"),\"allocations\":$(expected "d${d}_initial_count")}"
         d=$((d + 1))
     done
     if [ -x "$build_dir/tests/json_check" ]; then

@@ -80,14 +80,17 @@ size=$(wc -c <"$work/host.xplane.pb")
 head -c $((size / 2)) "$work/host.xplane.pb" >"$work/cut.xplane.pb"
 refused "a truncated capture names the offset" "$work/cut.xplane.pb" 'offset [0-9]+: .*runs past'
 
-# The viewer on a TPU capture: the format, the allocators "0".."3", XProf's
-# table at the peak and the HLO modules with their device.
+# The viewer on a TPU capture: the format, the allocators "0".."3", the
+# allocations live at the peak (issue 22: what was allocated before the
+# capture in words, no longer XProf's "unused preallocated" row) and the
+# HLO modules with their device.
 if tmux_have && locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
     "$generator" --style tpu --steps 2 --memory-events 200 -o "$work/tpu.xplane.pb"
     tmux_start 160 45 "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=tmux-256color \
 '$memtop' '$work/tpu.xplane.pb'; echo EXIT=\$?; sleep 60"
     if tmux_wait_for "xspace v1" && tmux_wait_for "allocator 0 (1/4)" &&
-        tmux_wait_for "unused preallocated device memory" && tmux_wait_for "TPU:0"; then
+        tmux_wait_for "Allocations live at peak" && tmux_wait_for "allocated before the profile" &&
+        tmux_wait_for "TPU:0"; then
         tap_ok "the viewer shows an XSpace: allocators, the peak table, HLO modules by device"
     else
         tap_not_ok "the viewer shows an XSpace: allocators, the peak table, HLO modules by device" \

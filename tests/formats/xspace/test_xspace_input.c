@@ -271,13 +271,97 @@ static void test_table_at_the_peak(void **state)
     struct profile *profile = load_built(&b);
     const struct allocator *a = allocator_named(profile, "A");
     assert_int_equal(a->summary.peak_bytes, 4096 + 1200);
+    assert_int_equal(test_xprof_count(a), 3);
+    expect_text(profile, test_xprof_rows(a)[0].op_name, "stack"); /* 4096 bytes: first */
+    assert_int_equal(test_xprof_rows(a)[0].origin, ROW_FROM_SPECIAL);
+    expect_text(profile, test_xprof_rows(a)[1].op_name, "unused preallocated device memory"); /* 900 */
+    expect_text(profile, test_xprof_rows(a)[2].op_name, "same");
+    assert_int_equal(test_xprof_rows(a)[2].occurrences, 3);
+    assert_int_equal(test_xprof_rows(a)[2].origin, ROW_FROM_SNAPSHOT);
+    /* The table at the peak is the live set (issue 22): here the same
+     * rows, the older memory named in words rather than "unused". */
+    assert_int_equal(a->rows_kind, ALLOCATOR_ROWS_LIVE);
+    assert_int_equal(a->live_allocations, 3);
     assert_int_equal(a->row_count, 3);
-    expect_text(profile, a->rows[0].op_name, "stack"); /* 4096 bytes: first */
-    assert_int_equal(a->rows[0].origin, ROW_FROM_SPECIAL);
-    expect_text(profile, a->rows[1].op_name, "unused preallocated device memory"); /* 900 */
+    expect_text(profile, a->rows[0].op_name, "stack");
+    expect_text(profile, a->rows[1].op_name, "allocated before the profile");
+    assert_int_equal(a->rows[1].allocation_bytes, 900);
     expect_text(profile, a->rows[2].op_name, "same");
     assert_int_equal(a->rows[2].occurrences, 3);
-    assert_int_equal(a->rows[2].origin, ROW_FROM_SNAPSHOT);
+    profile_free(profile);
+}
+
+/* ---- JAX: memory events without a tf_op named by what encloses them ---- */
+
+/* The snapshot of allocator A at time_ps (the only one then). */
+static size_t at_time(const struct allocator *a, int64_t time_ps)
+{
+    for (size_t i = 0; i < a->timeline.count; i++)
+        if (a->timeline.time_ps[i] == time_ps)
+            return i;
+    fail_msg("no snapshot at %lld", (long long)time_ps);
+    return 0;
+}
+
+static void expect_named(const struct profile *profile, const struct allocator *a,
+                         int64_t time_ps, const char *op, const char *region)
+{
+    size_t i = at_time(a, time_ps);
+    expect_text(profile, a->timeline.op_name[i], op);
+    expect_text(profile, a->timeline.region_type[i], region);
+}
+
+/* Each rule of model/formats/xspace/load_xspace_attribution.c on a nest
+ * of its own (times in ps on one line). */
+static void test_attribution_rules(void **state)
+{
+    (void)state;
+    struct xspace_builder b;
+    xsb_init(&b);
+    xsb_plane(&b, "/host:CPU");
+    xsb_line(&b, "python3", 0);
+    /* An execution's buffers: freed inside it (temp), after it, never. */
+    xsb_span(&b, "PjitFunction(f)", 0, 1000);
+    xsb_span(&b, "CommonPjRtLoadedExecutable::Execute (jit_f)", 10, 900);
+    xsb_span(&b, "Build buffer allocations", 20, 80);
+    xsb_memory(&b, 1, "A", 30, 100, 100, 0x100);
+    xsb_memory(&b, 1, "A", 40, 300, 200, 0x200);
+    xsb_memory(&b, 1, "A", 50, 600, 300, 0x300);
+    xsb_memory(&b, 0, "A", 500, 500, 100, 0x100);
+    xsb_memory(&b, 0, "A", 1500, 300, 200, 0x200);
+    /* Outputs made by the output step of another execution. */
+    xsb_span(&b, "CommonPjRtLoadedExecutable::Execute (jit_g)", 1900, 600);
+    xsb_span(&b, "AllocateOutputBuffersWithInputReuse", 2000, 100);
+    xsb_memory(&b, 1, "A", 2050, 700, 400, 0x400);
+    /* A transfer outside any execution; a jitted function alone. */
+    xsb_span(&b, "BufferFromPyval", 3000, 100);
+    xsb_memory(&b, 1, "A", 3050, 1200, 500, 0x500);
+    xsb_span(&b, "PjitFunction(h)", 4000, 100);
+    xsb_memory(&b, 1, "A", 4050, 1800, 600, 0x600);
+    /* An op the file names stays XProf's; nothing around: said in words. */
+    xsb_span(&b, "CommonPjRtLoadedExecutable::Execute (jit_k)", 4900, 200);
+    XSB_EVENT(&b, "MemoryAllocation", 5000, 0, XSB_REF("allocator_name", "A"),
+              XSB_INT("bytes_allocated", 2500), XSB_INT("allocation_bytes", 700),
+              XSB_INT("addr", 0x700), XSB_STR("tf_op", "conv"));
+    xsb_memory(&b, 1, "A", 6000, 3300, 800, 0x800);
+    struct profile *profile = load_built(&b);
+    const struct allocator *a = allocator_named(profile, "A");
+    expect_named(profile, a, 30, "jit_f", "temp");
+    expect_named(profile, a, 40, "jit_f", "output");
+    expect_named(profile, a, 50, "jit_f", "output");
+    expect_named(profile, a, 2050, "jit_g", "output");
+    expect_named(profile, a, 3050, "outside any jitted function", "argument transfer");
+    expect_named(profile, a, 4050, "h", "");
+    expect_named(profile, a, 5000, "conv", "");
+    expect_named(profile, a, 6000, "outside any jitted function", "");
+    /* A free takes its allocation's names (XProf's UpdateDeallocation). */
+    expect_named(profile, a, 500, "jit_f", "temp");
+    /* The context: the whole chain, outermost first. */
+    assert_non_null(a->timeline.context);
+    expect_text(profile, a->timeline.context[at_time(a, 30)],
+                "PjitFunction(f) > CommonPjRtLoadedExecutable::Execute (jit_f) > "
+                "Build buffer allocations");
+    expect_text(profile, a->timeline.context[at_time(a, 6000)], "");
     profile_free(profile);
 }
 
@@ -470,6 +554,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_kinds_as_xprof_reads_them),
+        cmocka_unit_test(test_attribution_rules),
         cmocka_unit_test(test_data_types_and_strings),
         cmocka_unit_test(test_deallocations_and_odd_events),
         cmocka_unit_test(test_map_keys_rule),

@@ -4,9 +4,10 @@
  * worked out from the columns (the y range, the capacity line, the
  * peak's and the cursor's columns).
  *
- * Internal to the chart: chart_pane.c fills it once per draw and calls
- * chart_plot.c (title, bars, axes, legend) and chart_readout.c (what is
- * under the cursor); chart_events.c draws the list of a column's events
+ * Internal to the chart: chart_frame.c holds the arithmetic every part
+ * needs (a column's value, a value's row); chart_pane.c fills the frame
+ * once per draw and calls chart_plot.c (title, bars, axes, legend) and
+ * chart_readout.c (what is under the cursor); chart_events.c draws the list of a column's events
  * (Enter); chart_marks.c what a person marked on the time axis (the span
  * since the mark, where steps start). They only draw: no state changes,
  * no status line. */

@@ -104,22 +104,6 @@ static void chart_layout(const struct chart_pane *chart, const struct rect *rect
         geometry->plot_width = CHART_MAX_COLUMNS;
 }
 
-int64_t chart_frame_column_value(const struct chart_frame *frame,
-                                 const struct chart_column *column)
-{
-    if (column->snapshot == SIZE_MAX)
-        return 0;
-    if (!frame->show_free)
-        return column->in_use;
-    int64_t free_bytes = frame->timeline->free_bytes[column->snapshot];
-    return saturating_add(column->in_use, free_bytes > 0 ? free_bytes : 0);
-}
-
-bool chart_frame_fragmentation_valid(double value)
-{
-    return isfinite(value) && value >= 0.0;
-}
-
 /* The smallest of 1, 2, 5, 10, 20, 50, 100 % at or above the largest
  * fragmentation shown, so small values still use the height. */
 static double fragmentation_scale(double largest)
@@ -129,13 +113,6 @@ static double fragmentation_scale(double largest)
         if (largest <= tops[i])
             return tops[i];
     return 1.0;
-}
-
-int chart_frame_value_row(const struct chart_frame *frame, int64_t value)
-{
-    int64_t above = value > frame->bottom ? value - frame->bottom : 0;
-    int eighths = chart_bar_eighths(above, frame->top - frame->bottom, frame->bar_rows);
-    return eighths > 0 ? (eighths - 1) / 8 : 0;
 }
 
 /* The y range (from 0, or from near the lowest value with an auto axis;

@@ -105,8 +105,51 @@ static size_t detail_entry_fields(const struct allocation_table *rows,
 
 /* ---- a row of a profile with a timeline (XProf) ---- */
 
+/* A special row said in words (issue 22); NULL for the others. */
+static const char *special_row_words(const struct allocation_table *rows,
+                                     const struct allocation_row *row)
+{
+    if (row->origin != ROW_FROM_SPECIAL)
+        return NULL;
+    struct text name = profile_string(rows->profile, row->op_name);
+    if (text_equal(name, text_of("allocated before the profile")))
+        return "memory held when the profile began (weights, optimizer state, workspace): "
+               "start profiling earlier, or take a snapshot, to see who";
+    if (text_equal(name, text_of("unused preallocated device memory")))
+        return "XProf's row for everything allocated before the peak's step (X: the "
+               "allocations live at the peak instead)";
+    if (text_equal(name, text_of("stack")))
+        return "the allocator's stack reservation at the peak";
+    return NULL;
+}
+
+/* Where in the code the row was made (issue 22): the module, the user's
+ * line and the stack, one frame a line; returns how many fields. */
+static size_t detail_place(const struct profile *profile, const struct allocation_row *row,
+                           struct detail_field *fields, size_t room)
+{
+    size_t n = 0;
+    struct text module = profile_string(profile, row->module);
+    if (module.length > 0 && n < room)
+        fields[n++] = (struct detail_field){"Module", module};
+    struct text location = profile_string(profile, row->location);
+    if (location.length > 0 && n < room)
+        fields[n++] = (struct detail_field){"Location", location};
+    struct text stack = profile_string(profile, row->stack);
+    size_t first_frame = n;
+    for (size_t at = 0; at < stack.length && n < room; n++) {
+        const char *end = memchr(stack.bytes + at, '\n', stack.length - at);
+        size_t length = end ? (size_t)(end - stack.bytes) - at : stack.length - at;
+        fields[n] = (struct detail_field){n == first_frame ? "Stack" : "",
+                                          text_make(stack.bytes + at, length)};
+        at += length + 1;
+    }
+    return n;
+}
+
 static size_t detail_fields(const struct allocation_table *rows, const struct allocation_row *row,
-                            struct detail_field *fields, char (*buffers)[DETAIL_BUFFER_SIZE])
+                            struct detail_field *fields, size_t room,
+                            char (*buffers)[DETAIL_BUFFER_SIZE])
 {
     const struct profile *profile = rows->profile;
     size_t n = 0;
@@ -130,12 +173,23 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
     snprintf(buffers[3], sizeof buffers[3], "%lld, in all %s%s", (long long)row->occurrences,
              format_bytes(allocation_row_bytes(row), total, sizeof total), share);
     fields[n++] = (struct detail_field){"Count", text_of(buffers[3])};
-    fields[n++] = (struct detail_field){"Region", profile_string(profile, row->region_type)};
-    fields[n++] = (struct detail_field){"Data type", profile_string(profile, row->data_type)};
-    fields[n++] = (struct detail_field){"Shape", profile_string(profile, row->tensor_shape)};
+    const char *words = special_row_words(rows, row);
+    if (words)
+        fields[n++] = (struct detail_field){"What", text_of(words)};
+    /* Only what the file records: no empty fields, no XProf placeholders
+     * on the special rows (INVALID, unknown, address 0). */
+    const struct detail_field recorded[] = {
+        {"Region", profile_string(profile, row->region_type)},
+        {"Data type", profile_string(profile, row->data_type)},
+        {"Shape", profile_string(profile, row->tensor_shape)},
+    };
+    for (size_t i = 0; i < sizeof recorded / sizeof recorded[0]; i++)
+        if (recorded[i].value.length > 0 && !(words && i > 0))
+            fields[n++] = recorded[i];
     fields[n++] = (struct detail_field){"Activity", text_of(memory_activity_label(row->activity))};
     snprintf(buffers[4], sizeof buffers[4], "0x%llx", (unsigned long long)row->address);
-    fields[n++] = (struct detail_field){"Address", text_of(buffers[4])};
+    if (row->origin != ROW_FROM_SPECIAL || row->address != 0)
+        fields[n++] = (struct detail_field){"Address", text_of(buffers[4])};
     if (row->step_id >= 0)
         snprintf(buffers[5], sizeof buffers[5], "%lld", (long long)row->step_id);
     else
@@ -167,7 +221,7 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
     struct text context = profile_string(profile, row->context);
     if (context.length > 0)
         fields[n++] = (struct detail_field){"Context", context};
-    return n;
+    return n + detail_place(profile, row, fields + n, room - n);
 }
 
 bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_style *style,
@@ -186,7 +240,7 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
     char buffers[8][DETAIL_BUFFER_SIZE];
     size_t count = row->origin == ROW_FROM_ENTRY
                        ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers)
-                       : detail_fields(rows, row, fields, buffers);
+                       : detail_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers);
     int needed = 0;
     for (size_t i = 0; i < count; i++)
         needed += detail_value(style, window, 0, 0, value_width, 0, fields[i].value, false);

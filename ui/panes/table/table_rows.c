@@ -161,8 +161,10 @@ void table_rows_measure(struct table_pane *table, const struct viewer *viewer)
     column_fit_measure(TABLE_SHOWN_COUNT, allocation_table_total(rows), measured_cell, &measured,
                        &viewer->style, table->natural);
     for (size_t c = 0; c < TABLE_SHOWN_COUNT; c++) /* not recorded: empty, so hidden */
-        if (!allocation_column_recorded(rows->allocator, shown_columns[c].id))
-            table->natural[c] = 0;
+        if (!allocation_column_recorded(rows->allocator, shown_columns[c].id) ||
+            (shown_columns[c].id == TABLE_COLUMN_DATA_TYPE &&
+             !allocation_table_column_filled(rows, TABLE_COLUMN_DATA_TYPE)))
+            table->natural[c] = 0; /* a type of XProf's INVALID only: none (issue 22) */
     table->measured_rows = rows->source.rows;
     table->measured_count = allocation_table_total(rows);
     for (size_t c = 0; c < TABLE_SHOWN_COUNT; c++) {

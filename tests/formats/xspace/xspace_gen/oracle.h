@@ -101,4 +101,16 @@ uint32_t read_string(const struct plane *plane, const struct stat_item *stat);
 int64_t oracle_group(const struct plane *plane, const struct host_event *events, uint64_t count,
                      bool loop_ops, int64_t *groups);
 
+/* ---- oracle_attribution.c: memory events without a tf_op, named ---- */
+
+struct oracle_name {
+    bool attributed;   /* the event had no tf_op: op and region below */
+    bool in_execution; /* an execution encloses it (a free: "temp") */
+    uint32_t op, region;
+};
+
+/* names[i] for every event (unnamed[i]: a memory event without tf_op). */
+void oracle_attribute(const struct plane *plane, const struct host_event *events, uint64_t count,
+                      const bool *unnamed, struct oracle_name *names);
+
 #endif

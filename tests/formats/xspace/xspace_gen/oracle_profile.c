@@ -127,6 +127,19 @@ static struct snapshot read_snapshot(const struct plane *plane, const struct hos
     return snapshot;
 }
 
+/* Whether the event has a tf_op stat that counts (memtop names the
+ * others: oracle_attribution.c). */
+static bool has_tf_op(const struct plane *plane, const struct host_event *event)
+{
+    for (uint32_t i = 0; i < event->stat_count; i++) {
+        bool found;
+        uint32_t name = oracle_stat_name(plane, &event->stats[i], &found);
+        if (found && string_is(name, "tf_op"))
+            return true;
+    }
+    return false;
+}
+
 /* ---- per allocator ---- */
 
 static struct profile *profile_for(struct profile **profiles, uint64_t *count, uint32_t memory_id)
@@ -235,6 +248,39 @@ static uint64_t *live_slot(struct live_map *map, int64_t address, bool for_inser
     uint64_t *chosen = first_free != NULL ? first_free : &map->values[slot];
     map->addresses[chosen - map->values] = address;
     return chosen;
+}
+
+/* memtop's temp or output (oracle_attribution.c): a free matched to the
+ * first open allocation at its address, as memtop matches them, settles
+ * an execution buffer; one never freed is an output. */
+static void settle_buffers(struct profile *profile)
+{
+    uint32_t buffer = string_c("temp or output"), freed = string_c("freed in execution");
+    uint32_t temp = string_c("temp"), output = string_c("output");
+    struct live_map map = {.size = 64};
+    while (map.size < profile->count * 2)
+        map.size *= 2;
+    map.addresses = xcalloc(map.size, sizeof *map.addresses);
+    map.values = xcalloc(map.size, sizeof *map.values);
+    for (uint64_t i = 0; i < profile->count; i++) {
+        struct snapshot *snapshot = &profile->snapshots[i];
+        uint64_t *slot = live_slot(&map, snapshot->address, false);
+        if (!snapshot->allocation) {
+            if (slot == NULL)
+                continue;
+            struct snapshot *allocated = &profile->snapshots[*slot - 1];
+            if (allocated->region == buffer)
+                allocated->region = snapshot->region == freed ? temp : output;
+            *slot = UINT64_MAX;
+        } else if (slot == NULL) {
+            *live_slot(&map, snapshot->address, true) = i + 1;
+        }
+    }
+    for (uint64_t i = 0; i < profile->count; i++)
+        if (profile->snapshots[i].region == buffer)
+            profile->snapshots[i].region = output;
+    free(map.addresses);
+    free(map.values);
 }
 
 static int compare_int_descending(int64_t a, int64_t b)
@@ -419,6 +465,14 @@ bool oracle_write(struct oracle *oracle, FILE *out, const char *file_name)
                               ? oracle_group(oracle->host, events, count, oracle->loop_ops, groups)
                               : 0;
     bool ok = group_count >= 0;
+    bool *unnamed = xcalloc(count + 1, sizeof *unnamed);
+    struct oracle_name *names = xcalloc(count + 1, sizeof *names);
+    for (uint64_t i = 0; i < count; i++)
+        unnamed[i] = (string_is(events[i].name, "MemoryAllocation") ||
+                      string_is(events[i].name, "MemoryDeallocation")) &&
+                     !has_tf_op(oracle->host, &events[i]);
+    if (oracle->host != NULL)
+        oracle_attribute(oracle->host, events, count, unnamed, names);
     struct profile *profiles = NULL;
     uint64_t profile_count = 0;
     for (uint64_t i = 0; i < count && ok; i++) {
@@ -428,6 +482,12 @@ bool oracle_write(struct oracle *oracle, FILE *out, const char *file_name)
         uint32_t memory_id;
         struct snapshot snapshot = read_snapshot(oracle->host, &events[i], allocation, groups[i],
                                                  &memory_id);
+        if (names[i].attributed) {
+            snapshot.op = names[i].op;
+            snapshot.region = allocation ? names[i].region
+                              : names[i].in_execution ? string_c("freed in execution")
+                                                      : 0;
+        }
         struct profile *profile = profile_for(&profiles, &profile_count, memory_id);
         snapshot.walk = profile->count;
         update_summary(&profile->summary, &snapshot);
@@ -447,6 +507,7 @@ bool oracle_write(struct oracle *oracle, FILE *out, const char *file_name)
     for (uint64_t p = 0; p < profile_count && ok; p++) {
         ok = time_sort(&profiles[p]);
         update_step_ids(&profiles[p]);
+        settle_buffers(&profiles[p]);
     }
     if (ok) {
         fprintf(out, "# generate_xspace expectations for %s: what XProf's memory_profile tool\n"
@@ -477,6 +538,8 @@ bool oracle_write(struct oracle *oracle, FILE *out, const char *file_name)
         free(profiles[p].snapshots);
     free(profiles);
     free(groups);
+    free(unnamed);
+    free(names);
     free(events);
     return ok;
 }

@@ -1,0 +1,93 @@
+#!/bin/sh
+# Issue 22 from the command line, on the real captures in data/real/ and
+# the demo profiles: who holds the memory at the peak.
+# - the table at the peak is the live set there: on a version-0 profile
+#   --export allocations equals --export allocations --at <peak ms> row
+#   for row, live_allocations counts its allocations, and --export
+#   xprof-table writes XProf's rows (as many as active_allocations);
+# - JAX rows are named after their XLA executable: the 256 MiB buffer of
+#   the real transformer capture is jit__step's temporary, and in all
+#   three JAX captures no row of 1 KiB or more at the peak is nameless;
+# - the filter reads a row's context (tests/formats/chrome_trace's test
+#   checks --filter Adam on the real PyTorch trace).
+# Prints TAP.
+set -u
+source_dir="${MEMTOP_SRCDIR:-.}"
+build_dir="${MEMTOP_BUILDDIR:-.}"
+. "$source_dir/tests/lib.sh"
+work=$test_work
+real="$source_dir/data/real"
+
+# ms PS: picoseconds as the milliseconds --at takes, exactly.
+ms() { printf '%010d' "$1" | sed 's/\(.........\)$/.\1/'; }
+# unquoted FILE: the CSV with each quoted field as Q (shapes hold commas).
+unquoted() { sed 's/"[^"]*"/Q/g' "$1"; }
+
+# ---- version 0: the live set at the peak is the table ----
+for demo in demo.v0.pb.gz demo.v0.json.gz; do
+    file="$source_dir/data/$demo"
+    if [ ! -r "$file" ]; then
+        tap_skip "$demo is absent"
+        continue
+    fi
+    "$memtop" --summary --json "$file" >"$work/summary.json"
+    peak_ps=$(grep -o '"peak":{"bytes":[0-9]*,"time_ps":[0-9]*' "$work/summary.json" | head -n 1 |
+        sed 's/.*"time_ps"://')
+    active=$(grep -o '"active_allocations":[0-9]*' "$work/summary.json" | head -n 1 | cut -d: -f2)
+    live=$(grep -o '"live_allocations":[0-9]*' "$work/summary.json" | head -n 1 | cut -d: -f2)
+    "$memtop" --export allocations "$file" >"$work/peak.csv"
+    "$memtop" --export allocations --at "$(ms "$peak_ps")" "$file" >"$work/at.csv"
+    tap_check "$demo: --export allocations is --export allocations --at $(ms "$peak_ps"), row for row" \
+        cmp -s "$work/peak.csv" "$work/at.csv"
+    counted=$(unquoted "$work/peak.csv" | awk -F, 'NR > 1 && $12 == "snapshot" { n += $4 } END { print n + 0 }')
+    tap_check "$demo: live_allocations ($live) counts the allocations of the rows ($counted)" \
+        test -n "$live" -a "$live" = "$counted"
+    "$memtop" --export xprof-table "$file" >"$work/xprof.csv"
+    rows=$(($(wc -l <"$work/xprof.csv") - 1))
+    tap_check "$demo: --export xprof-table writes XProf's $active rows ($rows), the same columns" \
+        test -n "$active" -a "$rows" = "$active" -a \
+        "$(head -n 1 "$work/xprof.csv")" = "$(head -n 1 "$work/peak.csv")"
+    if cmp -s "$work/xprof.csv" "$work/peak.csv"; then
+        tap_not_ok "$demo: XProf's table is another table than the live set"
+    else
+        tap_ok "$demo: XProf's table is another table than the live set"
+    fi
+done
+
+# ---- JAX: rows named after their XLA executable and role ----
+transformer="$real/jax-transformer-noprealloc.xplane.pb.gz"
+if [ -r "$transformer" ]; then
+    "$memtop" --summary --json --top 20 "$transformer" >"$work/tfm.json"
+    tap_check "jax-transformer: --summary --json --top 20 names jit__step in the 256 MiB row, a temp" \
+        grep -q '{"op_name":"jit__step","allocation_bytes":268435456,[^}]*"region_type":"temp"' \
+        "$work/tfm.json"
+else
+    tap_skip "jax-transformer: jit__step" "no data/real"
+fi
+for capture in jax-mlp-steps jax-mlp-nosteps jax-transformer-noprealloc; do
+    file="$real/$capture.xplane.pb.gz"
+    if [ ! -r "$file" ]; then
+        tap_skip "$capture: no nameless rows" "no data/real"
+        continue
+    fi
+    nameless=0 total=0
+    for allocator in GPU_0_bfc xla_gpu_host_bfc; do
+        "$memtop" --export allocations --allocator "$allocator" "$file" >"$work/rows.csv" ||
+            nameless=$((nameless + 1000))
+        total=$((total + $(unquoted "$work/rows.csv" | awk -F, 'NR > 1' | wc -l)))
+        nameless=$((nameless + $(unquoted "$work/rows.csv" |
+            awk -F, 'NR > 1 && $2 >= 1024 && $1 == "" { n++ } END { print n + 0 }')))
+    done
+    tap_check "$capture: no row of 1 KiB or more at the peak is nameless ($nameless of $total)" \
+        test "$nameless" -eq 0 -a "$total" -gt 0
+done
+mlp="$real/jax-mlp-steps.xplane.pb.gz"
+if [ -r "$mlp" ]; then
+    "$memtop" --export allocations "$mlp" >"$work/mlp.csv"
+    tap_check "jax-mlp-steps: jit_make_batch's 512 KiB batch is an output" \
+        grep -q '^jit_make_batch,524288,.*,output,' "$work/mlp.csv"
+    tap_check "jax-mlp-steps: the parameters, made before the capture, say so in words" \
+        grep -q '^allocated before the profile,' "$work/mlp.csv"
+fi
+
+tap_done

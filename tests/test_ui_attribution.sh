@@ -1,0 +1,91 @@
+#!/bin/sh
+# Who holds the memory, on the screen (issue 22), in tmux at 80x24 and
+# 200x60 on the real captures of data/real/: the table at the peak is the
+# live set; JAX rows name their executable and role, with no all-INVALID
+# type column; PyTorch rows show the user's line in a location column;
+# grouping by scope makes one group per unscoped op (Enter opens it,
+# Backspace leaves it); Enter on a row shows its context, module,
+# location and stack, and a special row in words.
+# Prints TAP.
+set -u
+source_dir="${MEMTOP_SRCDIR:-.}"
+build_dir="${MEMTOP_BUILDDIR:-.}"
+. "$source_dir/tests/lib.sh"
+work=$test_work
+
+tmux_require
+real="$source_dir/data/real"
+jax="$real/jax-transformer-noprealloc.xplane.pb.gz"
+torch="$real/torch-mlp.pt.trace.json.gz"
+if [ ! -r "$jax" ] || [ ! -r "$torch" ]; then
+    tap_skip "the real captures" "no data/real"
+    tap_done
+    exit 0
+fi
+
+# screen_lacks NAME PATTERN: ok when the last screen read has no line matching it.
+screen_lacks() {
+    if grep -E -q -e "$2" "$tmux_screen"; then
+        echo "# the screen has: $2" >"$work/why"
+        tap_not_ok "$1" "$work/why" "$tmux_screen"
+    else
+        tap_ok "$1"
+    fi
+}
+
+# ---- JAX: executables and roles, no INVALID type column ----
+for size in "80 24" "200 60"; do
+    set -- $size
+    memtop_viewer "$1" "$2" "" "$jax"
+    tmux_screen_has "jax $1x$2: the live set at the peak, the 256 MiB buffer is jit__step's" \
+        '(Allocations l|L)ive at peak \(6\)' '256\.00 MiB .*jit__step'
+    screen_lacks "jax $1x$2: no type column of INVALID only" ' type +(shape +)?op'
+    if [ "$1" -ge 200 ]; then
+        tmux_screen_has "jax $1x$2: its role as region, the older memory in words" \
+            '256\.00 MiB .*temp .*jit__step' 'allocated before the profile'
+    fi
+    tmux_keys j Enter
+    tmux_screen_has "jax $1x$2: Enter on the special row says what it is" \
+        'What +memory held when the profile began'
+    tmux_keys Escape
+    memtop_quit "jax $1x$2: q quits with status 0"
+done
+
+# ---- PyTorch: the user's line, grouping, the detail ----
+for size in "80 24" "200 60"; do
+    set -- $size
+    memtop_viewer "$1" "$2" "" "$torch"
+    # At 80 columns the op takes the room; at 200 the location is beside it.
+    [ "$1" -lt 200 ] || tmux_screen_has "torch $1x$2: a location column with the user's line" \
+        ' location +op' 'torch_trace\.py:15 step +aten::empty_strided'
+    tmux_keys t
+    tmux_screen_has "torch $1x$2: t groups by location first: the user's line, the rest in words" \
+        'by location' 'torch_trace\.py:15 step' 'no location'
+    tmux_keys t t
+    tmux_screen_has "torch $1x$2: t t: by scope, aten::mm one group of its name" \
+        'by (op )?scope' 'aten::mm'
+    if [ "$(grep -c 'aten::mm' "$tmux_screen")" -eq 1 ]; then
+        tap_ok "torch $1x$2: aten::mm is one group, not one per row"
+    else
+        tap_not_ok "torch $1x$2: aten::mm is one group, not one per row" "$tmux_screen"
+    fi
+    # The second group (after the special row): aten::empty_strided's rows.
+    tmux_keys j Enter
+    tmux_screen_has "torch $1x$2: Enter opens a group: that op's rows alone" \
+        'aten::empty_strided'
+    screen_lacks "torch $1x$2: ... no other op in it" 'aten::mm'
+    tmux_keys BSpace
+    tmux_screen_has "torch $1x$2: Backspace leaves it" 'by (op )?scope' 'aten::mm'
+    tmux_keys t
+    memtop_quit "torch $1x$2: q quits with status 0"
+done
+memtop_viewer 200 60 "" "$torch"
+tmux_screen_has "torch 200x60: the table" 'torch_trace\.py:15 step'
+tmux_keys j Enter
+tmux_screen_has "torch 200x60: Enter shows the context, location and stack" \
+    'Context +Optimizer\.step#Adam\.step' 'Location +torch_trace\.py:15 step' \
+    'Stack +torch/optim/adam\.py:[0-9]+ _multi_tensor_adam' 'torch_trace\.py:25 <module>'
+tmux_keys Escape
+memtop_quit "torch 200x60 (detail): q quits with status 0"
+
+tap_done
