@@ -138,9 +138,10 @@ enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_v
                                           name->length);
         if (id == STRING_ID_NONE)
             return ts_no_memory(load);
-        load->annotations[load->annotation_count++] = (struct ts_annotation){
+        size_t order = load->annotation_count++;
+        load->annotations[order] = (struct ts_annotation){
             .time_us = time_us,
-            .order = load->annotation_count,
+            .order = order,
             .device = int_of(&items[i], "device", 0),
             .name = id,
             .start = pickle_is_string(stage, "START"),

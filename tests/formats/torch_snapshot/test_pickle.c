@@ -140,6 +140,12 @@ static void test_containers(void **state)
     assert_true(pickle_as_int64(pickle_dict_get(&items[6], "k"), &value) && value == 10);
     assert_true(pickle_as_int64(&items[7], &value) && value == 11);
     pickle_document_free(document);
+    /* MARK TUPLE on an empty stack: (), no pointer into a stack not yet made. */
+    document = decode_ok(BYTES("(t."));
+    root = pickle_document_root(document);
+    assert_int_equal(root.kind, PICKLE_TUPLE);
+    assert_int_equal(root.as.object->count, 0);
+    pickle_document_free(document);
     /* An empty batch (MARK then SETITEMS/APPENDS at once) adds nothing. */
     static const char empty_batches[] = "\x80\x04}\x94(u]\x94(e\x86.";
     document = decode_ok(BYTES(empty_batches));
