@@ -402,8 +402,9 @@ struct profile {
     bool gzipped;
     uint64_t file_bytes; /* size of the file as read (compressed if gzipped) */
     int32_t version;
-    /* Whether the file records a version (MemoryProfile, Skyline, XSpace
-     * as XProf converts it); a trace has none, and its 0 means nothing. */
+    /* Whether the file records a version worth showing (MemoryProfile,
+     * Skyline); a trace has none, and its 0 means nothing; XSpace keeps
+     * XProf's 1 for JSON but shows none (its timeline is complete). */
     bool version_known;
     int32_t num_hosts;
     struct string_table *strings;

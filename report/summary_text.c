@@ -255,11 +255,15 @@ void summary_report_text_with(FILE *out, const struct profile *profile, const ch
         options = &defaults;
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
-    fprintf(out, "%s: %s%s, version %d, %zu allocator%s", path,
+    fprintf(out, "%s: %s%s", path,
             profile->format == PROFILE_FORMAT_JSON       ? "JSON"
             : profile->format == PROFILE_FORMAT_PROTOBUF ? "protobuf"
                                                          : profile_format_name(profile->format),
-            profile->gzipped ? " (gzip)" : "", profile->version, profile->allocator_count,
+            profile->gzipped ? " (gzip)" : "");
+    /* A version only where it means something (not a trace's or XSpace's). */
+    if (profile->version_known)
+        fprintf(out, ", version %d", profile->version);
+    fprintf(out, ", %zu allocator%s", profile->allocator_count,
             profile->allocator_count == 1 ? "" : "s");
     if (host) {
         char name[256];
