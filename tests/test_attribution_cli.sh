@@ -90,4 +90,31 @@ if [ -r "$mlp" ]; then
         grep -q '^allocated before the profile,' "$work/mlp.csv"
 fi
 
+# ---- PyTorch's caching allocator says allocated/reserved ----
+for capture in torch-mlp.pt.trace.json.gz torch-mlp.snapshot.pickle.gz; do
+    file="$real/$capture"
+    if [ ! -r "$file" ]; then
+        tap_skip "$capture: allocated/reserved" "no data/real"
+        continue
+    fi
+    "$memtop" --summary "$file" >"$work/torch.txt"
+    tap_check "$capture: --summary says allocated and reserved but free" \
+        grep -q '^    Allocated  *[0-9.]* MiB$' "$work/torch.txt"
+    tap_check "$capture: ... reserved but free, lifetime peak allocated" \
+        grep -q '^    Reserved but free  *[0-9.]* MiB$' "$work/torch.txt"
+    if grep -q 'Heap allocation\|Free memory\|peak heap' "$work/torch.txt"; then
+        tap_not_ok "$capture: ... and not XProf's heap and free" "$work/torch.txt"
+    else
+        tap_ok "$capture: ... and not XProf's heap and free"
+    fi
+    "$memtop" --summary --json "$file" >"$work/torch.json"
+    tap_check "$capture: JSON keeps its field names" \
+        grep -q '"heap_bytes":[0-9]*,"stack_bytes":null,"free_bytes":[0-9]' "$work/torch.json"
+done
+if [ -r "$mlp" ]; then
+    "$memtop" --summary "$mlp" >"$work/jax.txt"
+    tap_check "jax-mlp-steps: XProf's words stay: Heap allocation" \
+        grep -q '^    Heap allocation ' "$work/jax.txt"
+fi
+
 tap_done

@@ -88,4 +88,26 @@ tmux_screen_has "torch 200x60: Enter shows the context, location and stack" \
 tmux_keys Escape
 memtop_quit "torch 200x60 (detail): q quits with status 0"
 
+# ---- PyTorch's caching allocator in its users' words ----
+for size in "80 24" "200 60"; do
+    set -- $size
+    memtop_viewer "$1" "$2" "" "$torch"
+    if [ "$1" -ge 200 ]; then
+        tmux_screen_has "torch $1x$2: the card says allocated and reserved but free" \
+            '^ Peak \(allocated\) +95\.74 MiB' '^   allocated +95\.74 MiB' \
+            '^   reserved but free +16\.26 MiB' '^ Lifetime peak allocated +95\.74 MiB'
+        tmux_screen_has "torch $1x$2: the readout too" \
+            'reserved but free 16\.26 MiB  allocated 95\.74 MiB'
+    else
+        tmux_screen_has "torch $1x$2: the card says allocated and reserved (short)" \
+            '^   allocated +95\.74 MiB' '^   rsv\. free +16\.26 MiB'
+    fi
+    tmux_screen_has "torch $1x$2: the legend says allocated" '█ allocated'
+    screen_lacks "torch $1x$2: no heap or free" '(heap|  free) '
+    memtop_quit "torch $1x$2 (words): q quits with status 0"
+done
+memtop_viewer 200 60 "" "$jax"
+tmux_screen_has "jax 200x60: XProf's words stay" '^   heap +[0-9]' '█ heap'
+memtop_quit "jax 200x60 (words): q quits with status 0"
+
 tap_done
