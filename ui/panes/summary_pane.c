@@ -173,7 +173,8 @@ static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int 
     /* The label depends on the width only, not the value, so it does not
      * change from one allocator to the next. */
     const char *label = field_label(field, allocator);
-    if ((int)strlen(label) + 1 + WIDEST_VALUE > width)
+    size_t longest = strlen(field->label) > strlen(label) ? strlen(field->label) : strlen(label);
+    if ((int)longest + 1 + WIDEST_VALUE > width)
         label = field_short_label(field, allocator);
     wattrset(window, style->dim);
     draw_text(window, y, x, width - value_width - 1, label, style);
