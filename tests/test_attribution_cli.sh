@@ -111,6 +111,10 @@ if [ -r "$torch" ] && [ -r "$mlp" ]; then
         memtop_expect "jax-mlp-steps: --group-by $key is refused: no $key recorded" 2 \
             err "--group-by $key: the rows record no $key"
     done
+    "$memtop" --export allocations "$torch" >"$work/shapes.csv"
+    tap_check "torch-mlp: the allocating op's Input Dims and Input type as shape and type" \
+        grep -q '^aten::mm,4194304,4194304,1,,"float, float","\[\[1024, 256\], \[256, 1024\]\]",' \
+        "$work/shapes.csv"
     memtop_run --export allocations --group-by op "$mlp"
     memtop_expect "jax-mlp-steps: --group-by op names jit__step" 0 out '^jit__step,'
 else

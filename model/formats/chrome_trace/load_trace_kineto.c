@@ -228,6 +228,11 @@ enum load_status trace_kineto_take_op(struct trace_load *load, const struct trac
         .sequence = event->sequence,
         .is_operator = is_operator,
     };
+    if (is_operator) {
+        enum load_status status = trace_kineto_op_shapes(load, event, &op.shape, &op.type);
+        if (status != LOAD_OK)
+            return status;
+    }
     op.name = trace_load_intern(load, event->member[TRACE_KEY_NAME]);
     if (op.name == STRING_ID_NONE || !event_thread(load, kineto, event, &op.thread) ||
         !LIST_APPEND(kineto, ops, op))
@@ -343,6 +348,7 @@ struct attribution {
     uint32_t *level;    /* per op, once pushed: 1 for an op with no parent */
     uint32_t *head;     /* per op, once pushed: its ancestor at CHAIN_HEAD levels */
     uint32_t *operator; /* per op: the innermost cpu_op's name among it and its parents */
+    uint32_t *owner;    /* per op: that cpu_op's index (its shapes), OP_NONE for none */
     uint32_t *chain;    /* per op: its context, CHAIN_UNKNOWN until asked */
     uint32_t *stack;
     size_t depth;
@@ -494,6 +500,7 @@ static void op_push(struct attribution *work, uint32_t op)
     work->operator[op] = ops[op].is_operator ? ops[op].name
                          : parent == OP_NONE ? STRING_ID_EMPTY
                                              : work->operator[parent];
+    work->owner[op] = ops[op].is_operator ? op : parent == OP_NONE ? OP_NONE : work->owner[parent];
     work->stack[work->depth++] = op;
 }
 
@@ -516,11 +523,15 @@ static bool attribute_thread(struct attribution *work, const size_t *order, size
             op_push(work, (uint32_t)*next_op);
         while (work->depth && kineto->ops[work->stack[work->depth - 1]].end_ns <= time)
             work->depth--;
-        memory->op = memory->context = STRING_ID_EMPTY;
+        memory->op = memory->context = memory->shape = memory->type = STRING_ID_EMPTY;
         if (work->depth == 0)
             continue;
         uint32_t top = work->stack[work->depth - 1];
         memory->op = work->operator[top];
+        if (work->owner[top] != OP_NONE) {
+            memory->shape = kineto->ops[work->owner[top]].shape;
+            memory->type = kineto->ops[work->owner[top]].type;
+        }
         memory->context = op_chain(work, top);
         if (memory->context == STRING_ID_NONE)
             return false;
@@ -540,12 +551,13 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
         .level = malloc(ops * sizeof(uint32_t)),
         .head = malloc(ops * sizeof(uint32_t)),
         .operator = malloc(ops * sizeof(uint32_t)),
+        .owner = malloc(ops * sizeof(uint32_t)),
         .chain = malloc(ops * sizeof(uint32_t)),
         /* The stack, and room above it for op_chain's walk up. */
         .stack = malloc(2 * ops * sizeof(uint32_t)),
     };
     size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
-    bool ok = work.parent && work.level && work.head && work.operator && work.chain &&
+    bool ok = work.parent && work.level && work.head && work.operator && work.owner && work.chain &&
               work.stack && order;
     /* Python frames first: they ride on the same order (issue 22). */
     ok = ok && trace_kineto_attribute_frames(load, kineto, order);
@@ -566,6 +578,7 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
     free(work.level);
     free(work.head);
     free(work.operator);
+    free(work.owner);
     free(work.chain);
     free(work.stack);
     free(work.text);

@@ -23,6 +23,9 @@ struct kineto_memory {
     uint32_t op;
     uint32_t context;
     uint32_t site; /* struct frame_site index: the Python frames around it; 0 none */
+    /* The allocating cpu_op's Input Dims and Input type (string ids, 0 none). */
+    uint32_t shape;
+    uint32_t type;
     int32_t device_type;
     int32_t device_id;
     bool has_reserved;
@@ -38,6 +41,8 @@ struct kineto_op {
     uint32_t thread;
     uint32_t name;
     uint32_t sequence;
+    uint32_t shape; /* a cpu_op's Input Dims, Input type (string ids, 0 none) */
+    uint32_t type;
     bool is_operator; /* cpu_op; else a user annotation */
 };
 
@@ -109,6 +114,10 @@ struct trace_kineto {
 bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto *kineto,
                                    const size_t *by_thread);
 
+/* load_trace_kineto_shapes.c: a cpu_op event's Input Dims and Input
+ * type, interned (STRING_ID_EMPTY when it has none). */
+enum load_status trace_kineto_op_shapes(struct trace_load *load, const struct trace_event *event,
+                                        uint32_t *shape, uint32_t *type);
 /* Devices, timelines, summaries and rows from the attributed events,
  * `order` being their indices sorted stably by time. */
 enum load_status trace_kineto_build(struct trace_load *load, struct trace_kineto *kineto,

@@ -41,6 +41,7 @@ struct device {
     size_t allocator;
     int64_t running_max;
     bool knows_free;
+    bool knows_shapes; /* a cpu_op around one of its events had Input Dims */
     /* Address -> index (in kineto->memory) of its latest allocation. */
     struct integer_map last_allocation;
 };
@@ -106,6 +107,8 @@ static struct snapshot memory_snapshot(struct trace_load *load, struct device *d
 {
     if (memory->total_allocated > device->running_max)
         device->running_max = memory->total_allocated;
+    if (memory->shape != STRING_ID_EMPTY || memory->type != STRING_ID_EMPTY)
+        device->knows_shapes = true; /* record_shapes=True */
     int activity = !memory->has_address ? MEMORY_ACTIVITY_UNKNOWN
                    : memory->bytes >= 0 ? MEMORY_ACTIVITY_ALLOCATION
                                         : MEMORY_ACTIVITY_DEALLOCATION;
@@ -131,6 +134,8 @@ static struct snapshot memory_snapshot(struct trace_load *load, struct device *d
         .op_name = memory->op,
         .context = memory->context,
         .site = memory->site,
+        .tensor_shape = memory->shape,
+        .data_type = memory->type,
     };
 }
 
@@ -148,6 +153,8 @@ static bool memory_replay(struct device *device, struct kineto_memory *events, u
         memory->op = events[*allocation].op;
         memory->context = events[*allocation].context;
         memory->site = events[*allocation].site;
+        memory->shape = events[*allocation].shape;
+        memory->type = events[*allocation].type;
     }
     return true;
 }
@@ -183,7 +190,13 @@ static bool device_finish(struct trace_load *load, const struct device *device)
      * totals: the op comes from the enclosing cpu_op, the rest is unknown. */
     unsigned unknown = ALLOCATOR_FIELD_STACK | ALLOCATOR_FIELD_FRAGMENTATION |
                        ALLOCATOR_FIELD_CAPACITY | ALLOCATOR_FIELD_REGION |
-                       ALLOCATOR_FIELD_DATA_TYPE | ALLOCATOR_FIELD_TENSOR_SHAPE;
+                       ALLOCATOR_FIELD_DATA_TYPE;
+    /* With record_shapes=True the allocating op's Input Dims are the
+     * shape (a column); its Input type list goes to the CSV and JSON's
+     * data_type, but is no tensor's type: no type column, no breakdown
+     * by it (lists of "float, Scalar" sum to nothing a user reads). */
+    if (!device->knows_shapes)
+        unknown |= ALLOCATOR_FIELD_TENSOR_SHAPE;
     if (!device->knows_free)
         unknown |= ALLOCATOR_FIELD_FREE;
     profile_builder_set_unknown_fields(load->builder, device->allocator, unknown);

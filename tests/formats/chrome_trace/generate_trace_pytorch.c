@@ -123,6 +123,18 @@ const char *pytorch_op_args(const struct pytorch *sim, const struct op *op)
            "\"Input Strides\": [[1024, 1], [1, 1024], []], \"Input Dims\": [[256, 1024], [1024, 512], []]";
 }
 
+void pytorch_op_shapes(const struct pytorch *sim, const struct op *op, const char **data_type,
+                       const char **shape)
+{
+    if (sim->options->hostile && (op->name == N_ADDMM || op->name == N_NLL_LOSS_FORWARD)) {
+        *data_type = "float, float, float, Scalar, Scalar";
+        *shape = "[[512], [256, 512], [512, 512], [], []]";
+        return;
+    }
+    *data_type = "float, float, float";
+    *shape = "[[256, 1024], [1024, 512], []]";
+}
+
 int64_t written_ns(const struct options *options, int64_t time)
 {
     if (options->timestamps == TIMESTAMPS_ABSOLUTE)

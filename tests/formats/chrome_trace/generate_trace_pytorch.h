@@ -83,6 +83,10 @@ void pytorch_simulate(struct pytorch *sim);
 struct op_name pytorch_op_name(const struct pytorch *sim, const struct op *op, char *buffer, size_t size);
 /* cpu_op args after "External id", as Kineto writes them. */
 const char *pytorch_op_args(const struct pytorch *sim, const struct op *op);
+/* What memtop makes of those args (issue 22): the Input type names and
+ * the Input Dims, as the loader writes them. */
+void pytorch_op_shapes(const struct pytorch *sim, const struct op *op, const char **data_type,
+                       const char **shape);
 const char *pytorch_kernel_name(int32_t kernel);
 /* The ts Kineto prints for a true time, in ns as memtop parses it. */
 int64_t written_ns(const struct options *options, int64_t time);

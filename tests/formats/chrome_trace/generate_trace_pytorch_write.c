@@ -286,6 +286,7 @@ struct placed {
     size_t file;  /* position among the [memory] events of the file */
     const struct memory_event *event;
     struct text op, chain;
+    struct text data_type, shape; /* the innermost cpu_op's inputs */
     int64_t step;
 };
 
@@ -345,7 +346,7 @@ static void attribute_thread(struct kineto *out, struct arena *arena, int thread
             depth--;
         char chain[8192];
         size_t length = 0;
-        placed[e].op = text_of("");
+        placed[e].op = placed[e].data_type = placed[e].shape = text_of("");
         for (int i = 0; i < depth; i++) {
             char buffer[64];
             struct op_name name = pytorch_op_name(sim, stack[i]->op, buffer, sizeof buffer);
@@ -357,8 +358,13 @@ static void attribute_thread(struct kineto *out, struct arena *arena, int thread
             }
             memcpy(chain + length, name.bytes, name.length);
             length += name.length;
-            if (stack[i]->op->kind == KIND_CPU_OP) /* cpu_op names are static */
+            if (stack[i]->op->kind == KIND_CPU_OP) { /* cpu_op names are static */
                 placed[e].op = (struct text){name.bytes, name.length};
+                const char *data_type, *shape;
+                pytorch_op_shapes(sim, stack[i]->op, &data_type, &shape);
+                placed[e].data_type = text_of(data_type);
+                placed[e].shape = text_of(shape);
+            }
         }
         placed[e].chain = arena_copy(arena, chain, length);
     }
@@ -477,11 +483,15 @@ static void expect_device(struct kineto *out, struct expectations *expect, int d
             .step = placed[e].step,
             .op = placed[e].op,
             .chain = placed[e].chain,
+            .data_type = placed[e].data_type,
+            .shape = placed[e].shape,
         };
         int64_t origin = address_get(&allocated_by, event->address);
         if (snapshot.activity == ACTIVITY_DEALLOCATION && origin >= 0) {
             snapshot.op = allocator->snapshots[origin].op;
             snapshot.chain = allocator->snapshots[origin].chain;
+            snapshot.data_type = allocator->snapshots[origin].data_type;
+            snapshot.shape = allocator->snapshots[origin].shape;
         }
         if (snapshot.activity == ACTIVITY_ALLOCATION)
             address_put(&allocated_by, event->address, (int64_t)allocator->count);

@@ -108,29 +108,31 @@ tap_check "timeline --tiny: the hand-worked expectations" cmp -s "$work/timeline
 # allocation), 21000 -2048. Peak 13328 at 5500 (index 4); live then 2048
 # + 1024 + 256, so 10000 were allocated before the profile. Free at the
 # peak 2097152 - 13328. cpu: 4 bytes in aten::_foreach_sqrt, not in the
-# user annotation inside it.
+# user annotation inside it. Every cpu_op's Input type and Input Dims
+# (the generator writes one set) are each event's type and shape (issue
+# 22), a free's those of its allocation (or of its own op).
 tr > "$work/pytorch.want" <<'END'
 memtop-trace-expect|1
 producer|pytorch
 earliest_ts_ns|4558953768941529
 allocators|2
-allocator|0|cuda:0|8|4|4|4|13328|5500000|2083824|13328|0|4|3fb73a78fc4e0390
+allocator|0|cuda:0|8|4|4|4|13328|5500000|2083824|13328|0|4|87907914bb8a7aa0
 row|0|0|10000|10000|1|allocated before the profile|persist/dynamic|INVALID|unknown
-row|0|1|2048|2048|1|aten::empty|||
-row|0|2|1024|1024|1|aten::mm|||
-row|0|3|256|256|1|aten::linear|||
-snapshot|0|0|2500000|10512|2086640|10512|ALLOCATION|512|12288|-1|aten::empty||||aten::linear > aten::addmm > aten::empty
-snapshot|0|1|2500000|12560|2084592|12560|ALLOCATION|2048|16384|-1|aten::empty||||aten::linear > aten::addmm > aten::empty
-snapshot|0|2|3000000|12048|2085104|12560|DEALLOCATION|512|12288|-1|aten::empty||||aten::linear > aten::addmm > aten::empty
-snapshot|0|3|5500000|13072|2084080|13072|ALLOCATION|1024|4096|-1|aten::mm||||autograd::engine::evaluate_function: AddmmBackward0 > aten::mm
-snapshot|0|4|5500000|13328|2083824|13328|ALLOCATION|256|24576|-1|aten::linear||||aten::linear
-snapshot|0|5|6000000|12816|2084336|13328|DEALLOCATION|512|8192|-1|autograd::engine::evaluate_function: AddmmBackward0||||autograd::engine::evaluate_function: AddmmBackward0
-snapshot|0|6|8000000|11792|2085360|13328|DEALLOCATION|1024|4096|-1|aten::mm||||autograd::engine::evaluate_function: AddmmBackward0 > aten::mm
-snapshot|0|7|21000000|9744|2087408|13328|DEALLOCATION|2048|16384|-1|aten::empty||||aten::linear > aten::addmm > aten::empty
-allocator|1|cpu|2|1|1|0|4|12500000|0|4|0|1|b5294b247d6257f2
-row|1|0|4|4|1|aten::_foreach_sqrt|||
-snapshot|1|0|12500000|4|0|4|ALLOCATION|4|20480|-1|aten::_foreach_sqrt||||Optimizer.step#Adam.step > aten::_foreach_sqrt > ## adam: unscale ##
-snapshot|1|1|16000000|0|0|4|DEALLOCATION|4|20480|-1|aten::_foreach_sqrt||||Optimizer.step#Adam.step > aten::_foreach_sqrt > ## adam: unscale ##
+row|0|1|2048|2048|1|aten::empty||float, float, float|[[256, 1024], [1024, 512], []]
+row|0|2|1024|1024|1|aten::mm||float, float, float|[[256, 1024], [1024, 512], []]
+row|0|3|256|256|1|aten::linear||float, float, float|[[256, 1024], [1024, 512], []]
+snapshot|0|0|2500000|10512|2086640|10512|ALLOCATION|512|12288|-1|aten::empty||float, float, float|[[256, 1024], [1024, 512], []]|aten::linear > aten::addmm > aten::empty
+snapshot|0|1|2500000|12560|2084592|12560|ALLOCATION|2048|16384|-1|aten::empty||float, float, float|[[256, 1024], [1024, 512], []]|aten::linear > aten::addmm > aten::empty
+snapshot|0|2|3000000|12048|2085104|12560|DEALLOCATION|512|12288|-1|aten::empty||float, float, float|[[256, 1024], [1024, 512], []]|aten::linear > aten::addmm > aten::empty
+snapshot|0|3|5500000|13072|2084080|13072|ALLOCATION|1024|4096|-1|aten::mm||float, float, float|[[256, 1024], [1024, 512], []]|autograd::engine::evaluate_function: AddmmBackward0 > aten::mm
+snapshot|0|4|5500000|13328|2083824|13328|ALLOCATION|256|24576|-1|aten::linear||float, float, float|[[256, 1024], [1024, 512], []]|aten::linear
+snapshot|0|5|6000000|12816|2084336|13328|DEALLOCATION|512|8192|-1|autograd::engine::evaluate_function: AddmmBackward0||float, float, float|[[256, 1024], [1024, 512], []]|autograd::engine::evaluate_function: AddmmBackward0
+snapshot|0|6|8000000|11792|2085360|13328|DEALLOCATION|1024|4096|-1|aten::mm||float, float, float|[[256, 1024], [1024, 512], []]|autograd::engine::evaluate_function: AddmmBackward0 > aten::mm
+snapshot|0|7|21000000|9744|2087408|13328|DEALLOCATION|2048|16384|-1|aten::empty||float, float, float|[[256, 1024], [1024, 512], []]|aten::linear > aten::addmm > aten::empty
+allocator|1|cpu|2|1|1|0|4|12500000|0|4|0|1|86e045ec6ecc4114
+row|1|0|4|4|1|aten::_foreach_sqrt||float, float, float|[[256, 1024], [1024, 512], []]
+snapshot|1|0|12500000|4|0|4|ALLOCATION|4|20480|-1|aten::_foreach_sqrt||float, float, float|[[256, 1024], [1024, 512], []]|Optimizer.step#Adam.step > aten::_foreach_sqrt > ## adam: unscale ##
+snapshot|1|1|16000000|0|0|4|DEALLOCATION|4|20480|-1|aten::_foreach_sqrt||float, float, float|[[256, 1024], [1024, 512], []]|Optimizer.step#Adam.step > aten::_foreach_sqrt > ## adam: unscale ##
 end
 END
 "$generate" --producer pytorch --tiny -o "$work/tiny.json" --expect "$work/pytorch.got"

@@ -282,6 +282,46 @@ static void test_attribution(void **state)
     profile_free(profile);
 }
 
+/* Issue 22: with record_shapes=True a cpu_op carries its inputs' dims
+ * and types; the memory it allocates (directly, or inside a user
+ * annotation within it) takes them as shape and type, a free its
+ * allocation's, and an op without them gives none. */
+#define SHAPED_OP(name, ts, dur, dims, types)                                                \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":7,\"tid\":1,"          \
+    "\"ts\":" ts ",\"dur\":" dur ",\"args\":{\"External id\":1,\"Input type\": " types     \
+    ", \"Input Strides\": [[10, 1]], \"Input Dims\": " dims ",\"Ev Idx\":1}}"
+static const char shaped_trace[] =
+    "{\"traceEvents\":["
+    SHAPED_OP("aten::mm", "0", "10", "[[256, 10],\n [10, 4]]", "[\"float\", \"float\"]") ","
+    SLICE("user_annotation", "inner", "1", "2", 1) ","
+    SHAPED_OP("aten::nll_loss", "20", "10", "[[], [256]]", "[\"float\", \"long int\", \"Scalar\"]") ","
+    SHAPED_OP("aten::empty", "40", "10", "[[], []]", "[\"ScalarList\"]") ","
+    MEMORY("2", 1, 100, 512, 512) ","   /* 0: in the annotation inside mm */
+    MEMORY("21", 1, 200, 1024, 1536) "," /* 1: in nll_loss */
+    MEMORY("41", 1, 300, 64, 1600) ","  /* 2: in an op with dims but no number */
+    MEMORY("60", 1, 100, -512, 1088) "]}"; /* 3: a free, after every op */
+
+static void test_input_shapes(void **state)
+{
+    (void)state;
+    struct profile *profile = load_text(shaped_trace, LOAD_OK, NULL);
+    const struct allocator *cuda = allocator_named(profile, "cuda:0");
+    const struct snapshot_columns *timeline = &cuda->timeline;
+    assert_int_equal(timeline->count, 4);
+    assert_string_equal(profile_text(profile, timeline->tensor_shape[0]), "[[256, 10], [10, 4]]");
+    assert_string_equal(profile_text(profile, timeline->data_type[0]), "float, float");
+    assert_string_equal(profile_text(profile, timeline->tensor_shape[1]), "[[], [256]]");
+    assert_string_equal(profile_text(profile, timeline->data_type[1]), "float, long int, Scalar");
+    assert_string_equal(profile_text(profile, timeline->tensor_shape[2]), "");
+    assert_string_equal(profile_text(profile, timeline->tensor_shape[3]), "[[256, 10], [10, 4]]");
+    /* Recorded: the table shows the shape; the type list is no tensor's
+     * type (no column, no breakdown); region stays unknown. */
+    assert_true(allocator_records(cuda, ALLOCATOR_FIELD_TENSOR_SHAPE));
+    assert_false(allocator_records(cuda, ALLOCATOR_FIELD_DATA_TYPE));
+    assert_false(allocator_records(cuda, ALLOCATOR_FIELD_REGION));
+    profile_free(profile);
+}
+
 /* Issue 26.2: ops nested deeper than 64 levels: a context keeps the
  * outermost 32 and innermost 32 names and counts those between, so that
  * contexts grow with the file, not with the square of the nesting. */
@@ -541,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_containers_and_broken_endings),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_attribution),
+        cmocka_unit_test(test_input_shapes),
         cmocka_unit_test(test_deep_nesting_contexts),
         cmocka_unit_test(test_python_frames),
         cmocka_unit_test(test_python_frames_filtered),
