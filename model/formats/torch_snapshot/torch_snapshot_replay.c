@@ -63,6 +63,8 @@ struct device_replay {
 /* The value of initial allocation k in `ends`. */
 #define INITIAL_MARK 0x80000000u
 #define NO_END UINT32_MAX
+/* Entries ahead of the timeline replay whose ended allocation it fetches. */
+#define PREFETCH_DISTANCE 16
 
 /* ---- before the first entry ---- */
 
@@ -260,6 +262,13 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
     *peak = 0;
     for (size_t i = 0; ok && i < replay->count; i++) {
         const struct ts_entry *entry = &replay->entries[i];
+        /* The allocation an entry ends is anywhere before it: fetch its
+         * size a few entries ahead, or the loop waits on memory. */
+        uint32_t ahead = i + PREFETCH_DISTANCE < replay->count
+                             ? replay->ends[i + PREFETCH_DISTANCE]
+                             : NO_END;
+        if (ahead != NO_END && !(ahead & INITIAL_MARK))
+            __builtin_prefetch(&replay->entries[ahead].size);
         if (replay->ends[i] != NO_END)
             allocated = saturating_subtract(allocated, ended_size(replay, replay->ends[i]));
         if (entry->action == TS_ALLOC)
