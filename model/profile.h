@@ -103,6 +103,17 @@ bool snapshot_columns_enable_site(struct snapshot_columns *columns);
 bool snapshot_columns_enable_context(struct snapshot_columns *columns);
 /* Grow to hold at least `capacity` snapshots; false when memory runs out. */
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
+/* For a loader whose format leaves some columns empty: columns with no
+ * room yet (capacity 0) grow to `capacity` slots that read zero, and
+ * snapshot_columns_append_sparse() stores only what is not zero, so a
+ * column the format never fills stays pages the system has not handed
+ * out (no resident memory, no page faults; reading them reads zeros).
+ * False when memory runs out, or when the columns already have room. */
+bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t capacity);
+/* snapshot_columns_append() into columns snapshot_columns_reserve_zeroed()
+ * made, below their capacity: the zero values are not written. */
+void snapshot_columns_append_sparse(struct snapshot_columns *columns,
+                                    const struct snapshot *snapshot);
 /* Give back the room past the last snapshot (loaders reserve from
  * estimates): capacity == count afterwards (a column realloc() cannot
  * shrink keeps its room, unused). */
