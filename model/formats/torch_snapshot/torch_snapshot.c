@@ -129,13 +129,16 @@ static enum load_status read_traces(struct ts_load *load, const struct pickle_va
     const struct ts_trace **traces = malloc((count ? count : 1) * sizeof *traces);
     if (!traces)
         return ts_no_memory(load);
-    for (size_t d = 0; d < count; d++) {
-        traces[d] = ts_trace_of(load, &items[d]);
-        if (!traces[d]) {
-            free(traces);
-            return not_a_snapshot(load, "a device trace holds something other than entries");
+    /* Reading a list the reader kept adds a trace, which may move the
+     * ones found before: the pointers are taken once every list is read. */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t d = 0; d < count; d++) {
+            traces[d] = ts_trace_of(load, &items[d]);
+            if (!traces[d]) {
+                free(traces);
+                return not_a_snapshot(load, "a device trace holds something other than entries");
+            }
         }
-    }
     enum load_status status = build_devices(load, traces, count);
     free(traces);
     return status;
