@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """peer_torch_snapshot.py: the plain way to get what `memtop --summary` says of
 a PyTorch memory snapshot: `pickle.load` (as memory_viz's Python tooling
-does), then the replay of ../shared/spec/torch-snapshot.md section 5 per
+does), then the replay of docs/formats/torch_snapshot.md per
 device: the state before the first entry (unmatched frees and ghost
 blocks), allocated bytes after each entry (only free_completed ends an
 allocation), reserved bytes from the segments, the first peak and what is

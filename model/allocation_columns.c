@@ -131,6 +131,8 @@ SNAPSHOT_NUMBER_VALUE(special_index)
 STRING_VALUE(kind)
 STRING_VALUE(location)
 STRING_VALUE(stack)
+STRING_VALUE(context)
+STRING_VALUE(module)
 
 static struct allocation_value value_time_ps(const struct allocation_context *context,
                                              const struct allocation_row *row)
@@ -238,6 +240,11 @@ static const struct allocation_column_info columns[ALLOCATION_COLUMN_COUNT] = {
      value_total_bytes},
     {TABLE_COLUMN_SHARE, "share", "share", FRACTION, true, 0, 0, compare_total, true,
      value_share},
+    /* Where it was made (issue 22): the enclosing events, outermost
+     * first, and the innermost module; the CSV and JSON carry them, the
+     * detail view shows them. */
+    {TABLE_COLUMN_CONTEXT, "context", "context", TEXT, false, 0, 0, NULL, false, value_context},
+    {TABLE_COLUMN_MODULE, "module", "module", TEXT, false, 0, 0, NULL, false, value_module},
 };
 
 const struct allocation_column_info *allocation_column(enum table_column id)

@@ -35,9 +35,9 @@
  * it has a comparison). Kind, location and stack are filled by the
  * formats whose rows name the code that made them (Skyline) and empty
  * elsewhere. Total and share (what a row holds: its size times its
- * occurrences, and that over the allocator's peak) came last. Columns
- * are added at the end so that the CSV's earlier columns keep their
- * places. */
+ * occurrences, and that over the allocator's peak) came next, then
+ * context and module (issue 22). Columns are added at the end so that
+ * the CSV's earlier columns keep their places. */
 enum table_column {
     TABLE_COLUMN_FILE_ORDER = -1, /* no sort: XProf's order, as in the file */
     TABLE_COLUMN_OP_NAME = 0,
@@ -60,6 +60,8 @@ enum table_column {
     TABLE_COLUMN_STACK,
     TABLE_COLUMN_TOTAL_BYTES,
     TABLE_COLUMN_SHARE,
+    TABLE_COLUMN_CONTEXT, /* issue 22 */
+    TABLE_COLUMN_MODULE,
     ALLOCATION_COLUMN_COUNT
 };
 

@@ -25,25 +25,55 @@ static struct allocator_delta allocator_delta_of(const struct allocator *base,
     };
 }
 
-bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
-                              const struct profile *new)
+/* The new allocator base allocator `index` is paired with by a --pair,
+ * or -1; an allocator already taken by an earlier pairing is skipped. */
+static long pairing_partner(const struct profile *base, size_t index, const struct profile *new,
+                            const struct allocator_pairing *pairings, size_t pairing_count,
+                            const bool *reserved)
+{
+    for (size_t p = 0; p < pairing_count; p++) {
+        long in_base = profile_find_allocator_named(base, pairings[p].base_id);
+        long in_new = profile_find_allocator_named(new, pairings[p].new_id);
+        if (in_base == (long)index && in_new >= 0 && !reserved[in_new])
+            return in_new;
+    }
+    return -1;
+}
+
+bool profile_comparison_build_paired(struct profile_comparison *comparison,
+                                     const struct profile *base, const struct profile *new,
+                                     const struct allocator_pairing *pairings,
+                                     size_t pairing_count)
 {
     *comparison = (struct profile_comparison){0};
     size_t most = base->allocator_count + new->allocator_count;
     comparison->pairs = calloc(most ? most : 1, sizeof *comparison->pairs);
     bool *matched = calloc(new->allocator_count ? new->allocator_count : 1, sizeof *matched);
-    if (!comparison->pairs || !matched) {
+    long *partner = calloc(base->allocator_count ? base->allocator_count : 1, sizeof *partner);
+    if (!comparison->pairs || !matched || !partner) {
         free(matched);
+        free(partner);
         profile_comparison_free(comparison);
         return false;
     }
+    /* Pairings first, so that matching by id never takes their allocators. */
+    for (size_t i = 0; i < base->allocator_count; i++) {
+        partner[i] = pairing_partner(base, i, new, pairings, pairing_count, matched);
+        if (partner[i] >= 0)
+            matched[partner[i]] = true;
+    }
     for (size_t i = 0; i < base->allocator_count; i++) {
         const struct allocator *allocator = &base->allocators[i];
-        long other = profile_find_allocator(new, profile_string(base, allocator->id));
+        long other = partner[i];
+        if (other < 0) {
+            other = profile_find_allocator(new, profile_string(base, allocator->id));
+            other = other >= 0 && !matched[other] ? other : -1;
+            if (other >= 0)
+                matched[other] = true;
+        }
         struct allocator_pair *pair = &comparison->pairs[comparison->count++];
         pair->base = allocator;
-        if (other >= 0 && !matched[other]) {
-            matched[other] = true;
+        if (other >= 0) {
             pair->new = &new->allocators[other];
             pair->delta = allocator_delta_of(pair->base, pair->new);
         }
@@ -52,7 +82,14 @@ bool profile_comparison_build(struct profile_comparison *comparison, const struc
         if (!matched[i])
             comparison->pairs[comparison->count++].new = &new->allocators[i];
     free(matched);
+    free(partner);
     return true;
+}
+
+bool profile_comparison_build(struct profile_comparison *comparison, const struct profile *base,
+                              const struct profile *new)
+{
+    return profile_comparison_build_paired(comparison, base, new, NULL, 0);
 }
 
 void profile_comparison_free(struct profile_comparison *comparison)
@@ -77,17 +114,27 @@ static int op_entry_compare(const void *a, const void *b)
     return text_compare(((const struct op_entry *)a)->name, ((const struct op_entry *)b)->name);
 }
 
-static size_t op_entries_add(struct op_entry *entries, const struct profile *profile,
-                             const struct allocator *allocator, bool is_new)
+static struct text op_entry_key(const struct profile *profile, const struct allocation_row *row,
+                                enum op_comparison_key key)
+{
+    if (row->origin == ROW_UNRESOLVED)
+        return text_of(COMPARE_UNRESOLVED_NAME);
+    if (key == COMPARE_BY_LOCATION)
+        return row->location ? profile_string(profile, row->location)
+                             : text_of(COMPARE_NO_LOCATION_NAME);
+    return profile_string(profile, row->op_name);
+}
+
+static size_t op_entries_add(struct op_entry *entries, enum op_comparison_key key,
+                             const struct profile *profile, const struct allocator *allocator,
+                             bool is_new)
 {
     if (!allocator)
         return 0;
     for (size_t i = 0; i < allocator->row_count; i++) {
         const struct allocation_row *row = &allocator->rows[i];
         int64_t occurrences = row->occurrences < 1 ? 1 : row->occurrences;
-        struct text name = text_of(COMPARE_UNRESOLVED_NAME);
-        if (row->origin != ROW_UNRESOLVED)
-            name = profile_string(profile, row->op_name);
+        struct text name = op_entry_key(profile, row, key);
         entries[i] = (struct op_entry){name, allocation_row_bytes(row), occurrences, is_new};
     }
     return allocator->row_count;
@@ -136,9 +183,32 @@ static int op_delta_compare(const void *a, const void *b)
     return text_compare(op_delta_name(x), op_delta_name(y));
 }
 
+static bool allocator_has_location(const struct allocator *allocator)
+{
+    for (size_t i = 0; allocator && i < allocator->row_count; i++)
+        if (allocator->rows[i].location != 0)
+            return true;
+    return false;
+}
+
+enum op_comparison_key op_comparison_key_for(const struct allocator *base_allocator,
+                                             const struct allocator *new_allocator)
+{
+    return allocator_has_location(base_allocator) || allocator_has_location(new_allocator)
+               ? COMPARE_BY_LOCATION
+               : COMPARE_BY_OP;
+}
+
 bool op_comparison_build(struct op_comparison *table, const struct profile *base,
                          const struct allocator *base_allocator, const struct profile *new,
                          const struct allocator *new_allocator)
+{
+    return op_comparison_build_by(table, COMPARE_BY_OP, base, base_allocator, new, new_allocator);
+}
+
+bool op_comparison_build_by(struct op_comparison *table, enum op_comparison_key key,
+                            const struct profile *base, const struct allocator *base_allocator,
+                            const struct profile *new, const struct allocator *new_allocator)
 {
     *table = (struct op_comparison){0};
     size_t total = (base_allocator ? base_allocator->row_count : 0) +
@@ -152,8 +222,8 @@ bool op_comparison_build(struct op_comparison *table, const struct profile *base
         op_comparison_free(table);
         return false;
     }
-    size_t count = op_entries_add(entries, base, base_allocator, false);
-    count += op_entries_add(entries + count, new, new_allocator, true);
+    size_t count = op_entries_add(entries, key, base, base_allocator, false);
+    count += op_entries_add(entries + count, key, new, new_allocator, true);
     qsort(entries, count, sizeof *entries, op_entry_compare);
     table->count = op_entries_group(entries, count, table->rows);
     free(entries);
@@ -166,4 +236,36 @@ void op_comparison_free(struct op_comparison *table)
     free(table->rows);
     table->rows = NULL;
     table->count = 0;
+}
+
+/* ---- hosts of two runs matched by name ---- */
+
+bool compare_match_hosts(const struct host_list *base, size_t base_first, size_t base_count,
+                         const struct host_list *new, size_t new_first, size_t new_count,
+                         struct host_match **matches, size_t *count)
+{
+    *count = 0;
+    *matches = calloc(base_count + new_count ? base_count + new_count : 1, sizeof **matches);
+    bool *matched = calloc(new_count ? new_count : 1, sizeof *matched);
+    if (!*matches || !matched) {
+        free(*matches);
+        free(matched);
+        *matches = NULL;
+        return false;
+    }
+    for (size_t i = 0; i < base_count; i++) {
+        struct host_match *match = &(*matches)[(*count)++];
+        *match = (struct host_match){(long)(base_first + i), -1};
+        for (size_t j = 0; j < new_count && match->new < 0; j++)
+            if (!matched[j] &&
+                strcmp(base->hosts[base_first + i].name, new->hosts[new_first + j].name) == 0) {
+                matched[j] = true;
+                match->new = (long)(new_first + j);
+            }
+    }
+    for (size_t j = 0; j < new_count; j++)
+        if (!matched[j])
+            (*matches)[(*count)++] = (struct host_match){-1, (long)(new_first + j)};
+    free(matched);
+    return true;
 }

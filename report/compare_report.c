@@ -77,6 +77,32 @@ struct text compare_pair_id(const struct allocator_pair *pair, const struct prof
     return pair->base ? profile_string(base, pair->base->id) : profile_string(new, pair->new->id);
 }
 
+struct text compare_pair_new_id(const struct allocator_pair *pair, const struct profile *base,
+                                const struct profile *new)
+{
+    if (!pair->base || !pair->new)
+        return text_make("", 0);
+    struct text base_id = profile_string(base, pair->base->id);
+    struct text new_id = profile_string(new, pair->new->id);
+    return text_equal(base_id, new_id) ? text_make("", 0) : new_id;
+}
+
+struct text compare_pair_label(const struct allocator_pair *pair, const struct profile *base,
+                               const struct profile *new, char *buffer, size_t size)
+{
+    struct text pieces[3] = {compare_pair_id(pair, base, new), text_make("=", 1),
+                             compare_pair_new_id(pair, base, new)};
+    if (pieces[2].length == 0 || size == 0)
+        return pieces[0];
+    size_t length = 0;
+    for (size_t i = 0; i < 3; i++) {
+        size_t room = size - length, take = pieces[i].length < room ? pieces[i].length : room;
+        memcpy(buffer + length, pieces[i].bytes, take);
+        length += take;
+    }
+    return text_make(buffer, length);
+}
+
 /* ---- text ---- */
 
 #define LABEL_WIDTH 24
@@ -106,11 +132,65 @@ static void text_file_line(FILE *out, const char *role, const struct profile *pr
             profile->version, profile->allocator_count, profile->allocator_count == 1 ? "" : "s");
 }
 
-static void text_pair(FILE *out, const struct allocator_pair *pair, const struct profile *base,
-                      const struct profile *new)
+/* ---- the largest changes, by op (or by location) ---- */
+
+static size_t changes_top(const struct summary_report_options *options)
 {
-    char id[256];
-    format_safe_bytes(compare_pair_id(pair, base, new), 0, id, sizeof id);
+    return options ? options->top_rows : SUMMARY_REPORT_TOP_ROWS;
+}
+
+static const char *changes_key_name(enum op_comparison_key key)
+{
+    return key == COMPARE_BY_LOCATION ? "location" : "op";
+}
+
+/* The pair's changes as model/compare.h's op table sums them, by the
+ * key its format records; false when memory ran out. */
+static bool changes_build(struct op_comparison *table, enum op_comparison_key *key,
+                          const struct allocator_pair *pair, const struct profile *base,
+                          const struct profile *new)
+{
+    *key = op_comparison_key_for(pair->base, pair->new);
+    return op_comparison_build_by(table, *key, base, pair->base, new, pair->new);
+}
+
+/* "  Largest changes by op (top 10):" then "    +1.25 GiB  aten::mm  (base .., new ..)". */
+static void text_changes(FILE *out, const struct allocator_pair *pair, const struct profile *base,
+                         const struct profile *new, size_t top)
+{
+    struct op_comparison table;
+    enum op_comparison_key key;
+    if (top == 0)
+        return;
+    if (!changes_build(&table, &key, pair, base, new)) {
+        fprintf(out, "  (out of memory: no changes listed)\n");
+        return;
+    }
+    fprintf(out, "  Largest changes by %s (top %zu):\n", changes_key_name(key), top);
+    size_t listed = 0;
+    for (size_t i = 0; i < table.count && listed < top; i++) {
+        const struct op_delta *row = &table.rows[i];
+        if (row->delta_bytes == 0)
+            break; /* sorted by |delta|: the rest did not change */
+        char delta[FORMAT_BYTES_SIZE + 1], from[FORMAT_BYTES_SIZE], to[FORMAT_BYTES_SIZE];
+        char name[256];
+        text_value(&fields[COMPARE_FIELD_PEAK], row->delta_bytes, true, delta, sizeof delta);
+        format_bytes(row->base_bytes, from, sizeof from);
+        format_bytes(row->new_bytes, to, sizeof to);
+        format_safe_bytes(op_delta_name(row), 0, name, sizeof name);
+        fprintf(out, "    %*s  %s  (base %s, new %s)\n", VALUE_WIDTH, delta, name, from, to);
+        listed++;
+    }
+    if (listed == 0)
+        fprintf(out, "    (none: the same bytes live at both peaks)\n");
+    op_comparison_free(&table);
+}
+
+static void text_pair(FILE *out, const struct allocator_pair *pair, const struct profile *base,
+                      const struct profile *new, size_t top)
+{
+    char id[256], label[512];
+    format_safe_bytes(compare_pair_label(pair, base, new, label, sizeof label), 0, id, sizeof id);
     const char *only = !pair->new ? " (only in base)" : !pair->base ? " (only in new)" : "";
     fprintf(out, "\n%s%s\n  %-*s %*s %*s %*s\n", id, only, LABEL_WIDTH, "", VALUE_WIDTH, "base",
             VALUE_WIDTH, "new", VALUE_WIDTH, "delta");
@@ -135,16 +215,18 @@ static void text_pair(FILE *out, const struct allocator_pair *pair, const struct
     }
     if ((pair->base && pair->base->timeline_sampled) || (pair->new && pair->new->timeline_sampled))
         fprintf(out, "  (a sampled timeline: its counts are of XProf's sample)\n");
+    text_changes(out, pair, base, new, top);
 }
 
 void compare_report_text(FILE *out, const struct profile *base, const struct profile *new,
-                         const struct profile_comparison *comparison)
+                         const struct profile_comparison *comparison,
+                         const struct summary_report_options *options)
 {
     fprintf(out, "Two profiles compared (delta: new minus base)\n");
     text_file_line(out, "base", base);
     text_file_line(out, "new", new);
     for (size_t i = 0; i < comparison->count; i++)
-        text_pair(out, &comparison->pairs[i], base, new);
+        text_pair(out, &comparison->pairs[i], base, new, changes_top(options));
 }
 
 /* ---- JSON ---- */
@@ -186,15 +268,49 @@ static void json_values(struct json_writer *writer, const char *name,
     json_writer_object_end(writer);
 }
 
+/* "changes_by":"op","changes":[{"key":..,"base_bytes":..,"new_bytes":..,"delta_bytes":..}]:
+ * the top rows of the op table whose delta is not 0. */
+static void json_changes(struct json_writer *writer, const struct allocator_pair *pair,
+                         const struct profile *base, const struct profile *new, size_t top)
+{
+    struct op_comparison table;
+    enum op_comparison_key key;
+    bool built = changes_build(&table, &key, pair, base, new);
+    json_writer_member_string(writer, "changes_by", changes_key_name(key));
+    json_writer_key(writer, "changes");
+    json_writer_array_begin(writer);
+    for (size_t i = 0; built && i < table.count && i < top; i++) {
+        const struct op_delta *row = &table.rows[i];
+        if (row->delta_bytes == 0)
+            break;
+        json_writer_object_begin(writer);
+        json_writer_member_bytes(writer, "key", op_delta_name(row));
+        json_writer_key(writer, "base_bytes");
+        json_writer_int(writer, row->base_bytes);
+        json_writer_key(writer, "new_bytes");
+        json_writer_int(writer, row->new_bytes);
+        json_writer_key(writer, "delta_bytes");
+        json_writer_int(writer, row->delta_bytes);
+        json_writer_object_end(writer);
+    }
+    json_writer_array_end(writer);
+    if (built)
+        op_comparison_free(&table);
+}
+
 static void json_pair(struct json_writer *writer, const struct allocator_pair *pair,
-                      const struct profile *base, const struct profile *new)
+                      const struct profile *base, const struct profile *new, size_t top)
 {
     json_writer_object_begin(writer);
     json_writer_member_bytes(writer, "id", compare_pair_id(pair, base, new));
+    struct text new_id = compare_pair_new_id(pair, base, new);
+    if (new_id.length > 0) /* --pair: the new side's name */
+        json_writer_member_bytes(writer, "new_id", new_id);
     json_writer_member_string(writer, "in", compare_pair_presence(pair));
     json_values(writer, "base", pair, JSON_BASE);
     json_values(writer, "new", pair, JSON_NEW);
     json_values(writer, "delta", pair, JSON_DELTA);
+    json_changes(writer, pair, base, new, top);
     json_writer_object_end(writer);
 }
 
@@ -210,7 +326,7 @@ void compare_report_json_to(struct json_writer *writer, const struct profile *ba
     json_writer_key(writer, "allocators");
     json_writer_array_begin(writer);
     for (size_t i = 0; i < comparison->count; i++)
-        json_pair(writer, &comparison->pairs[i], base, new);
+        json_pair(writer, &comparison->pairs[i], base, new, changes_top(options));
     json_writer_array_end(writer);
     json_writer_object_end(writer);
 }

@@ -59,12 +59,28 @@ const char *compare_pair_presence(const struct allocator_pair *pair);
 struct text compare_pair_id(const struct allocator_pair *pair, const struct profile *base,
                             const struct profile *new);
 
+/* The new side's memory id when --pair paired allocators of different
+ * names (cuda:0 against GPU_0_bfc), else the empty text. */
+struct text compare_pair_new_id(const struct allocator_pair *pair, const struct profile *base,
+                                const struct profile *new);
+/* "GPU_0_bfc=cuda:0" for such a pair, else the id, into buffer (cut to
+ * its size); the text's bytes may hold NULs. */
+struct text compare_pair_label(const struct allocator_pair *pair, const struct profile *base,
+                               const struct profile *new, char *buffer, size_t size);
+
 /* The text report: the two files, then one block per pair: a line per
- * field with base, new and delta ("+1.25 GiB", "-3", "0"). */
+ * field with base, new and delta ("+1.25 GiB", "-3", "0"), then the
+ * largest changes of what was live at the two peaks, by op, or by
+ * location where the format records one (model/compare.h's op table,
+ * options->top_rows of them, those that changed; options may be NULL:
+ * SUMMARY_REPORT_TOP_ROWS). */
 void compare_report_text(FILE *out, const struct profile *base, const struct profile *new,
-                         const struct profile_comparison *comparison);
+                         const struct profile_comparison *comparison,
+                         const struct summary_report_options *options);
 /* The JSON object {"base":{summary},"new":{summary},"allocators":[...]}
- * (man page: TWO PROFILES COMPARED), as a value of the writer. */
+ * (man page: TWO PROFILES COMPARED), as a value of the writer; each
+ * allocator's "changes_by" ("op" or "location") and "changes" (as the
+ * text's). */
 void compare_report_json_to(struct json_writer *writer, const struct profile *base,
                             const struct profile *new, const struct profile_comparison *comparison,
                             const struct summary_report_options *options);

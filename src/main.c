@@ -125,11 +125,23 @@ static bool reads_standard_input(const struct options *options)
     return false;
 }
 
-static int run_viewer(struct source *input, const struct options *options)
+/* Two runs compared in the viewer: the hosts in both, and the runs. */
+struct compare_hosts {
+    size_t count;
+    const char *const *names;
+    const char *runs;
+};
+
+static int run_viewer(struct source *input, const struct options *options, const char *note,
+                      const struct compare_hosts *compare_hosts)
 {
     struct host_list *hosts = &input->hosts;
     /* Two profiles compared: both load before the screen opens. */
     int compare_status = options->compare ? compare_cli_load(hosts, false) : EXIT_OK;
+    /* Two files: a --pair naming neither is said here, as --summary says it. */
+    if (compare_status == EXIT_OK && options->compare && !compare_hosts)
+        compare_status = compare_cli_check_pairings(hosts->hosts[0].profile,
+                                                    hosts->hosts[1].profile, options);
     if (compare_status != EXIT_OK)
         return compare_status;
     /* With one profile, a load error belongs in the shell, not a screen;
@@ -163,6 +175,12 @@ static int run_viewer(struct source *input, const struct options *options)
         .compare = options->compare,
         .run_errors = input->run_errors,
         .failed_run = fell_back ? input->failed_run : input->logdir.run_count,
+        .pairings = options->pairings,
+        .pairing_count = options->pairing_count,
+        .note = note,
+        .compare_hosts = compare_hosts ? compare_hosts->count : 0,
+        .compare_host_names = compare_hosts ? compare_hosts->names : NULL,
+        .compare_runs = compare_hosts ? compare_hosts->runs : NULL,
     };
     return ui_run(&session, &ui_options);
 }
@@ -428,6 +446,65 @@ static int run_export(struct source *input, const struct options *options)
     return status;
 }
 
+/* The viewer on two runs: the hosts in both, their two files each opened
+ * as one host list (BASE, NEW, BASE, NEW, ...), the first pair loaded. */
+static int run_compare_runs_viewer(struct compared_runs *runs, const struct options *options)
+{
+    size_t most = runs->match_count ? runs->match_count : 1, count;
+    const char **paths = calloc(2 * most, sizeof *paths);
+    const char **names = calloc(most, sizeof *names);
+    char note[512], label[1024];
+    int status = paths && names ? EXIT_OK : EXIT_RUNTIME_FAILURE;
+    if (status != EXIT_OK)
+        print_error("out of memory");
+    else
+        status = compare_cli_runs_hosts(runs, paths, names, &count, note, sizeof note);
+    struct source pair;
+    memset(&pair, 0, sizeof pair);
+    const char *bad_path = NULL;
+    struct load_error error;
+    if (status == EXIT_OK &&
+        host_list_open(&pair.hosts, (char *const *)paths, 2 * count, &bad_path, &error) != LOAD_OK) {
+        print_load_error(bad_path, &error);
+        status = EXIT_BAD_INPUT;
+    } else if (status == EXIT_OK) {
+        const char *base_run = runs->sides[0].hosts.run, *new_run = runs->sides[1].hosts.run;
+        snprintf(label, sizeof label, "%s vs %s", base_run ? base_run : options->paths[0],
+                 new_run ? new_run : options->paths[options->path_count - 1]);
+        pair.host_count = 2 * count;
+        struct compare_hosts hosts = {count, names, label};
+        status = run_viewer(&pair, options, note, &hosts);
+        source_free(&pair);
+    }
+    free(paths);
+    free(names);
+    return status;
+}
+
+/* --compare of two runs: --summary, --export compare, or the viewer. */
+static int run_compare_runs(const struct options *options,
+                            const struct summary_report_options *report)
+{
+    struct compared_runs runs;
+    const char *bad_path = NULL;
+    char message[INPUT_MESSAGE_SIZE];
+    enum load_status status = input_open_runs(&runs, options, &bad_path, message, sizeof message);
+    if (status != LOAD_OK) {
+        print_file_message(bad_path, "", text_of(message));
+        return exit_status_for(status);
+    }
+    int exit_status;
+    if (options->mode == RUN_EXPORT) {
+        exit_status = compare_cli_runs_export(&runs, options);
+    } else if (options->mode == RUN_SUMMARY) {
+        exit_status = compare_cli_runs_summary(&runs, options, report);
+    } else {
+        exit_status = run_compare_runs_viewer(&runs, options);
+    }
+    input_free_runs(&runs);
+    return exit_status;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -459,6 +536,9 @@ int main(int argc, char **argv)
     }
     if (options.mode == RUN_LIST)
         return run_list(&options);
+    struct summary_report_options report = {options.top_rows, options.min_bytes};
+    if (input_compares_runs(&options))
+        return run_compare_runs(&options, &report);
     struct source input;
     const char *bad_path = NULL;
     char message[INPUT_MESSAGE_SIZE];
@@ -468,7 +548,6 @@ int main(int argc, char **argv)
         return exit_status_for(status);
     }
     int exit_status;
-    struct summary_report_options report = {options.top_rows, options.min_bytes};
     if (options.compare && options.mode == RUN_EXPORT)
         exit_status = compare_cli_export(&input, &options);
     else if (options.compare && options.mode == RUN_SUMMARY)
@@ -478,7 +557,7 @@ int main(int argc, char **argv)
     else if (options.mode == RUN_SUMMARY)
         exit_status = run_summary(&input, &options, &report);
     else
-        exit_status = run_viewer(&input, &options);
+        exit_status = run_viewer(&input, &options, NULL, NULL);
     input_free(&input);
     return exit_status;
 }

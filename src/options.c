@@ -5,6 +5,7 @@
 #include "model/load.h"
 #include "model/logdir.h"
 #include "report/summary_report.h"
+#include "src/compare_options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +16,7 @@
 
 enum { OPTION_NO_COLOR = 256, OPTION_ASCII, OPTION_MOUSE, OPTION_LIST_KEYS };
 enum { OPTION_LIST = 768, OPTION_RUN, OPTION_HOST, OPTION_TOP, OPTION_NO_SETTINGS, OPTION_FOLLOW, OPTION_PEAKS };
-enum { OPTION_COMPARE = 1024 };
+enum { OPTION_COMPARE = 1024, OPTION_PAIR };
 enum { OPTION_MIN_SIZE = 1536, OPTION_GROUP_BY };
 enum { OPTION_FAIL_OVER = 1792, OPTION_FAIL_GROWTH };
 enum {
@@ -57,6 +58,7 @@ static const struct option long_options[] = {
     {"follow", no_argument, NULL, OPTION_FOLLOW},
     {"peaks", no_argument, NULL, OPTION_PEAKS},
     {"compare", no_argument, NULL, OPTION_COMPARE},
+    {"pair", required_argument, NULL, OPTION_PAIR},
     {"list-keys", optional_argument, NULL, OPTION_LIST_KEYS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -158,6 +160,13 @@ int options_print_help(FILE *out)
           "                    each peak), or with --summary [--json] each matched\n"
           "                    allocator's deltas; --export compare BASE NEW writes\n"
           "                    the op table as CSV (allocators match by memory id)\n"
+          "                    BASE and NEW may be two log or run directories (their\n"
+          "                    newest runs, or --run BASE_RUN --run NEW_RUN), or one\n"
+          "                    log directory with --run BASE_RUN --run NEW_RUN: its\n"
+          "                    hosts compared one by one, matched by name\n"
+          "      --pair BASE_ID=NEW_ID\n"
+          "                    with --compare: pair BASE's allocator BASE_ID with\n"
+          "                    NEW's NEW_ID (GPU_0_bfc=cuda:0); repeatable\n"
           "      --fail-over SIZE|PCT\n"
           "                    with --summary (implied): exit 3 when an allocator's\n"
           "                    peak is above SIZE (16GiB) or above PCT of its\n"
@@ -453,46 +462,6 @@ static bool export_options_check(struct options *options, char *error, size_t er
     return true;
 }
 
-/* --compare (which --export compare implies) goes with two profile
- * files and the viewer, --summary or --export compare. */
-static bool compare_options_check(struct options *options, bool list, char *error,
-                                  size_t error_size)
-{
-    bool export_compare = options->export.requested &&
-                          options->export.view == EXPORT_VIEW_COMPARE;
-    options->compare = options->compare || export_compare;
-    if (!options->compare)
-        return true;
-    if (options->mode == RUN_EXPORT && !export_compare) {
-        snprintf(error, error_size, "--compare exports one view: --export compare (the op table)");
-        return false;
-    }
-    const char *other = list ? "--list" : options->run ? "--run" : options->host ? "--host" : NULL;
-    if (other) {
-        snprintf(error, error_size,
-                 "--compare and %s do not go together (--compare takes two profile files)",
-                 other);
-        return false;
-    }
-    return true;
-}
-
-/* BASE and NEW: two of them, standard input one of them at most. */
-static bool compare_paths_check(struct options *options, char *error, size_t error_size)
-{
-    const char *what = options->mode == RUN_EXPORT ? "--export compare" : "--compare";
-    if (options->path_count != 2) {
-        snprintf(error, error_size, "%s takes two profiles, BASE and NEW (%zu given)", what,
-                 options->path_count);
-        return false;
-    }
-    if (strcmp(options->paths[0], "-") == 0 && strcmp(options->paths[1], "-") == 0) {
-        snprintf(error, error_size, "%s: standard input can be BASE or NEW, not both", what);
-        return false;
-    }
-    return true;
-}
-
 bool options_parse(int argc, char **argv, struct options *options, char *error,
                    size_t error_size)
 {
@@ -515,6 +484,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
         case OPTION_FOLLOW: options->follow = true; break;
         case OPTION_PEAKS: options->peaks = true; break;
         case OPTION_COMPARE: options->compare = true; break;
+        case OPTION_PAIR:
+            if (!compare_pair_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_TOP:
             if (!top_option_parse(optarg, options, error, error_size))
                 return false;
@@ -546,7 +519,10 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
             options->mode = RUN_LIST_KEYS;
             return true;
         case OPTION_LIST: list = true; break;
-        case OPTION_RUN: options->run = optarg; break;
+        case OPTION_RUN:
+            if (!compare_run_option_parse(optarg, options, error, error_size))
+                return false;
+            break;
         case OPTION_HOST: options->host = optarg; break;
         case ':':
             snprintf(error, error_size, "option '%s' needs an argument", argv[optind - 1]);
@@ -561,6 +537,11 @@ bool options_parse(int argc, char **argv, struct options *options, char *error,
     }
     if (!compare_options_check(options, list, error, error_size))
         return false;
+    if (!options->compare && (options->run_new || options->pairing_count)) {
+        snprintf(error, error_size, "%s goes with --compare",
+                 options->run_new ? "a second --run" : "--pair");
+        return false;
+    }
     if (list && (options->mode != RUN_VIEWER || options->run || options->host)) {
         snprintf(error, error_size, "--list goes alone (with --json)");
         return false;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/compare.h"
 #include "model/gate.h"
 #include "report/export.h"
 
@@ -58,6 +59,9 @@ struct gate_options {
     const char *growth_text;
 };
 
+#define OPTIONS_PAIRS_MAX 16
+#define OPTIONS_PAIR_SIZE 512
+
 struct options {
     enum run_mode mode;
     struct gate_options gates;
@@ -76,10 +80,16 @@ struct options {
     int64_t min_bytes; /* rows holding less are left out; 0: none */
     struct export_options export;
     const char *run;  /* --run NAME: that run of a log directory (default: the newest) */
+    const char *run_new; /* a second --run, with --compare: NEW's run (run is BASE's) */
     const char *host; /* --host NAME: that host (batch: only it; viewer: it first) */
-    /* --compare, or --export compare: two profile files, BASE then NEW
-     * (paths[0], paths[1]); with --summary, --export compare or the viewer. */
+    /* --compare, or --export compare: BASE then NEW (paths[0], paths[1]:
+     * two files, or two directories), or one log directory with --run
+     * twice (run, run_new); with --summary, --export compare or the viewer. */
     bool compare;
+    /* --pair BASE_ID=NEW_ID (with --compare), split into pair_text. */
+    struct allocator_pairing pairings[OPTIONS_PAIRS_MAX];
+    size_t pairing_count;
+    char pair_text[OPTIONS_PAIRS_MAX][OPTIONS_PAIR_SIZE];
     char **paths;  /* FILE or DIR arguments, pointing into argv */
     size_t path_count;
 };

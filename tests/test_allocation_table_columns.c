@@ -162,7 +162,7 @@ void test_column_table(void **state)
     assert_string_equal(header, "op_name,allocation_bytes,requested_bytes,occurrences,"
                                 "region_type,data_type,tensor_shape,step_id,time_ps,address,"
                                 "activity,origin,snapshot_index,special_index,kind,location,"
-                                "stack,total_bytes,share");
+                                "stack,total_bytes,share,context,module");
     assert_null(allocation_column(TABLE_COLUMN_FILE_ORDER));
     assert_null(allocation_column(ALLOCATION_COLUMN_COUNT));
     assert_true(allocation_column_sortable(TABLE_COLUMN_FILE_ORDER));

@@ -161,7 +161,7 @@ demo_v1="$source_dir/data/demo.v1.pb"
 memtop_run --summary --json "$demo_v1"
 memtop_expect "--summary --json: utilization and the 10 largest rows at the peak" 0 \
     out '"capacity_bytes":15843721216,"lifetime_peak_bytes":7694752768,"peak":{"bytes":7694818304,' \
-    out '"timeline_sampled":true,"utilization":0.4856698877173679,"top_rows":\[{"op_name":"unused preallocated device memory","allocation_bytes":2852377856,"requested_bytes":2852377856,"occurrences":1,"region_type":"persist/dynamic","data_type":"INVALID","tensor_shape":"unknown","step_id":7,"time_ps":null,"address":0,"activity":"ALLOCATION","origin":"special","snapshot_index":-1,"special_index":0,"kind":"","location":"","stack":"","total_bytes":2852377856,"share":0.3706881362640165},{"op_name":"gradients/model/dense_94/Relu_grad/ReluGrad","allocation_bytes":50331648,'
+    out '"timeline_sampled":true,"utilization":0.4856698877173679,"top_rows":\[{"op_name":"unused preallocated device memory","allocation_bytes":2852377856,"requested_bytes":2852377856,"occurrences":1,"region_type":"persist/dynamic","data_type":"INVALID","tensor_shape":"unknown","step_id":7,"time_ps":null,"address":0,"activity":"ALLOCATION","origin":"special","snapshot_index":-1,"special_index":0,"kind":"","location":"","stack":"","total_bytes":2852377856,"share":0.3706881362640165,"context":"","module":""},{"op_name":"gradients/model/dense_94/Relu_grad/ReluGrad","allocation_bytes":50331648,'
 rows=$(sed 's/{"id":"GPU_1_bfc".*//' "$work/out" | grep -o '"op_name"' | wc -l)
 tap_check "  ... ten rows for the first allocator" test "$rows" -eq 10
 memtop_run --summary --json --top 2 "$demo_v1"

@@ -1,6 +1,7 @@
-/* Tests of model/compare: allocators matched by memory id with their
- * summary deltas, and the op table of what was live at each peak, on
- * hand-made pairs of profiles. */
+/* Tests of model/compare: allocators matched by memory id (or paired by
+ * --pair) with their summary deltas, the op table of what was live at
+ * each peak (by op and by location), and the hosts of two runs matched
+ * by name, on hand-made profiles and host lists. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -9,9 +10,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/compare.h"
+#include "model/string_table.h"
 #include "tests/profile_maker.h"
 #include "tests/test_support.h"
 
@@ -167,11 +170,128 @@ static void test_op_table(void **state)
     profile_free(new);
 }
 
+/* --pair: allocators of different names paired, each in one pair at
+ * most, the rest matched by id; a pairing naming nothing pairs nothing. */
+static void test_pairings(void **state)
+{
+    (void)state;
+    struct profile *base = profile_maker_new(), *new = profile_maker_new();
+    add_allocator(base, "GPU_0_bfc", 1000, 0, 2, NULL, 0);
+    add_allocator(base, "cpu", 50, 0, 2, NULL, 0);
+    add_allocator(base, "A", 10, 0, 1, NULL, 0);
+    add_allocator(new, "cuda:0", 1500, 0, 2, NULL, 0);
+    add_allocator(new, "cpu", 40, 0, 2, NULL, 0);
+    add_allocator(new, "A", 20, 0, 1, NULL, 0);
+    profile_maker_finish(base);
+    profile_maker_finish(new);
+
+    /* cpu=A takes NEW's A from BASE's A, which is then in base only; the
+     * second pairing of GPU_0_bfc is ignored, and x=y names nothing. */
+    const struct allocator_pairing pairings[] = {
+        {"GPU_0_bfc", "cuda:0"}, {"cpu", "A"}, {"GPU_0_bfc", "cpu"}, {"x", "y"}};
+    struct profile_comparison comparison;
+    assert_true(profile_comparison_build_paired(&comparison, base, new, pairings, 4));
+    assert_int_equal(comparison.count, 4);
+    assert_string_equal(profile_text(new, comparison.pairs[0].new->id), "cuda:0");
+    assert_true(comparison.pairs[0].delta.peak_bytes == 500);
+    assert_string_equal(profile_text(base, comparison.pairs[1].base->id), "cpu");
+    assert_string_equal(profile_text(new, comparison.pairs[1].new->id), "A");
+    assert_true(comparison.pairs[1].delta.peak_bytes == 20 - 50);
+    assert_string_equal(profile_text(base, comparison.pairs[2].base->id), "A");
+    assert_null(comparison.pairs[2].new);
+    assert_null(comparison.pairs[3].base);
+    assert_string_equal(profile_text(new, comparison.pairs[3].new->id), "cpu");
+    profile_comparison_free(&comparison);
+
+    /* No pairings: as profile_comparison_build. */
+    assert_true(profile_comparison_build_paired(&comparison, base, new, NULL, 0));
+    assert_int_equal(comparison.count, 4);
+    assert_null(comparison.pairs[0].new);
+    profile_comparison_free(&comparison);
+    profile_free(base);
+    profile_free(new);
+}
+
+/* The hosts of two runs matched by name: BASE's order, then NEW's own. */
+static void test_hosts_matched_by_name(void **state)
+{
+    (void)state;
+    char base_names[][8] = {"w-0", "w-1", "w-2"}, new_names[][8] = {"w-3", "w-1", "w-0", "w-9"};
+    struct host base_hosts[3], new_hosts[4];
+    memset(base_hosts, 0, sizeof base_hosts);
+    memset(new_hosts, 0, sizeof new_hosts);
+    for (size_t i = 0; i < 3; i++)
+        base_hosts[i].name = base_names[i];
+    for (size_t i = 0; i < 4; i++)
+        new_hosts[i].name = new_names[i];
+    struct host_list base = {base_hosts, 3, NULL}, new = {new_hosts, 4, NULL};
+    struct host_match *matches;
+    size_t count;
+    /* NEW's hosts from index 0, all four; BASE's all three. */
+    assert_true(compare_match_hosts(&base, 0, 3, &new, 0, 4, &matches, &count));
+    assert_int_equal(count, 5);
+    long want[5][2] = {{0, 2}, {1, 1}, {2, -1}, {-1, 0}, {-1, 3}};
+    for (size_t i = 0; i < count; i++) {
+        assert_int_equal(matches[i].base, want[i][0]);
+        assert_int_equal(matches[i].new, want[i][1]);
+    }
+    free(matches);
+    /* A range (--host): BASE's w-1 alone against NEW's w-1 alone. */
+    assert_true(compare_match_hosts(&base, 1, 1, &new, 1, 1, &matches, &count));
+    assert_int_equal(count, 1);
+    assert_int_equal(matches[0].base, 1);
+    assert_int_equal(matches[0].new, 1);
+    free(matches);
+}
+
+/* The op table by location: rows summed by "file:line", the rows
+ * without one under "(no location)"; op_comparison_key_for picks it
+ * only when a row has one. */
+static void test_op_table_by_location(void **state)
+{
+    (void)state;
+    struct profile *base = profile_maker_new(), *new = profile_maker_new();
+    const struct row_spec base_rows[] = {{"mm", 100, 1}, {"mm", 50, 2}, {"add", 7, 1}};
+    const struct row_spec new_rows[] = {{"mm", 300, 1}, {"add", 7, 1}};
+    add_allocator(base, "cuda:0", 1000, 0, 3, base_rows, 3);
+    add_allocator(new, "cuda:0", 1000, 0, 2, new_rows, 2);
+    profile_maker_finish(base);
+    profile_maker_finish(new);
+    struct allocator *b = &base->allocators[0], *n = &new->allocators[0];
+    assert_int_equal(b->row_count, 3);
+    assert_int_equal(n->row_count, 2);
+    assert_int_equal(op_comparison_key_for(b, n), COMPARE_BY_OP);
+    /* BASE's mm rows and NEW's at net.py:3 (as a Skyline report gives a
+     * row's line); the add rows at none. */
+    for (size_t i = 0; i < b->row_count; i++)
+        if (text_equal(profile_string(base, b->rows[i].op_name), text_of("mm")))
+            b->rows[i].location = string_table_intern(base->strings, "net.py:3", 8);
+    for (size_t i = 0; i < n->row_count; i++)
+        if (text_equal(profile_string(new, n->rows[i].op_name), text_of("mm")))
+            n->rows[i].location = string_table_intern(new->strings, "net.py:3", 8);
+    assert_int_equal(op_comparison_key_for(NULL, n), COMPARE_BY_LOCATION);
+
+    struct op_comparison table;
+    assert_true(op_comparison_build_by(&table, COMPARE_BY_LOCATION, base, b, new, n));
+    assert_int_equal(table.count, 2);
+    const struct op_delta *line = op_named(&table, "net.py:3");
+    assert_true(line->base_bytes == 200 && line->new_bytes == 300 && line->delta_bytes == 100);
+    const struct op_delta *none = op_named(&table, COMPARE_NO_LOCATION_NAME);
+    assert_true(none->base_bytes == 7 && none->new_bytes == 7 && none->delta_bytes == 0);
+    assert_ptr_equal(line, &table.rows[0]); /* the larger |delta| first */
+    op_comparison_free(&table);
+    profile_free(base);
+    profile_free(new);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_allocators_matched_by_id),
         cmocka_unit_test(test_op_table),
+        cmocka_unit_test(test_pairings),
+        cmocka_unit_test(test_hosts_matched_by_name),
+        cmocka_unit_test(test_op_table_by_location),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,7 +125,7 @@ done
 tap_check "  ... GPU_1_bfc is in new only: base and delta null" \
     grep -q '"id":"GPU_1_bfc","in":"new","base":null,"new":{"peak_bytes":[0-9]*,' "$work/compare.json"
 tap_check "  ... and its delta is null" \
-    grep -q '"id":"GPU_1_bfc","in":"new","base":null,"new":{[^}]*},"delta":null}' "$work/compare.json"
+    grep -q '"id":"GPU_1_bfc","in":"new","base":null,"new":{[^}]*},"delta":null,"changes_by":"op","changes":\[' "$work/compare.json"
 tap_check "  ... the base's summary is the file's own (--summary --json)" \
     grep -q -F "{\"base\":$(cat "$work/base.json"),\"new\":" "$work/compare.json"
 memtop_run --summary --compare "$base" "$new"
@@ -198,17 +198,18 @@ tap_check "--force replaces it" cmp -s "$work/hostile.csv" "$work/default.csv"
 # ---- bad usage and bad input: status 2, one clear line ----
 memtop_run --compare "$base"
 memtop_expect "--compare with one profile: status 2" 2 \
-    err "^memtop: --compare takes two profiles, BASE and NEW (1 given)$"
+    err "^memtop: --compare takes two profiles, BASE and NEW (1 given), or one log directory with --run BASE_RUN --run NEW_RUN$"
 memtop_run --compare "$base" "$new" "$base"
 memtop_expect "--compare with three profiles: status 2" 2 \
-    err "^memtop: --compare takes two profiles, BASE and NEW (3 given)$"
+    err "^memtop: --compare takes two profiles, BASE and NEW (3 given), or one"
 memtop_run --export compare "$base"
 memtop_expect "--export compare with one profile: status 2" 2 \
-    err "^memtop: --export compare takes two profiles, BASE and NEW (1 given)$"
+    err "^memtop: --export compare takes two profiles, BASE and NEW (1 given), or one"
 memtop_run --compare --list "$base" "$new"
 memtop_expect "--compare --list: status 2" 2 err "^memtop: --compare and --list do not go together"
 memtop_run --compare --host h "$base" "$new"
-memtop_expect "--compare --host: status 2" 2 err "^memtop: --compare and --host do not go together"
+memtop_expect "--compare --host of two files: status 2" 2 \
+    err "^memtop: $base: --host goes with directories, and BASE and NEW are files$"
 memtop_run --compare --export allocations "$base" "$new"
 memtop_expect "--compare --export allocations: status 2" 2 \
     err "^memtop: --compare exports one view: --export compare (the op table)$"
@@ -219,7 +220,7 @@ memtop_expect "--compare - -: status 2" 2 \
     err "^memtop: --compare: standard input can be BASE or NEW, not both$"
 memtop_run --summary --compare "$work" "$base"
 memtop_expect "--compare with a directory: status 2, refused by name" 2 \
-    err "^memtop: $work: --compare takes two profile files, and this is a directory"
+    err "^memtop: $work: --compare takes two profile files or two directories, and this is a directory beside a file$"
 memtop_run --summary --compare "$base" "$work/missing.pb"
 memtop_expect "--compare with a missing file: status 2, named" 2 err "^memtop: $work/missing.pb: "
 printf 'plain text\n' >"$work/text.txt"

@@ -148,7 +148,7 @@ static char *report_of(const struct pair_fixture *pair, bool json)
     if (json)
         compare_report_json_to(&writer, pair->base, pair->new, &comparison, NULL);
     else
-        compare_report_text(stream, pair->base, pair->new, &comparison);
+        compare_report_text(stream, pair->base, pair->new, &comparison, NULL);
     assert_int_equal(json_writer_finish(&writer), 0);
     assert_int_equal(fclose(stream), 0);
     profile_comparison_free(&comparison);

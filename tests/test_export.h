@@ -60,7 +60,7 @@ struct exported {
 #define ALLOCATIONS_HEADER                                                                   \
     "op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape," \
     "step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack," \
-    "total_bytes,share"
+    "total_bytes,share,context,module"
 #define TIMELINE_HEADER                                                                      \
     "time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,"      \
     "activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type," \

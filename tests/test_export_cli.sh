@@ -40,7 +40,7 @@ monotonic() {
 # Temporaries a failed or refused write must not leave behind.
 no_temporaries() { ! ls -A "$1" | grep -q '^\.'; }
 
-ALLOCATIONS_HEADER='op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack,total_bytes,share'
+ALLOCATIONS_HEADER='op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack,total_bytes,share,context,module'
 TIMELINE_HEADER='time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,fragmentation,peak_bytes_in_use,activity,requested_bytes,allocation_bytes,address,op_name,step_id,region_type,data_type,tensor_shape'
 SUMMARY_HEADER='allocator,snapshots,allocations,deallocations,capacity_bytes,lifetime_peak_bytes,peak_bytes,peak_time_ps,peak_heap_bytes,peak_stack_bytes,peak_free_bytes,peak_fragmentation,active_allocations,summary_computed,timeline_sampled'
 HLO_HEADER='id,name,plane_name,start_time_ps,end_time_ps,duration_ps'

@@ -66,7 +66,7 @@ before='allocated before the profile,30,1,,special'
 memtop_run --export allocations --at 0.5 "$hand"
 rows_are "--at before the first snapshot: nothing live, the header alone" ""
 tap_check "--at: the allocations header" \
-    grep -qx 'op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack,total_bytes,share' "$work/out"
+    grep -qx 'op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,kind,location,stack,total_bytes,share,context,module' "$work/out"
 memtop_run --export allocations --at 1 "$hand"
 rows_are "--at a snapshot's time: its allocation is live (time_ps <= T), the rest of the heap is from before the profile" \
     'a,100,1,1000000000,snapshot' "$before"

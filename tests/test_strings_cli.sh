@@ -62,7 +62,7 @@ done
 # The op "a\u0000b": the CSV holds its three bytes, to a file and a pipe.
 {
     "$memtop" --export allocations "$work/nul.json" | head -n 1
-    printf 'a\000b,64,0,1,,,,0,1,0,ALLOCATION,snapshot,0,-1,,,,64,1\n'
+    printf 'a\000b,64,0,1,,,,0,1,0,ALLOCATION,snapshot,0,-1,,,,64,1,,\n'
 } >"$work/expected.csv"
 memtop_run --export allocations -o "$work/allocations.csv" "$work/nul.json"
 tap_check "json: --export allocations -o FILE: the op a, NUL, b byte for byte" \

@@ -69,11 +69,18 @@ static void fill_allocator_piece(const struct viewer *viewer, struct piece *piec
     piece->length = line.length;
 }
 
-/* --compare: "base.pb vs new.pb". */
+/* --compare: "base.pb vs new.pb"; two runs compared: "host w-0 (1/3)
+ * RUN_A vs RUN_B". */
 static void fill_compare_pieces(const struct viewer *viewer, struct piece *pieces)
 {
-    snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s vs %s",
-             base_name(viewer->profile->path), base_name(viewer->compare.profile->path));
+    const struct viewer_compare *compare = &viewer->compare;
+    if (compare->host_pairs > 0)
+        snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "host %s (%zu/%zu) %s",
+                 compare->host_names[compare->host_pair], compare->host_pair + 1,
+                 compare->host_pairs, compare->runs_label ? compare->runs_label : "");
+    else
+        snprintf(pieces[PIECE_FILE].text, sizeof pieces->text, "%s vs %s",
+                 base_name(viewer->profile->path), base_name(compare->profile->path));
 }
 
 /* "pb.gz v1"; a format without versions (a trace) has no " v0". */

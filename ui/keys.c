@@ -43,6 +43,11 @@ static const struct key_binding key_table[] = {
      NULL},
     {{'P'}, "P", REQUEST_POD_OVERVIEW, KEY_SCOPE_GLOBAL,
      "the pod overview: every host and allocator of the run (P or Esc closes it)", "P pod"},
+    {{'}'}, "}", REQUEST_COMPARE_HOST_NEXT, KEY_SCOPE_GLOBAL,
+     "two runs compared (--compare --run A --run B LOGDIR): the next host in both runs",
+     "{ } host"},
+    {{'{'}, "{", REQUEST_COMPARE_HOST_PREVIOUS, KEY_SCOPE_GLOBAL,
+     "two runs compared: the previous host in both runs", NULL},
 
     {{KEY_UP, 'k'}, "Up k", REQUEST_MOVE_UP, KEY_SCOPE_PANE, "move up", "j/k move"},
     {{KEY_DOWN, 'j'}, "Down j", REQUEST_MOVE_DOWN, KEY_SCOPE_PANE, "move down", NULL},

@@ -48,6 +48,8 @@ enum request {
     REQUEST_MATCH_PREVIOUS,  /* N */
     /* runs and hosts */
     REQUEST_POD_OVERVIEW,    /* P: every host x allocator of the run */
+    REQUEST_COMPARE_HOST_NEXT,     /* }: two runs compared, the next host */
+    REQUEST_COMPARE_HOST_PREVIOUS, /* { */
     /* chart (issue 15) */
     REQUEST_TOGGLE_AUTO_AXIS,     /* a: the y-axis from the data's lowest, not 0 */
     REQUEST_TOGGLE_CAPACITY_AXIS, /* c: the y-axis up to the capacity */

@@ -39,6 +39,8 @@ static size_t global_hints(const struct viewer *viewer, enum request *hints)
         hints[count++] = REQUEST_OOM_NEXT;
     if (one && viewer->hosts->count >= 2 && viewer->zoomed == PANE_NONE)
         hints[count++] = REQUEST_POD_OVERVIEW;
+    if (!one && viewer->compare.host_pairs >= 2)
+        hints[count++] = REQUEST_COMPARE_HOST_NEXT;
     return count;
 }
 

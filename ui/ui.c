@@ -280,7 +280,8 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
     viewer.terminal_ready = true;
     if (session->compare) {
         /* main loaded BASE and NEW; nothing loads in the background. */
-        if (!viewer_compare_start(&viewer, hosts->hosts[0].profile, hosts->hosts[1].profile)) {
+        if (!viewer_compare_start(&viewer, hosts->hosts[0].profile, hosts->hosts[1].profile,
+                                  session->pairings, session->pairing_count)) {
             terminal_stop();
             viewer_free(&viewer);
             fprintf(stderr, "memtop: out of memory\n");
@@ -292,6 +293,11 @@ int ui_run(const struct ui_session *session, const struct ui_options *options)
             terminal_watch(host_loader_wake_fd(viewer.loader));
         viewer_select_host(&viewer, session->first_host);
     }
+    viewer.compare.host_pairs = session->compare ? session->compare_hosts : 0;
+    viewer.compare.host_names = session->compare_host_names;
+    viewer.compare.runs_label = session->compare_runs;
+    if (session->note)
+        viewer_status(&viewer, false, "%s", session->note);
     if (viewer.logdir && session->failed_run < viewer.logdir->run_count) {
         const char *why = viewer_run_error(&viewer, session->failed_run);
         viewer_status(&viewer, true, "%s run %s did not load (%s); showing %s",

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "model/compare.h"
 #include "model/host_list.h"
 #include "model/logdir.h"
 
@@ -36,6 +37,18 @@ struct ui_session {
     /* --compare: hosts holds BASE and NEW, both loaded; the viewer
      * compares them instead of showing one host. */
     bool compare;
+    /* --pair BASE_ID=NEW_ID (with compare): allocators paired by hand. */
+    const struct allocator_pairing *pairings;
+    size_t pairing_count;
+    /* A line for the status line once the viewer opens (two runs
+     * compared: which host is shown), or NULL. */
+    const char *note;
+    /* Two runs compared host by host: hosts holds BASE then NEW of each
+     * of compare_hosts matched hosts, named compare_host_names; the
+     * header says compare_runs ("RUN_A vs RUN_B"). 0: two files. */
+    size_t compare_hosts;
+    const char *const *compare_host_names;
+    const char *compare_runs;
     /* Why runs of logdir did not load, one message per run (NULL: not
      * tried, or fine), or NULL; and the run that was to open and did
      * not (run_count: none), which the status line names at the start. */

@@ -52,6 +52,15 @@ struct viewer_compare {
     const struct allocator *bars_allocator;
     struct chart_overlay overlay;
     struct time_window time;
+    /* --pair's pairings, kept for the next host's comparison. */
+    const struct allocator_pairing *pairings;
+    size_t pairing_count;
+    /* Two runs compared host by host: hosts holds BASE then NEW of each
+     * matched host in turn; the one shown of host_pairs, their names,
+     * and "RUN_A vs RUN_B" for the header. host_pairs 0: two files. */
+    size_t host_pair, host_pairs;
+    const char *const *host_names;
+    const char *runs_label;
 };
 
 enum overlay_kind {
@@ -197,7 +206,11 @@ void viewer_reset_panes(struct viewer *viewer, bool new_host);
 /* (ui/viewer_compare.c) --compare: opens BASE and NEW (both loaded) on
  * their first pair of allocators; false when memory runs out. */
 bool viewer_compare_start(struct viewer *viewer, const struct profile *base,
-                          const struct profile *new);
+                          const struct profile *new, const struct allocator_pairing *pairings,
+                          size_t pairing_count);
+/* Two runs compared: the next (direction 1) or previous (-1) matched
+ * host, loaded on this thread, compared instead. */
+void viewer_step_compare_host(struct viewer *viewer, int direction);
 /* Whether the viewer compares two profiles. */
 bool viewer_comparing(const struct viewer *viewer);
 /* Shows pair `index` of the matched allocators; the panes start over. */

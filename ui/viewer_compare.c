@@ -1,12 +1,15 @@
 /* viewer_compare: the viewer on two profiles (--compare BASE NEW): the
- * second subject (NEW), the pairs of allocators matched by memory id,
- * the pair shown with its op table, and what the compare chart draws.
+ * second subject (NEW), the pairs of allocators matched by memory id
+ * (or --pair), the pair shown with its op table, and what the compare
+ * chart draws; with two runs compared, which matched host is shown.
  * The compare panes read it; only the viewer changes it. */
 #include "config.h"
 
 #include "ui/viewer.h"
 
 #include <string.h>
+
+#include "ui/status_line.h"
 
 bool viewer_comparing(const struct viewer *viewer)
 {
@@ -84,14 +87,18 @@ void viewer_step_pair(struct viewer *viewer, int direction)
 }
 
 bool viewer_compare_start(struct viewer *viewer, const struct profile *base,
-                          const struct profile *new)
+                          const struct profile *new, const struct allocator_pairing *pairings,
+                          size_t pairing_count)
 {
     struct viewer_compare *compare = &viewer->compare;
     compare->active = true;
     compare->profile = new;
+    compare->pairings = pairings;
+    compare->pairing_count = pairing_count;
     viewer->profile = base;
     viewer->host_index = 0;
-    if (!profile_comparison_build(&compare->comparison, base, new))
+    if (!profile_comparison_build_paired(&compare->comparison, base, new, pairings,
+                                         pairing_count))
         return false;
     viewer_focus(viewer, PANE_COMPARE_OPS);
     if (compare->comparison.count == 0) {
@@ -106,6 +113,45 @@ bool viewer_compare_start(struct viewer *viewer, const struct profile *base,
             viewer_status_load_warnings(viewer, host, host->profile);
     }
     return true;
+}
+
+void viewer_step_compare_host(struct viewer *viewer, int direction)
+{
+    struct viewer_compare *compare = &viewer->compare;
+    size_t count = compare->host_pairs;
+    if (count < 2) {
+        viewer_status(viewer, false, count ? "one host in both runs" : "{ } step through the "
+                                                                      "hosts of two runs compared");
+        return;
+    }
+    size_t next = direction > 0 ? (compare->host_pair + 1) % count
+                                : (compare->host_pair + count - 1) % count;
+    struct host_list *hosts = viewer->hosts;
+    struct load_options options = {0};
+    status_line_show_now(viewer, "loading the next host's two profiles");
+    for (size_t side = 0; side < 2; side++)
+        if (!host_list_load(hosts, 2 * next + side, &options)) {
+            const struct host *host = &hosts->hosts[2 * next + side];
+            viewer_status(viewer, true, "host %s did not load: %s", compare->host_names[next],
+                          host->error.message);
+            return;
+        }
+    struct viewer_compare kept = *compare;
+    viewer_compare_free(viewer);
+    viewer->allocator = NULL; /* into the profile unloaded below */
+    compare->host_pair = next;
+    compare->host_pairs = kept.host_pairs;
+    compare->host_names = kept.host_names;
+    compare->runs_label = kept.runs_label;
+    host_unload(&hosts->hosts[2 * kept.host_pair]);
+    host_unload(&hosts->hosts[2 * kept.host_pair + 1]);
+    if (!viewer_compare_start(viewer, hosts->hosts[2 * next].profile,
+                              hosts->hosts[2 * next + 1].profile, kept.pairings,
+                              kept.pairing_count))
+        viewer_status(viewer, true, "out of memory: nothing compared");
+    else if (viewer->status_length == 0)
+        viewer_status(viewer, false, "host %s (%zu/%zu)", compare->host_names[next], next + 1,
+                      count);
 }
 
 void viewer_compare_free(struct viewer *viewer)

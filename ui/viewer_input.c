@@ -159,6 +159,8 @@ static bool viewer_handle_global(struct viewer *viewer, enum request request)
             viewer_zoom(viewer, viewer->zoomed == PANE_POD ? PANE_NONE : PANE_POD);
         return true;
     case REQUEST_ZOOM_PANE: viewer_toggle_pane_zoom(viewer); return true;
+    case REQUEST_COMPARE_HOST_NEXT: viewer_step_compare_host(viewer, 1); return true;
+    case REQUEST_COMPARE_HOST_PREVIOUS: viewer_step_compare_host(viewer, -1); return true;
     case REQUEST_OOM_NEXT:
     case REQUEST_OOM_PREVIOUS: return oom_view_handle(viewer, request);
     case REQUEST_GO_TO: go_to_prompt_begin(viewer); return true;

@@ -134,16 +134,16 @@ static void test_allocations_csv(void **state)
         csv,
         "op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,"
         "tensor_shape,step_id,time_ps,address,activity,origin,snapshot_index,special_index,"
-        "kind,location,stack,total_bytes,share\n"
+        "kind,location,stack,total_bytes,share,context,module\n"
         "weight,4096,,,,,,,,,,entry,,,weight,net/model.py:12,\"net/model.py:12\ntrain.py:40\","
-        "4096,0.2048\n"
+        "4096,0.2048,,\n"
         "weight,4096,,,,,,,,,,entry,,,gradient,net/model.py:12,\"net/model.py:12\ntrain.py:40\","
-        "4096,0.2048\n"
-        "bias,64,,,,,,,,,,entry,,,weight,,,64,0.0032\n"
-        "conv2d,8192,,,,,,,,,,entry,,,activation,net/model.py:12,net/model.py:12,8192,0.4096\n"
+        "4096,0.2048,,\n"
+        "bias,64,,,,,,,,,,entry,,,weight,,,64,0.0032,,\n"
+        "conv2d,8192,,,,,,,,,,entry,,,activation,net/model.py:12,net/model.py:12,8192,0.4096,,\n"
         /* A size <= 0 is the report's own number, but holds no share. */
-        "relu\x1b[2J,0,,,,,,,,,,entry,,,activation,net/model.py:31,net/model.py:31,0,0\n"
-        "add_,-512,,,,,,,,,,entry,,,activation,net/model.py:31,net/model.py:31,-512,0\n");
+        "relu\x1b[2J,0,,,,,,,,,,entry,,,activation,net/model.py:31,net/model.py:31,0,0,,\n"
+        "add_,-512,,,,,,,,,,entry,,,activation,net/model.py:31,net/model.py:31,-512,0,,\n");
     free(csv);
     profile_free(profile);
 }

@@ -46,8 +46,8 @@ memtop_expect "--summary: the totals, the entries, the largest with their locati
 # ---- --export allocations: kind, location, stack ----
 memtop_run --export allocations -o "$work/demo.csv" "$work/demo.sqlite"
 memtop_expect "--export allocations: status 0" 0
-tap_check "--export allocations: the header has kind,location,stack, then total_bytes,share" \
-    grep -q '^op_name,.*,special_index,kind,location,stack,total_bytes,share$' "$work/demo.csv"
+tap_check "--export allocations: the header has kind,location,stack, then total_bytes,share, context,module" \
+    grep -q '^op_name,.*,special_index,kind,location,stack,total_bytes,share,context,module$' "$work/demo.csv"
 tap_check "--export allocations: a weight with its location and whole stack" \
     grep -q '^weight,73728,,,,,,,,,,entry,,,weight,model/net.py:15,"model/net.py:15$' \
     "$work/demo.csv"

@@ -49,8 +49,11 @@ static void draw_pair(const struct viewer *viewer, WINDOW *window, int y, int x,
         name_width = width - 2;
         right_width = 0;
     }
+    char label[512];
     draw_bytes(window, y, x + 2, name_width,
-               compare_pair_id(pair, viewer->profile, viewer->compare.profile), style);
+               compare_pair_label(pair, viewer->profile, viewer->compare.profile, label,
+                                  sizeof label),
+               style);
     if (right_width > 0) {
         wattrset(window, current ? row : both ? compare_cell_delta_attr(delta, style) : style->dim);
         draw_text_right(window, y, x + width - right_width, right_width, right, style);
