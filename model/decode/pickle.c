@@ -365,7 +365,8 @@ static bool build_from_mark(struct machine *m, uint8_t kind)
     m->stack_count = base;
     /* The values stay in the stack's room past its count: push_new copies
      * them before it pushes the container over the first of them. */
-    return push_new(m, kind, m->stack + base, count);
+    /* An empty container: the stack may never have been allocated. */
+    return push_new(m, kind, count ? m->stack + base : NULL, count);
 }
 
 static bool tuple_of(struct machine *m, size_t n)
