@@ -387,6 +387,7 @@ static bool build_from_mark(struct machine *m, uint8_t kind)
     m->stack_count = base;
     /* The values stay in the stack's room past its count: push_new copies
      * them before it pushes the container over the first of them. */
+    /* An empty container: the stack may never have been allocated. */
     return push_new(m, kind, count ? m->stack + base : NULL, count);
 }
 
