@@ -342,7 +342,7 @@ enum allocator_rows {
     /* The format's own table: Skyline's entries, a table memtop wrote. */
     ALLOCATOR_ROWS_RECORDED = 0,
     /* What was live at the peak instant, exactly the rows the live-set
-     * query (model/live_set.h) gives at summary.peak_time_ps: every
+     * query (model/query/live_set.h) gives at summary.peak_time_ps: every
      * format whose timeline is complete. */
     ALLOCATOR_ROWS_LIVE,
     /* XProf's table at the peak: the peak step's allocations, all older
@@ -368,7 +368,7 @@ struct allocator {
      * that record them (a PyTorch memory snapshot); NULL for the others. */
     struct segment_history *segments;
     /* Its out-of-memory errors, sorted by time (stably) by the builder's
-     * finish; model/oom.h asks them questions. */
+     * finish; model/query/oom.h asks them questions. */
     struct oom_event *ooms;
     size_t oom_count;
     /* What the format's own summary said (none for most formats). */

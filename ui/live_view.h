@@ -3,7 +3,7 @@
  * time the cursor stands for (time_window_shown_time: the snapshot the
  * readout describes); with a mark set in the time window, those of them
  * allocated after the mark: what grew. It owns the live-set indexes they
- * come from (model/live_set.h), one per allocator of the open profile,
+ * come from (model/query/live_set.h), one per allocator of the open profile,
  * each built the first time it is needed, and the rows the query
  * borrows.
  *
@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "model/profile.h"
 #include "ui/keys.h"
 

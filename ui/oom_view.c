@@ -3,7 +3,7 @@
 #include "ui/oom_view.h"
 
 #include "model/format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "ui/viewer.h"
 
 /* The OOM to go to on the allocator shown: o from nowhere takes the last

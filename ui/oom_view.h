@@ -4,7 +4,7 @@
  * is held at what was live then while the cursor stays (a pin,
  * ui/live_view.h), the OOM card comes to the front (ui/oom_pane.h). An
  * allocator without an OOM hands over to the one with the latest
- * (model/oom.h's profile_oom_allocator).
+ * (model/query/oom.h's profile_oom_allocator).
  * Called by viewer_input.c; must not draw (a status line message aside). */
 #ifndef MEMTOP_OOM_VIEW_H
 #define MEMTOP_OOM_VIEW_H

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/allocation_columns.h"
+#include "model/query/allocation_columns.h"
 #include "model/format.h"
 #include "model/message_text.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "model/saturating.h"
 #include "ui/settings.h"
 #include "ui/status_line.h"

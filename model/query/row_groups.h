@@ -10,7 +10,7 @@
  *     single_row) when it is the op's only one;
  *   - the location (file:line of the innermost frame, Skyline's rows);
  *   - the file of that frame.
- * (By region and by data type: model/peak_breakdown.h.)
+ * (By region and by data type: model/query/peak_breakdown.h.)
  *
  * A group's total is what its rows hold (allocation_row_bytes: size
  * times occurrences), leaving out the rows a report's totals leave out
