@@ -271,6 +271,20 @@ bool allocator_records(const struct allocator *allocator, unsigned field)
            !(field & (ALLOCATOR_FIELD_FREE | ALLOCATOR_FIELD_FRAGMENTATION));
 }
 
+const char *allocator_word(const struct allocator *allocator, enum allocator_word word)
+{
+    /* [caching][word]: one table, so every view says the same words. */
+    static const char *const words[2][ALLOCATOR_WORD_COUNT] = {
+        {"heap", "free", "Peak (heap)", "Lifetime peak heap", "Heap allocation", "Free memory",
+         "Lifetime peak heap usage"},
+        {"allocated", "reserved but free", "Peak (allocated)", "Lifetime peak allocated",
+         "Allocated", "Reserved but free", "Lifetime peak allocated"},
+    };
+    if ((unsigned)word >= ALLOCATOR_WORD_COUNT)
+        return "";
+    return words[allocator && allocator->caching ? 1 : 0][word];
+}
+
 bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *rows_step,
                                  int64_t *peak_time_step)
 {

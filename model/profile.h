@@ -389,6 +389,10 @@ struct allocator {
     /* Allocations live at the peak behind the live rows (before equal
      * rows merge; special rows not counted); 0 unless rows are live. */
     size_t live_allocations;
+    /* PyTorch's caching allocator (a PyTorch trace or memory snapshot),
+     * set by its loader: its users say allocated and reserved, not heap
+     * and free (allocator_word). */
+    bool caching;
 };
 
 /* XProf's table at the peak: xprof_rows where kept, else `rows`. */
@@ -399,6 +403,21 @@ const struct allocation_row *allocator_xprof_rows(const struct allocator *alloca
  * bit): not when the loader said so, nor free memory and fragmentation
  * for an allocator without a timeline (a Skyline report). */
 bool allocator_records(const struct allocator *allocator, unsigned field);
+
+/* The words for an allocator's memory, in its users' terms: XProf's
+ * heap/free, or PyTorch's allocated/"reserved but free" for a caching
+ * allocator. Labels only: JSON and CSV field names stay XProf's. */
+enum allocator_word {
+    ALLOCATOR_WORD_HEAP,          /* "heap" / "allocated" */
+    ALLOCATOR_WORD_FREE,          /* "free" / "reserved but free" */
+    ALLOCATOR_WORD_PEAK,          /* card: "Peak (heap)" / "Peak (allocated)" */
+    ALLOCATOR_WORD_LIFETIME_PEAK, /* card: "Lifetime peak heap" / "...allocated" */
+    ALLOCATOR_WORD_HEAP_LINE,     /* --summary: "Heap allocation" / "Allocated" */
+    ALLOCATOR_WORD_FREE_LINE,     /* --summary: "Free memory" / "Reserved but free" */
+    ALLOCATOR_WORD_LIFETIME_LINE, /* --summary: "Lifetime peak heap usage" / ... */
+    ALLOCATOR_WORD_COUNT
+};
+const char *allocator_word(const struct allocator *allocator, enum allocator_word word);
 
 /* Whether the rows at the peak are another step's than the peak's own
  * (see one_step_rows), and the two steps. */
@@ -413,8 +432,9 @@ struct profile {
     bool gzipped;
     uint64_t file_bytes; /* size of the file as read (compressed if gzipped) */
     int32_t version;
-    /* Whether the file records a version (MemoryProfile, Skyline, XSpace
-     * as XProf converts it); a trace has none, and its 0 means nothing. */
+    /* Whether the file records a version worth showing (MemoryProfile,
+     * Skyline); a trace has none, and its 0 means nothing; XSpace keeps
+     * XProf's 1 for JSON but shows none (its timeline is complete). */
     bool version_known;
     int32_t num_hosts;
     struct string_table *strings;

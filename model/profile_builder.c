@@ -170,6 +170,11 @@ void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t 
     builder->profile->allocators[index].unknown_fields = fields;
 }
 
+void profile_builder_set_caching(struct profile_builder *builder, size_t index)
+{
+    builder->profile->allocators[index].caching = true;
+}
+
 static bool timeline_is_sorted(const struct snapshot_columns *timeline)
 {
     for (size_t i = 1; i < timeline->count; i++)

@@ -71,6 +71,8 @@ void profile_builder_set_timeline_kind(struct profile_builder *builder, size_t i
  * allocator_field bits); all is known unless said otherwise. */
 void profile_builder_set_unknown_fields(struct profile_builder *builder, size_t index,
                                         unsigned fields);
+/* Allocator `index` is PyTorch's caching allocator (allocator_word). */
+void profile_builder_set_caching(struct profile_builder *builder, size_t index);
 /* Sorts allocator `index`'s timeline by time now (stably), for a loader
  * that reads it sorted before finish; finish sorts what is left. */
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index);

@@ -127,9 +127,12 @@ static void text_file_line(FILE *out, const char *role, const struct profile *pr
 {
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
-    fprintf(out, "  %-5s %s: %s%s, version %d, %zu allocator%s\n", role, path,
-            profile_format_name(profile->format), profile->gzipped ? " (gzip)" : "",
-            profile->version, profile->allocator_count, profile->allocator_count == 1 ? "" : "s");
+    fprintf(out, "  %-5s %s: %s%s", role, path, profile_format_name(profile->format),
+            profile->gzipped ? " (gzip)" : "");
+    if (profile->version_known) /* not a trace's or XSpace's */
+        fprintf(out, ", version %d", profile->version);
+    fprintf(out, ", %zu allocator%s\n", profile->allocator_count,
+            profile->allocator_count == 1 ? "" : "s");
 }
 
 /* ---- the largest changes, by op (or by location) ---- */

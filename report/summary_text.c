@@ -223,7 +223,8 @@ static void text_allocator(FILE *out, const struct profile *profile, size_t inde
     fprintf(out, "  %-28s %14zu\n", "Deallocations", summary->deallocations);
     text_known_size_line(out, allocator, ALLOCATOR_FIELD_CAPACITY, "Memory capacity",
                          summary->capacity_bytes);
-    text_size_line(out, "Lifetime peak heap usage", summary->lifetime_peak_bytes);
+    text_size_line(out, allocator_word(allocator, ALLOCATOR_WORD_LIFETIME_LINE),
+                   summary->lifetime_peak_bytes);
     text_size_line(out, "Peak memory usage", summary->peak_bytes);
     text_utilization_line(out, summary);
     fprintf(out, "  %-28s %14s%s\n", "  at", format_milliseconds(summary->peak_time_ps, time,
@@ -231,8 +232,13 @@ static void text_allocator(FILE *out, const struct profile *profile, size_t inde
             summary->derived ? "  (computed: the file has no summary)" : "");
     text_known_size_line(out, allocator, ALLOCATOR_FIELD_STACK, "  Stack reservation",
                          summary->peak.stack_bytes);
-    text_size_line(out, "  Heap allocation", summary->peak.heap_bytes);
-    text_known_size_line(out, allocator, ALLOCATOR_FIELD_FREE, "  Free memory",
+    char heap_line[48], free_line[48]; /* in the allocator's words */
+    snprintf(heap_line, sizeof heap_line, "  %s",
+             allocator_word(allocator, ALLOCATOR_WORD_HEAP_LINE));
+    snprintf(free_line, sizeof free_line, "  %s",
+             allocator_word(allocator, ALLOCATOR_WORD_FREE_LINE));
+    text_size_line(out, heap_line, summary->peak.heap_bytes);
+    text_known_size_line(out, allocator, ALLOCATOR_FIELD_FREE, free_line,
                          summary->peak.free_bytes);
     fprintf(out, "  %-28s %14s\n", "  Fragmentation",
             !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION)
@@ -255,11 +261,15 @@ void summary_report_text_with(FILE *out, const struct profile *profile, const ch
         options = &defaults;
     char path[1024];
     format_safe_text(profile->path, false, path, sizeof path);
-    fprintf(out, "%s: %s%s, version %d, %zu allocator%s", path,
+    fprintf(out, "%s: %s%s", path,
             profile->format == PROFILE_FORMAT_JSON       ? "JSON"
             : profile->format == PROFILE_FORMAT_PROTOBUF ? "protobuf"
                                                          : profile_format_name(profile->format),
-            profile->gzipped ? " (gzip)" : "", profile->version, profile->allocator_count,
+            profile->gzipped ? " (gzip)" : "");
+    /* A version only where it means something (not a trace's or XSpace's). */
+    if (profile->version_known)
+        fprintf(out, ", version %d", profile->version);
+    fprintf(out, ", %zu allocator%s", profile->allocator_count,
             profile->allocator_count == 1 ? "" : "s");
     if (host) {
         char name[256];

@@ -343,6 +343,14 @@ static int export_prepare(const struct host *host, const struct export_options *
         return status;
     }
     allocation_table_set_min_bytes(table, export->min_bytes);
+    /* A key the file does not record (module of an XProf file) would
+     * make one nameless group: say so instead. */
+    if (export->has_group_by && !row_group_key_recorded(table, export->group_by)) {
+        print_error("%s: --group-by %s: the rows record no %s", host->path,
+                    row_group_key_name(export->group_by), row_group_key_name(export->group_by));
+        allocation_table_free(table);
+        return EXIT_BAD_INPUT;
+    }
     if (export->has_group_by) {
         request->group_by = export->group_by;
         request->group_scope = text_of(scope);

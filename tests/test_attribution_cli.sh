@@ -90,4 +90,58 @@ if [ -r "$mlp" ]; then
         grep -q '^allocated before the profile,' "$work/mlp.csv"
 fi
 
+# ---- --group-by op, module, file, function: each where it is recorded ----
+torch="$real/torch-mlp.pt.trace.json.gz"
+if [ -r "$torch" ] && [ -r "$mlp" ]; then
+    "$memtop" --export allocations --group-by op "$torch" >"$work/by-op.csv"
+    tap_check "torch-mlp: --group-by op: aten::mm one group" \
+        test "$(grep -c '^aten::mm,' "$work/by-op.csv")" -eq 1 -a "$(head -n 1 "$work/by-op.csv")" = \
+        "op,total_bytes,share,rows"
+    "$memtop" --export allocations --group-by module "$torch" >"$work/by-module.csv"
+    tap_check "torch-mlp: --group-by module names the loss's module" \
+        grep -q '^CrossEntropyLoss_0,1024,' "$work/by-module.csv"
+    "$memtop" --export allocations --group-by function "$torch" >"$work/by-function.csv"
+    tap_check "torch-mlp: --group-by function names step" \
+        grep -q '^step,[0-9]*,[0-9.e-]*,8$' "$work/by-function.csv"
+    "$memtop" --export allocations --group-by file "$torch" >"$work/by-file.csv"
+    tap_check "torch-mlp: --group-by file names torch_trace.py" \
+        grep -q '^torch_trace\.py,' "$work/by-file.csv"
+    for key in module location file function; do
+        memtop_run --export allocations --group-by "$key" "$mlp"
+        memtop_expect "jax-mlp-steps: --group-by $key is refused: no $key recorded" 2 \
+            err "--group-by $key: the rows record no $key"
+    done
+    memtop_run --export allocations --group-by op "$mlp"
+    memtop_expect "jax-mlp-steps: --group-by op names jit__step" 0 out '^jit__step,'
+else
+    tap_skip "--group-by op, module, file, function" "no data/real"
+fi
+
+# ---- PyTorch's caching allocator says allocated/reserved ----
+for capture in torch-mlp.pt.trace.json.gz torch-mlp.snapshot.pickle.gz; do
+    file="$real/$capture"
+    if [ ! -r "$file" ]; then
+        tap_skip "$capture: allocated/reserved" "no data/real"
+        continue
+    fi
+    "$memtop" --summary "$file" >"$work/torch.txt"
+    tap_check "$capture: --summary says allocated and reserved but free" \
+        grep -q '^    Allocated  *[0-9.]* MiB$' "$work/torch.txt"
+    tap_check "$capture: ... reserved but free, lifetime peak allocated" \
+        grep -q '^    Reserved but free  *[0-9.]* MiB$' "$work/torch.txt"
+    if grep -q 'Heap allocation\|Free memory\|peak heap' "$work/torch.txt"; then
+        tap_not_ok "$capture: ... and not XProf's heap and free" "$work/torch.txt"
+    else
+        tap_ok "$capture: ... and not XProf's heap and free"
+    fi
+    "$memtop" --summary --json "$file" >"$work/torch.json"
+    tap_check "$capture: JSON keeps its field names" \
+        grep -q '"heap_bytes":[0-9]*,"stack_bytes":null,"free_bytes":[0-9]' "$work/torch.json"
+done
+if [ -r "$mlp" ]; then
+    "$memtop" --summary "$mlp" >"$work/jax.txt"
+    tap_check "jax-mlp-steps: XProf's words stay: Heap allocation" \
+        grep -q '^    Heap allocation ' "$work/jax.txt"
+fi
+
 tap_done

@@ -291,7 +291,7 @@ if command -v bash >/dev/null 2>&1; then
     tap_check "bash: --sort completes the short names too" \
         test "$(complete_words --export allocations --sort tot | tr '\n' ' ')" = "total total_bytes "
     tap_check "bash: --group-by completes the keys" \
-        test "$(complete_words --export allocations --group-by '' | tr '\n' ' ')" = "scope location file "
+        test "$(complete_words --export allocations --group-by '' | tr '\n' ' ')" = "scope op module location file function "
     tap_check "bash: --list-keys=m completes the formats" \
         test "$(complete_words --list-keys=m | tr '\n' ' ')" = "--list-keys=markdown --list-keys=man "
     mkdir -p "$work/profiles"

@@ -101,6 +101,10 @@ static void test_version1_rows_point_into_targets(void **state)
     assert_true(profile->version_known); /* a MemoryProfile records its version */
     const struct allocator *done = &profile->allocators[0];
     assert_int_equal(done->timeline.count, 5);
+    /* A BFC allocator keeps XProf's words. */
+    assert_false(done->caching);
+    assert_string_equal(allocator_word(done, ALLOCATOR_WORD_HEAP), "heap");
+    assert_string_equal(allocator_word(done, ALLOCATOR_WORD_FREE_LINE), "Free memory");
     assert_int_equal(test_xprof_rows(done)[0].origin, ROW_FROM_SPECIAL);
     assert_false(test_xprof_rows(done)[0].has_time);
     assert_int_equal(test_xprof_rows(done)[0].allocation_bytes, 4096);

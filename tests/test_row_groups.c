@@ -312,6 +312,80 @@ static void test_locations_and_files(void **state)
     assert_int_equal(fixture->table.count, 1); /* the row without a frame */
 }
 
+/* PyTorch's rows (issue 22): by whole op name, by module, by the
+ * function of the location; each key recorded only where a row has it. */
+static void test_op_module_function(void **state)
+{
+    struct fixture *fixture = *state;
+    struct profile *profile = fixture->profile;
+    /* Locations as Kineto's rows have them, "file:line function"; a module on two rows. */
+    const char *locations[] = {"train.py:15 step", "train.py:15 step", "model.py:7 forward",
+                               NULL, "model.py:9 forward", NULL};
+    for (size_t i = 0; i < COUNT(locations); i++) {
+        if (!locations[i])
+            continue;
+        fixture->rows[i].location = intern(profile, locations[i]);
+        fixture->rows[i].location_file = string_table_intern(profile->strings, locations[i],
+                                                            strcspn(locations[i], ":"));
+    }
+    fixture->rows[0].module = intern(profile, "Linear_1");
+    fixture->rows[2].module = intern(profile, "Linear_1");
+    struct allocation_table *table = &fixture->table;
+    assert_true(row_group_key_recorded(table, ROW_GROUP_OP));
+    assert_true(row_group_key_recorded(table, ROW_GROUP_MODULE));
+    assert_true(row_group_key_recorded(table, ROW_GROUP_FUNCTION));
+    struct row_groups groups;
+    /* By op: aten::mm is one group, aten::mmx another, the scoped op whole. */
+    assert_true(row_groups_build(&groups, table, ROW_GROUP_OP, text_of("")));
+    assert_int_equal(groups.count, 4);
+    assert_group(&groups, 0, "aten::mm", false, 700, 3);
+    assert_group(&groups, 1, "aten::empty_strided", false, 600, 1);
+    assert_group(&groups, 2, "aten::mmx", false, 50, 1);
+    assert_group(&groups, 3, "model/dense/MatMul", false, 10, 1);
+    assert_int_equal(groups.groups[0].key, ROW_GROUP_OP);
+    row_groups_free(&groups);
+    /* By module: Linear_1 (rows 0 and 2), the rest nameless. */
+    assert_true(row_groups_build(&groups, table, ROW_GROUP_MODULE, text_of("")));
+    assert_int_equal(groups.count, 2);
+    assert_group(&groups, 0, "", false, 860, 4);
+    assert_group(&groups, 1, "Linear_1", false, 500, 2);
+    row_groups_free(&groups);
+    /* By function: step (rows 0, 1), forward (rows 2, 4, two files), none. */
+    assert_true(row_groups_build(&groups, table, ROW_GROUP_FUNCTION, text_of("")));
+    assert_int_equal(groups.count, 3);
+    assert_group(&groups, 0, "step", false, 1000, 2);
+    assert_group(&groups, 1, "forward", false, 300, 2);
+    assert_group(&groups, 2, "", false, 60, 2);
+    row_groups_free(&groups);
+    assert_true(row_group_contains(profile, ROW_GROUP_FUNCTION, text_of("forward"),
+                                   &fixture->rows[4]));
+    assert_true(row_group_contains(profile, ROW_GROUP_OP, text_of("aten::mm"), &fixture->rows[2]));
+    assert_false(row_group_contains(profile, ROW_GROUP_OP, text_of("aten::mm"), &fixture->rows[3]));
+    assert_true(row_group_contains(profile, ROW_GROUP_MODULE, text_of("Linear_1"),
+                                   &fixture->rows[0]));
+    assert_string_equal(row_group_empty_name(ROW_GROUP_MODULE), "(no module)");
+}
+
+/* XProf's rows record no module, location or function: only scope and op. */
+static void test_recorded_keys(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_true(row_group_key_recorded(&fixture->table, ROW_GROUP_OP_SCOPE));
+    assert_true(row_group_key_recorded(&fixture->table, ROW_GROUP_OP));
+    assert_false(row_group_key_recorded(&fixture->table, ROW_GROUP_MODULE));
+    assert_false(row_group_key_recorded(&fixture->table, ROW_GROUP_LOCATION));
+    assert_false(row_group_key_recorded(&fixture->table, ROW_GROUP_FILE));
+    assert_false(row_group_key_recorded(&fixture->table, ROW_GROUP_FUNCTION));
+}
+
+/* Skyline's "file:line" names no function. */
+static void test_skyline_has_no_function(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_true(row_group_key_recorded(&fixture->table, ROW_GROUP_LOCATION));
+    assert_false(row_group_key_recorded(&fixture->table, ROW_GROUP_FUNCTION));
+}
+
 static void test_membership(void **state)
 {
     struct fixture *fixture = *state;
@@ -338,6 +412,7 @@ static void test_keys_and_scopes(void **state)
     assert_string_equal(row_group_key_name(ROW_GROUP_OP_SCOPE), "scope");
     assert_false(row_group_key_parse("op_name", &key));
     assert_non_null(strstr(row_group_key_list(), "location"));
+    assert_string_equal(row_group_key_list(), "scope, op, module, location, file, function");
     char scope[64] = "gradients/model/dense_1/";
     scope[row_group_scope_up(text_of(scope))] = '\0';
     assert_string_equal(scope, "gradients/model/");
@@ -365,6 +440,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_locations_and_files, setup_located, teardown),
         cmocka_unit_test_setup_teardown(test_membership, setup_scoped, teardown),
         cmocka_unit_test(test_keys_and_scopes),
+        cmocka_unit_test_setup_teardown(test_op_module_function, setup_unscoped, teardown),
+        cmocka_unit_test_setup_teardown(test_recorded_keys, setup_scoped, teardown),
+        cmocka_unit_test_setup_teardown(test_skyline_has_no_function, setup_located, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

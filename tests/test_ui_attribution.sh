@@ -40,6 +40,7 @@ for size in "80 24" "200 60"; do
     tmux_screen_has "jax $1x$2: the live set at the peak, the 256 MiB buffer is jit__step's" \
         '(Allocations l|L)ive at peak \(6\)' '256\.00 MiB .*jit__step'
     screen_lacks "jax $1x$2: no type column of INVALID only" ' type +(shape +)?op'
+    screen_lacks "jax $1x$2: no module column (XSpace records none)" ' module '
     if [ "$1" -ge 200 ]; then
         tmux_screen_has "jax $1x$2: its role as region, the older memory in words" \
             '256\.00 MiB .*temp .*jit__step' 'allocated before the profile'
@@ -61,8 +62,16 @@ for size in "80 24" "200 60"; do
     tmux_keys t
     tmux_screen_has "torch $1x$2: t groups by location first: the user's line, the rest in words" \
         'by location' 'torch_trace\.py:15 step' 'no location'
-    tmux_keys t t
-    tmux_screen_has "torch $1x$2: t t: by scope, aten::mm one group of its name" \
+    tmux_keys t
+    tmux_screen_has "torch $1x$2: t t: by file" 'by file' 'torch_trace\.py'
+    tmux_keys t
+    tmux_screen_has "torch $1x$2: t t t: by function, the frame's function" 'by function' \
+        '[0-9] +step *$'
+    tmux_keys t
+    tmux_screen_has "torch $1x$2: t x4: by module, the loss's module" 'by module' \
+        'CrossEntropyLoss_0' '\(no module\)'
+    tmux_keys t
+    tmux_screen_has "torch $1x$2: t x5: by scope, aten::mm one group of its name" \
         'by (op )?scope' 'aten::mm'
     if [ "$(grep -c 'aten::mm' "$tmux_screen")" -eq 1 ]; then
         tap_ok "torch $1x$2: aten::mm is one group, not one per row"
@@ -77,15 +86,42 @@ for size in "80 24" "200 60"; do
     tmux_keys BSpace
     tmux_screen_has "torch $1x$2: Backspace leaves it" 'by (op )?scope' 'aten::mm'
     tmux_keys t
+    tmux_screen_has "torch $1x$2: t x6: by op" 'by op' 'aten::mm'
+    tmux_keys t
+    tap_check "torch $1x$2: t x7: not grouped" tmux_wait_for "not grouped: every row"
     memtop_quit "torch $1x$2: q quits with status 0"
 done
 memtop_viewer 200 60 "" "$torch"
 tmux_screen_has "torch 200x60: the table" 'torch_trace\.py:15 step'
+tmux_screen_has "torch 200x60: a module column, the loss's module in it" \
+    ' module +location +op' 'CrossEntropyLoss_0 +torch_trace\.py:15 step +aten::nll_loss_forward'
 tmux_keys j Enter
 tmux_screen_has "torch 200x60: Enter shows the context, location and stack" \
     'Context +Optimizer\.step#Adam\.step' 'Location +torch_trace\.py:15 step' \
     'Stack +torch/optim/adam\.py:[0-9]+ _multi_tensor_adam' 'torch_trace\.py:25 <module>'
 tmux_keys Escape
 memtop_quit "torch 200x60 (detail): q quits with status 0"
+
+# ---- PyTorch's caching allocator in its users' words ----
+for size in "80 24" "200 60"; do
+    set -- $size
+    memtop_viewer "$1" "$2" "" "$torch"
+    if [ "$1" -ge 200 ]; then
+        tmux_screen_has "torch $1x$2: the card says allocated and reserved but free" \
+            '^ Peak \(allocated\) +95\.74 MiB' '^   allocated +95\.74 MiB' \
+            '^   reserved but free +16\.26 MiB' '^ Lifetime peak allocated +95\.74 MiB'
+        tmux_screen_has "torch $1x$2: the readout too" \
+            'reserved but free 16\.26 MiB  allocated 95\.74 MiB'
+    else
+        tmux_screen_has "torch $1x$2: the card says allocated and reserved (short)" \
+            '^   allocated +95\.74 MiB' '^   rsv\. free +16\.26 MiB'
+    fi
+    tmux_screen_has "torch $1x$2: the legend says allocated" '█ allocated'
+    screen_lacks "torch $1x$2: no heap or free" '(heap|  free) '
+    memtop_quit "torch $1x$2 (words): q quits with status 0"
+done
+memtop_viewer 200 60 "" "$jax"
+tmux_screen_has "jax 200x60: XProf's words stay" '^   heap +[0-9]' '█ heap'
+memtop_quit "jax 200x60 (words): q quits with status 0"
 
 tap_done

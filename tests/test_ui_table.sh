@@ -241,6 +241,8 @@ for size in $sizes; do
     tmux_keys h
     tap_check "$size: h at the left edge goes up too" tmux_wait_for "gradients/"
     tmux_keys t
+    tap_check "$size: t again: by op (whole names)" tmux_wait_for "grouped by op,"
+    tmux_keys t
     tap_check "$size: t again: not grouped" tmux_wait_for "not grouped: every row"
     memtop_quit "$size (groups): q quits with status 0"
 done

@@ -111,8 +111,9 @@ static const struct key_binding key_table[] = {
     {{'<'}, "<", REQUEST_SORT_PREVIOUS, KEY_SCOPE_TABLE,
      "sort by the previous column to the left (before the first: file order)", NULL},
     {{'t'}, "t", REQUEST_GROUP_NEXT, KEY_SCOPE_TABLE,
-     "group the rows by op scope (model/dense_58/); a report's rows by location (file:line) "
-     "first, then by file and by op scope; then not (htop's tree key)", "t group"},
+     "group the rows by location (file:line), file, function, module, op scope "
+     "(model/dense_58/) and op, each where the rows record it; then not (htop's tree key)",
+     "t group"},
     {{KEY_BACKSPACE, 127, '\b'}, "Backspace", REQUEST_GROUP_UP, KEY_SCOPE_TABLE,
      "out of the open group, up to the groups", NULL},
     {{KEY_LEFT, 'h'}, "Left h", REQUEST_MOVE_LEFT, KEY_SCOPE_TABLE,

@@ -242,9 +242,10 @@ static const struct allocation_column_info columns[ALLOCATION_COLUMN_COUNT] = {
      value_share},
     /* Where it was made (issue 22): the enclosing events, outermost
      * first, and the innermost module; the CSV and JSON carry them, the
-     * detail view shows them. */
+     * detail view shows them, the table shows the module where a row
+     * has one. */
     {TABLE_COLUMN_CONTEXT, "context", "context", TEXT, false, 0, 0, NULL, false, value_context},
-    {TABLE_COLUMN_MODULE, "module", "module", TEXT, false, 0, 0, NULL, false, value_module},
+    {TABLE_COLUMN_MODULE, "module", "module", TEXT, false, 6, 24, NULL, false, value_module},
 };
 
 const struct allocation_column_info *allocation_column(enum table_column id)

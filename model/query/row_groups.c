@@ -16,6 +16,9 @@ static const char *const key_names[ROW_GROUP_KEY_COUNT] = {
     [ROW_GROUP_OP_SCOPE] = "scope",
     [ROW_GROUP_LOCATION] = "location",
     [ROW_GROUP_FILE] = "file",
+    [ROW_GROUP_OP] = "op",
+    [ROW_GROUP_MODULE] = "module",
+    [ROW_GROUP_FUNCTION] = "function",
 };
 
 const char *row_group_key_name(enum row_group_key key)
@@ -36,7 +39,7 @@ bool row_group_key_parse(const char *name, enum row_group_key *key)
 
 const char *row_group_key_list(void)
 {
-    return "scope, location, file";
+    return "scope, op, module, location, file, function";
 }
 
 size_t row_group_scope_up(struct text scope)
@@ -49,17 +52,68 @@ size_t row_group_scope_up(struct text scope)
     return length;
 }
 
-/* The text of a row that a location or file group is keyed by. */
-static struct text row_location_text(const struct profile *profile, enum row_group_key key,
-                                     const struct allocation_row *row)
-{
-    return profile_string(profile, key == ROW_GROUP_FILE ? row->location_file : row->location);
-}
-
 static bool text_starts_with(struct text text, struct text start)
 {
     return text.length >= start.length &&
            (start.length == 0 || memcmp(text.bytes, start.bytes, start.length) == 0);
+}
+
+/* The function of a row's location: what follows "file:line " in it
+ * ("step" in "torch_trace.py:15 step"); empty for a location without
+ * one (Skyline's "file:line"). */
+static struct text row_function(const struct profile *profile, const struct allocation_row *row)
+{
+    struct text location = profile_string(profile, row->location);
+    struct text file = profile_string(profile, row->location_file);
+    if (file.length == 0 || !text_starts_with(location, file))
+        return text_of("");
+    size_t at = file.length;
+    if (at < location.length && location.bytes[at] == ':') {
+        at++;
+        while (at < location.length && location.bytes[at] >= '0' && location.bytes[at] <= '9')
+            at++;
+    }
+    if (at >= location.length || location.bytes[at] != ' ')
+        return text_of("");
+    return text_make(location.bytes + at + 1, location.length - at - 1);
+}
+
+/* The text of a row that a group other than a scope is keyed by. */
+static struct text row_key_text(const struct profile *profile, enum row_group_key key,
+                                const struct allocation_row *row)
+{
+    switch (key) {
+    case ROW_GROUP_OP: return profile_string(profile, row->op_name);
+    case ROW_GROUP_MODULE: return profile_string(profile, row->module);
+    case ROW_GROUP_FILE: return profile_string(profile, row->location_file);
+    case ROW_GROUP_FUNCTION: return row_function(profile, row);
+    default: return profile_string(profile, row->location);
+    }
+}
+
+bool row_group_key_recorded(const struct allocation_table *table, enum row_group_key key)
+{
+    switch (key) {
+    case ROW_GROUP_MODULE: return allocation_table_column_filled(table, TABLE_COLUMN_MODULE);
+    case ROW_GROUP_LOCATION:
+    case ROW_GROUP_FILE: return allocation_table_column_filled(table, TABLE_COLUMN_LOCATION);
+    case ROW_GROUP_FUNCTION:
+        for (size_t i = 0; i < table->source.count; i++)
+            if (row_function(table->profile, &table->source.rows[i]).length > 0)
+                return true;
+        return false;
+    default: return (unsigned)key < ROW_GROUP_KEY_COUNT;
+    }
+}
+
+const char *row_group_empty_name(enum row_group_key key)
+{
+    switch (key) {
+    case ROW_GROUP_MODULE: return "(no module)";
+    case ROW_GROUP_FUNCTION: return "(no function: no frame in the user's code)";
+    case ROW_GROUP_OP: return "(no op)";
+    default: return "(no location: no frame in the user's code)";
+    }
 }
 
 bool row_group_contains(const struct profile *profile, enum row_group_key key, struct text name,
@@ -75,8 +129,14 @@ bool row_group_contains(const struct profile *profile, enum row_group_key key, s
         if (name.length > 0 && name.bytes[name.length - 1] != '/')
             return text_equal(profile_string(profile, row->op_name), name);
         return text_starts_with(profile_string(profile, row->op_name), name);
+    case ROW_GROUP_OP:
+        if (row->origin == ROW_UNRESOLVED) /* no name: in the nameless group */
+            return name.length == 0;
+        return text_equal(profile_string(profile, row->op_name), name);
+    case ROW_GROUP_MODULE:
     case ROW_GROUP_LOCATION:
-    case ROW_GROUP_FILE: return text_equal(row_location_text(profile, key, row), name);
+    case ROW_GROUP_FILE:
+    case ROW_GROUP_FUNCTION: return text_equal(row_key_text(profile, key, row), name);
     default: return true;
     }
 }
@@ -98,8 +158,10 @@ static bool row_key_of(const struct profile *profile, enum row_group_key key, st
                        const struct allocation_row *row, struct row_key *out)
 {
     if (key != ROW_GROUP_OP_SCOPE) {
-        struct text location = row_location_text(profile, key, row);
-        *out = (struct row_key){location.bytes, location.length, false, false};
+        struct text text = row_key_text(profile, key, row);
+        if (key == ROW_GROUP_OP && row->origin == ROW_UNRESOLVED)
+            text = text_of("");
+        *out = (struct row_key){text.bytes, text.length, false, false};
         return true;
     }
     if (row->origin == ROW_UNRESOLVED) {
@@ -206,6 +268,7 @@ static bool groups_by_size(struct row_groups *groups, struct row_group *found, s
         return false;
     for (size_t i = 0; i < count; i++) {
         groups->groups[i] = found[order[i]];
+        groups->groups[i].key = groups->key;
         groups->total_bytes = saturating_add(groups->total_bytes, found[order[i]].bytes);
         groups->group_count += !found[order[i]].single_row;
     }

@@ -8,8 +8,15 @@
  *     one group named by the op ("aten::mm", "IteratorGetNext": no name
  *     repeats, issue 22), or a row alone (a group of one row, marked
  *     single_row) when it is the op's only one;
- *   - the location (file:line of the innermost frame, Skyline's rows);
- *   - the file of that frame.
+ *   - the op's whole name, scopes and all (one group per distinct op);
+ *   - the module (a PyTorch trace's innermost nn.Module);
+ *   - the location (file:line of the innermost frame in the user's code:
+ *     Skyline's rows, PyTorch traces and snapshots);
+ *   - the file of that frame;
+ *   - the function of that frame (the location's words after
+ *     "file:line ": "step" in "torch_trace.py:15 step").
+ * Each key is offered only where the rows record it
+ * (row_group_key_recorded).
  * (By region and by data type: model/query/peak_breakdown.h.)
  *
  * A group's total is what its rows hold (allocation_row_bytes: size
@@ -38,6 +45,9 @@ enum row_group_key {
     ROW_GROUP_OP_SCOPE, /* the op name's next scope under an open one */
     ROW_GROUP_LOCATION, /* file:line of the innermost frame in the user's code */
     ROW_GROUP_FILE,     /* that frame's file */
+    ROW_GROUP_OP,       /* the op's whole name */
+    ROW_GROUP_MODULE,   /* the innermost module */
+    ROW_GROUP_FUNCTION, /* the function of the location's frame */
     ROW_GROUP_KEY_COUNT
 };
 
@@ -49,6 +59,7 @@ struct row_group {
      * shows allocation_table_op_name of the row at first_position). */
     const char *name;
     size_t name_length;
+    enum row_group_key key; /* what it is a group of (row_group_empty_name) */
     bool single_row; /* op scope: a row directly in the open scope */
     int64_t bytes;   /* saturating */
     size_t row_count;
@@ -77,12 +88,21 @@ void row_groups_free(struct row_groups *groups);
 bool row_group_contains(const struct profile *profile, enum row_group_key key, struct text name,
                         const struct allocation_row *row);
 
-/* The key's one name, for people and --group-by: "scope", "location",
- * "file" ("none" for ROW_GROUP_NONE). */
+/* Whether the rows `table` has (before its filter) record `key`: scope
+ * and op always; module where a row has one; location, file and
+ * function where a row has a location (a function, for function). */
+bool row_group_key_recorded(const struct allocation_table *table, enum row_group_key key);
+
+/* What a group of rows without the key's value is called:
+ * "(no location: no frame in the user's code)", "(no module)", ... */
+const char *row_group_empty_name(enum row_group_key key);
+
+/* The key's one name, for people and --group-by: "scope", "op",
+ * "module", "location", "file", "function" ("none" for ROW_GROUP_NONE). */
 const char *row_group_key_name(enum row_group_key key);
 /* The key named `name`; false when none is. */
 bool row_group_key_parse(const char *name, enum row_group_key *key);
-/* "scope, location, file": for usage messages. */
+/* "scope, op, module, location, file, function": for usage messages. */
 const char *row_group_key_list(void);
 /* The length of the scope above `scope` ("model/dense_58/" -> "model/",
  * "model/" -> ""): a prefix of it. */

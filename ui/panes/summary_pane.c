@@ -137,8 +137,28 @@ static bool field_is_timed(size_t index)
 static const char *field_label(const struct summary_field *field, const struct allocator *allocator)
 {
     if (field == &fields[0] && !allocator_records(allocator, ALLOCATOR_FIELD_STACK))
-        return "Peak (heap)";
+        return allocator_word(allocator, ALLOCATOR_WORD_PEAK);
+    if (!allocator->caching)
+        return field->label;
+    /* PyTorch's caching allocator, in its users' words (allocator_word). */
+    if (field == &fields[4])
+        return "  allocated";
+    if (field == &fields[5])
+        return "  reserved but free";
+    if (field == &fields[8])
+        return allocator_word(allocator, ALLOCATOR_WORD_LIFETIME_PEAK);
     return field->label;
+}
+
+/* In a narrow column: the short label, in the allocator's words too. */
+static const char *field_short_label(const struct summary_field *field,
+                                     const struct allocator *allocator)
+{
+    if (allocator->caching && field == &fields[4])
+        return "  alloc.";
+    if (allocator->caching && field == &fields[5])
+        return "  rsv. free";
+    return field->short_label;
 }
 
 static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int width,
@@ -153,8 +173,9 @@ static void draw_field(struct viewer *viewer, WINDOW *window, int y, int x, int 
     /* The label depends on the width only, not the value, so it does not
      * change from one allocator to the next. */
     const char *label = field_label(field, allocator);
-    if ((int)strlen(field->label) + 1 + WIDEST_VALUE > width)
-        label = field->short_label;
+    size_t longest = strlen(field->label) > strlen(label) ? strlen(field->label) : strlen(label);
+    if ((int)longest + 1 + WIDEST_VALUE > width)
+        label = field_short_label(field, allocator);
     wattrset(window, style->dim);
     draw_text(window, y, x, width - value_width - 1, label, style);
     wattrset(window, field->is_peak ? style->peak : style->normal);

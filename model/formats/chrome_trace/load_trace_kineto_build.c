@@ -87,6 +87,9 @@ static struct device *device_find_or_add(struct trace_load *load, struct devices
                                  load->builder, device->allocator))) ||
         !integer_map_put(&devices->by_key, key, (uint32_t)devices->count))
         return NULL;
+    /* Kineto's [memory] events come from PyTorch's allocators, whose
+     * totals are Total Allocated and Total Reserved. */
+    profile_builder_set_caching(load->builder, device->allocator);
     devices->count++;
     return device;
 }

@@ -596,6 +596,7 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device,
             ALLOCATOR_FIELD_STACK | ALLOCATOR_FIELD_FRAGMENTATION | ALLOCATOR_FIELD_CAPACITY |
                 ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
+        profile_builder_set_caching(load->builder, replay.allocator);
         ok = replay_timeline(&replay, &peak) && replay_rows(&replay, peak) &&
              hand_over_segments(&replay) && hand_over_ooms(&replay) &&
              warn_device(&replay, name);

@@ -385,6 +385,11 @@ bool xspace_finish_profile(struct xspace_loader *loader)
     for (size_t i = 0; i < builder->profile->allocator_count; i++)
         if (!finish_allocator(loader, i))
             return false;
+    /* XProf converts an XSpace to a version-1 MemoryProfile (JSON keeps
+     * that 1), but the number means nothing here: version 1 is XProf's
+     * sample, and this timeline is complete. The header and --summary's
+     * text say no version (issue 22). */
     profile_builder_set_version(builder, 1, 1);
+    builder->profile->version_known = false;
     return order_allocators(builder);
 }

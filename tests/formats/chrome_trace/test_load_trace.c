@@ -458,6 +458,11 @@ static void test_out_of_order_events_and_devices(void **state)
     assert_false(profile->allocators[0].unknown_fields & ALLOCATOR_FIELD_FREE);
     assert_true(profile->allocators[0].unknown_fields & ALLOCATOR_FIELD_STACK);
     assert_false(profile->version_known); /* a trace has no version */
+    /* PyTorch's caching allocator: allocated/reserved, not heap/free. */
+    assert_true(profile->allocators[0].caching);
+    assert_string_equal(allocator_word(&profile->allocators[0], ALLOCATOR_WORD_HEAP), "allocated");
+    assert_string_equal(allocator_word(&profile->allocators[0], ALLOCATOR_WORD_FREE),
+                        "reserved but free");
     /* Kineto names no region, data type or shape: the viewer hides them. */
     assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_REGION));
     assert_false(allocator_records(&profile->allocators[0], ALLOCATOR_FIELD_DATA_TYPE));

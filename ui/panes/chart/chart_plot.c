@@ -340,7 +340,8 @@ static void legend_bar_labels(const struct chart_frame *frame, char *heap, char 
                               size_t size)
 {
     const char *bars = frame->overlay && frame->line_columns ? frame->overlay->bars_name : NULL;
-    snprintf(heap, size, "%s%sheap", bars ? bars : "", bars ? " " : "");
+    snprintf(heap, size, "%s%s%s", bars ? bars : "", bars ? " " : "",
+             allocator_word(frame->allocator, ALLOCATOR_WORD_HEAP));
     snprintf(stack, size, "%s%sstack", bars ? bars : "", bars ? " " : "");
 }
 
@@ -368,7 +369,8 @@ static void draw_legend(const struct chart_frame *frame)
                 (!stack_known ||
                  draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, stack)) &&
                 (!frame->show_free ||
-                 draw_legend_item(frame, &x, GLYPH_FREE(style), style->free_memory, "free")) &&
+                 draw_legend_item(frame, &x, GLYPH_FREE(style), style->free_memory,
+                                  allocator_word(frame->allocator, ALLOCATOR_WORD_FREE))) &&
                 (frame->capacity_row < 0 ||
                  draw_legend_item(frame, &x, GLYPH_CAPACITY(style), style->capacity,
                                   "capacity")) &&

@@ -164,13 +164,15 @@ void chart_readout_draw(const struct chart_frame *frame)
     /* What the format does not record is left out, not shown as 0. */
     const struct allocator *allocator = frame->allocator;
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FREE))
-        readout_bytes(&readout, "free", timeline->free_bytes[index], style->normal);
+        readout_bytes(&readout, allocator_word(allocator, ALLOCATOR_WORD_FREE),
+                      timeline->free_bytes[index], style->normal);
     char percent[32];
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION))
         readout_field(&readout, "frag",
                       format_percent(timeline->fragmentation[index], percent, sizeof percent),
                       style->normal, false);
-    readout_bytes(&readout, "heap", timeline->heap_bytes[index], style->normal);
+    readout_bytes(&readout, allocator_word(allocator, ALLOCATOR_WORD_HEAP),
+                  timeline->heap_bytes[index], style->normal);
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_STACK))
         readout_bytes(&readout, "stack", timeline->stack_bytes[index], style->normal);
     readout.rows = g->readout_rows;

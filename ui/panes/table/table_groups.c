@@ -34,9 +34,9 @@ static void group_fit_columns(enum row_group_key key, struct fit_column *fit)
 enum row_group_key table_group_key(const struct table_pane *table, const struct viewer *viewer)
 {
     enum row_group_key key = table->group_key;
-    /* An XProf file's rows have no location: nothing to group by. */
-    if ((key == ROW_GROUP_LOCATION || key == ROW_GROUP_FILE) &&
-        !allocation_table_column_filled(&viewer->query.rows, TABLE_COLUMN_LOCATION))
+    /* An XProf file's rows have no location, no module: nothing to
+     * group by. */
+    if (!row_group_key_recorded(&viewer->query.rows, key))
         return ROW_GROUP_NONE;
     return key;
 }
@@ -155,7 +155,7 @@ static struct text group_name(const struct viewer *viewer, const struct row_grou
         return text_make(name.bytes + scope, name.length - scope);
     }
     if (group->name_length == 0)
-        return text_of("(no location: no frame in the user's code)");
+        return text_of(row_group_empty_name(group->key));
     if (scope > group->name_length)
         scope = 0;
     return text_make(group->name + scope, group->name_length - scope);
@@ -346,33 +346,33 @@ bool table_groups_up(struct table_pane *table, struct viewer *viewer)
     return true;
 }
 
-/* The keys b steps through, after "none". Rows that name their line of
- * code (Skyline's) group by it first: "which line holds the memory" is
- * one keypress; their op names ("weight", "conv2d") seldom have scopes. */
-static const enum row_group_key keys_with_locations[] = {ROW_GROUP_NONE, ROW_GROUP_LOCATION,
-                                                         ROW_GROUP_FILE, ROW_GROUP_OP_SCOPE};
-static const enum row_group_key keys_without_locations[] = {ROW_GROUP_NONE, ROW_GROUP_OP_SCOPE};
-#define KEY_COUNT(keys) (sizeof(keys) / sizeof *(keys))
+/* The keys t steps through, after "none", each taken only where the
+ * rows record it (row_group_key_recorded). Rows that name their line of
+ * code (Skyline's, PyTorch's) group by it first: "which line holds the
+ * memory" is one keypress; their op names seldom have scopes. */
+static const enum row_group_key key_cycle[] = {
+    ROW_GROUP_NONE, ROW_GROUP_LOCATION, ROW_GROUP_FILE,   ROW_GROUP_FUNCTION,
+    ROW_GROUP_MODULE, ROW_GROUP_OP_SCOPE, ROW_GROUP_OP,
+};
+#define KEY_COUNT (sizeof key_cycle / sizeof *key_cycle)
 
-/* The key after `key` in `keys` (count of them), wrapping; the first
- * when `key` is not among them. */
-static enum row_group_key key_after(const enum row_group_key *keys, size_t count,
-                                    enum row_group_key key)
+/* The recorded key after `key` in key_cycle, wrapping to none. */
+static enum row_group_key key_after(const struct allocation_table *rows, enum row_group_key key)
 {
-    for (size_t i = 0; i < count; i++)
-        if (keys[i] == key)
-            return keys[(i + 1) % count];
-    return keys[1 % count];
+    size_t at = 0;
+    while (at < KEY_COUNT && key_cycle[at] != key)
+        at++;
+    for (size_t step = 1; step <= KEY_COUNT; step++) {
+        enum row_group_key next = key_cycle[(at + step) % KEY_COUNT];
+        if (next == ROW_GROUP_NONE || row_group_key_recorded(rows, next))
+            return next;
+    }
+    return ROW_GROUP_NONE;
 }
 
 void table_groups_next_key(struct table_pane *table, struct viewer *viewer)
 {
-    bool locations = allocation_table_column_filled(&viewer->query.rows, TABLE_COLUMN_LOCATION);
-    enum row_group_key key =
-        locations ? key_after(keys_with_locations, KEY_COUNT(keys_with_locations),
-                              table_group_key(table, viewer))
-                  : key_after(keys_without_locations, KEY_COUNT(keys_without_locations),
-                              table_group_key(table, viewer));
+    enum row_group_key key = key_after(&viewer->query.rows, table_group_key(table, viewer));
     table->group_key = key;
     query_set_within(&viewer->query, ROW_GROUP_NONE, text_of(NULL));
     table_groups_free(table);

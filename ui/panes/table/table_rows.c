@@ -26,7 +26,8 @@
  * shrinks, cut in its middle too so that ":line" stays. Names,
  * alignment, widths and values are the column table's. Columns only
  * some formats fill are not drawn when no row fills them (kind and
- * location for XProf files; requested size, count, region, type and
+ * location for XProf files, module where no module is recorded;
+ * requested size, count, region, type and
  * shape for Skyline's reports), and the total not without a count (a
  * report's entry is one tensor: its total is its size). */
 struct shown_column {
@@ -49,6 +50,7 @@ static const struct shown_column shown_columns[TABLE_SHOWN_COUNT] = {
     {TABLE_COLUMN_REGION_TYPE, 0, 2, true, ALWAYS},
     {TABLE_COLUMN_DATA_TYPE, 0, 4, true, ALWAYS},
     {TABLE_COLUMN_TENSOR_SHAPE, 0, 5, true, ALWAYS},
+    {TABLE_COLUMN_MODULE, 2, 7, true, ALWAYS}, /* a PyTorch trace's nn.Module (issue 22) */
     {TABLE_COLUMN_LOCATION, 1, 8, true, ALWAYS},
     {TABLE_COLUMN_OP_NAME, 0, 0, false, ALWAYS},
 };

@@ -26,7 +26,7 @@
 struct viewer;
 
 /* The rows' columns as drawn (table_rows.c's shown_columns). */
-#define TABLE_SHOWN_COUNT 11
+#define TABLE_SHOWN_COUNT 12
 
 struct table_pane {
     struct pane pane;
