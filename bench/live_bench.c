@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "model/load.h"
 
 static double now_ms(void)

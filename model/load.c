@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "model/decode/gzip.h"
-#include "model/file_kind.h"
+#include "model/decode/file_kind.h"
 #include "model/input_format.h"
 #include "model/load_internal.h"
-#include "model/mapping_guard.h"
-#include "model/memory_available.h"
+#include "model/decode/mapping_guard.h"
+#include "model/decode/memory_available.h"
 #include "model/profile_builder.h"
-#include "model/text_encoding.h"
+#include "model/decode/text_encoding.h"
 
 /* A gzip member inflates at most ~1032:1; real profiles compress 5-20x.
  * Past this many times the compressed size, or past the absolute cap, the

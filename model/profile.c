@@ -7,6 +7,7 @@
 #include "model/input_format.h"
 #include "model/saturating.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,33 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
         !column_resize((void **)&columns->context, sizeof *columns->context, capacity))
         return false;
     if (columns->site && !column_resize((void **)&columns->site, sizeof *columns->site, capacity))
+        return false;
+    columns->capacity = capacity;
+    return true;
+}
+
+/* calloc() hands out fresh pages of the system's untouched (it knows they
+ * are zero), where realloc() would not promise zeros. */
+static bool column_zeroed(void **column, size_t element_size, size_t capacity)
+{
+    free(*column);
+    *column = calloc(capacity, element_size);
+    return *column != NULL;
+}
+
+bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t capacity)
+{
+    if (columns->capacity || columns->count)
+        return false;
+#define ZEROED(name)                                                              \
+    if (!column_zeroed((void **)&columns->name, sizeof *columns->name, capacity)) \
+        return false;
+    FOR_EACH_COLUMN(ZEROED)
+#undef ZEROED
+    if (columns->context &&
+        !column_zeroed((void **)&columns->context, sizeof *columns->context, capacity))
+        return false;
+    if (columns->site && !column_zeroed((void **)&columns->site, sizeof *columns->site, capacity))
         return false;
     columns->capacity = capacity;
     return true;
@@ -148,6 +176,43 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     if (columns->context)
         columns->context[i] = snapshot->context;
     if (columns->site)
+        columns->site[i] = snapshot->site;
+}
+
+void snapshot_columns_append_sparse(struct snapshot_columns *columns,
+                                    const struct snapshot *snapshot)
+{
+    size_t i = columns->count++;
+    free(columns->index);
+    columns->index = NULL;
+    int8_t activity = (snapshot->activity >= INT8_MIN && snapshot->activity <= INT8_MAX)
+                          ? (int8_t)snapshot->activity
+                          : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
+    /* A double's zero is all zero bits only when it is +0.0: -0.0 is stored. */
+    bool fragmented = snapshot->fragmentation != 0.0 || signbit(snapshot->fragmentation);
+#define STORE(name, value) \
+    if (value)             \
+        columns->name[i] = value;
+    STORE(time_ps, snapshot->time_ps)
+    STORE(stack_bytes, snapshot->stack_bytes)
+    STORE(heap_bytes, snapshot->heap_bytes)
+    STORE(free_bytes, snapshot->free_bytes)
+    if (fragmented)
+        columns->fragmentation[i] = snapshot->fragmentation;
+    STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
+    STORE(activity, activity)
+    STORE(requested_bytes, snapshot->requested_bytes)
+    STORE(allocation_bytes, snapshot->allocation_bytes)
+    STORE(address, snapshot->address)
+    STORE(step_id, snapshot->step_id)
+    STORE(op_name, snapshot->op_name)
+    STORE(region_type, snapshot->region_type)
+    STORE(data_type, snapshot->data_type)
+    STORE(tensor_shape, snapshot->tensor_shape)
+#undef STORE
+    if (columns->context && snapshot->context)
+        columns->context[i] = snapshot->context;
+    if (columns->site && snapshot->site)
         columns->site[i] = snapshot->site;
 }
 

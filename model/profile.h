@@ -103,6 +103,17 @@ bool snapshot_columns_enable_site(struct snapshot_columns *columns);
 bool snapshot_columns_enable_context(struct snapshot_columns *columns);
 /* Grow to hold at least `capacity` snapshots; false when memory runs out. */
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
+/* For a loader whose format leaves some columns empty: columns with no
+ * room yet (capacity 0) grow to `capacity` slots that read zero, and
+ * snapshot_columns_append_sparse() stores only what is not zero, so a
+ * column the format never fills stays pages the system has not handed
+ * out (no resident memory, no page faults; reading them reads zeros).
+ * False when memory runs out, or when the columns already have room. */
+bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t capacity);
+/* snapshot_columns_append() into columns snapshot_columns_reserve_zeroed()
+ * made, below their capacity: the zero values are not written. */
+void snapshot_columns_append_sparse(struct snapshot_columns *columns,
+                                    const struct snapshot *snapshot);
 /* Give back the room past the last snapshot (loaders reserve from
  * estimates): capacity == count afterwards (a column realloc() cannot
  * shrink keeps its room, unused). */
@@ -331,7 +342,7 @@ enum allocator_rows {
     /* The format's own table: Skyline's entries, a table memtop wrote. */
     ALLOCATOR_ROWS_RECORDED = 0,
     /* What was live at the peak instant, exactly the rows the live-set
-     * query (model/live_set.h) gives at summary.peak_time_ps: every
+     * query (model/query/live_set.h) gives at summary.peak_time_ps: every
      * format whose timeline is complete. */
     ALLOCATOR_ROWS_LIVE,
     /* XProf's table at the peak: the peak step's allocations, all older
@@ -357,7 +368,7 @@ struct allocator {
      * that record them (a PyTorch memory snapshot); NULL for the others. */
     struct segment_history *segments;
     /* Its out-of-memory errors, sorted by time (stably) by the builder's
-     * finish; model/oom.h asks them questions. */
+     * finish; model/query/oom.h asks them questions. */
     struct oom_event *ooms;
     size_t oom_count;
     /* What the format's own summary said (none for most formats). */

@@ -9,7 +9,7 @@
 
 #include "model/array_grow.h"
 #include "model/index_sort.h"
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
 

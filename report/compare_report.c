@@ -147,7 +147,7 @@ static const char *changes_key_name(enum op_comparison_key key)
     return key == COMPARE_BY_LOCATION ? "location" : "op";
 }
 
-/* The pair's changes as model/compare.h's op table sums them, by the
+/* The pair's changes as model/query/compare.h's op table sums them, by the
  * key its format records; false when memory ran out. */
 static bool changes_build(struct op_comparison *table, enum op_comparison_key *key,
                           const struct allocator_pair *pair, const struct profile *base,

@@ -1,7 +1,7 @@
 /* compare_report: `memtop --summary --compare BASE NEW`, for people
  * (text) and for scripts and CI (JSON through report/json_writer.h):
  * both profiles' summaries, and for each pair of allocators matched by
- * memory id (model/compare.h) the deltas of the peak, the heap and stack
+ * memory id (model/query/compare.h) the deltas of the peak, the heap and stack
  * at the peak, the capacity and the allocation counts.
  *
  * It also owns the list of the fields compared (label, JSON name, how to
@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/profile.h"
 #include "report/summary_report.h"
 
@@ -48,7 +48,7 @@ const struct compare_field *compare_field(enum compare_field_id id);
  * its format does not record the field (a trace's capacity, stack). */
 bool compare_field_value(enum compare_field_id id, const struct allocator *allocator,
                          int64_t *value);
-/* The pair's delta of a field (new - base, as model/compare.h computed
+/* The pair's delta of a field (new - base, as model/query/compare.h computed
  * it); false unless both sides have a value. */
 bool compare_field_delta(enum compare_field_id id, const struct allocator_pair *pair,
                          int64_t *delta);
@@ -71,7 +71,7 @@ struct text compare_pair_label(const struct allocator_pair *pair, const struct p
 /* The text report: the two files, then one block per pair: a line per
  * field with base, new and delta ("+1.25 GiB", "-3", "0"), then the
  * largest changes of what was live at the two peaks, by op, or by
- * location where the format records one (model/compare.h's op table,
+ * location where the format records one (model/query/compare.h's op table,
  * options->top_rows of them, those that changed; options may be NULL:
  * SUMMARY_REPORT_TOP_ROWS). */
 void compare_report_text(FILE *out, const struct profile *base, const struct profile *new,

@@ -8,7 +8,7 @@
  * the view names, --sort and --from/--to parsing (export_parse.c) and one
  * exporter per view (export_*.c). It must not print or pick exit codes:
  * a status and a one-line reason go back to the caller, which names the
- * output. The allocations columns are model/allocation_columns.h's.
+ * output. The allocations columns are model/query/allocation_columns.h's.
  * The CSV dialect (LF line ends, quoting, the formula guard, numbers) is
  * described in report/csv_writer.h; every number is a raw integer (bytes,
  * picoseconds) except time_ms and fragmentation.
@@ -23,7 +23,7 @@
  *                occurrences, share that over the allocator's peak, empty
  *                when the peak is unknown), in the table's order.
  *                Grouped (group_by): KEY,total_bytes,share,rows, one row
- *                per group of model/row_groups.h, largest first (KEY is the
+ *                per group of model/query/row_groups.h, largest first (KEY is the
  *                key's name: scope, location or file).
  *   timeline     time_ps,time_ms,heap_bytes,stack_bytes,free_bytes,
  *                fragmentation,peak_bytes_in_use,activity,requested_bytes,
@@ -42,11 +42,11 @@
  *                new_count: what was live at the peak of the base's
  *                allocator (profile, allocator) and of the new one's
  *                (new_profile, new_allocator), summed by op name, sorted
- *                by |delta| descending (model/compare.h); delta is new
+ *                by |delta| descending (model/query/compare.h); delta is new
  *                minus base, counts are occurrences.
  *   steps        step_id,start_time_ps,end_time_ps,peak_bytes,peak_time_ps,
  *                end_bytes,allocations,deallocations,end_delta_bytes; one
- *                row per step of the allocator (model/steps.h: in the order
+ *                row per step of the allocator (model/query/steps.h: in the order
  *                the steps start, step -1 last), end_delta_bytes empty for
  *                the first step and for step -1.
  *   segments     address,size_bytes,stream,pool,expandable,allocated_bytes,
@@ -72,7 +72,7 @@
 #include <stdio.h>
 
 #include "model/profile.h"
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 
 enum export_view {
     EXPORT_VIEW_ALLOCATIONS,
@@ -197,7 +197,7 @@ char *export_default_path(const struct profile *profile, const char *host,
                           const struct allocator *allocator, enum export_view view);
 
 /* --sort COLUMN[:asc|:desc] with COLUMN a sortable column
- * (model/allocation_columns.h), by its one name as the viewer's header
+ * (model/query/allocation_columns.h), by its one name as the viewer's header
  * shows it ("size") or its name in the allocations header
  * ("allocation_bytes"); without a direction, numbers sort descending
  * and text ascending. false when text is not one of them. */
@@ -211,7 +211,7 @@ const char *export_sort_list(void);
  * none of these or the size does not fit in int64. */
 bool export_size_parse(const char *text, int64_t *bytes);
 
-/* --group-by KEY[:SCOPE]: a key of model/row_groups.h ("scope",
+/* --group-by KEY[:SCOPE]: a key of model/query/row_groups.h ("scope",
  * "location", "file"), for scope optionally the scope to list the
  * groups under ("scope:model/"; *scope points into text, "" when
  * none). false when KEY is none of them. */

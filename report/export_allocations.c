@@ -1,7 +1,7 @@
 /* export_allocations: the allocations view as CSV (see export.h): the
  * rows of the request's allocations table in its order, one cell per
- * column of model/allocation_columns.h, or one row per group of
- * model/row_groups.h when the request groups them. Called by export.c's
+ * column of model/query/allocation_columns.h, or one row per group of
+ * model/query/row_groups.h when the request groups them. Called by export.c's
  * export_write(); writes only through csv_writer, never opens files. */
 #include "config.h"
 
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/allocation_columns.h"
-#include "model/row_groups.h"
+#include "model/query/allocation_columns.h"
+#include "model/query/row_groups.h"
 #include "report/csv_writer.h"
 #include "report/export.h"
 

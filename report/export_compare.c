@@ -1,17 +1,17 @@
 /* export_compare: the compare view as CSV (see export.h): the ops at the
- * peak of BASE and NEW side by side with their deltas, as model/compare.h
+ * peak of BASE and NEW side by side with their deltas, as model/query/compare.h
  * matched them. Called by export.c's export_write(); writes only through
  * csv_writer and computes nothing the model has not. */
 #include "config.h"
 
 #include <errno.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "report/csv_writer.h"
 #include "report/export.h"
 
 /* --export compare: what was live at each allocator's peak, by op name,
- * for the pair of allocators the request names (model/compare.h sums and
+ * for the pair of allocators the request names (model/query/compare.h sums and
  * orders it: |delta| descending, then op name bytewise). */
 static const char *const compare_columns[] = {
     "op_name", "base_bytes", "new_bytes", "delta_bytes", "base_count", "new_count",

@@ -1,16 +1,16 @@
 /* export_steps: the steps view as CSV (see export.h): one allocator's
- * steps as model/steps.h tells them (start, end, peak, memory at its end).
+ * steps as model/query/steps.h tells them (start, end, peak, memory at its end).
  * Called by export.c's export_write(); writes only through csv_writer. */
 #include "config.h"
 
 #include <errno.h>
 
-#include "model/steps.h"
+#include "model/query/steps.h"
 #include "report/csv_writer.h"
 #include "report/export.h"
 
 /* --export steps: one record per step of the request's allocator, in
- * the order model/steps.h lists them (by first appearance, step -1
+ * the order model/query/steps.h lists them (by first appearance, step -1
  * last). */
 static const char *const step_columns[] = {
     "step_id",   "start_time_ps", "end_time_ps", "peak_bytes",      "peak_time_ps",

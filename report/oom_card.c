@@ -1,4 +1,4 @@
-/* oom_card: see oom_card.h. The numbers come from model/oom.h; here they
+/* oom_card: see oom_card.h. The numbers come from model/query/oom.h; here they
  * become words. */
 #include "config.h"
 
@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 
 /* A fact with a size, or "unknown" where the file does not say (-1). */
 static void card_fact(struct oom_card *card, const char *label, int64_t bytes, bool emphasis)

@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "model/format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "model/profile.h"
 
 #define OOM_CARD_FACTS 8
@@ -72,7 +72,7 @@ void oom_card_build(struct oom_card *card, const struct profile *profile,
                     const struct allocation_row *rows, size_t row_count, bool holders_at_oom);
 /* The same for a report: the rows live at the OOM computed here from a
  * complete timeline (interning the special rows' names, as
- * model/live_set.h says), else the rows at the peak. */
+ * model/query/live_set.h says), else the rows at the peak. */
 void oom_card_build_for_report(struct oom_card *card, const struct profile *profile,
                                size_t allocator_index, const struct oom_event *oom);
 /* The card as text lines, each starting with `indent`. */

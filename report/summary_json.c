@@ -9,9 +9,9 @@
 
 #include <math.h>
 
-#include "model/allocation_columns.h"
-#include "model/allocation_table.h"
-#include "model/oom.h"
+#include "model/query/allocation_columns.h"
+#include "model/query/allocation_table.h"
+#include "model/query/oom.h"
 #include "report/json_writer.h"
 
 /* A number the format may lack: null when `known` is false (the house

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "model/profile.h"
 
 struct json_writer;

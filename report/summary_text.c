@@ -9,9 +9,9 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "model/format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "report/oom_card.h"
 
 /* Safe to print; "-" for an empty field so columns stay readable. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/format.h"
 #include "report/compare_report.h"
 #include "report/json_writer.h"

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "model/format.h"
-#include "model/gate.h"
+#include "model/query/gate.h"
 #include "model/message_text.h"
 #include "src/cli_output.h"
 

@@ -1,6 +1,6 @@
 /* gate_cli: the CI gates on the command line (issue 24): each crossing
  * as one line on stderr, and whether any was crossed, so that main exits
- * with status 3. The arithmetic is model/gate.h's. Called by main (each
+ * with status 3. The arithmetic is model/query/gate.h's. Called by main (each
  * host's profile while it is loaded) and compare_cli (the matched
  * pairs). */
 #ifndef MEMTOP_GATE_CLI_H
@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/profile.h"
 #include "src/options.h"
 

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/load.h"
 #include "model/source.h"
 #include "src/options.h"
@@ -27,7 +27,7 @@ void input_free(struct source *input);
 
 /* --compare on directories: BASE's and NEW's runs opened each as a
  * source (two log or run directories, or one log directory's two --run
- * runs), their hosts matched by name (model/compare.h). */
+ * runs), their hosts matched by name (model/query/compare.h). */
 struct compared_runs {
     struct source sides[2]; /* BASE, NEW */
     struct host_match *matches;

@@ -17,7 +17,7 @@
 #include "model/format.h"
 #include "model/host_list.h"
 #include "model/message_text.h"
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "report/export.h"
 #include "report/json_writer.h"
 #include "report/logdir_report.h"

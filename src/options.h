@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/compare.h"
-#include "model/gate.h"
+#include "model/query/compare.h"
+#include "model/query/gate.h"
 #include "report/export.h"
 
 enum run_mode {

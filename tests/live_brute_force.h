@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "model/profile.h"
 
 struct probes {

@@ -1,6 +1,6 @@
 #include "config.h"
 
-/* Tests of the allocation table (model/allocation_table.h): order, filter,
+/* Tests of the allocation table (model/query/allocation_table.h): order, filter,
  * breakdowns and columns. This file holds the shared helpers (profiles made
  * of row specs, the mixed-rows fixture, the order check) and main, the list
  * of the tests; they live in test_allocation_table_sort.c and _columns.c and
@@ -18,8 +18,8 @@
 #include "model/profile.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
-#include "model/allocation_table.h"
-#include "model/peak_breakdown.h"
+#include "model/query/allocation_table.h"
+#include "model/query/peak_breakdown.h"
 
 #include "tests/test_allocation_table.h"
 

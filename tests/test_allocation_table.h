@@ -20,8 +20,8 @@
 #include "model/profile.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
-#include "model/allocation_table.h"
-#include "model/peak_breakdown.h"
+#include "model/query/allocation_table.h"
+#include "model/query/peak_breakdown.h"
 
 struct row_spec {
     const char *op;

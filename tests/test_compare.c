@@ -1,4 +1,4 @@
-/* Tests of model/compare: allocators matched by memory id (or paired by
+/* Tests of model/query/compare: allocators matched by memory id (or paired by
  * --pair) with their summary deltas, the op table of what was live at
  * each peak (by op and by location), and the hosts of two runs matched
  * by name, on hand-made profiles and host lists. */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/string_table.h"
 #include "tests/profile_maker.h"
 #include "tests/test_support.h"

@@ -16,7 +16,7 @@
 
 #include <cJSON.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "report/compare_report.h"
 #include "report/export.h"
 #include "report/json_writer.h"

@@ -27,7 +27,7 @@
 #include "report/csv_writer.h"
 #include "report/export.h"
 #include "tests/test_support.h"
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 
 #include "tests/test_export.h"
 

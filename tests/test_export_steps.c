@@ -1,5 +1,5 @@
 /* --export steps (report/export_steps.c): the header exactly as the
- * issue gives it, one record per step of model/steps.h in its order,
+ * issue gives it, one record per step of model/query/steps.h in its order,
  * every field the step's, an empty end_delta_bytes where there is no
  * step before (the first, and step -1), a header alone for an allocator
  * without snapshots. */
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/steps.h"
+#include "model/query/steps.h"
 #include "report/export.h"
 #include "tests/profile_maker.h"
 

@@ -1,4 +1,4 @@
-/* Tests of model/live_set: the live allocations at any time and what
+/* Tests of model/query/live_set: the live allocations at any time and what
  * grew, against the definition read literally (a brute-force replay from
  * the start for every probe) on hand-made and generated profiles. */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "tests/live_brute_force.h"
 #include "tests/profile_maker.h"
 #include "tests/test_support.h"

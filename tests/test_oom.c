@@ -1,5 +1,5 @@
 /* test_oom: the model's OOM events (model/profile_builder.h's
- * profile_builder_add_oom, sorted by finish) and model/oom.h's questions:
+ * profile_builder_add_oom, sorted by finish) and model/query/oom.h's questions:
  * by time, the allocator to open, the post-mortem's numbers and verdict. */
 #include "config.h"
 
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/gate.h"
-#include "model/oom.h"
+#include "model/query/gate.h"
+#include "model/query/oom.h"
 #include "model/profile.h"
 #include "model/profile_builder.h"
 

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -397,6 +398,44 @@ static void test_columns_round_trip_every_field(void **state)
     snapshot_columns_free(&columns);
 }
 
+/* Columns reserved zeroed and appended sparsely read back what was
+ * appended, zeros included; the zeroed reserve refuses columns with room. */
+static void test_sparse_columns_read_back(void **state)
+{
+    (void)state;
+    struct snapshot_columns columns = {0};
+    assert_true(snapshot_columns_enable_context(&columns));
+    assert_true(snapshot_columns_reserve_zeroed(&columns, 3));
+    assert_false(snapshot_columns_reserve_zeroed(&columns, 6));
+    struct snapshot full = {
+        .time_ps = 5, .stack_bytes = 1, .heap_bytes = 2, .free_bytes = 3,
+        .fragmentation = -0.0, .peak_bytes_in_use = 4, .activity = 1000,
+        .requested_bytes = 6, .allocation_bytes = 7, .address = 8, .step_id = -1,
+        .op_name = 9, .region_type = 10, .data_type = 11, .tensor_shape = 12, .context = 13,
+    };
+    struct snapshot zero = {.step_id = 0};
+    snapshot_columns_append_sparse(&columns, &full);
+    snapshot_columns_append_sparse(&columns, &zero);
+    snapshot_columns_append_sparse(&columns, &full);
+    assert_int_equal(columns.count, 3);
+    struct snapshot out;
+    snapshot_columns_get(&columns, 1, &out);
+    assert_true(out.time_ps == 0 && out.stack_bytes == 0 && out.heap_bytes == 0 &&
+                out.free_bytes == 0 && out.fragmentation == 0.0 && !signbit(out.fragmentation) &&
+                out.peak_bytes_in_use == 0 && out.activity == 0 && out.requested_bytes == 0 &&
+                out.allocation_bytes == 0 && out.address == 0 && out.step_id == 0 &&
+                out.op_name == 0 && out.region_type == 0 && out.data_type == 0 &&
+                out.tensor_shape == 0 && out.context == 0);
+    snapshot_columns_get(&columns, 2, &out);
+    assert_true(out.time_ps == 5 && out.stack_bytes == 1 && out.heap_bytes == 2 &&
+                out.free_bytes == 3 && signbit(out.fragmentation) &&
+                out.peak_bytes_in_use == 4 && out.activity == MEMORY_ACTIVITY_UNKNOWN &&
+                out.requested_bytes == 6 && out.allocation_bytes == 7 && out.address == 8 &&
+                out.step_id == -1 && out.op_name == 9 && out.region_type == 10 &&
+                out.data_type == 11 && out.tensor_shape == 12 && out.context == 13);
+    snapshot_columns_free(&columns);
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -423,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_missing_summary_derived_like_xprof),
         cmocka_unit_test(test_hostile_sums_do_not_overflow),
         cmocka_unit_test(test_columns_round_trip_every_field),
+        cmocka_unit_test(test_sparse_columns_read_back),
         cmocka_unit_test(test_activity_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "tests/profile_maker.h"
 #include "ui/query.h"
 

@@ -14,8 +14,8 @@
 
 #include <string.h>
 
-#include "model/allocation_table.h"
-#include "model/row_groups.h"
+#include "model/query/allocation_table.h"
+#include "model/query/row_groups.h"
 #include "model/string_table.h"
 #include "tests/test_support.h"
 

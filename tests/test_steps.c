@@ -1,4 +1,4 @@
-/* Tests of model/steps: the step table on hand-made timelines (ties,
+/* Tests of model/query/steps: the step table on hand-made timelines (ties,
  * overlapping steps, step -1, the leak flag) and on generated ones,
  * against a plain per-step scan. */
 #include "config.h"
@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-#include "model/steps.h"
+#include "model/query/steps.h"
 #include "tests/profile_maker.h"
 #include "tests/test_support.h"
 

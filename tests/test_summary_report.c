@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "model/profile.h"
-#include "model/allocation_columns.h"
+#include "model/query/allocation_columns.h"
 #include "report/json_writer.h"
 #include "report/summary_report.h"
 #include "tests/test_support.h"

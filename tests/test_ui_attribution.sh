@@ -42,6 +42,9 @@ for size in "80 24" "200 60"; do
     screen_lacks "jax $1x$2: no type column of INVALID only" ' type +(shape +)?op'
     screen_lacks "jax $1x$2: no module column (XSpace records none)" ' module '
     if [ "$1" -ge 200 ]; then
+        screen_lacks "jax 200x60: no breakdown by type (INVALID only)" 'At peak by type'
+        tmux_screen_has "jax 200x60: the breakdown by region (the roles) stays" \
+            '^─ At peak by region ' '^ temp +256\.00 MiB'
         tmux_screen_has "jax $1x$2: its role as region, the older memory in words" \
             '256\.00 MiB .*temp .*jit__step' 'allocated before the profile'
     fi

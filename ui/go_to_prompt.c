@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "model/go_to.h"
-#include "model/oom.h"
-#include "model/steps.h"
+#include "model/query/go_to.h"
+#include "model/query/oom.h"
+#include "model/query/steps.h"
 #include "ui/viewer.h"
 
 /* The peak of step `step` of the open allocator: true with its time. */

@@ -1,8 +1,8 @@
 /* go_to_prompt: `g` asks "go to: 412.3 ms, step 5, peak, oom" on the
  * status line and moves the chart's cursor there (the allocations table
  * follows when it follows the cursor, L). The text is read by
- * model/go_to.h; the place is found here in the open allocator (a step's
- * peak from model/steps.h) and reached through the viewer's follow-up.
+ * model/query/go_to.h; the place is found here in the open allocator (a step's
+ * peak from model/query/steps.h) and reached through the viewer's follow-up.
  * Called by viewer_input.c. Must not: parse anything but through
  * go_to_parse, or move anything but the cursor. */
 #ifndef MEMTOP_GO_TO_PROMPT_H

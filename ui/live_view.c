@@ -17,7 +17,8 @@ void live_view_free(struct live_view *live)
     live_rows_free(&live->rows);
 }
 
-void live_view_forget(struct live_view *live)
+/* The indexes and what was computed from them go; a pin stays. */
+static void live_view_drop_indexes(struct live_view *live)
 {
     /* The cache reads its profile as it frees: before the profile goes. */
     if (live->profile)
@@ -26,9 +27,13 @@ void live_view_forget(struct live_view *live)
     live->shown = false;
     live->allocator = NULL;
     live->refused = NULL;
-    live->at_oom = false;
-    live->showing_oom = false;
-    live->oom_allocator = NULL;
+}
+
+void live_view_forget(struct live_view *live)
+{
+    live_view_drop_indexes(live);
+    live->pin.allocator = NULL;
+    live->shown_pin = false;
 }
 
 /* The allocator shown, when it has a timeline to ask about. */
@@ -45,13 +50,8 @@ static enum live_status live_view_index(struct viewer *viewer, struct live_index
 {
     struct live_view *live = &viewer->live;
     if (live->profile != viewer->profile) {
-        /* The first index of this profile: what o went to stays. */
-        bool at_oom = live->at_oom, showing_oom = live->showing_oom;
-        const struct allocator *oom_allocator = live->oom_allocator;
-        live_view_forget(live);
-        live->at_oom = at_oom;
-        live->showing_oom = showing_oom;
-        live->oom_allocator = oom_allocator;
+        /* The first index of this profile: a pin made before it stays. */
+        live_view_drop_indexes(live);
         live_index_cache_init(&live->indexes, viewer->profile);
         live->profile = viewer->profile;
     }
@@ -68,6 +68,7 @@ static void live_view_refuse(struct viewer *viewer, enum live_status status)
 {
     struct live_view *live = &viewer->live;
     live->refused = viewer->allocator;
+    live->pin.allocator = NULL; /* a moment it cannot show is not held */
     viewer->time.marked = false;
     viewer_status(viewer, true, "%s", live_status_message(status));
     if (live->shown && !query_reset(&viewer->query, viewer->profile, viewer->allocator))
@@ -88,17 +89,36 @@ static bool live_view_can_answer(struct viewer *viewer)
     return false;
 }
 
-/* "live at 12.345 ms", "grown since 1.000 ms: +300.00 MiB", "at step
- * 5's peak (439.599 ms)". */
+/* A pin's title: "at step 5's peak (439.599 ms)", "live at the OOM ·
+ * cuda:0 · 12.031 ms". */
+static void live_view_pin_label(const struct viewer *viewer, char *label, size_t size)
+{
+    const struct live_pin *pin = &viewer->live.pin;
+    if (pin->title == LIVE_PIN_TITLE_AT) {
+        char at[64];
+        time_window_text(&viewer->time, viewer->live.time_ps, at, sizeof at);
+        size_t used = (size_t)snprintf(label, size, "at %s", pin->name);
+        if (used < size)
+            snprintf(label + used, size - used, " (%s)", at);
+        return;
+    }
+    const char *dot = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
+    char id[40], at[24];
+    time_window_text(&viewer->time, viewer->live.time_ps, at, sizeof at);
+    format_safe_bytes(profile_string(viewer->profile, viewer->allocator->id),
+                      viewer->style.utf8 ? 0 : FORMAT_SAFE_ASCII, id, sizeof id);
+    size_t used = (size_t)snprintf(label, size, "live at %s%s", pin->name, dot);
+    if (used < size)
+        snprintf(label + used, size - used, "%s%s%s", id, dot, at);
+}
+
+/* "live at 12.345 ms", "grown since 1.000 ms: +300.00 MiB", or a pin's. */
 static void live_view_label(const struct viewer *viewer, char *label, size_t size)
 {
     const struct live_view *live = &viewer->live;
     char at[64], total[FORMAT_BYTES_SIZE];
-    if (!live->grown && live->shown_pinned) {
-        time_window_text(&viewer->time, live->time_ps, at, sizeof at);
-        size_t used = (size_t)snprintf(label, size, "at %s", live->pinned_name);
-        if (used < size)
-            snprintf(label + used, size - used, " (%s)", at);
+    if (!live->grown && live->shown_pin) {
+        live_view_pin_label(viewer, label, size);
         return;
     }
     if (!live->grown) {
@@ -130,7 +150,7 @@ static void live_view_show(struct viewer *viewer, int64_t time_ps, bool pinned)
     live->time_ps = time_ps;
     live->grown = grown;
     live->since_ps = viewer->time.mark_ps;
-    live->shown_pinned = pinned;
+    live->shown_pin = pinned;
     char label[QUERY_LABEL_SIZE];
     live_view_label(viewer, label, sizeof label);
     struct allocation_row_source source = {viewer->profile, viewer->allocator, live->rows.rows,
@@ -139,89 +159,47 @@ static void live_view_show(struct viewer *viewer, int64_t time_ps, bool pinned)
         viewer_status(viewer, true, "out of memory: the allocations table is empty");
 }
 
-/* "live at the OOM · cuda:0 · 12.031 ms" */
-static void live_view_oom_label(const struct viewer *viewer, const struct oom_event *oom,
-                                char *label, size_t size)
-{
-    const char *dot = viewer->style.utf8 ? " \xc2\xb7 " : " - ";
-    char id[40], at[24];
-    format_safe_bytes(profile_string(viewer->profile, viewer->allocator->id),
-                      viewer->style.utf8 ? 0 : FORMAT_SAFE_ASCII, id, sizeof id);
-    time_window_text(&viewer->time, oom->time_ps, at, sizeof at);
-    snprintf(label, size, "live at the OOM%s%s%s%s", dot, id, dot, at);
-}
-
-/* The rows at the OOM `o` went to into the query. */
-static void live_view_show_oom(struct viewer *viewer)
+/* Whether a pin still holds; one whose hold broke is let go, and the
+ * rows it showed are computed again (for the cursor, or the peak). */
+static bool live_view_pin_holds(struct viewer *viewer)
 {
     struct live_view *live = &viewer->live;
-    const struct oom_event *oom = &viewer->allocator->ooms[live->oom_index];
-    struct live_index *index;
-    enum live_status status = live_view_index(viewer, &index);
-    if (status == LIVE_OK)
-        status = live_index_rows_at(index, oom->time_ps, &live->rows);
-    if (status != LIVE_OK) {
-        live->at_oom = false;
-        live_view_refuse(viewer, status);
-        return;
-    }
-    live->shown = true;
-    live->showing_oom = true;
-    live->allocator = viewer->allocator;
-    live->time_ps = oom->time_ps;
-    live->grown = false;
-    char label[QUERY_LABEL_SIZE];
-    live_view_oom_label(viewer, oom, label, sizeof label);
-    struct allocation_row_source source = {viewer->profile, viewer->allocator, live->rows.rows,
-                                           live->rows.count, label};
-    if (!query_show(&viewer->query, QUERY_LIVE, &source, label))
-        viewer_status(viewer, true, "out of memory: the allocations table is empty");
-}
-
-/* Whether the table stays at the OOM this frame (the cursor has not left
- * it); the OOM is forgotten once it has. */
-static bool live_view_sync_oom(struct viewer *viewer)
-{
-    struct live_view *live = &viewer->live;
-    if (!live->at_oom)
+    const struct live_pin *pin = &live->pin;
+    if (!pin->allocator)
         return false;
-    if (viewer->allocator == live->oom_allocator && viewer->time.cursor_ps == live->oom_cursor_ps &&
-        !viewer->time.marked && !viewer_comparing(viewer)) {
-        if (!live->showing_oom && live_timeline(viewer))
-            live_view_show_oom(viewer);
-        return live->at_oom;
-    }
-    live->at_oom = false;
-    if (live->showing_oom) {
-        live->showing_oom = false;
-        live->allocator = NULL; /* computed again for the cursor, or the peak */
+    bool holds = pin->allocator == viewer->allocator;
+    if (pin->hold == LIVE_PIN_WHILE_CURSOR_STAYS)
+        holds = holds && viewer->time.cursor_ps == pin->cursor_ps && !viewer->time.marked &&
+                !viewer_comparing(viewer);
+    if (holds)
+        return true;
+    live->pin.allocator = NULL;
+    if (pin->hold == LIVE_PIN_WHILE_CURSOR_STAYS && live->shown_pin) {
+        live->shown_pin = false;
+        live->allocator = NULL;
     }
     return false;
 }
 
-void live_view_go_to_oom(struct viewer *viewer, size_t index)
+/* A pin held while the cursor stays: its rows (once; without a timeline
+ * the table stays as it is). True while it holds the table. */
+static bool live_view_sync_cursor_pin(struct viewer *viewer)
 {
     struct live_view *live = &viewer->live;
-    const struct allocator *allocator = viewer->allocator;
-    const struct snapshot_columns *timeline = live_timeline(viewer);
-    live->at_oom = true;
-    live->oom_allocator = allocator;
-    live->oom_index = index;
-    live->showing_oom = false;
-    live->refused = NULL;
-    viewer->time.marked = false;
-    if (timeline && allocator->timeline_kind != TIMELINE_NONE)
-        time_window_jump_to(&viewer->time, timeline, allocator->ooms[index].time_ps);
-    live->oom_cursor_ps = viewer->time.cursor_ps;
+    if (!live_view_pin_holds(viewer) || live->pin.hold != LIVE_PIN_WHILE_CURSOR_STAYS)
+        return false;
+    if (!live->shown_pin && live_timeline(viewer))
+        live_view_show(viewer, live->pin.time_ps, true);
+    return live->pin.allocator != NULL;
 }
 
 const struct oom_event *live_view_oom(const struct viewer *viewer)
 {
-    const struct live_view *live = &viewer->live;
-    if (!live->at_oom || !viewer->allocator || live->oom_allocator != viewer->allocator ||
-        live->oom_index >= viewer->allocator->oom_count)
+    const struct live_pin *pin = &viewer->live.pin;
+    if (!pin->allocator || pin->allocator != viewer->allocator || pin->oom_number == 0 ||
+        pin->oom_number > viewer->allocator->oom_count)
         return NULL;
-    return &viewer->allocator->ooms[live->oom_index];
+    return &viewer->allocator->ooms[pin->oom_number - 1];
 }
 
 enum live_status live_view_rows_at(struct viewer *viewer, int64_t time_ps,
@@ -237,12 +215,11 @@ enum live_status live_view_rows_at(struct viewer *viewer, int64_t time_ps,
 void live_view_sync(struct viewer *viewer)
 {
     struct live_view *live = &viewer->live;
-    if (live_view_sync_oom(viewer))
+    if (live_view_sync_cursor_pin(viewer))
         return;
     const struct snapshot_columns *timeline = live_timeline(viewer);
-    if (live->pinned && live->pinned != viewer->allocator)
-        live->pinned = NULL;
-    bool wanted = (live->following || viewer->time.marked || live->pinned) && timeline &&
+    bool pinned = live->pin.allocator != NULL;
+    bool wanted = (live->following || viewer->time.marked || pinned) && timeline &&
                   live->refused != viewer->allocator && !viewer_comparing(viewer);
     if (!wanted) {
         if (live->shown && viewer->allocator &&
@@ -256,40 +233,47 @@ void live_view_sync(struct viewer *viewer)
     if (live->shown && viewer->overlay == OVERLAY_DETAIL && viewer->overlay_pane == PANE_TABLE)
         return;
     int64_t time_ps = time_window_shown_time(&viewer->time, timeline);
-    if (live->pinned && !live->following)
-        time_ps = live->pinned_ps;
+    if (pinned && !live->following)
+        time_ps = live->pin.time_ps;
     bool grown = viewer->time.marked;
-    bool pinned = live->pinned && time_ps == live->pinned_ps;
+    bool at_pin = pinned && time_ps == live->pin.time_ps;
     if (live->shown && live->allocator == viewer->allocator && live->time_ps == time_ps &&
         live->grown == grown && (!grown || live->since_ps == viewer->time.mark_ps) &&
-        live->shown_pinned == pinned)
+        live->shown_pin == at_pin)
         return;
-    live_view_show(viewer, time_ps, pinned);
+    live_view_show(viewer, time_ps, at_pin);
 }
 
-void live_view_pin(struct viewer *viewer, int64_t time_ps, const char *name)
+void live_view_pin(struct viewer *viewer, const struct live_pin *pin)
 {
     struct live_view *live = &viewer->live;
     live->refused = NULL;
-    if (!live_timeline(viewer) || !live_view_can_answer(viewer))
+    if (live->shown_pin) {
+        live->shown_pin = false;
+        live->allocator = NULL; /* the pin before's rows: computed again */
+    }
+    live->pin.allocator = NULL;
+    if (pin->hold == LIVE_PIN_UNTIL_ESC && (!live_timeline(viewer) || !live_view_can_answer(viewer)))
         return;
-    live->pinned = viewer->allocator;
-    live->pinned_ps = time_ps;
-    snprintf(live->pinned_name, sizeof live->pinned_name, "%s", name);
+    live->pin = *pin;
+    live->pin.allocator = viewer->allocator;
+    live->pin.cursor_ps = viewer->time.cursor_ps;
 }
 
 bool live_view_unpin(struct viewer *viewer)
 {
-    bool was = viewer->live.pinned != NULL;
-    viewer->live.pinned = NULL;
-    return was;
+    struct live_pin *pin = &viewer->live.pin;
+    if (!pin->allocator || pin->hold != LIVE_PIN_UNTIL_ESC)
+        return false;
+    pin->allocator = NULL;
+    return true;
 }
 
 /* L: at the peak (XProf's table) or live at the cursor. */
 static void live_view_toggle(struct viewer *viewer)
 {
     struct live_view *live = &viewer->live;
-    live->pinned = NULL;
+    live_view_unpin(viewer);
     if (live->following) {
         live->following = false;
         viewer_status(viewer, false, viewer->time.marked

@@ -3,7 +3,7 @@
 #include "ui/oom_view.h"
 
 #include "model/format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "ui/viewer.h"
 
 /* The OOM to go to on the allocator shown: o from nowhere takes the last
@@ -41,6 +41,23 @@ static void oom_view_say(struct viewer *viewer, size_t index)
                   allocator->oom_count > 1 ? " (o: next, O: previous)" : "");
 }
 
+/* The cursor to OOM `index` of the allocator shown (where its timeline
+ * can place it), the table held at it while the cursor stays. */
+static void oom_view_go(struct viewer *viewer, size_t index)
+{
+    const struct allocator *allocator = viewer->allocator;
+    int64_t time_ps = allocator->ooms[index].time_ps;
+    viewer->time.marked = false;
+    if (allocator->timeline.count > 0 && allocator->timeline_kind != TIMELINE_NONE)
+        time_window_jump_to(&viewer->time, &allocator->timeline, time_ps);
+    struct live_pin pin = {.time_ps = time_ps,
+                           .hold = LIVE_PIN_WHILE_CURSOR_STAYS,
+                           .title = LIVE_PIN_TITLE_LIVE_AT_ON,
+                           .oom_number = index + 1,
+                           .name = "the OOM"};
+    live_view_pin(viewer, &pin);
+}
+
 bool oom_view_handle(struct viewer *viewer, enum request request)
 {
     if (request != REQUEST_OOM_NEXT && request != REQUEST_OOM_PREVIOUS)
@@ -61,7 +78,7 @@ bool oom_view_handle(struct viewer *viewer, enum request request)
         viewer_select_allocator(viewer, (size_t)other);
     }
     size_t index = oom_view_target(viewer, request == REQUEST_OOM_NEXT);
-    live_view_go_to_oom(viewer, index);
+    oom_view_go(viewer, index);
     viewer_show_oom_card(viewer);
     oom_view_say(viewer, index);
     return true;

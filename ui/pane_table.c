@@ -46,22 +46,31 @@ static bool timeline_shown(const struct viewer *viewer)
 
 /* A report that sorts its memory by kind (Skyline) has no regions or
  * data types to break the peak down by: its summary card shows the kinds.
- * Nor has a format whose rows record no `field` (a PyTorch trace). */
-static bool breakdown_available(const struct viewer *viewer, unsigned field)
+ * Nor has a format whose rows record no `field` (a PyTorch trace), nor
+ * a file whose rows the table shows leave `column` empty (JAX's types
+ * are XProf's INVALID only: issue 22), as the table hides that column. */
+static bool breakdown_available(const struct viewer *viewer, unsigned field,
+                                enum table_column column)
 {
     const struct allocator *allocator = viewer->allocator;
-    return one_profile(viewer) &&
-           (!allocator || (!allocator->summary.tracked.known && allocator_records(allocator, field)));
+    if (!one_profile(viewer))
+        return false;
+    if (!allocator)
+        return true;
+    if (allocator->summary.tracked.known || !allocator_records(allocator, field))
+        return false;
+    const struct allocation_table *rows = &viewer->query.rows;
+    return rows->allocator != allocator || allocation_table_column_filled(rows, column);
 }
 
 static bool by_region_available(const struct viewer *viewer)
 {
-    return breakdown_available(viewer, ALLOCATOR_FIELD_REGION);
+    return breakdown_available(viewer, ALLOCATOR_FIELD_REGION, TABLE_COLUMN_REGION_TYPE);
 }
 
 static bool by_data_type_available(const struct viewer *viewer)
 {
-    return breakdown_available(viewer, ALLOCATOR_FIELD_DATA_TYPE);
+    return breakdown_available(viewer, ALLOCATOR_FIELD_DATA_TYPE, TABLE_COLUMN_DATA_TYPE);
 }
 
 static bool hlo_available(const struct viewer *viewer)

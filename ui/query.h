@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "model/profile.h"
 
 /* What the rows are. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "ui/keys.h"
 #include "ui/pane_table.h"
 

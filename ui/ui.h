@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/host_list.h"
 #include "model/logdir.h"
 

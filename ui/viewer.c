@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/allocation_columns.h"
+#include "model/query/allocation_columns.h"
 #include "model/format.h"
 #include "model/message_text.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "model/saturating.h"
 #include "ui/settings.h"
 #include "ui/status_line.h"
@@ -428,10 +428,12 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
     switch (follow_up->kind) {
     case FOLLOW_UP_JUMP_TO_TIME: viewer_jump_to_time(viewer, follow_up->from_ps); break;
     case FOLLOW_UP_TABLE_AT_STEP_PEAK: {
-        char name[48];
-        snprintf(name, sizeof name, "step %zu's peak", follow_up->index);
+        struct live_pin pin = {.time_ps = follow_up->from_ps,
+                               .hold = LIVE_PIN_UNTIL_ESC,
+                               .title = LIVE_PIN_TITLE_AT};
+        snprintf(pin.name, sizeof pin.name, "step %zu's peak", follow_up->index);
         viewer_jump_to_time(viewer, follow_up->from_ps);
-        live_view_pin(viewer, follow_up->from_ps, name);
+        live_view_pin(viewer, &pin);
         break;
     }
     case FOLLOW_UP_TABLE_UNPIN: live_view_unpin(viewer); break;

@@ -16,7 +16,7 @@
 
 #include "model/host_list.h"
 #include "model/host_loader.h"
-#include "model/compare.h"
+#include "model/query/compare.h"
 #include "model/logdir.h"
 #include "model/profile.h"
 #include "ui/panes/chart/chart_pane.h"

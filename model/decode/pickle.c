@@ -100,6 +100,22 @@ static const uint8_t *operand(struct machine *m, size_t n)
     return at;
 }
 
+/* Fixed widths, written so that the compiler makes each one load. */
+static inline uint32_t le16(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8;
+}
+
+static inline uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static inline uint64_t le64(const uint8_t *b)
+{
+    return (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+}
+
 static uint64_t little_endian(const uint8_t *bytes, size_t n)
 {
     uint64_t value = 0;
@@ -110,16 +126,22 @@ static uint64_t little_endian(const uint8_t *bytes, size_t n)
 
 /* ---- the stack ---- */
 
-static bool push(struct machine *m, struct pickle_value value)
+/* The stack's growth, out of the way of push's path (it runs every opcode). */
+static __attribute__((noinline)) bool stack_grow(struct machine *m)
 {
-    if (m->stack_count == m->stack_capacity) {
-        size_t capacity = m->stack_capacity ? m->stack_capacity * 2 : 1024;
-        struct pickle_value *grown = realloc(m->stack, capacity * sizeof *grown);
-        if (!grown)
-            return no_memory(m);
-        m->stack = grown;
-        m->stack_capacity = capacity;
-    }
+    size_t capacity = m->stack_capacity ? m->stack_capacity * 2 : 1024;
+    struct pickle_value *grown = realloc(m->stack, capacity * sizeof *grown);
+    if (!grown)
+        return no_memory(m);
+    m->stack = grown;
+    m->stack_capacity = capacity;
+    return true;
+}
+
+static inline bool push(struct machine *m, struct pickle_value value)
+{
+    if (m->stack_count == m->stack_capacity && !stack_grow(m))
+        return false;
     m->stack[m->stack_count++] = value;
     return true;
 }
@@ -238,7 +260,7 @@ static struct pickle_value long_value(const uint8_t *bytes, uint64_t n)
         return value;
     }
     /* Past 8 bytes it fits 64 bits only when every extra byte extends the sign. */
-    uint64_t low = little_endian(bytes, 8);
+    uint64_t low = le64(bytes);
     bool fits = true;
     for (uint64_t i = 8; i < n; i++)
         fits = fits && bytes[i] == (negative ? 0xff : 0x00);
@@ -365,6 +387,7 @@ static bool build_from_mark(struct machine *m, uint8_t kind)
     m->stack_count = base;
     /* The values stay in the stack's room past its count: push_new copies
      * them before it pushes the container over the first of them. */
+    /* An empty container: the stack may never have been allocated. */
     return push_new(m, kind, count ? m->stack + base : NULL, count);
 }
 
@@ -434,29 +457,29 @@ static bool step(struct machine *m, uint8_t opcode)
     case 'M':
         return (arg = operand(m, 2)) &&
                push(m, (struct pickle_value){.kind = PICKLE_INT,
-                                             .as.integer = (int64_t)little_endian(arg, 2)});
+                                             .as.integer = (int64_t)le16(arg)});
     case 'J':
         return (arg = operand(m, 4)) &&
                push(m, (struct pickle_value){
                            .kind = PICKLE_INT,
-                           .as.integer = (int32_t)(uint32_t)little_endian(arg, 4)});
+                           .as.integer = (int32_t)le32(arg)});
     case 0x8a:
         return (arg = operand(m, 1)) && (arg = operand(m, arg[0])) &&
                push(m, long_value(arg, m->p - arg));
     case 0x8b:
         if (!(arg = operand(m, 4)))
             return false;
-        uint64_t n = little_endian(arg, 4);
+        uint64_t n = le32(arg);
         return (arg = operand(m, (size_t)n)) && push(m, long_value(arg, n));
     case 'G': return push_float(m);
     case 0x8c: return (arg = operand(m, 1)) && push_string(m, arg[0]);
-    case 'X': return (arg = operand(m, 4)) && push_string(m, little_endian(arg, 4));
-    case 0x8d: return (arg = operand(m, 8)) && push_string(m, little_endian(arg, 8));
+    case 'X': return (arg = operand(m, 4)) && push_string(m, le32(arg));
+    case 0x8d: return (arg = operand(m, 8)) && push_string(m, le64(arg));
     case 0x94: return memo_put(m, m->memo_count);
     case 'q': return (arg = operand(m, 1)) && memo_put(m, arg[0]);
-    case 'r': return (arg = operand(m, 4)) && memo_put(m, little_endian(arg, 4));
+    case 'r': return (arg = operand(m, 4)) && memo_put(m, le32(arg));
     case 'h': return (arg = operand(m, 1)) && memo_get(m, arg[0]);
-    case 'j': return (arg = operand(m, 4)) && memo_get(m, little_endian(arg, 4));
+    case 'j': return (arg = operand(m, 4)) && memo_get(m, le32(arg));
     case 'a': return need(m, 2) && append_from(m, m->stack_count - 1);
     case 'e': return pop_mark(m, &base) && append_from(m, base);
     case 's': return need(m, 3) && set_from(m, m->stack_count - 2);
@@ -483,7 +506,8 @@ static bool step(struct machine *m, uint8_t opcode)
 
 static bool run(struct machine *m)
 {
-    size_t next_advance = ADVANCE_STEP;
+    bool tracked = m->consumer && m->consumer->advance;
+    size_t next_advance = tracked ? ADVANCE_STEP : SIZE_MAX;
     while (m->p < m->end) {
         m->opcode = m->p++;
         uint8_t opcode = *m->opcode;
@@ -495,7 +519,7 @@ static bool run(struct machine *m)
         }
         if (!step(m, opcode))
             return false;
-        if ((size_t)(m->p - m->start) >= next_advance && m->consumer && m->consumer->advance) {
+        if ((size_t)(m->p - m->start) >= next_advance) {
             m->consumer->advance(m->consumer->context, (size_t)(m->p - m->start));
             next_advance += ADVANCE_STEP;
         }

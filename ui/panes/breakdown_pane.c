@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "model/format.h"
-#include "model/peak_breakdown.h"
+#include "model/query/peak_breakdown.h"
 #include "model/saturating.h"
 #include "ui/draw.h"
 #include "ui/viewer.h"

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/live_set.h"
-#include "model/oom.h"
+#include "model/query/live_set.h"
+#include "model/query/oom.h"
 #include "report/oom_card.h"
 #include "ui/viewer.h"
 

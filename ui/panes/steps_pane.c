@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "model/steps.h"
+#include "model/query/steps.h"
 #include "ui/column_fit.h"
 #include "ui/viewer.h"
 

@@ -1,4 +1,4 @@
-/* steps_pane: the allocator's timeline step by step (model/steps.h): when
+/* steps_pane: the allocator's timeline step by step (model/query/steps.h): when
  * each step ran, its peak, the memory in use at its end, its
  * allocations and frees, how its end moved from the step before, and a
  * mark on the steps whose end keeps rising (a possible leak). A tab of

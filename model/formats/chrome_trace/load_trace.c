@@ -32,7 +32,7 @@
 
 #include "model/input_format.h"
 #include "model/decode/json_stream.h"
-#include "model/live_rows.h"
+#include "model/query/live_rows.h"
 #include "model/saturating.h"
 
 /* ---- helpers for the collectors ---- */

@@ -78,6 +78,16 @@ static int compare_devices(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* How many devices' traces are `trace` (a pickle may name one list twice). */
+static size_t trace_uses(const struct ts_trace **traces, size_t count,
+                         const struct ts_trace *trace)
+{
+    size_t uses = 0;
+    for (size_t d = 0; d < count; d++)
+        uses += traces[d] == trace;
+    return uses;
+}
+
 /* The devices with entries or segments, in order, each built. */
 static enum load_status build_devices(struct ts_load *load, const struct ts_trace **traces,
                                       size_t trace_count)
@@ -98,6 +108,10 @@ static enum load_status build_devices(struct ts_load *load, const struct ts_trac
         int64_t d = devices[i];
         const struct ts_trace *trace = d >= 0 && (size_t)d < trace_count ? traces[d] : NULL;
         status = ts_build_device(load, d, trace);
+        /* The device's timeline holds what its entries said: they go
+         * before the next device's timeline is made (the peak of memory). */
+        if (trace && trace_uses(traces, trace_count, trace) == 1)
+            ts_trace_release(load, trace);
     }
     free(devices);
     if (status == LOAD_OK && count == 0)
@@ -115,13 +129,16 @@ static enum load_status read_traces(struct ts_load *load, const struct pickle_va
     const struct ts_trace **traces = malloc((count ? count : 1) * sizeof *traces);
     if (!traces)
         return ts_no_memory(load);
-    for (size_t d = 0; d < count; d++) {
-        traces[d] = ts_trace_of(load, &items[d]);
-        if (!traces[d]) {
-            free(traces);
-            return not_a_snapshot(load, "a device trace holds something other than entries");
+    /* Reading a list the reader kept adds a trace, which may move the
+     * ones found before: the pointers are taken once every list is read. */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t d = 0; d < count; d++) {
+            traces[d] = ts_trace_of(load, &items[d]);
+            if (!traces[d]) {
+                free(traces);
+                return not_a_snapshot(load, "a device trace holds something other than entries");
+            }
         }
-    }
     enum load_status status = build_devices(load, traces, count);
     free(traces);
     return status;

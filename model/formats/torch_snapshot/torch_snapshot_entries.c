@@ -502,3 +502,13 @@ const struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_val
         return NULL;
     return trace_find(load, list->as.object, false);
 }
+
+void ts_trace_release(struct ts_load *load, const struct ts_trace *trace)
+{
+    for (size_t i = 0; i < load->trace_count; i++)
+        if (&load->traces[i] == trace) {
+            free(load->traces[i].entries);
+            load->traces[i].entries = NULL;
+            load->traces[i].count = load->traces[i].capacity = 0;
+        }
+}

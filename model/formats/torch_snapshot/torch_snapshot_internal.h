@@ -125,6 +125,9 @@ int ts_take_items(void *context, struct pickle_object *list, const struct pickle
 /* The entries of a device_traces list (taken or not); NULL when memory
  * runs out or an entry is not one (the error set). */
 const struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list);
+/* Frees a trace's entries once its device is built (the trace stays,
+ * empty); a trace that is not one of load->traces is left alone. */
+void ts_trace_release(struct ts_load *load, const struct ts_trace *trace);
 /* ---- torch_snapshot_segments.c ---- */
 
 /* The segments list, read into load->segments and load->blocks. */

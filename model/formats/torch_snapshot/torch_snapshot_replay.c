@@ -63,6 +63,8 @@ struct device_replay {
 /* The value of initial allocation k in `ends`. */
 #define INITIAL_MARK 0x80000000u
 #define NO_END UINT32_MAX
+/* Entries ahead of the timeline replay whose ended allocation it fetches. */
+#define PREFETCH_DISTANCE 16
 
 /* ---- before the first entry ---- */
 
@@ -255,11 +257,23 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
     int64_t running_max = allocated, best = INT64_MIN;
     struct snapshot_columns *timeline =
         profile_builder_timeline(replay->load->builder, replay->allocator);
+    /* A new allocator's columns: the ones this format never fills (stack,
+     * fragmentation, region, data type, shape) cost no memory. */
+    size_t slots = replay->count ? replay->count : 1;
+    bool sparse = timeline->capacity == 0;
     bool ok = snapshot_columns_enable_context(timeline) &&
-              snapshot_columns_reserve(timeline, replay->count ? replay->count : 1);
+              (sparse ? snapshot_columns_reserve_zeroed(timeline, slots)
+                      : snapshot_columns_reserve(timeline, slots));
     *peak = 0;
     for (size_t i = 0; ok && i < replay->count; i++) {
         const struct ts_entry *entry = &replay->entries[i];
+        /* The allocation an entry ends is anywhere before it: fetch its
+         * size a few entries ahead, or the loop waits on memory. */
+        uint32_t ahead = i + PREFETCH_DISTANCE < replay->count
+                             ? replay->ends[i + PREFETCH_DISTANCE]
+                             : NO_END;
+        if (ahead != NO_END && !(ahead & INITIAL_MARK))
+            __builtin_prefetch(&replay->entries[ahead].size);
         if (replay->ends[i] != NO_END)
             allocated = saturating_subtract(allocated, ended_size(replay, replay->ends[i]));
         if (entry->action == TS_ALLOC)
@@ -277,8 +291,11 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
         if (entry->action == TS_OOM && ok)
             ok = oom_record(replay, i, allocated, reserved);
         struct snapshot snapshot = entry_snapshot(replay, i, allocated, reserved, running_max);
-        ok = ok && profile_builder_append_snapshot(replay->load->builder, replay->allocator,
-                                                   &snapshot);
+        if (sparse && ok)
+            snapshot_columns_append_sparse(timeline, &snapshot);
+        else
+            ok = ok && profile_builder_append_snapshot(replay->load->builder,
+                                                       replay->allocator, &snapshot);
     }
     if (ok && replay->count == 0) {
         /* No trace: the snapshot's state is the one point there is. */

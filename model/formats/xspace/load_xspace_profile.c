@@ -21,7 +21,7 @@
 
 #include "model/index_sort.h"
 #include "model/integer_map.h"
-#include "model/live_rows.h"
+#include "model/query/live_rows.h"
 #include "model/formats/xspace/xspace_internal.h"
 
 static int64_t wrapping_add(int64_t a, int64_t b)

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "model/allocation_columns.h"
+#include "model/query/allocation_columns.h"
 #include "model/input_format.h"
 #include "model/load.h"
 #include "model/formats/chrome_trace/chrome_trace_internal.h"

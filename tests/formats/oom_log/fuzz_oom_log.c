@@ -10,7 +10,7 @@
 #include "tests/fuzz/fuzz_common.h"
 
 #include "model/input_format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "report/oom_card.h"
 
 extern const struct input_format oom_log_format;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "model/load.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "model/profile.h"
 #include "tests/test_support.h"
 

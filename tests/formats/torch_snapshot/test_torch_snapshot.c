@@ -248,6 +248,40 @@ static void test_two_devices(void **state)
     profile_free(profile);
 }
 
+/* Device traces built by LIST (the reader keeps them and reads their
+ * entries afterwards), more of them than the reader's first room for
+ * traces: every device still gets its own entries (an earlier device's
+ * trace once pointed into the room the later ones moved). */
+static void test_many_kept_traces(void **state)
+{
+    (void)state;
+    enum { DEVICES = 12 };
+    static const char head[] = "\x80\x02}(\x8c\x0d" "device_traces(";
+    static const char alloc[] = "(}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                                "\x8c\x04" "sizeK";
+    char bytes[1024];
+    size_t size = 0;
+    memcpy(bytes, head, sizeof head - 1);
+    size += sizeof head - 1;
+    for (int d = 0; d < DEVICES; d++) {
+        memcpy(bytes + size, alloc, sizeof alloc - 1);
+        size += sizeof alloc - 1;
+        bytes[size++] = (char)(d + 1); /* device d allocates d + 1 bytes */
+        memcpy(bytes + size, "ul", 2);
+        size += 2;
+    }
+    memcpy(bytes + size, "lu.", 3);
+    size += 3;
+    struct profile *profile = NULL;
+    struct load_error error;
+    if (profile_load_bytes((const uint8_t *)bytes, size, "x", NULL, &profile, &error) != LOAD_OK)
+        fail_msg("%s", error.message);
+    assert_int_equal(profile->allocator_count, DEVICES);
+    for (int d = 0; d < DEVICES; d++)
+        assert_int_equal(profile->allocators[d].summary.peak.heap_bytes, d + 1);
+    profile_free(profile);
+}
+
 static void expect_refused(const char *bytes, size_t size, const char *message)
 {
     struct profile *profile = NULL;
@@ -335,6 +369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_by_hand),
         cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_real_capture),
         cmocka_unit_test(test_detection),

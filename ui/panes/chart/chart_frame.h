@@ -20,7 +20,7 @@
 #include <curses.h>
 
 #include "model/profile.h"
-#include "model/steps.h"
+#include "model/query/steps.h"
 #include "ui/chart_columns.h"
 #include "ui/panes/chart/chart_pane.h"
 #include "ui/draw.h"

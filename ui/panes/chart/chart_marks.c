@@ -1,6 +1,6 @@
 /* chart_marks: what is marked on the chart's time axis (see
  * chart_frame.h): where steps start (found once per allocator from
- * model/steps.h and kept) and the span since the mark, with their legend
+ * model/query/steps.h and kept) and the span since the mark, with their legend
  * items. Called by chart_pane.c and chart_plot.c; only draws and keeps
  * the step starts it found, changes nothing else. */
 #include "config.h"

@@ -3,13 +3,13 @@
  * OOM log): the memory map, the address space in rows of cells, each
  * cell in use, free, or both, so fragmentation shows where it is.
  * Called by chart_pane.c instead of "this report has no timeline";
- * draws only (the cells come from model/oom.h). */
+ * draws only (the cells come from model/query/oom.h). */
 #include "config.h"
 
 #include <stdio.h>
 
 #include "model/format.h"
-#include "model/oom.h"
+#include "model/query/oom.h"
 #include "model/saturating.h"
 #include "ui/panes/chart/chart_frame.h"
 

@@ -1,5 +1,5 @@
 /* compare_ops_pane: --compare's op table: what was live at each
- * profile's peak, grouped by op name (model/compare.h): base bytes, new
+ * profile's peak, grouped by op name (model/query/compare.h): base bytes, new
  * bytes, delta (with an arrow), base count, new count, largest |delta|
  * first; s sorts by new, base or name instead, r reverses, Enter puts
  * the op's exact numbers on the status line, e exports the table as

@@ -10,7 +10,7 @@
 
 #include <curses.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "ui/draw.h"
 
 /* Draws row `position` of `rows` ("Allocation 3 of 191") centred in a

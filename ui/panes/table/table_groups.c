@@ -1,6 +1,6 @@
 /* table_groups: the allocations table's rows grouped by op scope,
  * location or file (see table_view.h): the groups of the query's rows
- * (model/row_groups.h), the cursor kept per level, opening and leaving a
+ * (model/query/row_groups.h), the cursor kept per level, opening and leaving a
  * group, and drawing the group lines. Called by table_pane.c; the open
  * group itself is the query's, which the pane asks the viewer to set. */
 #include "config.h"

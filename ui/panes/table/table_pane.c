@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/allocation_columns.h"
-#include "model/allocation_table.h"
+#include "model/query/allocation_columns.h"
+#include "model/query/allocation_table.h"
 #include "model/format.h"
 #include "report/export.h"
 #include "ui/filter_prompt.h"

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/allocation_columns.h"
-#include "model/allocation_table.h"
+#include "model/query/allocation_columns.h"
+#include "model/query/allocation_table.h"
 #include "model/format.h"
 #include "ui/panes/table/table_view.h"
 #include "ui/text_fit.h"

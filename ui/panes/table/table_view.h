@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/allocation_table.h"
-#include "model/row_groups.h"
+#include "model/query/allocation_table.h"
+#include "model/query/row_groups.h"
 #include "ui/column_fit.h"
 #include "ui/list_cursor.h"
 #include "ui/pane.h"

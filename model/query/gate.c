@@ -2,7 +2,7 @@
  * its limit compares equal (and passes) for every int64 size. */
 #include "config.h"
 
-#include "model/gate.h"
+#include "model/query/gate.h"
 
 #include <math.h>
 

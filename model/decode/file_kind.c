@@ -3,7 +3,7 @@
  * known by its first record's "brain.Event" or by its file name. */
 #include "config.h"
 
-#include "model/file_kind.h"
+#include "model/decode/file_kind.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * picoseconds and must fit an int64. */
 #include "config.h"
 
-#include "model/go_to.h"
+#include "model/query/go_to.h"
 
 #include <stdio.h>
 #include <stdlib.h>

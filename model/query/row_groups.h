@@ -17,7 +17,7 @@
  *     "file:line ": "step" in "torch_trace.py:15 step").
  * Each key is offered only where the rows record it
  * (row_group_key_recorded).
- * (By region and by data type: model/peak_breakdown.h.)
+ * (By region and by data type: model/query/peak_breakdown.h.)
  *
  * A group's total is what its rows hold (allocation_row_bytes: size
  * times occurrences), leaving out the rows a report's totals leave out

@@ -1,8 +1,8 @@
 #include "config.h"
 
-#include "model/compare.h"
+#include "model/query/compare.h"
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "model/saturating.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/live_rows.h"
+#include "model/query/live_rows.h"
 
 #include "model/index_sort.h"
 #include "model/integer_map.h"

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/steps.h"
+#include "model/query/steps.h"
 
 #include "model/integer_map.h"
 #include "model/saturating.h"

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 
 #include "model/index_sort.h"
 

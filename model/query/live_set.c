@@ -1,9 +1,9 @@
 #include "config.h"
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 
 #include "model/integer_map.h"
-#include "model/live_rows.h"
+#include "model/query/live_rows.h"
 #include "model/saturating.h"
 #include "model/timeline.h"
 

@@ -2,10 +2,10 @@
  * rows live_set.h promises: one row per allocation plus the special rows,
  * ordered and merged as XProf orders its peak table.
  *
- * Internal to the model: the live-set query (model/live_set.c) and the
+ * Internal to the model: the live-set query (model/query/live_set.c) and the
  * Chrome-trace loader (model/formats/chrome_trace/load_trace*.c, whose rows at the peak are
  * made the same way) and the XSpace loader's table at the peak
- * (model/formats/xspace/load_xspace_profile.c) call it; views use model/live_set.h. It
+ * (model/formats/xspace/load_xspace_profile.c) call it; views use model/query/live_set.h. It
  * must not replay the timeline (that is its callers') nor keep state
  * between calls. */
 #ifndef MEMTOP_LIVE_ROWS_H
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/live_set.h"
+#include "model/query/live_set.h"
 #include "model/profile.h"
 #include "model/string_table.h"
 

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/peak_breakdown.h"
+#include "model/query/peak_breakdown.h"
 
 #include <stdlib.h>
 #include <string.h>

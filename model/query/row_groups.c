@@ -1,11 +1,11 @@
 #include "config.h"
 
-#include "model/row_groups.h"
+#include "model/query/row_groups.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 #include "model/index_sort.h"
 #include "model/saturating.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 
 enum breakdown_key {
     BREAKDOWN_BY_REGION,

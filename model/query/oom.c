@@ -2,7 +2,7 @@
  * plain scans and binary searches over them. */
 #include "config.h"
 
-#include "model/oom.h"
+#include "model/query/oom.h"
 
 #include <stdlib.h>
 

@@ -1,11 +1,11 @@
 #include "config.h"
 
-#include "model/allocation_columns.h"
+#include "model/query/allocation_columns.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include "model/allocation_table.h"
+#include "model/query/allocation_table.h"
 
 /* ---- comparing ---- */
 

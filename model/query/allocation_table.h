@@ -1,6 +1,6 @@
 /* allocation_table: the rows of an allocations table as a view sees
  * them: filtered (by text in the op name, context, region, data type, shape, kind
- * or location; by a least size; to one group of model/row_groups.h),
+ * or location; by a least size; to one group of model/query/row_groups.h),
  * sorted, totalled. No drawing, so the viewer, the CSV exporter and the
  * text summary share it and the tests check it without a screen.
  *
@@ -12,7 +12,7 @@
  *
  * Sorts are stable: rows that compare equal keep the source's order
  * (XProf writes them largest first), in both directions. The columns and
- * how they compare are model/allocation_columns.h's. */
+ * how they compare are model/query/allocation_columns.h's. */
 #ifndef MEMTOP_ALLOCATION_TABLE_H
 #define MEMTOP_ALLOCATION_TABLE_H
 
@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/allocation_columns.h"
+#include "model/query/allocation_columns.h"
 #include "model/profile.h"
-#include "model/row_groups.h"
+#include "model/query/row_groups.h"
 
 /* Rows to show and what they are. */
 struct allocation_row_source {

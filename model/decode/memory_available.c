@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/memory_available.h"
+#include "model/decode/memory_available.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

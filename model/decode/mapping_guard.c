@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/mapping_guard.h"
+#include "model/decode/mapping_guard.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/text_encoding.h"
+#include "model/decode/text_encoding.h"
 
 #include <stdio.h>
 #include <string.h>
