@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 #define FORMAT_BYTES_SIZE 32
 

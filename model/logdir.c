@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/load_internal.h"
-#include "model/natural_order.h"
+#include "model/util/natural_order.h"
 #include "model/path.h"
 
 /* ---- one file's name ---- */

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 struct message_text {
     char *text;

@@ -5,7 +5,7 @@
 
 #include "model/format.h"
 #include "model/input_format.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 #include <math.h>
 #include <stdlib.h>

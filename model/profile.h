@@ -466,7 +466,7 @@ extern const struct input_format memory_profile_json_format;
 #define PROFILE_FORMAT_JSON (&memory_profile_json_format)
 
 /* The bytes of a string id, with their length: how views, reports and
- * messages take a profile's text (model/text.h). */
+ * messages take a profile's text (model/util/text.h). */
 struct text profile_string(const struct profile *profile, uint32_t string_id);
 /* The same, NUL-terminated, for the tests and for code that must have a
  * C string: it stops short at a NUL inside the string. Views, reports

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
-#include "model/index_sort.h"
+#include "model/util/array_grow.h"
+#include "model/util/index_sort.h"
 #include "model/query/live_set.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "model/timeline.h"
 
 bool profile_builder_init(struct profile_builder *builder)

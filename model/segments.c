@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
-#include "model/integer_map.h"
+#include "model/util/array_grow.h"
+#include "model/util/integer_map.h"
 
 void segment_history_free(struct segment_history *history)
 {

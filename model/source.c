@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "model/natural_order.h"
+#include "model/util/natural_order.h"
 #include "model/path.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * lets views compare strings by id. Id 0 is always the empty string.
  * Strings are kept byte for byte as the file had them, with their length
  * (they may hold any bytes, NUL and control characters included), and
- * are handed out as a struct text (model/text.h); making them safe to
+ * are handed out as a struct text (model/util/text.h); making them safe to
  * draw is the views' job. Called by: the loaders (through the builder's table),
  * every view and report (text by id). Must not: change a string once
  * given out: ids are kept for the profile's life. */
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 #define STRING_ID_EMPTY 0u
 #define STRING_ID_NONE UINT32_MAX /* returned when memory runs out */

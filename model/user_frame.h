@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 struct user_frame {
     struct text file;     /* as recorded, relative or absolute */

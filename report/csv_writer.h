@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 struct csv_writer {
     FILE *out;

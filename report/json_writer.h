@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 /* Objects and arrays nested deeper than this are a caller's bug: the
  * writer stops placing commas correctly past it (reports nest 4 deep). */

@@ -13,7 +13,7 @@
 #include "model/load.h"
 #include "model/message_text.h"
 #include "model/profile.h"
-#include "model/text.h"
+#include "model/util/text.h"
 #include "report/export.h"
 #include "src/options.h"
 

@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/integer_map.h"
+#include "model/util/integer_map.h"
 
 #define KEYS 512
 

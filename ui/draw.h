@@ -10,7 +10,7 @@
 
 #include <curses.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 struct ui_style {
     bool utf8;  /* UTF-8 locale and not --ascii: block glyphs, "…" */

@@ -11,7 +11,7 @@
 #include "model/format.h"
 #include "model/message_text.h"
 #include "model/query/oom.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "ui/settings.h"
 #include "ui/status_line.h"
 

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/text.h"
+#include "model/util/text.h"
 
 /* Whether the JSON text [text, text + length) may decode to a string
  * holding a NUL: it has a NUL byte or a \u0000 escape. */

@@ -2,7 +2,7 @@
 
 #include "model/query/allocation_table.h"
 
-#include "model/index_sort.h"
+#include "model/util/index_sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include "model/query/compare.h"
 
 #include "model/query/allocation_table.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,9 +2,9 @@
 
 #include "model/query/live_rows.h"
 
-#include "model/index_sort.h"
-#include "model/integer_map.h"
-#include "model/saturating.h"
+#include "model/util/index_sort.h"
+#include "model/util/integer_map.h"
+#include "model/util/saturating.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,9 +2,9 @@
 
 #include "model/query/live_set.h"
 
-#include "model/integer_map.h"
+#include "model/util/integer_map.h"
 #include "model/query/live_rows.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "model/timeline.h"
 
 #include <stdlib.h>

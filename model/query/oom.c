@@ -6,8 +6,8 @@
 
 #include <stdlib.h>
 
-#include "model/integer_map.h"
-#include "model/saturating.h"
+#include "model/util/integer_map.h"
+#include "model/util/saturating.h"
 
 const struct oom_event *allocator_last_oom(const struct allocator *allocator)
 {

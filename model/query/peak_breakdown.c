@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/index_sort.h"
-#include "model/saturating.h"
+#include "model/util/index_sort.h"
+#include "model/util/saturating.h"
 
 static uint32_t row_name(const struct allocation_row *row, enum breakdown_key key)
 {

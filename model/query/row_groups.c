@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "model/query/allocation_table.h"
-#include "model/index_sort.h"
-#include "model/saturating.h"
+#include "model/util/index_sort.h"
+#include "model/util/saturating.h"
 
 /* ---- keys ---- */
 

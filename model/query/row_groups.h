@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "model/profile.h"
-#include "model/text.h"
+#include "model/util/text.h"
 
 struct allocation_table;
 

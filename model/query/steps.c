@@ -2,8 +2,8 @@
 
 #include "model/query/steps.h"
 
-#include "model/integer_map.h"
-#include "model/saturating.h"
+#include "model/util/integer_map.h"
+#include "model/util/saturating.h"
 
 #include <stdlib.h>
 

@@ -8,7 +8,7 @@
 #include "model/query/allocation_table.h"
 #include "model/format.h"
 #include "model/query/peak_breakdown.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "ui/draw.h"
 #include "ui/viewer.h"
 

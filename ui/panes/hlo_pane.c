@@ -8,7 +8,7 @@
 
 #include "model/timeline.h"
 #include "model/format.h"
-#include "model/index_sort.h"
+#include "model/util/index_sort.h"
 #include "model/message_text.h"
 #include "ui/chart_columns.h"
 #include "ui/column_fit.h"

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/format.h"
-#include "model/index_sort.h"
+#include "model/util/index_sort.h"
 #include "model/logdir.h"
 #include "model/message_text.h"
-#include "model/natural_order.h"
+#include "model/util/natural_order.h"
 #include "ui/column_fit.h"
 #include "ui/list_cursor.h"
 #include "ui/viewer.h"

@@ -33,7 +33,7 @@
 #include "model/input_format.h"
 #include "model/decode/json_stream.h"
 #include "model/query/live_rows.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 /* ---- helpers for the collectors ---- */
 

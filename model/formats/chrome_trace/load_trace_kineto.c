@@ -31,11 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/format.h"
-#include "model/index_sort.h"
-#include "model/integer_map.h"
-#include "model/saturating.h"
+#include "model/util/index_sort.h"
+#include "model/util/integer_map.h"
+#include "model/util/saturating.h"
 
 /* Appends value to a KINETO_LIST; false when memory runs out (or past
  * 2^32 elements: indices into the lists are 32 bits). */

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "model/index_sort.h"
-#include "model/integer_map.h"
-#include "model/saturating.h"
+#include "model/util/index_sort.h"
+#include "model/util/integer_map.h"
+#include "model/util/saturating.h"
 
 /* c10::DeviceType's names, lower case, by number. */
 static const char *const device_type_names[] = {

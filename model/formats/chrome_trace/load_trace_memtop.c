@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "model/formats/chrome_trace/chrome_trace_fields.h"
-#include "model/integer_map.h"
+#include "model/util/integer_map.h"
 
 #define FIELDS_MAX 32
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 
 
 static struct trace_timeline *timeline_of(struct trace_load *load)

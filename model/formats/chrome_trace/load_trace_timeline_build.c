@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/index_sort.h"
-#include "model/integer_map.h"
+#include "model/util/index_sort.h"
+#include "model/util/integer_map.h"
 #include "model/message_text.h"
 
 /* One of timeline.py's tuples: (time, +bytes or -bytes, name). */

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/input_format.h"
 #include "model/message_text.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 bool xprof_draft_init(struct xprof_draft *draft, struct profile_builder *builder)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/format.h"
 #include "model/input_format.h"
 

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 /* The allocator's name: the report's, else what it is. */
 static bool build_allocator(const struct oom_log_report *report, struct profile_builder *builder,

@@ -32,7 +32,7 @@
 
 #include "model/load.h"
 #include "model/profile_builder.h"
-#include "model/text.h"
+#include "model/util/text.h"
 
 /* ---- lines (oom_log_text.c) ---- */
 

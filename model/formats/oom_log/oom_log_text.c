@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 
 static bool is_digit(char c)
 {

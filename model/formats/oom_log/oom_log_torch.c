@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 /* The size after `before` (within text), or -1. */
 static int64_t size_after(struct text text, const char *before)

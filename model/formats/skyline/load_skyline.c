@@ -24,7 +24,7 @@
 #include "model/input_format.h"
 #include "model/load_internal.h"
 #include "model/message_text.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 /* The 16 bytes every SQLite 3 database starts with. */
 static const char sqlite_magic[16] = "SQLite format 3";

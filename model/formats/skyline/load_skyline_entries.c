@@ -18,7 +18,7 @@
 
 #include "model/load_internal.h"
 #include "model/formats/skyline/skyline_internal.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 /* stack_correlation's entry_type: entry_types' rows (1, 'Weight') and
  * (2, 'Activation'). */

@@ -19,7 +19,7 @@
 
 #include "model/decode/pickle.h"
 #include "model/input_format.h"
-#include "model/integer_map.h"
+#include "model/util/integer_map.h"
 
 enum ts_action {
     TS_ALLOC,

@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/format.h"
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/load_internal.h"
 #include "model/profile_builder.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "model/segments.h"
 #include "model/string_table.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/profile_builder.h"
 #include "model/string_table.h"

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/formats/xspace/xspace_internal.h"
 
 struct xspace_modules {

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/formats/xspace/xspace_internal.h"
 
 /* An open event of the line being walked: an entry of the nesting stack. */

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/array_grow.h"
+#include "model/util/array_grow.h"
 #include "model/formats/xspace/xspace_internal.h"
 
 /* ---- building ---- */

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/index_sort.h"
-#include "model/integer_map.h"
+#include "model/util/index_sort.h"
+#include "model/util/integer_map.h"
 #include "model/query/live_rows.h"
 #include "model/formats/xspace/xspace_internal.h"
 

@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "tests/formats/skyline/skyline_report_maker.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 
 int64_t chart_frame_column_value(const struct chart_frame *frame,
                                  const struct chart_column *column)

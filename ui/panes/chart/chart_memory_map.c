@@ -10,7 +10,7 @@
 
 #include "model/format.h"
 #include "model/query/oom.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "ui/panes/chart/chart_frame.h"
 
 #define GLYPH_USED(style) ((style)->utf8 ? "\xe2\x96\x88" : "#")  /* █ */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "model/format.h"
-#include "model/saturating.h"
+#include "model/util/saturating.h"
 #include "model/timeline.h"
 #include "ui/panes/chart/chart_frame.h"
 #include "ui/settings.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/index_sort.h"
+#include "model/util/index_sort.h"
 #include "model/message_text.h"
 #include "ui/column_fit.h"
 #include "ui/panes/compare/compare_cells.h"

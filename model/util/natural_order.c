@@ -3,7 +3,7 @@
  * zeros skipped, then the longer run is the larger, then digit by digit. */
 #include "config.h"
 
-#include "model/natural_order.h"
+#include "model/util/natural_order.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/integer_map.h"
+#include "model/util/integer_map.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "model/index_sort.h"
+#include "model/util/index_sort.h"
 
 #include <string.h>
 
