@@ -3,7 +3,7 @@
 # --summary in text and JSON, several hosts. Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
-shared="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
+shared="$source_dir/data/real/xprof-tpu-v4-8-demo.memory_profile.json"
 . "$source_dir/tests/lib.sh"
 work=$test_work
 
@@ -112,7 +112,7 @@ if [ -r "$shared" ]; then
     fi
 else
     for name in text json directory non-profile two-files full-disk full-disk-line full-disk-json; do
-        tap_skip "../shared/data is absent ($name)"
+        tap_skip "data/real has no XProf file ($name)"
     done
 fi
 

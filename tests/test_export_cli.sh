@@ -5,7 +5,7 @@
 # are there (skips otherwise). Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
-shared="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
+shared="$source_dir/data/real/xprof-tpu-v4-8-demo.memory_profile.json"
 . "$source_dir/tests/lib.sh"
 work=$test_work
 
@@ -152,7 +152,7 @@ if [ -r "$shared" ]; then
         err "^memtop: $shared: no allocator 'nope'; the allocators are: 0, 1, 2, 3$"
 
 else
-    tap_skip "../shared/data is absent (the XProf file tests)"
+    tap_skip "data/real has no XProf file (the XProf file tests)"
 fi
 
 # ---- writing files: refusal, --force, failures (any profile will do) ----
@@ -240,7 +240,7 @@ if [ -r "$sample" ]; then
         tap_skip "no /sys/kernel"
     fi
 else
-    tap_skip "no profile to write files from (../shared/data and data/ are absent)"
+    tap_skip "no profile to write files from (data/real and data/ are absent)"
 fi
 
 # ---- the demo data ----

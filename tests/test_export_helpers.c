@@ -178,7 +178,7 @@ void test_default_paths(void **state)
 void test_real_file(void **state)
 {
     (void)state;
-    char *path = test_shared_path("data/xprof-tpu-v4-8-demo.memory_profile.json");
+    char *path = test_real_path("xprof-tpu-v4-8-demo.memory_profile.json");
     if (!path)
         TEST_SKIP("no shared/data beside the source tree: no real XProf file");
     struct profile *profile = NULL;

@@ -303,9 +303,9 @@ static void test_demo_summary_matches_the_timeline(void **state)
 static void test_shared_xprof_file(void **state)
 {
     (void)state;
-    char *path = test_shared_path("data/xprof-tpu-v4-8-demo.memory_profile.json");
+    char *path = test_real_path("xprof-tpu-v4-8-demo.memory_profile.json");
     if (!path)
-        TEST_SKIP("../shared/data is absent: no real XProf file");
+        TEST_SKIP("data/real has no real XProf file");
     struct profile *profile;
     struct load_error error;
     assert_int_equal(profile_load(path, NULL, &profile, &error), LOAD_OK);

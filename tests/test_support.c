@@ -30,11 +30,11 @@ char *test_source_path(const char *relative)
     return path_join(source && source[0] ? source : ".", relative);
 }
 
-char *test_shared_path(const char *relative)
+char *test_real_path(const char *name)
 {
-    char *shared = test_source_path("../shared");
-    char *path = shared ? path_join(shared, relative) : NULL;
-    free(shared);
+    char *real = test_source_path("data/real");
+    char *path = real ? path_join(real, name) : NULL;
+    free(real);
     if (path && access(path, R_OK) != 0) {
         free(path);
         return NULL;

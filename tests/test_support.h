@@ -30,8 +30,9 @@ const char *test_directory(void);
 
 /* $MEMTOP_SRCDIR/relative (or ./relative); malloc'd. */
 char *test_source_path(const char *relative);
-/* The shared folder beside the source tree, or NULL when it is absent. */
-char *test_shared_path(const char *relative);
+/* data/real/NAME of the source tree (the real captures), or NULL when
+ * it cannot be read. */
+char *test_real_path(const char *name);
 
 /* A snapshot at time_ps with this heap, stack 0, the rest zero/empty. */
 struct snapshot test_snapshot(int64_t time_ps, int64_t heap_bytes);

@@ -5,7 +5,7 @@ set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
 . "$source_dir/tests/lib.sh"
 memtop="${MEMTOP_BUILDDIR:-.}/memtop"
-xprof="$source_dir/../shared/data/xprof-tpu-v4-8-demo.memory_profile.json"
+xprof="$source_dir/data/real/xprof-tpu-v4-8-demo.memory_profile.json"
 demo_dir="$source_dir/data"
 
 tmux_require

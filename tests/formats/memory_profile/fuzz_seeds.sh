@@ -17,7 +17,7 @@ for file in "$source_dir"/data/*.pb "$source_dir"/tests/fuzz/seeds/*.pb; do
     [ -f "$file" ] && cp "$file" "$seeds/pb/"
 done
 for file in "$source_dir"/data/*.json "$source_dir"/tests/fuzz/seeds/*.json \
-            "$source_dir"/../shared/data/*.json; do
+            "$source_dir"/data/real/*.json; do
     [ -f "$file" ] && cp "$file" "$seeds/json/"
 done
 for file in "$source_dir"/data/*.gz; do
