@@ -1,6 +1,7 @@
 /* pickle: the stack machine (see pickle.h). The opcodes it runs are the
  * ones Python's pickler (protocols 2-5) and TorchScript's pickler write
- * for plain data; every other opcode stops the read with its name. */
+ * for plain data; every other opcode stops the read with its name.
+ * Reading the values it built (pickle_dict_get, ...) is pickle_value.c's. */
 #include "config.h"
 
 #include "model/decode/pickle.h"
@@ -572,49 +573,4 @@ struct pickle_value pickle_document_root(const struct pickle_document *document)
 int pickle_document_protocol(const struct pickle_document *document)
 {
     return document->protocol;
-}
-
-/* ---- reading what was built ---- */
-
-bool pickle_is_string(const struct pickle_value *value, const char *text)
-{
-    size_t length = strlen(text);
-    return value && value->kind == PICKLE_STR && value->length == length &&
-           memcmp(value->as.string, text, length) == 0;
-}
-
-const struct pickle_value *pickle_dict_get(const struct pickle_value *dict, const char *key)
-{
-    if (!dict || dict->kind != PICKLE_DICT)
-        return NULL;
-    const struct pickle_object *object = dict->as.object;
-    for (size_t i = object->count; i >= 2; i -= 2)
-        if (pickle_is_string(&object->items[i - 2], key))
-            return &object->items[i - 1];
-    return NULL;
-}
-
-bool pickle_as_int64(const struct pickle_value *value, int64_t *out)
-{
-    if (!value || value->kind != PICKLE_INT)
-        return false;
-    *out = value->as.integer;
-    return true;
-}
-
-bool pickle_as_uint64(const struct pickle_value *value, uint64_t *out)
-{
-    if (!value || (value->kind != PICKLE_INT && value->kind != PICKLE_UINT))
-        return false;
-    *out = value->as.unsigned_;
-    return true;
-}
-
-const struct pickle_value *pickle_items(const struct pickle_value *value, size_t *count)
-{
-    *count = 0;
-    if (!value || (value->kind != PICKLE_LIST && value->kind != PICKLE_TUPLE))
-        return NULL;
-    *count = value->as.object->count;
-    return value->as.object->items;
 }

@@ -12,6 +12,7 @@
  * (struct trace_load) that the producers' collectors fill as events
  * stream past, one reader each (with a _build.c half for the big ones):
  *   load_trace_kineto.c    PyTorch profiler traces ([memory] events, ops)
+ *                          taken; load_trace_kineto_finish.c finishes them
  *   load_trace_timeline.c  TensorFlow timeline.py traces (Memory counters,
  *                          N/O/D tensors)
  *   load_trace_memtop.c    memtop's own export (report/export_chrome_trace.c)

@@ -1,7 +1,8 @@
 /* load_trace_kineto: what PyTorch's [memory] events become, shared by the
- * two halves of its reader: load_trace_kineto.c (taking events, the slice
- * stacks, steps) and load_trace_kineto_build.c (devices, timelines, rows,
- * out-of-memory warnings). Internal to them; see load_trace.h.
+ * files of its reader: load_trace_kineto.c (taking events),
+ * load_trace_kineto_finish.c (the slice stacks, steps) and
+ * load_trace_kineto_build.c (devices, timelines, rows, out-of-memory
+ * warnings). Internal to them; see load_trace.h.
  * Must not: be included by anything else. */
 #ifndef MEMTOP_LOAD_TRACE_KINETO_H
 #define MEMTOP_LOAD_TRACE_KINETO_H

@@ -1,5 +1,5 @@
 /* load_trace_kineto_build: PyTorch's attributed [memory] events become
- * allocators (see load_trace_kineto.c for the decisions). */
+ * allocators (see load_trace_kineto_finish.c for the decisions). */
 #include "config.h"
 
 #include "model/formats/chrome_trace/load_trace_kineto.h"

@@ -20,7 +20,7 @@
  * Autograd threads run no Python: their events have no site (the
  * forward op that fwdbwd flows link to is not followed yet).
  *
- * Called by load_trace_kineto.c's attribution, on the memory events in
+ * Called by load_trace_kineto_finish.c's attribution, on the memory events in
  * (thread, time) order. Must not: change the events' op or context. */
 #include "config.h"
 

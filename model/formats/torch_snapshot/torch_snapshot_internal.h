@@ -6,8 +6,11 @@
  *   torch_snapshot_entries.c  trace entries taken from the pickle as they
  *                             come, tracebacks interned by object
  *   torch_snapshot_segments.c segments, blocks, external annotations
- *   torch_snapshot_replay.c   per device: the state before the trace, the
- *                             timeline (allocated and reserved), the peak rows
+ *   torch_snapshot_initial.c  per device: the state before the trace (what
+ *                             each entry ends, the allocations and reserved
+ *                             bytes live before the first entry)
+ *   torch_snapshot_replay.c   per device: the timeline (allocated and
+ *                             reserved), the peak rows, the allocator
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
 #ifndef MEMTOP_TORCH_SNAPSHOT_INTERNAL_H
@@ -144,6 +147,62 @@ void ts_load_free(struct ts_load *load);
 enum load_status ts_bad(struct ts_load *load, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 enum load_status ts_no_memory(struct ts_load *load);
+
+/* ---- one device's replay: torch_snapshot_initial.c fills it first,
+ * torch_snapshot_replay.c then runs the trace over it ---- */
+
+struct oom_event;
+
+/* An allocation live before the first entry. */
+struct initial {
+    uint64_t address;
+    int64_t size;
+    uint32_t traceback;
+    bool ghost; /* from the snapshot's blocks; otherwise an unmatched free */
+};
+
+struct device_replay {
+    struct ts_load *load;
+    int64_t device;
+    const struct ts_entry *entries;
+    size_t count;
+    size_t allocator;
+    struct initial *initial;
+    size_t initial_count, initial_capacity;
+    int64_t initial_bytes;
+    int64_t reserved_end, reserved_start;
+    size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
+    /* Per entry: the allocation it ends (an entry index, or INITIAL_MARK |
+     * k for initial allocation k), NO_END for none. A free_completed ends
+     * its allocation; an alloc at an address still open ends the one
+     * there (a free the trace lost). */
+    uint32_t *ends;
+    /* The annotations open at the time of the last row (a sweep: rows
+     * come in time order). */
+    size_t annotation_next;
+    uint32_t open_annotations[16];
+    size_t open_annotation_count;
+    /* The oom entries, as the timeline replay finds them (their largest
+     * free block is filled once the segments are handed over). */
+    struct oom_event *ooms;
+    size_t *oom_entries;
+    size_t oom_count;
+};
+
+/* The value of initial allocation k in `ends`. */
+#define INITIAL_MARK 0x80000000u
+#define NO_END UINT32_MAX
+
+/* ---- torch_snapshot_initial.c ---- */
+
+/* Forward pass: what each entry ends, the unmatched frees; then the
+ * snapshot's active blocks the trace leaves unopened (ghosts); and the
+ * check that what the trace leaves live is in the snapshot. False when
+ * memory runs out. */
+bool ts_find_initial(struct device_replay *replay);
+/* The reserved bytes before the first entry: the segments' total, back
+ * over the trace's segment entries. */
+void ts_find_reserved_start(struct device_replay *replay);
 
 /* ---- torch_snapshot_replay.c ---- */
 

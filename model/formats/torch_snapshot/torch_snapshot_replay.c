@@ -1,21 +1,22 @@
 /* torch_snapshot_replay: one device's allocator from its trace entries and
  * its segments (see torch_snapshot_internal.h), by the spec's section 5:
- * a forward pass finds the allocations live before the first entry (frees
- * of allocations the trace does not hold, and active blocks the trace
- * never allocated); the replay then counts requested bytes as memory_viz
- * does (only free_completed ends an allocation) and reserved bytes from
- * the segment entries, back from the segments the snapshot holds.
- * One pass with a map of open addresses links each entry to the
- * allocation it ends (`ends`); the timeline and the live set at the peak
- * then need no map.
- * Called by torch_snapshot.c. Must not: read the pickle. */
+ * a forward pass (torch_snapshot_initial.c) finds the allocations live
+ * before the first entry (frees of allocations the trace does not hold,
+ * and active blocks the trace never allocated); the replay then counts
+ * requested bytes as memory_viz does (only free_completed ends an
+ * allocation) and reserved bytes from the segment entries, back from the
+ * segments the snapshot holds.
+ * That forward pass, with a map of open addresses, links each entry to
+ * the allocation it ends (`ends`); the timeline and the live set at the
+ * peak then need no map.
+ * Called by torch_snapshot.c. Calls torch_snapshot_initial.c, never the
+ * other way. Must not: read the pickle. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/util/array_grow.h"
 #include "model/format.h"
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/load_internal.h"
@@ -24,132 +25,8 @@
 #include "model/segments.h"
 #include "model/string_table.h"
 
-/* An allocation live before the first entry. */
-struct initial {
-    uint64_t address;
-    int64_t size;
-    uint32_t traceback;
-    bool ghost; /* from the snapshot's blocks; otherwise an unmatched free */
-};
-
-struct device_replay {
-    struct ts_load *load;
-    int64_t device;
-    const struct ts_entry *entries;
-    size_t count;
-    size_t allocator;
-    struct initial *initial;
-    size_t initial_count, initial_capacity;
-    int64_t initial_bytes;
-    int64_t reserved_end, reserved_start;
-    size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
-    /* Per entry: the allocation it ends (an entry index, or INITIAL_MARK |
-     * k for initial allocation k), NO_END for none. A free_completed ends
-     * its allocation; an alloc at an address still open ends the one
-     * there (a free the trace lost). */
-    uint32_t *ends;
-    /* The annotations open at the time of the last row (a sweep: rows
-     * come in time order). */
-    size_t annotation_next;
-    uint32_t open_annotations[16];
-    size_t open_annotation_count;
-    /* The oom entries, as the timeline replay finds them (their largest
-     * free block is filled once the segments are handed over). */
-    struct oom_event *ooms;
-    size_t *oom_entries;
-    size_t oom_count;
-};
-
-/* The value of initial allocation k in `ends`. */
-#define INITIAL_MARK 0x80000000u
-#define NO_END UINT32_MAX
 /* Entries ahead of the timeline replay whose ended allocation it fetches. */
 #define PREFETCH_DISTANCE 16
-
-/* ---- before the first entry ---- */
-
-static bool initial_add(struct device_replay *replay, struct initial initial)
-{
-    if (!array_grow((void **)&replay->initial, &replay->initial_capacity, replay->initial_count,
-                    sizeof *replay->initial, 64))
-        return false;
-    replay->initial[replay->initial_count++] = initial;
-    replay->initial_bytes = saturating_add(replay->initial_bytes, initial.size);
-    return true;
-}
-
-static bool block_is_active(const struct ts_block *block)
-{
-    return block->state != TS_BLOCK_INACTIVE;
-}
-
-/* Forward pass: what each entry ends, the unmatched frees; then the
- * snapshot's active blocks the trace leaves unopened (ghosts); and the
- * check that what the trace leaves live is in the snapshot. */
-static bool find_initial(struct device_replay *replay)
-{
-    struct ts_load *load = replay->load;
-    struct integer_map open = {0};
-    replay->ends = malloc((replay->count ? replay->count : 1) * sizeof *replay->ends);
-    bool ok = replay->ends != NULL;
-    for (size_t i = 0; ok && i < replay->count; i++) {
-        const struct ts_entry *entry = &replay->entries[i];
-        uint32_t found;
-        replay->ends[i] = NO_END;
-        if (entry->action == TS_ALLOC) {
-            if (integer_map_remove(&open, entry->address, &found))
-                replay->ends[i] = found;
-            ok = integer_map_put(&open, entry->address, (uint32_t)i);
-        } else if (entry->action == TS_FREE_COMPLETED) {
-            if (integer_map_remove(&open, entry->address, &found)) {
-                replay->ends[i] = found;
-            } else {
-                replay->ends[i] = INITIAL_MARK | (uint32_t)replay->initial_count;
-                ok = initial_add(replay, (struct initial){entry->address, entry->size, 0, false});
-            }
-        }
-    }
-    struct integer_map active = {0};
-    for (size_t s = 0; ok && s < load->segment_count; s++) {
-        const struct ts_segment *segment = &load->segments[s];
-        if (segment->device != replay->device)
-            continue;
-        replay->reserved_end = saturating_add(replay->reserved_end, segment->total_size);
-        for (size_t b = 0; ok && b < segment->block_count; b++) {
-            const struct ts_block *block = &load->blocks[segment->first_block + b];
-            if (!block_is_active(block))
-                continue;
-            ok = integer_map_put(&active, block->address, (uint32_t)(segment->first_block + b));
-            if (ok && !integer_map_find(&open, block->address))
-                ok = initial_add(replay, (struct initial){block->address, block->requested,
-                                                          block->traceback, true});
-        }
-    }
-    for (size_t slot = 0; ok && slot < open.capacity; slot++) {
-        if (!open.slots[slot].used)
-            continue;
-        const uint32_t *block = integer_map_find(&active, open.slots[slot].key);
-        const struct ts_entry *entry = &replay->entries[open.slots[slot].value];
-        if (!block || load->blocks[*block].requested != entry->size)
-            replay->not_in_snapshot++;
-    }
-    integer_map_free(&open);
-    integer_map_free(&active);
-    return ok;
-}
-
-static void find_reserved_start(struct device_replay *replay)
-{
-    int64_t reserved = replay->reserved_end;
-    for (size_t i = 0; i < replay->count; i++) {
-        const struct ts_entry *entry = &replay->entries[i];
-        if (entry->action == TS_SEGMENT_ALLOC || entry->action == TS_SEGMENT_MAP)
-            reserved = saturating_subtract(reserved, entry->size);
-        else if (entry->action == TS_SEGMENT_FREE || entry->action == TS_SEGMENT_UNMAP)
-            reserved = saturating_add(reserved, entry->size);
-    }
-    replay->reserved_start = reserved;
-}
 
 /* ---- the replay ---- */
 
@@ -588,9 +465,9 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device,
     size_t peak = 0;
     bool ok = profile_builder_allocator(load->builder, name, strlen(name), &replay.allocator,
                                         &created) &&
-              find_initial(&replay);
+              ts_find_initial(&replay);
     if (ok) {
-        find_reserved_start(&replay);
+        ts_find_reserved_start(&replay);
         profile_builder_set_unknown_fields(
             load->builder, replay.allocator,
             ALLOCATOR_FIELD_STACK | ALLOCATOR_FIELD_FRAGMENTATION | ALLOCATOR_FIELD_CAPACITY |
