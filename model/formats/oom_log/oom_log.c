@@ -134,9 +134,15 @@ static unsigned oom_log_probe(const uint8_t *bytes, size_t size)
         if (next >= size || bytes[next] == '{' || bytes[next] == ']')
             return PROBE_NO;
     }
+    /* A log is text: a control byte in its head other than the blanks, a
+     * backspace or a terminal's escape (coloured logs) says binary (a
+     * protobuf's tags and lengths), so a profile of any size is not
+     * searched for the markers below. */
     size_t head = size < 4096 ? size : 4096;
-    if (memchr(bytes, '\0', head))
-        return PROBE_NO;
+    for (size_t i = 0; i < head; i++)
+        if (bytes[i] < 0x20 && bytes[i] != '\t' && bytes[i] != '\n' && bytes[i] != '\r' &&
+            bytes[i] != '\f' && bytes[i] != '\v' && bytes[i] != '\b' && bytes[i] != 0x1b)
+            return PROBE_NO;
     struct text text = text_make((const char *)bytes, size);
     for (size_t i = 0; i < REPORT_MARKER_COUNT; i++)
         if (oom_log_find(text, report_markers[i].marker) >= 0)

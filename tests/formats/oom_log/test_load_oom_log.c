@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/input_format.h"
 #include "model/load.h"
 #include "model/query/oom.h"
 #include "model/profile.h"
@@ -207,6 +208,25 @@ static void test_refused(void **state)
     }
 }
 
+/* Binary bytes (a protobuf's tags and lengths, no NUL) that hold a
+ * report's words later on: not a log, so no probe searches a profile of
+ * any size for them. */
+static void test_binary_is_not_a_log(void **state)
+{
+    (void)state;
+    static const uint8_t bytes[] = "\x08\x01\x12\x05hello\x1a\x03" "abc"
+                                   "RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+                                   "6.00MiB\n";
+    const struct input_format *format = input_format_detect(bytes, sizeof bytes - 1, false);
+    assert_true(format == NULL || strcmp(profile_format_name(format), "oom-log") != 0);
+    /* The same words in a coloured log (a terminal's escapes) still are one. */
+    static const uint8_t coloured[] = "\x1b[31mE1127 12:00:00 RESOURCE_EXHAUSTED: Out of memory "
+                                      "while trying to allocate 6.00MiB\x1b[0m\n";
+    format = input_format_detect(coloured, sizeof coloured - 1, false);
+    assert_non_null(format);
+    assert_string_equal(profile_format_name(format), "oom-log");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_bfc_dump),
         cmocka_unit_test(test_torch_messages),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_binary_is_not_a_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
