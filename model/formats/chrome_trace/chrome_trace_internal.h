@@ -59,6 +59,15 @@ struct trace_keys {
      * then the rest of the object is skipped (balance checked) and a
      * member named again later does not replace its value. */
     bool (*enough)(const char *text, const struct trace_value *values);
+    /* NULL, or for member `key` just found, an object: the keys to read
+     * its members with as it is walked (NULL: skip it), so that a caller
+     * who needs them does not walk it again. Their values land in
+     * values[count...] (the caller clears those before the read), and
+     * values[count + inner->count] is then the member's span; when that
+     * reading fails, the member is skipped like any other (the same
+     * result and message as before) and that span is left as it was. */
+    const struct trace_keys *(*inner)(const char *text, const struct trace_value *values,
+                                      int key);
 };
 
 /* Reads the object at *offset (which must be '{'): the value of each member
@@ -160,11 +169,17 @@ enum trace_event_key {
     TRACE_KEY_DUR,
     TRACE_KEY_ID,
     TRACE_KEY_ARGS,
-    TRACE_KEY_COUNT
+    TRACE_KEY_COUNT,
+    /* A cpu_op's args, read as the event is (event_keys' inner table,
+     * trace_kineto_op_arg_keys): */
+    TRACE_ARG_INPUT_DIMS = TRACE_KEY_COUNT,
+    TRACE_ARG_INPUT_TYPE,
+    TRACE_ARGS_READ, /* the args object they were read from, when they were */
+    TRACE_MEMBER_COUNT
 };
 
 struct trace_event {
-    struct trace_value member[TRACE_KEY_COUNT];
+    struct trace_value member[TRACE_MEMBER_COUNT];
     size_t offset;    /* where the event starts, for messages */
     uint32_t sequence; /* its place among the events (file order) */
     bool has_time;
@@ -220,6 +235,8 @@ enum load_status trace_kineto_take_memory(struct trace_load *load, const struct 
                                           bool out_of_memory);
 /* A python_function slice (PyTorch's with_stack=True): its frame. */
 enum load_status trace_kineto_take_frame(struct trace_load *load, const struct trace_event *event);
+/* Input Dims and Input type, in that order (load_trace_kineto_shapes.c). */
+extern const struct trace_keys trace_kineto_op_arg_keys;
 enum load_status trace_kineto_take_op(struct trace_load *load, const struct trace_event *event,
                                       bool is_operator);
 size_t trace_kineto_memory_events(const struct trace_load *load);

@@ -204,8 +204,19 @@ static bool event_read_enough(const char *text, const struct trace_value *values
                           sizeof TRACE_MEMTOP_HLO_CATEGORY - 1);
 }
 
-static const struct trace_keys event_keys = {event_key_names, TRACE_KEY_COUNT,
-                                             event_key_lengths, event_read_enough};
+/* A cpu_op's args are read for its shapes as the event is walked, once,
+ * when its category came first as plain "cpu_op" (as Kineto writes it);
+ * otherwise load_trace_kineto_shapes.c reads them again. */
+static const struct trace_keys *event_inner_keys(const char *text,
+                                                 const struct trace_value *values, int key)
+{
+    return key == TRACE_KEY_ARGS && raw_string_is(text, values[TRACE_KEY_CAT], "cpu_op", 6)
+               ? &trace_kineto_op_arg_keys
+               : NULL;
+}
+
+static const struct trace_keys event_keys = {event_key_names, TRACE_KEY_COUNT, event_key_lengths,
+                                             event_read_enough, event_inner_keys};
 
 /* The phase: its one letter, or 0 for anything else. */
 static char event_phase(const struct trace_load *load, const struct trace_event *event)
@@ -463,7 +474,7 @@ static unsigned probe_object(struct trace_reader *reader, size_t at)
 static unsigned probe_array(struct trace_reader *reader, size_t at)
 {
     static const char *const names[] = {"ph"};
-    static const struct trace_keys keys = {names, 1, NULL, NULL};
+    static const struct trace_keys keys = {names, 1, NULL, NULL, NULL};
     for (at++; at < reader->size && (unsigned char)reader->text[at] <= ' '; at++)
         ;
     struct trace_value ph;

@@ -135,7 +135,7 @@ enum load_status trace_kineto_take_memory(struct trace_load *load, const struct 
     struct trace_value args_value = event->member[TRACE_KEY_ARGS];
     if (trace_value_is_object(&load->reader, args_value)) {
         size_t at = args_value.start;
-        static const struct trace_keys keys = {memory_arg_names, ARG_COUNT, NULL, NULL};
+        static const struct trace_keys keys = {memory_arg_names, ARG_COUNT, NULL, NULL, NULL};
         enum load_status status = trace_read_object(&load->reader, &at, 2, &keys, args);
         if (status != LOAD_OK)
             return status;

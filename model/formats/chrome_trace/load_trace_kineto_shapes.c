@@ -11,7 +11,9 @@
  * lists, empty_strided's inputs) are no shape. The bytes stay as the file had them otherwise:
  * the views escape them.
  *
- * Called by load_trace_kineto.c as it takes a cpu_op. Must not: keep
+ * Called by load_trace_kineto.c as it takes a cpu_op, with the two
+ * values the event reader found as it walked the args (load_trace.c
+ * names the keys as its inner table), or reads them itself. Must not: keep
  * anything of the event's text, or decode strings (the names are
  * shown, never interpreted). */
 #include "config.h"
@@ -29,32 +31,58 @@ static const char *const shape_arg_names[ARG_SHAPE_COUNT] = {
     [ARG_INPUT_DIMS] = "Input Dims",
     [ARG_INPUT_TYPE] = "Input type",
 };
+static const uint8_t shape_arg_lengths[ARG_SHAPE_COUNT] = {10, 10};
+
+/* The event reader reads a cpu_op's args with these as it walks them
+ * (load_trace.c's inner table), so they are walked once. */
+const struct trace_keys trace_kineto_op_arg_keys = {shape_arg_names, ARG_SHAPE_COUNT,
+                                                    shape_arg_lengths, NULL, NULL};
 
 static bool is_space(char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* The bytes compact() looks at; the rest are copied as they are. */
+static const bool compact_stops[256] = {
+    [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, ['"'] = 1, [','] = 1,
+};
+
+/* Byte i of text onto out at used; the new used. `capped`: the cap may
+ * be reached (not in a short value: each byte makes at most two). */
+static inline size_t compact_byte(const char *text, size_t i, bool names, bool *quoted,
+                                  char *out, size_t used, bool capped)
+{
+    char c = text[i];
+    if (!compact_stops[(unsigned char)c]) {
+        out[used] = c;
+        return used + 1;
+    }
+    if (c == '"' && (i == 0 || text[i - 1] != '\\'))
+        *quoted = !*quoted;
+    if ((!*quoted && is_space(c)) || (names && c == '"'))
+        return used;
+    out[used++] = c;
+    if (c == ',' && (!capped || used < SHAPE_TEXT_MAX))
+        out[used++] = ' ';
+    return used;
+}
+
 /* The value's text, whitespace dropped and ", " after each comma; the
  * type's without quotes or its outer brackets. */
 static size_t compact(const char *text, size_t length, bool names, char *out)
 {
-    size_t used = 0;
+    size_t used = 0, i = 0;
     if (names && length >= 2 && text[0] == '[' && text[length - 1] == ']') {
         text++;
         length -= 2;
     }
     bool quoted = false; /* inside a name: its spaces are its own ("long int") */
-    for (size_t i = 0; i < length && used < SHAPE_TEXT_MAX; i++) {
-        char c = text[i];
-        if (c == '"' && (i == 0 || text[i - 1] != '\\'))
-            quoted = !quoted;
-        if ((!quoted && is_space(c)) || (names && c == '"'))
-            continue;
-        out[used++] = c;
-        if (c == ',' && used < SHAPE_TEXT_MAX)
-            out[used++] = ' ';
-    }
+    if (2 * length <= SHAPE_TEXT_MAX)
+        for (; i < length; i++)
+            used = compact_byte(text, i, names, &quoted, out, used, false);
+    for (; i < length && used < SHAPE_TEXT_MAX; i++)
+        used = compact_byte(text, i, names, &quoted, out, used, true);
     return used;
 }
 
@@ -81,11 +109,19 @@ enum load_status trace_kineto_op_shapes(struct trace_load *load, const struct tr
     if (!trace_value_is_object(&load->reader, args_value))
         return LOAD_OK;
     struct trace_value args[ARG_SHAPE_COUNT] = {{0, 0}};
-    size_t at = args_value.start;
-    static const struct trace_keys keys = {shape_arg_names, ARG_SHAPE_COUNT, NULL, NULL};
-    enum load_status status = trace_read_object(&load->reader, &at, 2, &keys, args);
-    if (status != LOAD_OK)
-        return status;
+    struct trace_value read = event->member[TRACE_ARGS_READ];
+    if (read.start == args_value.start && read.end == args_value.end) {
+        args[ARG_INPUT_DIMS] = event->member[TRACE_ARG_INPUT_DIMS];
+        args[ARG_INPUT_TYPE] = event->member[TRACE_ARG_INPUT_TYPE];
+    } else {
+        /* Not read as the event was (its category after its args, or
+         * escaped; or args that the walk's reading refused). */
+        size_t at = args_value.start;
+        enum load_status status =
+            trace_read_object(&load->reader, &at, 2, &trace_kineto_op_arg_keys, args);
+        if (status != LOAD_OK)
+            return status;
+    }
     *shape = intern_compact(load, args[ARG_INPUT_DIMS], false);
     *type = intern_compact(load, args[ARG_INPUT_TYPE], true);
     if (*shape == STRING_ID_NONE || *type == STRING_ID_NONE)

@@ -83,7 +83,7 @@ static void field_keys_build(struct field_keys *keys, const struct chrome_trace_
         keys->lengths[next] = (uint8_t)strlen(keys->hex_names[i]);
         keys->hex_key[i] = (int)next++;
     }
-    keys->keys = (struct trace_keys){keys->names, next, keys->lengths, NULL};
+    keys->keys = (struct trace_keys){keys->names, next, keys->lengths, NULL, NULL};
 }
 
 static int hex_value(char c)
@@ -190,7 +190,7 @@ static enum load_status marker_row(void *context, struct trace_value element)
     struct trace_load *load = allocator->load;
     struct allocation_row row = {.origin = ROW_FROM_SNAPSHOT};
     static const char *const names[] = {"origin"};
-    static const struct trace_keys keys = {names, 1, NULL, NULL};
+    static const struct trace_keys keys = {names, 1, NULL, NULL, NULL};
     struct trace_value origin;
     size_t at = element.start;
     if (!trace_value_is_object(&load->reader, element))
@@ -233,7 +233,7 @@ static enum load_status marker_allocator(void *context, struct trace_value eleme
         [KEY_UNKNOWN] = "unknown", [KEY_SUMMARY] = "summary", [KEY_ROWS] = "rows",
         [KEY_ROWS_KIND] = "rows_kind", [KEY_LIVE_ALLOCATIONS] = "live_allocations",
     };
-    static const struct trace_keys keys = {names, KEY_COUNT, NULL, NULL};
+    static const struct trace_keys keys = {names, KEY_COUNT, NULL, NULL, NULL};
     struct trace_value values[KEY_COUNT];
     size_t at = element.start;
     int64_t pid;
@@ -297,7 +297,7 @@ enum load_status trace_memtop_take_marker(struct trace_load *load, struct trace_
         [MARKER_PROFILE_VERSION] = "profile_version", [MARKER_HOSTS] = "hosts",
         [MARKER_HLO_PID] = "hlo_pid",
     };
-    static const struct trace_keys keys = {names, MARKER_COUNT, NULL, NULL};
+    static const struct trace_keys keys = {names, MARKER_COUNT, NULL, NULL, NULL};
     struct trace_value values[MARKER_COUNT];
     size_t at = marker.start;
     enum load_status status = trace_read_object(&load->reader, &at, 1, &keys, values);

@@ -9,7 +9,8 @@
  * json_stream_value_span() does not validate them either. A table of
  * keys may also say when it has read enough of an object: the rest is
  * then skipped like a value (most events are done once their phase,
- * category and time are known). */
+ * category and time are known), and name an inner table to read a
+ * member's object with as it is walked (a cpu_op's args: walked once). */
 #include "config.h"
 
 #include "model/formats/chrome_trace/chrome_trace_internal.h"
@@ -213,6 +214,29 @@ static int key_match(struct trace_reader *reader, size_t start, size_t end,
     return key_find(keys, decoded, length);
 }
 
+/* Member `key`'s object at *offset read with the keys' inner table, when
+ * it has one for it. Quietly (no message): when it fails, the caller
+ * skips the member as it would any other, so what a bad object is told
+ * as, and when, stays the skipping's. */
+static enum load_status read_inner(struct trace_reader *reader, size_t *offset, size_t depth,
+                                   const struct trace_keys *keys, int key,
+                                   struct trace_value *values)
+{
+    const struct trace_keys *inner = keys->inner(reader->text, values, key);
+    if (!inner)
+        return LOAD_BAD_INPUT;
+    struct load_error *error = reader->error;
+    size_t at = *offset;
+    reader->error = NULL;
+    enum load_status status = trace_read_object(reader, &at, depth, inner, values + keys->count);
+    reader->error = error;
+    if (status == LOAD_OK) {
+        values[keys->count + inner->count] = (struct trace_value){*offset, at};
+        *offset = at;
+    }
+    return status;
+}
+
 enum load_status trace_read_object(struct trace_reader *reader, size_t *offset, size_t depth,
                                    const struct trace_keys *keys, struct trace_value *values)
 {
@@ -235,7 +259,11 @@ enum load_status trace_read_object(struct trace_reader *reader, size_t *offset, 
             return reader_fail(reader, at);
         at = skip_blanks(reader, at + 1);
         size_t start = at;
-        enum load_status status = trace_skip_value(reader, &at, depth + 1);
+        enum load_status status = LOAD_BAD_INPUT;
+        if (key >= 0 && keys->inner && at < reader->size && reader->text[at] == '{')
+            status = read_inner(reader, &at, depth + 1, keys, key, values);
+        if (status != LOAD_OK)
+            status = trace_skip_value(reader, &at, depth + 1);
         if (status != LOAD_OK)
             return status;
         if (key >= 0)

@@ -72,7 +72,7 @@ static bool args_member(struct trace_load *load, const struct trace_event *event
     memcpy(key, text, length);
     key[length] = '\0';
     const char *names[] = {key};
-    const struct trace_keys keys = {names, 1, NULL, NULL};
+    const struct trace_keys keys = {names, 1, NULL, NULL, NULL};
     size_t at = args.start;
     bool found = trace_read_object(&load->reader, &at, 2, &keys, member) == LOAD_OK &&
                  trace_value_present(*member);
@@ -110,7 +110,7 @@ enum load_status trace_timeline_take_process_name(struct trace_load *load,
     if (!timeline)
         return trace_load_no_memory(load);
     static const char *const names[] = {"name"};
-    static const struct trace_keys keys = {names, 1, NULL, NULL};
+    static const struct trace_keys keys = {names, 1, NULL, NULL, NULL};
     struct trace_value args = event->member[TRACE_KEY_ARGS], name;
     if (!trace_value_is_object(&load->reader, args))
         return LOAD_OK;
@@ -134,8 +134,8 @@ static enum load_status description_text(struct trace_load *load, const struct t
 {
     static const char *const snapshot_names[] = {"snapshot"};
     static const char *const description_names[] = {"tensor_description"};
-    static const struct trace_keys snapshot_keys = {snapshot_names, 1, NULL, NULL};
-    static const struct trace_keys description_keys = {description_names, 1, NULL, NULL};
+    static const struct trace_keys snapshot_keys = {snapshot_names, 1, NULL, NULL, NULL};
+    static const struct trace_keys description_keys = {description_names, 1, NULL, NULL, NULL};
     struct trace_value args = event->member[TRACE_KEY_ARGS], snapshot = {0, 0};
     *text = (struct trace_value){0, 0};
     size_t at = args.start;
