@@ -115,6 +115,12 @@ if [ -r "$torch" ] && [ -r "$mlp" ]; then
     tap_check "torch-mlp: the allocating op's Input Dims and Input type as shape and type" \
         grep -q '^aten::mm,4194304,4194304,1,,"float, float","\[\[1024, 256\], \[256, 1024\]\]",' \
         "$work/shapes.csv"
+    # The fwdbwd flow: a backward row's context names its forward op.
+    tap_check "torch-mlp: a backward row's context names its forward op" \
+        grep -q '^aten::mm,4194304,.*,autograd::engine::evaluate_function: AddmmBackward0 > AddmmBackward0 > aten::mm \[forward: aten::addmm\],' \
+        "$work/shapes.csv"
+    tap_check "torch-mlp: a forward row names no forward op" \
+        test "$(grep -c 'aten::cross_entropy_loss.*\[forward: ' "$work/shapes.csv")" -eq 0
     memtop_run --export allocations --group-by op "$mlp"
     memtop_expect "jax-mlp-steps: --group-by op names jit__step" 0 out '^jit__step,'
 else

@@ -239,6 +239,9 @@ enum load_status trace_kineto_take_frame(struct trace_load *load, const struct t
 extern const struct trace_keys trace_kineto_op_arg_keys;
 enum load_status trace_kineto_take_op(struct trace_load *load, const struct trace_event *event,
                                       bool is_operator);
+/* A `fwdbwd` flow event ("s" or "f"): the forward op a backward op links. */
+enum load_status trace_kineto_take_flow(struct trace_load *load, const struct trace_event *event,
+                                        bool is_start);
 size_t trace_kineto_memory_events(const struct trace_load *load);
 enum load_status trace_kineto_finish(struct trace_load *load);
 void trace_kineto_free(struct trace_load *load);

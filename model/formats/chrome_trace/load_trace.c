@@ -263,6 +263,11 @@ static enum load_status event_take(struct trace_load *load, const struct trace_e
         if (event_category_is(load, event, TRACE_MEMTOP_HLO_CATEGORY))
             return trace_memtop_take_event(load, event);
         return LOAD_OK;
+    case 's':
+    case 'f':
+        return event_category_is(load, event, "fwdbwd")
+                   ? trace_kineto_take_flow(load, event, event_phase(load, event) == 's')
+                   : LOAD_OK;
     case 'C':
         return event_category_is(load, event, "Memory") ? trace_timeline_take_counter(load, event)
                                                         : LOAD_OK;

@@ -5,7 +5,8 @@
  * device, Addr, Bytes, Total Allocated, Total Reserved), each
  * [OutOfMemory], and the cpu_op and user_annotation slices that
  * attribution needs (their interval, thread, name); ProfilerStep#N
- * annotations also as step windows. Everything else of the file is gone
+ * annotations also as step windows, and the `fwdbwd` flow events (id,
+ * thread, time) that link a backward op to its forward op. Everything else of the file is gone
  * by then. Finishing (the slice stacks, steps, then the allocators) is
  * load_trace_kineto_finish.c's, which says what is decided there; this
  * file and that one never call each other.
@@ -55,6 +56,7 @@ void trace_kineto_free(struct trace_load *load)
     free(kineto->frames);
     free(kineto->memory_times);
     free(kineto->steps);
+    free(kineto->flows);
     free(kineto->out_of_memory);
     free(kineto);
     load->kineto = NULL;
@@ -315,4 +317,19 @@ enum load_status trace_kineto_take_frame(struct trace_load *load, const struct t
         !frame_holds_memory(kineto, frame.thread, frame.start_ns, frame.end_ns))
         return LOAD_OK;
     return LIST_APPEND(kineto, frames, frame) ? LOAD_OK : trace_load_no_memory(load);
+}
+
+enum load_status trace_kineto_take_flow(struct trace_load *load, const struct trace_event *event,
+                                        bool is_start)
+{
+    if (!event->has_time)
+        return LOAD_OK;
+    struct trace_kineto *kineto = kineto_of(load);
+    if (!kineto)
+        return trace_load_no_memory(load);
+    struct kineto_flow flow = {.time_ns = event->time_ns, .is_start = is_start};
+    if (!trace_load_id(load, event->member[TRACE_KEY_ID], &flow.id) ||
+        !event_thread(load, kineto, event, &flow.thread))
+        return trace_load_no_memory(load);
+    return LIST_APPEND(kineto, flows, flow) ? LOAD_OK : trace_load_no_memory(load);
 }

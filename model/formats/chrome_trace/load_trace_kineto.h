@@ -59,6 +59,15 @@ struct kineto_frame {
     uint32_t sequence;
 };
 
+/* A `fwdbwd` flow event (issue 22): "s" on the forward op's thread, "f"
+ * on the backward op's, at each op's start, paired by id. */
+struct kineto_flow {
+    int64_t time_ns;
+    struct trace_id id;
+    uint32_t thread;
+    bool is_start;
+};
+
 struct kineto_step {
     int64_t start_ns;
     int64_t end_ns;
@@ -86,6 +95,7 @@ struct trace_kineto {
     KINETO_LIST(struct kineto_op, ops);
     KINETO_LIST(struct kineto_frame, frames);
     KINETO_LIST(struct kineto_step, steps);
+    KINETO_LIST(struct kineto_flow, flows);
     KINETO_LIST(struct kineto_out_of_memory, out_of_memory);
     /* When the first Python frame comes, the memory events taken so far
      * by (thread, time): a frame around none of them is not kept (PyTorch

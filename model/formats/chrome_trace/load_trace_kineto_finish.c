@@ -8,6 +8,14 @@
  *   intervals, integer ns), its op is the innermost cpu_op among that
  *   slice and its parents, its context the names of them all, outermost
  *   first, " > " between;
+ * - a backward op is linked to its forward op by the `fwdbwd` flow: the
+ *   "f" and "s" events of one id each bind the outermost op starting at
+ *   their time on their thread (Kineto writes them at the op's ts), and
+ *   the backward op's parent too when it is the autograd engine's
+ *   `autograd::engine::evaluate_function: ...` (which also runs the
+ *   node's work outside the node's own slice, a bias's aten::sum); an
+ *   event under a linked op (the innermost such) gets its context
+ *   followed by " [forward: NAME]", NAME the forward op's;
  * - steps by time window: ProfilerStep#N of the same pid holding the time;
  * - events sorted stably by exact time; one allocator per device in order
  *   of first appearance; a free takes the op and context of the latest
@@ -55,6 +63,9 @@ struct attribution {
     uint32_t *operator; /* per op: the innermost cpu_op's name among it and its parents */
     uint32_t *owner;    /* per op: that cpu_op's index (its shapes), OP_NONE for none */
     uint32_t *chain;    /* per op: its context, CHAIN_UNKNOWN until asked */
+    uint32_t *forward;  /* per op: the forward op its fwdbwd flow links, OP_NONE for none */
+    uint32_t *linked;   /* per op: the innermost link among it and its parents */
+    uint32_t *linked_chain; /* per op: its context with that link, CHAIN_UNKNOWN until asked */
     uint32_t *stack;
     size_t depth;
     char *text; /* building a context */
@@ -205,8 +216,111 @@ static void op_push(struct attribution *work, uint32_t op)
     work->operator[op] = ops[op].is_operator ? ops[op].name
                          : parent == OP_NONE ? STRING_ID_EMPTY
                                              : work->operator[parent];
+    work->linked[op] = work->forward[op] != OP_NONE ? work->forward[op]
+                       : parent == OP_NONE        ? OP_NONE
+                                                  : work->linked[parent];
     work->owner[op] = ops[op].is_operator ? op : parent == OP_NONE ? OP_NONE : work->owner[parent];
     work->stack[work->depth++] = op;
+}
+
+/* The context of op `op` and, under a backward op, " [forward: NAME]". */
+static uint32_t op_context(struct attribution *work, uint32_t op)
+{
+    uint32_t chain = op_chain(work, op);
+    uint32_t forward = work->linked[op];
+    if (chain == STRING_ID_NONE || forward == OP_NONE)
+        return chain;
+    if (work->linked_chain[op] != CHAIN_UNKNOWN)
+        return work->linked_chain[op];
+    struct string_table *strings = work->load->strings;
+    size_t length = 0;
+    bool ok = text_append(work, &length, string_table_get(strings, chain)) &&
+              text_append(work, &length, text_of(" [forward: ")) &&
+              text_append(work, &length,
+                          string_table_get(strings, work->kineto->ops[forward].name)) &&
+              text_append(work, &length, text_of("]"));
+    if (!ok)
+        return STRING_ID_NONE;
+    work->linked_chain[op] = string_table_intern(strings, work->text, length);
+    return work->linked_chain[op];
+}
+
+static int flow_compare(const void *a, const void *b)
+{
+    const struct kineto_flow *x = a, *y = b;
+    int order = trace_id_compare(&x->id, &y->id);
+    if (order)
+        return order;
+    return x->is_start != y->is_start ? (x->is_start ? -1 : 1) : 0;
+}
+
+/* The outermost op starting at `time` on `thread` (ops sorted: the first
+ * such), OP_NONE for none. Kineto writes a flow at its op's own ts, which
+ * no other op shares unless the clock is coarse; then the outermost is
+ * the one the flow was written for, not a child it begins with. */
+static uint32_t op_starting_at(const struct trace_kineto *kineto, uint32_t thread, int64_t time)
+{
+    size_t low = 0, high = kineto->ops_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        const struct kineto_op *op = &kineto->ops[middle];
+        if (op->thread < thread || (op->thread == thread && op->start_ns < time))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low == kineto->ops_count)
+        return OP_NONE;
+    const struct kineto_op *op = &kineto->ops[low];
+    return op->thread == thread && op->start_ns == time ? (uint32_t)low : OP_NONE;
+}
+
+#define EVALUATE_PREFIX "autograd::engine::evaluate_function: "
+#define PARENT_SEARCH 8 /* ops looked back at for a backward op's parent */
+
+/* The autograd engine's evaluate_function op enclosing op `backward`
+ * (the nearest earlier op on its thread still open at its start), OP_NONE
+ * for none. */
+static uint32_t evaluate_parent(struct attribution *work, uint32_t backward)
+{
+    const struct kineto_op *ops = work->kineto->ops;
+    for (uint32_t at = backward, seen = 0; at > 0 && seen < PARENT_SEARCH; seen++) {
+        at--;
+        if (ops[at].thread != ops[backward].thread)
+            return OP_NONE;
+        if (ops[at].end_ns <= ops[backward].start_ns)
+            continue;
+        struct text name = string_table_get(work->load->strings, ops[at].name);
+        size_t prefix = sizeof EVALUATE_PREFIX - 1;
+        return name.length > prefix && memcmp(name.bytes, EVALUATE_PREFIX, prefix) == 0
+                   ? at
+                   : OP_NONE;
+    }
+    return OP_NONE;
+}
+
+/* forward[]: each fwdbwd pair's backward op -> its forward op. */
+static void link_flows(struct attribution *work)
+{
+    struct trace_kineto *kineto = work->kineto;
+    for (size_t i = 0; i < kineto->ops_count; i++)
+        work->forward[i] = OP_NONE;
+    if (kineto->flows_count > 1)
+        qsort(kineto->flows, kineto->flows_count, sizeof *kineto->flows, flow_compare);
+    for (size_t i = 0; i + 1 < kineto->flows_count; i++) {
+        const struct kineto_flow *start = &kineto->flows[i], *finish = &kineto->flows[i + 1];
+        if (!start->is_start || finish->is_start || start->id.kind == TRACE_ID_NONE ||
+            !trace_id_equal(&start->id, &finish->id))
+            continue;
+        uint32_t forward = op_starting_at(kineto, start->thread, start->time_ns);
+        uint32_t backward = op_starting_at(kineto, finish->thread, finish->time_ns);
+        if (forward == OP_NONE || backward == OP_NONE || backward == forward)
+            continue;
+        work->forward[backward] = forward;
+        uint32_t parent = evaluate_parent(work, backward);
+        if (parent != OP_NONE && work->forward[parent] == OP_NONE)
+            work->forward[parent] = forward;
+    }
 }
 
 /* The events of one thread, [first, end) of `order`, in time order, and
@@ -237,7 +351,7 @@ static bool attribute_thread(struct attribution *work, const size_t *order, size
             memory->shape = kineto->ops[work->owner[top]].shape;
             memory->type = kineto->ops[work->owner[top]].type;
         }
-        memory->context = op_chain(work, top);
+        memory->context = op_context(work, top);
         if (memory->context == STRING_ID_NONE)
             return false;
     }
@@ -258,17 +372,22 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
         .operator = malloc(ops * sizeof(uint32_t)),
         .owner = malloc(ops * sizeof(uint32_t)),
         .chain = malloc(ops * sizeof(uint32_t)),
+        .forward = malloc(ops * sizeof(uint32_t)),
+        .linked = malloc(ops * sizeof(uint32_t)),
+        .linked_chain = malloc(ops * sizeof(uint32_t)),
         /* The stack, and room above it for op_chain's walk up. */
         .stack = malloc(2 * ops * sizeof(uint32_t)),
     };
     size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
     bool ok = work.parent && work.level && work.head && work.operator && work.owner && work.chain &&
-              work.stack && order;
+              work.forward && work.linked && work.linked_chain && work.stack && order;
     /* Python frames first: they ride on the same order (issue 22). */
     ok = ok && trace_kineto_attribute_frames(load, kineto, order);
-    if (ok)
+    if (ok) {
         for (size_t i = 0; i < kineto->ops_count; i++)
-            work.chain[i] = CHAIN_UNKNOWN;
+            work.chain[i] = work.linked_chain[i] = CHAIN_UNKNOWN;
+        link_flows(&work);
+    }
     size_t next_op = 0;
     for (size_t first = 0, end; ok && first < kineto->memory_count; first = end) {
         for (end = first + 1; end < kineto->memory_count &&
@@ -285,6 +404,9 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
     free(work.operator);
     free(work.owner);
     free(work.chain);
+    free(work.forward);
+    free(work.linked);
+    free(work.linked_chain);
     free(work.stack);
     free(work.text);
     return ok;

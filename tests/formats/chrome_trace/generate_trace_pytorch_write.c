@@ -314,6 +314,14 @@ static int interval_compare(const void *left_pointer, const void *right_pointer)
     return left->index < right->index ? -1 : left->index > right->index;
 }
 
+static bool is_evaluate(const struct pytorch *sim, const struct op *op)
+{
+    static const char prefix[] = "autograd::engine::evaluate_function: ";
+    char buffer[64];
+    struct op_name name = pytorch_op_name(sim, op, buffer, sizeof buffer);
+    return name.length > sizeof prefix - 1 && memcmp(name.bytes, prefix, sizeof prefix - 1) == 0;
+}
+
 /* The innermost cpu_op (user annotations nest but are not operators) and
  * the chain of enclosing ops and annotations, for the memory events of
  * one thread, sorted by time: a sweep over its ops in (start, longest
@@ -328,6 +336,10 @@ static void attribute_thread(struct kineto *out, struct arena *arena, int thread
             intervals[interval_count++] = (struct interval){written_ns(out->options, sim->ops[i].start),
                                                             written_ns(out->options, sim->ops[i].end), &sim->ops[i], i};
     qsort(intervals, interval_count, sizeof *intervals, interval_compare);
+    const struct op **flow_starts = checked_calloc((size_t)sim->next_flow + 1, sizeof *flow_starts);
+    for (size_t i = 0; i < sim->op_count; i++)
+        if (sim->ops[i].flow > 0 && sim->ops[i].flow_start && sim->ops[i].flow <= sim->next_flow)
+            flow_starts[sim->ops[i].flow] = &sim->ops[i];
     const struct interval *stack[128];
     int depth = 0;
     size_t next = 0;
@@ -366,9 +378,29 @@ static void attribute_thread(struct kineto *out, struct arena *arena, int thread
                 placed[e].shape = text_of(shape);
             }
         }
+        /* memtop's fwdbwd link: the innermost backward op (or the
+         * evaluate_function op just before it) names its forward op. */
+        const struct op *forward = NULL;
+        for (int i = depth - 1; i >= 0 && !forward; i--) {
+            const struct op *node = stack[i]->op;
+            if (stack[i]->index + 1 < sim->op_count && node->flow == 0 &&
+                sim->ops[stack[i]->index + 1].thread == thread && is_evaluate(sim, node))
+                node = &sim->ops[stack[i]->index + 1];
+            if (node->flow != 0 && !node->flow_start && node->flow <= sim->next_flow)
+                forward = flow_starts[node->flow];
+        }
+        if (forward) {
+            char buffer[64];
+            struct op_name name = pytorch_op_name(sim, forward, buffer, sizeof buffer);
+            if (length + name.length + 12 >= sizeof chain)
+                fatal("chain too long");
+            length += (size_t)snprintf(chain + length, sizeof chain - length, " [forward: %.*s]",
+                                       (int)name.length, name.bytes);
+        }
         placed[e].chain = arena_copy(arena, chain, length);
     }
     free(intervals);
+    free(flow_starts);
 }
 
 /* step_id: N of the ProfilerStep#N whose [ts, ts + dur) holds the time
