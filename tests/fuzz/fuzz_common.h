@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/input_format.h"
 #include "model/load.h"
 #include "model/load_internal.h"
 #include "model/profile.h"
@@ -240,6 +241,35 @@ static void fuzz_check_whole_path(const uint8_t *data, size_t size, const char *
     struct profile *loaded = NULL;
     enum load_status status = profile_load_bytes(data, size, name, NULL, &loaded, &error);
     fuzz_check_outcome(status, loaded, &error);
+}
+
+/* `format`'s reader alone on the bytes, under `name`, as
+ * profile_load_bytes() runs it: a refusal is checked here; *profile is
+ * the finished profile (the caller checks and frees it), NULL after a
+ * refusal. False when the builder could not start (memory): nothing was
+ * read. */
+static bool fuzz_read_with(const struct input_format *format, const char *name,
+                           const uint8_t *data, size_t size, struct profile **profile,
+                           enum load_status *status, struct load_error *error)
+{
+    *profile = NULL;
+    struct profile_builder builder;
+    if (!profile_builder_init(&builder))
+        return false;
+    if (!profile_builder_set_source(&builder, name, format, false, size)) {
+        profile_builder_discard(&builder);
+        return false;
+    }
+    struct load_input input = {name, data, size, NULL};
+    *status = format->load(&input, &builder, error);
+    if (*status != LOAD_OK) {
+        profile_builder_discard(&builder);
+        fuzz_check_refusal(*status, error);
+        return true;
+    }
+    *profile = profile_builder_finish(&builder);
+    fuzz_require(*profile != NULL, "the builder's finishing succeeds (memory is plenty)");
+    return true;
 }
 
 /* What a MemoryProfile reader fills: the builder and the XProf draft on

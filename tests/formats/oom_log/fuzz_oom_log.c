@@ -50,22 +50,12 @@ static void check_oom_log(struct profile *profile)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct profile_builder builder;
-    if (!profile_builder_init(&builder))
-        return 0;
-    if (!profile_builder_set_source(&builder, "fuzz.log", &oom_log_format, false, size)) {
-        profile_builder_discard(&builder);
-        return 0;
-    }
-    struct load_input input = {"fuzz.log", data, size, NULL};
+    struct profile *profile;
+    enum load_status status;
     struct load_error error = {0};
-    enum load_status status = oom_log_format.load(&input, &builder, &error);
-    if (status != LOAD_OK) {
-        profile_builder_discard(&builder);
-        fuzz_check_refusal(status, &error);
-    } else {
-        struct profile *profile = profile_builder_finish(&builder);
-        fuzz_require(profile != NULL, "the builder's finishing succeeds (memory is plenty)");
+    if (!fuzz_read_with(&oom_log_format, "fuzz.log", data, size, &profile, &status, &error))
+        return 0;
+    if (profile) {
         check_oom_log(profile);
         fuzz_check_outcome(LOAD_OK, profile, &error);
     }

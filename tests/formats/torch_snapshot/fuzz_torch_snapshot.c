@@ -35,28 +35,16 @@ static void fuzz_check_decoder(const uint8_t *data, size_t size, enum load_statu
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct profile_builder builder;
-    if (!profile_builder_init(&builder))
-        return 0;
-    if (!profile_builder_set_source(&builder, "fuzz.pickle", &torch_snapshot_format, false,
-                                    size)) {
-        profile_builder_discard(&builder);
-        return 0;
-    }
-    struct load_input input = {"fuzz.pickle", data, size, NULL};
+    struct profile *profile;
+    enum load_status status;
     struct load_error error = {0};
-    enum load_status status = torch_snapshot_format.load(&input, &builder, &error);
-    if (status != LOAD_OK) {
-        profile_builder_discard(&builder);
-        fuzz_check_refusal(status, &error);
-    } else {
-        struct profile *profile = profile_builder_finish(&builder);
-        fuzz_require(profile != NULL, "the builder's finishing succeeds (memory is plenty)");
-        if (profile->allocator_count > 0)
-            fuzz_check_outcome(LOAD_OK, profile, &error);
-        else
-            profile_free(profile);
-    }
+    if (!fuzz_read_with(&torch_snapshot_format, "fuzz.pickle", data, size, &profile, &status,
+                        &error))
+        return 0;
+    if (profile && profile->allocator_count > 0)
+        fuzz_check_outcome(LOAD_OK, profile, &error);
+    else
+        profile_free(profile);
     fuzz_check_decoder(data, size, status);
     fuzz_check_whole_path(data, size, "fuzz.pickle");
     return 0;
