@@ -47,6 +47,15 @@ const char *memory_activity_label(int activity)
     X(peak_bytes_in_use) X(activity) X(requested_bytes) X(allocation_bytes)    \
     X(address) X(step_id) X(op_name) X(region_type) X(data_type) X(tensor_shape)
 
+/* A bit per column, for snapshot_columns.written. */
+enum column_bit {
+#define BIT(name) COLUMN_BIT_##name,
+    FOR_EACH_COLUMN(BIT)
+#undef BIT
+    COLUMN_BIT_context,
+    COLUMN_BIT_site,
+};
+
 static bool column_resize(void **column, size_t element_size, size_t capacity)
 {
     if (capacity > SIZE_MAX / element_size)
@@ -98,6 +107,44 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
         !column_zeroed((void **)&columns->context, sizeof *columns->context, capacity))
         return false;
     if (columns->site && !column_zeroed((void **)&columns->site, sizeof *columns->site, capacity))
+        return false;
+    columns->capacity = capacity;
+    return true;
+}
+
+/* A zeroed column of `capacity` slots holding the first `count` of the
+ * old one (copied only when something was written there, so that a
+ * column no one wrote stays pages the system has not handed out). */
+static bool column_regrow_zeroed(void **column, size_t element_size, size_t count,
+                                 size_t capacity, bool written)
+{
+    if (!*column)
+        return true;
+    void *grown = calloc(capacity, element_size);
+    if (!grown)
+        return false;
+    if (written)
+        memcpy(grown, *column, count * element_size);
+    free(*column);
+    *column = grown;
+    return true;
+}
+
+bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capacity)
+{
+    if (capacity <= columns->capacity)
+        return true;
+#define REGROW(name)                                                                        \
+    if (!column_regrow_zeroed((void **)&columns->name, sizeof *columns->name, columns->count, \
+                              capacity, columns->written & (1u << COLUMN_BIT_##name)))        \
+        return false;
+    FOR_EACH_COLUMN(REGROW)
+#undef REGROW
+    if (!column_regrow_zeroed((void **)&columns->context, sizeof *columns->context,
+                              columns->count, capacity,
+                              columns->written & (1u << COLUMN_BIT_context)) ||
+        !column_regrow_zeroed((void **)&columns->site, sizeof *columns->site, columns->count,
+                              capacity, columns->written & (1u << COLUMN_BIT_site)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -190,15 +237,20 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
                           : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
     /* A double's zero is all zero bits only when it is +0.0: -0.0 is stored. */
     bool fragmented = snapshot->fragmentation != 0.0 || signbit(snapshot->fragmentation);
-#define STORE(name, value) \
-    if (value)             \
-        columns->name[i] = value;
+    unsigned written = 0;
+#define STORE(name, value)                            \
+    if (value) {                                      \
+        columns->name[i] = value;                     \
+        written |= 1u << COLUMN_BIT_##name;           \
+    }
     STORE(time_ps, snapshot->time_ps)
     STORE(stack_bytes, snapshot->stack_bytes)
     STORE(heap_bytes, snapshot->heap_bytes)
     STORE(free_bytes, snapshot->free_bytes)
-    if (fragmented)
+    if (fragmented) {
         columns->fragmentation[i] = snapshot->fragmentation;
+        written |= 1u << COLUMN_BIT_fragmentation;
+    }
     STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
     STORE(activity, activity)
     STORE(requested_bytes, snapshot->requested_bytes)
@@ -210,10 +262,15 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     STORE(data_type, snapshot->data_type)
     STORE(tensor_shape, snapshot->tensor_shape)
 #undef STORE
-    if (columns->context && snapshot->context)
+    if (columns->context && snapshot->context) {
         columns->context[i] = snapshot->context;
-    if (columns->site && snapshot->site)
+        written |= 1u << COLUMN_BIT_context;
+    }
+    if (columns->site && snapshot->site) {
         columns->site[i] = snapshot->site;
+        written |= 1u << COLUMN_BIT_site;
+    }
+    columns->written |= written;
 }
 
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,

@@ -92,6 +92,10 @@ struct snapshot_columns {
     /* struct snapshot's site: NULL (every snapshot's is 0) until a loader
      * calls snapshot_columns_enable_site(). */
     uint32_t *site;
+    /* The columns snapshot_columns_append_sparse() stored something other
+     * than zero into (a bit each, profile.c's order), so that
+     * snapshot_columns_grow_zeroed() copies only those. */
+    unsigned written;
 };
 
 /* Makes room for the site column (0 for the snapshots already there);
@@ -114,6 +118,12 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
  * made, below their capacity: the zero values are not written. */
 void snapshot_columns_append_sparse(struct snapshot_columns *columns,
                                     const struct snapshot *snapshot);
+/* Grows columns snapshot_columns_reserve_zeroed() made, filled by
+ * snapshot_columns_append_sparse() only, to `capacity` slots, keeping
+ * them sparse: a column nothing but zeros went into is not copied and
+ * stays untouched. False when memory runs out (the capacity is then
+ * unchanged). */
+bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capacity);
 /* Give back the room past the last snapshot (loaders reserve from
  * estimates): capacity == count afterwards (a column realloc() cannot
  * shrink keeps its room, unused). */

@@ -436,6 +436,38 @@ static void test_sparse_columns_read_back(void **state)
     snapshot_columns_free(&columns);
 }
 
+/* Sparse columns grown past their room keep what was appended (a column
+ * written only with zeros is not copied, and still reads zero). */
+static void test_sparse_columns_grow(void **state)
+{
+    (void)state;
+    struct snapshot_columns columns = {0};
+    assert_true(snapshot_columns_enable_context(&columns));
+    assert_true(snapshot_columns_reserve_zeroed(&columns, 2));
+    struct snapshot full = {.time_ps = 5, .heap_bytes = 2, .address = 8, .step_id = -1,
+                            .context = 13};
+    struct snapshot zero = {0};
+    snapshot_columns_append_sparse(&columns, &full);
+    snapshot_columns_append_sparse(&columns, &zero);
+    assert_true(snapshot_columns_grow_zeroed(&columns, 5));
+    assert_true(snapshot_columns_grow_zeroed(&columns, 3)); /* room enough: nothing to do */
+    assert_int_equal(columns.capacity, 5);
+    snapshot_columns_append_sparse(&columns, &full);
+    snapshot_columns_append_sparse(&columns, &zero);
+    snapshot_columns_append_sparse(&columns, &full);
+    assert_int_equal(columns.count, 5);
+    for (size_t i = 0; i < 5; i++) {
+        struct snapshot out;
+        snapshot_columns_get(&columns, i, &out);
+        const struct snapshot *want = i % 2 ? &zero : &full;
+        assert_true(out.time_ps == want->time_ps && out.heap_bytes == want->heap_bytes &&
+                    out.address == want->address && out.step_id == want->step_id &&
+                    out.context == want->context && out.stack_bytes == 0 &&
+                    out.requested_bytes == 0);
+    }
+    snapshot_columns_free(&columns);
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -463,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_hostile_sums_do_not_overflow),
         cmocka_unit_test(test_columns_round_trip_every_field),
         cmocka_unit_test(test_sparse_columns_read_back),
+        cmocka_unit_test(test_sparse_columns_grow),
         cmocka_unit_test(test_activity_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,11 +1,13 @@
-/* torch_snapshot_entries: what the reader keeps of the pickle's objects
+/* torch_snapshot_entries: what the reader takes from the pickle's objects
  * (see torch_snapshot_internal.h): trace entries, taken from the pickle
- * reader batch by batch so that the dicts never pile up; tracebacks,
- * interned by the frames list object (pybind writes one list per distinct
- * traceback and one dict per distinct frame, the memo hands them back
- * again, so each is turned into text once); segments and their blocks;
- * external annotations.
- * Called by torch_snapshot.c. Must not: replay anything (the replay's). */
+ * reader batch by batch so that the dicts never pile up, each read into a
+ * struct ts_entry and handed to its trace's replay (torch_snapshot_trace.c)
+ * at once, with a tag for what its row would need (traceback, stream);
+ * tracebacks, interned by the frames list object (pybind writes one list
+ * per distinct traceback and one dict per distinct frame, the memo hands
+ * them back again, so each is turned into text once).
+ * Called by torch_snapshot.c. Must not: replay anything itself (the
+ * trace's), or keep the entries. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -40,10 +42,14 @@ enum load_status ts_no_memory(struct ts_load *load)
 void ts_load_free(struct ts_load *load)
 {
     for (size_t i = 0; i < load->trace_count; i++)
-        free(load->traces[i].entries);
+        ts_trace_free(&load->traces[i]);
     free(load->traces);
     integer_map_free(&load->traceback_ids);
     free(load->tracebacks);
+    free(load->traceback_tags);
+    free(load->tags);
+    integer_map_free(&load->tag_ids);
+    integer_map_free(&load->stream_ids);
     free(load->segments);
     free(load->blocks);
     free(load->annotations);
@@ -449,7 +455,60 @@ static struct ts_trace *trace_find(struct ts_load *load, const struct pickle_obj
     return trace;
 }
 
-/* The items are trace entries when the first is a dict with an action. */
+/* The tag of (traceback, stream): the one this traceback had last on the
+ * default stream or on another, most of the time; UINT32_MAX when memory
+ * runs out. */
+static uint32_t tag_of(struct ts_load *load, uint32_t traceback, uint64_t stream)
+{
+    /* Two a traceback: on the default stream, on another. */
+    size_t slot = (size_t)traceback * 2 + (stream != 0);
+    if (slot >= load->traceback_tags_capacity) {
+        size_t capacity = load->traceback_tags_capacity ? load->traceback_tags_capacity : 64;
+        while (capacity <= slot)
+            capacity *= 2;
+        uint32_t *grown = realloc(load->traceback_tags, capacity * sizeof *grown);
+        if (!grown)
+            return UINT32_MAX;
+        for (size_t i = load->traceback_tags_capacity; i < capacity; i++)
+            grown[i] = UINT32_MAX;
+        load->traceback_tags = grown;
+        load->traceback_tags_capacity = capacity;
+    }
+    uint32_t last = load->traceback_tags[slot];
+    if (last != UINT32_MAX && load->tags[last].stream == stream)
+        return last;
+    const uint32_t *stream_index = integer_map_find(&load->stream_ids, stream);
+    uint32_t index = stream_index ? *stream_index : (uint32_t)load->stream_ids.count;
+    if (!stream_index && !integer_map_put(&load->stream_ids, stream, index))
+        return UINT32_MAX;
+    uint64_t key = (uint64_t)index << 32 | traceback;
+    const uint32_t *found = integer_map_find(&load->tag_ids, key);
+    uint32_t tag = found ? *found : (uint32_t)load->tag_count;
+    if (!found) {
+        if (load->tag_count >= UINT32_MAX - 1 ||
+            !array_grow((void **)&load->tags, &load->tag_capacity, load->tag_count,
+                        sizeof *load->tags, 64) ||
+            !integer_map_put(&load->tag_ids, key, tag))
+            return UINT32_MAX;
+        load->tags[load->tag_count++] = (struct ts_tag){traceback, stream};
+    }
+    load->traceback_tags[slot] = tag;
+    return tag;
+}
+
+/* Entries read before they are replayed, and how far ahead the replay
+ * fetches. */
+#define PREFETCH_AHEAD 8
+
+static int no_memory(struct pickle_error *error)
+{
+    error->status = PICKLE_NO_MEMORY;
+    snprintf(error->message, sizeof error->message, "out of memory");
+    return -1;
+}
+
+/* The items are trace entries when the first is a dict with an action:
+ * each is replayed into its trace as it comes (torch_snapshot_trace.c). */
 int ts_take_items(void *context, struct pickle_object *list, const struct pickle_value *items,
                   size_t count, struct pickle_error *error)
 {
@@ -457,37 +516,42 @@ int ts_take_items(void *context, struct pickle_object *list, const struct pickle
     if (items[0].kind != PICKLE_DICT || !pickle_dict_get(&items[0], "action"))
         return 0;
     struct ts_trace *trace = trace_find(load, list, true);
-    if (!trace || trace->count + count < trace->count) {
-        error->status = PICKLE_NO_MEMORY;
-        snprintf(error->message, sizeof error->message, "out of memory");
-        return -1;
-    }
-    while (trace->count + count > trace->capacity) {
-        size_t capacity = trace->capacity ? trace->capacity * 2 : 1024;
-        struct ts_entry *grown = realloc(trace->entries, capacity * sizeof *grown);
-        if (!grown) {
-            snprintf(error->message, sizeof error->message, "out of memory");
-            return -1;
+    if (!trace || !ts_trace_reserve(load, trace, count))
+        return no_memory(error);
+    /* The batch is read first, then replayed: the replay then knows the
+     * addresses ahead and fetches their slots of the open allocations
+     * early (the map is too big to stay in the processor's caches while
+     * the pickle streams by). */
+    for (size_t done = 0; done < count; done += TS_BATCH) {
+        size_t batch = count - done < TS_BATCH ? count - done : TS_BATCH;
+        for (size_t i = 0; i < batch; i++) {
+            if (items[done + i].kind != PICKLE_DICT) {
+                snprintf(error->message, sizeof error->message,
+                         "a trace entry that is not a dict (item %zu of a trace)",
+                         trace->count + i);
+                return -1;
+            }
+            if (!entry_read(load, items[done + i].as.object, &load->batch[i], error))
+                return -1;
+            if ((load->batch_tags[i] = tag_of(load, load->batch[i].traceback,
+                                              load->batch[i].stream)) == UINT32_MAX)
+                return no_memory(error);
         }
-        trace->entries = grown;
-        trace->capacity = capacity;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (items[i].kind != PICKLE_DICT) {
-            snprintf(error->message, sizeof error->message,
-                     "a trace entry that is not a dict (item %zu of a trace)", trace->count);
-            return -1;
+        for (size_t i = 0; i < batch && i < PREFETCH_AHEAD; i++)
+            integer_map_prefetch(&trace->open, load->batch[i].address);
+        for (size_t i = 0; i < batch; i++) {
+            if (i + PREFETCH_AHEAD < batch)
+                integer_map_prefetch(&trace->open, load->batch[i + PREFETCH_AHEAD].address);
+            if (!ts_trace_add(load, trace, &load->batch[i], load->batch_tags[i]))
+                return no_memory(error);
         }
-        if (!entry_read(load, items[i].as.object, &trace->entries[trace->count], error))
-            return -1;
-        trace->count++;
     }
     return 1;
 }
 
-const struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list)
+struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list)
 {
-    static const struct ts_trace empty = {0};
+    static struct ts_trace empty = {0};
     if (list->kind != PICKLE_LIST)
         return NULL;
     struct ts_trace *trace = trace_find(load, list->as.object, false);
@@ -506,9 +570,6 @@ const struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_val
 void ts_trace_release(struct ts_load *load, const struct ts_trace *trace)
 {
     for (size_t i = 0; i < load->trace_count; i++)
-        if (&load->traces[i] == trace) {
-            free(load->traces[i].entries);
-            load->traces[i].entries = NULL;
-            load->traces[i].count = load->traces[i].capacity = 0;
-        }
+        if (&load->traces[i] == trace)
+            ts_trace_free(&load->traces[i]);
 }

@@ -5,12 +5,15 @@
  *   torch_snapshot.c          the format row: probe, load (decode, then build)
  *   torch_snapshot_entries.c  trace entries taken from the pickle as they
  *                             come, tracebacks interned by object
+ *   torch_snapshot_trace.c    each entry replayed into its trace's timeline
+ *                             columns at once (the entries are not kept):
+ *                             allocated and reserved relative to the start
  *   torch_snapshot_segments.c segments, blocks, external annotations
- *   torch_snapshot_initial.c  per device: the state before the trace (what
- *                             each entry ends, the allocations and reserved
- *                             bytes live before the first entry)
- *   torch_snapshot_replay.c   per device: the timeline (allocated and
- *                             reserved), the peak rows, the allocator
+ *   torch_snapshot_initial.c  per device: the state before the trace (the
+ *                             allocations and reserved bytes live before
+ *                             the first entry)
+ *   torch_snapshot_replay.c   per device: the timeline finished (the start
+ *                             added), the peak rows, the allocator
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
 #ifndef MEMTOP_TORCH_SNAPSHOT_INTERNAL_H
@@ -22,6 +25,7 @@
 
 #include "model/decode/pickle.h"
 #include "model/input_format.h"
+#include "model/profile.h"
 #include "model/util/integer_map.h"
 
 enum ts_action {
@@ -37,6 +41,9 @@ enum ts_action {
     TS_OTHER, /* an action this reader does not know: kept on the timeline, no effect */
 };
 
+/* Entries read at once from a batch the pickle reader hands over. */
+#define TS_BATCH 256
+
 /* One trace entry, as small as it reads. */
 struct ts_entry {
     int64_t time_us;   /* 0 when the entry has none */
@@ -48,11 +55,63 @@ struct ts_entry {
     uint8_t action;     /* enum ts_action */
 };
 
-/* The entries of one list of device_traces, found by the list object. */
+/* A free_completed of an allocation the trace does not hold. */
+struct ts_unmatched {
+    uint64_t address;
+    int64_t size;
+    size_t entry;
+};
+
+/* An oom entry as the first replay meets it (its figures relative, as
+ * the trace's columns are until the device is built). */
+struct ts_oom {
+    size_t entry;
+    int64_t requested;
+    uint64_t device_free;
+    int64_t allocated, reserved;
+};
+
+/* An allocation the trace holds open. */
+struct ts_open {
+    uint32_t entry;
+    int64_t size;
+};
+
+/* One list of device_traces, found by the list object, replayed as its
+ * entries come (torch_snapshot_trace.c): the entries themselves are not
+ * kept. Until its device is built the columns hold time_us as the file
+ * has it in time_ps, and allocated (heap_bytes), reserved - allocated
+ * (free_bytes) and the running maximum (peak_bytes_in_use) relative to
+ * the bytes live and reserved before the first entry, which only the
+ * whole trace and the segments tell. */
 struct ts_trace {
     const struct pickle_object *list;
-    struct ts_entry *entries;
+    struct snapshot_columns columns; /* one snapshot per entry */
+    uint8_t *actions;                /* per entry: enum segment_action */
+    uint32_t *tags;                  /* per entry: index in ts_load.tags */
     size_t count, capacity;
+    /* The allocations open: address -> a slot of `opened` (whose sizes
+     * are then at hand, where the columns' are far behind). */
+    struct integer_map open;
+    struct ts_open *opened;
+    size_t opened_count, opened_capacity;
+    uint32_t free_slot; /* a slot of `opened` to use again (a list through .entry) */
+    struct ts_unmatched *unmatched;
+    size_t unmatched_count, unmatched_capacity;
+    struct ts_oom *ooms;
+    size_t oom_count;
+    int64_t allocated, reserved, running_max, best;
+    size_t peak; /* the first entry at the largest allocated */
+    /* The allocations open at the peak that later entries ended (with
+     * those still open at the end, what was live at the peak). */
+    uint32_t *ended_after_peak;
+    size_t ended_after_peak_count, ended_after_peak_capacity;
+};
+
+/* What a row needs of an entry that the columns do not hold. */
+struct ts_tag {
+    uint32_t traceback;
+    uint64_t stream;
 };
 
 /* One distinct frames list, turned into text once. */
@@ -102,6 +161,16 @@ struct ts_load {
     struct integer_map traceback_ids; /* frames list object -> index in tracebacks */
     struct ts_traceback *tracebacks;  /* [0]: no frames */
     size_t traceback_count, traceback_capacity;
+    uint32_t *traceback_tags; /* per traceback, 2: the tag last used with it, stream 0 or not */
+    size_t traceback_tags_capacity;
+    struct ts_tag *tags;       /* distinct (traceback, stream) of the entries */
+    size_t tag_count, tag_capacity;
+    struct integer_map tag_ids;    /* stream index << 32 | traceback -> tag */
+    struct integer_map stream_ids; /* stream -> its index */
+    size_t offset;                 /* the pickle reader is past this byte */
+    /* The entries of a batch, read before they are replayed. */
+    struct ts_entry batch[TS_BATCH];
+    uint32_t batch_tags[TS_BATCH];
     struct ts_segment *segments;
     size_t segment_count, segment_capacity;
     struct ts_block *blocks;
@@ -127,10 +196,24 @@ int ts_take_items(void *context, struct pickle_object *list, const struct pickle
                   size_t count, struct pickle_error *error);
 /* The entries of a device_traces list (taken or not); NULL when memory
  * runs out or an entry is not one (the error set). */
-const struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list);
-/* Frees a trace's entries once its device is built (the trace stays,
- * empty); a trace that is not one of load->traces is left alone. */
+struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list);
+/* Frees a trace once its device is built (the trace stays, empty); a
+ * trace that is not one of load->traces is left alone. */
 void ts_trace_release(struct ts_load *load, const struct ts_trace *trace);
+/* ---- torch_snapshot_trace.c ---- */
+
+/* Room for `more` entries in a trace; false when memory runs out. */
+bool ts_trace_reserve(struct ts_load *load, struct ts_trace *trace, size_t more);
+/* Replays one entry into a trace with room for it (tag: its index in
+ * load->tags); false when memory runs out. */
+bool ts_trace_add(struct ts_load *load, struct ts_trace *trace, const struct ts_entry *entry,
+                  uint32_t tag);
+/* The entry and size of the allocation in slot `slot` of trace->open. */
+uint32_t ts_trace_open_entry(const struct ts_trace *trace, uint32_t slot);
+int64_t ts_trace_open_size(const struct ts_trace *trace, uint32_t slot);
+/* Frees what a trace holds; it stays, empty, with its list. */
+void ts_trace_free(struct ts_trace *trace);
+
 /* ---- torch_snapshot_segments.c ---- */
 
 /* The segments list, read into load->segments and load->blocks. */
@@ -148,8 +231,8 @@ enum load_status ts_bad(struct ts_load *load, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 enum load_status ts_no_memory(struct ts_load *load);
 
-/* ---- one device's replay: torch_snapshot_initial.c fills it first,
- * torch_snapshot_replay.c then runs the trace over it ---- */
+/* ---- one device's build: torch_snapshot_initial.c finds its state
+ * before the trace, torch_snapshot_replay.c finishes its timeline ---- */
 
 struct oom_event;
 
@@ -164,50 +247,41 @@ struct initial {
 struct device_replay {
     struct ts_load *load;
     int64_t device;
-    const struct ts_entry *entries;
-    size_t count;
+    const struct ts_trace *trace; /* NULL for a device with segments only */
+    size_t count;                 /* its entries */
     size_t allocator;
-    struct initial *initial;
+    struct initial *initial; /* the trace's unmatched frees in order, then the ghosts */
     size_t initial_count, initial_capacity;
     int64_t initial_bytes;
     int64_t reserved_end, reserved_start;
     size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
-    /* Per entry: the allocation it ends (an entry index, or INITIAL_MARK |
-     * k for initial allocation k), NO_END for none. A free_completed ends
-     * its allocation; an alloc at an address still open ends the one
-     * there (a free the trace lost). */
-    uint32_t *ends;
     /* The annotations open at the time of the last row (a sweep: rows
      * come in time order). */
     size_t annotation_next;
     uint32_t open_annotations[16];
     size_t open_annotation_count;
-    /* The oom entries, as the timeline replay finds them (their largest
-     * free block is filled once the segments are handed over). */
-    struct oom_event *ooms;
-    size_t *oom_entries;
-    size_t oom_count;
 };
 
-/* The value of initial allocation k in `ends`. */
+/* Entries a trace may hold: an entry index and INITIAL_MARK | k (initial
+ * allocation k) name a row's allocation apart. */
 #define INITIAL_MARK 0x80000000u
-#define NO_END UINT32_MAX
 
 /* ---- torch_snapshot_initial.c ---- */
 
-/* Forward pass: what each entry ends, the unmatched frees; then the
- * snapshot's active blocks the trace leaves unopened (ghosts); and the
- * check that what the trace leaves live is in the snapshot. False when
- * memory runs out. */
+/* The allocations live before the first entry: the trace's unmatched
+ * frees, then the snapshot's active blocks the trace leaves unopened
+ * (ghosts); the check that what the trace leaves live is in the
+ * snapshot; the reserved bytes at the end (the segments') and at the
+ * start (back over the trace's segment entries). False when memory runs
+ * out. */
 bool ts_find_initial(struct device_replay *replay);
-/* The reserved bytes before the first entry: the segments' total, back
- * over the trace's segment entries. */
-void ts_find_reserved_start(struct device_replay *replay);
 
 /* ---- torch_snapshot_replay.c ---- */
 
-/* Builds allocator "cuda:<device>" from its entries and its segments. */
-enum load_status ts_build_device(struct ts_load *load, int64_t device,
-                                 const struct ts_trace *trace);
+/* Builds allocator "cuda:<device>" from its trace (NULL for none) and its
+ * segments; the trace's columns and actions go to the profile when
+ * `last_use` (no other device has this trace), copies otherwise. */
+enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts_trace *trace,
+                                 bool last_use);
 
 #endif

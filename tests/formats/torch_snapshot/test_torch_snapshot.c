@@ -282,6 +282,34 @@ static void test_many_kept_traces(void **state)
     profile_free(profile);
 }
 
+/* device_traces naming one list twice (a memo fetch): each device gets
+ * the entries, in a timeline of its own (the first device's is a copy of
+ * the trace's columns, the second takes them). */
+static void test_one_trace_two_devices(void **state)
+{
+    (void)state;
+    static const char bytes[] = "\x80\x02}(\x8c\x0d" "device_traces("
+                                "(}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                                "\x8c\x04" "sizeK\x05" "ul" "q\x00" "h\x00" "lu.";
+    struct profile *profile = NULL;
+    struct load_error error;
+    if (profile_load_bytes((const uint8_t *)bytes, sizeof bytes - 1, "x", NULL, &profile,
+                           &error) != LOAD_OK)
+        fail_msg("%s", error.message);
+    assert_int_equal(profile->allocator_count, 2);
+    for (int d = 0; d < 2; d++) {
+        const struct snapshot_columns *timeline = &profile->allocators[d].timeline;
+        assert_int_equal(timeline->count, 1);
+        assert_int_equal(timeline->heap_bytes[0], 5);
+        assert_int_equal(timeline->address[0], 1);
+        assert_int_equal(profile->allocators[d].summary.peak.heap_bytes, 5);
+        assert_int_equal(profile->allocators[d].row_count, 1);
+    }
+    assert_ptr_not_equal(profile->allocators[0].timeline.heap_bytes,
+                         profile->allocators[1].timeline.heap_bytes);
+    profile_free(profile);
+}
+
 static void expect_refused(const char *bytes, size_t size, const char *message)
 {
     struct profile *profile = NULL;
@@ -370,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_replay_by_hand),
         cmocka_unit_test(test_two_devices),
         cmocka_unit_test(test_many_kept_traces),
+        cmocka_unit_test(test_one_trace_two_devices),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_real_capture),
         cmocka_unit_test(test_detection),
