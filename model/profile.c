@@ -56,6 +56,20 @@ enum column_bit {
     COLUMN_BIT_site,
 };
 
+/* Whether a loader left the column out (snapshot_columns_omit). */
+#define OMITTED(columns, name) ((columns)->omitted & (1u << COLUMN_BIT_##name))
+
+bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
+{
+    if (columns->capacity || columns->count)
+        return false;
+    if (which & SNAPSHOT_OMIT_STEP_ID)
+        columns->omitted |= 1u << COLUMN_BIT_step_id;
+    if (which & SNAPSHOT_OMIT_ALLOCATION_BYTES)
+        columns->omitted |= 1u << COLUMN_BIT_allocation_bytes;
+    return true;
+}
+
 static bool column_resize(void **column, size_t element_size, size_t capacity)
 {
     if (capacity > SIZE_MAX / element_size)
@@ -71,8 +85,9 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
 {
     if (capacity <= columns->capacity)
         return true;
-#define RESIZE(name)                                                             \
-    if (!column_resize((void **)&columns->name, sizeof *columns->name, capacity)) \
+#define RESIZE(name)                                                               \
+    if (!OMITTED(columns, name) &&                                                  \
+        !column_resize((void **)&columns->name, sizeof *columns->name, capacity))   \
         return false;
     FOR_EACH_COLUMN(RESIZE)
 #undef RESIZE
@@ -99,7 +114,8 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
     if (columns->capacity || columns->count)
         return false;
 #define ZEROED(name)                                                              \
-    if (!column_zeroed((void **)&columns->name, sizeof *columns->name, capacity)) \
+    if (!OMITTED(columns, name) &&                                                 \
+        !column_zeroed((void **)&columns->name, sizeof *columns->name, capacity))  \
         return false;
     FOR_EACH_COLUMN(ZEROED)
 #undef ZEROED
@@ -172,8 +188,9 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
         return;
     /* Shrinking in place cannot fail in practice; if it does, the column
      * simply keeps its room. */
-#define SHRINK(name)                                                             \
-    column_resize((void **)&columns->name, sizeof *columns->name, columns->count);
+#define SHRINK(name)                                                                 \
+    if (!OMITTED(columns, name))                                                      \
+        column_resize((void **)&columns->name, sizeof *columns->name, columns->count);
     FOR_EACH_COLUMN(SHRINK)
 #undef SHRINK
     if (columns->context)
@@ -213,9 +230,11 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
                                ? (int8_t)snapshot->activity
                                : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
     columns->requested_bytes[i] = snapshot->requested_bytes;
-    columns->allocation_bytes[i] = snapshot->allocation_bytes;
+    if (columns->allocation_bytes)
+        columns->allocation_bytes[i] = snapshot->allocation_bytes;
     columns->address[i] = snapshot->address;
-    columns->step_id[i] = snapshot->step_id;
+    if (columns->step_id)
+        columns->step_id[i] = snapshot->step_id;
     columns->op_name[i] = snapshot->op_name;
     columns->region_type[i] = snapshot->region_type;
     columns->data_type[i] = snapshot->data_type;
@@ -254,9 +273,11 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
     STORE(activity, activity)
     STORE(requested_bytes, snapshot->requested_bytes)
-    STORE(allocation_bytes, snapshot->allocation_bytes)
+    if (columns->allocation_bytes)
+        STORE(allocation_bytes, snapshot->allocation_bytes)
     STORE(address, snapshot->address)
-    STORE(step_id, snapshot->step_id)
+    if (columns->step_id)
+        STORE(step_id, snapshot->step_id)
     STORE(op_name, snapshot->op_name)
     STORE(region_type, snapshot->region_type)
     STORE(data_type, snapshot->data_type)
@@ -285,9 +306,9 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .peak_bytes_in_use = columns->peak_bytes_in_use[index],
         .activity = columns->activity[index],
         .requested_bytes = columns->requested_bytes[index],
-        .allocation_bytes = columns->allocation_bytes[index],
+        .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
         .address = columns->address[index],
-        .step_id = columns->step_id[index],
+        .step_id = snapshot_columns_step_id(columns, index),
         .op_name = columns->op_name[index],
         .region_type = columns->region_type[index],
         .data_type = columns->data_type[index],

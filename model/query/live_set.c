@@ -332,7 +332,7 @@ static bool live_index_collect(struct live_index *index, size_t end, size_t firs
         snapshot += step;
         if (integer_map_find(&index->window, timeline->address[snapshot]))
             continue; /* the gap decides this address's fate */
-        sum = saturating_add(sum, timeline->allocation_bytes[snapshot]);
+        sum = saturating_add(sum, snapshot_columns_allocation_bytes(timeline, snapshot));
         if (snapshot >= first)
             index->live[found++] = snapshot;
     }
@@ -341,7 +341,7 @@ static bool live_index_collect(struct live_index *index, size_t end, size_t firs
         if (!window->slots[slot].used || window->slots[slot].value == 0)
             continue;
         uint32_t allocated = window->slots[slot].value - 1;
-        sum = saturating_add(sum, timeline->allocation_bytes[allocated]);
+        sum = saturating_add(sum, snapshot_columns_allocation_bytes(timeline, allocated));
         if (allocated >= first)
             index->live[found++] = allocated;
     }
@@ -397,7 +397,7 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
         ok = live_replay_apply(&replay, timeline, i);
     int64_t bytes = 0;
     for (size_t i = 0; ok && i < replay.count; i++)
-        bytes = saturating_add(bytes, timeline->allocation_bytes[replay.live[i]]);
+        bytes = saturating_add(bytes, snapshot_columns_allocation_bytes(timeline, replay.live[i]));
     struct live_rows_request request = {
         .profile = profile,
         .timeline = timeline,

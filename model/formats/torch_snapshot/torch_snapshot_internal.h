@@ -108,6 +108,9 @@ struct ts_trace {
     size_t ended_after_peak_count, ended_after_peak_capacity;
 };
 
+/* The timeline columns a trace leaves out (model/profile.h). */
+#define TS_OMITTED_COLUMNS (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES)
+
 /* What a row needs of an entry that the columns do not hold. */
 struct ts_tag {
     uint32_t traceback;

@@ -56,7 +56,7 @@ static void finish_timeline(const struct device_replay *replay, struct snapshot_
 static bool copy_columns(const struct snapshot_columns *from, struct snapshot_columns *to)
 {
     *to = (struct snapshot_columns){0};
-    if (!snapshot_columns_enable_context(to) ||
+    if (!snapshot_columns_omit(to, TS_OMITTED_COLUMNS) || !snapshot_columns_enable_context(to) ||
         !snapshot_columns_reserve_zeroed(to, from->count ? from->count : 1))
         return false;
     for (size_t i = 0; i < from->count; i++) {

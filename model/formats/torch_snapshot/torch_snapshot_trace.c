@@ -72,8 +72,11 @@ bool ts_trace_reserve(struct ts_load *load, struct ts_trace *trace, size_t more)
         if (capacity < need)
             capacity = need;
         /* The columns this format never fills (stack, fragmentation,
-         * region, data type, shape) cost no memory. */
-        if (!snapshot_columns_enable_context(&trace->columns) ||
+         * region, data type, shape) cost no memory; those it never varies
+         * (the step, none; the allocation bytes, the requested ones) are
+         * left out. */
+        if (!snapshot_columns_omit(&trace->columns, TS_OMITTED_COLUMNS) ||
+            !snapshot_columns_enable_context(&trace->columns) ||
             !snapshot_columns_reserve_zeroed(&trace->columns, capacity))
             return false;
     } else {
