@@ -337,13 +337,18 @@ uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames
         load->tracebacks[0] = (struct ts_traceback){0};
         load->traceback_count = 1;
     }
+    /* A free_requested and its free_completed share one list: the last
+     * one first. */
+    if (frames->as.object == load->last_frames)
+        return load->last_traceback;
     uint64_t key = (uint64_t)(uintptr_t)frames->as.object;
     const uint32_t *found = integer_map_find(&load->traceback_ids, key);
-    if (found)
-        return *found;
-    uint32_t id = traceback_add(load, frames->as.object->items, frames->as.object->count);
-    if (id == UINT32_MAX || !integer_map_put(&load->traceback_ids, key, id))
+    uint32_t id = found ? *found : traceback_add(load, frames->as.object->items,
+                                                 frames->as.object->count);
+    if (id == UINT32_MAX || (!found && !integer_map_put(&load->traceback_ids, key, id)))
         return UINT32_MAX;
+    load->last_frames = frames->as.object;
+    load->last_traceback = id;
     return id;
 }
 
@@ -396,6 +401,60 @@ static uint32_t entry_context(struct ts_load *load, const struct pickle_value *c
     return id;
 }
 
+/* What a key of an entry dict names. */
+enum entry_key {
+    KEY_OTHER,
+    KEY_ACTION,
+    KEY_ADDRESS, /* addr, or device_free for an oom */
+    KEY_SIZE,
+    KEY_STREAM,
+    KEY_TIME,
+    KEY_COMPILE,
+    KEY_METADATA,
+    KEY_FRAMES,
+};
+
+static uint8_t entry_key_of(const struct pickle_value *key)
+{
+    if (KEY_IS(key, "action"))
+        return KEY_ACTION;
+    if (KEY_IS(key, "addr") || KEY_IS(key, "device_free"))
+        return KEY_ADDRESS;
+    if (KEY_IS(key, "size"))
+        return KEY_SIZE;
+    if (KEY_IS(key, "stream"))
+        return KEY_STREAM;
+    if (KEY_IS(key, "time_us"))
+        return KEY_TIME;
+    if (KEY_IS(key, "compile_context"))
+        return KEY_COMPILE;
+    if (KEY_IS(key, "user_metadata"))
+        return KEY_METADATA;
+    if (KEY_IS(key, "frames"))
+        return KEY_FRAMES;
+    return KEY_OTHER;
+}
+
+/* A string's meaning (an entry key, an action) by where its bytes are:
+ * pybind writes each key and action once and the memo hands the same
+ * bytes back, so a few slots remember it (one string at one place has
+ * one meaning: the input does not change). */
+static uint8_t string_meaning(struct ts_string_cache *cache, const struct pickle_value *text,
+                              uint8_t (*meaning)(const struct pickle_value *))
+{
+    size_t slot = ((uintptr_t)text->as.string >> 2) % TS_STRING_CACHE;
+    if (cache[slot].bytes == text->as.string && cache[slot].length == text->length)
+        return cache[slot].meaning;
+    uint8_t found = meaning(text);
+    cache[slot] = (struct ts_string_cache){text->as.string, text->length, found};
+    return found;
+}
+
+static uint8_t action_meaning(const struct pickle_value *text)
+{
+    return action_of(text);
+}
+
 static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
                        struct ts_entry *entry, struct pickle_error *error)
 {
@@ -406,22 +465,22 @@ static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
         const struct pickle_value *key = &dict->items[i], *value = &dict->items[i + 1];
         if (key->kind != PICKLE_STR || key->length < 4)
             continue;
-        if (KEY_IS(key, "action"))
-            entry->action = action_of(value);
-        else if (KEY_IS(key, "addr") || KEY_IS(key, "device_free"))
-            pickle_as_uint64(value, &entry->address);
-        else if (KEY_IS(key, "size"))
-            pickle_as_int64(value, &entry->size);
-        else if (KEY_IS(key, "stream"))
-            pickle_as_uint64(value, &entry->stream);
-        else if (KEY_IS(key, "time_us"))
-            has_time = pickle_as_int64(value, &entry->time_us);
-        else if (KEY_IS(key, "compile_context"))
-            compile = value;
-        else if (KEY_IS(key, "user_metadata"))
-            metadata = value;
-        else if (KEY_IS(key, "frames") &&
-                 (entry->traceback = ts_traceback_of(load, value)) == UINT32_MAX)
+        switch (string_meaning(load->key_cache, key, entry_key_of)) {
+        case KEY_ACTION:
+            entry->action = value->kind == PICKLE_STR
+                                ? string_meaning(load->action_cache, value, action_meaning)
+                                : TS_OTHER;
+            break;
+        case KEY_ADDRESS: pickle_as_uint64(value, &entry->address); break;
+        case KEY_SIZE: pickle_as_int64(value, &entry->size); break;
+        case KEY_STREAM: pickle_as_uint64(value, &entry->stream); break;
+        case KEY_TIME: has_time = pickle_as_int64(value, &entry->time_us); break;
+        case KEY_COMPILE: compile = value; break;
+        case KEY_METADATA: metadata = value; break;
+        case KEY_FRAMES: entry->traceback = ts_traceback_of(load, value); break;
+        default: break;
+        }
+        if (entry->traceback == UINT32_MAX)
             break;
     }
     if (entry->traceback == UINT32_MAX ||

@@ -154,6 +154,14 @@ struct ts_annotation {
     bool start;
 };
 
+/* A string's meaning remembered by where its bytes are. */
+struct ts_string_cache {
+    const uint8_t *bytes;
+    uint32_t length;
+    uint8_t meaning;
+};
+#define TS_STRING_CACHE 16
+
 struct ts_load {
     const struct load_input *input;
     struct profile_builder *builder;
@@ -171,6 +179,10 @@ struct ts_load {
     struct integer_map tag_ids;    /* stream index << 32 | traceback -> tag */
     struct integer_map stream_ids; /* stream -> its index */
     size_t offset;                 /* the pickle reader is past this byte */
+    struct ts_string_cache key_cache[TS_STRING_CACHE];    /* entry keys */
+    struct ts_string_cache action_cache[TS_STRING_CACHE]; /* actions */
+    const struct pickle_object *last_frames; /* the frames list last interned */
+    uint32_t last_traceback;
     /* The entries of a batch, read before they are replayed. */
     struct ts_entry batch[TS_BATCH];
     uint32_t batch_tags[TS_BATCH];
