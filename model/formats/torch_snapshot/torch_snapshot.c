@@ -207,9 +207,21 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
     struct pickle_document *document;
     struct pickle_error pickle_error;
     enum load_status status;
-    if (pickle_decode(input->bytes, input->size, &consumer, &document, &pickle_error) !=
-        PICKLE_OK) {
+    load.batch = malloc(sizeof *load.batch);
+    if (!load.batch) {
+        load_tracker_finish(input->tracker);
+        return ts_no_memory(&load);
+    }
+    ts_pipe_start(&load);
+    enum pickle_status decoded =
+        pickle_decode(input->bytes, input->size, &consumer, &document, &pickle_error);
+    /* The replay thread's last batches, before anything reads the traces. */
+    bool replayed = ts_pipe_finish(&load);
+    if (decoded != PICKLE_OK) {
         status = decode_failed(&load, &pickle_error);
+    } else if (!replayed) {
+        status = ts_no_memory(&load);
+        pickle_document_free(document);
     } else {
         struct pickle_value root = pickle_document_root(document);
         status = build(&load, &root);

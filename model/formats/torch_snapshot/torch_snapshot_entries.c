@@ -54,6 +54,7 @@ void ts_load_free(struct ts_load *load)
     free(load->blocks);
     free(load->annotations);
     free(load->scratch);
+    free(load->batch);
 }
 
 static bool key_is(const struct pickle_value *key, const char *name, size_t length)
@@ -500,20 +501,6 @@ static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
     return true;
 }
 
-static struct ts_trace *trace_find(struct ts_load *load, const struct pickle_object *list,
-                                   bool create)
-{
-    for (size_t i = load->trace_count; i-- > 0;)
-        if (load->traces[i].list == list)
-            return &load->traces[i];
-    if (!create || !array_grow((void **)&load->traces, &load->trace_capacity, load->trace_count,
-                               sizeof *load->traces, 8))
-        return NULL;
-    struct ts_trace *trace = &load->traces[load->trace_count++];
-    *trace = (struct ts_trace){.list = list};
-    return trace;
-}
-
 /* The tag of (traceback, stream): the one this traceback had last on the
  * default stream or on another, most of the time; UINT32_MAX when memory
  * runs out. */
@@ -555,10 +542,6 @@ static uint32_t tag_of(struct ts_load *load, uint32_t traceback, uint64_t stream
     return tag;
 }
 
-/* Entries read before they are replayed, and how far ahead the replay
- * fetches. */
-#define PREFETCH_AHEAD 8
-
 static int no_memory(struct pickle_error *error)
 {
     error->status = PICKLE_NO_MEMORY;
@@ -566,44 +549,56 @@ static int no_memory(struct pickle_error *error)
     return -1;
 }
 
+/* Where a batch's entries go: a slot of the pipe's, or the load's own
+ * batch replayed here; NULL when the pipe's replay ran out of memory. */
+static struct ts_batch *batch_to_fill(struct ts_load *load)
+{
+    return load->pipe ? ts_pipe_slot(load->pipe) : load->batch;
+}
+
 /* The items are trace entries when the first is a dict with an action:
- * each is replayed into its trace as it comes (torch_snapshot_trace.c). */
+ * each is read at once (the pickle reader recycles the dicts after), and
+ * replayed into its trace by batches (torch_snapshot_trace.c), on the
+ * pipe's thread when there is one. */
 int ts_take_items(void *context, struct pickle_object *list, const struct pickle_value *items,
                   size_t count, struct pickle_error *error)
 {
     struct ts_load *load = context;
     if (items[0].kind != PICKLE_DICT || !pickle_dict_get(&items[0], "action"))
         return 0;
-    struct ts_trace *trace = trace_find(load, list, true);
-    if (!trace || !ts_trace_reserve(load, trace, count))
-        return no_memory(error);
-    /* The batch is read first, then replayed: the replay then knows the
-     * addresses ahead and fetches their slots of the open allocations
-     * early (the map is too big to stay in the processor's caches while
-     * the pickle streams by). */
+    size_t left = load->input && load->input->size > load->offset
+                      ? (size_t)(load->input->size - load->offset)
+                      : 0;
     for (size_t done = 0; done < count; done += TS_BATCH) {
-        size_t batch = count - done < TS_BATCH ? count - done : TS_BATCH;
-        for (size_t i = 0; i < batch; i++) {
+        struct ts_batch *batch = batch_to_fill(load);
+        if (!batch)
+            return no_memory(error);
+        size_t n = count - done < TS_BATCH ? count - done : TS_BATCH;
+        for (size_t i = 0; i < n; i++) {
             if (items[done + i].kind != PICKLE_DICT) {
+                /* Which item of its trace: once the replay has caught up. */
+                if (load->pipe)
+                    ts_pipe_drain(load->pipe);
+                const struct ts_trace *trace = ts_trace_find(load, list, false);
                 snprintf(error->message, sizeof error->message,
                          "a trace entry that is not a dict (item %zu of a trace)",
-                         trace->count + i);
+                         (trace ? trace->count : 0) + i);
                 return -1;
             }
-            if (!entry_read(load, items[done + i].as.object, &load->batch[i], error))
+            struct ts_entry *entry = &batch->entries[i];
+            if (!entry_read(load, items[done + i].as.object, entry, error))
                 return -1;
-            if ((load->batch_tags[i] = tag_of(load, load->batch[i].traceback,
-                                              load->batch[i].stream)) == UINT32_MAX)
+            if ((batch->tags[i] = tag_of(load, entry->traceback, entry->stream)) == UINT32_MAX)
                 return no_memory(error);
+            batch->op_names[i] = load->tracebacks ? load->tracebacks[entry->traceback].function : 0;
         }
-        for (size_t i = 0; i < batch && i < PREFETCH_AHEAD; i++)
-            integer_map_prefetch(&trace->open, load->batch[i].address);
-        for (size_t i = 0; i < batch; i++) {
-            if (i + PREFETCH_AHEAD < batch)
-                integer_map_prefetch(&trace->open, load->batch[i + PREFETCH_AHEAD].address);
-            if (!ts_trace_add(load, trace, &load->batch[i], load->batch_tags[i]))
-                return no_memory(error);
-        }
+        batch->list = list;
+        batch->count = n;
+        batch->bytes_left = left;
+        if (load->pipe)
+            ts_pipe_push(load->pipe);
+        else if (!ts_replay_batch(load, batch))
+            return no_memory(error);
     }
     return 1;
 }
@@ -613,7 +608,7 @@ struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *li
     static struct ts_trace empty = {0};
     if (list->kind != PICKLE_LIST)
         return NULL;
-    struct ts_trace *trace = trace_find(load, list->as.object, false);
+    struct ts_trace *trace = ts_trace_find(load, list->as.object, false);
     if (trace)
         return trace;
     size_t count = list->as.object->count;
@@ -623,7 +618,7 @@ struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *li
     /* A list the reader kept (its items were not entries as they came). */
     if (ts_take_items(load, list->as.object, list->as.object->items, count, &error) != 1)
         return NULL;
-    return trace_find(load, list->as.object, false);
+    return ts_trace_find(load, list->as.object, false);
 }
 
 void ts_trace_release(struct ts_load *load, const struct ts_trace *trace)

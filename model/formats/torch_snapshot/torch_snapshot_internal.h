@@ -41,8 +41,6 @@ enum ts_action {
     TS_OTHER, /* an action this reader does not know: kept on the timeline, no effect */
 };
 
-/* Entries read at once from a batch the pickle reader hands over. */
-#define TS_BATCH 256
 
 /* One trace entry, as small as it reads. */
 struct ts_entry {
@@ -107,6 +105,20 @@ struct ts_trace {
     uint32_t *ended_after_peak;
     size_t ended_after_peak_count, ended_after_peak_capacity;
 };
+
+/* Entries read from the pickle, waiting for their replay: the trace's
+ * list, and per entry what the replay needs. */
+#define TS_BATCH 1024
+struct ts_batch {
+    const struct pickle_object *list;
+    size_t count;
+    size_t bytes_left; /* of the input after them (for a first guess of a trace's length) */
+    struct ts_entry entries[TS_BATCH];
+    uint32_t tags[TS_BATCH];     /* index in ts_load.tags */
+    uint32_t op_names[TS_BATCH]; /* the traceback's function */
+};
+
+struct ts_pipe;
 
 /* The timeline columns a trace leaves out (model/profile.h). */
 #define TS_OMITTED_COLUMNS (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES)
@@ -183,9 +195,8 @@ struct ts_load {
     struct ts_string_cache action_cache[TS_STRING_CACHE]; /* actions */
     const struct pickle_object *last_frames; /* the frames list last interned */
     uint32_t last_traceback;
-    /* The entries of a batch, read before they are replayed. */
-    struct ts_entry batch[TS_BATCH];
-    uint32_t batch_tags[TS_BATCH];
+    struct ts_batch *batch; /* replayed here when there is no pipe */
+    struct ts_pipe *pipe;   /* NULL: no replay thread */
     struct ts_segment *segments;
     size_t segment_count, segment_capacity;
     struct ts_block *blocks;
@@ -217,17 +228,32 @@ struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *li
 void ts_trace_release(struct ts_load *load, const struct ts_trace *trace);
 /* ---- torch_snapshot_trace.c ---- */
 
-/* Room for `more` entries in a trace; false when memory runs out. */
-bool ts_trace_reserve(struct ts_load *load, struct ts_trace *trace, size_t more);
-/* Replays one entry into a trace with room for it (tag: its index in
- * load->tags); false when memory runs out. */
-bool ts_trace_add(struct ts_load *load, struct ts_trace *trace, const struct ts_entry *entry,
-                  uint32_t tag);
+/* The trace of a list (made when `create`); NULL when there is none or
+ * memory runs out. */
+struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object *list,
+                               bool create);
+/* Replays a batch into its list's trace; false when memory runs out. */
+bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch);
 /* The entry and size of the allocation in slot `slot` of trace->open. */
 uint32_t ts_trace_open_entry(const struct ts_trace *trace, uint32_t slot);
 int64_t ts_trace_open_size(const struct ts_trace *trace, uint32_t slot);
 /* Frees what a trace holds; it stays, empty, with its list. */
 void ts_trace_free(struct ts_trace *trace);
+
+/* ---- torch_snapshot_pipe.c ---- */
+
+/* Starts the replay thread for a big input (load->pipe stays NULL for a
+ * small one, or when no thread can be made: the replay is then inline). */
+void ts_pipe_start(struct ts_load *load);
+/* A batch to fill; NULL when the replay ran out of memory. */
+struct ts_batch *ts_pipe_slot(struct ts_pipe *pipe);
+/* Hands the batch ts_pipe_slot() gave to the replay. */
+void ts_pipe_push(struct ts_pipe *pipe);
+/* Waits until every batch pushed is replayed. */
+void ts_pipe_drain(struct ts_pipe *pipe);
+/* Replays what is left, stops the thread, frees the pipe (load->pipe is
+ * NULL after); false when the replay ran out of memory. */
+bool ts_pipe_finish(struct ts_load *load);
 
 /* ---- torch_snapshot_segments.c ---- */
 

@@ -27,6 +27,8 @@
 #define ENTRY_BYTES_AT_LEAST 48
 #define GUESS_MAX ((size_t)1 << 26)
 #define NO_SLOT UINT32_MAX
+/* How far ahead the replay fetches the open allocations' slots. */
+#define PREFETCH_AHEAD 8
 
 static int activity_of(uint8_t action)
 {
@@ -53,7 +55,9 @@ static uint8_t segment_action_of(uint8_t action)
     }
 }
 
-bool ts_trace_reserve(struct ts_load *load, struct ts_trace *trace, size_t more)
+/* Room for `more` entries in a trace (`left`: the bytes of the input
+ * after them, for a first guess); false when memory runs out. */
+static bool trace_reserve(struct ts_trace *trace, size_t more, size_t left)
 {
     size_t need = trace->count + more;
     if (need < trace->count)
@@ -62,9 +66,6 @@ bool ts_trace_reserve(struct ts_load *load, struct ts_trace *trace, size_t more)
         return true;
     size_t capacity;
     if (trace->capacity == 0) {
-        size_t left = load->input && load->input->size > load->offset
-                          ? (size_t)(load->input->size - load->offset)
-                          : 0;
         size_t guess = left / ENTRY_BYTES_AT_LEAST;
         capacity = guess > GUESS_MAX ? GUESS_MAX : guess;
         if (capacity < 1024)
@@ -207,8 +208,10 @@ static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
     }
 }
 
-bool ts_trace_add(struct ts_load *load, struct ts_trace *trace, const struct ts_entry *entry,
-                  uint32_t tag)
+/* Replays one entry into a trace with room for it; false when memory
+ * runs out. */
+static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t tag,
+                      uint32_t op_name)
 {
     if (trace->count == 0)
         trace->free_slot = NO_SLOT;
@@ -235,13 +238,46 @@ bool ts_trace_add(struct ts_load *load, struct ts_trace *trace, const struct ts_
         .allocation_bytes = entry->size,
         .address = entry->action != TS_OOM ? entry->address : 0,
         .step_id = -1,
-        .op_name = load->tracebacks ? load->tracebacks[load->tags[tag].traceback].function : 0,
+        .op_name = op_name,
         .context = entry->context,
     };
     snapshot_columns_append_sparse(&trace->columns, &snapshot);
     trace->actions[trace->count] = segment_action_of(entry->action);
     trace->tags[trace->count] = tag;
     trace->count++;
+    return true;
+}
+
+struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object *list,
+                               bool create)
+{
+    for (size_t i = load->trace_count; i-- > 0;)
+        if (load->traces[i].list == list)
+            return &load->traces[i];
+    if (!create || !array_grow((void **)&load->traces, &load->trace_capacity, load->trace_count,
+                               sizeof *load->traces, 8))
+        return NULL;
+    struct ts_trace *trace = &load->traces[load->trace_count++];
+    *trace = (struct ts_trace){.list = list};
+    return trace;
+}
+
+bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
+{
+    struct ts_trace *trace = ts_trace_find(load, batch->list, true);
+    if (!trace || !trace_reserve(trace, batch->count, batch->bytes_left))
+        return false;
+    /* The addresses are known ahead: their slots of the open allocations
+     * are fetched early (the map is too big to stay in the processor's
+     * caches while the pickle streams by). */
+    for (size_t i = 0; i < batch->count && i < PREFETCH_AHEAD; i++)
+        integer_map_prefetch(&trace->open, batch->entries[i].address);
+    for (size_t i = 0; i < batch->count; i++) {
+        if (i + PREFETCH_AHEAD < batch->count)
+            integer_map_prefetch(&trace->open, batch->entries[i + PREFETCH_AHEAD].address);
+        if (!trace_add(trace, &batch->entries[i], batch->tags[i], batch->op_names[i]))
+            return false;
+    }
     return true;
 }
 

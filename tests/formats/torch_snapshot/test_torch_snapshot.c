@@ -19,6 +19,7 @@
 
 #include "model/input_format.h"
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "model/profile.h"
 #include "tests/formats/torch_snapshot/pickle_writer.h"
 #include "tests/test_support.h"
@@ -310,6 +311,64 @@ static void test_one_trace_two_devices(void **state)
     profile_free(profile);
 }
 
+static void expect_refused(const char *bytes, size_t size, const char *message);
+
+/* Loads `bytes` with the trace replayed inline and on the replay thread:
+ * the same status, message and profile. */
+static void expect_same_on_two_threads(const char *bytes, size_t size)
+{
+    struct profile *one = NULL, *two = NULL;
+    struct load_error one_error = {0}, two_error = {0};
+    load_torch_snapshot_set_pipeline_threshold(SIZE_MAX);
+    enum load_status one_status =
+        profile_load_bytes((const uint8_t *)bytes, size, "x", NULL, &one, &one_error);
+    load_torch_snapshot_set_pipeline_threshold(1);
+    enum load_status two_status =
+        profile_load_bytes((const uint8_t *)bytes, size, "x", NULL, &two, &two_error);
+    load_torch_snapshot_set_pipeline_threshold(0);
+    assert_int_equal(one_status, two_status);
+    if (one_status == LOAD_OK)
+        test_assert_profiles_equal(one, two);
+    else
+        assert_string_equal(one_error.message, two_error.message);
+    profile_free(one);
+    profile_free(two);
+}
+
+/* The replay on a thread of its own (big snapshots) gives what the
+ * replay inline gives: hand-made snapshots, a trace two devices share, a
+ * trace with an item that is not an entry, the real capture. */
+static void test_replay_thread(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    write_device_snapshot(b.w, true);
+    assert_true(pickle_writer_finish(b.w));
+    assert_int_equal(fclose(b.file), 0);
+    expect_same_on_two_threads(b.bytes, b.size);
+    free(b.bytes);
+    static const char shared[] = "\x80\x02}(\x8c\x0d" "device_traces("
+                                 "(}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                                 "\x8c\x04" "sizeK\x05" "ul" "q\x00" "h\x00" "lu.";
+    expect_same_on_two_threads(shared, sizeof shared - 1);
+    /* [{action: alloc, addr: 1, size: 5}, 7]: the second item is no dict. */
+    static const char bad[] = "\x80\x02}(\x8c\x0d" "device_traces]]("
+                              "}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                              "\x8c\x04" "sizeK\x05" "uK\x07" "eau.";
+    expect_same_on_two_threads(bad, sizeof bad - 1);
+    load_torch_snapshot_set_pipeline_threshold(1);
+    expect_refused(bad, sizeof bad - 1, "a trace entry that is not a dict (item 1 of a trace)");
+    load_torch_snapshot_set_pipeline_threshold(0);
+    char *path = test_source_path("data/real/torch-mlp.snapshot.pickle.gz");
+    size_t packed_size = 0;
+    uint8_t *packed = test_read_file(path, &packed_size);
+    assert_non_null(packed);
+    expect_same_on_two_threads((const char *)packed, packed_size);
+    free(packed);
+    free(path);
+}
+
 static void expect_refused(const char *bytes, size_t size, const char *message)
 {
     struct profile *profile = NULL;
@@ -399,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_two_devices),
         cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_one_trace_two_devices),
+        cmocka_unit_test(test_replay_thread),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_real_capture),
         cmocka_unit_test(test_detection),
