@@ -4,7 +4,8 @@
  * The folder, in the order the data flows:
  *   torch_snapshot.c          the format row: probe, load (decode, then build)
  *   torch_snapshot_entries.c  trace entries taken from the pickle as they
- *                             come, tracebacks interned by object
+ *                             come
+ *   torch_snapshot_frames.c   tracebacks turned into text, interned by object
  *   torch_snapshot_trace.c    each entry replayed into its trace's timeline
  *                             columns at once (the entries are not kept):
  *                             allocated and reserved relative to the start
@@ -261,8 +262,12 @@ bool ts_pipe_finish(struct ts_load *load);
 enum load_status ts_read_segments(struct ts_load *load, const struct pickle_value *segments);
 enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_value *list);
 
-/* ---- torch_snapshot_entries.c ---- */
+/* ---- torch_snapshot_frames.c ---- */
 
+/* Appends to / interns the load's scratch text; false / STRING_ID_NONE
+ * when memory runs out. */
+bool ts_scratch_add(struct ts_load *load, const void *bytes, size_t length);
+uint32_t ts_scratch_intern(struct ts_load *load);
 /* The index of a frames list's traceback (0 for none or an empty one);
  * UINT32_MAX when memory runs out. */
 uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames);
