@@ -2,8 +2,8 @@
  * them over (see torch_snapshot_internal.h), batch by batch so that the
  * dicts never pile up: each read into a struct ts_entry at once (keys and
  * actions known by where their bytes are, the frames list's traceback
- * from torch_snapshot_frames.c), with a tag for what its row would need
- * (traceback, stream), then replayed into its trace (torch_snapshot_trace.c),
+ * from torch_snapshot_frames.c), then replayed into its trace
+ * (torch_snapshot_trace.c),
  * on the replay thread when there is one (torch_snapshot_pipe.c); the
  * load's error helpers and its end.
  * Called by torch_snapshot.c. Must not: replay anything itself (the
@@ -45,10 +45,6 @@ void ts_load_free(struct ts_load *load)
     free(load->traces);
     integer_map_free(&load->traceback_ids);
     free(load->tracebacks);
-    free(load->traceback_tags);
-    free(load->tags);
-    integer_map_free(&load->tag_ids);
-    integer_map_free(&load->stream_ids);
     free(load->segments);
     free(load->blocks);
     free(load->annotations);
@@ -211,47 +207,6 @@ static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
     return true;
 }
 
-/* The tag of (traceback, stream): the one this traceback had last on the
- * default stream or on another, most of the time; UINT32_MAX when memory
- * runs out. */
-static uint32_t tag_of(struct ts_load *load, uint32_t traceback, uint64_t stream)
-{
-    /* Two a traceback: on the default stream, on another. */
-    size_t slot = (size_t)traceback * 2 + (stream != 0);
-    if (slot >= load->traceback_tags_capacity) {
-        size_t capacity = load->traceback_tags_capacity ? load->traceback_tags_capacity : 64;
-        while (capacity <= slot)
-            capacity *= 2;
-        uint32_t *grown = realloc(load->traceback_tags, capacity * sizeof *grown);
-        if (!grown)
-            return UINT32_MAX;
-        for (size_t i = load->traceback_tags_capacity; i < capacity; i++)
-            grown[i] = UINT32_MAX;
-        load->traceback_tags = grown;
-        load->traceback_tags_capacity = capacity;
-    }
-    uint32_t last = load->traceback_tags[slot];
-    if (last != UINT32_MAX && load->tags[last].stream == stream)
-        return last;
-    const uint32_t *stream_index = integer_map_find(&load->stream_ids, stream);
-    uint32_t index = stream_index ? *stream_index : (uint32_t)load->stream_ids.count;
-    if (!stream_index && !integer_map_put(&load->stream_ids, stream, index))
-        return UINT32_MAX;
-    uint64_t key = (uint64_t)index << 32 | traceback;
-    const uint32_t *found = integer_map_find(&load->tag_ids, key);
-    uint32_t tag = found ? *found : (uint32_t)load->tag_count;
-    if (!found) {
-        if (load->tag_count >= UINT32_MAX - 1 ||
-            !array_grow((void **)&load->tags, &load->tag_capacity, load->tag_count,
-                        sizeof *load->tags, 64) ||
-            !integer_map_put(&load->tag_ids, key, tag))
-            return UINT32_MAX;
-        load->tags[load->tag_count++] = (struct ts_tag){traceback, stream};
-    }
-    load->traceback_tags[slot] = tag;
-    return tag;
-}
-
 static int no_memory(struct pickle_error *error)
 {
     error->status = PICKLE_NO_MEMORY;
@@ -298,8 +253,6 @@ int ts_take_items(void *context, struct pickle_object *list, const struct pickle
             struct ts_entry *entry = &batch->entries[i];
             if (!entry_read(load, items[done + i].as.object, entry, error))
                 return -1;
-            if ((batch->tags[i] = tag_of(load, entry->traceback, entry->stream)) == UINT32_MAX)
-                return no_memory(error);
             batch->op_names[i] = load->tracebacks ? load->tracebacks[entry->traceback].function : 0;
         }
         batch->list = list;

@@ -62,7 +62,7 @@ bool ts_find_initial(struct device_replay *replay)
         if (!open->slots[slot].used)
             continue;
         const uint32_t *block = integer_map_find(&active, open->slots[slot].key);
-        int64_t size = ts_trace_open_size(trace, open->slots[slot].value);
+        int64_t size = ts_trace_opened(trace, open->slots[slot].value)->size;
         if (!block || load->blocks[*block].requested != size)
             replay->not_in_snapshot++;
     }

@@ -70,10 +70,13 @@ struct ts_oom {
     int64_t allocated, reserved;
 };
 
-/* An allocation the trace holds open. */
+/* An allocation of the trace (what its row needs that the columns do
+ * not hold): one open, or one live at the peak. */
 struct ts_open {
     uint32_t entry;
+    uint32_t traceback;
     int64_t size;
+    uint64_t stream;
 };
 
 /* One list of device_traces, found by the list object, replayed as its
@@ -87,7 +90,6 @@ struct ts_trace {
     const struct pickle_object *list;
     struct snapshot_columns columns; /* one snapshot per entry */
     uint8_t *actions;                /* per entry: enum segment_action */
-    uint32_t *tags;                  /* per entry: index in ts_load.tags */
     size_t count, capacity;
     /* The allocations open: address -> a slot of `opened` (whose sizes
      * are then at hand, where the columns' are far behind). */
@@ -103,7 +105,7 @@ struct ts_trace {
     size_t peak; /* the first entry at the largest allocated */
     /* The allocations open at the peak that later entries ended (with
      * those still open at the end, what was live at the peak). */
-    uint32_t *ended_after_peak;
+    struct ts_open *ended_after_peak;
     size_t ended_after_peak_count, ended_after_peak_capacity;
 };
 
@@ -115,7 +117,6 @@ struct ts_batch {
     size_t count;
     size_t bytes_left; /* of the input after them (for a first guess of a trace's length) */
     struct ts_entry entries[TS_BATCH];
-    uint32_t tags[TS_BATCH];     /* index in ts_load.tags */
     uint32_t op_names[TS_BATCH]; /* the traceback's function */
 };
 
@@ -124,11 +125,6 @@ struct ts_pipe;
 /* The timeline columns a trace leaves out (model/profile.h). */
 #define TS_OMITTED_COLUMNS (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES)
 
-/* What a row needs of an entry that the columns do not hold. */
-struct ts_tag {
-    uint32_t traceback;
-    uint64_t stream;
-};
 
 /* One distinct frames list, turned into text once. */
 struct ts_traceback {
@@ -185,12 +181,6 @@ struct ts_load {
     struct integer_map traceback_ids; /* frames list object -> index in tracebacks */
     struct ts_traceback *tracebacks;  /* [0]: no frames */
     size_t traceback_count, traceback_capacity;
-    uint32_t *traceback_tags; /* per traceback, 2: the tag last used with it, stream 0 or not */
-    size_t traceback_tags_capacity;
-    struct ts_tag *tags;       /* distinct (traceback, stream) of the entries */
-    size_t tag_count, tag_capacity;
-    struct integer_map tag_ids;    /* stream index << 32 | traceback -> tag */
-    struct integer_map stream_ids; /* stream -> its index */
     size_t offset;                 /* the pickle reader is past this byte */
     struct ts_string_cache key_cache[TS_STRING_CACHE];    /* entry keys */
     struct ts_string_cache action_cache[TS_STRING_CACHE]; /* actions */
@@ -235,9 +225,8 @@ struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object 
                                bool create);
 /* Replays a batch into its list's trace; false when memory runs out. */
 bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch);
-/* The entry and size of the allocation in slot `slot` of trace->open. */
-uint32_t ts_trace_open_entry(const struct ts_trace *trace, uint32_t slot);
-int64_t ts_trace_open_size(const struct ts_trace *trace, uint32_t slot);
+/* The allocation in slot `slot` of trace->open. */
+const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot);
 /* Frees what a trace holds; it stays, empty, with its list. */
 void ts_trace_free(struct ts_trace *trace);
 
@@ -308,9 +297,8 @@ struct device_replay {
     size_t open_annotation_count;
 };
 
-/* Entries a trace may hold: an entry index and INITIAL_MARK | k (initial
- * allocation k) name a row's allocation apart. */
-#define INITIAL_MARK 0x80000000u
+/* The most entries a trace holds (entry indices are 32 bits, with room). */
+#define TS_MAX_ENTRIES 0x80000000u
 
 /* ---- torch_snapshot_initial.c ---- */
 

@@ -3,7 +3,7 @@
  *
  * The pickle reader's thread reads each batch of entries out of the dicts
  * (which it recycles after) into a slot of a ring, with all it needs from
- * the load's shared tables (tag, op name), and goes on decoding; the
+ * the load's shared tables (the op name), and goes on decoding; the
  * replay thread takes the slots in order and replays them into their
  * traces (torch_snapshot_trace.c: the open allocations, the timeline
  * columns and their fresh pages, most of a trace entry's cost after the

@@ -165,15 +165,16 @@ static bool annotations_at(struct device_replay *replay, int64_t time_us, char *
 }
 
 /* The row's context: the entry's (compile context, metadata), the stream,
- * the annotations open when it was allocated (entry: its index, or -1
- * for an allocation from before the trace). */
-static uint32_t row_context(struct device_replay *replay, long entry)
+ * the annotations open when it was allocated (NULL: an allocation from
+ * before the trace). */
+static uint32_t row_context(struct device_replay *replay, const struct ts_open *allocation)
 {
     struct ts_load *load = replay->load;
     const struct snapshot_columns *columns = &replay->trace->columns;
+    size_t entry = allocation ? allocation->entry : 0;
+    uint64_t stream = allocation ? allocation->stream : 0;
     char annotations[512], text[1024];
-    uint64_t stream = entry >= 0 ? load->tags[replay->trace->tags[entry]].stream : 0;
-    struct text base = string_table_get(load->strings, entry >= 0 ? columns->context[entry] : 0);
+    struct text base = string_table_get(load->strings, allocation ? columns->context[entry] : 0);
     size_t used = 0;
     if (base.length)
         used = (size_t)snprintf(text, sizeof text, "%.*s", (int)base.length, base.bytes);
@@ -181,7 +182,7 @@ static uint32_t row_context(struct device_replay *replay, long entry)
         used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
                                  used ? "; " : "", (unsigned long long)stream);
     /* time_ps holds the entry's time_us until the timeline is finished. */
-    if (entry >= 0 && !load->entries_without_time &&
+    if (allocation && !load->entries_without_time &&
         annotations_at(replay, columns->time_ps[entry], annotations, sizeof annotations) &&
         used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "%sin %s", used ? "; " : "",
@@ -191,37 +192,37 @@ static uint32_t row_context(struct device_replay *replay, long entry)
     return string_table_intern(load->strings, text, used);
 }
 
-static bool add_row(struct device_replay *replay, uint32_t value, uint32_t before_name,
-                    struct allocation_row *rows, size_t *count)
+/* The row of an allocation of the trace (`allocation`) or of initial
+ * allocation k (`allocation` NULL). */
+static bool add_row(struct device_replay *replay, const struct ts_open *allocation, size_t k,
+                    uint32_t before_name, struct allocation_row *rows, size_t *count)
 {
     struct ts_load *load = replay->load;
-    bool from_entry = !(value & INITIAL_MARK);
-    const struct snapshot_columns *columns = from_entry ? &replay->trace->columns : NULL;
-    const struct initial *initial = from_entry ? NULL : &replay->initial[value & ~INITIAL_MARK];
-    uint32_t traceback_id = from_entry ? load->tags[replay->trace->tags[value]].traceback
-                                       : initial->traceback;
+    const struct snapshot_columns *columns = allocation ? &replay->trace->columns : NULL;
+    const struct initial *initial = allocation ? NULL : &replay->initial[k];
+    size_t entry = allocation ? allocation->entry : 0;
     struct ts_traceback traceback = {0};
     if (load->tracebacks)
-        traceback = load->tracebacks[traceback_id];
-    int64_t size = from_entry ? columns->requested_bytes[value] : initial->size;
+        traceback = load->tracebacks[allocation ? allocation->traceback : initial->traceback];
+    int64_t size = allocation ? allocation->size : initial->size;
     struct allocation_row row = {
-        .origin = from_entry ? ROW_FROM_SNAPSHOT : ROW_FROM_SPECIAL,
-        .snapshot_index = from_entry ? (int64_t)value : -1,
-        .special_index = from_entry ? -1 : (int64_t)(value & ~INITIAL_MARK),
+        .origin = allocation ? ROW_FROM_SNAPSHOT : ROW_FROM_SPECIAL,
+        .snapshot_index = allocation ? (int64_t)entry : -1,
+        .special_index = allocation ? -1 : (int64_t)k,
         .occurrences = 1,
         .allocation_bytes = size,
         .requested_bytes = size,
         .op_name = traceback.function ? traceback.function : before_name,
         .step_id = -1,
-        .address = from_entry ? columns->address[value] : initial->address,
+        .address = allocation ? columns->address[entry] : initial->address,
         .activity = MEMORY_ACTIVITY_ALLOCATION,
-        .has_time = from_entry,
-        .time_ps = from_entry ? time_ps_of(load, value, columns->time_ps[value]) : 0,
+        .has_time = allocation != NULL,
+        .time_ps = allocation ? time_ps_of(load, entry, columns->time_ps[entry]) : 0,
         .location = traceback.location,
         .location_file = traceback.location_file,
         .location_line = traceback.location_line,
         .stack = traceback.stack,
-        .context = row_context(replay, from_entry ? (long)value : -1),
+        .context = row_context(replay, allocation),
     };
     rows[(*count)++] = row;
     return row.context != STRING_ID_NONE;
@@ -240,37 +241,37 @@ static int row_order(const void *a, const void *b)
 
 static int compare_entries(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t x = ((const struct ts_open *)a)->entry, y = ((const struct ts_open *)b)->entry;
     return (x > y) - (x < y);
 }
 
 /* The allocations of the trace live at the peak, in entry order: those
  * opened by then and still open at the end, and those the first replay
  * saw end after it. NULL when memory runs out. */
-static uint32_t *live_at(const struct device_replay *replay, size_t peak, size_t *live)
+static struct ts_open *live_at(const struct device_replay *replay, size_t peak, size_t *live)
 {
     const struct ts_trace *trace = replay->trace;
     size_t most = trace->open.count + trace->ended_after_peak_count;
-    uint32_t *entries = malloc((most ? most : 1) * sizeof *entries);
+    struct ts_open *allocations = malloc((most ? most : 1) * sizeof *allocations);
     *live = 0;
-    for (size_t slot = 0; entries && slot < trace->open.capacity; slot++) {
+    for (size_t slot = 0; allocations && slot < trace->open.capacity; slot++) {
         if (!trace->open.slots[slot].used)
             continue;
-        uint32_t entry = ts_trace_open_entry(trace, trace->open.slots[slot].value);
-        if (entry <= peak)
-            entries[(*live)++] = entry;
+        const struct ts_open *open = ts_trace_opened(trace, trace->open.slots[slot].value);
+        if (open->entry <= peak)
+            allocations[(*live)++] = *open;
     }
-    for (size_t k = 0; entries && k < trace->ended_after_peak_count; k++)
-        entries[(*live)++] = trace->ended_after_peak[k];
-    if (entries)
-        qsort(entries, *live, sizeof *entries, compare_entries);
-    return entries;
+    for (size_t k = 0; allocations && k < trace->ended_after_peak_count; k++)
+        allocations[(*live)++] = trace->ended_after_peak[k];
+    if (allocations)
+        qsort(allocations, *live, sizeof *allocations, compare_entries);
+    return allocations;
 }
 
 static bool replay_rows(struct device_replay *replay, size_t peak)
 {
     size_t live_entries = 0;
-    uint32_t *entries = replay->count ? live_at(replay, peak, &live_entries) : NULL;
+    struct ts_open *entries = replay->count ? live_at(replay, peak, &live_entries) : NULL;
     bool ok = !replay->count || entries;
     /* The frees of allocations the trace does not hold come first among
      * the initial ones: each ends its allocation at its entry. */
@@ -284,10 +285,10 @@ static bool replay_rows(struct device_replay *replay, size_t peak)
     ok = ok && rows && before != STRING_ID_NONE;
     for (size_t k = 0; ok && k < replay->initial_count; k++)
         if (k >= unmatched || replay->trace->unmatched[k].entry > peak)
-            ok = add_row(replay, INITIAL_MARK | (uint32_t)k, before, rows, &count);
+            ok = add_row(replay, NULL, k, before, rows, &count);
     /* In entry order: the annotations are swept once. */
     for (size_t i = 0; ok && i < live_entries; i++)
-        ok = add_row(replay, entries[i], before, rows, &count);
+        ok = add_row(replay, &entries[i], 0, before, rows, &count);
     free(entries);
     if (ok)
         qsort(rows, count, sizeof *rows, row_order);

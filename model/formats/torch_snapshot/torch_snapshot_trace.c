@@ -85,16 +85,10 @@ static bool trace_reserve(struct ts_trace *trace, size_t more, size_t left)
         if (!snapshot_columns_grow_zeroed(&trace->columns, capacity))
             return false;
     }
-    if (capacity > SIZE_MAX / sizeof *trace->tags)
-        return false;
     uint8_t *actions = realloc(trace->actions, capacity);
     if (!actions)
         return false;
     trace->actions = actions;
-    uint32_t *tags = realloc(trace->tags, capacity * sizeof *tags);
-    if (!tags)
-        return false;
-    trace->tags = tags;
     trace->capacity = capacity;
     return true;
 }
@@ -106,19 +100,19 @@ static bool end_open(struct ts_trace *trace, uint64_t address, int64_t *size, bo
     uint32_t slot;
     if (!integer_map_remove(&trace->open, address, &slot))
         return false;
-    uint32_t entry = trace->opened[slot].entry;
-    *size = trace->opened[slot].size;
-    trace->opened[slot].entry = trace->free_slot;
-    trace->free_slot = slot;
-    if (entry <= trace->peak)
+    const struct ts_open *ended = &trace->opened[slot];
+    *size = ended->size;
+    if (ended->entry <= trace->peak)
         *ok = array_grow((void **)&trace->ended_after_peak, &trace->ended_after_peak_capacity,
                          trace->ended_after_peak_count, sizeof *trace->ended_after_peak, 256) &&
-              (trace->ended_after_peak[trace->ended_after_peak_count++] = entry, true);
+              (trace->ended_after_peak[trace->ended_after_peak_count++] = *ended, true);
+    trace->opened[slot].entry = trace->free_slot;
+    trace->free_slot = slot;
     return true;
 }
 
-/* Opens an allocation at `address` (none is open there). */
-static bool open_add(struct ts_trace *trace, uint64_t address, int64_t size)
+/* Opens the allocation `entry` makes (none is open at its address). */
+static bool open_add(struct ts_trace *trace, const struct ts_entry *entry)
 {
     uint32_t slot = trace->free_slot;
     if (slot == NO_SLOT) {
@@ -130,22 +124,18 @@ static bool open_add(struct ts_trace *trace, uint64_t address, int64_t size)
     } else {
         trace->free_slot = trace->opened[slot].entry;
     }
-    trace->opened[slot] = (struct ts_open){(uint32_t)trace->count, size};
-    if (integer_map_put(&trace->open, address, slot))
+    trace->opened[slot] =
+        (struct ts_open){(uint32_t)trace->count, entry->traceback, entry->size, entry->stream};
+    if (integer_map_put(&trace->open, entry->address, slot))
         return true;
     trace->opened[slot].entry = trace->free_slot;
     trace->free_slot = slot;
     return false;
 }
 
-uint32_t ts_trace_open_entry(const struct ts_trace *trace, uint32_t slot)
+const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot)
 {
-    return trace->opened[slot].entry;
-}
-
-int64_t ts_trace_open_size(const struct ts_trace *trace, uint32_t slot)
-{
-    return trace->opened[slot].size;
+    return &trace->opened[slot];
 }
 
 static bool unmatched_add(struct ts_trace *trace, const struct ts_entry *entry)
@@ -186,7 +176,7 @@ static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
         if (end_open(trace, entry->address, &ended, &ok))
             trace->allocated = saturating_subtract(trace->allocated, ended);
         trace->allocated = saturating_add(trace->allocated, entry->size);
-        return ok && open_add(trace, entry->address, entry->size);
+        return ok && open_add(trace, entry);
     case TS_FREE_COMPLETED:
         if (!end_open(trace, entry->address, &ended, &ok)) {
             ended = entry->size;
@@ -210,12 +200,11 @@ static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
 
 /* Replays one entry into a trace with room for it; false when memory
  * runs out. */
-static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t tag,
-                      uint32_t op_name)
+static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t op_name)
 {
     if (trace->count == 0)
         trace->free_slot = NO_SLOT;
-    if (trace->count >= trace->capacity || trace->count >= INITIAL_MARK ||
+    if (trace->count >= trace->capacity || trace->count >= TS_MAX_ENTRIES ||
         !trace_step(trace, entry))
         return false;
     if (trace->allocated > trace->running_max)
@@ -243,7 +232,6 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
     };
     snapshot_columns_append_sparse(&trace->columns, &snapshot);
     trace->actions[trace->count] = segment_action_of(entry->action);
-    trace->tags[trace->count] = tag;
     trace->count++;
     return true;
 }
@@ -275,7 +263,7 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     for (size_t i = 0; i < batch->count; i++) {
         if (i + PREFETCH_AHEAD < batch->count)
             integer_map_prefetch(&trace->open, batch->entries[i + PREFETCH_AHEAD].address);
-        if (!trace_add(trace, &batch->entries[i], batch->tags[i], batch->op_names[i]))
+        if (!trace_add(trace, &batch->entries[i], batch->op_names[i]))
             return false;
     }
     return true;
@@ -285,7 +273,6 @@ void ts_trace_free(struct ts_trace *trace)
 {
     snapshot_columns_free(&trace->columns);
     free(trace->actions);
-    free(trace->tags);
     integer_map_free(&trace->open);
     free(trace->unmatched);
     free(trace->ooms);
