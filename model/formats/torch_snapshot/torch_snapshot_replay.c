@@ -170,7 +170,8 @@ static bool annotations_at(struct device_replay *replay, int64_t time_us, char *
 static uint32_t row_context(struct device_replay *replay, const struct ts_open *allocation)
 {
     struct ts_load *load = replay->load;
-    const struct snapshot_columns *columns = &replay->trace->columns;
+    /* An allocation of the trace: the device has one. */
+    const struct snapshot_columns *columns = allocation ? &replay->trace->columns : NULL;
     size_t entry = allocation ? allocation->entry : 0;
     uint64_t stream = allocation ? allocation->stream : 0;
     char annotations[512], text[1024];

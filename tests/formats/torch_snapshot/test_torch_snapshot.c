@@ -249,6 +249,40 @@ static void test_two_devices(void **state)
     profile_free(profile);
 }
 
+/* A bare list of segments (a PyTorch 1.13 dump: no trace): the device's
+ * active blocks are its one point and its rows, from before the trace. */
+static void test_segments_only(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    pickle_write_list(b.w, 1);
+    pickle_write_dict(b.w, 4);
+    int_member(b.w, "device", 2);
+    int_member(b.w, "address", 0x500000);
+    int_member(b.w, "total_size", 2 << 20);
+    pickle_write_key(b.w, "blocks");
+    pickle_write_list(b.w, 2);
+    block(b.w, 0x500000, 512, 100, "active_allocated");
+    pickle_write_item_done(b.w);
+    block(b.w, 0x500200, (2 << 20) - 512, 0, "inactive");
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    struct profile *profile = finish_and_load(&b);
+    assert_int_equal(profile->allocator_count, 1);
+    const struct allocator *a = &profile->allocators[0];
+    assert_string_equal(profile_text(profile, a->id), "cuda:2");
+    assert_int_equal(a->timeline.count, 1);
+    assert_int_equal(a->timeline.heap_bytes[0], 100);
+    assert_int_equal(a->timeline.free_bytes[0], (2 << 20) - 100);
+    assert_int_equal(a->row_count, 1);
+    assert_int_equal(a->rows[0].address, 0x500000);
+    assert_string_equal(profile_text(profile, a->rows[0].op_name), "<before the trace>");
+    profile_free(profile);
+}
+
 /* Device traces built by LIST (the reader keeps them and reads their
  * entries afterwards), more of them than the reader's first room for
  * traces: every device still gets its own entries (an earlier device's
@@ -456,6 +490,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_by_hand),
         cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_segments_only),
         cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_one_trace_two_devices),
         cmocka_unit_test(test_replay_thread),
