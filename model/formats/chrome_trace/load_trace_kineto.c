@@ -64,11 +64,21 @@ void trace_kineto_free(struct trace_load *load)
 
 /* ---- taking events ---- */
 
-/* Whether two values are the same bytes of the text. */
-static bool same_text(const struct trace_load *load, struct trace_value a, struct trace_value b)
+/* Whether two values are the same bytes of the text (a pid or tid: a
+ * few bytes, compared without a call). */
+static inline bool same_text(const struct trace_load *load, struct trace_value a,
+                             struct trace_value b)
 {
-    return a.end - a.start == b.end - b.start &&
-           memcmp(load->reader.text + a.start, load->reader.text + b.start, a.end - a.start) == 0;
+    size_t length = a.end - a.start;
+    if (length != b.end - b.start)
+        return false;
+    const char *x = load->reader.text + a.start, *y = load->reader.text + b.start;
+    if (length > 16)
+        return memcmp(x, y, length) == 0;
+    for (size_t i = 0; i < length; i++)
+        if (x[i] != y[i])
+            return false;
+    return true;
 }
 
 static bool event_thread(struct trace_load *load, struct trace_kineto *kineto,
@@ -91,20 +101,25 @@ static bool event_thread(struct trace_load *load, struct trace_kineto *kineto,
     return true;
 }
 
+/* In the order Kineto writes them (the reader tries the next one first). */
 enum memory_arg {
-    ARG_ADDRESS,
-    ARG_BYTES,
-    ARG_ALLOCATED,
     ARG_RESERVED,
-    ARG_DEVICE_TYPE,
+    ARG_ALLOCATED,
+    ARG_BYTES,
     ARG_DEVICE_ID,
+    ARG_DEVICE_TYPE,
+    ARG_ADDRESS,
     ARG_COUNT
 };
 
 static const char *const memory_arg_names[ARG_COUNT] = {
-    [ARG_ADDRESS] = "Addr",           [ARG_BYTES] = "Bytes",
-    [ARG_ALLOCATED] = "Total Allocated", [ARG_RESERVED] = "Total Reserved",
-    [ARG_DEVICE_TYPE] = "Device Type", [ARG_DEVICE_ID] = "Device Id",
+    [ARG_RESERVED] = "Total Reserved", [ARG_ALLOCATED] = "Total Allocated",
+    [ARG_BYTES] = "Bytes",             [ARG_DEVICE_ID] = "Device Id",
+    [ARG_DEVICE_TYPE] = "Device Type", [ARG_ADDRESS] = "Addr",
+};
+static const uint8_t memory_arg_lengths[ARG_COUNT] = {
+    [ARG_RESERVED] = 14, [ARG_ALLOCATED] = 15, [ARG_BYTES] = 5,
+    [ARG_DEVICE_ID] = 9, [ARG_DEVICE_TYPE] = 11, [ARG_ADDRESS] = 4,
 };
 
 /* The device of a memory event: a type and an index, both int32. */
@@ -137,7 +152,8 @@ enum load_status trace_kineto_take_memory(struct trace_load *load, const struct 
     struct trace_value args_value = event->member[TRACE_KEY_ARGS];
     if (trace_value_is_object(&load->reader, args_value)) {
         size_t at = args_value.start;
-        static const struct trace_keys keys = {memory_arg_names, ARG_COUNT, NULL, NULL, NULL};
+        static const struct trace_keys keys = {memory_arg_names, ARG_COUNT, memory_arg_lengths,
+                                               NULL, NULL};
         enum load_status status = trace_read_object(&load->reader, &at, 2, &keys, args);
         if (status != LOAD_OK)
             return status;
