@@ -42,7 +42,8 @@ for size in 80x24 120x40; do
     else
         tmux_screen_has "$size: the table, titled, beside the card" \
             "Allocations live at the OOM · cuda:0 · $at ms \\(6\\)" \
-            "Top holders at the OOM, by op" "18\\.14 MiB  allocated before the profile"
+            "Top holders at the OOM, by location or op" \
+            "18\\.14 MiB  allocated before the profile"
     fi
     tmux_keys ,
     tmux_wait_gone "live at the OOM" >/dev/null

@@ -5,9 +5,10 @@
  * device, Addr, Bytes, Total Allocated, Total Reserved), each
  * [OutOfMemory], and the cpu_op and user_annotation slices that
  * attribution needs (their interval, thread, name); ProfilerStep#N
- * annotations also as step windows, and the `fwdbwd` flow events (id,
- * thread, time) that link a backward op to its forward op. Everything else of the file is gone
- * by then. Finishing (the slice stacks, steps, then the allocators) is
+ * annotations also as step windows, the `fwdbwd` flow events (id,
+ * thread, time) that link a backward op to its forward op, and the
+ * python_function slices (with_stack=True) around a memory event or a
+ * forward op's start. Everything else of the file is gone by then. Finishing (the slice stacks, steps, then the allocators) is
  * load_trace_kineto_finish.c's, which says what is decided there; this
  * file and that one never call each other.
  * Called by load_trace.c as events stream past. Must not: attribute,
@@ -258,28 +259,38 @@ static int time_compare(const void *a, const void *b)
     return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
 }
 
-/* At the first frame: the memory events' times by (thread, time), and the
- * filter on when there are any. False when memory runs out. */
+/* At the first frame: the memory events' times and the forward ops'
+ * starts ("s" flows: a backward event takes the frames there) by
+ * (thread, time), and the filter on when there are memory events. False
+ * when memory runs out. */
 static bool frames_start(struct trace_kineto *kineto)
 {
     kineto->frames_started = true;
     if (kineto->memory_count == 0)
         return true;
-    kineto->memory_times = malloc(kineto->memory_count * sizeof *kineto->memory_times);
+    size_t count = kineto->memory_count;
+    for (size_t i = 0; i < kineto->flows_count; i++)
+        count += kineto->flows[i].is_start;
+    kineto->memory_times = malloc(count * sizeof *kineto->memory_times);
     if (!kineto->memory_times)
         return false;
     for (size_t i = 0; i < kineto->memory_count; i++)
         kineto->memory_times[i] =
             (struct kineto_time){kineto->memory[i].thread, kineto->memory[i].time_ns};
-    kineto->memory_time_count = kineto->memory_count;
+    for (size_t i = 0, at = kineto->memory_count; i < kineto->flows_count; i++)
+        if (kineto->flows[i].is_start)
+            kineto->memory_times[at++] =
+                (struct kineto_time){kineto->flows[i].thread, kineto->flows[i].time_ns};
+    kineto->memory_time_count = count;
     qsort(kineto->memory_times, kineto->memory_time_count, sizeof *kineto->memory_times,
           time_compare);
     kineto->frames_filtered = true;
     return true;
 }
 
-/* Whether a memory event of `thread` lies in [start, end): the events a
- * frame can be around (half-open, as the attribution reads them). */
+/* Whether a memory event (or a forward op's start) of `thread` lies in
+ * [start, end): the events a frame can be around (half-open, as the
+ * attribution reads them). */
 static bool frame_holds_memory(struct trace_kineto *kineto, uint32_t thread, int64_t start,
                                int64_t end)
 {
@@ -343,7 +354,11 @@ enum load_status trace_kineto_take_flow(struct trace_load *load, const struct tr
     struct trace_kineto *kineto = kineto_of(load);
     if (!kineto)
         return trace_load_no_memory(load);
-    struct kineto_flow flow = {.time_ns = event->time_ns, .is_start = is_start};
+    struct kineto_flow flow = {
+        .time_ns = event->time_ns,
+        .is_start = is_start,
+        .after_frames = kineto->frames_filtered,
+    };
     if (!trace_load_id(load, event->member[TRACE_KEY_ID], &flow.id) ||
         !event_thread(load, kineto, event, &flow.thread))
         return trace_load_no_memory(load);
