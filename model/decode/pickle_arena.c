@@ -50,28 +50,22 @@ static void *bump(struct pickle_arena *arena, size_t size)
     return at;
 }
 
-struct pickle_object *pickle_arena_object(struct pickle_arena *arena)
+struct pickle_object *pickle_arena_object_new(struct pickle_arena *arena)
 {
-    if (arena->free_objects) {
-        void *object = arena->free_objects;
-        memcpy(&arena->free_objects, object, sizeof(void *));
-        return object;
-    }
     return bump(arena, sizeof(struct pickle_object));
 }
 
+/* The k of the smallest 2^k >= needed (needed >= 2): one instruction
+ * where a loop ran per item array. */
 static unsigned class_of(size_t needed)
 {
-    unsigned k = 0;
-    while (((size_t)1 << k) < needed)
-        k++;
-    return k;
+    return (unsigned)(sizeof(unsigned long long) * 8) -
+           (unsigned)__builtin_clzll((unsigned long long)needed - 1);
 }
 
-bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object, size_t needed)
+bool pickle_arena_items_grow(struct pickle_arena *arena, struct pickle_object *object,
+                             size_t needed)
 {
-    if (needed <= object->capacity)
-        return true;
     unsigned k = class_of(needed < 2 ? 2 : needed);
     if (k >= PICKLE_ARENA_CLASSES || k > 32)
         return false;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "model/decode/pickle.h"
 
@@ -25,11 +26,28 @@ struct pickle_arena {
     size_t bytes; /* held in blocks, for tests and the bench */
 };
 
-/* A header, uninitialised; NULL when memory runs out. */
-struct pickle_object *pickle_arena_object(struct pickle_arena *arena);
+struct pickle_object *pickle_arena_object_new(struct pickle_arena *arena);
+bool pickle_arena_items_grow(struct pickle_arena *arena, struct pickle_object *object,
+                             size_t needed);
+
+/* A header, uninitialised; NULL when memory runs out. In line: the
+ * reader makes one per dict of the file, most from the free list. */
+static inline struct pickle_object *pickle_arena_object(struct pickle_arena *arena)
+{
+    void *object = arena->free_objects;
+    if (!object)
+        return pickle_arena_object_new(arena);
+    memcpy(&arena->free_objects, object, sizeof(void *));
+    return object;
+}
+
 /* Room in object->items for at least `needed` values, keeping the first
  * object->count; false when memory runs out (the object is unchanged). */
-bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object, size_t needed);
+static inline bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object,
+                                      size_t needed)
+{
+    return needed <= object->capacity || pickle_arena_items_grow(arena, object, needed);
+}
 /* The object and its items are unreachable: keep them for reuse. */
 void pickle_arena_recycle(struct pickle_arena *arena, struct pickle_object *object);
 void pickle_arena_free(struct pickle_arena *arena);
