@@ -1,14 +1,16 @@
 /* pickle: the reader's loop and its document (see pickle.h).
  *
  * The loop keeps the stack in locals and runs in line the opcodes a
- * snapshot is made of (the memo's gets and puts, MARK, EMPTY_DICT,
- * SETITEMS, the integers, strings and FRAME: nineteen of twenty opcodes
- * of a trace), each only when all of its checks pass at once; it hands
- * anything else (an opcode it does not run in line, a check that fails, a
- * stack or memo that must grow, APPENDS and the consumer) to
- * pickle_step.c, which runs that opcode again from its first byte with
- * every check. So what a file is refused for, the message and the offset,
- * are pickle_step.c's alone, and the two paths cannot disagree on them.
+ * snapshot is made of (the memo's gets and puts, MARK, EMPTY_DICT/LIST,
+ * SETITEMS, the integers, strings, None, bools and FRAME: all of a trace
+ * entry's), each only when all of its checks pass at once and only up to
+ * SAFE_TAIL bytes from the end of the file. Anything else (another opcode,
+ * a check that fails, a stack, mark list or memo that must grow, APPENDS
+ * and its consumer, the last bytes) goes to pickle_step.c, which runs that
+ * opcode again from its first byte with every check: what a file is
+ * refused for, the message and the offset are pickle_step.c's alone, and
+ * the two paths cannot disagree on them. Nothing in line has an effect
+ * before all its checks passed.
  * Reading the values it built (pickle_dict_get, ...) is pickle_value.c's. */
 #include "config.h"
 
@@ -38,17 +40,10 @@ static inline uint64_t load64(const uint8_t *b)
     return (uint64_t)load32(b) | (uint64_t)load32(b + 4) << 32;
 }
 
-/* LONG1 of 1 to 8 bytes at `bytes` (file ends at `end`), two's complement. */
-static inline int64_t long1_value(const uint8_t *bytes, const uint8_t *end, unsigned n)
+/* LONG1 of 1 to 8 bytes at `bytes`, two's complement (8 bytes readable). */
+static inline int64_t long1_value(const uint8_t *bytes, unsigned n)
 {
-    uint64_t raw;
-    if (end - bytes >= 8) {
-        raw = load64(bytes);
-    } else {
-        raw = 0;
-        for (unsigned i = n; i-- > 0;)
-            raw = raw << 8 | bytes[i];
-    }
+    uint64_t raw = load64(bytes);
     if (n < 8) {
         unsigned bits = 8 * n;
         raw &= ((uint64_t)1 << bits) - 1;
@@ -78,19 +73,20 @@ static void hot_load(struct hot *h, const struct machine *m)
 /* memo[id] = top of the stack, when nothing needs checking or growing. */
 static inline bool memo_put_fast(struct machine *m, const struct hot *h, uint64_t id)
 {
+    uint64_t slot;
     if (h->count <= h->floor || id > m->memo_count ||
-        (id == m->memo_count && m->memo_count == m->memo_capacity))
+        (id == m->memo_count && m->memo_count == m->memo_capacity) ||
+        !pickle_memo_pack(m, &h->stack[h->count - 1], &slot))
         return false;
-    const struct pickle_value *top = &h->stack[h->count - 1];
-    if (pickle_is_container(top)) {
-        struct pickle_object *object = top->as.object;
+    if ((slot & MEMO_TAG) == MEMO_OBJECT) {
+        struct pickle_object *object = (struct pickle_object *)(uintptr_t)slot;
         if (object->memo_id != PICKLE_NO_MEMO)
             object->shared = true; /* in two slots: never recycled */
         object->memo_id = (uint32_t)id;
     }
     if (id == m->memo_count)
         m->memo_count++;
-    m->memo[id] = *top;
+    m->memo[id] = slot;
     return true;
 }
 
@@ -99,12 +95,16 @@ static inline bool memo_get_fast(struct machine *m, struct hot *h, uint64_t id)
 {
     if (id >= m->memo_count || h->count == h->capacity)
         return false;
-    struct pickle_value value = m->memo[id];
-    if (value.kind == PICKLE_RECYCLED)
-        return false;
-    if (pickle_is_container(&value))
-        value.as.object->shared = true;
-    h->stack[h->count++] = value;
+    uint64_t slot = m->memo[id];
+    if ((slot & MEMO_TAG) == MEMO_OBJECT) {
+        struct pickle_object *object = (struct pickle_object *)(uintptr_t)slot;
+        object->shared = true;
+        h->stack[h->count++] = (struct pickle_value){.kind = object->kind, .as.object = object};
+        return true;
+    }
+    if (slot == MEMO_RECYCLED)
+        return false; /* pickle_step says so */
+    h->stack[h->count++] = *(const struct pickle_value *)(uintptr_t)(slot & ~(uint64_t)MEMO_TAG);
     return true;
 }
 
@@ -140,164 +140,168 @@ static inline bool set_items_fast(struct machine *m, struct hot *h)
     return true;
 }
 
-#define PUSH(value) (h.stack[h.count++] = (value))
+/* The opcodes run in line, and the byte of each: everything else is
+ * OP_STEP (pickle_step.c). */
+enum fast_op {
+    OP_STEP, OP_LONG_BINGET, OP_BINGET, OP_MEMOIZE, OP_BINPUT, OP_LONG_BINPUT, OP_MARK,
+    OP_EMPTY_DICT, OP_EMPTY_LIST, OP_SETITEMS, OP_BININT1, OP_BININT2, OP_BININT, OP_LONG1,
+    OP_SHORT_BINUNICODE, OP_BINUNICODE, OP_NONE, OP_NEWTRUE, OP_NEWFALSE, OP_FRAME, OP_COUNT
+};
 
-/* One opcode in line; false when pickle_step must run it. */
-static inline bool step_fast(struct machine *m, struct hot *restrict hp, const uint8_t *end)
-{
-    struct hot h = *hp;
-    const uint8_t *p = h.p;
-    size_t left = (size_t)(end - p); /* >= 1: the opcode */
-    bool room = h.count < h.capacity;
-    switch (*p) {
-    case 'j': /* LONG_BINGET */
-        if (left < 5 || !memo_get_fast(m, &h, load32(p + 1)))
-            return false;
-        h.p = p + 5;
-        break;
-    case 'h': /* BINGET */
-        if (left < 2 || !memo_get_fast(m, &h, p[1]))
-            return false;
-        h.p = p + 2;
-        break;
-    case 0x94: /* MEMOIZE */
-        if (!memo_put_fast(m, &h, m->memo_count))
-            return false;
-        h.p = p + 1;
-        break;
-    case 'q': /* BINPUT */
-        if (left < 2 || !memo_put_fast(m, &h, p[1]))
-            return false;
-        h.p = p + 2;
-        break;
-    case 'r': /* LONG_BINPUT */
-        if (left < 5 || !memo_put_fast(m, &h, load32(p + 1)))
-            return false;
-        h.p = p + 5;
-        break;
-    case '(': /* MARK */
-        if (m->mark_count == m->mark_capacity)
-            return false;
-        m->marks[m->mark_count++] = h.count;
-        h.floor = h.count;
-        h.p = p + 1;
-        break;
-    case '}': /* EMPTY_DICT */
-        if (!push_container_fast(m, &h, PICKLE_DICT))
-            return false;
-        h.p = p + 1;
-        break;
-    case ']': /* EMPTY_LIST */
-        if (!push_container_fast(m, &h, PICKLE_LIST))
-            return false;
-        h.p = p + 1;
-        break;
-    case 'u': /* SETITEMS */
-        if (!set_items_fast(m, &h))
-            return false;
-        h.p = p + 1;
-        break;
-    case 'K': /* BININT1 */
-        if (left < 2 || !room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = p[1]}));
-        h.p = p + 2;
-        break;
-    case 'M': /* BININT2 */
-        if (left < 3 || !room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = load16(p + 1)}));
-        h.p = p + 3;
-        break;
-    case 'J': /* BININT */
-        if (left < 5 || !room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_INT,
-                                    .as.integer = (int32_t)load32(p + 1)}));
-        h.p = p + 5;
-        break;
-    case 0x8a: { /* LONG1 of up to 8 bytes */
-        unsigned n = left >= 2 ? p[1] : 9;
-        if (n > 8 || left - 2 < n || !room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_INT,
-                                    .as.integer = n ? long1_value(p + 2, end, n) : 0}));
-        h.p = p + 2 + n;
-        break;
-    }
-    case 0x8c: { /* SHORT_BINUNICODE */
-        size_t n = left >= 2 ? p[1] : SIZE_MAX;
-        if (n == SIZE_MAX || left - 2 < n || !room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_STR, .length = (uint32_t)n,
-                                    .as.string = p + 2}));
-        h.p = p + 2 + n;
-        break;
-    }
-    case 'X': { /* BINUNICODE */
-        size_t n = left >= 5 ? load32(p + 1) : SIZE_MAX;
-        if (n == SIZE_MAX || left - 5 < n || !room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_STR, .length = (uint32_t)n,
-                                    .as.string = p + 5}));
-        h.p = p + 5 + n;
-        break;
-    }
-    case 'N':
-        if (!room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_NONE}));
-        h.p = p + 1;
-        break;
-    case 0x88: /* NEWTRUE */
-    case 0x89: /* NEWFALSE */
-        if (!room)
-            return false;
-        PUSH(((struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = *p == 0x88}));
-        h.p = p + 1;
-        break;
-    case 0x95: /* FRAME: only a hint */
-        if (left < 9)
-            return false;
-        h.p = p + 9;
-        break;
-    default:
-        return false;
-    }
-    *hp = h;
-    return true;
-}
+static const uint8_t fast_ops[256] = {
+    ['j'] = OP_LONG_BINGET, ['h'] = OP_BINGET, [0x94] = OP_MEMOIZE, ['q'] = OP_BINPUT,
+    ['r'] = OP_LONG_BINPUT, ['('] = OP_MARK, ['}'] = OP_EMPTY_DICT, [']'] = OP_EMPTY_LIST,
+    ['u'] = OP_SETITEMS, ['K'] = OP_BININT1, ['M'] = OP_BININT2, ['J'] = OP_BININT,
+    [0x8a] = OP_LONG1, [0x8c] = OP_SHORT_BINUNICODE, ['X'] = OP_BINUNICODE, ['N'] = OP_NONE,
+    [0x88] = OP_NEWTRUE, [0x89] = OP_NEWFALSE, [0x95] = OP_FRAME,
+};
+
+/* Operands of up to this many bytes need no bounds check in line: the
+ * loop runs in line only up to this far from the end of the file. */
+#define SAFE_TAIL 16
+
+#define PUSH(value) (h.stack[h.count++] = (value))
+/* The next opcode: in line while it is SAFE_TAIL bytes from the end and
+ * before the next progress report, else by the loop's tail. Each opcode
+ * jumps to the next itself (a table of labels, GCC's and Clang's), so the
+ * processor learns which opcode follows which. */
+#define NEXT(length)                                                                   \
+    do {                                                                               \
+        h.p += (length);                                                               \
+        if (h.p >= safe)                                                               \
+            goto tail;                                                                 \
+        goto *labels[fast_ops[*h.p]];                                                  \
+    } while (0)
+#define STEP_UNLESS(condition)                                                         \
+    do {                                                                               \
+        if (!(condition))                                                              \
+            goto step;                                                                 \
+    } while (0)
 
 static bool run(struct machine *m)
 {
+    static const void *const labels[OP_COUNT] = {
+        [OP_STEP] = &&step, [OP_LONG_BINGET] = &&long_binget, [OP_BINGET] = &&binget,
+        [OP_MEMOIZE] = &&memoize, [OP_BINPUT] = &&binput, [OP_LONG_BINPUT] = &&long_binput,
+        [OP_MARK] = &&mark, [OP_EMPTY_DICT] = &&empty_dict, [OP_EMPTY_LIST] = &&empty_list,
+        [OP_SETITEMS] = &&setitems, [OP_BININT1] = &&binint1, [OP_BININT2] = &&binint2,
+        [OP_BININT] = &&binint, [OP_LONG1] = &&long1,
+        [OP_SHORT_BINUNICODE] = &&short_binunicode, [OP_BINUNICODE] = &&binunicode,
+        [OP_NONE] = &&none, [OP_NEWTRUE] = &&newtrue, [OP_NEWFALSE] = &&newfalse,
+        [OP_FRAME] = &&frame,
+    };
     bool tracked = m->consumer && m->consumer->advance;
     size_t size = (size_t)(m->end - m->start);
     size_t next_advance = tracked ? ADVANCE_STEP : SIZE_MAX;
+    const uint8_t *safe_end = m->start + (size > SAFE_TAIL ? size - SAFE_TAIL : 0);
+    const uint8_t *safe = safe_end;
     struct hot h;
     hot_load(&h, m);
-    for (;;) {
-        const uint8_t *limit = m->start + (next_advance < size ? next_advance : size);
-        while (h.p < limit) {
-            if (step_fast(m, &h, m->end))
-                continue;
-            /* pickle_step runs it again from its first byte, every check. */
-            m->opcode = h.p;
-            m->p = h.p + 1;
-            m->stack_count = h.count;
-            uint8_t opcode = *h.p;
-            if (opcode == '.')
-                return pickle_step_stop(m);
-            if (!pickle_step(m, opcode))
-                return false;
-            hot_load(&h, m);
-        }
-        if (h.p >= m->end) {
-            m->stack_count = h.count;
-            return pickle_step_cut(m);
-        }
+    goto limits;
+
+long_binget:
+    STEP_UNLESS(memo_get_fast(m, &h, load32(h.p + 1)));
+    NEXT(5);
+binget:
+    STEP_UNLESS(memo_get_fast(m, &h, h.p[1]));
+    NEXT(2);
+memoize:
+    STEP_UNLESS(memo_put_fast(m, &h, m->memo_count));
+    NEXT(1);
+binput:
+    STEP_UNLESS(memo_put_fast(m, &h, h.p[1]));
+    NEXT(2);
+long_binput:
+    STEP_UNLESS(memo_put_fast(m, &h, load32(h.p + 1)));
+    NEXT(5);
+mark:
+    STEP_UNLESS(m->mark_count < m->mark_capacity);
+    m->marks[m->mark_count++] = h.count;
+    h.floor = h.count;
+    NEXT(1);
+empty_dict:
+    STEP_UNLESS(push_container_fast(m, &h, PICKLE_DICT));
+    NEXT(1);
+empty_list:
+    STEP_UNLESS(push_container_fast(m, &h, PICKLE_LIST));
+    NEXT(1);
+setitems:
+    STEP_UNLESS(set_items_fast(m, &h));
+    NEXT(1);
+binint1:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = h.p[1]}));
+    NEXT(2);
+binint2:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = load16(h.p + 1)}));
+    NEXT(3);
+binint:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = (int32_t)load32(h.p + 1)}));
+    NEXT(5);
+long1: { /* of up to 8 bytes: inside the safe distance */
+    unsigned n = h.p[1];
+    STEP_UNLESS(n <= 8 && h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT,
+                                .as.integer = n ? long1_value(h.p + 2, n) : 0}));
+    NEXT(2 + n);
+}
+short_binunicode: {
+    size_t n = h.p[1];
+    STEP_UNLESS((size_t)(m->end - h.p) - 2 >= n && h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_STR, .length = (uint32_t)n,
+                                .as.string = h.p + 2}));
+    NEXT(2 + n);
+}
+binunicode: {
+    size_t n = load32(h.p + 1);
+    STEP_UNLESS((size_t)(m->end - h.p) - 5 >= n && h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_STR, .length = (uint32_t)n,
+                                .as.string = h.p + 5}));
+    NEXT(5 + n);
+}
+none:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_NONE}));
+    NEXT(1);
+newtrue:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = true}));
+    NEXT(1);
+newfalse:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = false}));
+    NEXT(1);
+frame: /* only a hint */
+    NEXT(9);
+
+step: {
+    /* pickle_step runs it again from its first byte, with every check. */
+    m->opcode = h.p;
+    m->p = h.p + 1;
+    m->stack_count = h.count;
+    uint8_t opcode = *h.p;
+    if (opcode == '.')
+        return pickle_step_stop(m);
+    if (!pickle_step(m, opcode))
+        return false;
+    hot_load(&h, m);
+    NEXT(0);
+}
+tail:
+    if (h.p >= m->end) {
+        m->stack_count = h.count;
+        return pickle_step_cut(m);
+    }
+    if ((size_t)(h.p - m->start) >= next_advance) {
         m->consumer->advance(m->consumer->context, (size_t)(h.p - m->start));
         next_advance += ADVANCE_STEP;
+    limits:
+        safe = next_advance < (size_t)(safe_end - m->start) ? m->start + next_advance : safe_end;
+        NEXT(0);
     }
+    goto step; /* within SAFE_TAIL bytes of the end: every opcode checked */
 }
 
 enum pickle_status pickle_decode(const uint8_t *bytes, size_t size,

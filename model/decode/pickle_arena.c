@@ -55,18 +55,15 @@ struct pickle_object *pickle_arena_object_new(struct pickle_arena *arena)
     return bump(arena, sizeof(struct pickle_object));
 }
 
-/* The k of the smallest 2^k >= needed (needed >= 2): one instruction
- * where a loop ran per item array. */
-static unsigned class_of(size_t needed)
+struct pickle_value *pickle_arena_box(struct pickle_arena *arena)
 {
-    return (unsigned)(sizeof(unsigned long long) * 8) -
-           (unsigned)__builtin_clzll((unsigned long long)needed - 1);
+    return bump(arena, sizeof(struct pickle_value));
 }
 
 bool pickle_arena_items_grow(struct pickle_arena *arena, struct pickle_object *object,
                              size_t needed)
 {
-    unsigned k = class_of(needed < 2 ? 2 : needed);
+    unsigned k = pickle_arena_class(needed < 2 ? 2 : needed);
     if (k >= PICKLE_ARENA_CLASSES || k > 32)
         return false;
     struct pickle_value *items;
@@ -79,7 +76,7 @@ bool pickle_arena_items_grow(struct pickle_arena *arena, struct pickle_object *o
     if (object->count)
         memcpy(items, object->items, object->count * sizeof *items);
     if (object->capacity) {
-        unsigned old = class_of(object->capacity);
+        unsigned old = pickle_arena_class(object->capacity);
         memcpy(object->items, &arena->free_items[old], sizeof(void *));
         arena->free_items[old] = object->items;
     }
@@ -91,7 +88,7 @@ bool pickle_arena_items_grow(struct pickle_arena *arena, struct pickle_object *o
 void pickle_arena_recycle(struct pickle_arena *arena, struct pickle_object *object)
 {
     if (object->capacity) {
-        unsigned k = class_of(object->capacity);
+        unsigned k = pickle_arena_class(object->capacity);
         memcpy(object->items, &arena->free_items[k], sizeof(void *));
         arena->free_items[k] = object->items;
     }

@@ -181,10 +181,14 @@ static bool memo_put(struct machine *m, uint64_t id)
     if (id > m->memo_count)
         return fail(m, PICKLE_CORRUPT, "memo slot %llu is out of order (next is %zu)",
                     (unsigned long long)id, m->memo_count);
+    struct pickle_value *top = &m->stack[m->stack_count - 1];
+    uint64_t slot;
+    if (!pickle_memo_pack(m, top, &slot))
+        return no_memory(m);
     if (id == m->memo_count) {
         if (m->memo_count == m->memo_capacity) {
             size_t capacity = m->memo_capacity ? m->memo_capacity * 2 : 4096;
-            struct pickle_value *grown = realloc(m->memo, capacity * sizeof *grown);
+            uint64_t *grown = realloc(m->memo, capacity * sizeof *grown);
             if (!grown)
                 return no_memory(m);
             m->memo = grown;
@@ -192,14 +196,13 @@ static bool memo_put(struct machine *m, uint64_t id)
         }
         m->memo_count++;
     }
-    struct pickle_value *top = &m->stack[m->stack_count - 1];
     if (pickle_is_container(top)) {
         struct pickle_object *object = top->as.object;
         if (object->memo_id != NO_MEMO)
             object->shared = true; /* in two slots: never recycled */
         object->memo_id = (uint32_t)id;
     }
-    m->memo[id] = *top;
+    m->memo[id] = slot;
     return true;
 }
 
@@ -208,10 +211,11 @@ static bool memo_get(struct machine *m, uint64_t id)
     if (id >= m->memo_count)
         return fail(m, PICKLE_CORRUPT, "memo slot %llu was never filled",
                     (unsigned long long)id);
-    struct pickle_value value = m->memo[id];
-    if (value.kind == PICKLE_RECYCLED)
+    uint64_t slot = m->memo[id];
+    if (slot == MEMO_RECYCLED)
         return fail(m, PICKLE_CORRUPT, "memo slot %llu names an item already read and dropped",
                     (unsigned long long)id);
+    struct pickle_value value = pickle_memo_unpack(slot);
     if (pickle_is_container(&value))
         value.as.object->shared = true;
     return push(m, value);
@@ -285,8 +289,8 @@ static void recycle(struct machine *m, const struct pickle_value *item)
     if (object->shared)
         return;
     if (object->memo_id != NO_MEMO && object->memo_id < m->memo_count &&
-        m->memo[object->memo_id].as.object == object)
-        m->memo[object->memo_id].kind = PICKLE_RECYCLED;
+        m->memo[object->memo_id] == (uint64_t)(uintptr_t)object)
+        m->memo[object->memo_id] = MEMO_RECYCLED;
     pickle_arena_recycle(&m->document->arena, object);
 }
 
