@@ -4,8 +4,8 @@
  * millions of dicts costs no malloc per dict, and free lists by size (item
  * arrays of 2^k values, object headers) so that what a consumer took is
  * reused by the next items instead of growing the arena; boxes for the
- * memo's values. Everything it hands out is 16-aligned (the memo keeps a
- * tag in a pointer's low bits).
+ * memo's values. Everything it hands out is aligned as malloc aligns, 8
+ * bytes at least (the memo keeps a 2-bit tag in a pointer's low bits).
  * Called by: pickle.c, pickle_step.c and pickle_machine.h only (the
  * object and item pops in line, the rest out of line). Must not: know
  * opcodes. */

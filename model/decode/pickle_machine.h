@@ -19,9 +19,10 @@
 
 /* A memo slot is 8 bytes, not a 16-byte value: a snapshot memoizes every
  * dict it writes, millions of slots. Its low two bits say what it holds:
- * the object (the arena aligns them to 16), or a copy in the arena of any
- * other value (strings: a key is memoized once and fetched for every
- * entry, so it is one load and one copy), or that the object was taken. */
+ * the object (the arena aligns them to 8 at least), or a copy in the
+ * arena of any other value (strings: a key is memoized once and fetched
+ * for every entry, so it is one load and one copy), or that the object
+ * was taken. */
 enum {
     MEMO_OBJECT = 0,   /* a struct pickle_object * */
     MEMO_BOXED = 2,    /* a struct pickle_value * in the arena */
