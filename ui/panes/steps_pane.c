@@ -350,6 +350,9 @@ static void steps_draw(struct pane *pane, struct viewer *viewer, const struct pa
     pane_draw_tab_hint(area, text_of(title), style);
     if (height < 2 || count == 0)
         return;
+    /* A narrow pane cuts the names further, to keep the times. */
+    if (steps->spans.count)
+        steps->columns[STEP_ID].minimum = width < 70 ? 16 : 24;
     struct column_fit layout;
     const struct fit_column *columns = steps_columns(steps);
     column_fit_compute(columns, STEP_COLUMN_COUNT, steps->natural, 0, -1, width, &layout);
