@@ -2,7 +2,8 @@
  * (struct time_span) for one allocator on a hand-made timeline: the
  * memory carried into a span, its peak and end, nesting depth, spans
  * with no memory, spans of another allocator or of every allocator,
- * the order; and reserved bytes (allocator_records_reserved). */
+ * the order; a PyTorch trace's user annotations as spans; and reserved
+ * bytes (allocator_records_reserved). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/query/spans.h"
@@ -119,6 +121,48 @@ static void test_span_memory(void **state)
     profile_free(profile);
 }
 
+/* A PyTorch trace's user annotations are spans of every allocator, but
+ * ProfilerStep#N (its steps). */
+static void test_trace_spans(void **state)
+{
+    (void)state;
+    const struct {
+        const char *file;
+        size_t spans;
+    } traces[] = {{"data/real/torch-mlp.pt.trace.json.gz", 10},
+                  {"data/real/torch-mlp-schedule.pt.trace.json.gz", 6}};
+    for (size_t t = 0; t < 2; t++) {
+        char *path = test_source_path(traces[t].file);
+        struct profile *profile = test_load_ok(path);
+        free(path);
+        assert_int_equal(profile->span_count, traces[t].spans);
+        for (size_t i = 0; i < profile->span_count; i++) {
+            const char *name = profile_text(profile, profile->spans[i].name);
+            assert_true(strncmp(name, "Optimizer.", 10) == 0);
+            assert_int_equal(profile->spans[i].allocator, STRING_ID_NONE);
+            assert_true(profile->spans[i].end_ps > profile->spans[i].start_ps);
+        }
+        long gpu = profile_find_allocator(profile, text_of("cuda:0"));
+        assert_true(gpu >= 0);
+        struct span_table table;
+        assert_true(span_table_build(&table, profile, &profile->allocators[gpu]));
+        assert_int_equal(table.count, traces[t].spans);
+        /* An Adam step holds the allocator's peak (95.74 MiB). */
+        const struct allocator_summary *summary = &profile->allocators[gpu].summary;
+        size_t at_peak = 0;
+        for (size_t i = 0; i < table.count; i++)
+            if (table.rows[i].peak_bytes == summary->peak_bytes &&
+                table.rows[i].peak_time_ps == summary->peak_time_ps) {
+                assert_string_equal(profile_text(profile, table.rows[i].name),
+                                    "Optimizer.step#Adam.step");
+                at_peak++;
+            }
+        assert_int_equal(at_peak, 1);
+        span_table_free(&table);
+        profile_free(profile);
+    }
+}
+
 /* Reserved is known only for caching allocators that record free bytes. */
 static void test_reserved(void **state)
 {
@@ -143,6 +187,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_span_memory),
         cmocka_unit_test(test_reserved),
+        cmocka_unit_test(test_trace_spans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
