@@ -433,7 +433,8 @@ static void viewer_pin_span_peak(struct viewer *viewer, const struct follow_up *
                            .hold = LIVE_PIN_UNTIL_ESC,
                            .title = LIVE_PIN_TITLE_AT};
     char name[sizeof pin.name - 7];
-    format_safe_bytes(profile_string(viewer->profile, viewer->profile->spans[follow_up->index].name),
+    const struct time_span *span = &viewer->profile->spans[follow_up->index];
+    format_safe_bytes(profile_string(viewer->profile, span->name),
                       viewer->style.utf8 ? 0 : FORMAT_SAFE_ASCII, name, sizeof name);
     snprintf(pin.name, sizeof pin.name, "%s's peak", name);
     viewer_jump_to_time(viewer, follow_up->from_ps);

@@ -194,19 +194,25 @@ static struct text span_cell(const struct profile *profile, const struct span_ro
                              enum step_column column, const struct ui_style *style, char *buffer,
                              size_t size)
 {
-    const char *before = style->utf8 ? "\xe2\x89\xa4" : "<=", *after = style->utf8 ? "\xe2\x89\xa5" : ">=";
+    const char *before = style->utf8 ? "\xe2\x89\xa4" : "<="; /* ≤ */
+    const char *after = style->utf8 ? "\xe2\x89\xa5" : ">=";  /* ≥ */
     bool memory = span->has_memory;
     switch (column) {
     case STEP_ID: return span_name(profile, span, style, buffer, size);
     case STEP_START:
         return text_of(span_time(span->start_time_ps, span->open_start, before, buffer, size));
-    case STEP_END: return text_of(span_time(span->end_time_ps, span->open_end, after, buffer, size));
-    case STEP_LENGTH: return text_of(format_milliseconds_value(span->duration_ps, 3, buffer, size));
+    case STEP_END:
+        return text_of(span_time(span->end_time_ps, span->open_end, after, buffer, size));
+    case STEP_LENGTH:
+        return text_of(format_milliseconds_value(span->duration_ps, 3, buffer, size));
     case STEP_PEAK: return text_of(memory ? format_bytes(span->peak_bytes, buffer, size) : "");
     case STEP_PEAK_TIME:
-        return text_of(memory ? format_milliseconds_value(span->peak_time_ps, 3, buffer, size) : "");
+        return text_of(memory ? format_milliseconds_value(span->peak_time_ps, 3, buffer, size)
+                              : "");
     case STEP_END_BYTES: return text_of(memory ? format_bytes(span->end_bytes, buffer, size) : "");
-    case STEP_ALLOCATIONS: snprintf(buffer, size, "%zu", span->allocations); return text_of(buffer);
+    case STEP_ALLOCATIONS:
+        snprintf(buffer, size, "%zu", span->allocations);
+        return text_of(buffer);
     case STEP_DEALLOCATIONS:
         snprintf(buffer, size, "%zu", span->deallocations);
         return text_of(buffer);
@@ -328,7 +334,9 @@ static void steps_draw_row(const struct viewer *viewer, const struct steps_pane 
                                       buffer, sizeof buffer);
         /* The flag stands out without colour too: its own words. */
         bool flag = step && c == STEP_DELTA && step->possible_leak && attr == style->normal;
-        wattrset(window, flag ? style->error | A_BOLD : step && step->is_none ? attr | A_DIM : attr);
+        wattrset(window, flag                     ? style->error | A_BOLD
+                         : step && step->is_none ? attr | A_DIM
+                                                 : attr);
         column_fit_draw_cell(window, y, x, steps_columns(steps), layout, (size_t)c, text, style);
     }
     wattrset(window, style->normal);
@@ -375,7 +383,7 @@ static void steps_draw(struct pane *pane, struct viewer *viewer, const struct pa
 
 /* The chart zoomed to a span and the table at its peak (a span with no
  * memory: the zoom alone). */
-static struct pane_reply steps_zoom_span(struct viewer *viewer, const struct span_row *span)
+static struct pane_reply steps_zoom_span(const struct span_row *span)
 {
     struct pane_reply reply =
         pane_reply_follow(follow_up_zoom_to(span->start_time_ps, span->end_time_ps));
@@ -384,7 +392,6 @@ static struct pane_reply steps_zoom_span(struct viewer *viewer, const struct spa
         at_peak.from_ps = span->peak_time_ps;
         reply.follow_ups[reply.count++] = at_peak;
     }
-    (void)viewer;
     return reply;
 }
 
@@ -422,7 +429,7 @@ static struct pane_reply steps_zoom_chart(struct steps_pane *steps, struct viewe
     viewer_status(viewer, false, "chart zoomed to %s, the table at its peak (Enter again: back "
                                  "out)", name);
     if (span)
-        return steps_zoom_span(viewer, span);
+        return steps_zoom_span(span);
     struct pane_reply reply =
         pane_reply_follow(follow_up_zoom_to(step->start_time_ps, step->end_time_ps));
     if (!step->is_none && step->step_id >= 0) {

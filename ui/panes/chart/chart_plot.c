@@ -178,7 +178,8 @@ static void draw_reserved_line(const struct chart_frame *frame)
         if (reserved < frame->bottom)
             continue;
         int row = chart_frame_value_row(frame, reserved);
-        if (row >= frame->bar_rows || chart_cell_eighths(bar_eighths(frame, column->in_use), row) > 0)
+        if (row >= frame->bar_rows ||
+            chart_cell_eighths(bar_eighths(frame, column->in_use), row) > 0)
             continue;
         attr_t attr = style->free_memory | A_BOLD | (c == frame->cursor_column ? A_REVERSE : 0);
         draw_glyph(frame->window, g->plot_y + g->plot_rows - 1 - row, g->plot_x + c,
