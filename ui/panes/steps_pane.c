@@ -484,13 +484,16 @@ static struct pane_reply steps_click(struct pane *pane, struct viewer *viewer, i
     return pane_reply_handled();
 }
 
+/* e: the steps, or the spans when a span is selected. */
 static bool steps_export(struct pane *pane, const struct viewer *viewer,
                          struct export_request *request)
 {
-    (void)pane;
+    const struct steps_pane *steps = steps_of(pane);
     if (!viewer->allocator)
         return false;
-    export_request_init(request, EXPORT_VIEW_STEPS, viewer->profile, viewer->allocator);
+    bool span = steps->built == viewer->allocator && steps_span_at(steps, steps->cursor.selected);
+    export_request_init(request, span ? EXPORT_VIEW_SPANS : EXPORT_VIEW_STEPS, viewer->profile,
+                        viewer->allocator);
     return true;
 }
 

@@ -4,8 +4,8 @@
 # bars (title, legend, readout; v hides it and shows it again), and the
 # external annotations are spans in the steps pane (Enter zooms the chart
 # to one and holds the table at its peak; again zooms back). A generated
-# snapshot's spans whose START or END the file lacks are marked. Prints
-# TAP.
+# snapshot's spans whose START or END the file lacks are marked. The
+# spans as CSV: --export spans, and e on a span. Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
 build_dir="${MEMTOP_BUILDDIR:-.}"
@@ -110,4 +110,37 @@ focus_spans >/dev/null
 tmux_screen_has "120x40: a span whose START the file lacks starts at ≤, one whose END it lacks ends at ≥" \
     "Spans \(4\)" "ProfilerStep#0 +≤0\.000 " "ProfilerStep#3 +[0-9.]+ +≥[0-9.]+ "
 memtop_quit "120x40 (generated): q quits with status 0"
+tmux_stop
+
+# --export spans: the same spans as CSV; e on a span writes it too.
+memtop_run --export spans "$real"
+memtop_expect "--export spans: the real snapshot's six spans, the peak in the second step" 0 \
+    out '^name,start_time_ps,end_time_ps,duration_ps,peak_bytes,peak_time_ps,end_bytes,allocations,deallocations,depth,starts_before_trace,open_at_end$' \
+    out '^Optimizer\.step#Adam\.step,7716000000,8376000000,660000000,100387024,8220000000,94046376,6,6,0,false,false$'
+tap_check "--export spans: a header and 6 rows" test "$(wc -l <"$test_work/out")" -eq 7
+memtop_run --export spans "$work/steps.pickle"
+memtop_expect "--export spans: a span without its START or its END says so" 0 \
+    out '^ProfilerStep#0,0,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,0,true,false$' \
+    out '^ProfilerStep#3,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,0,false,true$'
+memtop_run --export spans "$source_dir/data/real/torch-mlp.pt.trace.json.gz"
+memtop_expect "--export spans: a PyTorch trace's user annotations, not its steps" 0 \
+    out '^Optimizer\.zero_grad#Adam\.zero_grad,' out '^Optimizer\.step#Adam\.step,'
+tap_check "--export spans: the trace's 10 spans" test "$(wc -l <"$test_work/out")" -eq 11
+
+"$memtop" --export spans "$real" >"$work/expected.csv"
+mkdir -p "$work/e"
+tmux_start 120 40 "cd '$work/e' && env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+TERM=tmux-256color XDG_STATE_HOME='$work/state-e' '$memtop' '$real'; echo EXIT=\$?; sleep 60"
+tmux_wait_for "allocated / reserved" >/dev/null
+focus_spans >/dev/null
+tmux_keys j e
+tmux_wait_for "export spans to: memtop-cuda_0-spans.csv" >/dev/null
+tmux_keys Enter
+if tmux_wait_for "wrote 6 rows to memtop-cuda_0-spans.csv" &&
+    cmp -s "$work/expected.csv" "$work/e/memtop-cuda_0-spans.csv"; then
+    tap_ok "120x40: e on a span writes the spans as --export spans does"
+else
+    tap_not_ok "120x40: e on a span writes the spans as --export spans does"
+fi
+memtop_quit "120x40 (e): q quits with status 0"
 tap_done
