@@ -19,6 +19,7 @@
  *   location and module of the Python frames around the forward op's
  *   start where the file has them (load_trace_kineto_frames.c);
  * - steps by time window: ProfilerStep#N of the same pid holding the time;
+ *   the other user annotations become the profile's named spans;
  * - events sorted stably by exact time; one allocator per device in order
  *   of first appearance; a free takes the op and context of the latest
  *   allocation of its address before it on that device;
@@ -469,6 +470,32 @@ static void kineto_assign_steps(struct trace_kineto *kineto)
     }
 }
 
+/* The user annotations but ProfilerStep#N (the steps) as the profile's
+ * named spans, on every allocator (their times are the host's, as the
+ * [memory] events' are): Optimizer.step#Adam.step, record_function
+ * ranges. */
+static enum load_status kineto_add_spans(struct trace_load *load,
+                                         const struct trace_kineto *kineto)
+{
+    static const char step_prefix[] = "ProfilerStep#";
+    for (size_t i = 0; kineto->memory_count && i < kineto->ops_count; i++) {
+        const struct kineto_op *op = &kineto->ops[i];
+        struct text name = string_table_get(load->strings, op->name);
+        if (op->is_operator || (name.length >= sizeof step_prefix - 1 &&
+                                memcmp(name.bytes, step_prefix, sizeof step_prefix - 1) == 0))
+            continue;
+        struct time_span span = {
+            .name = op->name,
+            .allocator = STRING_ID_NONE,
+            .start_ps = trace_load_time_ps(load, op->start_ns),
+            .end_ps = trace_load_time_ps(load, op->end_ns),
+        };
+        if (!profile_builder_add_span(load->builder, &span))
+            return trace_load_no_memory(load);
+    }
+    return LOAD_OK;
+}
+
 enum load_status trace_kineto_finish(struct trace_load *load)
 {
     struct trace_kineto *kineto = load->kineto;
@@ -482,5 +509,5 @@ enum load_status trace_kineto_finish(struct trace_load *load)
         return trace_load_no_memory(load);
     enum load_status status = trace_kineto_build(load, kineto, order);
     free(order);
-    return status;
+    return status == LOAD_OK ? kineto_add_spans(load, kineto) : status;
 }

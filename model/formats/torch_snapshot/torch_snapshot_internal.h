@@ -11,6 +11,7 @@
  *                             bytes live before the first entry)
  *   torch_snapshot_replay.c   per device: the timeline (allocated and
  *                             reserved), the peak rows, the allocator
+ *   torch_snapshot_spans.c    the annotations paired into named spans
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
 #ifndef MEMTOP_TORCH_SNAPSHOT_INTERNAL_H
@@ -136,6 +137,12 @@ void ts_trace_release(struct ts_load *load, const struct ts_trace *trace);
 /* The segments list, read into load->segments and load->blocks. */
 enum load_status ts_read_segments(struct ts_load *load, const struct pickle_value *segments);
 enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_value *list);
+
+/* ---- torch_snapshot_spans.c ---- */
+
+/* The annotations paired into the profile's spans, on their devices'
+ * allocators (built before). */
+enum load_status ts_add_spans(struct ts_load *load);
 
 /* ---- torch_snapshot_entries.c ---- */
 
