@@ -363,6 +363,19 @@ const char *allocator_word(const struct allocator *allocator, enum allocator_wor
     return words[allocator && allocator->caching ? 1 : 0][word];
 }
 
+bool allocator_records_reserved(const struct allocator *allocator)
+{
+    return allocator && allocator->caching && allocator->timeline.count > 0 &&
+           allocator_records(allocator, ALLOCATOR_FIELD_FREE);
+}
+
+int64_t allocator_reserved_at(const struct allocator *allocator, size_t index)
+{
+    int64_t free_bytes = allocator->timeline.free_bytes[index];
+    return saturating_add(snapshot_columns_in_use(&allocator->timeline, index),
+                          free_bytes > 0 ? free_bytes : 0);
+}
+
 bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *rows_step,
                                  int64_t *peak_time_step)
 {
@@ -432,6 +445,7 @@ void profile_free(struct profile *profile)
     }
     free(profile->warnings);
     free(profile->sites);
+    free(profile->spans);
     free(profile->allocators);
     free(profile->hlo_modules);
     string_table_free(profile->strings);

@@ -3,8 +3,9 @@
  *
  * Owns: the in-memory form (allocators in display order, each with a
  * time-sorted columnar timeline, the kind of that timeline, its summary
- * and its resolved allocation rows; HLO modules; the strings; the load's
- * warnings) and the snapshot columns it is made of.
+ * and its resolved allocation rows; HLO modules; named spans of time;
+ * the strings; the load's warnings) and the snapshot columns it is made
+ * of.
  * Called by: every view, report and exporter; loaders build one through
  * model/profile_builder.h, never by writing these structs.
  * Must not: change after the builder hands it over; views never write it. */
@@ -314,6 +315,25 @@ struct frame_site {
  * (in-place ops). False for formats without kinds. */
 bool allocation_row_is_uncounted(const struct allocation_row *row);
 
+/* A named span of time the file records (issue 23: a PyTorch memory
+ * snapshot's external_annotations, the START/END pairs of
+ * record_function ranges such as ProfilerStep#4 or
+ * Optimizer.step#Adam.step), on the timeline of the allocator(s) it
+ * belongs to. Spans may nest and overlap. model/query/spans.h tells
+ * each span's memory. */
+struct time_span {
+    uint32_t name;      /* string id */
+    uint32_t allocator; /* the allocator's id (its memory id, a string id);
+                           STRING_ID_NONE: every allocator of the profile */
+    int64_t start_ps;   /* on the allocator's timeline */
+    int64_t end_ps;     /* >= start_ps */
+    /* The file has the START but not the END (the snapshot was taken
+     * inside it: end_ps is the trace's last time), or the END but not
+     * the START (it began before the trace: start_ps is the first). */
+    bool open_end;
+    bool open_start;
+};
+
 struct hlo_module {
     int64_t id;
     uint32_t name;
@@ -460,6 +480,16 @@ enum allocator_word {
 };
 const char *allocator_word(const struct allocator *allocator, enum allocator_word word);
 
+/* Whether the allocator's timeline knows the memory it reserves: a
+ * caching allocator (the words above say allocated and reserved) whose
+ * free bytes are recorded, reserved = in use + reserved but free
+ * (PyTorch memory snapshots, PyTorch traces with Total Reserved). */
+bool allocator_records_reserved(const struct allocator *allocator);
+/* The reserved bytes at snapshot `index` of its timeline (in use plus
+ * free, a negative free read as 0); meaningful only where
+ * allocator_records_reserved() says so. */
+int64_t allocator_reserved_at(const struct allocator *allocator, size_t index);
+
 /* Whether the rows at the peak are another step's than the peak's own
  * (see one_step_rows), and the two steps. */
 bool allocator_rows_step_differs(const struct allocator *allocator, int64_t *rows_step,
@@ -494,6 +524,10 @@ struct profile {
      * NULL and 0 for formats that record none. */
     struct frame_site *sites;
     size_t site_count;
+    /* The named spans the file records (struct time_span), in the order
+     * the loader added them; NULL and 0 for formats that record none. */
+    struct time_span *spans;
+    size_t span_count;
 };
 
 /* Site `index` of the profile (an all-zero one for 0 or past the end). */

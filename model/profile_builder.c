@@ -544,6 +544,16 @@ bool profile_builder_add_site(struct profile_builder *builder, const struct fram
     return true;
 }
 
+bool profile_builder_add_span(struct profile_builder *builder, const struct time_span *span)
+{
+    struct profile *profile = builder->profile;
+    if (!array_grow((void **)&profile->spans, &builder->span_capacity, profile->span_count,
+                    sizeof *profile->spans, 64))
+        return false;
+    profile->spans[profile->span_count++] = *span;
+    return true;
+}
+
 void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index,
                                    enum allocator_rows kind)
 {

@@ -35,6 +35,7 @@ struct profile_builder {
     size_t warning_capacity;
     size_t warnings_dropped; /* past PROFILE_WARNINGS_MAX */
     size_t site_capacity;
+    size_t span_capacity;
 };
 
 /* An empty profile to build; false when memory runs out. */
@@ -103,6 +104,11 @@ bool profile_builder_add_memory_block(struct profile_builder *builder, size_t in
  * memory runs out. */
 bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
                               uint32_t *index);
+
+/* Appends a named span of time (struct time_span: its allocator by
+ * memory id, STRING_ID_NONE for every allocator); views list them by
+ * start. False when memory runs out. */
+bool profile_builder_add_span(struct profile_builder *builder, const struct time_span *span);
 
 /* Which table the rows are (ALLOCATOR_ROWS_RECORDED unless said): a
  * loader that adds XProf's peak-step table says ALLOCATOR_ROWS_XPROF,

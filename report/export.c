@@ -60,6 +60,7 @@ static bool request_check(const struct export_request *request, struct export_re
     }
     if ((request->view == EXPORT_VIEW_ALLOCATIONS || request->view == EXPORT_VIEW_TIMELINE ||
          request->view == EXPORT_VIEW_STEPS || request->view == EXPORT_VIEW_SEGMENTS ||
+         request->view == EXPORT_VIEW_SPANS ||
          request->view == EXPORT_VIEW_XPROF_TABLE) &&
         !checked->allocator) {
         *reason = "the profile has no allocator to export";
@@ -94,6 +95,7 @@ static const struct {
     [EXPORT_VIEW_STEPS] = {export_steps, NULL},
     [EXPORT_VIEW_SEGMENTS] = {export_segments, NULL},
     [EXPORT_VIEW_XPROF_TABLE] = {export_xprof_table, NULL},
+    [EXPORT_VIEW_SPANS] = {export_spans, NULL},
 };
 
 /* A JSON view: json_writer keeps every string valid and terminal-safe. */

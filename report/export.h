@@ -49,6 +49,11 @@
  *                row per step of the allocator (model/query/steps.h: in the order
  *                the steps start, step -1 last), end_delta_bytes empty for
  *                the first step and for step -1.
+ *   spans        name,start_time_ps,end_time_ps,duration_ps,peak_bytes,
+ *                peak_time_ps,end_bytes,allocations,deallocations,depth,
+ *                starts_before_trace,open_at_end; one row per named span
+ *                of the allocator (model/query/spans.h: by start), the
+ *                bytes empty for a span before the first snapshot.
  *   segments     address,size_bytes,stream,pool,expandable,allocated_bytes,
  *                pending_free_bytes,free_bytes,blocks,largest_free_bytes:
  *                the allocator's segments (model/segments.h) after the
@@ -86,6 +91,8 @@ enum export_view {
     /* XProf's peak-step table (issue 22): the columns of allocations,
      * XProf's rows in its order (allocator_xprof_rows). */
     EXPORT_VIEW_XPROF_TABLE,
+    /* The allocator's named spans (model/query/spans.h). */
+    EXPORT_VIEW_SPANS,
     EXPORT_VIEW_COUNT
 };
 
@@ -234,6 +241,7 @@ size_t export_summary(struct csv_writer *writer, const struct export_request *re
 size_t export_hlo(struct csv_writer *writer, const struct export_request *request);
 size_t export_compare(struct csv_writer *writer, const struct export_request *request);
 size_t export_steps(struct csv_writer *writer, const struct export_request *request);
+size_t export_spans(struct csv_writer *writer, const struct export_request *request);
 size_t export_segments(struct csv_writer *writer, const struct export_request *request);
 /* chrome-trace: returns the number of trace events written. */
 struct json_writer;

@@ -26,6 +26,7 @@ static const char *const view_names[EXPORT_VIEW_COUNT] = {
     [EXPORT_VIEW_STEPS] = "steps",
     [EXPORT_VIEW_SEGMENTS] = "segments",
     [EXPORT_VIEW_XPROF_TABLE] = "xprof-table",
+    [EXPORT_VIEW_SPANS] = "spans",
 };
 
 const char *export_view_name(enum export_view view)
@@ -47,7 +48,7 @@ bool export_view_parse(const char *name, enum export_view *out)
 const char *export_view_list(void)
 {
     return "allocations, timeline, summary, hlo, chrome-trace, compare, steps, segments, "
-           "xprof-table";
+           "xprof-table, spans";
 }
 
 bool export_view_is_csv(enum export_view view)

@@ -136,6 +136,18 @@ void profile_maker_add_unresolved_row(struct allocator *allocator)
     fail_msg("profile_maker: an allocator of no profile it is making");
 }
 
+void profile_maker_add_span(struct profile *profile, const char *allocator_id, const char *name,
+                            int64_t start_ps, int64_t end_ps)
+{
+    struct time_span span = {
+        .name = maker_intern(profile, name),
+        .allocator = allocator_id ? maker_intern(profile, allocator_id) : STRING_ID_NONE,
+        .start_ps = start_ps,
+        .end_ps = end_ps,
+    };
+    assert_true(profile_builder_add_span(&maker_draft(profile)->builder, &span));
+}
+
 void profile_maker_finish(struct profile *profile)
 {
     for (size_t i = 0; i < MAKER_DRAFTS; i++) {

@@ -44,6 +44,10 @@ void profile_maker_add_row(struct profile *profile, struct allocator *allocator,
 void profile_maker_add_special_row(struct profile *profile, struct allocator *allocator,
                                    const struct made_event *event);
 void profile_maker_add_unresolved_row(struct allocator *allocator);
+/* A named span (struct time_span) from start_ps to end_ps on the
+ * allocator of memory id `allocator_id` (NULL: every allocator). */
+void profile_maker_add_span(struct profile *profile, const char *allocator_id, const char *name,
+                            int64_t start_ps, int64_t end_ps);
 /* XProf's finishing and the builder's (profile_builder_finish), asserted. */
 void profile_maker_finish(struct profile *profile);
 

@@ -9,7 +9,9 @@
 #   the real transformer capture is jit__step's temporary, and in all
 #   three JAX captures no row of 1 KiB or more at the peak is nameless;
 # - the filter reads a row's context (tests/formats/chrome_trace's test
-#   checks --filter Adam on the real PyTorch trace).
+#   checks --filter Adam on the real PyTorch trace);
+# - a PyTorch backward row names its forward op and takes the forward
+#   op's module and location (Linear_0, Linear_1 and Linear_2 apart).
 # Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
@@ -101,8 +103,10 @@ if [ -r "$torch" ] && [ -r "$mlp" ]; then
     tap_check "torch-mlp: --group-by module names the loss's module" \
         grep -q '^CrossEntropyLoss_0,1024,' "$work/by-module.csv"
     "$memtop" --export allocations --group-by function "$torch" >"$work/by-function.csv"
+    # Every row but the one from before the profile: the backward rows
+    # too, by their forward ops' frames.
     tap_check "torch-mlp: --group-by function names step" \
-        grep -q '^step,[0-9]*,[0-9.e-]*,8$' "$work/by-function.csv"
+        grep -q '^step,[0-9]*,[0-9.e-]*,14$' "$work/by-function.csv"
     "$memtop" --export allocations --group-by file "$torch" >"$work/by-file.csv"
     tap_check "torch-mlp: --group-by file names torch_trace.py" \
         grep -q '^torch_trace\.py,' "$work/by-file.csv"
@@ -115,10 +119,22 @@ if [ -r "$torch" ] && [ -r "$mlp" ]; then
     tap_check "torch-mlp: the allocating op's Input Dims and Input type as shape and type" \
         grep -q '^aten::mm,4194304,4194304,1,,"float, float","\[\[1024, 256\], \[256, 1024\]\]",' \
         "$work/shapes.csv"
-    # The fwdbwd flow: a backward row's context names its forward op.
+    # The fwdbwd flow: a backward row's context names its forward op, and
+    # the row takes the forward op's module and location (its stack is
+    # in the CSV, on several lines: the JSON's row is one).
+    "$memtop" --summary --json "$torch" >"$work/rows.json"
+    backward='"op_name":"aten::mm","allocation_bytes":4194304,[^}]*'
     tap_check "torch-mlp: a backward row's context names its forward op" \
-        grep -q '^aten::mm,4194304,.*,autograd::engine::evaluate_function: AddmmBackward0 > AddmmBackward0 > aten::mm \[forward: aten::addmm\],' \
-        "$work/shapes.csv"
+        grep -q "$backward\"context\":\"autograd::engine::evaluate_function: AddmmBackward0 > AddmmBackward0 > aten::mm \\[forward: aten::addmm\\]\"" \
+        "$work/rows.json"
+    tap_check "torch-mlp: a backward row takes its forward op's location and module" \
+        grep -q "$backward\"location\":\"torch_trace.py:15 step\",[^}]*\"module\":\"Linear_1\"" \
+        "$work/rows.json"
+    "$memtop" --export allocations --filter AddmmBackward0 --group-by module "$torch" \
+        >"$work/backward-modules.csv"
+    tap_check "torch-mlp: the three Linear layers' gradients are three modules" \
+        test "$(grep -c '^Linear_[012],' "$work/backward-modules.csv")" -eq 3 -a \
+        "$(grep -c , "$work/backward-modules.csv")" -eq 4
     tap_check "torch-mlp: a forward row names no forward op" \
         test "$(grep -c 'aten::cross_entropy_loss.*\[forward: ' "$work/shapes.csv")" -eq 0
     memtop_run --export allocations --group-by op "$mlp"

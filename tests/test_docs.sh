@@ -285,7 +285,7 @@ complete_words() {
 if command -v bash >/dev/null 2>&1; then
     tap_check "bash: --ex completes to --export" test "$(complete_words --ex)" = --export
     tap_check "bash: --export completes the views" \
-        test "$(complete_words --export '' | tr '\n' ' ')" = "allocations timeline summary hlo chrome-trace compare steps segments xprof-table "
+        test "$(complete_words --export '' | tr '\n' ' ')" = "allocations timeline summary hlo chrome-trace compare steps segments xprof-table spans "
     tap_check "bash: --sort a completes the column" \
         test "$(complete_words --export allocations --sort al)" = allocation_bytes
     tap_check "bash: --sort completes the short names too" \

@@ -50,7 +50,7 @@ memtop_run --help
 memtop_expect "--help lists --export" 0 out "--export VIEW" out "--force"
 memtop_run --export bogus x.pb
 memtop_expect "unknown view: status 2, the views listed" 2 \
-    err "^memtop: --export: unknown view 'bogus' (allocations, timeline, summary, hlo, chrome-trace, compare, steps, segments, xprof-table)$"
+    err "^memtop: --export: unknown view 'bogus' (allocations, timeline, summary, hlo, chrome-trace, compare, steps, segments, xprof-table, spans)$"
 memtop_run --export timeline --filter conv x.pb
 memtop_expect "--filter with another view: status 2" 2 err "^memtop: --filter goes with --export allocations$"
 memtop_run --export summary --from 1 x.pb

@@ -37,7 +37,7 @@ void test_view_names(void **state)
     (void)state;
     static const char *const names[] = {"allocations", "timeline", "summary", "hlo",
                                         "chrome-trace", "compare",
-                                        "steps", "segments", "xprof-table"};
+                                        "steps", "segments", "xprof-table", "spans"};
     for (int view = 0; view < EXPORT_VIEW_COUNT; view++) {
         enum export_view parsed;
         assert_string_equal(export_view_name((enum export_view)view), names[view]);

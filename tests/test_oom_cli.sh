@@ -23,9 +23,11 @@ memtop_expect "--summary: what the trace does not say is unknown" 0 \
     out "^    Free on the device  *unknown$" out "^    Capacity  *unknown$"
 memtop_expect "--summary: the verdict" 0 \
     out "^    The request (80\\.00 GiB) was larger than the memory reserved but free"
-memtop_expect "--summary: the top holders at the OOM by op, largest first" 0 \
-    out "^    Top holders at the OOM, by op:$" \
-    out "^         18\\.14 MiB  allocated before the profile$"
+# The backward pass's holders take their forward ops' location.
+memtop_expect "--summary: the top holders at the OOM by location or op, largest first" 0 \
+    out "^    Top holders at the OOM, by location or op:$" \
+    out "^         18\\.14 MiB  allocated before the profile$" \
+    out "^          6\\.05 MiB  torch_trace\\.py:25 <module>$"
 memtop_run --summary "$source_dir/data/demo.v1.pb"
 if grep -q "Out of memory" "$work/out"; then
     tap_not_ok "--summary: no card without an OOM" "$work/out"

@@ -35,14 +35,20 @@ for size in 80x24 120x40; do
         "Free on the device +unknown" "Capacity +unknown"
     tmux_screen_has "$size: the card's verdict in words" "The request \\(80\\.00 GiB\\) was larger"
     if [ "$size" = 80x24 ]; then
-        # The card and the table take turns: Shift-Tab brings the table.
-        tmux_keys BTab
+        # The card, the table and the spans (the trace's user
+        # annotations) take turns: Shift-Tab brings the table.
+        for _ in 1 2 3; do
+            tmux_keys BTab
+            tmux_settle
+            grep -q "Live at the OOM" "$tmux_screen" && break
+        done
         tmux_screen_has "$size: Shift-Tab: the table live at the OOM" \
             "Live at the OOM · cuda:0 · $at ms"
     else
         tmux_screen_has "$size: the table, titled, beside the card" \
             "Allocations live at the OOM · cuda:0 · $at ms \\(6\\)" \
-            "Top holders at the OOM, by op" "18\\.14 MiB  allocated before the profile"
+            "Top holders at the OOM, by location or op" \
+            "18\\.14 MiB  allocated before the profile"
     fi
     tmux_keys ,
     tmux_wait_gone "live at the OOM" >/dev/null

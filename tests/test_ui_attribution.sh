@@ -97,7 +97,12 @@ done
 memtop_viewer 200 60 "" "$torch"
 tmux_screen_has "torch 200x60: the table" 'torch_trace\.py:15 step'
 tmux_screen_has "torch 200x60: a shape column: aten::mm's Input Dims" \
-    ' shape +(module +)?location +op' '4\.00 MiB .*\[\[1024, 256\], \[256, 1024\]\] +aten::mm'
+    ' shape +(module +)?location +op' '4\.00 MiB .*\[\[1024, 256\], \[256, 1024\]\] +'
+# A backward row (the weight gradient of Linear_1) takes its forward op's
+# module and location.
+tmux_screen_has "torch 200x60: a backward row: its forward op's module and location" \
+    '\[\[1024, 256\], \[256, 1024\]\] +Linear_1 +torch_trace\.py:15 step +aten::mm' \
+    '\[\[1024, 256\], \[256, 512\]\] +Linear_0 +torch_trace\.py:15 step +aten::mm'
 tmux_screen_has "torch 200x60: a module column, the loss's module in it" \
     ' module +location +op' 'CrossEntropyLoss_0 +torch_trace\.py:15 step +aten::nll_loss_forward'
 tmux_keys j Enter

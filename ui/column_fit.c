@@ -87,7 +87,8 @@ static void show_kept(const struct fit_column *columns, size_t count, int headin
                       int width, int gap, struct column_fit *fit)
 {
     fit->shown[keep] = true;
-    int least = last_least(columns, count, heading_extra);
+    /* A last column left out for want of text keeps nothing. */
+    int least = fit->shown[count - 1] ? last_least(columns, count, heading_extra) : 0;
     int floor = max_int(columns[keep].minimum, heading_width(&columns[keep], heading_extra));
     int short_by = least - (width - used_width(fit, count, gap));
     if (short_by > 0 && fit->width[keep] > floor)
@@ -134,7 +135,8 @@ static void fit_skipping(const struct fit_column *columns, size_t count, const i
     }
     /* The last column keeps two fifths of the width, names run long;
      * no more than its widest text needs, though. */
-    int least = last_least(columns, count, heading_extra);
+    /* A last column left out for want of text keeps nothing. */
+    int least = fit->shown[count - 1] ? last_least(columns, count, heading_extra) : 0;
     int wanted_last = natural[count - 1] < width * 2 / 5 ? natural[count - 1] : width * 2 / 5;
     int last_minimum = max_int(least, wanted_last);
     for (;;) {

@@ -74,6 +74,9 @@ static const struct key_binding key_table[] = {
     {{'0'}, "0", REQUEST_ZOOM_RESET, KEY_SCOPE_CHART, "show the whole timeline", "0 all"},
     {{'p'}, "p", REQUEST_JUMP_PEAK, KEY_SCOPE_CHART, "cursor to the peak", "p peak"},
     {{'f'}, "f", REQUEST_TOGGLE_FREE, KEY_SCOPE_CHART, "show or hide free memory", "f free"},
+    {{'v'}, "v", REQUEST_TOGGLE_RESERVED, KEY_SCOPE_CHART,
+     "show or hide the reserved line over the allocated bars (PyTorch's caching allocator: "
+     "snapshots and traces)", NULL},
     {{'F'}, "F", REQUEST_TOGGLE_FRAGMENTATION, KEY_SCOPE_CHART,
      "show or hide fragmentation", "F frag"},
     {{'n'}, "n", REQUEST_MATCH_NEXT, KEY_SCOPE_CHART,

@@ -39,6 +39,7 @@ enum request {
     REQUEST_ZOOM_RESET,      /* 0 */
     REQUEST_JUMP_PEAK,       /* p */
     REQUEST_TOGGLE_FREE,     /* f */
+    REQUEST_TOGGLE_RESERVED, /* v */
     REQUEST_TOGGLE_FRAGMENTATION, /* F */
     /* table */
     REQUEST_SORT_NEXT,       /* s > */

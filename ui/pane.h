@@ -63,6 +63,9 @@ enum follow_up_kind {
     /* the cursor to from_ps and the table held there, titled "at step
      * `index`'s peak" */
     FOLLOW_UP_TABLE_AT_STEP_PEAK,
+    /* the same at the peak of the profile's named span `index` (struct
+     * time_span), titled with its name */
+    FOLLOW_UP_TABLE_AT_SPAN_PEAK,
     FOLLOW_UP_TABLE_UNPIN, /* the table back to what it showed before */
 };
 

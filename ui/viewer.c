@@ -423,6 +423,24 @@ void viewer_open_host(struct viewer *viewer, size_t index)
     viewer_fix_focus(viewer);
 }
 
+/* The table held at the peak of a named span, titled "at NAME's peak"
+ * (the name escaped, cut to fit). */
+static void viewer_pin_span_peak(struct viewer *viewer, const struct follow_up *follow_up)
+{
+    if (!viewer->profile || follow_up->index >= viewer->profile->span_count)
+        return;
+    struct live_pin pin = {.time_ps = follow_up->from_ps,
+                           .hold = LIVE_PIN_UNTIL_ESC,
+                           .title = LIVE_PIN_TITLE_AT};
+    char name[sizeof pin.name - 7];
+    const struct time_span *span = &viewer->profile->spans[follow_up->index];
+    format_safe_bytes(profile_string(viewer->profile, span->name),
+                      viewer->style.utf8 ? 0 : FORMAT_SAFE_ASCII, name, sizeof name);
+    snprintf(pin.name, sizeof pin.name, "%s's peak", name);
+    viewer_jump_to_time(viewer, follow_up->from_ps);
+    live_view_pin(viewer, &pin);
+}
+
 void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct follow_up *follow_up)
 {
     switch (follow_up->kind) {
@@ -436,6 +454,7 @@ void viewer_follow_up(struct viewer *viewer, enum pane_id from, const struct fol
         live_view_pin(viewer, &pin);
         break;
     }
+    case FOLLOW_UP_TABLE_AT_SPAN_PEAK: viewer_pin_span_peak(viewer, follow_up); break;
     case FOLLOW_UP_TABLE_UNPIN: live_view_unpin(viewer); break;
     case FOLLOW_UP_ZOOM_TO: viewer_zoom_to(viewer, follow_up->from_ps, follow_up->to_ps); break;
     case FOLLOW_UP_FOCUS: viewer_focus(viewer, (enum pane_id)follow_up->pane); break;

@@ -1,532 +1,307 @@
-/* pickle: the stack machine (see pickle.h). The opcodes it runs are the
- * ones Python's pickler (protocols 2-5) and TorchScript's pickler write
- * for plain data; every other opcode stops the read with its name.
+/* pickle: the reader's loop and its document (see pickle.h).
+ *
+ * The loop keeps the stack in locals and runs in line the opcodes a
+ * snapshot is made of (the memo's gets and puts, MARK, EMPTY_DICT/LIST,
+ * SETITEMS, the integers, strings, None, bools and FRAME: all of a trace
+ * entry's), each only when all of its checks pass at once and only up to
+ * SAFE_TAIL bytes from the end of the file. Anything else (another opcode,
+ * a check that fails, a stack, mark list or memo that must grow, APPENDS
+ * and its consumer, the last bytes) goes to pickle_step.c, which runs that
+ * opcode again from its first byte with every check: what a file is
+ * refused for, the message and the offset are pickle_step.c's alone, and
+ * the two paths cannot disagree on them. Nothing in line has an effect
+ * before all its checks passed.
  * Reading the values it built (pickle_dict_get, ...) is pickle_value.c's. */
 #include "config.h"
 
 #include "model/decode/pickle.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode/pickle_arena.h"
+#include "model/decode/pickle_machine.h"
 
-/* A memo slot whose object a consumer took and recycled. */
-#define PICKLE_RECYCLED 0xff
-#define NO_MEMO UINT32_MAX
 #define ADVANCE_STEP ((size_t)1 << 20)
 
-struct pickle_document {
-    struct pickle_arena arena;
-    struct pickle_value root;
-    int protocol;
-};
-
-struct machine {
-    const uint8_t *start, *p, *end;
-    const uint8_t *opcode; /* the opcode being run, for messages */
-    struct pickle_document *document;
-    const struct pickle_consumer *consumer;
-    struct pickle_error *error;
-    struct pickle_value *stack;
-    size_t stack_count, stack_capacity;
-    size_t *marks;
-    size_t mark_count, mark_capacity;
-    struct pickle_value *memo;
-    size_t memo_count, memo_capacity;
-};
-
-static const char *const opcode_names[256] = {
-    ['('] = "MARK", ['.'] = "STOP", ['0'] = "POP", ['1'] = "POP_MARK", ['2'] = "DUP",
-    ['F'] = "FLOAT", ['I'] = "INT", ['J'] = "BININT", ['K'] = "BININT1", ['L'] = "LONG",
-    ['M'] = "BININT2", ['N'] = "NONE", ['P'] = "PERSID", ['Q'] = "BINPERSID",
-    ['R'] = "REDUCE", ['S'] = "STRING", ['T'] = "BINSTRING", ['U'] = "SHORT_BINSTRING",
-    ['V'] = "UNICODE", ['X'] = "BINUNICODE", ['a'] = "APPEND", ['b'] = "BUILD",
-    ['c'] = "GLOBAL", ['d'] = "DICT", ['}'] = "EMPTY_DICT", ['e'] = "APPENDS", ['g'] = "GET",
-    ['h'] = "BINGET", ['i'] = "INST", ['j'] = "LONG_BINGET", ['l'] = "LIST",
-    [']'] = "EMPTY_LIST", ['o'] = "OBJ", ['p'] = "PUT", ['q'] = "BINPUT",
-    ['r'] = "LONG_BINPUT", ['s'] = "SETITEM", ['t'] = "TUPLE", [')'] = "EMPTY_TUPLE",
-    ['u'] = "SETITEMS", ['G'] = "BINFLOAT", ['B'] = "BINBYTES", ['C'] = "SHORT_BINBYTES",
-    [0x80] = "PROTO", [0x81] = "NEWOBJ", [0x82] = "EXT1", [0x83] = "EXT2", [0x84] = "EXT4",
-    [0x85] = "TUPLE1", [0x86] = "TUPLE2", [0x87] = "TUPLE3", [0x88] = "NEWTRUE",
-    [0x89] = "NEWFALSE", [0x8a] = "LONG1", [0x8b] = "LONG4", [0x8c] = "SHORT_BINUNICODE",
-    [0x8d] = "BINUNICODE8", [0x8e] = "BINBYTES8", [0x8f] = "EMPTY_SET", [0x90] = "ADDITEMS",
-    [0x91] = "FROZENSET", [0x92] = "NEWOBJ_EX", [0x93] = "STACK_GLOBAL", [0x94] = "MEMOIZE",
-    [0x95] = "FRAME", [0x96] = "BYTEARRAY8", [0x97] = "NEXT_BUFFER",
-    [0x98] = "READONLY_BUFFER",
-};
-
-const char *pickle_opcode_name(uint8_t opcode)
-{
-    return opcode_names[opcode];
-}
-
-static bool fail(struct machine *m, enum pickle_status status, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool fail(struct machine *m, enum pickle_status status, const char *format, ...)
-{
-    struct pickle_error *error = m->error;
-    error->status = status;
-    error->offset = (uint64_t)(m->opcode - m->start);
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(error->message, sizeof error->message, format, arguments);
-    va_end(arguments);
-    return false;
-}
-
-static bool no_memory(struct machine *m)
-{
-    return fail(m, PICKLE_NO_MEMORY, "out of memory");
-}
-
-static bool cut(struct machine *m, size_t missing)
-{
-    return fail(m, PICKLE_CUT, "the pickle is cut short (%s needs %zu more bytes than the file has)",
-                opcode_names[*m->opcode], missing);
-}
-
-/* n operand bytes, or NULL (the error set) when the file ends first. */
-static const uint8_t *operand(struct machine *m, size_t n)
-{
-    if ((size_t)(m->end - m->p) < n) {
-        cut(m, n - (size_t)(m->end - m->p));
-        return NULL;
-    }
-    const uint8_t *at = m->p;
-    m->p += n;
-    return at;
-}
-
 /* Fixed widths, written so that the compiler makes each one load. */
-static inline uint32_t le16(const uint8_t *b)
+static inline uint32_t load16(const uint8_t *b)
 {
     return (uint32_t)b[0] | (uint32_t)b[1] << 8;
 }
 
-static inline uint32_t le32(const uint8_t *b)
+static inline uint32_t load32(const uint8_t *b)
 {
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static inline uint64_t le64(const uint8_t *b)
+static inline uint64_t load64(const uint8_t *b)
 {
-    return (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+    return (uint64_t)load32(b) | (uint64_t)load32(b + 4) << 32;
 }
 
-static uint64_t little_endian(const uint8_t *bytes, size_t n)
+/* LONG1 of 1 to 8 bytes at `bytes`, two's complement (8 bytes readable). */
+static inline int64_t long1_value(const uint8_t *bytes, unsigned n)
 {
-    uint64_t value = 0;
-    for (size_t i = n; i-- > 0;)
-        value = value << 8 | bytes[i];
-    return value;
-}
-
-/* ---- the stack ---- */
-
-/* The stack's growth, out of the way of push's path (it runs every opcode). */
-static __attribute__((noinline)) bool stack_grow(struct machine *m)
-{
-    size_t capacity = m->stack_capacity ? m->stack_capacity * 2 : 1024;
-    struct pickle_value *grown = realloc(m->stack, capacity * sizeof *grown);
-    if (!grown)
-        return no_memory(m);
-    m->stack = grown;
-    m->stack_capacity = capacity;
-    return true;
-}
-
-static inline bool push(struct machine *m, struct pickle_value value)
-{
-    if (m->stack_count == m->stack_capacity && !stack_grow(m))
-        return false;
-    m->stack[m->stack_count++] = value;
-    return true;
-}
-
-/* Where the values above the innermost mark begin (0 without a mark). */
-static size_t mark_base(const struct machine *m)
-{
-    return m->mark_count ? m->marks[m->mark_count - 1] : 0;
-}
-
-/* The values pushed since the innermost mark, which is dropped. */
-static bool pop_mark(struct machine *m, size_t *base)
-{
-    if (!m->mark_count)
-        return fail(m, PICKLE_CORRUPT, "%s without a MARK before it", opcode_names[*m->opcode]);
-    *base = m->marks[--m->mark_count];
-    return true;
-}
-
-/* At least n values above the innermost mark. */
-static bool need(struct machine *m, size_t n)
-{
-    if (m->stack_count - mark_base(m) < n)
-        return fail(m, PICKLE_CORRUPT, "%s finds the stack empty", opcode_names[*m->opcode]);
-    return true;
-}
-
-static struct pickle_value object_value(struct pickle_object *object)
-{
-    return (struct pickle_value){.kind = object->kind, .as.object = object};
-}
-
-static bool is_container(const struct pickle_value *value)
-{
-    return value->kind == PICKLE_LIST || value->kind == PICKLE_DICT ||
-           value->kind == PICKLE_TUPLE;
-}
-
-/* A new container holding `values` (a copy). */
-static bool push_new(struct machine *m, uint8_t kind, const struct pickle_value *values,
-                     size_t count)
-{
-    struct pickle_object *object = pickle_arena_object(&m->document->arena);
-    if (!object || count > UINT32_MAX / 2)
-        return no_memory(m);
-    *object = (struct pickle_object){.kind = kind, .memo_id = NO_MEMO};
-    if (count && !pickle_arena_items(&m->document->arena, object, count))
-        return no_memory(m);
-    if (count)
-        memcpy(object->items, values, count * sizeof *values);
-    object->count = (uint32_t)count;
-    return push(m, object_value(object));
-}
-
-/* ---- the memo ---- */
-
-static bool memo_put(struct machine *m, uint64_t id)
-{
-    if (!need(m, 1))
-        return false;
-    /* Python's picklers number memo slots in order; a slot far past the
-     * next one would be a file making the reader grow the memo for nothing. */
-    if (id > m->memo_count)
-        return fail(m, PICKLE_CORRUPT, "memo slot %llu is out of order (next is %zu)",
-                    (unsigned long long)id, m->memo_count);
-    if (id == m->memo_count) {
-        if (m->memo_count == m->memo_capacity) {
-            size_t capacity = m->memo_capacity ? m->memo_capacity * 2 : 4096;
-            struct pickle_value *grown = realloc(m->memo, capacity * sizeof *grown);
-            if (!grown)
-                return no_memory(m);
-            m->memo = grown;
-            m->memo_capacity = capacity;
-        }
-        m->memo_count++;
+    uint64_t raw = load64(bytes);
+    if (n < 8) {
+        unsigned bits = 8 * n;
+        raw &= ((uint64_t)1 << bits) - 1;
+        if (raw >> (bits - 1))
+            raw |= ~(uint64_t)0 << bits;
     }
-    struct pickle_value *top = &m->stack[m->stack_count - 1];
-    if (is_container(top)) {
-        struct pickle_object *object = top->as.object;
-        if (object->memo_id != NO_MEMO)
+    return (int64_t)raw;
+}
+
+/* The hot state of the machine, in locals while the loop runs in line. */
+struct hot {
+    const uint8_t *p;
+    struct pickle_value *stack;
+    size_t count, capacity;
+    size_t floor; /* where the values above the innermost mark begin */
+};
+
+static void hot_load(struct hot *h, const struct machine *m)
+{
+    h->p = m->p;
+    h->stack = m->stack;
+    h->count = m->stack_count;
+    h->capacity = m->stack_capacity;
+    h->floor = m->mark_count ? m->marks[m->mark_count - 1] : 0;
+}
+
+/* memo[id] = top of the stack, when nothing needs checking or growing. */
+static inline bool memo_put_fast(struct machine *m, const struct hot *h, uint64_t id)
+{
+    uint64_t slot;
+    if (h->count <= h->floor || id > m->memo_count ||
+        (id == m->memo_count && m->memo_count == m->memo_capacity) ||
+        !pickle_memo_pack(m, &h->stack[h->count - 1], &slot))
+        return false;
+    if ((slot & MEMO_TAG) == MEMO_OBJECT) {
+        struct pickle_object *object = (struct pickle_object *)(uintptr_t)slot;
+        if (object->memo_id != PICKLE_NO_MEMO)
             object->shared = true; /* in two slots: never recycled */
         object->memo_id = (uint32_t)id;
     }
-    m->memo[id] = *top;
+    if (id == m->memo_count)
+        m->memo_count++;
+    m->memo[id] = slot;
     return true;
 }
 
-static bool memo_get(struct machine *m, uint64_t id)
+/* Push memo[id], when it is there and the stack has room. */
+static inline bool memo_get_fast(struct machine *m, struct hot *h, uint64_t id)
 {
-    if (id >= m->memo_count)
-        return fail(m, PICKLE_CORRUPT, "memo slot %llu was never filled",
-                    (unsigned long long)id);
-    struct pickle_value value = m->memo[id];
-    if (value.kind == PICKLE_RECYCLED)
-        return fail(m, PICKLE_CORRUPT, "memo slot %llu names an item already read and dropped",
-                    (unsigned long long)id);
-    if (is_container(&value))
-        value.as.object->shared = true;
-    return push(m, value);
-}
-
-/* ---- scalars ---- */
-
-/* A LONG1/LONG4 integer of n bytes, two's complement little-endian. */
-static struct pickle_value long_value(const uint8_t *bytes, uint64_t n)
-{
-    struct pickle_value value = {.kind = PICKLE_INT};
-    if (n == 0)
-        return value;
-    bool negative = bytes[n - 1] & 0x80;
-    if (n <= 8) {
-        uint64_t raw = little_endian(bytes, (size_t)n);
-        if (negative && n < 8)
-            raw |= ~(uint64_t)0 << (8 * n);
-        value.as.integer = (int64_t)raw;
-        return value;
-    }
-    /* Past 8 bytes it fits 64 bits only when every extra byte extends the sign. */
-    uint64_t low = le64(bytes);
-    bool fits = true;
-    for (uint64_t i = 8; i < n; i++)
-        fits = fits && bytes[i] == (negative ? 0xff : 0x00);
-    if (fits && !negative) {
-        value.kind = (low >> 63) ? PICKLE_UINT : PICKLE_INT;
-        value.as.unsigned_ = low;
-    } else if (fits && (low >> 63)) {
-        value.as.integer = (int64_t)low;
-    } else {
-        value.kind = PICKLE_BIG_INT;
-        value.as.integer = negative ? -1 : 1;
-    }
-    return value;
-}
-
-static bool push_string(struct machine *m, uint64_t length)
-{
-    if (length > UINT32_MAX)
-        return fail(m, PICKLE_CORRUPT, "a string of %llu bytes", (unsigned long long)length);
-    const uint8_t *text = operand(m, (size_t)length);
-    return text && push(m, (struct pickle_value){.kind = PICKLE_STR,
-                                                 .length = (uint32_t)length,
-                                                 .as.string = text});
-}
-
-static bool push_float(struct machine *m)
-{
-    const uint8_t *bytes = operand(m, 8);
-    if (!bytes)
+    if (id >= m->memo_count || h->count == h->capacity)
         return false;
-    uint64_t bits = 0;
-    for (int i = 0; i < 8; i++)
-        bits = bits << 8 | bytes[i]; /* big-endian, unlike everything else */
-    double real;
-    memcpy(&real, &bits, sizeof real);
-    return push(m, (struct pickle_value){.kind = PICKLE_FLOAT, .as.real = real});
-}
-
-/* ---- containers ---- */
-
-/* Gives the container's room back when a consumer took it and no one else
- * can reach it. */
-static void recycle(struct machine *m, const struct pickle_value *item)
-{
-    if (item->kind != PICKLE_LIST && item->kind != PICKLE_DICT)
-        return;
-    struct pickle_object *object = item->as.object;
-    if (object->shared)
-        return;
-    if (object->memo_id != NO_MEMO && object->memo_id < m->memo_count &&
-        m->memo[object->memo_id].as.object == object)
-        m->memo[object->memo_id].kind = PICKLE_RECYCLED;
-    pickle_arena_recycle(&m->document->arena, object);
-}
-
-static bool extend(struct machine *m, struct pickle_object *object,
-                   const struct pickle_value *values, size_t count)
-{
-    if (count == 0)
-        return true; /* an empty batch: MARK then SETITEMS at once */
-    if (object->count + (uint64_t)count > UINT32_MAX)
-        return fail(m, PICKLE_CORRUPT, "a container of more than 2^32 items");
-    if (!pickle_arena_items(&m->document->arena, object, object->count + count))
-        return no_memory(m);
-    memcpy(object->items + object->count, values, count * sizeof *values);
-    object->count += (uint32_t)count;
+    uint64_t slot = m->memo[id];
+    if ((slot & MEMO_TAG) == MEMO_OBJECT) {
+        struct pickle_object *object = (struct pickle_object *)(uintptr_t)slot;
+        object->shared = true;
+        h->stack[h->count++] = (struct pickle_value){.kind = object->kind, .as.object = object};
+        return true;
+    }
+    if (slot == MEMO_RECYCLED)
+        return false; /* pickle_step says so */
+    h->stack[h->count++] = *(const struct pickle_value *)(uintptr_t)(slot & ~(uint64_t)MEMO_TAG);
     return true;
 }
 
-/* APPEND / APPENDS: the values from `base` up go into the list below them. */
-static bool append_from(struct machine *m, size_t base)
+static inline bool push_container_fast(struct machine *m, struct hot *h, uint8_t kind)
 {
-    if (base == 0 || m->stack[base - 1].kind != PICKLE_LIST)
-        return fail(m, PICKLE_CORRUPT, "%s onto something that is not a list",
-                    opcode_names[*m->opcode]);
-    struct pickle_object *list = m->stack[base - 1].as.object;
-    const struct pickle_value *items = m->stack + base;
-    size_t count = m->stack_count - base;
-    int taken = 0;
-    if (m->consumer && m->consumer->take_items && count) {
-        taken = m->consumer->take_items(m->consumer->context, list, items, count, m->error);
-        if (taken < 0) {
-            if (m->error->status != PICKLE_NO_MEMORY)
-                m->error->status = PICKLE_CONSUMER;
-            m->error->offset = (uint64_t)(m->opcode - m->start);
+    if (h->count == h->capacity)
+        return false;
+    struct pickle_object *object = pickle_arena_object(&m->document->arena);
+    if (!object)
+        return false;
+    *object = (struct pickle_object){.kind = kind, .memo_id = PICKLE_NO_MEMO};
+    h->stack[h->count++] = (struct pickle_value){.kind = kind, .as.object = object};
+    return true;
+}
+
+/* SETITEMS: the pairs above the mark go into the dict below it. */
+static inline bool set_items_fast(struct machine *m, struct hot *h)
+{
+    size_t base = h->floor, n = h->count - base;
+    if (!m->mark_count || base == 0 || h->stack[base - 1].kind != PICKLE_DICT || n % 2)
+        return false;
+    if (n) {
+        struct pickle_object *dict = h->stack[base - 1].as.object;
+        if (dict->count + (uint64_t)n > UINT32_MAX ||
+            !pickle_arena_items(&m->document->arena, dict, dict->count + n))
             return false;
-        }
+        memcpy(dict->items + dict->count, h->stack + base, n * sizeof *h->stack);
+        dict->count += (uint32_t)n;
     }
-    if (taken) {
-        list->taken = true;
-        list->taken_count += count;
-        for (size_t i = 0; i < count; i++)
-            recycle(m, &items[i]);
-    } else if (!extend(m, list, items, count)) {
-        return false;
-    }
-    m->stack_count = base;
+    h->count = base;
+    m->mark_count--;
+    h->floor = m->mark_count ? m->marks[m->mark_count - 1] : 0;
     return true;
 }
 
-/* SETITEM / SETITEMS: key, value pairs from `base` up go into the dict. */
-static bool set_from(struct machine *m, size_t base)
-{
-    if (base == 0 || m->stack[base - 1].kind != PICKLE_DICT)
-        return fail(m, PICKLE_CORRUPT, "%s onto something that is not a dict",
-                    opcode_names[*m->opcode]);
-    if ((m->stack_count - base) % 2)
-        return fail(m, PICKLE_CORRUPT, "%s with a key and no value", opcode_names[*m->opcode]);
-    if (!extend(m, m->stack[base - 1].as.object, m->stack + base, m->stack_count - base))
-        return false;
-    m->stack_count = base;
-    return true;
-}
+/* The opcodes run in line, and the byte of each: everything else is
+ * OP_STEP (pickle_step.c). */
+enum fast_op {
+    OP_STEP, OP_LONG_BINGET, OP_BINGET, OP_MEMOIZE, OP_BINPUT, OP_LONG_BINPUT, OP_MARK,
+    OP_EMPTY_DICT, OP_EMPTY_LIST, OP_SETITEMS, OP_BININT1, OP_BININT2, OP_BININT, OP_LONG1,
+    OP_SHORT_BINUNICODE, OP_BINUNICODE, OP_NONE, OP_NEWTRUE, OP_NEWFALSE, OP_FRAME, OP_COUNT
+};
 
-/* TUPLE, LIST, DICT: a new container of the values above the mark. */
-static bool build_from_mark(struct machine *m, uint8_t kind)
-{
-    size_t base = 0;
-    if (!pop_mark(m, &base))
-        return false;
-    size_t count = m->stack_count - base;
-    if (kind == PICKLE_DICT && count % 2)
-        return fail(m, PICKLE_CORRUPT, "DICT with a key and no value");
-    m->stack_count = base;
-    /* The values stay in the stack's room past its count: push_new copies
-     * them before it pushes the container over the first of them. */
-    /* An empty container: the stack may never have been allocated. */
-    return push_new(m, kind, count ? m->stack + base : NULL, count);
-}
+static const uint8_t fast_ops[256] = {
+    ['j'] = OP_LONG_BINGET, ['h'] = OP_BINGET, [0x94] = OP_MEMOIZE, ['q'] = OP_BINPUT,
+    ['r'] = OP_LONG_BINPUT, ['('] = OP_MARK, ['}'] = OP_EMPTY_DICT, [']'] = OP_EMPTY_LIST,
+    ['u'] = OP_SETITEMS, ['K'] = OP_BININT1, ['M'] = OP_BININT2, ['J'] = OP_BININT,
+    [0x8a] = OP_LONG1, [0x8c] = OP_SHORT_BINUNICODE, ['X'] = OP_BINUNICODE, ['N'] = OP_NONE,
+    [0x88] = OP_NEWTRUE, [0x89] = OP_NEWFALSE, [0x95] = OP_FRAME,
+};
 
-static bool tuple_of(struct machine *m, size_t n)
-{
-    if (!need(m, n))
-        return false;
-    m->stack_count -= n;
-    struct pickle_value values[3];
-    memcpy(values, m->stack + m->stack_count, n * sizeof *values);
-    return push_new(m, PICKLE_TUPLE, values, n);
-}
+/* Operands of up to this many bytes need no bounds check in line: the
+ * loop runs in line only up to this far from the end of the file. */
+#define SAFE_TAIL 16
 
-static bool mark(struct machine *m)
-{
-    if (m->mark_count == m->mark_capacity) {
-        size_t capacity = m->mark_capacity ? m->mark_capacity * 2 : 64;
-        size_t *grown = realloc(m->marks, capacity * sizeof *grown);
-        if (!grown)
-            return no_memory(m);
-        m->marks = grown;
-        m->mark_capacity = capacity;
-    }
-    m->marks[m->mark_count++] = m->stack_count;
-    return true;
-}
-
-/* ---- the loop ---- */
-
-static bool refuse(struct machine *m)
-{
-    uint8_t opcode = *m->opcode;
-    if (!opcode_names[opcode])
-        return fail(m, PICKLE_CORRUPT, "byte 0x%02x is no pickle opcode", opcode);
-    return fail(m, PICKLE_OBJECTS, "%s", opcode_names[opcode]);
-}
-
-static bool protocol(struct machine *m)
-{
-    const uint8_t *version = operand(m, 1);
-    if (!version)
-        return false;
-    if (*version < 2 || *version > 5)
-        return fail(m, PICKLE_CORRUPT, "pickle protocol %u (memtop reads 2 to 5)", *version);
-    m->document->protocol = *version;
-    return true;
-}
-
-/* Runs one opcode other than STOP; false with the error set. */
-static bool step(struct machine *m, uint8_t opcode)
-{
-    const uint8_t *arg;
-    size_t base = 0;
-    switch (opcode) {
-    case 0x80: return protocol(m);
-    case 0x95: return operand(m, 8) != NULL; /* FRAME: only a hint */
-    case '(': return mark(m);
-    case '}': return push_new(m, PICKLE_DICT, NULL, 0);
-    case ']': return push_new(m, PICKLE_LIST, NULL, 0);
-    case ')': return push_new(m, PICKLE_TUPLE, NULL, 0);
-    case 'N': return push(m, (struct pickle_value){.kind = PICKLE_NONE});
-    case 0x88: return push(m, (struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = true});
-    case 0x89: return push(m, (struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = false});
-    case 'K':
-        return (arg = operand(m, 1)) &&
-               push(m, (struct pickle_value){.kind = PICKLE_INT, .as.integer = arg[0]});
-    case 'M':
-        return (arg = operand(m, 2)) &&
-               push(m, (struct pickle_value){.kind = PICKLE_INT,
-                                             .as.integer = (int64_t)le16(arg)});
-    case 'J':
-        return (arg = operand(m, 4)) &&
-               push(m, (struct pickle_value){
-                           .kind = PICKLE_INT,
-                           .as.integer = (int32_t)le32(arg)});
-    case 0x8a:
-        return (arg = operand(m, 1)) && (arg = operand(m, arg[0])) &&
-               push(m, long_value(arg, m->p - arg));
-    case 0x8b:
-        if (!(arg = operand(m, 4)))
-            return false;
-        uint64_t n = le32(arg);
-        return (arg = operand(m, (size_t)n)) && push(m, long_value(arg, n));
-    case 'G': return push_float(m);
-    case 0x8c: return (arg = operand(m, 1)) && push_string(m, arg[0]);
-    case 'X': return (arg = operand(m, 4)) && push_string(m, le32(arg));
-    case 0x8d: return (arg = operand(m, 8)) && push_string(m, le64(arg));
-    case 0x94: return memo_put(m, m->memo_count);
-    case 'q': return (arg = operand(m, 1)) && memo_put(m, arg[0]);
-    case 'r': return (arg = operand(m, 4)) && memo_put(m, le32(arg));
-    case 'h': return (arg = operand(m, 1)) && memo_get(m, arg[0]);
-    case 'j': return (arg = operand(m, 4)) && memo_get(m, le32(arg));
-    case 'a': return need(m, 2) && append_from(m, m->stack_count - 1);
-    case 'e': return pop_mark(m, &base) && append_from(m, base);
-    case 's': return need(m, 3) && set_from(m, m->stack_count - 2);
-    case 'u': return pop_mark(m, &base) && set_from(m, base);
-    case 't': return build_from_mark(m, PICKLE_TUPLE);
-    case 'l': return build_from_mark(m, PICKLE_LIST);
-    case 'd': return build_from_mark(m, PICKLE_DICT);
-    case 0x85: return tuple_of(m, 1);
-    case 0x86: return tuple_of(m, 2);
-    case 0x87: return tuple_of(m, 3);
-    case '0': return need(m, 1) && (m->stack_count--, true);
-    case '1': return pop_mark(m, &base) && (m->stack_count = base, true);
-    case '2': {
-        if (!need(m, 1))
-            return false;
-        struct pickle_value top = m->stack[m->stack_count - 1];
-        if (is_container(&top))
-            top.as.object->shared = true;
-        return push(m, top);
-    }
-    default: return refuse(m);
-    }
-}
+#define PUSH(value) (h.stack[h.count++] = (value))
+/* The next opcode: in line while it is SAFE_TAIL bytes from the end and
+ * before the next progress report, else by the loop's tail. Each opcode
+ * jumps to the next itself (a table of labels, GCC's and Clang's), so the
+ * processor learns which opcode follows which. */
+#define NEXT(length)                                                                   \
+    do {                                                                               \
+        h.p += (length);                                                               \
+        if (h.p >= safe)                                                               \
+            goto tail;                                                                 \
+        goto *labels[fast_ops[*h.p]];                                                  \
+    } while (0)
+#define STEP_UNLESS(condition)                                                         \
+    do {                                                                               \
+        if (!(condition))                                                              \
+            goto step;                                                                 \
+    } while (0)
 
 static bool run(struct machine *m)
 {
+    static const void *const labels[OP_COUNT] = {
+        [OP_STEP] = &&step, [OP_LONG_BINGET] = &&long_binget, [OP_BINGET] = &&binget,
+        [OP_MEMOIZE] = &&memoize, [OP_BINPUT] = &&binput, [OP_LONG_BINPUT] = &&long_binput,
+        [OP_MARK] = &&mark, [OP_EMPTY_DICT] = &&empty_dict, [OP_EMPTY_LIST] = &&empty_list,
+        [OP_SETITEMS] = &&setitems, [OP_BININT1] = &&binint1, [OP_BININT2] = &&binint2,
+        [OP_BININT] = &&binint, [OP_LONG1] = &&long1,
+        [OP_SHORT_BINUNICODE] = &&short_binunicode, [OP_BINUNICODE] = &&binunicode,
+        [OP_NONE] = &&none, [OP_NEWTRUE] = &&newtrue, [OP_NEWFALSE] = &&newfalse,
+        [OP_FRAME] = &&frame,
+    };
     bool tracked = m->consumer && m->consumer->advance;
+    size_t size = (size_t)(m->end - m->start);
     size_t next_advance = tracked ? ADVANCE_STEP : SIZE_MAX;
-    while (m->p < m->end) {
-        m->opcode = m->p++;
-        uint8_t opcode = *m->opcode;
-        if (opcode == '.') {
-            if (m->stack_count == 0)
-                return fail(m, PICKLE_CORRUPT, "STOP with nothing on the stack");
-            m->document->root = m->stack[m->stack_count - 1];
-            return true;
-        }
-        if (!step(m, opcode))
-            return false;
-        if ((size_t)(m->p - m->start) >= next_advance) {
-            m->consumer->advance(m->consumer->context, (size_t)(m->p - m->start));
-            next_advance += ADVANCE_STEP;
-        }
+    const uint8_t *safe_end = m->start + (size > SAFE_TAIL ? size - SAFE_TAIL : 0);
+    const uint8_t *safe = safe_end;
+    struct hot h;
+    hot_load(&h, m);
+    goto limits;
+
+long_binget:
+    STEP_UNLESS(memo_get_fast(m, &h, load32(h.p + 1)));
+    NEXT(5);
+binget:
+    STEP_UNLESS(memo_get_fast(m, &h, h.p[1]));
+    NEXT(2);
+memoize:
+    STEP_UNLESS(memo_put_fast(m, &h, m->memo_count));
+    NEXT(1);
+binput:
+    STEP_UNLESS(memo_put_fast(m, &h, h.p[1]));
+    NEXT(2);
+long_binput:
+    STEP_UNLESS(memo_put_fast(m, &h, load32(h.p + 1)));
+    NEXT(5);
+mark:
+    STEP_UNLESS(m->mark_count < m->mark_capacity);
+    m->marks[m->mark_count++] = h.count;
+    h.floor = h.count;
+    NEXT(1);
+empty_dict:
+    STEP_UNLESS(push_container_fast(m, &h, PICKLE_DICT));
+    NEXT(1);
+empty_list:
+    STEP_UNLESS(push_container_fast(m, &h, PICKLE_LIST));
+    NEXT(1);
+setitems:
+    STEP_UNLESS(set_items_fast(m, &h));
+    NEXT(1);
+binint1:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = h.p[1]}));
+    NEXT(2);
+binint2:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = load16(h.p + 1)}));
+    NEXT(3);
+binint:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT, .as.integer = (int32_t)load32(h.p + 1)}));
+    NEXT(5);
+long1: { /* of up to 8 bytes: inside the safe distance */
+    unsigned n = h.p[1];
+    STEP_UNLESS(n <= 8 && h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_INT,
+                                .as.integer = n ? long1_value(h.p + 2, n) : 0}));
+    NEXT(2 + n);
+}
+short_binunicode: {
+    size_t n = h.p[1];
+    STEP_UNLESS((size_t)(m->end - h.p) - 2 >= n && h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_STR, .length = (uint32_t)n,
+                                .as.string = h.p + 2}));
+    NEXT(2 + n);
+}
+binunicode: {
+    size_t n = load32(h.p + 1);
+    STEP_UNLESS((size_t)(m->end - h.p) - 5 >= n && h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_STR, .length = (uint32_t)n,
+                                .as.string = h.p + 5}));
+    NEXT(5 + n);
+}
+none:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_NONE}));
+    NEXT(1);
+newtrue:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = true}));
+    NEXT(1);
+newfalse:
+    STEP_UNLESS(h.count < h.capacity);
+    PUSH(((struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = false}));
+    NEXT(1);
+frame: /* only a hint */
+    NEXT(9);
+
+step: {
+    /* pickle_step runs it again from its first byte, with every check. */
+    m->opcode = h.p;
+    m->p = h.p + 1;
+    m->stack_count = h.count;
+    uint8_t opcode = *h.p;
+    if (opcode == '.')
+        return pickle_step_stop(m);
+    if (!pickle_step(m, opcode))
+        return false;
+    hot_load(&h, m);
+    NEXT(0);
+}
+tail:
+    if (h.p >= m->end) {
+        m->stack_count = h.count;
+        return pickle_step_cut(m);
     }
-    m->opcode = m->end;
-    return fail(m, PICKLE_CUT, "the pickle is cut short (it ends before its STOP)");
+    if ((size_t)(h.p - m->start) >= next_advance) {
+        m->consumer->advance(m->consumer->context, (size_t)(h.p - m->start));
+        next_advance += ADVANCE_STEP;
+    limits:
+        safe = next_advance < (size_t)(safe_end - m->start) ? m->start + next_advance : safe_end;
+        NEXT(0);
+    }
+    goto step; /* within SAFE_TAIL bytes of the end: every opcode checked */
 }
 
 enum pickle_status pickle_decode(const uint8_t *bytes, size_t size,

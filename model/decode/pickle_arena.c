@@ -50,29 +50,20 @@ static void *bump(struct pickle_arena *arena, size_t size)
     return at;
 }
 
-struct pickle_object *pickle_arena_object(struct pickle_arena *arena)
+struct pickle_object *pickle_arena_object_new(struct pickle_arena *arena)
 {
-    if (arena->free_objects) {
-        void *object = arena->free_objects;
-        memcpy(&arena->free_objects, object, sizeof(void *));
-        return object;
-    }
     return bump(arena, sizeof(struct pickle_object));
 }
 
-static unsigned class_of(size_t needed)
+struct pickle_value *pickle_arena_box(struct pickle_arena *arena)
 {
-    unsigned k = 0;
-    while (((size_t)1 << k) < needed)
-        k++;
-    return k;
+    return bump(arena, sizeof(struct pickle_value));
 }
 
-bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object, size_t needed)
+bool pickle_arena_items_grow(struct pickle_arena *arena, struct pickle_object *object,
+                             size_t needed)
 {
-    if (needed <= object->capacity)
-        return true;
-    unsigned k = class_of(needed < 2 ? 2 : needed);
+    unsigned k = pickle_arena_class(needed < 2 ? 2 : needed);
     if (k >= PICKLE_ARENA_CLASSES || k > 32)
         return false;
     struct pickle_value *items;
@@ -85,7 +76,7 @@ bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object
     if (object->count)
         memcpy(items, object->items, object->count * sizeof *items);
     if (object->capacity) {
-        unsigned old = class_of(object->capacity);
+        unsigned old = pickle_arena_class(object->capacity);
         memcpy(object->items, &arena->free_items[old], sizeof(void *));
         arena->free_items[old] = object->items;
     }
@@ -97,7 +88,7 @@ bool pickle_arena_items(struct pickle_arena *arena, struct pickle_object *object
 void pickle_arena_recycle(struct pickle_arena *arena, struct pickle_object *object)
 {
     if (object->capacity) {
-        unsigned k = class_of(object->capacity);
+        unsigned k = pickle_arena_class(object->capacity);
         memcpy(object->items, &arena->free_items[k], sizeof(void *));
         arena->free_items[k] = object->items;
     }

@@ -13,21 +13,18 @@
 
 #include <string.h>
 
-bool pickle_is_string(const struct pickle_value *value, const char *text)
-{
-    size_t length = strlen(text);
-    return value && value->kind == PICKLE_STR && value->length == length &&
-           memcmp(value->as.string, text, length) == 0;
-}
-
 const struct pickle_value *pickle_dict_get(const struct pickle_value *dict, const char *key)
 {
     if (!dict || dict->kind != PICKLE_DICT)
         return NULL;
     const struct pickle_object *object = dict->as.object;
-    for (size_t i = object->count; i >= 2; i -= 2)
-        if (pickle_is_string(&object->items[i - 2], key))
+    size_t length = strlen(key);
+    for (size_t i = object->count; i >= 2; i -= 2) {
+        const struct pickle_value *item = &object->items[i - 2];
+        if (item->kind == PICKLE_STR && item->length == length &&
+            memcmp(item->as.string, key, length) == 0)
             return &object->items[i - 1];
+    }
     return NULL;
 }
 

@@ -50,7 +50,9 @@ struct trace_reader {
     size_t scratch_capacity;
 };
 
-/* The members of an object a caller wants, by name. */
+/* The members of an object a caller wants, by name, best in the order
+ * producers write them (the reader tries the key after the last one it
+ * found first). */
 struct trace_keys {
     const char *const *names;
     size_t count;

@@ -175,33 +175,46 @@ static const uint8_t event_key_lengths[TRACE_KEY_COUNT] = {
     [TRACE_KEY_DUR] = 3, [TRACE_KEY_ID] = 2,  [TRACE_KEY_ARGS] = 4,
 };
 
-/* The value is the string `literal`, compared as written (no escapes). */
-static bool raw_string_is(const char *text, struct trace_value value, const char *literal,
-                          size_t length)
-{
-    return value.end - value.start == length + 2 && text[value.start] == '"' &&
-           memcmp(text + value.start + 1, literal, length) == 0;
-}
+/* Whether the value is the quoted text `quoted` ("..." with its quotes,
+ * `length` bytes), compared as written: the compiler compares a constant
+ * length in a few words, without a call. */
+#define RAW_IS(text, value, quoted) \
+    ((value).end - (value).start == sizeof quoted - 1 && \
+     memcmp((text) + (value).start, quoted, sizeof quoted - 1) == 0)
 
 /* Most events of a big trace are slices no collector takes (Python
- * functions, kernels): once their time is known, the rest is skipped. */
+ * functions, kernels): once their time is known, the rest is skipped.
+ * Called after each member the reader finds: the usual answers come
+ * from a length or a byte. */
 static bool event_read_enough(const char *text, const struct trace_value *values)
 {
-    struct trace_value category = values[TRACE_KEY_CAT];
+    struct trace_value category = values[TRACE_KEY_CAT], ph = values[TRACE_KEY_PH];
     if (!trace_value_present(values[TRACE_KEY_TS]) || !trace_value_present(category) ||
-        !raw_string_is(text, values[TRACE_KEY_PH], "X", 1) ||
-        memchr(text + category.start, '\\', category.end - category.start))
+        ph.end - ph.start != 3 || text[ph.start + 1] != 'X' || text[ph.start] != '"')
         return false;
-    /* A Python frame needs its name, thread and span, not its args. */
-    if (raw_string_is(text, category, "python_function", 15))
-        return trace_value_present(values[TRACE_KEY_NAME]) &&
-               trace_value_present(values[TRACE_KEY_DUR]) &&
-               trace_value_present(values[TRACE_KEY_PID]) &&
-               trace_value_present(values[TRACE_KEY_TID]);
-    return !raw_string_is(text, category, "cpu_op", 6) &&
-           !raw_string_is(text, category, "user_annotation", 15) &&
-           !raw_string_is(text, category, TRACE_MEMTOP_HLO_CATEGORY,
-                          sizeof TRACE_MEMTOP_HLO_CATEGORY - 1);
+    switch (category.end - category.start) {
+    case sizeof "\"python_function\"" - 1: /* and "user_annotation" */
+        /* A Python frame needs its name, thread and span, not its args. */
+        if (RAW_IS(text, category, "\"python_function\""))
+            return trace_value_present(values[TRACE_KEY_NAME]) &&
+                   trace_value_present(values[TRACE_KEY_DUR]) &&
+                   trace_value_present(values[TRACE_KEY_PID]) &&
+                   trace_value_present(values[TRACE_KEY_TID]);
+        if (RAW_IS(text, category, "\"user_annotation\""))
+            return false;
+        break;
+    case sizeof "\"cpu_op\"" - 1:
+        if (RAW_IS(text, category, "\"cpu_op\""))
+            return false;
+        break;
+    case sizeof "\"" TRACE_MEMTOP_HLO_CATEGORY "\"" - 1:
+        if (RAW_IS(text, category, "\"" TRACE_MEMTOP_HLO_CATEGORY "\""))
+            return false;
+        break;
+    default: break;
+    }
+    /* Not one of those as written; one with escapes may be (read it all). */
+    return !memchr(text + category.start, '\\', category.end - category.start);
 }
 
 /* A cpu_op's args are read for its shapes as the event is walked, once,
@@ -210,7 +223,7 @@ static bool event_read_enough(const char *text, const struct trace_value *values
 static const struct trace_keys *event_inner_keys(const char *text,
                                                  const struct trace_value *values, int key)
 {
-    return key == TRACE_KEY_ARGS && raw_string_is(text, values[TRACE_KEY_CAT], "cpu_op", 6)
+    return key == TRACE_KEY_ARGS && RAW_IS(text, values[TRACE_KEY_CAT], "\"cpu_op\"")
                ? &trace_kineto_op_arg_keys
                : NULL;
 }

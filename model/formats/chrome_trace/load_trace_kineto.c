@@ -5,9 +5,10 @@
  * device, Addr, Bytes, Total Allocated, Total Reserved), each
  * [OutOfMemory], and the cpu_op and user_annotation slices that
  * attribution needs (their interval, thread, name); ProfilerStep#N
- * annotations also as step windows, and the `fwdbwd` flow events (id,
- * thread, time) that link a backward op to its forward op. Everything else of the file is gone
- * by then. Finishing (the slice stacks, steps, then the allocators) is
+ * annotations also as step windows, the `fwdbwd` flow events (id,
+ * thread, time) that link a backward op to its forward op, and the
+ * python_function slices (with_stack=True) around a memory event or a
+ * forward op's start. Everything else of the file is gone by then. Finishing (the slice stacks, steps, then the allocators) is
  * load_trace_kineto_finish.c's, which says what is decided there; this
  * file and that one never call each other.
  * Called by load_trace.c as events stream past. Must not: attribute,
@@ -64,11 +65,21 @@ void trace_kineto_free(struct trace_load *load)
 
 /* ---- taking events ---- */
 
-/* Whether two values are the same bytes of the text. */
-static bool same_text(const struct trace_load *load, struct trace_value a, struct trace_value b)
+/* Whether two values are the same bytes of the text (a pid or tid: a
+ * few bytes, compared without a call). */
+static inline bool same_text(const struct trace_load *load, struct trace_value a,
+                             struct trace_value b)
 {
-    return a.end - a.start == b.end - b.start &&
-           memcmp(load->reader.text + a.start, load->reader.text + b.start, a.end - a.start) == 0;
+    size_t length = a.end - a.start;
+    if (length != b.end - b.start)
+        return false;
+    const char *x = load->reader.text + a.start, *y = load->reader.text + b.start;
+    if (length > 16)
+        return memcmp(x, y, length) == 0;
+    for (size_t i = 0; i < length; i++)
+        if (x[i] != y[i])
+            return false;
+    return true;
 }
 
 static bool event_thread(struct trace_load *load, struct trace_kineto *kineto,
@@ -91,20 +102,25 @@ static bool event_thread(struct trace_load *load, struct trace_kineto *kineto,
     return true;
 }
 
+/* In the order Kineto writes them (the reader tries the next one first). */
 enum memory_arg {
-    ARG_ADDRESS,
-    ARG_BYTES,
-    ARG_ALLOCATED,
     ARG_RESERVED,
-    ARG_DEVICE_TYPE,
+    ARG_ALLOCATED,
+    ARG_BYTES,
     ARG_DEVICE_ID,
+    ARG_DEVICE_TYPE,
+    ARG_ADDRESS,
     ARG_COUNT
 };
 
 static const char *const memory_arg_names[ARG_COUNT] = {
-    [ARG_ADDRESS] = "Addr",           [ARG_BYTES] = "Bytes",
-    [ARG_ALLOCATED] = "Total Allocated", [ARG_RESERVED] = "Total Reserved",
-    [ARG_DEVICE_TYPE] = "Device Type", [ARG_DEVICE_ID] = "Device Id",
+    [ARG_RESERVED] = "Total Reserved", [ARG_ALLOCATED] = "Total Allocated",
+    [ARG_BYTES] = "Bytes",             [ARG_DEVICE_ID] = "Device Id",
+    [ARG_DEVICE_TYPE] = "Device Type", [ARG_ADDRESS] = "Addr",
+};
+static const uint8_t memory_arg_lengths[ARG_COUNT] = {
+    [ARG_RESERVED] = 14, [ARG_ALLOCATED] = 15, [ARG_BYTES] = 5,
+    [ARG_DEVICE_ID] = 9, [ARG_DEVICE_TYPE] = 11, [ARG_ADDRESS] = 4,
 };
 
 /* The device of a memory event: a type and an index, both int32. */
@@ -137,7 +153,8 @@ enum load_status trace_kineto_take_memory(struct trace_load *load, const struct 
     struct trace_value args_value = event->member[TRACE_KEY_ARGS];
     if (trace_value_is_object(&load->reader, args_value)) {
         size_t at = args_value.start;
-        static const struct trace_keys keys = {memory_arg_names, ARG_COUNT, NULL, NULL, NULL};
+        static const struct trace_keys keys = {memory_arg_names, ARG_COUNT, memory_arg_lengths,
+                                               NULL, NULL};
         enum load_status status = trace_read_object(&load->reader, &at, 2, &keys, args);
         if (status != LOAD_OK)
             return status;
@@ -242,28 +259,38 @@ static int time_compare(const void *a, const void *b)
     return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
 }
 
-/* At the first frame: the memory events' times by (thread, time), and the
- * filter on when there are any. False when memory runs out. */
+/* At the first frame: the memory events' times and the forward ops'
+ * starts ("s" flows: a backward event takes the frames there) by
+ * (thread, time), and the filter on when there are memory events. False
+ * when memory runs out. */
 static bool frames_start(struct trace_kineto *kineto)
 {
     kineto->frames_started = true;
     if (kineto->memory_count == 0)
         return true;
-    kineto->memory_times = malloc(kineto->memory_count * sizeof *kineto->memory_times);
+    size_t count = kineto->memory_count;
+    for (size_t i = 0; i < kineto->flows_count; i++)
+        count += kineto->flows[i].is_start;
+    kineto->memory_times = malloc(count * sizeof *kineto->memory_times);
     if (!kineto->memory_times)
         return false;
     for (size_t i = 0; i < kineto->memory_count; i++)
         kineto->memory_times[i] =
             (struct kineto_time){kineto->memory[i].thread, kineto->memory[i].time_ns};
-    kineto->memory_time_count = kineto->memory_count;
+    for (size_t i = 0, at = kineto->memory_count; i < kineto->flows_count; i++)
+        if (kineto->flows[i].is_start)
+            kineto->memory_times[at++] =
+                (struct kineto_time){kineto->flows[i].thread, kineto->flows[i].time_ns};
+    kineto->memory_time_count = count;
     qsort(kineto->memory_times, kineto->memory_time_count, sizeof *kineto->memory_times,
           time_compare);
     kineto->frames_filtered = true;
     return true;
 }
 
-/* Whether a memory event of `thread` lies in [start, end): the events a
- * frame can be around (half-open, as the attribution reads them). */
+/* Whether a memory event (or a forward op's start) of `thread` lies in
+ * [start, end): the events a frame can be around (half-open, as the
+ * attribution reads them). */
 static bool frame_holds_memory(struct trace_kineto *kineto, uint32_t thread, int64_t start,
                                int64_t end)
 {
@@ -327,7 +354,11 @@ enum load_status trace_kineto_take_flow(struct trace_load *load, const struct tr
     struct trace_kineto *kineto = kineto_of(load);
     if (!kineto)
         return trace_load_no_memory(load);
-    struct kineto_flow flow = {.time_ns = event->time_ns, .is_start = is_start};
+    struct kineto_flow flow = {
+        .time_ns = event->time_ns,
+        .is_start = is_start,
+        .after_frames = kineto->frames_filtered,
+    };
     if (!trace_load_id(load, event->member[TRACE_KEY_ID], &flow.id) ||
         !event_thread(load, kineto, event, &flow.thread))
         return trace_load_no_memory(load);

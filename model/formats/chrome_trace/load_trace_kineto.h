@@ -45,6 +45,10 @@ struct kineto_op {
     uint32_t shape; /* a cpu_op's Input Dims, Input type (string ids, 0 none) */
     uint32_t type;
     bool is_operator; /* cpu_op; else a user annotation */
+    /* A forward op whose fwdbwd "s" flow was read after the Python
+     * frames were filtered (see struct trace_kineto's memory_times): the
+     * frames around its start may be gone, so it lends no site. */
+    bool frames_unknown;
 };
 
 /* A python_function slice (with_stack=True): `file(line): function` or
@@ -66,6 +70,7 @@ struct kineto_flow {
     struct trace_id id;
     uint32_t thread;
     bool is_start;
+    bool after_frames; /* read after the Python frames were filtered */
 };
 
 struct kineto_step {
@@ -98,10 +103,11 @@ struct trace_kineto {
     KINETO_LIST(struct kineto_flow, flows);
     KINETO_LIST(struct kineto_out_of_memory, out_of_memory);
     /* When the first Python frame comes, the memory events taken so far
-     * by (thread, time): a frame around none of them is not kept (PyTorch
-     * writes every thread's memory events before its frames, and most
-     * frames hold no allocation). frames_filtered: the filter is on;
-     * without memory events then, every frame is kept. */
+     * and the starts of the forward ops fwdbwd flows link (the "s"
+     * flows), by (thread, time): a frame around none of them is not kept
+     * (PyTorch writes every thread's memory events and flows before its
+     * frames, and most frames hold no allocation). frames_filtered: the
+     * filter is on; without memory events then, every frame is kept. */
     struct kineto_time {
         uint32_t thread;
         int64_t time_ns;
@@ -119,11 +125,16 @@ struct trace_kineto {
     size_t without_address; /* [memory] events without Addr (PyTorch < 1.10) */
 };
 
+#define KINETO_OP_NONE UINT32_MAX
+
 /* load_trace_kineto_frames.c: each memory event's site (module, the
  * user's innermost frame, the stack) from the python_function slices
- * enclosing it on its thread; false when memory runs out. */
+ * enclosing it on its thread, or for an event under a backward op, from
+ * those enclosing the start of the forward op its fwdbwd flow links
+ * (forward_of[i]: memory event i's, an index into the sorted ops, or
+ * KINETO_OP_NONE); false when memory runs out. */
 bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto *kineto,
-                                   const size_t *by_thread);
+                                   const size_t *by_thread, const uint32_t *forward_of);
 
 /* load_trace_kineto_shapes.c: a cpu_op event's Input Dims and Input
  * type, interned (STRING_ID_EMPTY when it has none). */

@@ -15,8 +15,11 @@
  *   `autograd::engine::evaluate_function: ...` (which also runs the
  *   node's work outside the node's own slice, a bias's aten::sum); an
  *   event under a linked op (the innermost such) gets its context
- *   followed by " [forward: NAME]", NAME the forward op's;
+ *   followed by " [forward: NAME]", NAME the forward op's, and the
+ *   location and module of the Python frames around the forward op's
+ *   start where the file has them (load_trace_kineto_frames.c);
  * - steps by time window: ProfilerStep#N of the same pid holding the time;
+ *   the other user annotations become the profile's named spans;
  * - events sorted stably by exact time; one allocator per device in order
  *   of first appearance; a free takes the op and context of the latest
  *   allocation of its address before it on that device;
@@ -45,7 +48,7 @@
 
 /* ---- attribution: the slice stack of each thread ---- */
 
-#define OP_NONE UINT32_MAX
+#define OP_NONE KINETO_OP_NONE
 #define CHAIN_UNKNOWN (UINT32_MAX - 1)
 /* A context keeps its outermost CHAIN_HEAD and innermost CHAIN_TAIL
  * levels, and says how many it leaves out between: so a context costs at
@@ -66,6 +69,7 @@ struct attribution {
     uint32_t *forward;  /* per op: the forward op its fwdbwd flow links, OP_NONE for none */
     uint32_t *linked;   /* per op: the innermost link among it and its parents */
     uint32_t *linked_chain; /* per op: its context with that link, CHAIN_UNKNOWN until asked */
+    uint32_t *forward_of;   /* per memory event: linked[] of its op, OP_NONE for none */
     uint32_t *stack;
     size_t depth;
     char *text; /* building a context */
@@ -317,6 +321,8 @@ static void link_flows(struct attribution *work)
         if (forward == OP_NONE || backward == OP_NONE || backward == forward)
             continue;
         work->forward[backward] = forward;
+        if (start->after_frames)
+            kineto->ops[forward].frames_unknown = true;
         uint32_t parent = evaluate_parent(work, backward);
         if (parent != OP_NONE && work->forward[parent] == OP_NONE)
             work->forward[parent] = forward;
@@ -343,9 +349,11 @@ static bool attribute_thread(struct attribution *work, const size_t *order, size
         while (work->depth && kineto->ops[work->stack[work->depth - 1]].end_ns <= time)
             work->depth--;
         memory->op = memory->context = memory->shape = memory->type = STRING_ID_EMPTY;
+        work->forward_of[order[i]] = OP_NONE;
         if (work->depth == 0)
             continue;
         uint32_t top = work->stack[work->depth - 1];
+        work->forward_of[order[i]] = work->linked[top];
         memory->op = work->operator[top];
         if (work->owner[top] != OP_NONE) {
             memory->shape = kineto->ops[work->owner[top]].shape;
@@ -375,14 +383,14 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
         .forward = malloc(ops * sizeof(uint32_t)),
         .linked = malloc(ops * sizeof(uint32_t)),
         .linked_chain = malloc(ops * sizeof(uint32_t)),
+        .forward_of = malloc((kineto->memory_count ? kineto->memory_count : 1) * sizeof(uint32_t)),
         /* The stack, and room above it for op_chain's walk up. */
         .stack = malloc(2 * ops * sizeof(uint32_t)),
     };
     size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
     bool ok = work.parent && work.level && work.head && work.operator && work.owner && work.chain &&
-              work.forward && work.linked && work.linked_chain && work.stack && order;
-    /* Python frames first: they ride on the same order (issue 22). */
-    ok = ok && trace_kineto_attribute_frames(load, kineto, order);
+              work.forward && work.linked && work.linked_chain && work.forward_of && work.stack &&
+              order;
     if (ok) {
         for (size_t i = 0; i < kineto->ops_count; i++)
             work.chain[i] = work.linked_chain[i] = CHAIN_UNKNOWN;
@@ -397,6 +405,9 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
             ;
         ok = attribute_thread(&work, order, first, end, &next_op);
     }
+    /* Python frames last: they ride on the same order, and a backward
+     * event's ride on its forward op's (issue 22). */
+    ok = ok && trace_kineto_attribute_frames(load, kineto, order, work.forward_of);
     free(order);
     free(work.parent);
     free(work.level);
@@ -407,6 +418,7 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
     free(work.forward);
     free(work.linked);
     free(work.linked_chain);
+    free(work.forward_of);
     free(work.stack);
     free(work.text);
     return ok;
@@ -458,6 +470,32 @@ static void kineto_assign_steps(struct trace_kineto *kineto)
     }
 }
 
+/* The user annotations but ProfilerStep#N (the steps) as the profile's
+ * named spans, on every allocator (their times are the host's, as the
+ * [memory] events' are): Optimizer.step#Adam.step, record_function
+ * ranges. */
+static enum load_status kineto_add_spans(struct trace_load *load,
+                                         const struct trace_kineto *kineto)
+{
+    static const char step_prefix[] = "ProfilerStep#";
+    for (size_t i = 0; kineto->memory_count && i < kineto->ops_count; i++) {
+        const struct kineto_op *op = &kineto->ops[i];
+        struct text name = string_table_get(load->strings, op->name);
+        if (op->is_operator || (name.length >= sizeof step_prefix - 1 &&
+                                memcmp(name.bytes, step_prefix, sizeof step_prefix - 1) == 0))
+            continue;
+        struct time_span span = {
+            .name = op->name,
+            .allocator = STRING_ID_NONE,
+            .start_ps = trace_load_time_ps(load, op->start_ns),
+            .end_ps = trace_load_time_ps(load, op->end_ns),
+        };
+        if (!profile_builder_add_span(load->builder, &span))
+            return trace_load_no_memory(load);
+    }
+    return LOAD_OK;
+}
+
 enum load_status trace_kineto_finish(struct trace_load *load)
 {
     struct trace_kineto *kineto = load->kineto;
@@ -471,5 +509,5 @@ enum load_status trace_kineto_finish(struct trace_load *load)
         return trace_load_no_memory(load);
     enum load_status status = trace_kineto_build(load, kineto, order);
     free(order);
-    return status;
+    return status == LOAD_OK ? kineto_add_spans(load, kineto) : status;
 }

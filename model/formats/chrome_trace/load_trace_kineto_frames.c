@@ -17,11 +17,18 @@
  * reader keeps only the slices around a memory event it has seen (an
  * event read after the first slice gets no site rather than a wrong one)
  * and interns a slice's name only when a site needs it.
- * Autograd threads run no Python: their events have no site (the
- * forward op that fwdbwd flows link to is not followed yet).
+ * Autograd threads run no Python: an event under a backward op that a
+ * fwdbwd flow links to its forward op takes the site of the frames open
+ * at the forward op's start on its thread instead (its module and the
+ * user's line that ran it: Linear_1's backward is told from Linear_0's),
+ * where the file has them; else its own, if any. The reader keeps the
+ * frames around each forward op's start for this ("s" flows, read
+ * before the frames), and a forward op whose flow came after the frames
+ * began lends no site.
  *
- * Called by load_trace_kineto_finish.c's attribution, on the memory events in
- * (thread, time) order. Must not: change the events' op or context. */
+ * Called by load_trace_kineto_finish.c's attribution after the ops', on
+ * the memory events in (thread, time) order and the linked forward op of
+ * each. Must not: change the events' op or context. */
 #include "config.h"
 
 #include "model/formats/chrome_trace/load_trace_kineto.h"
@@ -43,6 +50,8 @@ struct frame_work {
     uint32_t *name;   /* per frame: its name's string id + 1; 0 until asked */
     uint32_t *stack;
     size_t depth;
+    size_t next;     /* the first frame not pushed yet */
+    uint32_t thread; /* the thread of the stack */
     char *text; /* building a stack's text */
     size_t text_capacity;
 };
@@ -164,8 +173,94 @@ static void frame_push(struct frame_work *work, uint32_t frame)
     work->stack[work->depth++] = frame;
 }
 
+/* The innermost frame open at (thread, time), FRAME_NONE for none;
+ * asked in (thread, time) order. */
+static uint32_t frame_at(struct frame_work *work, uint32_t thread, int64_t time)
+{
+    const struct kineto_frame *frames = work->kineto->frames;
+    size_t count = work->kineto->frames_count;
+    if (thread != work->thread) {
+        work->thread = thread;
+        work->depth = 0;
+        while (work->next < count && frames[work->next].thread < thread)
+            work->next++;
+    }
+    for (; work->next < count && frames[work->next].thread == thread &&
+           frames[work->next].start_ns <= time;
+         work->next++)
+        frame_push(work, (uint32_t)work->next);
+    while (work->depth && frames[work->stack[work->depth - 1]].end_ns <= time)
+        work->depth--;
+    return work->depth ? work->stack[work->depth - 1] : FRAME_NONE;
+}
+
+/* A forward op's start, where a backward event takes its site. */
+struct forward_point {
+    uint32_t thread;
+    int64_t time_ns;
+    uint32_t site;
+};
+
+/* The starts of the forward ops a memory event links (forward_of), in
+ * the ops' order, so by (thread, time); point_of[op]: its point + 1, 0
+ * for none. False when memory runs out. */
+static bool forward_points(const struct trace_kineto *kineto, const uint32_t *forward_of,
+                           uint32_t **point_of, struct forward_point **points, size_t *count)
+{
+    *count = 0;
+    *points = NULL;
+    *point_of = calloc(kineto->ops_count ? kineto->ops_count : 1, sizeof **point_of);
+    if (!*point_of)
+        return false;
+    for (size_t i = 0; i < kineto->memory_count; i++)
+        if (forward_of[i] != KINETO_OP_NONE && !kineto->ops[forward_of[i]].frames_unknown &&
+            !(*point_of)[forward_of[i]]) {
+            (*point_of)[forward_of[i]] = 1;
+            (*count)++;
+        }
+    *points = malloc((*count ? *count : 1) * sizeof **points);
+    if (!*points)
+        return false;
+    for (size_t op = 0, at = 0; op < kineto->ops_count; op++)
+        if ((*point_of)[op]) {
+            (*points)[at] = (struct forward_point){kineto->ops[op].thread,
+                                                   kineto->ops[op].start_ns, 0};
+            (*point_of)[op] = (uint32_t)++at;
+        }
+    return true;
+}
+
+static bool point_before(const struct forward_point *point, const struct kineto_memory *memory)
+{
+    return point->thread != memory->thread ? point->thread < memory->thread
+                                           : point->time_ns < memory->time_ns;
+}
+
+/* The sites: the memory events' and the forward points' in one sweep. */
+static bool sites_sweep(struct frame_work *work, const size_t *by_thread,
+                        struct forward_point *points, size_t point_count)
+{
+    struct trace_kineto *kineto = work->kineto;
+    bool ok = true;
+    for (size_t m = 0, p = 0; ok && (m < kineto->memory_count || p < point_count);) {
+        if (p < point_count &&
+            (m == kineto->memory_count || point_before(&points[p], &kineto->memory[by_thread[m]]))) {
+            uint32_t frame = frame_at(work, points[p].thread, points[p].time_ns);
+            if (frame != FRAME_NONE)
+                ok = site_of(work, frame, &points[p].site);
+            p++;
+            continue;
+        }
+        struct kineto_memory *memory = &kineto->memory[by_thread[m++]];
+        uint32_t frame = frame_at(work, memory->thread, memory->time_ns);
+        if (frame != FRAME_NONE && !memory->after_frames)
+            ok = site_of(work, frame, &memory->site);
+    }
+    return ok;
+}
+
 bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto *kineto,
-                                   const size_t *by_thread)
+                                   const size_t *by_thread, const uint32_t *forward_of)
 {
     for (size_t i = 0; i < kineto->memory_count; i++)
         kineto->memory[i].site = 0;
@@ -184,27 +279,22 @@ bool trace_kineto_attribute_frames(struct trace_load *load, struct trace_kineto 
         .site = calloc(count, sizeof(uint32_t)),
         .name = calloc(count, sizeof(uint32_t)),
         .stack = malloc(count * sizeof(uint32_t)),
+        .thread = UINT32_MAX,
     };
-    bool ok = work.parent && work.site && work.name && work.stack;
-    size_t next = 0;
-    uint32_t thread = UINT32_MAX;
+    uint32_t *point_of = NULL;
+    struct forward_point *points = NULL;
+    size_t point_count = 0;
+    bool ok = work.parent && work.site && work.name && work.stack &&
+              forward_points(kineto, forward_of, &point_of, &points, &point_count) &&
+              sites_sweep(&work, by_thread, points, point_count);
+    /* A backward event: its forward op's site where there is one. */
     for (size_t i = 0; ok && i < kineto->memory_count; i++) {
-        struct kineto_memory *memory = &kineto->memory[by_thread[i]];
-        if (memory->thread != thread) {
-            thread = memory->thread;
-            work.depth = 0;
-            while (next < count && kineto->frames[next].thread < thread)
-                next++;
-        }
-        for (; next < count && kineto->frames[next].thread == thread &&
-               kineto->frames[next].start_ns <= memory->time_ns;
-             next++)
-            frame_push(&work, (uint32_t)next);
-        while (work.depth && kineto->frames[work.stack[work.depth - 1]].end_ns <= memory->time_ns)
-            work.depth--;
-        if (work.depth > 0 && !memory->after_frames)
-            ok = site_of(&work, work.stack[work.depth - 1], &memory->site);
+        uint32_t point = forward_of[i] != KINETO_OP_NONE ? point_of[forward_of[i]] : 0;
+        if (point && points[point - 1].site)
+            kineto->memory[i].site = points[point - 1].site;
     }
+    free(point_of);
+    free(points);
     free(work.parent);
     free(work.site);
     free(work.name);

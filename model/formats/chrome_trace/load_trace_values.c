@@ -313,34 +313,37 @@ static bool magnitude_to_int64(bool negative, uint64_t magnitude, int64_t *out)
 
 /* The common case, fast: [-]digits[.digits] with at most 18 digits and at
  * most `decimals` of them after the point (every ts of a trace). */
-static bool text_scaled_simple(const char *text, size_t length, unsigned decimals, int64_t *out)
+static inline bool text_scaled_simple(const char *text, size_t length, unsigned decimals,
+                                      int64_t *out)
 {
     const char *end = text + length;
     bool negative = text < end && *text == '-';
     text += negative;
-    int64_t value = 0;
-    unsigned digits = 0, fraction = 0;
-    bool point = false;
-    for (; text < end; text++) {
-        if (*text >= '0' && *text <= '9') {
-            if (++digits > 18)
-                return false; /* the general path takes it */
-            value = value * 10 + (*text - '0');
-            fraction += point;
-        } else if (*text == '.' && !point) {
-            point = true;
-        } else {
+    /* The digits before the point, then after it: a loop each, without
+     * a test per digit for the point (every event's ts comes here). */
+    uint64_t value = 0; /* wraps only past 19 digits, refused below */
+    const char *first = text;
+    for (; text < end && (unsigned char)(*text - '0') < 10; text++)
+        value = value * 10 + (uint64_t)(*text - '0');
+    size_t digits = (size_t)(text - first), fraction = 0;
+    if (text < end && *text == '.') {
+        const char *point = ++text;
+        for (; text < end && (unsigned char)(*text - '0') < 10; text++)
+            value = value * 10 + (uint64_t)(*text - '0');
+        fraction = (size_t)(text - point);
+        if (fraction == 0)
             return false;
-        }
     }
-    if (digits == 0 || fraction > decimals || (point && fraction == 0))
-        return false;
+    digits += fraction;
+    if (text != end || digits == 0 || digits > 18 || fraction > decimals)
+        return false; /* the general path takes what it can */
+    int64_t scaled = (int64_t)value;
     for (; fraction < decimals; fraction++) {
-        if (value > INT64_MAX / 10)
+        if (scaled > INT64_MAX / 10)
             return false;
-        value *= 10;
+        scaled *= 10;
     }
-    *out = negative ? -value : value;
+    *out = negative ? -scaled : scaled;
     return true;
 }
 
@@ -372,6 +375,10 @@ static bool number_text(const struct trace_reader *reader, struct trace_value va
 bool trace_value_scaled(const struct trace_reader *reader, struct trace_value value,
                         unsigned decimals, int64_t *out)
 {
+    /* A plain number, the usual case, without the calls. */
+    if (trace_value_present(value) && reader->text[value.start] != '"' &&
+        text_scaled_simple(reader->text + value.start, value.end - value.start, decimals, out))
+        return true;
     const char *text;
     size_t length;
     return number_text(reader, value, &text, &length) &&

@@ -185,6 +185,8 @@ static enum load_status build(struct ts_load *load, const struct pickle_value *r
         status = ts_read_annotations(load, annotations);
     if (status == LOAD_OK)
         status = read_traces(load, traces);
+    if (status == LOAD_OK)
+        status = ts_add_spans(load);
     return status == LOAD_OK ? warn(load) : status;
 }
 

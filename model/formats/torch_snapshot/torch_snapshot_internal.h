@@ -15,6 +15,7 @@
  *                             the first entry)
  *   torch_snapshot_replay.c   per device: the timeline finished (the start
  *                             added), the peak rows, the allocator
+ *   torch_snapshot_spans.c    the annotations paired into named spans
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
 #ifndef MEMTOP_TORCH_SNAPSHOT_INTERNAL_H
@@ -250,6 +251,12 @@ bool ts_pipe_finish(struct ts_load *load);
 /* The segments list, read into load->segments and load->blocks. */
 enum load_status ts_read_segments(struct ts_load *load, const struct pickle_value *segments);
 enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_value *list);
+
+/* ---- torch_snapshot_spans.c ---- */
+
+/* The annotations paired into the profile's spans, on their devices'
+ * allocators (built before). */
+enum load_status ts_add_spans(struct ts_load *load);
 
 /* ---- torch_snapshot_frames.c ---- */
 

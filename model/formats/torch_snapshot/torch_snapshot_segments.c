@@ -128,7 +128,9 @@ enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_v
         const struct pickle_value *name = pickle_dict_get(&items[i], "name");
         const struct pickle_value *stage = pickle_dict_get(&items[i], "stage");
         int64_t time_us;
-        if (!name || name->kind != PICKLE_STR || !stage ||
+        /* A stage other than START and END (none so far) opens and closes nothing. */
+        if (!name || name->kind != PICKLE_STR ||
+            !(pickle_is_string(stage, "START") || pickle_is_string(stage, "END")) ||
             !pickle_as_int64(pickle_dict_get(&items[i], "time_us"), &time_us))
             continue;
         if (!array_grow((void **)&load->annotations, &load->annotation_capacity,

@@ -2,8 +2,9 @@
  * "s" event binds the forward op starting at its time on its thread, the
  * "f" event the backward op (and its autograd engine evaluate_function
  * parent), paired by id; memory under a linked op gets " [forward: NAME]"
- * after its context; an unpaired flow, or one at no op's start, links
- * nothing. */
+ * after its context, and the site (module, location, stack) of the
+ * Python frames open at the forward op's start; an unpaired flow, or one
+ * at no op's start, links nothing. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -29,6 +30,9 @@
     "{\"ph\":\"" ph "\",\"id\":" #id ",\"pid\":7,\"tid\":" #tid ",\"ts\":" ts                \
     ",\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"" /* Kineto adds "bp":"e" to "f" */            \
     "}"
+#define FRAME(name, ts, dur)                                                                 \
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"" name "\",\"pid\":7,"          \
+    "\"tid\":1,\"ts\":" ts ",\"dur\":" dur ",\"args\":{}}"
 #define EVALUATE "autograd::engine::evaluate_function: "
 
 static const char flow_trace[] =
@@ -78,10 +82,84 @@ static void test_forward_links(void **state)
     profile_free(profile);
 }
 
+/* Kineto's order: ops and flows, memory events, then the Python frames
+ * (only those around a memory event or a forward op's start are kept).
+ * The autograd thread (2) runs no Python: its events take the frames
+ * open at their forward op's start on thread 1. */
+static const char frames_trace[] =
+    "{\"traceEvents\":["
+    OP("aten::linear", "15", "5", 1) "," OP("aten::addmm", "16", "4", 1) ","
+    OP("aten::linear", "55", "10", 1) "," OP("aten::addmm", "56", "4", 1) ","
+    OP("aten::relu", "95", "3", 1) ","
+    FLOW("f", 3, "201", 2) "," FLOW("f", 5, "302", 2) ","
+    OP(EVALUATE "AddmmBackward0", "200", "20", 2) "," OP("AddmmBackward0", "201", "9", 2) ","
+    OP("aten::mm", "202", "3", 2) ","
+    OP(EVALUATE "ReluBackward0", "300", "10", 2) "," OP("ReluBackward0", "302", "5", 2) ","
+    OP(EVALUATE "TBackward0", "400", "10", 2) "," OP("TBackward0", "401", "5", 2) ","
+    FLOW("s", 3, "56", 1) ","
+    MEMORY("17", 1, 100, 512, 512) ","  /* 0: Linear_0's forward */
+    MEMORY("203", 2, 200, 256, 768) "," /* 1: Linear_1's backward (no memory forward) */
+    MEMORY("303", 2, 300, 16, 784) ","  /* 2: ReLU's backward, flow read after the frames */
+    MEMORY("402", 2, 400, 16, 800) ","  /* 3: no flow */
+    FRAME("train.py(30): <module>", "0", "1000") "," FRAME("train.py(12): step", "5", "495") ","
+    FRAME("nn.Module: Linear_0", "10", "30") ","
+    FRAME("torch/nn/modules/linear.py(130): forward", "12", "26") ","
+    FRAME("nn.Module: Linear_1", "50", "30") ","
+    FRAME("torch/nn/modules/linear.py(130): forward", "52", "26") ","
+    FRAME("nn.Module: ReLU_0", "90", "20") ","
+    FLOW("s", 5, "95", 1) "]}";
+
+static void test_forward_sites(void **state)
+{
+    (void)state;
+    struct load_error error;
+    struct profile *profile = NULL;
+    enum load_status status = profile_load_bytes(
+        (const uint8_t *)frames_trace, strlen(frames_trace), "t.json", NULL, &profile, &error);
+    if (status != LOAD_OK)
+        print_message("# load: %s\n", error.message);
+    assert_int_equal(status, LOAD_OK);
+    long index = profile_find_allocator(profile, text_of("cuda:0"));
+    assert_true(index >= 0);
+    const struct snapshot_columns *timeline = &profile->allocators[index].timeline;
+    assert_int_equal(timeline->count, 4);
+    assert_non_null(timeline->site);
+    struct frame_site site = profile_site(profile, timeline->site[0]);
+    assert_string_equal(profile_text(profile, site.module), "Linear_0");
+    /* The backward event: Linear_1's, told apart from Linear_0's. */
+    assert_string_equal(profile_text(profile, timeline->context[1]),
+                        EVALUATE "AddmmBackward0 > AddmmBackward0 > aten::mm [forward: aten::addmm]");
+    assert_int_not_equal(timeline->site[1], 0);
+    site = profile_site(profile, timeline->site[1]);
+    assert_string_equal(profile_text(profile, site.module), "Linear_1");
+    assert_string_equal(profile_text(profile, site.location), "train.py:12 step");
+    assert_string_equal(profile_text(profile, site.stack),
+                        "torch/nn/modules/linear.py:130 forward\n"
+                        "train.py:12 step\n"
+                        "train.py:30 <module>");
+    /* ReLU_0's frame was not kept (its flow came after the frames): no
+     * site rather than step's. The context still names the forward op. */
+    assert_string_equal(profile_text(profile, timeline->context[2]),
+                        EVALUATE "ReluBackward0 > ReluBackward0 [forward: aten::relu]");
+    assert_int_equal(timeline->site[2], 0);
+    assert_int_equal(timeline->site[3], 0);
+    /* The rows at the peak carry the module. */
+    const struct allocator *cuda = &profile->allocators[index];
+    bool found = false;
+    for (size_t i = 0; i < cuda->row_count; i++)
+        if (cuda->rows[i].allocation_bytes == 256) {
+            assert_string_equal(profile_text(profile, cuda->rows[i].module), "Linear_1");
+            found = true;
+        }
+    assert_true(found);
+    profile_free(profile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_links),
+        cmocka_unit_test(test_forward_sites),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  * (a refusal is one terminal-safe line, a profile is whole and its
  * reports write). One more promise: the pickle reader alone, on the same
  * bytes, agrees with the format on whether the pickle is cut, broken or
- * holds objects. */
+ * holds objects; and says the same of the bytes with more after them
+ * (its loop runs opcodes in line only away from the end of the file, so
+ * that compares the in-line opcodes with the checked ones). */
 #include "config.h"
 
 #include "tests/fuzz/fuzz_common.h"
@@ -19,15 +21,48 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 extern const struct input_format torch_snapshot_format;
 
+/* Bytes after the end of a pickle that is not cut change nothing: the
+ * same status, root kind, or refusal at the same offset in the same words. */
+static void fuzz_check_padded(const uint8_t *data, size_t size, enum pickle_status decoded,
+                              const struct pickle_value *root, const struct pickle_error *error)
+{
+    enum { PAD = 32 };
+    if (decoded == PICKLE_CUT || decoded == PICKLE_NO_MEMORY)
+        return;
+    uint8_t *copy = malloc(size + PAD);
+    if (!copy)
+        return;
+    memcpy(copy, data, size);
+    memset(copy + size, '.', PAD);
+    struct pickle_document *document = NULL;
+    struct pickle_error again = {0};
+    enum pickle_status status = pickle_decode(copy, size + PAD, NULL, &document, &again);
+    if (status != PICKLE_NO_MEMORY) {
+        fuzz_require(status == decoded, "bytes after a pickle change nothing");
+        if (status == PICKLE_OK)
+            fuzz_require(pickle_document_root(document).kind == root->kind,
+                         "bytes after a pickle change nothing (its root)");
+        else
+            fuzz_require(again.offset == error->offset &&
+                             strcmp(again.message, error->message) == 0,
+                         "bytes after a pickle change nothing (the refusal)");
+    }
+    pickle_document_free(document);
+    free(copy);
+}
+
 static void fuzz_check_decoder(const uint8_t *data, size_t size, enum load_status status)
 {
     struct pickle_document *document = NULL;
     struct pickle_error error = {0};
     enum pickle_status decoded = pickle_decode(data, size, NULL, &document, &error);
     if (decoded == PICKLE_OK) {
+        struct pickle_value root = pickle_document_root(document);
+        fuzz_check_padded(data, size, decoded, &root, &error);
         pickle_document_free(document);
         return;
     }
+    fuzz_check_padded(data, size, decoded, NULL, &error);
     fuzz_require(document == NULL, "a failed decode hands back nothing");
     fuzz_require(error.offset <= size, "the offset of a decode error is inside the file");
     /* Without a consumer nothing is taken, so a pickle the format took

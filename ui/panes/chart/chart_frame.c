@@ -1,6 +1,7 @@
 /* chart_frame: the arithmetic of one chart frame that every drawing file
  * of the chart needs (see chart_frame.h): the value a column's bar
- * reaches, the row a value ends on, which fragmentation values plot.
+ * reaches (and the reserved line), the row a value ends on, which
+ * fragmentation values plot.
  * Called by chart_pane.c, chart_plot.c and chart_overlay.c, so that they
  * call down here instead of into chart_pane.c. Reads the frame; draws
  * nothing. */
@@ -21,6 +22,14 @@ int64_t chart_frame_column_value(const struct chart_frame *frame,
         return column->in_use;
     int64_t free_bytes = frame->timeline->free_bytes[column->snapshot];
     return saturating_add(column->in_use, free_bytes > 0 ? free_bytes : 0);
+}
+
+int64_t chart_frame_column_reserved(const struct chart_frame *frame,
+                                    const struct chart_column *column)
+{
+    if (column->snapshot == SIZE_MAX)
+        return 0;
+    return allocator_reserved_at(frame->allocator, column->snapshot);
 }
 
 bool chart_frame_fragmentation_valid(double value)

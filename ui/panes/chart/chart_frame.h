@@ -55,6 +55,9 @@ struct chart_frame {
     const struct time_window *time;
     const struct chart_column *columns; /* g.plot_width of them */
     bool show_free;
+    /* The allocator's reserved memory as a line over the bars: shown,
+     * and the timeline records it (allocator_records_reserved). */
+    bool show_reserved;
     bool show_fragmentation;
     bool auto_axis;     /* the y-axis from the lowest value shown, not 0 */
     bool capacity_axis; /* the y-axis up to the capacity */
@@ -91,6 +94,9 @@ struct chart_frame {
 /* The value a column's bar reaches: in use, plus free memory when shown. */
 int64_t chart_frame_column_value(const struct chart_frame *frame,
                                  const struct chart_column *column);
+/* The reserved bytes of a column's snapshot (0 before the first). */
+int64_t chart_frame_column_reserved(const struct chart_frame *frame,
+                                    const struct chart_column *column);
 /* A fragmentation value worth plotting (finite, not negative). */
 bool chart_frame_fragmentation_valid(double value);
 

@@ -25,6 +25,7 @@ struct chart_pane {
     struct pane pane;
     struct chart_binding shows;
     bool show_free;
+    bool show_reserved; /* where the allocator records it; on unless turned off */
     bool show_fragmentation;
     bool auto_axis;
     bool capacity_axis;
@@ -161,6 +162,8 @@ static void frame_compute(struct chart_frame *frame)
         if (column->snapshot == SIZE_MAX)
             continue;
         int64_t value = chart_frame_column_value(frame, column);
+        if (frame->show_reserved && chart_frame_column_reserved(frame, column) > value)
+            value = chart_frame_column_reserved(frame, column);
         if (value > frame->top)
             frame->top = value;
         if (column->in_use < lowest)
@@ -252,6 +255,9 @@ static void chart_draw(struct pane *pane, struct viewer *viewer, const struct pa
     frame.overlay = chart->shows.overlay;
     if (chart_overlay_compute(frame.overlay, timeline, &plot, chart->line_columns, chart->columns))
         frame.line_columns = chart->line_columns;
+    /* A compared timeline's line has the plot's lines to itself. */
+    frame.show_reserved = chart->show_reserved && !frame.line_columns &&
+                          allocator_records_reserved(frame.allocator);
     if (chart->step_boundaries)
         frame.step_marks = chart_steps_marks(&chart->steps, chart_allocator(chart), &plot);
     if (chart_marks_find_ooms(chart_allocator(chart), &plot, chart->oom_marks))
@@ -350,7 +356,7 @@ static void chart_match(struct viewer *viewer, struct chart_pane *chart,
     viewer_status(viewer, false, "no snapshot's op name contains \"%s\"", filter);
 }
 
-/* f, F, a, c, b: what the chart shows changes; where it shows it (the
+/* f, v, F, a, c, b: what the chart shows changes; where it shows it (the
  * plot's columns, the cursor) does not. */
 static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, enum request request)
 {
@@ -365,6 +371,15 @@ static void chart_toggle(struct viewer *viewer, struct chart_pane *chart, enum r
         chart->show_free = !chart->show_free;
         viewer_status(viewer, false, chart->show_free ? "free memory shown above the memory in use"
                                                       : "free memory hidden");
+        break;
+    case REQUEST_TOGGLE_RESERVED:
+        chart->show_reserved = !chart->show_reserved;
+        viewer_status(viewer, false,
+                      !allocator_records_reserved(chart_allocator(chart))
+                          ? "this allocator's timeline records no reserved memory (PyTorch's "
+                            "caching allocator does)"
+                      : chart->show_reserved ? "reserved memory shown as a line over the bars"
+                                             : "reserved memory hidden");
         break;
     case REQUEST_TOGGLE_AUTO_AXIS:
         chart->auto_axis = !chart->auto_axis;
@@ -436,6 +451,7 @@ static bool chart_handle_request(struct viewer *viewer, struct chart_pane *chart
     case REQUEST_EVENT_PREVIOUS: chart_step_event(viewer, chart, timeline, -1); return true;
     case REQUEST_EVENT_NEXT: chart_step_event(viewer, chart, timeline, 1); return true;
     case REQUEST_TOGGLE_FREE:
+    case REQUEST_TOGGLE_RESERVED:
     case REQUEST_TOGGLE_FRAGMENTATION:
     case REQUEST_TOGGLE_AUTO_AXIS:
     case REQUEST_STEP_BOUNDARIES:
@@ -495,6 +511,7 @@ static void chart_recall(struct pane *pane, struct viewer *viewer, const struct 
     (void)viewer;
     struct chart_pane *chart = chart_of(pane);
     chart->show_free = settings_get_bool(settings, "chart.free", chart->show_free);
+    chart->show_reserved = settings_get_bool(settings, "chart.reserved", chart->show_reserved);
     chart->show_fragmentation =
         settings_get_bool(settings, "chart.fragmentation", chart->show_fragmentation);
     chart->auto_axis = settings_get_bool(settings, "chart.auto_axis", chart->auto_axis);
@@ -510,6 +527,7 @@ static void chart_remember(struct pane *pane, const struct viewer *viewer,
     (void)viewer;
     const struct chart_pane *chart = chart_of(pane);
     settings_set_bool(settings, "chart.free", chart->show_free);
+    settings_set_bool(settings, "chart.reserved", chart->show_reserved);
     settings_set_bool(settings, "chart.fragmentation", chart->show_fragmentation);
     settings_set_bool(settings, "chart.auto_axis", chart->auto_axis);
     settings_set_bool(settings, "chart.capacity_axis", chart->capacity_axis);
@@ -561,8 +579,10 @@ static const struct pane_ops chart_ops = {
 struct pane *chart_pane_create_bound(struct chart_binding binding)
 {
     struct pane *pane = pane_create(&chart_ops, sizeof(struct chart_pane));
-    if (pane)
+    if (pane) {
         chart_of(pane)->shows = binding;
+        chart_of(pane)->show_reserved = true;
+    }
     return pane;
 }
 

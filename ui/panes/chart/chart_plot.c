@@ -1,4 +1,4 @@
-/* chart_plot: the chart's title, bars, y axis, time axis and legend (see
+/* chart_plot: the chart's title, bars, reserved line, y axis, time axis and legend (see
  * chart_frame.h), in eighths of a cell where the terminal shows them.
  * Called by chart_pane.c once per frame; only draws what the frame holds,
  * changes no state and writes no status line. */
@@ -15,6 +15,8 @@
 #define GLYPH_FREE(style) ((style)->utf8 ? "\xe2\x96\x91" : "-")       /* ░ */
 #define GLYPH_CAPACITY(style) ((style)->utf8 ? "\xe2\x95\x8c" : "=")   /* ╌ */
 #define GLYPH_FRAGMENTATION(style) ((style)->utf8 ? "\xe2\x80\xa2" : "*") /* • */
+/* Reserved memory: a thin line, apart from a compared timeline's thick one. */
+#define GLYPH_RESERVED(style) ((style)->utf8 ? "\xe2\x94\x80" : "_")   /* ─ */
 /* Stack by its glyph, not only its colour (NO_COLOR, --ascii): a full
  * cell of stack is shaded, a full cell of heap solid. */
 #define GLYPH_STACK(style) ((style)->utf8 ? "\xe2\x96\x92" : "%")      /* ▒ */
@@ -158,6 +160,34 @@ static void draw_y_axis(const struct chart_frame *frame)
     wattrset(window, style->normal);
 }
 
+/* The reserved line: its glyph on the row of each column's reserved
+ * bytes, where the bars leave that cell empty (a bar reaching it says
+ * the two are that close; the readout has both). Over free memory's
+ * shading and the capacity line: it is the bound of the first. */
+static void draw_reserved_line(const struct chart_frame *frame)
+{
+    const struct chart_geometry *g = &frame->g;
+    if (!frame->show_reserved)
+        return;
+    const struct ui_style *style = frame->style;
+    for (int c = 0; c < g->plot_width; c++) {
+        const struct chart_column *column = &frame->columns[c];
+        if (column->snapshot == SIZE_MAX)
+            continue;
+        int64_t reserved = chart_frame_column_reserved(frame, column);
+        if (reserved < frame->bottom)
+            continue;
+        int row = chart_frame_value_row(frame, reserved);
+        if (row >= frame->bar_rows ||
+            chart_cell_eighths(bar_eighths(frame, column->in_use), row) > 0)
+            continue;
+        attr_t attr = style->free_memory | A_BOLD | (c == frame->cursor_column ? A_REVERSE : 0);
+        draw_glyph(frame->window, g->plot_y + g->plot_rows - 1 - row, g->plot_x + c,
+                   GLYPH_RESERVED(style), attr);
+    }
+    wattrset(frame->window, style->normal);
+}
+
 /* "Memory ×4 +free +frag auto-y", shortened until it ends before the peak's
  * marker: "Memory" alone always ends before the plot's first column (a
  * compared chart's own name, "Memory: new vs base", goes before it).
@@ -182,7 +212,9 @@ static int draw_title_text(const struct chart_frame *frame, int marker)
              frame->show_fragmentation ? " +frag" : "", frame->auto_axis ? " auto-y" : "",
              frame->capacity_axis ? " y-to-cap" : "", frame->step_marks ? " +steps" : "");
     int title_end = 0;
-    const char *name = frame->overlay && frame->overlay->title ? frame->overlay->title : "Memory";
+    const char *name = frame->overlay && frame->overlay->title ? frame->overlay->title
+                       : frame->show_reserved ? "Memory: allocated / reserved"
+                                              : "Memory";
     for (int attempt = 0; attempt < 4; attempt++) {
         snprintf(title, sizeof title, "%s%s%s", attempt < 3 ? name : "Memory",
                  attempt < 2 ? zoom : "", attempt < 1 ? flags : "");
@@ -368,6 +400,9 @@ static void draw_legend(const struct chart_frame *frame)
                 draw_legend_item(frame, &x, GLYPH_HEAP(style), style->heap, heap) &&
                 (!stack_known ||
                  draw_legend_item(frame, &x, GLYPH_STACK(style), style->stack, stack)) &&
+                (!frame->show_reserved ||
+                 draw_legend_item(frame, &x, GLYPH_RESERVED(style), style->free_memory | A_BOLD,
+                                  "reserved")) &&
                 (!frame->show_free ||
                  draw_legend_item(frame, &x, GLYPH_FREE(style), style->free_memory,
                                   allocator_word(frame->allocator, ALLOCATOR_WORD_FREE))) &&
@@ -389,6 +424,7 @@ void chart_plot_draw(const struct chart_frame *frame)
     draw_title(frame);
     for (int c = 0; g->plot_rows > 0 && c < g->plot_width; c++)
         draw_column(frame, c);
+    draw_reserved_line(frame);
     chart_overlay_draw_line(frame);
     chart_marks_draw_ooms(frame);
     draw_y_axis(frame);

@@ -1,5 +1,5 @@
 /* chart_readout: the lines under the chart that tell what the cursor's
- * column holds (time, heap, stack, free, the event, its op and shape;
+ * column holds (time, heap, reserved, stack, free, the event, its op and shape;
  * see chart_frame.h), each value escaped and cut to the width. Called by
  * chart_pane.c once per frame; only draws. */
 #include "config.h"
@@ -164,6 +164,9 @@ void chart_readout_draw(const struct chart_frame *frame)
     readout_line(frame, &readout);
     /* What the format does not record is left out, not shown as 0. */
     const struct allocator *allocator = frame->allocator;
+    if (allocator_records_reserved(allocator))
+        readout_bytes(&readout, "reserved", allocator_reserved_at(allocator, index),
+                      style->free_memory | A_BOLD);
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FREE))
         readout_bytes(&readout, allocator_word(allocator, ALLOCATOR_WORD_FREE),
                       timeline->free_bytes[index], style->normal);

@@ -1,0 +1,202 @@
+/* A PyTorch memory snapshot's external_annotations as the profile's
+ * named spans (struct time_span, model/query/spans.h): START/END pairs
+ * matched by name and device (nested, a START left open, an END whose
+ * START the trace lost, a device with no allocator), on a snapshot
+ * written here; and the real capture's six optimizer spans, the peak
+ * inside step 2's Adam step. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/load.h"
+#include "model/profile.h"
+#include "model/query/spans.h"
+#include "tests/formats/torch_snapshot/pickle_writer.h"
+#include "tests/test_support.h"
+
+#define US 1000000 /* picoseconds */
+
+static void int_member(struct pickle_writer *w, const char *key, int64_t value)
+{
+    pickle_write_key(w, key);
+    pickle_write_int(w, value);
+    pickle_write_item_done(w);
+}
+
+static void str_member(struct pickle_writer *w, const char *key, const char *value)
+{
+    pickle_write_key(w, key);
+    pickle_write_str(w, value);
+    pickle_write_item_done(w);
+}
+
+static void entry(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
+                  int64_t time_us)
+{
+    pickle_write_dict(w, 5);
+    str_member(w, "action", action);
+    int_member(w, "addr", address);
+    int_member(w, "size", size);
+    int_member(w, "stream", 0);
+    int_member(w, "time_us", time_us);
+    pickle_write_item_done(w);
+}
+
+static void annotation(struct pickle_writer *w, const char *stage, const char *name,
+                       int64_t device, int64_t time_us)
+{
+    pickle_write_dict(w, 4);
+    str_member(w, "stage", stage);
+    str_member(w, "name", name);
+    int_member(w, "device", device);
+    int_member(w, "time_us", time_us);
+    pickle_write_item_done(w);
+}
+
+/* Device 0 from 1000 us: A 100 B (200): 300 at 1010, B freed at 1020,
+ * C 50 at 1030. The annotations, not in time order. */
+static struct profile *annotated_snapshot(void)
+{
+    char *bytes = NULL;
+    size_t size = 0;
+    FILE *file = open_memstream(&bytes, &size);
+    assert_non_null(file);
+    struct pickle_writer *w = pickle_writer_new(file, 4);
+    pickle_write_dict(w, 3);
+    pickle_write_key(w, "segments");
+    pickle_write_list(w, 0);
+    pickle_write_item_done(w);
+    pickle_write_key(w, "device_traces");
+    pickle_write_list(w, 1);
+    pickle_write_list(w, 5);
+    entry(w, "alloc", 0x1000, 100, 1000);
+    entry(w, "alloc", 0x2000, 200, 1010);
+    entry(w, "free_requested", 0x2000, 200, 1019);
+    entry(w, "free_completed", 0x2000, 200, 1020);
+    entry(w, "alloc", 0x3000, 50, 1030);
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    pickle_write_key(w, "external_annotations");
+    pickle_write_list(w, 9);
+    annotation(w, "START", "ProfilerStep#1", 0, 1000);
+    annotation(w, "START", "Optimizer.step#Adam.step", 0, 1005);
+    annotation(w, "END", "Optimizer.zero_grad#Adam.zero_grad", 0, 1002); /* START lost */
+    annotation(w, "END", "Optimizer.step#Adam.step", 0, 1015);
+    annotation(w, "START", "on a device without memory", 3, 1001);
+    annotation(w, "END", "on a device without memory", 3, 1003);
+    annotation(w, "END", "ProfilerStep#1", 0, 1025);
+    annotation(w, "START", "ProfilerStep#2", 0, 1028); /* open at the dump */
+    annotation(w, "MIDDLE", "neither START nor END", 0, 1029);
+    pickle_write_item_done(w);
+    assert_true(pickle_writer_finish(w));
+    assert_int_equal(fclose(file), 0);
+    struct profile *profile = NULL;
+    struct load_error error;
+    if (profile_load_bytes((const uint8_t *)bytes, size, "spans.pickle", NULL, &profile,
+                           &error) != LOAD_OK)
+        fail_msg("%s", error.message);
+    free(bytes);
+    return profile;
+}
+
+static void test_annotations_paired(void **state)
+{
+    (void)state;
+    struct profile *profile = annotated_snapshot();
+    assert_int_equal(profile->allocator_count, 1);
+    const struct allocator *a = &profile->allocators[0];
+    /* The device without an allocator has no timeline to put its span on;
+     * a stage neither START nor END is left out. */
+    struct span_table table;
+    assert_true(span_table_build(&table, profile, a));
+    const struct {
+        const char *name;
+        int64_t start, end;
+        bool open_start, open_end;
+        int64_t peak, peak_time;
+        unsigned depth;
+    } expected[] = {
+        {"ProfilerStep#1", 0, 25 * US, false, false, 300, 10 * US, 0},
+        {"Optimizer.zero_grad#Adam.zero_grad", 0, 2 * US, true, false, 100, 0, 1},
+        {"Optimizer.step#Adam.step", 5 * US, 15 * US, false, false, 300, 10 * US, 1},
+        {"ProfilerStep#2", 28 * US, 30 * US, false, true, 150, 30 * US, 0},
+    };
+    size_t count = sizeof expected / sizeof expected[0];
+    assert_int_equal(profile->span_count, count);
+    assert_int_equal(table.count, count);
+    for (size_t i = 0; i < count; i++) {
+        const struct span_row *row = NULL;
+        for (size_t j = 0; j < table.count; j++)
+            if (strcmp(profile_text(profile, table.rows[j].name), expected[i].name) == 0)
+                row = &table.rows[j];
+        if (!row)
+            fail_msg("no span %s", expected[i].name);
+        assert_int_equal(row->start_time_ps, expected[i].start);
+        assert_int_equal(row->end_time_ps, expected[i].end);
+        assert_int_equal(row->open_start, expected[i].open_start);
+        assert_int_equal(row->open_end, expected[i].open_end);
+        assert_int_equal(row->peak_bytes, expected[i].peak);
+        assert_int_equal(row->peak_time_ps, expected[i].peak_time);
+        if (row->depth != expected[i].depth)
+            fail_msg("%s: depth %u", expected[i].name, row->depth);
+        assert_int_equal(profile->spans[row->span].allocator, a->id);
+    }
+    span_table_free(&table);
+    profile_free(profile);
+}
+
+/* The real capture: zero_grad and step of Adam, three times each; the
+ * peak (100,387,024 B at 8.220 ms) inside the second step. */
+static void test_real_capture_spans(void **state)
+{
+    (void)state;
+    char *path = test_source_path("data/real/torch-mlp.snapshot.pickle.gz");
+    struct profile *profile = test_load_ok(path);
+    free(path);
+    const struct allocator *a = &profile->allocators[0];
+    struct span_table table;
+    assert_true(span_table_build(&table, profile, a));
+    assert_int_equal(table.count, 6);
+    size_t steps = 0, at_peak = 0;
+    for (size_t i = 0; i < table.count; i++) {
+        const struct span_row *row = &table.rows[i];
+        const char *name = profile_text(profile, row->name);
+        assert_true(strcmp(name, "Optimizer.step#Adam.step") == 0 ||
+                    strcmp(name, "Optimizer.zero_grad#Adam.zero_grad") == 0);
+        assert_false(row->open_start || row->open_end);
+        steps += name[10] == 's';
+        /* Steps 2 and 3 reach the same maximum; the peak is step 2's. */
+        if (row->peak_index == 153) {
+            at_peak++;
+            assert_string_equal(name, "Optimizer.step#Adam.step");
+            assert_int_equal(row->start_time_ps, 7716 * (int64_t)US);
+            assert_int_equal(row->end_time_ps, 8376 * (int64_t)US);
+            assert_int_equal(row->peak_time_ps, a->summary.peak_time_ps);
+            assert_int_equal(row->peak_bytes, 100387024);
+        }
+    }
+    assert_int_equal(steps, 3);
+    assert_int_equal(at_peak, 1);
+    /* The first: zero_grad, 381 us after the trace begins, 185 us long. */
+    assert_int_equal(table.rows[0].start_time_ps, 381 * (int64_t)US);
+    assert_int_equal(table.rows[0].duration_ps, 185 * (int64_t)US);
+    span_table_free(&table);
+    profile_free(profile);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_annotations_paired),
+        cmocka_unit_test(test_real_capture_spans),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
