@@ -7,9 +7,12 @@
  * and reserved before the first entry, the earliest time of all devices)
  * is added when the device is built (torch_snapshot_replay.c): until then
  * allocated, reserved and the running maximum are relative to it.
- * Called by torch_snapshot_entries.c (entry by entry) and
- * torch_snapshot_replay.c (the finished trace). Must not: read the pickle
- * or touch the profile builder. */
+ * Called by torch_snapshot_entries.c and torch_snapshot_pipe.c (a batch
+ * of entries at a time: on the pickle reader's thread, or alone on the
+ * replay thread), torch_snapshot_initial.c and torch_snapshot_replay.c
+ * (the finished trace). Must not: read the pickle, touch the profile
+ * builder, or anything of the load but its traces (the replay thread
+ * runs it beside the reader). */
 #include "config.h"
 
 #include <stdlib.h>
