@@ -266,6 +266,14 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     for (size_t i = 0; i < batch->count; i++) {
         if (i + PREFETCH_AHEAD < batch->count)
             integer_map_prefetch(&trace->open, batch->entries[i + PREFETCH_AHEAD].address);
+        /* Half way there, the slot is at hand: the open allocation it
+         * names (a free list hands slots out in no order) is fetched too. */
+        if (i + PREFETCH_AHEAD / 2 < batch->count) {
+            const uint32_t *slot =
+                integer_map_find(&trace->open, batch->entries[i + PREFETCH_AHEAD / 2].address);
+            if (slot)
+                __builtin_prefetch(&trace->opened[*slot]);
+        }
         if (!trace_add(trace, &batch->entries[i], batch->op_names[i]))
             return false;
     }
