@@ -498,6 +498,19 @@ static bool profile_builder_note_dropped_warnings(struct profile_builder *builde
     return profile_builder_append_warning(builder, text_of(line));
 }
 
+/* XProf's table moves to xprof_rows; `live` (emptied) becomes `rows`. */
+static void allocator_adopt_live_rows(struct allocator *allocator, struct live_rows *live)
+{
+    allocator->xprof_rows = allocator->rows;
+    allocator->xprof_row_count = allocator->row_count;
+    allocator->xprof_kept = true;
+    allocator->rows = live->rows;
+    allocator->row_count = live->count;
+    allocator->live_allocations = live->allocations;
+    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    *live = (struct live_rows){.as_of_index = -1};
+}
+
 /* Where the timeline is complete and the loader gave XProf's peak-step
  * table, that table moves to xprof_rows and `rows` becomes what was live
  * at the peak instant: the live-set query's own rows at peak_time_ps, so
@@ -514,14 +527,16 @@ static bool allocator_make_live_rows(struct profile *profile, struct allocator *
         live_rows_free(&live);
         return false;
     }
-    allocator->xprof_rows = allocator->rows;
-    allocator->xprof_row_count = allocator->row_count;
-    allocator->xprof_kept = true;
-    allocator->rows = live.rows;
-    allocator->row_count = live.count;
-    allocator->live_allocations = live.allocations;
-    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    allocator_adopt_live_rows(allocator, &live);
     return true;
+}
+
+void profile_builder_set_peak_live_rows(struct profile_builder *builder, size_t index,
+                                        struct live_rows *live)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    builder->row_capacity[index] = live->capacity;
+    allocator_adopt_live_rows(allocator, live);
 }
 
 bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,

@@ -21,6 +21,8 @@
 
 #include "model/profile.h"
 
+struct live_rows;
+
 struct profile_builder {
     /* What has been built so far: read it (loaders looking back, tests),
      * never write it but through the calls below. NULL after finish. */
@@ -124,6 +126,14 @@ void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index
 void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
                                    size_t live_allocations);
 
+/* The live set at the peak, made by a loader that found it on its own
+ * pass over the timeline (live_rows_of_set): XProf's table the loader
+ * added (ALLOCATOR_ROWS_XPROF) moves to xprof_rows and `live`'s rows
+ * become the table, as finish would have made them by a replay of its
+ * own; `live` is left empty. */
+void profile_builder_set_peak_live_rows(struct profile_builder *builder, size_t index,
+                                        struct live_rows *live);
+
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
  * which is computed here (stack + heap at the peak). */
@@ -156,8 +166,10 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
 
 /* Finishes every timeline (fit, sort, count, index), makes the live
  * rows where XProf's table was given over a complete timeline
- * (profile_builder_set_rows_kind), and hands over the profile; the builder is then empty. NULL when memory runs out (the
- * build is then discarded). */
+ * (profile_builder_set_rows_kind) and the loader did not give them
+ * (profile_builder_set_peak_live_rows), and hands over the profile; the
+ * builder is then empty. NULL when memory runs out (the build is then
+ * discarded). */
 struct profile *profile_builder_finish(struct profile_builder *builder);
 
 #endif

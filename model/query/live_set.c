@@ -378,6 +378,30 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
     return live_index_query(index, snapshots_until(index->timeline, time_ps), 0, true, rows);
 }
 
+enum live_status live_rows_of_set(const struct profile *profile,
+                                  const struct snapshot_columns *timeline, const uint32_t *live,
+                                  size_t count, size_t end, struct live_rows *rows)
+{
+    rows->count = 0;
+    struct live_special_texts texts;
+    if (!live_special_texts_intern(profile->strings, &texts))
+        return LIVE_NO_MEMORY;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < count; i++)
+        bytes = saturating_add(bytes, snapshot_columns_allocation_bytes(timeline, live[i]));
+    struct live_rows_request request = {
+        .profile = profile,
+        .timeline = timeline,
+        .texts = &texts,
+        .live = live,
+        .live_count = count,
+        .end = end,
+        .with_specials = true,
+        .live_allocation_bytes = bytes,
+    };
+    return live_rows_make(&request, rows) ? LIVE_OK : LIVE_NO_MEMORY;
+}
+
 enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
                                    int64_t time_ps, struct live_rows *rows)
 {
@@ -389,28 +413,16 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     const struct snapshot_columns *timeline = &allocator->timeline;
     if (timeline->count >= UINT32_MAX)
         return LIVE_NO_MEMORY;
-    struct live_special_texts texts;
     struct live_replay replay = {0};
     size_t end = snapshots_until(timeline, time_ps);
-    bool ok = live_special_texts_intern(profile->strings, &texts);
+    bool ok = true;
     for (size_t i = 0; ok && i < end; i++)
         ok = live_replay_apply(&replay, timeline, i);
-    int64_t bytes = 0;
-    for (size_t i = 0; ok && i < replay.count; i++)
-        bytes = saturating_add(bytes, snapshot_columns_allocation_bytes(timeline, replay.live[i]));
-    struct live_rows_request request = {
-        .profile = profile,
-        .timeline = timeline,
-        .texts = &texts,
-        .live = replay.live,
-        .live_count = replay.count,
-        .end = end,
-        .with_specials = true,
-        .live_allocation_bytes = bytes,
-    };
-    ok = ok && live_rows_make(&request, rows);
+    enum live_status status =
+        ok ? live_rows_of_set(profile, timeline, replay.live, replay.count, end, rows)
+           : LIVE_NO_MEMORY;
     live_replay_free(&replay);
-    return ok ? LIVE_OK : LIVE_NO_MEMORY;
+    return status;
 }
 
 enum live_status live_index_rows_grown(struct live_index *index, int64_t since_ps,
