@@ -21,6 +21,7 @@
 #include "model/load.h"
 #include "model/load_internal.h"
 #include "model/profile.h"
+#include "model/query/live_set.h"
 #include "tests/formats/torch_snapshot/pickle_writer.h"
 #include "tests/test_support.h"
 
@@ -231,6 +232,29 @@ static void test_replay_by_hand(void **state)
         assert_int_equal(profile->warning_count, 0); /* the end matches the blocks */
         profile_free(profile);
     }
+}
+
+/* The live set at a time, replayed from the timeline (the `L` view), on
+ * a timeline that leaves the allocation bytes out (they are the
+ * requested ones): at the peak, 0x20000, 0x30000 and 0x40000. */
+static void test_live_at_time(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    write_device_snapshot(b.w, false);
+    struct profile *profile = finish_and_load(&b);
+    const struct allocator *a = &profile->allocators[0];
+    assert_null(a->timeline.allocation_bytes);
+    struct live_rows rows = {0};
+    assert_int_equal(live_rows_at_once(profile, a, 5 * 1000000, &rows), LIVE_OK);
+    int64_t trace_bytes = 0;
+    for (size_t i = 0; i < rows.count; i++)
+        if (rows.rows[i].origin == ROW_FROM_SNAPSHOT)
+            trace_bytes += rows.rows[i].allocation_bytes;
+    assert_int_equal(trace_bytes, 1000 + 2000 + 5000);
+    live_rows_free(&rows);
+    profile_free(profile);
 }
 
 static void test_two_devices(void **state)
@@ -490,6 +514,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_by_hand),
         cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_live_at_time),
         cmocka_unit_test(test_segments_only),
         cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_one_trace_two_devices),
