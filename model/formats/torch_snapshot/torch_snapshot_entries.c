@@ -47,6 +47,7 @@ void ts_load_free(struct ts_load *load)
     free(load->tracebacks);
     free(load->segments);
     free(load->blocks);
+    free(load->taken_blocks);
     free(load->annotations);
     free(load->scratch);
     free(load->batch);
@@ -225,10 +226,10 @@ static struct ts_batch *batch_to_fill(struct ts_load *load)
  * each is read at once (the pickle reader recycles the dicts after), and
  * replayed into its trace by batches (torch_snapshot_trace.c), on the
  * pipe's thread when there is one. */
-int ts_take_items(void *context, struct pickle_object *list, const struct pickle_value *items,
-                  size_t count, struct pickle_error *error)
+static int take_entries(struct ts_load *load, struct pickle_object *list,
+                        const struct pickle_value *items, size_t count,
+                        struct pickle_error *error)
 {
-    struct ts_load *load = context;
     if (items[0].kind != PICKLE_DICT || !pickle_dict_get(&items[0], "action"))
         return 0;
     size_t left = load->input && load->input->size > load->offset
@@ -266,6 +267,16 @@ int ts_take_items(void *context, struct pickle_object *list, const struct pickle
     return 1;
 }
 
+/* Trace entries, or a segment's blocks (torch_snapshot_segments.c): read
+ * as they come, so that their dicts go back to the reader at once. */
+int ts_take_items(void *context, struct pickle_object *list, const struct pickle_value *items,
+                  size_t count, struct pickle_error *error)
+{
+    struct ts_load *load = context;
+    int taken = ts_take_blocks(load, list, items, count, error);
+    return taken ? taken : take_entries(load, list, items, count, error);
+}
+
 struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list)
 {
     static struct ts_trace empty = {0};
@@ -274,12 +285,14 @@ struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *li
     struct ts_trace *trace = ts_trace_find(load, list->as.object, false);
     if (trace)
         return trace;
+    if (list->as.object->taken)
+        return NULL; /* its items were taken as something else: blocks */
     size_t count = list->as.object->count;
     if (!count)
         return &empty;
     struct pickle_error error = {0};
     /* A list the reader kept (its items were not entries as they came). */
-    if (ts_take_items(load, list->as.object, list->as.object->items, count, &error) != 1)
+    if (take_entries(load, list->as.object, list->as.object->items, count, &error) != 1)
         return NULL;
     return ts_trace_find(load, list->as.object, false);
 }

@@ -143,7 +143,15 @@ struct ts_block {
     int64_t size;
     int64_t requested;
     uint8_t state; /* enum ts_block_state */
+    bool addressed; /* the file gave the address (PyTorch 2.0 did not) */
     uint32_t traceback;
+};
+
+/* A blocks list the reader handed over as it filled: its blocks are
+ * load->blocks[first, first + count). */
+struct ts_taken_blocks {
+    const struct pickle_object *list;
+    size_t first, count;
 };
 
 struct ts_segment {
@@ -193,6 +201,9 @@ struct ts_load {
     size_t segment_count, segment_capacity;
     struct ts_block *blocks;
     size_t block_count, block_capacity;
+    struct ts_taken_blocks *taken_blocks;
+    size_t taken_block_count, taken_block_capacity;
+    size_t taken_block_next; /* where torch_snapshot_segments.c looks first */
     struct ts_annotation *annotations;
     size_t annotation_count, annotation_capacity;
     /* The last compile_context and user_metadata seen, and their id:
@@ -248,6 +259,12 @@ bool ts_pipe_finish(struct ts_load *load);
 
 /* ---- torch_snapshot_segments.c ---- */
 
+/* The pickle consumer's part for a segment's blocks: items that are
+ * block dicts (a state, no action) are read into load->blocks as their
+ * list fills, so that the dicts are recycled at once (1 when taken, 0
+ * when they are not blocks, -1 with `error` set). */
+int ts_take_blocks(struct ts_load *load, struct pickle_object *list,
+                   const struct pickle_value *items, size_t count, struct pickle_error *error);
 /* The segments list, read into load->segments and load->blocks. */
 enum load_status ts_read_segments(struct ts_load *load, const struct pickle_value *segments);
 enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_value *list);

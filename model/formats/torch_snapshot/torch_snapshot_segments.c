@@ -4,6 +4,7 @@
  * Called by torch_snapshot.c. Must not: replay the trace. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,33 +36,117 @@ static uint8_t state_of(const struct pickle_value *state)
     return TS_BLOCK_INACTIVE;
 }
 
+/* One block dict into load->blocks (its address, when it has none, is
+ * set by the segment: place_blocks); false when memory runs out. */
+static bool block_read(struct ts_load *load, const struct pickle_value *dict)
+{
+    if (!array_grow((void **)&load->blocks, &load->block_capacity, load->block_count,
+                    sizeof *load->blocks, 256))
+        return false;
+    struct ts_block *block = &load->blocks[load->block_count];
+    const struct pickle_value *address = pickle_dict_get(dict, "address");
+    block->address = address ? uint_of(dict, "address") : 0;
+    block->addressed = address != NULL;
+    block->size = int_of(dict, "size", 0);
+    block->requested = int_of(dict, "requested_size", block->size);
+    block->state = state_of(pickle_dict_get(dict, "state"));
+    block->traceback = ts_traceback_of(load, pickle_dict_get(dict, "frames"));
+    if (block->traceback == UINT32_MAX)
+        return false;
+    load->block_count++;
+    return true;
+}
+
 /* Blocks without an address (PyTorch 2.0) tile the segment from its base. */
+static void place_blocks(struct ts_load *load, const struct ts_segment *segment)
+{
+    uint64_t next = segment->address;
+    for (size_t i = segment->first_block; i < segment->first_block + segment->block_count; i++) {
+        struct ts_block *block = &load->blocks[i];
+        if (!block->addressed)
+            block->address = next;
+        next = block->address + (uint64_t)block->size;
+    }
+}
+
+int ts_take_blocks(struct ts_load *load, struct pickle_object *list,
+                   const struct pickle_value *items, size_t count, struct pickle_error *error)
+{
+    bool blocks = list->taken && load->taken_block_count &&
+                  load->taken_blocks[load->taken_block_count - 1].list == list;
+    if (!blocks) {
+        if (items[0].kind != PICKLE_DICT || !pickle_dict_get(&items[0], "state") ||
+            pickle_dict_get(&items[0], "action"))
+            return 0;
+        /* Anything else among them: the list keeps them, and reading the
+         * segment says what is wrong. */
+        for (size_t i = 1; i < count; i++)
+            if (items[i].kind != PICKLE_DICT)
+                return 0;
+        if (!array_grow((void **)&load->taken_blocks, &load->taken_block_capacity,
+                        load->taken_block_count, sizeof *load->taken_blocks, 64))
+            goto no_memory;
+        load->taken_blocks[load->taken_block_count++] =
+            (struct ts_taken_blocks){list, load->block_count, 0};
+    }
+    struct ts_taken_blocks *taken = &load->taken_blocks[load->taken_block_count - 1];
+    for (size_t i = 0; i < count; i++) {
+        if (items[i].kind != PICKLE_DICT) {
+            snprintf(error->message, sizeof error->message,
+                     "a pickle, but not a PyTorch memory snapshot (block %zu of a segment is "
+                     "not a dict)", taken->count + i);
+            return -1;
+        }
+        if (!block_read(load, &items[i]))
+            goto no_memory;
+    }
+    taken->count += count;
+    return 1;
+no_memory:
+    error->status = PICKLE_NO_MEMORY;
+    snprintf(error->message, sizeof error->message, "out of memory");
+    return -1;
+}
+
+/* The blocks taken as `list` filled (NULL: none were). The segments come
+ * in the order their lists were read: the search starts after the last
+ * one found. */
+static const struct ts_taken_blocks *taken_blocks_of(struct ts_load *load,
+                                                      const struct pickle_value *list)
+{
+    if (!list || list->kind != PICKLE_LIST || !list->as.object->taken)
+        return NULL;
+    for (size_t n = 0; n < load->taken_block_count; n++) {
+        size_t i = (load->taken_block_next + n) % load->taken_block_count;
+        if (load->taken_blocks[i].list == list->as.object) {
+            load->taken_block_next = i + 1;
+            return &load->taken_blocks[i];
+        }
+    }
+    return NULL;
+}
+
 static enum load_status read_blocks(struct ts_load *load, struct ts_segment *segment,
                                     const struct pickle_value *blocks)
 {
+    const struct ts_taken_blocks *taken = taken_blocks_of(load, blocks);
+    if (taken) {
+        segment->first_block = taken->first;
+        segment->block_count = taken->count;
+        place_blocks(load, segment);
+        return LOAD_OK;
+    }
     size_t count;
     const struct pickle_value *items = pickle_items(blocks, &count);
     segment->first_block = load->block_count;
-    uint64_t next = segment->address;
     for (size_t i = 0; i < count; i++) {
         if (items[i].kind != PICKLE_DICT)
             return ts_bad(load, "a block that is not a dict");
-        if (!array_grow((void **)&load->blocks, &load->block_capacity, load->block_count,
-                        sizeof *load->blocks, 256))
+        if (!block_read(load, &items[i]))
             return ts_no_memory(load);
-        struct ts_block *block = &load->blocks[load->block_count];
-        const struct pickle_value *address = pickle_dict_get(&items[i], "address");
-        block->address = address ? uint_of(&items[i], "address") : next;
-        block->size = int_of(&items[i], "size", 0);
-        block->requested = int_of(&items[i], "requested_size", block->size);
-        block->state = state_of(pickle_dict_get(&items[i], "state"));
-        block->traceback = ts_traceback_of(load, pickle_dict_get(&items[i], "frames"));
-        if (block->traceback == UINT32_MAX)
-            return ts_no_memory(load);
-        next = block->address + (uint64_t)block->size;
-        load->block_count++;
     }
     segment->block_count = load->block_count - segment->first_block;
+    place_blocks(load, segment);
     return LOAD_OK;
 }
 

@@ -307,6 +307,44 @@ static void test_segments_only(void **state)
     profile_free(profile);
 }
 
+/* A segment's blocks are read as their list fills (the reader recycles
+ * their dicts): blocks without an address (PyTorch 2.0) still tile their
+ * segment from its base, whichever segment they come in. */
+static void test_blocks_as_they_come(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    pickle_write_list(b.w, 2);
+    for (int s = 0; s < 2; s++) {
+        pickle_write_dict(b.w, 4);
+        int_member(b.w, "device", 0);
+        int_member(b.w, "address", 0x500000 + s * 0x200000);
+        int_member(b.w, "total_size", 2 << 20);
+        pickle_write_key(b.w, "blocks");
+        pickle_write_list(b.w, 2);
+        pickle_write_dict(b.w, 3);
+        int_member(b.w, "size", 512);
+        int_member(b.w, "requested_size", 100 + s);
+        pickle_write_key(b.w, "state");
+        pickle_write_key(b.w, "active_allocated");
+        pickle_write_item_done(b.w);
+        pickle_write_item_done(b.w);
+        block(b.w, 0x500200 + s * 0x200000, (2 << 20) - 512, 0, "inactive");
+        pickle_write_item_done(b.w);
+        pickle_write_item_done(b.w);
+        pickle_write_item_done(b.w);
+    }
+    pickle_write_item_done(b.w);
+    struct profile *profile = finish_and_load(&b);
+    const struct allocator *a = &profile->allocators[0];
+    assert_int_equal(a->timeline.heap_bytes[0], 201);
+    assert_int_equal(a->row_count, 2);
+    assert_int_equal(a->rows[0].address, 0x700000); /* the larger first */
+    assert_int_equal(a->rows[1].address, 0x500000);
+    profile_free(profile);
+}
+
 /* Device traces built by LIST (the reader keeps them and reads their
  * entries afterwards), more of them than the reader's first room for
  * traces: every device still gets its own entries (an earlier device's
@@ -418,6 +456,16 @@ static void test_replay_thread(void **state)
     load_torch_snapshot_set_pipeline_threshold(1);
     expect_refused(bad, sizeof bad - 1, "a trace entry that is not a dict (item 1 of a trace)");
     load_torch_snapshot_set_pipeline_threshold(0);
+    /* A segment's blocks, [{state: inactive}] then 7 (a second APPENDS):
+     * the first were read as they came, so the second is refused there. */
+    static const char block_then_int[] = "\x80\x02}(\x8c\x08" "segments](}(\x8c\x06" "blocks]("
+                                         "}(\x8c\x05" "state\x8c\x08" "inactiveue(K\x07" "eueu.";
+    expect_refused(block_then_int, sizeof block_then_int - 1,
+                   "not a PyTorch memory snapshot (block 1 of a segment is not a dict)");
+    /* The same in one APPENDS: the list keeps them, the segment says so. */
+    static const char blocks_one_batch[] = "\x80\x02}(\x8c\x08" "segments](}(\x8c\x06" "blocks]("
+                                           "}(\x8c\x05" "state\x8c\x08" "inactiveuK\x07" "eueu.";
+    expect_refused(blocks_one_batch, sizeof blocks_one_batch - 1, "a block that is not a dict");
     char *path = test_source_path("data/real/torch-mlp.snapshot.pickle.gz");
     size_t packed_size = 0;
     uint8_t *packed = test_read_file(path, &packed_size);
@@ -516,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_two_devices),
         cmocka_unit_test(test_live_at_time),
         cmocka_unit_test(test_segments_only),
+        cmocka_unit_test(test_blocks_as_they_come),
         cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_one_trace_two_devices),
         cmocka_unit_test(test_replay_thread),
