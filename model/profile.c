@@ -67,6 +67,83 @@ bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
         columns->omitted |= 1u << COLUMN_BIT_step_id;
     if (which & SNAPSHOT_OMIT_ALLOCATION_BYTES)
         columns->omitted |= 1u << COLUMN_BIT_allocation_bytes;
+    if (which & SNAPSHOT_OMIT_FREE_BYTES)
+        columns->omitted |= 1u << COLUMN_BIT_free_bytes;
+    if (which & SNAPSHOT_OMIT_PEAK_BYTES_IN_USE)
+        columns->omitted |= 1u << COLUMN_BIT_peak_bytes_in_use;
+    return true;
+}
+
+int64_t snapshot_columns_free_from_reserved(const struct snapshot_columns *columns, size_t index)
+{
+    /* The last change at or before `index`: a binary search (they are few). */
+    size_t low = 0, high = columns->reserved_change_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (columns->reserved_changes[middle].index <= index)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    int64_t reserved = low ? columns->reserved_changes[low - 1].reserved : 0;
+    int64_t room = saturating_subtract(reserved, snapshot_columns_in_use(columns, index));
+    return room > 0 ? room : 0;
+}
+
+int64_t snapshot_columns_peak_from_marks(const struct snapshot_columns *columns, size_t index)
+{
+    size_t from = columns->peak_marks ? index / SNAPSHOT_PEAK_SPAN * SNAPSHOT_PEAK_SPAN : 0;
+    int64_t peak = columns->peak_marks ? columns->peak_marks[index / SNAPSHOT_PEAK_SPAN]
+                                       : columns->peak_floor;
+    for (size_t i = from; i <= index; i++) {
+        int64_t in_use = snapshot_columns_in_use(columns, i);
+        if (in_use > peak)
+            peak = in_use;
+    }
+    return peak;
+}
+
+bool snapshot_columns_reserved_change(struct snapshot_columns *columns, size_t index,
+                                      int64_t reserved)
+{
+    size_t count = columns->reserved_change_count;
+    if (count && columns->reserved_changes[count - 1].index == index) {
+        columns->reserved_changes[count - 1].reserved = reserved;
+        return true;
+    }
+    if (count == columns->reserved_change_capacity) {
+        size_t capacity = count ? count * 2 : 16;
+        struct reserved_change *grown =
+            realloc(columns->reserved_changes, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        columns->reserved_changes = grown;
+        columns->reserved_change_capacity = capacity;
+    }
+    columns->reserved_changes[columns->reserved_change_count++] =
+        (struct reserved_change){index, reserved};
+    return true;
+}
+
+bool snapshot_columns_mark_peaks(struct snapshot_columns *columns, int64_t floor)
+{
+    free(columns->peak_marks);
+    columns->peak_marks = NULL;
+    columns->peak_floor = floor;
+    size_t marks = (columns->count + SNAPSHOT_PEAK_SPAN - 1) / SNAPSHOT_PEAK_SPAN;
+    if (marks == 0)
+        return true;
+    columns->peak_marks = malloc(marks * sizeof *columns->peak_marks);
+    if (!columns->peak_marks)
+        return false;
+    int64_t peak = floor;
+    for (size_t i = 0; i < columns->count; i++) {
+        if (i % SNAPSHOT_PEAK_SPAN == 0)
+            columns->peak_marks[i / SNAPSHOT_PEAK_SPAN] = peak;
+        int64_t in_use = snapshot_columns_in_use(columns, i);
+        if (in_use > peak)
+            peak = in_use;
+    }
     return true;
 }
 
@@ -206,6 +283,10 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
         free(columns->index);
         columns->index = NULL;
     }
+    if (columns->peak_marks) {
+        free(columns->peak_marks);
+        columns->peak_marks = NULL;
+    }
     if (columns->count == columns->capacity) {
         /* From 4: a capture may hold thousands of allocators of one event. */
         size_t capacity = columns->capacity < 4 ? 4 : columns->capacity + columns->capacity / 2;
@@ -222,9 +303,11 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     columns->time_ps[i] = snapshot->time_ps;
     columns->stack_bytes[i] = snapshot->stack_bytes;
     columns->heap_bytes[i] = snapshot->heap_bytes;
-    columns->free_bytes[i] = snapshot->free_bytes;
+    if (columns->free_bytes)
+        columns->free_bytes[i] = snapshot->free_bytes;
     columns->fragmentation[i] = snapshot->fragmentation;
-    columns->peak_bytes_in_use[i] = snapshot->peak_bytes_in_use;
+    if (columns->peak_bytes_in_use)
+        columns->peak_bytes_in_use[i] = snapshot->peak_bytes_in_use;
     /* Activities beyond int8 are unknown values anyway; keep them unknown. */
     columns->activity[i] = (snapshot->activity >= INT8_MIN && snapshot->activity <= INT8_MAX)
                                ? (int8_t)snapshot->activity
@@ -251,6 +334,10 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     size_t i = columns->count++;
     free(columns->index);
     columns->index = NULL;
+    if (columns->peak_marks) {
+        free(columns->peak_marks);
+        columns->peak_marks = NULL;
+    }
     int8_t activity = (snapshot->activity >= INT8_MIN && snapshot->activity <= INT8_MAX)
                           ? (int8_t)snapshot->activity
                           : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
@@ -265,12 +352,14 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     STORE(time_ps, snapshot->time_ps)
     STORE(stack_bytes, snapshot->stack_bytes)
     STORE(heap_bytes, snapshot->heap_bytes)
-    STORE(free_bytes, snapshot->free_bytes)
+    if (columns->free_bytes)
+        STORE(free_bytes, snapshot->free_bytes)
     if (fragmented) {
         columns->fragmentation[i] = snapshot->fragmentation;
         written |= 1u << COLUMN_BIT_fragmentation;
     }
-    STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
+    if (columns->peak_bytes_in_use)
+        STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
     STORE(activity, activity)
     STORE(requested_bytes, snapshot->requested_bytes)
     if (columns->allocation_bytes)
@@ -301,9 +390,9 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .time_ps = columns->time_ps[index],
         .stack_bytes = columns->stack_bytes[index],
         .heap_bytes = columns->heap_bytes[index],
-        .free_bytes = columns->free_bytes[index],
+        .free_bytes = snapshot_columns_free_bytes(columns, index),
         .fragmentation = columns->fragmentation[index],
-        .peak_bytes_in_use = columns->peak_bytes_in_use[index],
+        .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(columns, index),
         .activity = columns->activity[index],
         .requested_bytes = columns->requested_bytes[index],
         .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
@@ -318,6 +407,45 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
     };
 }
 
+static bool copy_array(void **to, const void *from, size_t bytes)
+{
+    if (!from || bytes == 0)
+        return true;
+    *to = malloc(bytes);
+    if (!*to)
+        return false;
+    memcpy(*to, from, bytes);
+    return true;
+}
+
+bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_columns *to)
+{
+    *to = (struct snapshot_columns){.omitted = from->omitted};
+    if ((from->context && !snapshot_columns_enable_context(to)) ||
+        (from->site && !snapshot_columns_enable_site(to)) ||
+        !snapshot_columns_reserve_zeroed(to, from->count ? from->count : 1))
+        return false;
+    /* The columns nothing was written into stay untouched pages. */
+#define COPY(name)                                           \
+    if (to->name && from->name && from->count)               \
+        memcpy(to->name, from->name, from->count * sizeof *to->name);
+    FOR_EACH_COLUMN(COPY)
+    COPY(context)
+    COPY(site)
+#undef COPY
+    to->count = from->count;
+    to->written = from->written;
+    to->peak_floor = from->peak_floor;
+    size_t marks = (from->count + SNAPSHOT_PEAK_SPAN - 1) / SNAPSHOT_PEAK_SPAN;
+    if (!copy_array((void **)&to->reserved_changes, from->reserved_changes,
+                    from->reserved_change_count * sizeof *from->reserved_changes) ||
+        !copy_array((void **)&to->peak_marks, from->peak_marks,
+                    marks * sizeof *from->peak_marks))
+        return false;
+    to->reserved_change_count = to->reserved_change_capacity = from->reserved_change_count;
+    return true;
+}
+
 void snapshot_columns_free(struct snapshot_columns *columns)
 {
     free(columns->index);
@@ -326,6 +454,8 @@ void snapshot_columns_free(struct snapshot_columns *columns)
 #undef FREE
     free(columns->context);
     free(columns->site);
+    free(columns->reserved_changes);
+    free(columns->peak_marks);
     memset(columns, 0, sizeof *columns);
 }
 
@@ -371,7 +501,7 @@ bool allocator_records_reserved(const struct allocator *allocator)
 
 int64_t allocator_reserved_at(const struct allocator *allocator, size_t index)
 {
-    int64_t free_bytes = allocator->timeline.free_bytes[index];
+    int64_t free_bytes = snapshot_columns_free_bytes(&allocator->timeline, index);
     return saturating_add(snapshot_columns_in_use(&allocator->timeline, index),
                           free_bytes > 0 ? free_bytes : 0);
 }

@@ -74,8 +74,14 @@ struct snapshot_columns {
     int64_t *time_ps;
     int64_t *stack_bytes;
     int64_t *heap_bytes;
+    /* NULL when the loader omitted it (SNAPSHOT_OMIT_FREE_BYTES): the free
+     * bytes are then the reserved bytes of reserved_changes less the
+     * memory in use; read it through snapshot_columns_free_bytes(). */
     int64_t *free_bytes;
     double *fragmentation;
+    /* NULL when the loader omitted it (SNAPSHOT_OMIT_PEAK_BYTES_IN_USE): the
+     * running maximum of the memory in use from peak_floor; read it
+     * through snapshot_columns_peak_bytes_in_use(). */
     int64_t *peak_bytes_in_use;
     int8_t *activity; /* enum memory_activity; values past int8 read as unknown */
     int64_t *requested_bytes;
@@ -102,7 +108,24 @@ struct snapshot_columns {
      * snapshot_columns_grow_zeroed() copies only those. */
     unsigned written;
     unsigned omitted; /* the columns snapshot_columns_omit() left out (profile.c's bits) */
+    /* Without the free column: the reserved bytes from each change on (by
+     * snapshot), in snapshot order; before the first, none reserved. */
+    struct reserved_change *reserved_changes;
+    size_t reserved_change_count, reserved_change_capacity;
+    /* Without the peak column: the running maximum starts from peak_floor,
+     * and peak_marks[k] is the maximum before snapshot k * SNAPSHOT_PEAK_SPAN
+     * (snapshot_columns_mark_peaks(); NULL until then: the maximum is
+     * then found from the first snapshot). */
+    int64_t peak_floor;
+    int64_t *peak_marks;
 };
+
+/* From snapshot `index` on (until the next change), `reserved` bytes. */
+struct reserved_change {
+    size_t index;
+    int64_t reserved;
+};
+#define SNAPSHOT_PEAK_SPAN 1024
 
 /* Columns a loader whose format never varies them may leave out, so that
  * they cost no memory: the step is then none (-1) everywhere, the
@@ -110,6 +133,11 @@ struct snapshot_columns {
 enum {
     SNAPSHOT_OMIT_STEP_ID = 1u << 0,
     SNAPSHOT_OMIT_ALLOCATION_BYTES = 1u << 1,
+    /* free = reserved - in use (not negative), reserved from the changes
+     * the loader records with snapshot_columns_reserved_change() */
+    SNAPSHOT_OMIT_FREE_BYTES = 1u << 2,
+    /* the running maximum of stack + heap, from snapshot_columns_mark_peaks()'s floor */
+    SNAPSHOT_OMIT_PEAK_BYTES_IN_USE = 1u << 3,
 };
 /* Leaves out the columns `which` names (before the columns have room:
  * false otherwise). Appending or setting a snapshot then ignores those
@@ -129,6 +157,36 @@ static inline int64_t snapshot_columns_allocation_bytes(const struct snapshot_co
     return columns->allocation_bytes ? columns->allocation_bytes[index]
                                      : columns->requested_bytes[index];
 }
+
+/* Snapshot `index`'s free bytes and running peak, whether their columns
+ * were omitted or not: every reader goes through these. */
+int64_t snapshot_columns_free_from_reserved(const struct snapshot_columns *columns, size_t index);
+int64_t snapshot_columns_peak_from_marks(const struct snapshot_columns *columns, size_t index);
+static inline int64_t snapshot_columns_free_bytes(const struct snapshot_columns *columns,
+                                                  size_t index)
+{
+    return columns->free_bytes ? columns->free_bytes[index]
+                               : snapshot_columns_free_from_reserved(columns, index);
+}
+static inline int64_t snapshot_columns_peak_bytes_in_use(const struct snapshot_columns *columns,
+                                                         size_t index)
+{
+    return columns->peak_bytes_in_use ? columns->peak_bytes_in_use[index]
+                                      : snapshot_columns_peak_from_marks(columns, index);
+}
+/* Without the free column: the reserved bytes are `reserved` from snapshot
+ * `index` on (indexes in order; a second change at the same index
+ * replaces the first); false when memory runs out. */
+bool snapshot_columns_reserved_change(struct snapshot_columns *columns, size_t index,
+                                      int64_t reserved);
+/* Without the peak column, once the last snapshot is in: the running
+ * maximum starts from `floor` (the memory in use before the first), and
+ * marks are made for reading it at any snapshot at once; false when
+ * memory runs out (the maximum is then found from the first snapshot). */
+bool snapshot_columns_mark_peaks(struct snapshot_columns *columns, int64_t floor);
+/* A copy of `from` into `to` (empty), with the same columns left out;
+ * false when memory runs out (`to` then needs snapshot_columns_free). */
+bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_columns *to);
 
 /* Makes room for the site column (0 for the snapshots already there);
  * false when memory runs out. */

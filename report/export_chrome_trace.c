@@ -233,7 +233,7 @@ static size_t write_counters(struct json_writer *writer, const struct allocator 
     if (!(unknown & ALLOCATOR_FIELD_STACK))
         json_writer_member_int(writer, "stack", timeline->stack_bytes[i]);
     if (!(unknown & ALLOCATOR_FIELD_FREE))
-        json_writer_member_int(writer, "free", timeline->free_bytes[i]);
+        json_writer_member_int(writer, "free", snapshot_columns_free_bytes(timeline, i));
     json_writer_object_end(writer);
     json_writer_object_end(writer);
     return 2;

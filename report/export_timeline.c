@@ -18,8 +18,10 @@ static const char *const timeline_columns[] = {
  * decimal point nine places in. */
 #define MILLISECOND_DECIMALS 9
 
+/* `peak`: snapshot i's running peak (the rows are written in order, so
+ * a timeline without the peak column is not searched for each). */
 static void write_snapshot(struct csv_writer *writer, const struct profile *profile,
-                           const struct allocator *allocator, size_t i)
+                           const struct allocator *allocator, size_t i, int64_t peak)
 {
     const struct snapshot_columns *timeline = &allocator->timeline;
     csv_writer_int(writer, timeline->time_ps[i]);
@@ -28,10 +30,10 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
     export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_STACK),
                      timeline->stack_bytes[i]);
     export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FREE),
-                     timeline->free_bytes[i]);
+                     snapshot_columns_free_bytes(timeline, i));
     export_known_double(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION),
                         timeline->fragmentation[i]);
-    csv_writer_int(writer, timeline->peak_bytes_in_use[i]);
+    csv_writer_int(writer, peak);
     csv_writer_text(writer, memory_activity_name(timeline->activity[i]));
     csv_writer_int(writer, timeline->requested_bytes[i]);
     csv_writer_int(writer, snapshot_columns_allocation_bytes(timeline, i));
@@ -52,7 +54,14 @@ size_t export_timeline(struct csv_writer *writer, const struct export_request *r
     size_t first, end;
     timeline_range(timeline, request->from_ps, request->to_ps, &first, &end);
     size_t written = 0;
-    for (size_t i = first; i < end && !writer->error; i++, written++)
-        write_snapshot(writer, request->profile, request->allocator, i);
+    int64_t peak = 0;
+    for (size_t i = first; i < end && !writer->error; i++, written++) {
+        int64_t in_use = snapshot_columns_in_use(timeline, i);
+        if (timeline->peak_bytes_in_use || i == first)
+            peak = snapshot_columns_peak_bytes_in_use(timeline, i);
+        else if (in_use > peak)
+            peak = in_use; /* the running maximum, as the column would hold */
+        write_snapshot(writer, request->profile, request->allocator, i, peak);
+    }
     return written;
 }

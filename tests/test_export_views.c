@@ -114,9 +114,9 @@ void test_timeline_every_field(void **state)
         assert_int_equal(time_ps, timeline->time_ps[i]);
         assert_int_field(field(&exported, i, 2), timeline->heap_bytes[i]);
         assert_int_field(field(&exported, i, 3), timeline->stack_bytes[i]);
-        assert_int_field(field(&exported, i, 4), timeline->free_bytes[i]);
+        assert_int_field(field(&exported, i, 4), snapshot_columns_free_bytes(timeline, i));
         assert_double_field(field(&exported, i, 5), timeline->fragmentation[i]);
-        assert_int_field(field(&exported, i, 6), timeline->peak_bytes_in_use[i]);
+        assert_int_field(field(&exported, i, 6), snapshot_columns_peak_bytes_in_use(timeline, i));
         assert_string_equal(field(&exported, i, 7), memory_activity_name(timeline->activity[i]));
         assert_int_field(field(&exported, i, 8), timeline->requested_bytes[i]);
         assert_int_field(field(&exported, i, 9), snapshot_columns_allocation_bytes(timeline, i));

@@ -286,7 +286,8 @@ static void test_demo_summary_matches_the_timeline(void **state)
         assert_true(summary->peak_bytes == snapshot_columns_in_use(timeline, peak));
         assert_true(summary->peak_time_ps == timeline->time_ps[peak]);
         assert_true(summary->capacity_bytes ==
-                    snapshot_columns_in_use(timeline, peak) + timeline->free_bytes[peak]);
+                    snapshot_columns_in_use(timeline, peak) +
+                        snapshot_columns_free_bytes(timeline, peak));
         assert_true(summary->allocations + summary->deallocations == timeline->count);
         /* Every row of a version-0 profile points at a snapshot on or before the peak,
          * or is one of the special rows. */

@@ -502,6 +502,55 @@ static void test_omitted_columns(void **state)
     }
 }
 
+/* Without the free and peak columns: free is the reserved bytes of the
+ * last change less the memory in use (never negative), the peak the
+ * running maximum from the floor, read at any snapshot (across the
+ * marks' spans, and before marks are made); a copy reads alike. */
+static void test_free_and_peak_omitted(void **state)
+{
+    (void)state;
+    enum { COUNT = 3 * SNAPSHOT_PEAK_SPAN + 5 };
+    struct snapshot_columns columns = {0};
+    assert_true(snapshot_columns_omit(&columns, SNAPSHOT_OMIT_FREE_BYTES |
+                                                    SNAPSHOT_OMIT_PEAK_BYTES_IN_USE));
+    assert_true(snapshot_columns_reserve_zeroed(&columns, COUNT));
+    int64_t *heap = calloc(COUNT, sizeof *heap);
+    assert_non_null(heap);
+    for (size_t i = 0; i < COUNT; i++) {
+        heap[i] = (int64_t)((i * 7919) % 5000); /* up and down */
+        struct snapshot in = {.heap_bytes = heap[i], .free_bytes = 99, .peak_bytes_in_use = 99};
+        snapshot_columns_append_sparse(&columns, &in);
+        if (i == 0 || i == 2000)
+            assert_true(snapshot_columns_reserved_change(&columns, i, i == 0 ? 1000 : 9000));
+    }
+    assert_true(snapshot_columns_reserved_change(&columns, 2000, 8000)); /* replaces */
+    assert_null(columns.free_bytes);
+    assert_null(columns.peak_bytes_in_use);
+    assert_int_equal(columns.reserved_change_count, 2);
+    for (int marked = 0; marked < 2; marked++) {
+        if (marked)
+            assert_true(snapshot_columns_mark_peaks(&columns, 4000));
+        else
+            columns.peak_floor = 4000;
+        struct snapshot_columns copy;
+        assert_true(snapshot_columns_copy(&columns, &copy));
+        int64_t peak = 4000;
+        for (size_t i = 0; i < COUNT; i++) {
+            peak = heap[i] > peak ? heap[i] : peak;
+            int64_t room = (i < 2000 ? 1000 : 8000) - heap[i];
+            struct snapshot out;
+            snapshot_columns_get(&columns, i, &out);
+            assert_int_equal(out.free_bytes, room > 0 ? room : 0);
+            assert_int_equal(out.peak_bytes_in_use, peak);
+            assert_int_equal(snapshot_columns_free_bytes(&copy, i), room > 0 ? room : 0);
+            assert_int_equal(snapshot_columns_peak_bytes_in_use(&copy, i), peak);
+        }
+        snapshot_columns_free(&copy);
+    }
+    free(heap);
+    snapshot_columns_free(&columns);
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -528,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_missing_summary_derived_like_xprof),
         cmocka_unit_test(test_hostile_sums_do_not_overflow),
         cmocka_unit_test(test_columns_round_trip_every_field),
+        cmocka_unit_test(test_free_and_peak_omitted),
         cmocka_unit_test(test_sparse_columns_read_back),
         cmocka_unit_test(test_sparse_columns_grow),
         cmocka_unit_test(test_omitted_columns),

@@ -151,9 +151,9 @@ size_t trace_set_first_peak_summary(struct trace_load *load, size_t index)
         summary.peak = (struct memory_stats){
             .stack_bytes = timeline->stack_bytes[peak],
             .heap_bytes = timeline->heap_bytes[peak],
-            .free_bytes = timeline->free_bytes[peak],
+            .free_bytes = snapshot_columns_free_bytes(timeline, peak),
             .fragmentation = timeline->fragmentation[peak],
-            .peak_bytes_in_use = timeline->peak_bytes_in_use[peak],
+            .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(timeline, peak),
         };
         summary.peak_time_ps = timeline->time_ps[peak];
         summary.lifetime_peak_bytes = timeline->heap_bytes[peak];

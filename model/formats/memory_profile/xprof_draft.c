@@ -218,11 +218,11 @@ static void xprof_derive_summary(struct xprof_draft *draft, size_t index)
         .peak = {
             .stack_bytes = timeline->stack_bytes[peak],
             .heap_bytes = timeline->heap_bytes[peak],
-            .free_bytes = timeline->free_bytes[peak],
+            .free_bytes = snapshot_columns_free_bytes(timeline, peak),
             .fragmentation = timeline->fragmentation[peak],
             .peak_bytes_in_use = snapshot_columns_in_use(timeline, peak),
         },
-        .lifetime_peak_bytes = timeline->peak_bytes_in_use[timeline->count - 1],
+        .lifetime_peak_bytes = snapshot_columns_peak_bytes_in_use(timeline, timeline->count - 1),
         .peak_time_ps = timeline->time_ps[peak],
         .derived = true,
     };

@@ -102,7 +102,7 @@ struct ts_trace {
     size_t unmatched_count, unmatched_capacity;
     struct ts_oom *ooms;
     size_t oom_count;
-    int64_t allocated, reserved, running_max, best;
+    int64_t allocated, reserved, best;
     size_t peak; /* the first entry at the largest allocated */
     /* The allocations open at the peak that later entries ended (with
      * those still open at the end, what was live at the peak). */
@@ -124,7 +124,9 @@ struct ts_batch {
 struct ts_pipe;
 
 /* The timeline columns a trace leaves out (model/profile.h). */
-#define TS_OMITTED_COLUMNS (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES)
+#define TS_OMITTED_COLUMNS                                                        \
+    (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES | SNAPSHOT_OMIT_FREE_BYTES | \
+     SNAPSHOT_OMIT_PEAK_BYTES_IN_USE)
 
 
 /* One distinct frames list, turned into text once. */

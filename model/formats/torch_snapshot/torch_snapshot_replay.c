@@ -37,34 +37,26 @@ static int64_t time_ps_of(const struct ts_load *load, size_t index, int64_t time
 }
 
 /* The trace's columns as the device's timeline: what was live and
- * reserved before the first entry added, times made relative. */
-static void finish_timeline(const struct device_replay *replay, struct snapshot_columns *timeline)
+ * reserved before the first entry added, times made relative; false when
+ * memory runs out. */
+static bool finish_timeline(const struct device_replay *replay, struct snapshot_columns *timeline)
 {
     const struct ts_load *load = replay->load;
     int64_t initial = replay->initial_bytes;
-    int64_t room_before = saturating_subtract(replay->reserved_start, initial);
     for (size_t i = 0; i < timeline->count; i++) {
         timeline->time_ps[i] = time_ps_of(load, i, timeline->time_ps[i]);
         timeline->heap_bytes[i] = saturating_add(timeline->heap_bytes[i], initial);
-        int64_t room = saturating_add(room_before, timeline->free_bytes[i]);
-        timeline->free_bytes[i] = room > 0 ? room : 0;
-        timeline->peak_bytes_in_use[i] = saturating_add(timeline->peak_bytes_in_use[i], initial);
     }
+    for (size_t k = 0; k < timeline->reserved_change_count; k++)
+        timeline->reserved_changes[k].reserved =
+            saturating_add(timeline->reserved_changes[k].reserved, replay->reserved_start);
+    return snapshot_columns_mark_peaks(timeline, initial);
 }
 
 /* A copy of a trace's columns, for a trace two devices share. */
 static bool copy_columns(const struct snapshot_columns *from, struct snapshot_columns *to)
 {
-    *to = (struct snapshot_columns){0};
-    if (!snapshot_columns_omit(to, TS_OMITTED_COLUMNS) || !snapshot_columns_enable_context(to) ||
-        !snapshot_columns_reserve_zeroed(to, from->count ? from->count : 1))
-        return false;
-    for (size_t i = 0; i < from->count; i++) {
-        struct snapshot snapshot;
-        snapshot_columns_get(from, i, &snapshot);
-        snapshot_columns_append_sparse(to, &snapshot);
-    }
-    return true;
+    return snapshot_columns_copy(from, to);
 }
 
 /* The device's timeline to the profile: the trace's columns (or a copy),
@@ -90,7 +82,10 @@ static bool hand_over_timeline(struct device_replay *replay, struct ts_trace *tr
         snapshot_columns_free(&columns);
         return false;
     }
-    finish_timeline(replay, &columns);
+    if (!finish_timeline(replay, &columns)) {
+        snapshot_columns_free(&columns);
+        return false;
+    }
     profile_builder_set_timeline(builder, replay->allocator, &columns);
     return true;
 }
@@ -312,8 +307,8 @@ static void set_summary(struct device_replay *replay, size_t peak)
     if (timeline->count) {
         summary.peak = (struct memory_stats){
             .heap_bytes = timeline->heap_bytes[peak],
-            .free_bytes = timeline->free_bytes[peak],
-            .peak_bytes_in_use = timeline->peak_bytes_in_use[peak],
+            .free_bytes = snapshot_columns_free_bytes(timeline, peak),
+            .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(timeline, peak),
         };
         summary.peak_time_ps = timeline->time_ps[peak];
         summary.lifetime_peak_bytes = timeline->heap_bytes[peak];

@@ -6,7 +6,9 @@
  * hold); what only the whole trace and the segments tell (the bytes live
  * and reserved before the first entry, the earliest time of all devices)
  * is added when the device is built (torch_snapshot_replay.c): until then
- * allocated, reserved and the running maximum are relative to it.
+ * allocated and reserved are relative to it (the free bytes and the
+ * running maximum are no columns: profile.h reads them from the reserved
+ * bytes' changes and the allocated column).
  * Called by torch_snapshot_entries.c and torch_snapshot_pipe.c (a batch
  * of entries at a time: on the pickle reader's thread, or alone on the
  * replay thread), torch_snapshot_initial.c and torch_snapshot_replay.c
@@ -210,8 +212,6 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
     if (trace->count >= trace->capacity || trace->count >= TS_MAX_ENTRIES ||
         !trace_step(trace, entry))
         return false;
-    if (trace->allocated > trace->running_max)
-        trace->running_max = trace->allocated;
     if (trace->count == 0 || trace->allocated > trace->best) {
         /* A new peak: what is live is what is open now. */
         trace->best = trace->allocated;
@@ -220,11 +220,17 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
     }
     if (entry->action == TS_OOM && !oom_add(trace, entry))
         return false;
+    /* The free bytes are reserved - allocated: the reserved bytes are kept
+     * where they change (segment entries), not a column. */
+    const struct snapshot_columns *columns = &trace->columns;
+    if ((columns->reserved_change_count == 0 ||
+         columns->reserved_changes[columns->reserved_change_count - 1].reserved !=
+             trace->reserved) &&
+        !snapshot_columns_reserved_change(&trace->columns, trace->count, trace->reserved))
+        return false;
     struct snapshot snapshot = {
         .time_ps = entry->time_us,
         .heap_bytes = trace->allocated,
-        .free_bytes = saturating_subtract(trace->reserved, trace->allocated),
-        .peak_bytes_in_use = trace->running_max,
         .activity = activity_of(entry->action),
         .requested_bytes = entry->size,
         .allocation_bytes = entry->size,

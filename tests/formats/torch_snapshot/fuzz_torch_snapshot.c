@@ -97,7 +97,8 @@ static void fuzz_check_replay_thread(const uint8_t *data, size_t size)
             for (size_t i = 0; i < x->count; i++)
                 fuzz_require(x->time_ps[i] == y->time_ps[i] &&
                                  x->heap_bytes[i] == y->heap_bytes[i] &&
-                                 x->free_bytes[i] == y->free_bytes[i],
+                                 snapshot_columns_free_bytes(x, i) ==
+                                     snapshot_columns_free_bytes(y, i),
                              "the replay thread replays the same timeline");
             fuzz_require(one->allocators[a].row_count == two->allocators[a].row_count,
                          "the replay thread finds the same rows");

@@ -214,7 +214,7 @@ static void test_replay_by_hand(void **state)
         for (size_t i = 0; i < 9; i++)
             assert_int_equal(a->timeline.heap_bytes[i], heap[i]);
         /* reserved: 2 MiB before the trace, 3 MiB from entry 0 */
-        assert_int_equal(a->timeline.free_bytes[5], (3 << 20) - 12096);
+        assert_int_equal(snapshot_columns_free_bytes(&a->timeline, 5), (3 << 20) - 12096);
         assert_int_equal(a->summary.peak.heap_bytes, 12096);
         assert_int_equal(a->summary.peak_time_ps, 5 * 1000000);
         assert_true(a->summary.trace_start.known);
@@ -300,7 +300,7 @@ static void test_segments_only(void **state)
     assert_string_equal(profile_text(profile, a->id), "cuda:2");
     assert_int_equal(a->timeline.count, 1);
     assert_int_equal(a->timeline.heap_bytes[0], 100);
-    assert_int_equal(a->timeline.free_bytes[0], (2 << 20) - 100);
+    assert_int_equal(snapshot_columns_free_bytes(&a->timeline, 0), (2 << 20) - 100);
     assert_int_equal(a->row_count, 1);
     assert_int_equal(a->rows[0].address, 0x500000);
     assert_string_equal(profile_text(profile, a->rows[0].op_name), "<before the trace>");
@@ -523,7 +523,7 @@ static void test_real_capture(void **state)
     assert_int_equal(a->summary.trace_start.live_count, 27);
     assert_int_equal(a->timeline.heap_bytes[258], 93520036);
     /* reserved is 112 MiB throughout */
-    assert_int_equal(a->timeline.free_bytes[153], 117440512 - 100387024);
+    assert_int_equal(snapshot_columns_free_bytes(&a->timeline, 153), 117440512 - 100387024);
     assert_int_equal(profile->warning_count, 0);
     /* Adam's state: made in torch/optim/adam.py:791 (the name), on the
      * user's line 21, opt.step() (the location: model/user_frame.h). */

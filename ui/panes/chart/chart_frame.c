@@ -20,7 +20,7 @@ int64_t chart_frame_column_value(const struct chart_frame *frame,
         return 0;
     if (!frame->show_free)
         return column->in_use;
-    int64_t free_bytes = frame->timeline->free_bytes[column->snapshot];
+    int64_t free_bytes = snapshot_columns_free_bytes(frame->timeline, column->snapshot);
     return saturating_add(column->in_use, free_bytes > 0 ? free_bytes : 0);
 }
 

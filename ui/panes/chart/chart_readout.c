@@ -169,7 +169,7 @@ void chart_readout_draw(const struct chart_frame *frame)
                       style->free_memory | A_BOLD);
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FREE))
         readout_bytes(&readout, allocator_word(allocator, ALLOCATOR_WORD_FREE),
-                      timeline->free_bytes[index], style->normal);
+                      snapshot_columns_free_bytes(timeline, index), style->normal);
     char percent[32];
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION))
         readout_field(&readout, "frag",
