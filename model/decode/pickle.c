@@ -74,8 +74,9 @@ static void hot_load(struct hot *h, const struct machine *m)
 static inline bool memo_put_fast(struct machine *m, const struct hot *h, uint64_t id)
 {
     uint64_t slot;
-    if (h->count <= h->floor || id > m->memo_count ||
-        (id == m->memo_count && m->memo_count == m->memo_capacity) ||
+    /* A new slot within the last chunk only: a new chunk, a slot filled
+     * again (the chunks' counts) and every check are pickle_step's. */
+    if (h->count <= h->floor || id != m->memo_count || (id & (PICKLE_MEMO_CHUNK - 1)) == 0 ||
         !pickle_memo_pack(m, &h->stack[h->count - 1], &slot))
         return false;
     if ((slot & MEMO_TAG) == MEMO_OBJECT) {
@@ -84,18 +85,19 @@ static inline bool memo_put_fast(struct machine *m, const struct hot *h, uint64_
             object->shared = true; /* in two slots: never recycled */
         object->memo_id = (uint32_t)id;
     }
-    if (id == m->memo_count)
-        m->memo_count++;
-    m->memo[id] = slot;
+    m->memo_count++;
+    m->memo_live[id >> PICKLE_MEMO_SHIFT]++;
+    *pickle_memo_slot(m, id) = slot;
     return true;
 }
 
 /* Push memo[id], when it is there and the stack has room. */
 static inline bool memo_get_fast(struct machine *m, struct hot *h, uint64_t id)
 {
-    if (id >= m->memo_count || h->count == h->capacity)
-        return false;
-    uint64_t slot = m->memo[id];
+    if (id >= m->memo_count || h->count == h->capacity ||
+        !m->memo_chunks[id >> PICKLE_MEMO_SHIFT])
+        return false; /* pickle_step says what is wrong */
+    uint64_t slot = *pickle_memo_slot(m, id);
     if ((slot & MEMO_TAG) == MEMO_OBJECT) {
         struct pickle_object *object = (struct pickle_object *)(uintptr_t)slot;
         object->shared = true;
@@ -323,7 +325,7 @@ enum pickle_status pickle_decode(const uint8_t *bytes, size_t size,
     bool ok = run(&m);
     free(m.stack);
     free(m.marks);
-    free(m.memo);
+    pickle_memo_free(&m);
     if (!ok) {
         pickle_document_free(document);
         return error->status;

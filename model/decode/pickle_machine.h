@@ -46,9 +46,28 @@ struct machine {
     size_t stack_count, stack_capacity;
     size_t *marks;
     size_t mark_count, mark_capacity;
-    uint64_t *memo;
-    size_t memo_count, memo_capacity;
+    /* The memo in chunks of PICKLE_MEMO_CHUNK slots: a chunk whose every
+     * slot holds an object a consumer took (trace entries, millions) is
+     * freed and its pointer NULL, so that the memo does not keep 8 bytes
+     * for each of them; memo_live counts each chunk's other slots. */
+    uint64_t **memo_chunks;
+    uint32_t *memo_live;
+    size_t memo_chunk_count, memo_chunk_capacity;
+    size_t memo_count;
 };
+
+#define PICKLE_MEMO_SHIFT 14
+#define PICKLE_MEMO_CHUNK ((size_t)1 << PICKLE_MEMO_SHIFT)
+
+/* Memo slot `id` (below memo_count), or NULL when its chunk was freed. */
+static inline uint64_t *pickle_memo_slot(const struct machine *m, uint64_t id)
+{
+    uint64_t *chunk = m->memo_chunks[id >> PICKLE_MEMO_SHIFT];
+    return chunk ? &chunk[id & (PICKLE_MEMO_CHUNK - 1)] : NULL;
+}
+
+/* Frees the memo (pickle.c, when the read ends). */
+void pickle_memo_free(struct machine *m);
 
 /* Runs the opcode at m->opcode (m->p just past it), other than STOP,
  * with every check; false with m->error set. */

@@ -172,6 +172,42 @@ static bool push_new(struct machine *m, uint8_t kind, const struct pickle_value 
 
 /* ---- the memo ---- */
 
+/* Room for slot memo_count: a new chunk when the last is full. */
+static bool memo_grow(struct machine *m)
+{
+    if (m->memo_count < m->memo_chunk_count * PICKLE_MEMO_CHUNK)
+        return true;
+    if (m->memo_chunk_count == m->memo_chunk_capacity) {
+        size_t capacity = m->memo_chunk_capacity ? m->memo_chunk_capacity * 2 : 16;
+        uint64_t **chunks = realloc(m->memo_chunks, capacity * sizeof *chunks);
+        if (!chunks)
+            return false;
+        m->memo_chunks = chunks;
+        uint32_t *live = realloc(m->memo_live, capacity * sizeof *live);
+        if (!live)
+            return false;
+        m->memo_live = live;
+        m->memo_chunk_capacity = capacity;
+    }
+    uint64_t *chunk = malloc(PICKLE_MEMO_CHUNK * sizeof *chunk);
+    if (!chunk)
+        return false;
+    m->memo_chunks[m->memo_chunk_count] = chunk;
+    m->memo_live[m->memo_chunk_count++] = 0;
+    return true;
+}
+
+void pickle_memo_free(struct machine *m)
+{
+    for (size_t i = 0; i < m->memo_chunk_count; i++)
+        free(m->memo_chunks[i]);
+    free(m->memo_chunks);
+    free(m->memo_live);
+    m->memo_chunks = NULL;
+    m->memo_live = NULL;
+    m->memo_chunk_count = m->memo_chunk_capacity = m->memo_count = 0;
+}
+
 static bool memo_put(struct machine *m, uint64_t id)
 {
     if (!need(m, 1))
@@ -181,20 +217,20 @@ static bool memo_put(struct machine *m, uint64_t id)
     if (id > m->memo_count)
         return fail(m, PICKLE_CORRUPT, "memo slot %llu is out of order (next is %zu)",
                     (unsigned long long)id, m->memo_count);
+    if (id < m->memo_count && !pickle_memo_slot(m, id))
+        return fail(m, PICKLE_CORRUPT, "memo slot %llu is filled again after its items were "
+                                       "read and dropped", (unsigned long long)id);
     struct pickle_value *top = &m->stack[m->stack_count - 1];
     uint64_t slot;
     if (!pickle_memo_pack(m, top, &slot))
         return no_memory(m);
     if (id == m->memo_count) {
-        if (m->memo_count == m->memo_capacity) {
-            size_t capacity = m->memo_capacity ? m->memo_capacity * 2 : 4096;
-            uint64_t *grown = realloc(m->memo, capacity * sizeof *grown);
-            if (!grown)
-                return no_memory(m);
-            m->memo = grown;
-            m->memo_capacity = capacity;
-        }
+        if (!memo_grow(m))
+            return no_memory(m);
         m->memo_count++;
+        m->memo_live[id >> PICKLE_MEMO_SHIFT]++;
+    } else if (*pickle_memo_slot(m, id) == MEMO_RECYCLED) {
+        m->memo_live[id >> PICKLE_MEMO_SHIFT]++;
     }
     if (pickle_is_container(top)) {
         struct pickle_object *object = top->as.object;
@@ -202,7 +238,7 @@ static bool memo_put(struct machine *m, uint64_t id)
             object->shared = true; /* in two slots: never recycled */
         object->memo_id = (uint32_t)id;
     }
-    m->memo[id] = slot;
+    *pickle_memo_slot(m, id) = slot;
     return true;
 }
 
@@ -211,14 +247,26 @@ static bool memo_get(struct machine *m, uint64_t id)
     if (id >= m->memo_count)
         return fail(m, PICKLE_CORRUPT, "memo slot %llu was never filled",
                     (unsigned long long)id);
-    uint64_t slot = m->memo[id];
-    if (slot == MEMO_RECYCLED)
+    const uint64_t *at = pickle_memo_slot(m, id);
+    if (!at || *at == MEMO_RECYCLED)
         return fail(m, PICKLE_CORRUPT, "memo slot %llu names an item already read and dropped",
                     (unsigned long long)id);
-    struct pickle_value value = pickle_memo_unpack(slot);
+    struct pickle_value value = pickle_memo_unpack(*at);
     if (pickle_is_container(&value))
         value.as.object->shared = true;
     return push(m, value);
+}
+
+/* Slot `id` held an object now recycled: a chunk all of whose slots were
+ * filled and now hold recycled objects is freed. */
+static void memo_drop(struct machine *m, uint64_t id)
+{
+    size_t chunk = id >> PICKLE_MEMO_SHIFT;
+    *pickle_memo_slot(m, id) = MEMO_RECYCLED;
+    if (--m->memo_live[chunk] == 0 && (chunk + 1) * PICKLE_MEMO_CHUNK <= m->memo_count) {
+        free(m->memo_chunks[chunk]);
+        m->memo_chunks[chunk] = NULL;
+    }
 }
 
 /* ---- scalars ---- */
@@ -288,9 +336,11 @@ static void recycle(struct machine *m, const struct pickle_value *item)
     struct pickle_object *object = item->as.object;
     if (object->shared)
         return;
-    if (object->memo_id != NO_MEMO && object->memo_id < m->memo_count &&
-        m->memo[object->memo_id] == (uint64_t)(uintptr_t)object)
-        m->memo[object->memo_id] = MEMO_RECYCLED;
+    if (object->memo_id != NO_MEMO && object->memo_id < m->memo_count) {
+        const uint64_t *at = pickle_memo_slot(m, object->memo_id);
+        if (at && *at == (uint64_t)(uintptr_t)object)
+            memo_drop(m, object->memo_id);
+    }
     pickle_arena_recycle(&m->document->arena, object);
 }
 

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/decode/pickle.h"
@@ -283,6 +284,71 @@ static void test_consumer_takes(void **state)
     assert_non_null(strstr(error.message, "already read"));
 }
 
+/* Decodes `tail` after a list of `dicts` memoized dicts the consumer takes
+ * (batches of 1000; `padding` STOPs after); the status, error in `error`. */
+static enum pickle_status decode_after_taken(size_t dicts, const char *tail, size_t tail_size,
+                                             struct pickle_error *error, size_t *tail_at)
+{
+    size_t size = 4 + dicts * 3 + (dicts / 1000 + 1) * 2 + tail_size + padding;
+    uint8_t *bytes = malloc(size), *at = bytes;
+    assert_non_null(bytes);
+    memcpy(at, "\x80\x04]\x94", 4);
+    at += 4;
+    for (size_t done = 0; done < dicts; done += 1000) {
+        *at++ = '(';
+        for (size_t i = done; i < dicts && i < done + 1000; i++, at += 2)
+            memcpy(at, "}\x94", 2);
+        *at++ = 'e';
+    }
+    *tail_at = (size_t)(at - bytes);
+    memcpy(at, tail, tail_size);
+    at += tail_size;
+    memset(at, '.', padding);
+    at += padding;
+    size_t taken = 0;
+    struct pickle_consumer consumer = {.context = &taken, .take_items = take_dicts};
+    struct pickle_document *document = NULL;
+    enum pickle_status status =
+        pickle_decode(bytes, (size_t)(at - bytes), &consumer, &document, error);
+    assert_int_equal(taken, dicts);
+    pickle_document_free(document);
+    free(bytes);
+    return status;
+}
+
+/* The memo drops the slots of taken dicts by chunks (a chunk whose slots
+ * all hold taken dicts is freed): fetching one is refused as fetching a
+ * taken dict is, with its offset, in a freed chunk or not; a slot of a
+ * freed chunk cannot be filled again; the slots after are as before. */
+static void test_memo_drops_taken(void **state)
+{
+    (void)state;
+    enum { DICTS = 40000 }; /* slots 1..40000: two whole chunks and more */
+    struct pickle_error error;
+    size_t tail_at;
+    static const char early[] = "h\x05.", middle[] = "j\x20\x4e\x00\x00.", /* 20000 */
+                      last[] = "j\x40\x9c\x00\x00."; /* 40000, its chunk not freed */
+    const char *tails[] = {early, middle, last};
+    size_t sizes[] = {sizeof early - 1, sizeof middle - 1, sizeof last - 1};
+    for (int t = 0; t < 3; t++) {
+        assert_int_equal(decode_after_taken(DICTS, tails[t], sizes[t], &error, &tail_at),
+                         PICKLE_CORRUPT);
+        assert_int_equal(error.offset, tail_at);
+        if (!strstr(error.message, "names an item already read and dropped"))
+            fail_msg("message \"%s\"", error.message);
+    }
+    static const char refill[] = "Nr\x20\x4e\x00\x00.";
+    assert_int_equal(decode_after_taken(DICTS, refill, sizeof refill - 1, &error, &tail_at),
+                     PICKLE_CORRUPT);
+    assert_int_equal(error.offset, tail_at + 1);
+    if (!strstr(error.message, "memo slot 20000 is filled again"))
+        fail_msg("message \"%s\"", error.message);
+    /* New slots after them, and the list's own slot 0, still work. */
+    static const char after[] = "N\x94" "0j\x41\x9c\x00\x00" "0h\x00\x86.";
+    assert_int_equal(decode_after_taken(DICTS, after, sizeof after - 1, &error, &tail_at),
+                     PICKLE_OK);
+}
+
 /* Opcodes that need a class, a function or a buffer are refused by name. */
 static void test_refuses_objects(void **state)
 {
@@ -350,7 +416,8 @@ int main(void)
 #define BOTH(test) cmocka_unit_test_setup(test, pad_none), cmocka_unit_test_setup(test, pad_after_stop)
     const struct CMUnitTest tests[] = {
         BOTH(test_scalars),       BOTH(test_containers),      BOTH(test_memo_shares),
-        BOTH(test_memo_values),   BOTH(test_consumer_takes),  BOTH(test_refuses_objects),
+        BOTH(test_memo_values),   BOTH(test_consumer_takes),
+        BOTH(test_memo_drops_taken),  BOTH(test_refuses_objects),
         BOTH(test_refuses_broken), BOTH(test_cut),            BOTH(test_opcode_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
