@@ -351,6 +351,11 @@ struct allocation_row {
     /* The innermost module that made it (a PyTorch trace's innermost
      * `nn.Module: Linear_1`, as "Linear_1"), a string id; 0 for none. */
     uint32_t module;
+    /* The block the allocator gave it, where the file says (a PyTorch
+     * snapshot's rounded block size, for an allocation still active in
+     * its segments); 0 when unknown. Sizes and totals stay the requested
+     * bytes: this is shown, never summed. */
+    int64_t block_bytes;
 };
 
 /* Where in the code a snapshot was made (issue 22), held once per

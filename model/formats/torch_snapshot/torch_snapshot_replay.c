@@ -188,10 +188,52 @@ static uint32_t row_context(struct device_replay *replay, const struct ts_open *
     return string_table_intern(load->strings, text, used);
 }
 
+/* The device's active blocks (allocated or pending free) by address
+ * (index in load->blocks + 1): the segments know each block's rounded
+ * size. False when memory runs out. */
+static bool blocks_by_address(const struct device_replay *replay, struct integer_map *map)
+{
+    const struct ts_load *load = replay->load;
+    for (size_t s = 0; s < load->segment_count; s++) {
+        const struct ts_segment *segment = &load->segments[s];
+        if (segment->device != replay->device)
+            continue;
+        for (size_t b = segment->first_block; b < segment->first_block + segment->block_count; b++)
+            if (load->blocks[b].state != TS_BLOCK_INACTIVE && b < UINT32_MAX &&
+                !integer_map_put(map, load->blocks[b].address, (uint32_t)b + 1))
+                return false;
+    }
+    return true;
+}
+
+/* The rounded block of an allocation still active when the snapshot was
+ * taken (its block holds the same request at the same address); 0 when
+ * the snapshot does not say. */
+static int64_t block_bytes_of(const struct device_replay *replay, const struct integer_map *blocks,
+                              uint64_t address, int64_t requested)
+{
+    const uint32_t *found = integer_map_find(blocks, address);
+    if (!found)
+        return 0;
+    const struct ts_block *block = &replay->load->blocks[*found - 1];
+    return block->requested == requested ? block->size : 0;
+}
+
+/* Whether a trace allocation live at the peak is still open at the end
+ * (an allocation ended after the peak may share its address with a later
+ * one: only the one still open has the snapshot's block). */
+static bool still_open(const struct ts_trace *trace, const struct ts_open *allocation,
+                       uint64_t address)
+{
+    const uint32_t *slot = integer_map_find(&trace->open, address);
+    return slot && ts_trace_opened(trace, *slot)->entry == allocation->entry;
+}
+
 /* The row of an allocation of the trace (`allocation`) or of initial
  * allocation k (`allocation` NULL). */
 static bool add_row(struct device_replay *replay, const struct ts_open *allocation, size_t k,
-                    uint32_t before_name, struct allocation_row *rows, size_t *count)
+                    uint32_t before_name, const struct integer_map *blocks,
+                    struct allocation_row *rows, size_t *count)
 {
     struct ts_load *load = replay->load;
     const struct snapshot_columns *columns = allocation ? &replay->trace->columns : NULL;
@@ -220,6 +262,11 @@ static bool add_row(struct device_replay *replay, const struct ts_open *allocati
         .stack = traceback.stack,
         .context = row_context(replay, allocation),
     };
+    /* A ghost (k at or past the unmatched frees) is one of the snapshot's
+     * active blocks; an unmatched free's allocation ended in the trace. */
+    size_t unmatched = replay->trace ? replay->trace->unmatched_count : 0;
+    if (allocation ? still_open(replay->trace, allocation, row.address) : k >= unmatched)
+        row.block_bytes = block_bytes_of(replay, blocks, row.address, size);
     rows[(*count)++] = row;
     return row.context != STRING_ID_NONE;
 }
@@ -278,13 +325,15 @@ static bool replay_rows(struct device_replay *replay, size_t peak)
     uint32_t before = string_table_intern(replay->load->strings, "<before the trace>", 18);
     struct allocation_row *rows = ok ? malloc((live ? live : 1) * sizeof *rows) : NULL;
     size_t count = 0;
-    ok = ok && rows && before != STRING_ID_NONE;
+    struct integer_map blocks = {0};
+    ok = ok && rows && before != STRING_ID_NONE && blocks_by_address(replay, &blocks);
     for (size_t k = 0; ok && k < replay->initial_count; k++)
         if (k >= unmatched || replay->trace->unmatched[k].entry > peak)
-            ok = add_row(replay, NULL, k, before, rows, &count);
+            ok = add_row(replay, NULL, k, before, &blocks, rows, &count);
     /* In entry order: the annotations are swept once. */
     for (size_t i = 0; ok && i < live_entries; i++)
-        ok = add_row(replay, &entries[i], 0, before, rows, &count);
+        ok = add_row(replay, &entries[i], 0, before, &blocks, rows, &count);
+    integer_map_free(&blocks);
     free(entries);
     if (ok)
         qsort(rows, count, sizeof *rows, row_order);

@@ -229,6 +229,17 @@ static void test_replay_by_hand(void **state)
                 assert_string_equal(profile_text(profile, a->rows[i].op_name), "step");
             }
         assert_int_equal(with_location, 2); /* 0x20000, 0x30000 */
+        /* The rounded block where the snapshot's segments still hold the
+         * allocation (allocated or pending free); none for one it ended. */
+        for (size_t i = 0; i < a->row_count; i++) {
+            const struct allocation_row *row = &a->rows[i];
+            int64_t block = row->address == 0x9000    ? 4096 /* the ghost */
+                            : row->address == 0x20000 ? 1024
+                            : row->address == 0x40000 ? 5120
+                                                      : 0;
+            assert_int_equal(row->block_bytes, block);
+            assert_int_equal(row->allocation_bytes, row->requested_bytes); /* sums stay requested */
+        }
         assert_int_equal(profile->warning_count, 0); /* the end matches the blocks */
         profile_free(profile);
     }
@@ -539,6 +550,16 @@ static void test_real_capture(void **state)
         }
     assert_int_equal(adam, 6340648);
     assert_int_equal(adam_rows, 6);
+    /* Three 40-byte requests live at the peak are still held at the end,
+     * each in a 512-byte block (the segments say so). */
+    size_t rounded = 0;
+    for (size_t i = 0; i < a->row_count; i++)
+        if (a->rows[i].block_bytes > a->rows[i].requested_bytes) {
+            assert_int_equal(a->rows[i].requested_bytes, 40);
+            assert_int_equal(a->rows[i].block_bytes, 512);
+            rounded++;
+        }
+    assert_int_equal(rounded, 3);
     profile_free(profile);
 }
 
