@@ -20,6 +20,7 @@
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/load_internal.h"
 #include "model/profile_builder.h"
+#include "model/util/index_sort.h"
 #include "model/util/saturating.h"
 #include "model/segments.h"
 #include "model/string_table.h"
@@ -282,6 +283,12 @@ static int row_order(const void *a, const void *b)
     return (x->time_ps > y->time_ps) - (x->time_ps < y->time_ps);
 }
 
+static bool row_before(const void *context, size_t a, size_t b)
+{
+    const struct allocation_row *rows = context;
+    return row_order(&rows[a], &rows[b]) < 0;
+}
+
 static int compare_entries(const void *a, const void *b)
 {
     uint32_t x = ((const struct ts_open *)a)->entry, y = ((const struct ts_open *)b)->entry;
@@ -335,11 +342,21 @@ static bool replay_rows(struct device_replay *replay, size_t peak)
         ok = add_row(replay, &entries[i], 0, before, &blocks, rows, &count);
     integer_map_free(&blocks);
     free(entries);
-    if (ok)
-        qsort(rows, count, sizeof *rows, row_order);
+    /* Sorted by index, not in place: qsort would take a second copy of the
+     * rows (hundreds of thousands of them at a big snapshot's peak). */
+    size_t *order = ok ? malloc((count ? count : 1) * sizeof *order) : NULL;
+    size_t *scratch = order ? malloc((count ? count : 1) * sizeof *scratch) : NULL;
+    ok = ok && scratch;
+    if (ok) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, row_before, rows);
+    }
+    free(scratch);
     ok = ok && profile_builder_reserve_rows(replay->load->builder, replay->allocator, count);
     for (size_t i = 0; ok && i < count; i++)
-        ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[i]);
+        ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[order[i]]);
+    free(order);
     free(rows);
     if (ok)
         profile_builder_set_live_rows(replay->load->builder, replay->allocator, live);
