@@ -54,6 +54,7 @@ enum column_bit {
 #undef BIT
     COLUMN_BIT_context,
     COLUMN_BIT_site,
+    COLUMN_BIT_requested_narrow,
 };
 
 /* Whether a loader left the column out (snapshot_columns_omit). */
@@ -71,6 +72,63 @@ bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
         columns->omitted |= 1u << COLUMN_BIT_free_bytes;
     if (which & SNAPSHOT_OMIT_PEAK_BYTES_IN_USE)
         columns->omitted |= 1u << COLUMN_BIT_peak_bytes_in_use;
+    /* The requested bytes left out are narrowed: requested_narrow then. */
+    if (which & SNAPSHOT_NARROW_REQUESTED_BYTES)
+        columns->omitted |= 1u << COLUMN_BIT_requested_bytes;
+    return true;
+}
+
+/* The wide values are by index: where `index` is or goes. */
+static size_t wide_position(const struct wide_value *values, size_t count, size_t index)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (values[middle].index < index)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+int64_t snapshot_columns_requested_wide(const struct snapshot_columns *columns, size_t index)
+{
+    size_t at = wide_position(columns->requested_wide, columns->requested_wide_count, index);
+    return at < columns->requested_wide_count && columns->requested_wide[at].index == index
+               ? columns->requested_wide[at].value
+               : 0;
+}
+
+/* Stores snapshot `index`'s requested bytes in the narrow column; false
+ * when memory runs out for a wide one (the slot then reads 0). */
+static bool requested_store(struct snapshot_columns *columns, size_t index, int64_t value)
+{
+    if (value >= 0 && value < (int64_t)SNAPSHOT_NARROW_WIDE) {
+        columns->requested_narrow[index] = (uint32_t)value;
+        return true;
+    }
+    size_t count = columns->requested_wide_count;
+    size_t at = wide_position(columns->requested_wide, count, index);
+    if (at < count && columns->requested_wide[at].index == index) {
+        columns->requested_wide[at].value = value;
+    } else {
+        if (count == columns->requested_wide_capacity) {
+            size_t capacity = count ? count * 2 : 16;
+            struct wide_value *grown = realloc(columns->requested_wide, capacity * sizeof *grown);
+            if (!grown) {
+                columns->requested_narrow[index] = 0;
+                return false;
+            }
+            columns->requested_wide = grown;
+            columns->requested_wide_capacity = capacity;
+        }
+        memmove(&columns->requested_wide[at + 1], &columns->requested_wide[at],
+                (count - at) * sizeof *columns->requested_wide);
+        columns->requested_wide[at] = (struct wide_value){index, value};
+        columns->requested_wide_count++;
+    }
+    columns->requested_narrow[index] = SNAPSHOT_NARROW_WIDE;
     return true;
 }
 
@@ -173,6 +231,10 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
         return false;
     if (columns->site && !column_resize((void **)&columns->site, sizeof *columns->site, capacity))
         return false;
+    if (OMITTED(columns, requested_bytes) &&
+        !column_resize((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
+                       capacity))
+        return false;
     columns->capacity = capacity;
     return true;
 }
@@ -200,6 +262,10 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
         !column_zeroed((void **)&columns->context, sizeof *columns->context, capacity))
         return false;
     if (columns->site && !column_zeroed((void **)&columns->site, sizeof *columns->site, capacity))
+        return false;
+    if (OMITTED(columns, requested_bytes) &&
+        !column_zeroed((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
+                       capacity))
         return false;
     columns->capacity = capacity;
     return true;
@@ -237,7 +303,10 @@ bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capac
                               columns->count, capacity,
                               columns->written & (1u << COLUMN_BIT_context)) ||
         !column_regrow_zeroed((void **)&columns->site, sizeof *columns->site, columns->count,
-                              capacity, columns->written & (1u << COLUMN_BIT_site)))
+                              capacity, columns->written & (1u << COLUMN_BIT_site)) ||
+        !column_regrow_zeroed((void **)&columns->requested_narrow,
+                              sizeof *columns->requested_narrow, columns->count, capacity,
+                              columns->written & (1u << COLUMN_BIT_requested_narrow)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -274,6 +343,9 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
         column_resize((void **)&columns->context, sizeof *columns->context, columns->count);
     if (columns->site)
         column_resize((void **)&columns->site, sizeof *columns->site, columns->count);
+    if (columns->requested_narrow)
+        column_resize((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
+                      columns->count);
     columns->capacity = columns->count;
 }
 
@@ -312,7 +384,10 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     columns->activity[i] = (snapshot->activity >= INT8_MIN && snapshot->activity <= INT8_MAX)
                                ? (int8_t)snapshot->activity
                                : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
-    columns->requested_bytes[i] = snapshot->requested_bytes;
+    if (columns->requested_bytes)
+        columns->requested_bytes[i] = snapshot->requested_bytes;
+    else
+        requested_store(columns, i, snapshot->requested_bytes);
     if (columns->allocation_bytes)
         columns->allocation_bytes[i] = snapshot->allocation_bytes;
     columns->address[i] = snapshot->address;
@@ -361,7 +436,12 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     if (columns->peak_bytes_in_use)
         STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
     STORE(activity, activity)
-    STORE(requested_bytes, snapshot->requested_bytes)
+    if (columns->requested_bytes) {
+        STORE(requested_bytes, snapshot->requested_bytes)
+    } else if (snapshot->requested_bytes) {
+        requested_store(columns, i, snapshot->requested_bytes);
+        written |= 1u << COLUMN_BIT_requested_narrow;
+    }
     if (columns->allocation_bytes)
         STORE(allocation_bytes, snapshot->allocation_bytes)
     STORE(address, snapshot->address)
@@ -394,7 +474,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .fragmentation = columns->fragmentation[index],
         .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(columns, index),
         .activity = columns->activity[index],
-        .requested_bytes = columns->requested_bytes[index],
+        .requested_bytes = snapshot_columns_requested_bytes(columns, index),
         .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
         .address = columns->address[index],
         .step_id = snapshot_columns_step_id(columns, index),
@@ -432,6 +512,7 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
     FOR_EACH_COLUMN(COPY)
     COPY(context)
     COPY(site)
+    COPY(requested_narrow)
 #undef COPY
     to->count = from->count;
     to->written = from->written;
@@ -440,9 +521,12 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
     if (!copy_array((void **)&to->reserved_changes, from->reserved_changes,
                     from->reserved_change_count * sizeof *from->reserved_changes) ||
         !copy_array((void **)&to->peak_marks, from->peak_marks,
-                    marks * sizeof *from->peak_marks))
+                    marks * sizeof *from->peak_marks) ||
+        !copy_array((void **)&to->requested_wide, from->requested_wide,
+                    from->requested_wide_count * sizeof *from->requested_wide))
         return false;
     to->reserved_change_count = to->reserved_change_capacity = from->reserved_change_count;
+    to->requested_wide_count = to->requested_wide_capacity = from->requested_wide_count;
     return true;
 }
 
@@ -456,6 +540,8 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     free(columns->site);
     free(columns->reserved_changes);
     free(columns->peak_marks);
+    free(columns->requested_narrow);
+    free(columns->requested_wide);
     memset(columns, 0, sizeof *columns);
 }
 

@@ -84,7 +84,12 @@ struct snapshot_columns {
      * through snapshot_columns_peak_bytes_in_use(). */
     int64_t *peak_bytes_in_use;
     int8_t *activity; /* enum memory_activity; values past int8 read as unknown */
+    /* NULL when the loader narrowed it (SNAPSHOT_NARROW_REQUESTED_BYTES):
+     * requested_narrow holds the sizes below 2^32 - 1 and the sign
+     * UINT32_MAX for the others, kept in requested_wide; read it through
+     * snapshot_columns_requested_bytes(). */
     int64_t *requested_bytes;
+    uint32_t *requested_narrow;
     /* NULL when the loader omitted it (SNAPSHOT_OMIT_ALLOCATION_BYTES):
      * read it through snapshot_columns_allocation_bytes(). */
     int64_t *allocation_bytes;
@@ -118,7 +123,17 @@ struct snapshot_columns {
      * then found from the first snapshot). */
     int64_t peak_floor;
     int64_t *peak_marks;
+    /* The requested sizes requested_narrow cannot hold, by snapshot. */
+    struct wide_value *requested_wide;
+    size_t requested_wide_count, requested_wide_capacity;
 };
+
+/* Snapshot `index`'s value, where a narrow column cannot hold it. */
+struct wide_value {
+    size_t index;
+    int64_t value;
+};
+#define SNAPSHOT_NARROW_WIDE UINT32_MAX
 
 /* From snapshot `index` on (until the next change), `reserved` bytes. */
 struct reserved_change {
@@ -138,24 +153,37 @@ enum {
     SNAPSHOT_OMIT_FREE_BYTES = 1u << 2,
     /* the running maximum of stack + heap, from snapshot_columns_mark_peaks()'s floor */
     SNAPSHOT_OMIT_PEAK_BYTES_IN_USE = 1u << 3,
+    /* the requested bytes in 4 bytes each, the sizes of 4 GiB or more (and
+     * negative ones) aside: for formats whose sizes are almost never so */
+    SNAPSHOT_NARROW_REQUESTED_BYTES = 1u << 4,
 };
 /* Leaves out the columns `which` names (before the columns have room:
  * false otherwise). Appending or setting a snapshot then ignores those
  * fields of it. */
 bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which);
 
-/* Snapshot `index`'s step id and allocation bytes, whether their
- * columns were omitted or not: every reader goes through these. */
+/* Snapshot `index`'s step id, requested and allocation bytes, whether
+ * their columns were omitted or not: every reader goes through these. */
 static inline int64_t snapshot_columns_step_id(const struct snapshot_columns *columns,
                                                size_t index)
 {
     return columns->step_id ? columns->step_id[index] : -1;
 }
+int64_t snapshot_columns_requested_wide(const struct snapshot_columns *columns, size_t index);
+static inline int64_t snapshot_columns_requested_bytes(const struct snapshot_columns *columns,
+                                                       size_t index)
+{
+    if (columns->requested_bytes)
+        return columns->requested_bytes[index];
+    uint32_t narrow = columns->requested_narrow[index];
+    return narrow != SNAPSHOT_NARROW_WIDE ? (int64_t)narrow
+                                          : snapshot_columns_requested_wide(columns, index);
+}
 static inline int64_t snapshot_columns_allocation_bytes(const struct snapshot_columns *columns,
                                                         size_t index)
 {
     return columns->allocation_bytes ? columns->allocation_bytes[index]
-                                     : columns->requested_bytes[index];
+                                     : snapshot_columns_requested_bytes(columns, index);
 }
 
 /* Snapshot `index`'s free bytes and running peak, whether their columns

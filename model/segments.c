@@ -75,7 +75,7 @@ static bool undo(struct rewind *r, const struct snapshot_columns *timeline, uint
                  size_t k)
 {
     uint64_t address = timeline->address[k];
-    int64_t size = timeline->requested_bytes[k];
+    int64_t size = snapshot_columns_requested_bytes(timeline, k);
     uint32_t found;
     switch (action) {
     case SEGMENT_ACTION_ALLOC:

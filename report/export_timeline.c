@@ -35,7 +35,7 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
                         timeline->fragmentation[i]);
     csv_writer_int(writer, peak);
     csv_writer_text(writer, memory_activity_name(timeline->activity[i]));
-    csv_writer_int(writer, timeline->requested_bytes[i]);
+    csv_writer_int(writer, snapshot_columns_requested_bytes(timeline, i));
     csv_writer_int(writer, snapshot_columns_allocation_bytes(timeline, i));
     csv_writer_unsigned(writer, timeline->address[i]);
     csv_writer_bytes(writer, profile_string(profile, timeline->op_name[i]));

@@ -118,7 +118,7 @@ void test_timeline_every_field(void **state)
         assert_double_field(field(&exported, i, 5), timeline->fragmentation[i]);
         assert_int_field(field(&exported, i, 6), snapshot_columns_peak_bytes_in_use(timeline, i));
         assert_string_equal(field(&exported, i, 7), memory_activity_name(timeline->activity[i]));
-        assert_int_field(field(&exported, i, 8), timeline->requested_bytes[i]);
+        assert_int_field(field(&exported, i, 8), snapshot_columns_requested_bytes(timeline, i));
         assert_int_field(field(&exported, i, 9), snapshot_columns_allocation_bytes(timeline, i));
         assert_unsigned_field(field(&exported, i, 10), timeline->address[i]);
         assert_string_equal(field(&exported, i, 11), profile_text(profile, timeline->op_name[i]));

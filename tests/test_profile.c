@@ -551,6 +551,54 @@ static void test_free_and_peak_omitted(void **state)
     snapshot_columns_free(&columns);
 }
 
+/* Narrowed requested bytes: 4 bytes each, the sizes of 4 GiB and more and
+ * the negative ones kept aside, read back alike (appended, set out of
+ * order, sparse and dense, copied), and as the allocation bytes. */
+static void test_requested_narrowed(void **state)
+{
+    (void)state;
+    static const int64_t sizes[] = {0, 512, (int64_t)UINT32_MAX - 1, (int64_t)UINT32_MAX,
+                                    (int64_t)1 << 40, -7, 3, INT64_MAX};
+    enum { COUNT = sizeof sizes / sizeof *sizes };
+    for (int sparse = 0; sparse < 2; sparse++) {
+        struct snapshot_columns columns = {0};
+        assert_true(snapshot_columns_omit(&columns, SNAPSHOT_NARROW_REQUESTED_BYTES |
+                                                        SNAPSHOT_OMIT_ALLOCATION_BYTES));
+        if (sparse)
+            assert_true(snapshot_columns_reserve_zeroed(&columns, 2));
+        for (size_t i = 0; i < COUNT; i++) {
+            struct snapshot in = {.requested_bytes = sizes[i], .heap_bytes = 1};
+            if (sparse && columns.count == columns.capacity)
+                assert_true(snapshot_columns_grow_zeroed(&columns, columns.capacity * 2));
+            if (sparse)
+                snapshot_columns_append_sparse(&columns, &in);
+            else
+                assert_true(snapshot_columns_append(&columns, &in));
+        }
+        assert_null(columns.requested_bytes);
+        assert_non_null(columns.requested_narrow);
+        assert_int_equal(columns.requested_wide_count, 4);
+        /* Set out of order: a wide value before the others, one replaced. */
+        struct snapshot wide = {.requested_bytes = (int64_t)1 << 33};
+        snapshot_columns_set(&columns, 1, &wide);
+        wide.requested_bytes = -1;
+        snapshot_columns_set(&columns, 4, &wide);
+        snapshot_columns_fit(&columns);
+        struct snapshot_columns copy;
+        assert_true(snapshot_columns_copy(&columns, &copy));
+        for (size_t i = 0; i < COUNT; i++) {
+            int64_t want = i == 1 ? (int64_t)1 << 33 : i == 4 ? -1 : sizes[i];
+            struct snapshot out;
+            snapshot_columns_get(&columns, i, &out);
+            assert_int_equal(out.requested_bytes, want);
+            assert_int_equal(out.allocation_bytes, want);
+            assert_int_equal(snapshot_columns_requested_bytes(&copy, i), want);
+        }
+        snapshot_columns_free(&copy);
+        snapshot_columns_free(&columns);
+    }
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -578,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_hostile_sums_do_not_overflow),
         cmocka_unit_test(test_columns_round_trip_every_field),
         cmocka_unit_test(test_free_and_peak_omitted),
+        cmocka_unit_test(test_requested_narrowed),
         cmocka_unit_test(test_sparse_columns_read_back),
         cmocka_unit_test(test_sparse_columns_grow),
         cmocka_unit_test(test_omitted_columns),

@@ -179,7 +179,8 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
         assert_true(snapshot_columns_peak_bytes_in_use(x, i) ==
                     snapshot_columns_peak_bytes_in_use(y, i));
         assert_int_equal(x->activity[i], y->activity[i]);
-        assert_true(x->requested_bytes[i] == y->requested_bytes[i]);
+        assert_true(snapshot_columns_requested_bytes(x, i) ==
+                    snapshot_columns_requested_bytes(y, i));
         assert_true(snapshot_columns_allocation_bytes(x, i) ==
                     snapshot_columns_allocation_bytes(y, i));
         assert_true(x->address[i] == y->address[i]);

@@ -91,7 +91,8 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
                   style->normal | A_BOLD, false);
     readout_string(readout, "op", profile_string(profile, timeline->op_name[index]), style->normal,
                    true);
-    readout_bytes(readout, "requested", timeline->requested_bytes[index], style->normal);
+    readout_bytes(readout, "requested", snapshot_columns_requested_bytes(timeline, index),
+                  style->normal);
     if (snapshot_columns_step_id(timeline, index) >= 0) {
         char step[32];
         snprintf(step, sizeof step, "%lld", (long long)snapshot_columns_step_id(timeline, index));
