@@ -149,11 +149,11 @@ struct ts_block {
     uint32_t traceback;
 };
 
-/* A blocks list the reader handed over as it filled: its blocks are
- * load->blocks[first, first + count). */
+/* A blocks list the reader handed over as it filled: its blocks kept
+ * are load->blocks[first, first + count), of `items` in the list. */
 struct ts_taken_blocks {
     const struct pickle_object *list;
-    size_t first, count;
+    size_t first, count, items;
 };
 
 struct ts_segment {

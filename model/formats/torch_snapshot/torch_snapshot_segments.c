@@ -37,19 +37,25 @@ static uint8_t state_of(const struct pickle_value *state)
 }
 
 /* One block dict into load->blocks (its address, when it has none, is
- * set by the segment: place_blocks); false when memory runs out. */
+ * set by the segment: place_blocks); false when memory runs out. An
+ * inactive block (free room) is left out when it has an address: only
+ * the active ones are read after, and blocks without an address (whose
+ * place the ones before tell) come in files where none has one. */
 static bool block_read(struct ts_load *load, const struct pickle_value *dict)
 {
+    const struct pickle_value *address = pickle_dict_get(dict, "address");
+    uint8_t state = state_of(pickle_dict_get(dict, "state"));
+    if (address && state == TS_BLOCK_INACTIVE)
+        return true;
     if (!array_grow((void **)&load->blocks, &load->block_capacity, load->block_count,
                     sizeof *load->blocks, 256))
         return false;
     struct ts_block *block = &load->blocks[load->block_count];
-    const struct pickle_value *address = pickle_dict_get(dict, "address");
     block->address = address ? uint_of(dict, "address") : 0;
     block->addressed = address != NULL;
     block->size = int_of(dict, "size", 0);
     block->requested = int_of(dict, "requested_size", block->size);
-    block->state = state_of(pickle_dict_get(dict, "state"));
+    block->state = state;
     block->traceback = ts_traceback_of(load, pickle_dict_get(dict, "frames"));
     if (block->traceback == UINT32_MAX)
         return false;
@@ -87,20 +93,21 @@ int ts_take_blocks(struct ts_load *load, struct pickle_object *list,
                         load->taken_block_count, sizeof *load->taken_blocks, 64))
             goto no_memory;
         load->taken_blocks[load->taken_block_count++] =
-            (struct ts_taken_blocks){list, load->block_count, 0};
+            (struct ts_taken_blocks){list, load->block_count, 0, 0};
     }
     struct ts_taken_blocks *taken = &load->taken_blocks[load->taken_block_count - 1];
     for (size_t i = 0; i < count; i++) {
         if (items[i].kind != PICKLE_DICT) {
             snprintf(error->message, sizeof error->message,
                      "a pickle, but not a PyTorch memory snapshot (block %zu of a segment is "
-                     "not a dict)", taken->count + i);
+                     "not a dict)", taken->items + i);
             return -1;
         }
         if (!block_read(load, &items[i]))
             goto no_memory;
     }
-    taken->count += count;
+    taken->items += count;
+    taken->count = load->block_count - taken->first;
     return 1;
 no_memory:
     error->status = PICKLE_NO_MEMORY;
