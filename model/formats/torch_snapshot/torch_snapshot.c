@@ -143,6 +143,10 @@ static enum load_status read_traces(struct ts_load *load, const struct pickle_va
                 return not_a_snapshot(load, "a device trace holds something other than entries");
             }
         }
+    /* Everything is read out of the pickle: its objects go before the
+     * devices' rows and segments are made (the peak of memory). */
+    pickle_document_free(load->document);
+    load->document = NULL;
     enum load_status status = build_devices(load, traces, count);
     free(traces);
     return status;
@@ -226,8 +230,9 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
         pickle_document_free(document);
     } else {
         struct pickle_value root = pickle_document_root(document);
+        load.document = document;
         status = build(&load, &root);
-        pickle_document_free(document);
+        pickle_document_free(load.document);
     }
     ts_load_free(&load);
     load_tracker_finish(input->tracker);

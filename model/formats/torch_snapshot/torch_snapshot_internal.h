@@ -197,6 +197,9 @@ struct ts_load {
     struct ts_string_cache action_cache[TS_STRING_CACHE]; /* actions */
     const struct pickle_object *last_frames; /* the frames list last interned */
     uint32_t last_traceback;
+    /* The decoded pickle while it is read (freed once the traces are
+     * found, NULL after). */
+    struct pickle_document *document;
     struct ts_batch *batch; /* replayed here when there is no pipe */
     struct ts_pipe *pipe;   /* NULL: no replay thread */
     struct ts_segment *segments;
