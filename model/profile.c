@@ -463,8 +463,8 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     columns->written |= written;
 }
 
-void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
-                          struct snapshot *out)
+void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_t index,
+                                   struct snapshot *out)
 {
     *out = (struct snapshot){
         .time_ps = columns->time_ps[index],
@@ -472,7 +472,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .heap_bytes = columns->heap_bytes[index],
         .free_bytes = snapshot_columns_free_bytes(columns, index),
         .fragmentation = columns->fragmentation[index],
-        .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(columns, index),
+        .peak_bytes_in_use = 0,
         .activity = columns->activity[index],
         .requested_bytes = snapshot_columns_requested_bytes(columns, index),
         .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
@@ -485,6 +485,13 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .context = columns->context ? columns->context[index] : STRING_ID_EMPTY,
         .site = columns->site ? columns->site[index] : 0,
     };
+}
+
+void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
+                          struct snapshot *out)
+{
+    snapshot_columns_get_unpeaked(columns, index, out);
+    out->peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(columns, index);
 }
 
 static bool copy_array(void **to, const void *from, size_t bytes)

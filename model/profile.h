@@ -253,6 +253,10 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
 void snapshot_columns_set(struct snapshot_columns *columns, size_t index,
                           const struct snapshot *snapshot);
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index, struct snapshot *out);
+/* snapshot_columns_get() but for the running peak (0): where a timeline
+ * without its peak column is read whole, in an order of its own. */
+void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_t index,
+                                   struct snapshot *out);
 void snapshot_columns_free(struct snapshot_columns *columns);
 /* stack + heap of snapshot `index`: the "memory in use" every view plots. */
 int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t index);

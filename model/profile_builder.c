@@ -198,13 +198,24 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     bool ok = order && scratch && snapshot_columns_reserve(&sorted, count) &&
               (!timeline->context || snapshot_columns_enable_context(&sorted)) &&
               (!timeline->site || snapshot_columns_enable_site(&sorted));
+    /* A timeline without the peak column keeps what it read in file
+     * order (the running maximum then), found in one pass, not for each. */
+    int64_t *peaks = ok && !timeline->peak_bytes_in_use ? malloc(count * sizeof *peaks) : NULL;
+    ok = ok && (timeline->peak_bytes_in_use || peaks);
     if (ok) {
+        for (size_t i = 0; peaks && i < count; i++) {
+            int64_t in_use = snapshot_columns_in_use(timeline, i);
+            peaks[i] = i == 0 ? snapshot_columns_peak_bytes_in_use(timeline, 0)
+                              : (in_use > peaks[i - 1] ? in_use : peaks[i - 1]);
+        }
         for (size_t i = 0; i < count; i++)
             order[i] = i;
         index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
         struct snapshot snapshot;
         for (size_t i = 0; i < count; i++) {
-            snapshot_columns_get(timeline, order[i], &snapshot);
+            snapshot_columns_get_unpeaked(timeline, order[i], &snapshot);
+            snapshot.peak_bytes_in_use = peaks ? peaks[order[i]]
+                                               : timeline->peak_bytes_in_use[order[i]];
             snapshot_columns_append(&sorted, &snapshot);
         }
         snapshot_columns_free(timeline);
@@ -214,6 +225,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     }
     free(order);
     free(scratch);
+    free(peaks);
     return ok;
 }
 

@@ -356,6 +356,54 @@ static void test_blocks_as_they_come(void **state)
     profile_free(profile);
 }
 
+/* Entries whose times go back are sorted by time, each keeping what it
+ * read in file order: its free bytes, and the running peak as it was at
+ * its entry (the timeline leaves both columns out until then). */
+static void test_times_out_of_order(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    pickle_write_dict(b.w, 2);
+    pickle_write_key(b.w, "segments");
+    pickle_write_list(b.w, 1);
+    pickle_write_dict(b.w, 4);
+    int_member(b.w, "device", 0);
+    int_member(b.w, "address", 0x20000);
+    int_member(b.w, "total_size", 1 << 20);
+    pickle_write_key(b.w, "blocks");
+    pickle_write_list(b.w, 1);
+    block(b.w, 0x30000, 512, 50, "active_allocated");
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_key(b.w, "device_traces");
+    pickle_write_list(b.w, 1);
+    pickle_write_list(b.w, 4);
+    entry(b.w, "segment_alloc", 0x20000, 1 << 20, 1000, NULL);
+    pickle_write_item_done(b.w);
+    entry(b.w, "alloc", 0x20000, 100, 1005, NULL);
+    pickle_write_item_done(b.w);
+    entry(b.w, "alloc", 0x30000, 50, 1001, NULL);
+    pickle_write_item_done(b.w);
+    entry(b.w, "free_completed", 0x20000, 100, 1006, NULL);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    struct profile *profile = finish_and_load(&b);
+    const struct snapshot_columns *t = &profile->allocators[0].timeline;
+    assert_int_equal(t->count, 4);
+    /* By time: the segment, B (1001), A (1005), A freed (1006). */
+    static const int64_t heap[] = {0, 150, 100, 50}, peak[] = {0, 150, 100, 150};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(t->heap_bytes[i], heap[i]);
+        assert_int_equal(snapshot_columns_free_bytes(t, i), (1 << 20) - heap[i]);
+        assert_int_equal(snapshot_columns_peak_bytes_in_use(t, i), peak[i]);
+    }
+    profile_free(profile);
+}
+
 /* Device traces built by LIST (the reader keeps them and reads their
  * entries afterwards), more of them than the reader's first room for
  * traces: every device still gets its own entries (an earlier device's
@@ -586,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_live_at_time),
         cmocka_unit_test(test_segments_only),
         cmocka_unit_test(test_blocks_as_they_come),
+        cmocka_unit_test(test_times_out_of_order),
         cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_one_trace_two_devices),
         cmocka_unit_test(test_replay_thread),
