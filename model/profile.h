@@ -409,6 +409,19 @@ struct allocator {
     /* Allocations live at the peak behind the live rows (before equal
      * rows merge; special rows not counted); 0 unless rows are live. */
     size_t live_allocations;
+    /* The allocations already live when the timeline begins, where the
+     * format knows them one by one (a PyTorch memory snapshot: the
+     * allocations its trace frees but never made, and the blocks it
+     * holds that the trace never made): each a row of origin
+     * ROW_FROM_SPECIAL with its address and sizes, no time,
+     * snapshot_index -1 and special_index its position here, its op
+     * name, location, stack, module and context as the loader gave them.
+     * The live set at any time starts from them (model/query/live_set.h):
+     * a deallocation at one's address ends it. NULL and 0 for formats
+     * that know none (their memory from before is the live set's one
+     * "allocated before the profile" row). */
+    struct allocation_row *initial;
+    size_t initial_count;
     /* PyTorch's caching allocator (a PyTorch trace or memory snapshot),
      * set by its loader: its users say allocated and reserved, not heap
      * and free (allocator_word). */

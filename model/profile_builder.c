@@ -31,6 +31,7 @@ bool profile_builder_init(struct profile_builder *builder)
 static void profile_builder_free_state(struct profile_builder *builder)
 {
     free(builder->row_capacity);
+    free(builder->live_at_finish);
     free(builder->allocator_slots);
     memset(builder, 0, sizeof *builder);
 }
@@ -108,7 +109,13 @@ static bool profile_builder_grow_allocators(struct profile_builder *builder)
     if (!array_grow((void **)&builder->row_capacity, &row_capacity, profile->allocator_count,
                     sizeof *builder->row_capacity, 4))
         return false;
-    builder->allocator_capacity = capacity < row_capacity ? capacity : row_capacity;
+    size_t flag_capacity = builder->allocator_capacity;
+    if (!array_grow((void **)&builder->live_at_finish, &flag_capacity, profile->allocator_count,
+                    sizeof *builder->live_at_finish, 4))
+        return false;
+    if (row_capacity < capacity)
+        capacity = row_capacity;
+    builder->allocator_capacity = capacity < flag_capacity ? capacity : flag_capacity;
     return true;
 }
 
@@ -131,6 +138,7 @@ bool profile_builder_allocator(struct profile_builder *builder, const char *id, 
     memset(&profile->allocators[*index], 0, sizeof profile->allocators[*index]);
     profile->allocators[*index].id = string_id;
     builder->row_capacity[*index] = 0;
+    builder->live_at_finish[*index] = false;
     allocator_slots_place(builder->allocator_slots, builder->allocator_slot_count, string_id,
                           *index);
     return true;
@@ -403,19 +411,23 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
         return true;
     struct allocator *ordered = malloc(allocators * sizeof *ordered);
     size_t *row_capacity = malloc(allocators * sizeof *row_capacity);
+    bool *live_at_finish = malloc(allocators * sizeof *live_at_finish);
     size_t *order = malloc(allocators * sizeof *order);
     bool *placed = calloc(allocators, sizeof *placed);
-    bool ok = ordered && row_capacity && order && placed;
+    bool ok = ordered && row_capacity && live_at_finish && order && placed;
     if (ok) {
         allocator_order(builder, ids, count, order, placed);
         for (size_t i = 0; i < allocators; i++) {
             ordered[i] = profile->allocators[order[i]];
             row_capacity[i] = builder->row_capacity[order[i]];
+            live_at_finish[i] = builder->live_at_finish[order[i]];
         }
         free(profile->allocators);
         free(builder->row_capacity);
+        free(builder->live_at_finish);
         profile->allocators = ordered;
         builder->row_capacity = row_capacity;
+        builder->live_at_finish = live_at_finish;
         builder->allocator_capacity = allocators;
         /* The slots hold the old indices: placed again in the new order. */
         memset(builder->allocator_slots, 0, builder->allocator_slot_count * sizeof(uint32_t));
@@ -425,6 +437,7 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
     } else {
         free(ordered);
         free(row_capacity);
+        free(live_at_finish);
     }
     free(order);
     free(placed);
@@ -501,11 +514,15 @@ static bool profile_builder_note_dropped_warnings(struct profile_builder *builde
 /* Where the timeline is complete and the loader gave XProf's peak-step
  * table, that table moves to xprof_rows and `rows` becomes what was live
  * at the peak instant: the live-set query's own rows at peak_time_ps, so
- * that the table at the peak and `--at <peak>` agree row for row. */
-static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator)
+ * that the table at the peak and `--at <peak>` agree row for row. A
+ * loader that `asked` (profile_builder_make_live_rows) gets those rows
+ * without an XProf table. */
+static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator,
+                                     bool asked)
 {
-    if (allocator->rows_kind != ALLOCATOR_ROWS_XPROF ||
-        allocator->timeline_kind != TIMELINE_COMPLETE || allocator->timeline.count == 0)
+    bool xprof = allocator->rows_kind == ALLOCATOR_ROWS_XPROF;
+    if ((!xprof && !asked) || allocator->timeline_kind != TIMELINE_COMPLETE ||
+        allocator->timeline.count == 0)
         return true;
     struct live_rows live = {0};
     enum live_status status =
@@ -514,9 +531,13 @@ static bool allocator_make_live_rows(struct profile *profile, struct allocator *
         live_rows_free(&live);
         return false;
     }
-    allocator->xprof_rows = allocator->rows;
-    allocator->xprof_row_count = allocator->row_count;
-    allocator->xprof_kept = true;
+    if (xprof) {
+        allocator->xprof_rows = allocator->rows;
+        allocator->xprof_row_count = allocator->row_count;
+        allocator->xprof_kept = true;
+    } else {
+        free(allocator->rows);
+    }
     allocator->rows = live.rows;
     allocator->row_count = live.count;
     allocator->live_allocations = live.allocations;
@@ -560,6 +581,36 @@ void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index
     builder->profile->allocators[index].rows_kind = kind;
 }
 
+void profile_builder_make_live_rows(struct profile_builder *builder, size_t index)
+{
+    builder->live_at_finish[index] = true;
+}
+
+bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,
+                                             const struct allocation_row *rows, size_t count)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    struct allocation_row *initial = NULL;
+    if (count > 0) {
+        if (count > SIZE_MAX / sizeof *initial || !(initial = malloc(count * sizeof *initial)))
+            return false;
+        for (size_t k = 0; k < count; k++) {
+            initial[k] = rows[k];
+            initial[k].origin = ROW_FROM_SPECIAL;
+            initial[k].snapshot_index = -1;
+            initial[k].special_index = (int64_t)k;
+            initial[k].occurrences = 1;
+            initial[k].activity = MEMORY_ACTIVITY_ALLOCATION;
+            initial[k].has_time = false;
+            initial[k].time_ps = 0;
+        }
+    }
+    free(allocator->initial);
+    allocator->initial = initial;
+    allocator->initial_count = count;
+    return true;
+}
+
 void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
                                    size_t live_allocations)
 {
@@ -574,7 +625,8 @@ struct profile *profile_builder_finish(struct profile_builder *builder)
     for (size_t i = 0; ok && i < profile->allocator_count; i++)
         ok = allocator_finish(&profile->allocators[i]);
     for (size_t i = 0; ok && i < profile->allocator_count; i++)
-        ok = allocator_make_live_rows(profile, &profile->allocators[i]);
+        ok = allocator_make_live_rows(profile, &profile->allocators[i],
+                                      builder->live_at_finish[i]);
     if (!ok) {
         profile_builder_discard(builder);
         return NULL;

@@ -27,6 +27,9 @@ struct profile_builder {
     struct profile *profile;
     size_t allocator_capacity;
     size_t *row_capacity; /* per allocator */
+    /* Per allocator: finish makes its rows the live set at its peak
+     * (profile_builder_make_live_rows). */
+    bool *live_at_finish;
     /* Allocator index + 1 by memory id (open addressing), so a map of
      * many allocators loads in linear time. */
     uint32_t *allocator_slots;
@@ -123,6 +126,23 @@ void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index
  * replays the timeline itself (traces, PyTorch snapshots). */
 void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
                                    size_t live_allocations);
+
+/* The rows of allocator `index` are left to finish: the live set at
+ * its peak (model/query/live_set.h at summary.peak_time_ps, the initial
+ * allocations included), exactly what that query answers, for a loader
+ * that adds no rows and keeps no XProf table (PyTorch memory
+ * snapshots). Rows the loader added are dropped then. */
+void profile_builder_make_live_rows(struct profile_builder *builder, size_t index);
+
+/* The allocations already live when allocator `index`'s timeline begins
+ * (struct allocator's initial), copied, replacing any given before.
+ * From each row its address, sizes, op name, location (and file and
+ * line), stack, module and context are kept; the builder sets the rest
+ * as struct allocator says (origin, indices, no time, one occurrence,
+ * an allocation). The loader keeps their addresses distinct. False when
+ * memory runs out. */
+bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,
+                                             const struct allocation_row *rows, size_t count);
 
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
