@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "model/profile_builder.h"
+#include "model/profile_builder_internal.h"
 #include "model/segments.h"
 
 #include <stdio.h>
@@ -9,9 +10,7 @@
 
 #include "model/util/array_grow.h"
 #include "model/util/index_sort.h"
-#include "model/query/live_set.h"
 #include "model/util/saturating.h"
-#include "model/timeline.h"
 
 bool profile_builder_init(struct profile_builder *builder)
 {
@@ -28,7 +27,7 @@ bool profile_builder_init(struct profile_builder *builder)
     return true;
 }
 
-static void profile_builder_free_state(struct profile_builder *builder)
+void profile_builder_free_state(struct profile_builder *builder)
 {
     free(builder->row_capacity);
     free(builder->live_at_finish);
@@ -225,10 +224,14 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     return ok;
 }
 
+bool profile_builder_timeline_sorted(struct snapshot_columns *timeline)
+{
+    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+}
+
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index)
 {
-    struct snapshot_columns *timeline = &builder->profile->allocators[index].timeline;
-    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+    return profile_builder_timeline_sorted(&builder->profile->allocators[index].timeline);
 }
 
 /* ---- rows, summaries, the rest ---- */
@@ -359,7 +362,7 @@ void profile_builder_set_version(struct profile_builder *builder, int32_t versio
 }
 
 /* Warnings live in the profile's strings, with their length. */
-static bool profile_builder_append_warning(struct profile_builder *builder, struct text text)
+bool profile_builder_append_warning(struct profile_builder *builder, struct text text)
 {
     struct profile *profile = builder->profile;
     uint32_t id = string_table_intern(profile->strings, text.bytes, text.length);
@@ -444,107 +447,6 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
     return ok;
 }
 
-/* ---- finishing ---- */
-
-static void allocator_count_activities(struct allocator *allocator)
-{
-    const struct snapshot_columns *timeline = &allocator->timeline;
-    allocator->summary.allocations = allocator->summary.deallocations = 0;
-    for (size_t i = 0; i < timeline->count; i++) {
-        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
-            allocator->summary.allocations++;
-        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
-            allocator->summary.deallocations++;
-    }
-}
-
-static bool oom_earlier(const void *context, size_t a, size_t b)
-{
-    const struct oom_event *ooms = context;
-    return ooms[a].time_ps < ooms[b].time_ps;
-}
-
-static bool allocator_sort_ooms(struct allocator *allocator)
-{
-    size_t count = allocator->oom_count;
-    if (count < 2)
-        return true;
-    size_t *order = malloc(count * sizeof *order);
-    size_t *scratch = malloc(count * sizeof *scratch);
-    struct oom_event *sorted = malloc(count * sizeof *sorted);
-    bool ok = order && scratch && sorted;
-    if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, oom_earlier, allocator->ooms);
-        for (size_t i = 0; i < count; i++)
-            sorted[i] = allocator->ooms[order[i]];
-        free(allocator->ooms);
-        allocator->ooms = sorted;
-        sorted = NULL;
-    }
-    free(order);
-    free(scratch);
-    free(sorted);
-    return ok;
-}
-
-static bool allocator_finish(struct allocator *allocator)
-{
-    if (!allocator_sort_ooms(allocator))
-        return false;
-    snapshot_columns_fit(&allocator->timeline);
-    if (!timeline_is_sorted(&allocator->timeline) && !timeline_sort(&allocator->timeline))
-        return false;
-    allocator_count_activities(allocator);
-    allocator->timeline_sampled = allocator->timeline_kind == TIMELINE_SAMPLED;
-    return timeline_index_build(&allocator->timeline);
-}
-
-static bool profile_builder_note_dropped_warnings(struct profile_builder *builder)
-{
-    if (builder->warnings_dropped == 0)
-        return true;
-    char line[96];
-    snprintf(line, sizeof line, "... and %zu more warnings like these",
-             builder->warnings_dropped);
-    return profile_builder_append_warning(builder, text_of(line));
-}
-
-/* Where the timeline is complete and the loader gave XProf's peak-step
- * table, that table moves to xprof_rows and `rows` becomes what was live
- * at the peak instant: the live-set query's own rows at peak_time_ps, so
- * that the table at the peak and `--at <peak>` agree row for row. A
- * loader that `asked` (profile_builder_make_live_rows) gets those rows
- * without an XProf table. */
-static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator,
-                                     bool asked)
-{
-    bool xprof = allocator->rows_kind == ALLOCATOR_ROWS_XPROF;
-    if ((!xprof && !asked) || allocator->timeline_kind != TIMELINE_COMPLETE ||
-        allocator->timeline.count == 0)
-        return true;
-    struct live_rows live = {0};
-    enum live_status status =
-        live_rows_at_once(profile, allocator, allocator->summary.peak_time_ps, &live);
-    if (status != LIVE_OK) {
-        live_rows_free(&live);
-        return false;
-    }
-    if (xprof) {
-        allocator->xprof_rows = allocator->rows;
-        allocator->xprof_row_count = allocator->row_count;
-        allocator->xprof_kept = true;
-    } else {
-        free(allocator->rows);
-    }
-    allocator->rows = live.rows;
-    allocator->row_count = live.count;
-    allocator->live_allocations = live.allocations;
-    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
-    return true;
-}
-
 bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
                               uint32_t *index)
 {
@@ -616,23 +518,6 @@ void profile_builder_set_live_rows(struct profile_builder *builder, size_t index
 {
     builder->profile->allocators[index].rows_kind = ALLOCATOR_ROWS_LIVE;
     builder->profile->allocators[index].live_allocations = live_allocations;
-}
-
-struct profile *profile_builder_finish(struct profile_builder *builder)
-{
-    struct profile *profile = builder->profile;
-    bool ok = profile_builder_note_dropped_warnings(builder);
-    for (size_t i = 0; ok && i < profile->allocator_count; i++)
-        ok = allocator_finish(&profile->allocators[i]);
-    for (size_t i = 0; ok && i < profile->allocator_count; i++)
-        ok = allocator_make_live_rows(profile, &profile->allocators[i],
-                                      builder->live_at_finish[i]);
-    if (!ok) {
-        profile_builder_discard(builder);
-        return NULL;
-    }
-    profile_builder_free_state(builder);
-    return profile;
 }
 
 void profile_builder_set_segments(struct profile_builder *builder, size_t index,

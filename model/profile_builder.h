@@ -139,8 +139,10 @@ void profile_builder_make_live_rows(struct profile_builder *builder, size_t inde
  * From each row its address, sizes, op name, location (and file and
  * line), stack, module and context are kept; the builder sets the rest
  * as struct allocator says (origin, indices, no time, one occurrence,
- * an allocation). The loader keeps their addresses distinct. False when
- * memory runs out. */
+ * an allocation). Two at one address: the later one replaces the
+ * earlier from the start (as an allocation at a live address does), and
+ * the heap that leaves unexplained is the live set's row "allocated
+ * before the profile". False when memory runs out. */
 bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,
                                              const struct allocation_row *rows, size_t count);
 
