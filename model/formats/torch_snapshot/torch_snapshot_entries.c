@@ -315,6 +315,15 @@ static uint32_t traceback_add(struct ts_load *load, const struct pickle_value *f
         !array_grow((void **)&load->tracebacks, &load->traceback_capacity, load->traceback_count,
                     sizeof *load->tracebacks, 64))
         return UINT32_MAX;
+    /* Its site, once: what the rows of its allocations show at any time. */
+    struct frame_site site = {
+        .location = traceback.location,
+        .location_file = traceback.location_file,
+        .location_line = traceback.location_line,
+        .stack = traceback.stack,
+    };
+    if (!profile_builder_add_site(load->builder, &site, &traceback.site))
+        return UINT32_MAX;
     load->tracebacks[load->traceback_count] = traceback;
     return (uint32_t)load->traceback_count++;
 }

@@ -10,7 +10,8 @@
  *                             each entry ends, the allocations and reserved
  *                             bytes live before the first entry)
  *   torch_snapshot_replay.c   per device: the timeline (allocated and
- *                             reserved), the peak rows, the allocator
+ *                             reserved, sites and contexts), the initial
+ *                             allocations, the allocator
  *   torch_snapshot_spans.c    the annotations paired into named spans
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
@@ -63,6 +64,7 @@ struct ts_traceback {
     uint32_t location_file;
     int64_t location_line;
     uint32_t function;      /* that frame's function (the row's name) */
+    uint32_t site;          /* the profile's site (struct frame_site) of the above */
 };
 
 enum ts_block_state { TS_BLOCK_INACTIVE, TS_BLOCK_ALLOCATED, TS_BLOCK_PENDING_FREE };
@@ -184,11 +186,18 @@ struct device_replay {
      * its allocation; an alloc at an address still open ends the one
      * there (a free the trace lost). */
     uint32_t *ends;
-    /* The annotations open at the time of the last row (a sweep: rows
-     * come in time order). */
+    /* The annotations open at the time of the last entry (a sweep:
+     * entries come in time order), a count of their changes, and the
+     * last context made from them (an entry's context changes rarely:
+     * made again only when its parts do). */
     size_t annotation_next;
     uint32_t open_annotations[16];
     size_t open_annotation_count;
+    size_t annotation_changes;
+    bool context_made;
+    uint32_t context_base, context_id;
+    uint64_t context_stream;
+    size_t context_changes;
     /* The oom entries, as the timeline replay finds them (their largest
      * free block is filled once the segments are handed over). */
     struct oom_event *ooms;

@@ -7,8 +7,13 @@
  * allocation) and reserved bytes from the segment entries, back from the
  * segments the snapshot holds.
  * That forward pass, with a map of open addresses, links each entry to
- * the allocation it ends (`ends`); the timeline and the live set at the
- * peak then need no map.
+ * the allocation it ends (`ends`); the timeline then needs no map. Each
+ * entry's snapshot names its traceback's site and its context (the open
+ * annotations, compile context, stream), so that the rows at any moment
+ * say where and in what it was made. The allocations live before the
+ * first entry go to the profile as the allocator's initial allocations,
+ * and the rows at the peak are left to the builder's finish: the live
+ * set at the peak (model/query/live_set.h), the same at any moment.
  * Called by torch_snapshot.c. Calls torch_snapshot_initial.c, never the
  * other way. Must not: read the pickle. */
 #include "config.h"
@@ -27,6 +32,89 @@
 
 /* Entries ahead of the timeline replay whose ended allocation it fetches. */
 #define PREFETCH_DISTANCE 16
+
+/* ---- each entry's context ---- */
+
+/* Brings the annotations of this device open at `time_us` up to date (a
+ * sweep: `time_us` never goes back between calls), counting changes. */
+static void annotations_advance(struct device_replay *replay, int64_t time_us)
+{
+    const struct ts_load *load = replay->load;
+    uint32_t *open = replay->open_annotations;
+    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
+        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
+        if (note->time_us > time_us)
+            break;
+        if (note->device != replay->device)
+            continue;
+        if (note->start && replay->open_annotation_count < 16) {
+            open[replay->open_annotation_count++] = note->name;
+            replay->annotation_changes++;
+        } else if (!note->start) {
+            for (size_t j = replay->open_annotation_count; j-- > 0;)
+                if (open[j] == note->name) {
+                    memmove(open + j, open + j + 1,
+                            (replay->open_annotation_count - j - 1) * sizeof *open);
+                    replay->open_annotation_count--;
+                    replay->annotation_changes++;
+                    break;
+                }
+        }
+    }
+}
+
+/* The names of the open annotations, joined with " > ". */
+static void annotations_join(const struct device_replay *replay, char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (size_t j = 0; j < replay->open_annotation_count; j++) {
+        struct text name = string_table_get(replay->load->strings, replay->open_annotations[j]);
+        int n = snprintf(buffer + used, size - used, "%s%.*s", j ? " > " : "",
+                         (int)name.length, name.bytes);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* Entry i's context, what its row (and the chart's readout, "in ...")
+ * shows: the annotations open then (the enclosing record_function
+ * ranges, outermost first, " > " between), the entry's own (compile
+ * context, metadata), the stream, "; " between; made again only when
+ * one of them changed since the entry before. */
+static uint32_t entry_context(struct device_replay *replay, size_t i)
+{
+    struct ts_load *load = replay->load;
+    const struct ts_entry *entry = &replay->entries[i];
+    bool timed = !load->entries_without_time;
+    if (timed)
+        annotations_advance(replay, entry->time_us);
+    if (replay->context_made && replay->context_base == entry->context &&
+        replay->context_stream == entry->stream &&
+        replay->context_changes == replay->annotation_changes)
+        return replay->context_id;
+    char text[1024];
+    struct text base = string_table_get(load->strings, entry->context);
+    text[0] = '\0';
+    if (timed && replay->open_annotation_count > 0)
+        annotations_join(replay, text, 512);
+    size_t used = strlen(text);
+    if (base.length && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%.*s", used ? "; " : "",
+                                 (int)base.length, base.bytes);
+    if (entry->stream && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
+                                 used ? "; " : "", (unsigned long long)entry->stream);
+    if (used >= sizeof text)
+        used = sizeof text - 1;
+    replay->context_made = true;
+    replay->context_base = entry->context;
+    replay->context_stream = entry->stream;
+    replay->context_changes = replay->annotation_changes;
+    replay->context_id = string_table_intern(load->strings, text, used);
+    return replay->context_id;
+}
 
 /* ---- the replay ---- */
 
@@ -58,9 +146,12 @@ static int64_t ended_size(const struct device_replay *replay, uint32_t value)
 }
 
 static struct snapshot entry_snapshot(const struct device_replay *replay, size_t i,
-                                      int64_t allocated, int64_t reserved, int64_t running_max)
+                                      int64_t allocated, int64_t reserved, int64_t running_max,
+                                      uint32_t context)
 {
     const struct ts_entry *entry = &replay->entries[i];
+    const struct ts_traceback *traceback =
+        replay->load->tracebacks ? &replay->load->tracebacks[entry->traceback] : NULL;
     int64_t room = saturating_subtract(reserved, allocated);
     bool sized = entry->action != TS_OOM;
     return (struct snapshot){
@@ -73,9 +164,9 @@ static struct snapshot entry_snapshot(const struct device_replay *replay, size_t
         .allocation_bytes = entry->size,
         .address = sized ? entry->address : 0,
         .step_id = -1,
-        .op_name = replay->load->tracebacks ? replay->load->tracebacks[entry->traceback].function
-                                            : 0,
-        .context = entry->context,
+        .op_name = traceback ? traceback->function : 0,
+        .context = context,
+        .site = traceback ? traceback->site : 0,
     };
 }
 
@@ -138,7 +229,9 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
      * fragmentation, region, data type, shape) cost no memory. */
     size_t slots = replay->count ? replay->count : 1;
     bool sparse = timeline->capacity == 0;
+    /* The site column only where some entry has frames. */
     bool ok = snapshot_columns_enable_context(timeline) &&
+              (replay->load->traceback_count <= 1 || snapshot_columns_enable_site(timeline)) &&
               (sparse ? snapshot_columns_reserve_zeroed(timeline, slots)
                       : snapshot_columns_reserve(timeline, slots));
     *peak = 0;
@@ -167,7 +260,10 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
         }
         if (entry->action == TS_OOM && ok)
             ok = oom_record(replay, i, allocated, reserved);
-        struct snapshot snapshot = entry_snapshot(replay, i, allocated, reserved, running_max);
+        uint32_t context = ok ? entry_context(replay, i) : STRING_ID_NONE;
+        ok = ok && context != STRING_ID_NONE;
+        struct snapshot snapshot =
+            entry_snapshot(replay, i, allocated, reserved, running_max, context);
         if (sparse && ok)
             snapshot_columns_append_sparse(timeline, &snapshot);
         else
@@ -184,149 +280,40 @@ static bool replay_timeline(struct device_replay *replay, size_t *peak)
     return ok;
 }
 
-/* ---- the rows at the peak ---- */
+/* ---- the allocations live before the trace ---- */
 
-/* The names of the annotations of this device open at `time_us`,
- * joined; a sweep, so `time_us` never goes back between calls. */
-static bool annotations_at(struct device_replay *replay, int64_t time_us, char *buffer,
-                           size_t size)
-{
-    const struct ts_load *load = replay->load;
-    uint32_t *open = replay->open_annotations;
-    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
-        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
-        if (note->time_us > time_us)
-            break;
-        if (note->device != replay->device)
-            continue;
-        if (note->start && replay->open_annotation_count < 16) {
-            open[replay->open_annotation_count++] = note->name;
-        } else if (!note->start) {
-            for (size_t j = replay->open_annotation_count; j-- > 0;)
-                if (open[j] == note->name) {
-                    memmove(open + j, open + j + 1,
-                            (replay->open_annotation_count - j - 1) * sizeof *open);
-                    replay->open_annotation_count--;
-                    break;
-                }
-        }
-    }
-    size_t used = 0;
-    buffer[0] = '\0';
-    for (size_t j = 0; j < replay->open_annotation_count; j++) {
-        struct text name = string_table_get(load->strings, open[j]);
-        int n = snprintf(buffer + used, size - used, "%s%.*s", j ? " > " : "",
-                         (int)name.length, name.bytes);
-        if (n < 0 || (size_t)n >= size - used)
-            break;
-        used += (size_t)n;
-    }
-    return replay->open_annotation_count > 0;
-}
-
-/* The row's context: the entry's (compile context, metadata), the stream,
- * the annotations open when it was allocated. */
-static uint32_t row_context(struct device_replay *replay, const struct ts_entry *entry)
+/* They go to the profile, which starts every live set from them: the
+ * table at the peak (made by the builder's finish), at the cursor, at a
+ * span's peak, all from one definition (model/query/live_set.h). */
+static bool hand_over_initial(struct device_replay *replay)
 {
     struct ts_load *load = replay->load;
-    char annotations[512], text[1024];
-    struct text base = string_table_get(load->strings, entry ? entry->context : 0);
-    size_t used = 0;
-    if (base.length)
-        used = (size_t)snprintf(text, sizeof text, "%.*s", (int)base.length, base.bytes);
-    if (entry && entry->stream && used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
-                                 used ? "; " : "", (unsigned long long)entry->stream);
-    if (entry && !load->entries_without_time &&
-        annotations_at(replay, entry->time_us, annotations, sizeof annotations) &&
-        used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%sin %s", used ? "; " : "",
-                                 annotations);
-    if (used >= sizeof text)
-        used = sizeof text - 1;
-    return string_table_intern(load->strings, text, used);
-}
-
-static bool add_row(struct device_replay *replay, uint32_t value, uint32_t before_name,
-                    struct allocation_row *rows, size_t *count)
-{
-    struct ts_load *load = replay->load;
-    const struct ts_entry *entry = value & INITIAL_MARK ? NULL : &replay->entries[value];
-    const struct initial *initial = entry ? NULL : &replay->initial[value & ~INITIAL_MARK];
-    uint32_t traceback_id = entry ? entry->traceback : initial->traceback;
-    struct ts_traceback traceback = {0};
-    if (load->tracebacks)
-        traceback = load->tracebacks[traceback_id];
-    struct allocation_row row = {
-        .origin = entry ? ROW_FROM_SNAPSHOT : ROW_FROM_SPECIAL,
-        .snapshot_index = entry ? (int64_t)value : -1,
-        .special_index = entry ? -1 : (int64_t)(value & ~INITIAL_MARK),
-        .occurrences = 1,
-        .allocation_bytes = entry ? entry->size : initial->size,
-        .requested_bytes = entry ? entry->size : initial->size,
-        .op_name = traceback.function ? traceback.function : before_name,
-        .step_id = -1,
-        .address = entry ? entry->address : initial->address,
-        .activity = MEMORY_ACTIVITY_ALLOCATION,
-        .has_time = entry != NULL,
-        .time_ps = entry ? entry_time_ps(replay, value) : 0,
-        .location = traceback.location,
-        .location_file = traceback.location_file,
-        .location_line = traceback.location_line,
-        .stack = traceback.stack,
-        .context = row_context(replay, entry),
-    };
-    rows[(*count)++] = row;
-    return row.context != STRING_ID_NONE;
-}
-
-/* Larger first (as every format's table opens), then older first. */
-static int row_order(const void *a, const void *b)
-{
-    const struct allocation_row *x = a, *y = b;
-    if (x->allocation_bytes != y->allocation_bytes)
-        return x->allocation_bytes < y->allocation_bytes ? 1 : -1;
-    if (x->has_time != y->has_time)
-        return x->has_time ? 1 : -1;
-    return (x->time_ps > y->time_ps) - (x->time_ps < y->time_ps);
-}
-
-static bool replay_rows(struct device_replay *replay, size_t peak)
-{
-    size_t n = replay->count, total = n + replay->initial_count;
-    /* Which allocations an entry up to the peak ended. */
-    uint8_t *ended = calloc(total ? total : 1, 1);
-    bool ok = ended != NULL;
-    for (size_t k = 0; ok && n && k <= peak; k++) {
-        uint32_t value = replay->ends[k];
-        if (value != NO_END)
-            ended[value & INITIAL_MARK ? n + (value & ~INITIAL_MARK) : value] = 1;
+    uint32_t before = string_table_intern(load->strings, "<before the trace>", 18);
+    struct allocation_row *rows =
+        malloc((replay->initial_count ? replay->initial_count : 1) * sizeof *rows);
+    bool ok = rows && before != STRING_ID_NONE;
+    for (size_t k = 0; ok && k < replay->initial_count; k++) {
+        const struct initial *initial = &replay->initial[k];
+        struct ts_traceback traceback = {0};
+        if (load->tracebacks)
+            traceback = load->tracebacks[initial->traceback];
+        rows[k] = (struct allocation_row){
+            .allocation_bytes = initial->size,
+            .requested_bytes = initial->size,
+            .op_name = traceback.function ? traceback.function : before,
+            .step_id = -1,
+            .address = initial->address,
+            .location = traceback.location,
+            .location_file = traceback.location_file,
+            .location_line = traceback.location_line,
+            .stack = traceback.stack,
+        };
     }
-    size_t live = 0;
-    for (size_t k = 0; ok && k < replay->initial_count; k++)
-        live += !ended[n + k];
-    for (size_t i = 0; ok && n && i <= peak; i++)
-        live += replay->entries[i].action == TS_ALLOC && !ended[i];
-    uint32_t before = string_table_intern(replay->load->strings, "<before the trace>", 18);
-    struct allocation_row *rows = ok ? malloc((live ? live : 1) * sizeof *rows) : NULL;
-    size_t count = 0;
-    ok = ok && rows && before != STRING_ID_NONE;
-    for (size_t k = 0; ok && k < replay->initial_count; k++)
-        if (!ended[n + k])
-            ok = add_row(replay, INITIAL_MARK | (uint32_t)k, before, rows, &count);
-    /* In entry order: the annotations are swept once. */
-    for (size_t i = 0; ok && n && i <= peak; i++)
-        if (replay->entries[i].action == TS_ALLOC && !ended[i])
-            ok = add_row(replay, (uint32_t)i, before, rows, &count);
-    free(ended);
-    if (ok)
-        qsort(rows, count, sizeof *rows, row_order);
-    ok = ok && profile_builder_reserve_rows(replay->load->builder, replay->allocator, count);
-    for (size_t i = 0; ok && i < count; i++)
-        ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[i]);
+    ok = ok && profile_builder_set_initial_allocations(load->builder, replay->allocator, rows,
+                                                       replay->initial_count);
     free(rows);
     if (ok)
-        profile_builder_set_live_rows(replay->load->builder, replay->allocator, live);
+        profile_builder_make_live_rows(load->builder, replay->allocator);
     return ok;
 }
 
@@ -474,7 +461,7 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device,
                 ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
         profile_builder_set_caching(load->builder, replay.allocator);
-        ok = replay_timeline(&replay, &peak) && replay_rows(&replay, peak) &&
+        ok = replay_timeline(&replay, &peak) && hand_over_initial(&replay) &&
              hand_over_segments(&replay) && hand_over_ooms(&replay) &&
              warn_device(&replay, name);
     }

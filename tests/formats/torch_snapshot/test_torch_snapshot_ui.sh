@@ -28,7 +28,7 @@ for size in 80x24 120x40; do
         tap_check "$size: the card says what was live when the trace begins" \
             grep -q "Live at its start *89.19 MiB" "$tmux_screen"
         tap_check "$size: the table has the live allocations, adam.py's among them" \
-            sh -c "grep -q 'Allocations live at peak (37)' '$tmux_screen' &&
+            sh -c "grep -q 'Allocations live at peak (20)' '$tmux_screen' &&
                    grep -q '_multi_tensor_adam' '$tmux_screen'"
     fi
     # Tab to the segments tab, whatever the layout shows first.
