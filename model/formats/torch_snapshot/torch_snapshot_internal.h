@@ -170,6 +170,9 @@ struct initial {
     bool ghost; /* from the snapshot's blocks; otherwise an unmatched free */
 };
 
+/* Contexts a device's replay keeps made (a power of two). */
+#define CONTEXTS_KEPT 64
+
 struct device_replay {
     struct ts_load *load;
     int64_t device;
@@ -188,16 +191,17 @@ struct device_replay {
     uint32_t *ends;
     /* The annotations open at the time of the last entry (a sweep:
      * entries come in time order), a count of their changes, and the
-     * last context made from them (an entry's context changes rarely:
-     * made again only when its parts do). */
+     * contexts made lately, by their parts (entries alternate between a
+     * few: a context is made again only when its parts are new). */
     size_t annotation_next;
     uint32_t open_annotations[16];
     size_t open_annotation_count;
     size_t annotation_changes;
-    bool context_made;
-    uint32_t context_base, context_id;
-    uint64_t context_stream;
-    size_t context_changes;
+    struct context_made {
+        uint64_t stream;
+        size_t changes; /* annotation_changes + 1 when made; 0: empty */
+        uint32_t base, id;
+    } contexts[CONTEXTS_KEPT];
     /* The oom entries, as the timeline replay finds them (their largest
      * free block is filled once the segments are handed over). */
     struct oom_event *ooms;

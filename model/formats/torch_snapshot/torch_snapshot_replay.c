@@ -81,8 +81,8 @@ static void annotations_join(const struct device_replay *replay, char *buffer, s
 /* Entry i's context, what its row (and the chart's readout, "in ...")
  * shows: the annotations open then (the enclosing record_function
  * ranges, outermost first, " > " between), the entry's own (compile
- * context, metadata), the stream, "; " between; made again only when
- * one of them changed since the entry before. */
+ * context, metadata), the stream, "; " between; made only when the
+ * contexts kept lately have none of these parts. */
 static uint32_t entry_context(struct device_replay *replay, size_t i)
 {
     struct ts_load *load = replay->load;
@@ -90,10 +90,12 @@ static uint32_t entry_context(struct device_replay *replay, size_t i)
     bool timed = !load->entries_without_time;
     if (timed)
         annotations_advance(replay, entry->time_us);
-    if (replay->context_made && replay->context_base == entry->context &&
-        replay->context_stream == entry->stream &&
-        replay->context_changes == replay->annotation_changes)
-        return replay->context_id;
+    uint64_t hash = ((uint64_t)entry->context * 0x9e3779b97f4a7c15u) ^ entry->stream;
+    hash *= 0xbf58476d1ce4e5b9u;
+    struct context_made *made = &replay->contexts[(hash >> 40) & (CONTEXTS_KEPT - 1)];
+    if (made->changes == replay->annotation_changes + 1 && made->base == entry->context &&
+        made->stream == entry->stream)
+        return made->id;
     char text[1024];
     struct text base = string_table_get(load->strings, entry->context);
     text[0] = '\0';
@@ -108,12 +110,9 @@ static uint32_t entry_context(struct device_replay *replay, size_t i)
                                  used ? "; " : "", (unsigned long long)entry->stream);
     if (used >= sizeof text)
         used = sizeof text - 1;
-    replay->context_made = true;
-    replay->context_base = entry->context;
-    replay->context_stream = entry->stream;
-    replay->context_changes = replay->annotation_changes;
-    replay->context_id = string_table_intern(load->strings, text, used);
-    return replay->context_id;
+    *made = (struct context_made){entry->stream, replay->annotation_changes + 1, entry->context,
+                                  string_table_intern(load->strings, text, used)};
+    return made->id;
 }
 
 /* ---- the replay ---- */
