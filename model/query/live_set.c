@@ -49,6 +49,13 @@ static int64_t live_source_bytes(const struct live_source *source, uint32_t numb
                : source->timeline->allocation_bytes[number - source->initial_count];
 }
 
+/* Whether every allocation's number fits in 32 bits. */
+static bool live_numbers_fit(const struct allocator *allocator)
+{
+    return allocator->initial_count < UINT32_MAX &&
+           allocator->timeline.count < UINT32_MAX - allocator->initial_count;
+}
+
 struct live_index {
     const struct profile *profile;
     const struct snapshot_columns *timeline;
@@ -265,7 +272,7 @@ enum live_status live_index_build(const struct profile *profile, const struct al
         return LIVE_NO_TIMELINE;
     /* Numbers are stored in 32 bits; such a timeline would need hundreds
      * of gigabytes of columns anyway. */
-    if (allocator->timeline.count >= UINT32_MAX - allocator->initial_count)
+    if (!live_numbers_fit(allocator))
         return LIVE_NO_MEMORY;
     struct live_index *index = calloc(1, sizeof *index);
     if (!index)
@@ -432,7 +439,7 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     if (allocator->timeline_kind == TIMELINE_NONE)
         return LIVE_NO_TIMELINE;
     const struct snapshot_columns *timeline = &allocator->timeline;
-    if (timeline->count >= UINT32_MAX - allocator->initial_count)
+    if (!live_numbers_fit(allocator))
         return LIVE_NO_MEMORY;
     struct live_source source = live_source_of(allocator);
     struct live_special_texts texts;
