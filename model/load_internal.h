@@ -73,4 +73,10 @@ void load_protobuf_set_fast_path(bool enabled);
  * makes every capture take two threads). */
 void load_xspace_set_pipeline_threshold(size_t threshold);
 
+/* A PyTorch memory snapshot of at least this many bytes replays its
+ * trace entries on a thread of its own while the pickle is read (the
+ * default is about 16 MiB; 0 restores it, 1 makes every snapshot take two
+ * threads, SIZE_MAX none). */
+void load_torch_snapshot_set_pipeline_threshold(size_t threshold);
+
 #endif

@@ -47,6 +47,29 @@ const char *memory_activity_label(int activity)
     X(peak_bytes_in_use) X(activity) X(requested_bytes) X(allocation_bytes)    \
     X(address) X(step_id) X(op_name) X(region_type) X(data_type) X(tensor_shape)
 
+/* A bit per column, for snapshot_columns.written. */
+enum column_bit {
+#define BIT(name) COLUMN_BIT_##name,
+    FOR_EACH_COLUMN(BIT)
+#undef BIT
+    COLUMN_BIT_context,
+    COLUMN_BIT_site,
+};
+
+/* Whether a loader left the column out (snapshot_columns_omit). */
+#define OMITTED(columns, name) ((columns)->omitted & (1u << COLUMN_BIT_##name))
+
+bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
+{
+    if (columns->capacity || columns->count)
+        return false;
+    if (which & SNAPSHOT_OMIT_STEP_ID)
+        columns->omitted |= 1u << COLUMN_BIT_step_id;
+    if (which & SNAPSHOT_OMIT_ALLOCATION_BYTES)
+        columns->omitted |= 1u << COLUMN_BIT_allocation_bytes;
+    return true;
+}
+
 static bool column_resize(void **column, size_t element_size, size_t capacity)
 {
     if (capacity > SIZE_MAX / element_size)
@@ -62,8 +85,9 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
 {
     if (capacity <= columns->capacity)
         return true;
-#define RESIZE(name)                                                             \
-    if (!column_resize((void **)&columns->name, sizeof *columns->name, capacity)) \
+#define RESIZE(name)                                                               \
+    if (!OMITTED(columns, name) &&                                                  \
+        !column_resize((void **)&columns->name, sizeof *columns->name, capacity))   \
         return false;
     FOR_EACH_COLUMN(RESIZE)
 #undef RESIZE
@@ -90,7 +114,8 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
     if (columns->capacity || columns->count)
         return false;
 #define ZEROED(name)                                                              \
-    if (!column_zeroed((void **)&columns->name, sizeof *columns->name, capacity)) \
+    if (!OMITTED(columns, name) &&                                                 \
+        !column_zeroed((void **)&columns->name, sizeof *columns->name, capacity))  \
         return false;
     FOR_EACH_COLUMN(ZEROED)
 #undef ZEROED
@@ -98,6 +123,44 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
         !column_zeroed((void **)&columns->context, sizeof *columns->context, capacity))
         return false;
     if (columns->site && !column_zeroed((void **)&columns->site, sizeof *columns->site, capacity))
+        return false;
+    columns->capacity = capacity;
+    return true;
+}
+
+/* A zeroed column of `capacity` slots holding the first `count` of the
+ * old one (copied only when something was written there, so that a
+ * column no one wrote stays pages the system has not handed out). */
+static bool column_regrow_zeroed(void **column, size_t element_size, size_t count,
+                                 size_t capacity, bool written)
+{
+    if (!*column)
+        return true;
+    void *grown = calloc(capacity, element_size);
+    if (!grown)
+        return false;
+    if (written)
+        memcpy(grown, *column, count * element_size);
+    free(*column);
+    *column = grown;
+    return true;
+}
+
+bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capacity)
+{
+    if (capacity <= columns->capacity)
+        return true;
+#define REGROW(name)                                                                        \
+    if (!column_regrow_zeroed((void **)&columns->name, sizeof *columns->name, columns->count, \
+                              capacity, columns->written & (1u << COLUMN_BIT_##name)))        \
+        return false;
+    FOR_EACH_COLUMN(REGROW)
+#undef REGROW
+    if (!column_regrow_zeroed((void **)&columns->context, sizeof *columns->context,
+                              columns->count, capacity,
+                              columns->written & (1u << COLUMN_BIT_context)) ||
+        !column_regrow_zeroed((void **)&columns->site, sizeof *columns->site, columns->count,
+                              capacity, columns->written & (1u << COLUMN_BIT_site)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -125,8 +188,9 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
         return;
     /* Shrinking in place cannot fail in practice; if it does, the column
      * simply keeps its room. */
-#define SHRINK(name)                                                             \
-    column_resize((void **)&columns->name, sizeof *columns->name, columns->count);
+#define SHRINK(name)                                                                 \
+    if (!OMITTED(columns, name))                                                      \
+        column_resize((void **)&columns->name, sizeof *columns->name, columns->count);
     FOR_EACH_COLUMN(SHRINK)
 #undef SHRINK
     if (columns->context)
@@ -166,9 +230,11 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
                                ? (int8_t)snapshot->activity
                                : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
     columns->requested_bytes[i] = snapshot->requested_bytes;
-    columns->allocation_bytes[i] = snapshot->allocation_bytes;
+    if (columns->allocation_bytes)
+        columns->allocation_bytes[i] = snapshot->allocation_bytes;
     columns->address[i] = snapshot->address;
-    columns->step_id[i] = snapshot->step_id;
+    if (columns->step_id)
+        columns->step_id[i] = snapshot->step_id;
     columns->op_name[i] = snapshot->op_name;
     columns->region_type[i] = snapshot->region_type;
     columns->data_type[i] = snapshot->data_type;
@@ -190,30 +256,42 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
                           : (int8_t)MEMORY_ACTIVITY_UNKNOWN;
     /* A double's zero is all zero bits only when it is +0.0: -0.0 is stored. */
     bool fragmented = snapshot->fragmentation != 0.0 || signbit(snapshot->fragmentation);
-#define STORE(name, value) \
-    if (value)             \
-        columns->name[i] = value;
+    unsigned written = 0;
+#define STORE(name, value)                            \
+    if (value) {                                      \
+        columns->name[i] = value;                     \
+        written |= 1u << COLUMN_BIT_##name;           \
+    }
     STORE(time_ps, snapshot->time_ps)
     STORE(stack_bytes, snapshot->stack_bytes)
     STORE(heap_bytes, snapshot->heap_bytes)
     STORE(free_bytes, snapshot->free_bytes)
-    if (fragmented)
+    if (fragmented) {
         columns->fragmentation[i] = snapshot->fragmentation;
+        written |= 1u << COLUMN_BIT_fragmentation;
+    }
     STORE(peak_bytes_in_use, snapshot->peak_bytes_in_use)
     STORE(activity, activity)
     STORE(requested_bytes, snapshot->requested_bytes)
-    STORE(allocation_bytes, snapshot->allocation_bytes)
+    if (columns->allocation_bytes)
+        STORE(allocation_bytes, snapshot->allocation_bytes)
     STORE(address, snapshot->address)
-    STORE(step_id, snapshot->step_id)
+    if (columns->step_id)
+        STORE(step_id, snapshot->step_id)
     STORE(op_name, snapshot->op_name)
     STORE(region_type, snapshot->region_type)
     STORE(data_type, snapshot->data_type)
     STORE(tensor_shape, snapshot->tensor_shape)
 #undef STORE
-    if (columns->context && snapshot->context)
+    if (columns->context && snapshot->context) {
         columns->context[i] = snapshot->context;
-    if (columns->site && snapshot->site)
+        written |= 1u << COLUMN_BIT_context;
+    }
+    if (columns->site && snapshot->site) {
         columns->site[i] = snapshot->site;
+        written |= 1u << COLUMN_BIT_site;
+    }
+    columns->written |= written;
 }
 
 void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
@@ -228,9 +306,9 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index,
         .peak_bytes_in_use = columns->peak_bytes_in_use[index],
         .activity = columns->activity[index],
         .requested_bytes = columns->requested_bytes[index],
-        .allocation_bytes = columns->allocation_bytes[index],
+        .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
         .address = columns->address[index],
-        .step_id = columns->step_id[index],
+        .step_id = snapshot_columns_step_id(columns, index),
         .op_name = columns->op_name[index],
         .region_type = columns->region_type[index],
         .data_type = columns->data_type[index],

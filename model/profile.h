@@ -79,8 +79,12 @@ struct snapshot_columns {
     int64_t *peak_bytes_in_use;
     int8_t *activity; /* enum memory_activity; values past int8 read as unknown */
     int64_t *requested_bytes;
+    /* NULL when the loader omitted it (SNAPSHOT_OMIT_ALLOCATION_BYTES):
+     * read it through snapshot_columns_allocation_bytes(). */
     int64_t *allocation_bytes;
     uint64_t *address;
+    /* NULL when the loader omitted it (SNAPSHOT_OMIT_STEP_ID): read it
+     * through snapshot_columns_step_id(). */
     int64_t *step_id;
     uint32_t *op_name;
     uint32_t *region_type;
@@ -93,7 +97,38 @@ struct snapshot_columns {
     /* struct snapshot's site: NULL (every snapshot's is 0) until a loader
      * calls snapshot_columns_enable_site(). */
     uint32_t *site;
+    /* The columns snapshot_columns_append_sparse() stored something other
+     * than zero into (a bit each, profile.c's order), so that
+     * snapshot_columns_grow_zeroed() copies only those. */
+    unsigned written;
+    unsigned omitted; /* the columns snapshot_columns_omit() left out (profile.c's bits) */
 };
+
+/* Columns a loader whose format never varies them may leave out, so that
+ * they cost no memory: the step is then none (-1) everywhere, the
+ * allocation bytes are the requested bytes. */
+enum {
+    SNAPSHOT_OMIT_STEP_ID = 1u << 0,
+    SNAPSHOT_OMIT_ALLOCATION_BYTES = 1u << 1,
+};
+/* Leaves out the columns `which` names (before the columns have room:
+ * false otherwise). Appending or setting a snapshot then ignores those
+ * fields of it. */
+bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which);
+
+/* Snapshot `index`'s step id and allocation bytes, whether their
+ * columns were omitted or not: every reader goes through these. */
+static inline int64_t snapshot_columns_step_id(const struct snapshot_columns *columns,
+                                               size_t index)
+{
+    return columns->step_id ? columns->step_id[index] : -1;
+}
+static inline int64_t snapshot_columns_allocation_bytes(const struct snapshot_columns *columns,
+                                                        size_t index)
+{
+    return columns->allocation_bytes ? columns->allocation_bytes[index]
+                                     : columns->requested_bytes[index];
+}
 
 /* Makes room for the site column (0 for the snapshots already there);
  * false when memory runs out. */
@@ -115,6 +150,12 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
  * made, below their capacity: the zero values are not written. */
 void snapshot_columns_append_sparse(struct snapshot_columns *columns,
                                     const struct snapshot *snapshot);
+/* Grows columns snapshot_columns_reserve_zeroed() made, filled by
+ * snapshot_columns_append_sparse() only, to `capacity` slots, keeping
+ * them sparse: a column nothing but zeros went into is not copied and
+ * stays untouched. False when memory runs out (the capacity is then
+ * unchanged). */
+bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capacity);
 /* Give back the room past the last snapshot (loaders reserve from
  * estimates): capacity == count afterwards (a column realloc() cannot
  * shrink keeps its room, unused). */

@@ -34,10 +34,10 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
     csv_writer_int(writer, timeline->peak_bytes_in_use[i]);
     csv_writer_text(writer, memory_activity_name(timeline->activity[i]));
     csv_writer_int(writer, timeline->requested_bytes[i]);
-    csv_writer_int(writer, timeline->allocation_bytes[i]);
+    csv_writer_int(writer, snapshot_columns_allocation_bytes(timeline, i));
     csv_writer_unsigned(writer, timeline->address[i]);
     csv_writer_bytes(writer, profile_string(profile, timeline->op_name[i]));
-    csv_writer_int(writer, timeline->step_id[i]);
+    csv_writer_int(writer, snapshot_columns_step_id(timeline, i));
     csv_writer_bytes(writer, profile_string(profile, timeline->region_type[i]));
     csv_writer_bytes(writer, profile_string(profile, timeline->data_type[i]));
     csv_writer_bytes(writer, profile_string(profile, timeline->tensor_shape[i]));

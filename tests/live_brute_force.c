@@ -136,9 +136,10 @@ static struct expected_row expected_from_snapshot(const struct profile *profile,
 {
     struct expected_row expected = {
         .row = {.origin = ROW_FROM_SNAPSHOT, .snapshot_index = (int64_t)i, .special_index = -1,
-                .occurrences = 1, .allocation_bytes = timeline->allocation_bytes[i],
+                .occurrences = 1,
+                .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
                 .requested_bytes = timeline->requested_bytes[i],
-                .step_id = timeline->step_id[i], .address = timeline->address[i],
+                .step_id = snapshot_columns_step_id(timeline, i), .address = timeline->address[i],
                 .activity = ALLOC, .has_time = true, .time_ps = timeline->time_ps[i]},
         .texts = {profile_text(profile, timeline->op_name[i]),
                   profile_text(profile, timeline->region_type[i]),
@@ -207,7 +208,7 @@ static struct expected_rows brute_rows(const struct profile *profile,
             continue;
         }
         size_t snapshot = live[i] - initial;
-        sum += timeline->allocation_bytes[snapshot];
+        sum += snapshot_columns_allocation_bytes(timeline, snapshot);
         if (!grown || timeline->time_ps[snapshot] > since_ps)
             rows[listed++] = expected_from_snapshot(profile, timeline, snapshot);
     }
@@ -217,10 +218,11 @@ static struct expected_rows brute_rows(const struct profile *profile,
         int64_t before = timeline->heap_bytes[last] - sum, number = 0;
         if (before > 0)
             rows[listed++] = expected_special(number++, before, "allocated before the profile",
-                                              "persist/dynamic", timeline->step_id[last]);
+                                              "persist/dynamic",
+                                              snapshot_columns_step_id(timeline, last));
         if (timeline->stack_bytes[last] > 0)
             rows[listed++] = expected_special(number, timeline->stack_bytes[last], "stack",
-                                              "stack", timeline->step_id[last]);
+                                              "stack", snapshot_columns_step_id(timeline, last));
     }
     qsort(rows, listed, sizeof *rows, expected_compare);
     for (size_t i = 0; i < listed; i++) {

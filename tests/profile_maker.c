@@ -278,13 +278,13 @@ struct profile *profile_maker_window_seeded(const struct profile *source, size_t
         size_t i = live[k];
         rows[k] = (struct allocation_row){
             .address = timeline->address[i],
-            .allocation_bytes = timeline->allocation_bytes[i],
+            .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
             .requested_bytes = timeline->requested_bytes[i],
             .op_name = copy_text(profile, source, timeline->op_name[i]),
             .region_type = copy_text(profile, source, timeline->region_type[i]),
             .data_type = copy_text(profile, source, timeline->data_type[i]),
             .tensor_shape = copy_text(profile, source, timeline->tensor_shape[i]),
-            .step_id = timeline->step_id[i],
+            .step_id = snapshot_columns_step_id(timeline, i),
         };
     }
     assert_true(profile_builder_set_initial_allocations(

@@ -119,10 +119,10 @@ void test_timeline_every_field(void **state)
         assert_int_field(field(&exported, i, 6), timeline->peak_bytes_in_use[i]);
         assert_string_equal(field(&exported, i, 7), memory_activity_name(timeline->activity[i]));
         assert_int_field(field(&exported, i, 8), timeline->requested_bytes[i]);
-        assert_int_field(field(&exported, i, 9), timeline->allocation_bytes[i]);
+        assert_int_field(field(&exported, i, 9), snapshot_columns_allocation_bytes(timeline, i));
         assert_unsigned_field(field(&exported, i, 10), timeline->address[i]);
         assert_string_equal(field(&exported, i, 11), profile_text(profile, timeline->op_name[i]));
-        assert_int_field(field(&exported, i, 12), timeline->step_id[i]);
+        assert_int_field(field(&exported, i, 12), snapshot_columns_step_id(timeline, i));
         assert_string_equal(field(&exported, i, 13),
                             profile_text(profile, timeline->region_type[i]));
         assert_string_equal(field(&exported, i, 14), profile_text(profile, timeline->data_type[i]));

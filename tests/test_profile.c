@@ -436,6 +436,72 @@ static void test_sparse_columns_read_back(void **state)
     snapshot_columns_free(&columns);
 }
 
+/* Sparse columns grown past their room keep what was appended (a column
+ * written only with zeros is not copied, and still reads zero). */
+static void test_sparse_columns_grow(void **state)
+{
+    (void)state;
+    struct snapshot_columns columns = {0};
+    assert_true(snapshot_columns_enable_context(&columns));
+    assert_true(snapshot_columns_reserve_zeroed(&columns, 2));
+    struct snapshot full = {.time_ps = 5, .heap_bytes = 2, .address = 8, .step_id = -1,
+                            .context = 13};
+    struct snapshot zero = {0};
+    snapshot_columns_append_sparse(&columns, &full);
+    snapshot_columns_append_sparse(&columns, &zero);
+    assert_true(snapshot_columns_grow_zeroed(&columns, 5));
+    assert_true(snapshot_columns_grow_zeroed(&columns, 3)); /* room enough: nothing to do */
+    assert_int_equal(columns.capacity, 5);
+    snapshot_columns_append_sparse(&columns, &full);
+    snapshot_columns_append_sparse(&columns, &zero);
+    snapshot_columns_append_sparse(&columns, &full);
+    assert_int_equal(columns.count, 5);
+    for (size_t i = 0; i < 5; i++) {
+        struct snapshot out;
+        snapshot_columns_get(&columns, i, &out);
+        const struct snapshot *want = i % 2 ? &zero : &full;
+        assert_true(out.time_ps == want->time_ps && out.heap_bytes == want->heap_bytes &&
+                    out.address == want->address && out.step_id == want->step_id &&
+                    out.context == want->context && out.stack_bytes == 0 &&
+                    out.requested_bytes == 0);
+    }
+    snapshot_columns_free(&columns);
+}
+
+/* Omitted columns cost nothing and read as their rule says (the step
+ * none, the allocation bytes the requested ones), dense or sparse; they
+ * can be omitted only before the columns have room. */
+static void test_omitted_columns(void **state)
+{
+    (void)state;
+    struct snapshot in = {.requested_bytes = 6, .allocation_bytes = 7, .step_id = 5,
+                          .heap_bytes = 2};
+    for (int sparse = 0; sparse < 2; sparse++) {
+        struct snapshot_columns columns = {0};
+        assert_true(snapshot_columns_omit(&columns, SNAPSHOT_OMIT_STEP_ID |
+                                                        SNAPSHOT_OMIT_ALLOCATION_BYTES));
+        if (sparse) {
+            assert_true(snapshot_columns_reserve_zeroed(&columns, 4));
+            snapshot_columns_append_sparse(&columns, &in);
+            assert_true(snapshot_columns_grow_zeroed(&columns, 8));
+        } else {
+            assert_true(snapshot_columns_append(&columns, &in));
+        }
+        assert_false(snapshot_columns_omit(&columns, SNAPSHOT_OMIT_STEP_ID));
+        assert_null(columns.step_id);
+        assert_null(columns.allocation_bytes);
+        struct snapshot out;
+        snapshot_columns_get(&columns, 0, &out);
+        assert_int_equal(out.step_id, -1);
+        assert_int_equal(out.allocation_bytes, 6);
+        assert_int_equal(out.heap_bytes, 2);
+        assert_int_equal(snapshot_columns_step_id(&columns, 0), -1);
+        assert_int_equal(snapshot_columns_allocation_bytes(&columns, 0), 6);
+        snapshot_columns_fit(&columns);
+        snapshot_columns_free(&columns);
+    }
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -463,6 +529,8 @@ int main(void)
         cmocka_unit_test(test_hostile_sums_do_not_overflow),
         cmocka_unit_test(test_columns_round_trip_every_field),
         cmocka_unit_test(test_sparse_columns_read_back),
+        cmocka_unit_test(test_sparse_columns_grow),
+        cmocka_unit_test(test_omitted_columns),
         cmocka_unit_test(test_activity_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

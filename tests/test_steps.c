@@ -173,7 +173,7 @@ static void check_against_scan(const struct allocator *allocator)
         struct step_row scan = {0};
         bool seen = false;
         for (size_t i = 0; i < timeline->count; i++) {
-            if (timeline->step_id[i] != row->step_id)
+            if (snapshot_columns_step_id(timeline, i) != row->step_id)
                 continue;
             int64_t in_use = timeline->stack_bytes[i] + timeline->heap_bytes[i];
             if (!seen)

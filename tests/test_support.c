@@ -179,9 +179,10 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
         assert_true(x->peak_bytes_in_use[i] == y->peak_bytes_in_use[i]);
         assert_int_equal(x->activity[i], y->activity[i]);
         assert_true(x->requested_bytes[i] == y->requested_bytes[i]);
-        assert_true(x->allocation_bytes[i] == y->allocation_bytes[i]);
+        assert_true(snapshot_columns_allocation_bytes(x, i) ==
+                    snapshot_columns_allocation_bytes(y, i));
         assert_true(x->address[i] == y->address[i]);
-        assert_true(x->step_id[i] == y->step_id[i]);
+        assert_true(snapshot_columns_step_id(x, i) == snapshot_columns_step_id(y, i));
         assert_same_text(a, x->op_name[i], b, y->op_name[i]);
         assert_same_text(a, x->region_type[i], b, y->region_type[i]);
         assert_same_text(a, x->data_type[i], b, y->data_type[i]);

@@ -58,13 +58,13 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .snapshot_index = index,
         .special_index = -1,
         .occurrences = 1,
-        .allocation_bytes = timeline->allocation_bytes[index],
+        .allocation_bytes = snapshot_columns_allocation_bytes(timeline, index),
         .requested_bytes = timeline->requested_bytes[index],
         .op_name = timeline->op_name[index],
         .region_type = timeline->region_type[index],
         .data_type = timeline->data_type[index],
         .tensor_shape = timeline->tensor_shape[index],
-        .step_id = timeline->step_id[index],
+        .step_id = snapshot_columns_step_id(timeline, index),
         .address = timeline->address[index],
         .activity = timeline->activity[index],
         .has_time = true,
@@ -108,13 +108,13 @@ static size_t special_rows_add(const struct live_rows_request *request,
     if (before > 0) {
         rows[count] = live_special_row((int64_t)count, before, request->texts->before_name,
                                   request->texts->before_region, request->texts,
-                                  timeline->step_id[last]);
+                                  snapshot_columns_step_id(timeline, last));
         count++;
     }
     if (stack > 0) {
         rows[count] = live_special_row((int64_t)count, stack, request->texts->stack_name,
                                   request->texts->stack_region, request->texts,
-                                  timeline->step_id[last]);
+                                  snapshot_columns_step_id(timeline, last));
         count++;
     }
     return count;

@@ -46,7 +46,7 @@ static int64_t live_source_bytes(const struct live_source *source, uint32_t numb
 {
     return live_is_initial(source->initial_count, number)
                ? source->initial[number].allocation_bytes
-               : source->timeline->allocation_bytes[number - source->initial_count];
+               : snapshot_columns_allocation_bytes(source->timeline, number - source->initial_count);
 }
 
 /* Whether every allocation's number fits in 32 bits. */

@@ -11,8 +11,8 @@ static void step_row_start(struct step_row *row, const struct snapshot_columns *
                            size_t index)
 {
     *row = (struct step_row){
-        .step_id = timeline->step_id[index],
-        .is_none = timeline->step_id[index] == STEP_ID_NONE,
+        .step_id = snapshot_columns_step_id(timeline, index),
+        .is_none = snapshot_columns_step_id(timeline, index) == STEP_ID_NONE,
         .start_time_ps = timeline->time_ps[index],
         .peak_bytes = snapshot_columns_in_use(timeline, index),
         .peak_time_ps = timeline->time_ps[index],
@@ -47,7 +47,8 @@ static bool step_table_gather(struct step_table *table, const struct snapshot_co
     size_t capacity = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < timeline->count; i++) {
-        uint32_t *position = integer_map_find(&positions, (uint64_t)timeline->step_id[i]);
+        uint64_t step = (uint64_t)snapshot_columns_step_id(timeline, i);
+        uint32_t *position = integer_map_find(&positions, step);
         if (!position) {
             if (table->count == capacity) {
                 capacity = capacity ? capacity * 2 : 16;
@@ -58,12 +59,11 @@ static bool step_table_gather(struct step_table *table, const struct snapshot_co
                 }
                 table->rows = grown;
             }
-            ok = integer_map_put(&positions, (uint64_t)timeline->step_id[i],
-                                 (uint32_t)table->count);
+            ok = integer_map_put(&positions, step, (uint32_t)table->count);
             if (!ok)
                 break;
             step_row_start(&table->rows[table->count++], timeline, i);
-            position = integer_map_find(&positions, (uint64_t)timeline->step_id[i]);
+            position = integer_map_find(&positions, step);
         }
         step_row_add(&table->rows[*position], timeline, i);
     }

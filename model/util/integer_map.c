@@ -133,6 +133,12 @@ bool integer_map_remove(struct integer_map *map, uint64_t key, uint32_t *value)
     return true;
 }
 
+void integer_map_prefetch(const struct integer_map *map, uint64_t key)
+{
+    if (map->capacity)
+        __builtin_prefetch(&map->slots[integer_map_home(map, key)]);
+}
+
 void integer_map_free(struct integer_map *map)
 {
     free(map->slots);

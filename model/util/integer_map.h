@@ -41,6 +41,10 @@ bool integer_map_put(struct integer_map *map, uint64_t key, uint32_t value);
 /* Removes `key`; false when it was not there. *value (may be NULL) gets
  * the value it had. */
 bool integer_map_remove(struct integer_map *map, uint64_t key, uint32_t *value);
+/* Asks the processor to fetch the slot where `key` would be, ahead of a
+ * find, put or remove of it (for a caller that knows its next keys: a
+ * big map's slots are far apart in memory). A hint; nothing changes. */
+void integer_map_prefetch(const struct integer_map *map, uint64_t key);
 void integer_map_free(struct integer_map *map);
 
 #endif

@@ -96,7 +96,7 @@ static bool allocator_has_steps(const struct allocator *allocator)
         return false;
     const struct snapshot_columns *timeline = &allocator->timeline;
     for (size_t i = 0; i < timeline->count; i++)
-        if (timeline->step_id[i] != STEP_ID_NONE)
+        if (snapshot_columns_step_id(timeline, i) != STEP_ID_NONE)
             return true;
     return false;
 }

@@ -33,6 +33,7 @@ static unsigned torch_snapshot_probe(const uint8_t *bytes, size_t size)
 static void advance(void *context, size_t offset)
 {
     struct ts_load *load = context;
+    load->offset = offset;
     load_tracker_advance(load->input->tracker, offset);
 }
 
@@ -78,18 +79,19 @@ static int compare_devices(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* How many devices' traces are `trace` (a pickle may name one list twice). */
-static size_t trace_uses(const struct ts_trace **traces, size_t count,
-                         const struct ts_trace *trace)
+/* Whether a device after the i-th of `devices` has the same trace (a
+ * pickle may name one list twice). */
+static bool trace_used_later(struct ts_trace **traces, size_t trace_count, const int64_t *devices,
+                             size_t count, size_t i, const struct ts_trace *trace)
 {
-    size_t uses = 0;
-    for (size_t d = 0; d < count; d++)
-        uses += traces[d] == trace;
-    return uses;
+    for (size_t j = i + 1; j < count; j++)
+        if (devices[j] >= 0 && (size_t)devices[j] < trace_count && traces[devices[j]] == trace)
+            return true;
+    return false;
 }
 
 /* The devices with entries or segments, in order, each built. */
-static enum load_status build_devices(struct ts_load *load, const struct ts_trace **traces,
+static enum load_status build_devices(struct ts_load *load, struct ts_trace **traces,
                                       size_t trace_count)
 {
     int64_t *devices = malloc((trace_count + load->segment_count + 1) * sizeof *devices);
@@ -106,11 +108,13 @@ static enum load_status build_devices(struct ts_load *load, const struct ts_trac
     enum load_status status = LOAD_OK;
     for (size_t i = 0; status == LOAD_OK && i < count; i++) {
         int64_t d = devices[i];
-        const struct ts_trace *trace = d >= 0 && (size_t)d < trace_count ? traces[d] : NULL;
-        status = ts_build_device(load, d, trace);
-        /* The device's timeline holds what its entries said: they go
-         * before the next device's timeline is made (the peak of memory). */
-        if (trace && trace_uses(traces, trace_count, trace) == 1)
+        struct ts_trace *trace = d >= 0 && (size_t)d < trace_count ? traces[d] : NULL;
+        bool last_use = !trace || !trace_used_later(traces, trace_count, devices, count, i, trace);
+        status = ts_build_device(load, d, trace, last_use);
+        /* The device's timeline holds what its entries said: the trace
+         * goes before the next device's timeline is made (the peak of
+         * memory). */
+        if (trace && last_use)
             ts_trace_release(load, trace);
     }
     free(devices);
@@ -126,7 +130,7 @@ static enum load_status read_traces(struct ts_load *load, const struct pickle_va
     const struct pickle_value *items = pickle_items(list, &count);
     if (list && (list->kind != PICKLE_LIST || (count && !items)))
         return not_a_snapshot(load, "device_traces is not a list of lists");
-    const struct ts_trace **traces = malloc((count ? count : 1) * sizeof *traces);
+    struct ts_trace **traces = malloc((count ? count : 1) * sizeof *traces);
     if (!traces)
         return ts_no_memory(load);
     /* Reading a list the reader kept adds a trace, which may move the
@@ -205,9 +209,21 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
     struct pickle_document *document;
     struct pickle_error pickle_error;
     enum load_status status;
-    if (pickle_decode(input->bytes, input->size, &consumer, &document, &pickle_error) !=
-        PICKLE_OK) {
+    load.batch = malloc(sizeof *load.batch);
+    if (!load.batch) {
+        load_tracker_finish(input->tracker);
+        return ts_no_memory(&load);
+    }
+    ts_pipe_start(&load);
+    enum pickle_status decoded =
+        pickle_decode(input->bytes, input->size, &consumer, &document, &pickle_error);
+    /* The replay thread's last batches, before anything reads the traces. */
+    bool replayed = ts_pipe_finish(&load);
+    if (decoded != PICKLE_OK) {
         status = decode_failed(&load, &pickle_error);
+    } else if (!replayed) {
+        status = ts_no_memory(&load);
+        pickle_document_free(document);
     } else {
         struct pickle_value root = pickle_document_root(document);
         status = build(&load, &root);

@@ -4,14 +4,18 @@
  * The folder, in the order the data flows:
  *   torch_snapshot.c          the format row: probe, load (decode, then build)
  *   torch_snapshot_entries.c  trace entries taken from the pickle as they
- *                             come, tracebacks interned by object
+ *                             come
+ *   torch_snapshot_frames.c   tracebacks turned into text, interned by object
+ *   torch_snapshot_trace.c    each entry replayed into its trace's timeline
+ *                             columns at once (the entries are not kept):
+ *                             allocated and reserved relative to the start
  *   torch_snapshot_segments.c segments, blocks, external annotations
- *   torch_snapshot_initial.c  per device: the state before the trace (what
- *                             each entry ends, the allocations and reserved
- *                             bytes live before the first entry)
- *   torch_snapshot_replay.c   per device: the timeline (allocated and
- *                             reserved, sites and contexts), the initial
- *                             allocations, the allocator
+ *   torch_snapshot_initial.c  per device: the state before the trace (the
+ *                             allocations and reserved bytes live before
+ *                             the first entry)
+ *   torch_snapshot_replay.c   per device: the timeline finished (the start
+ *                             added, the annotations in the contexts), the
+ *                             initial allocations, the allocator
  *   torch_snapshot_spans.c    the annotations paired into named spans
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
@@ -24,6 +28,7 @@
 
 #include "model/decode/pickle.h"
 #include "model/input_format.h"
+#include "model/profile.h"
 #include "model/util/integer_map.h"
 
 enum ts_action {
@@ -39,6 +44,7 @@ enum ts_action {
     TS_OTHER, /* an action this reader does not know: kept on the timeline, no effect */
 };
 
+
 /* One trace entry, as small as it reads. */
 struct ts_entry {
     int64_t time_us;   /* 0 when the entry has none */
@@ -50,12 +56,72 @@ struct ts_entry {
     uint8_t action;     /* enum ts_action */
 };
 
-/* The entries of one list of device_traces, found by the list object. */
+/* A free_completed of an allocation the trace does not hold. */
+struct ts_unmatched {
+    uint64_t address;
+    int64_t size;
+    size_t entry;
+};
+
+/* An oom entry as the first replay meets it (its figures relative, as
+ * the trace's columns are until the device is built). */
+struct ts_oom {
+    size_t entry;
+    int64_t requested;
+    uint64_t device_free;
+    int64_t allocated, reserved;
+};
+
+/* An allocation of the trace open (its size at hand, where the
+ * columns' are far behind). */
+struct ts_open {
+    uint32_t entry; /* while the slot is free: the next free slot */
+    int64_t size;
+};
+
+/* One list of device_traces, found by the list object, replayed as its
+ * entries come (torch_snapshot_trace.c): the entries themselves are not
+ * kept. Until its device is built the columns hold time_us as the file
+ * has it in time_ps, and allocated (heap_bytes), reserved - allocated
+ * (free_bytes) and the running maximum (peak_bytes_in_use) relative to
+ * the bytes live and reserved before the first entry, which only the
+ * whole trace and the segments tell. */
 struct ts_trace {
     const struct pickle_object *list;
-    struct ts_entry *entries;
+    struct snapshot_columns columns; /* one snapshot per entry */
+    uint8_t *actions;                /* per entry: enum segment_action */
     size_t count, capacity;
+    /* The allocations open: address -> a slot of `opened` (whose sizes
+     * are then at hand, where the columns' are far behind). */
+    struct integer_map open;
+    struct ts_open *opened;
+    size_t opened_count, opened_capacity;
+    uint32_t free_slot; /* a slot of `opened` to use again (a list through .entry) */
+    struct ts_unmatched *unmatched;
+    size_t unmatched_count, unmatched_capacity;
+    struct ts_oom *ooms;
+    size_t oom_count;
+    int64_t allocated, reserved, running_max, best;
+    size_t peak; /* the first entry at the largest allocated */
 };
+
+/* Entries read from the pickle, waiting for their replay: the trace's
+ * list, and per entry what the replay needs. */
+#define TS_BATCH 1024
+struct ts_batch {
+    const struct pickle_object *list;
+    size_t count;
+    size_t bytes_left; /* of the input after them (for a first guess of a trace's length) */
+    struct ts_entry entries[TS_BATCH];
+    uint32_t op_names[TS_BATCH]; /* the traceback's function */
+    uint32_t sites[TS_BATCH];    /* the traceback's site */
+};
+
+struct ts_pipe;
+
+/* The timeline columns a trace leaves out (model/profile.h). */
+#define TS_OMITTED_COLUMNS (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES)
+
 
 /* One distinct frames list, turned into text once. */
 struct ts_traceback {
@@ -95,6 +161,14 @@ struct ts_annotation {
     bool start;
 };
 
+/* A string's meaning remembered by where its bytes are. */
+struct ts_string_cache {
+    const uint8_t *bytes;
+    uint32_t length;
+    uint8_t meaning;
+};
+#define TS_STRING_CACHE 16
+
 struct ts_load {
     const struct load_input *input;
     struct profile_builder *builder;
@@ -105,6 +179,13 @@ struct ts_load {
     struct integer_map traceback_ids; /* frames list object -> index in tracebacks */
     struct ts_traceback *tracebacks;  /* [0]: no frames */
     size_t traceback_count, traceback_capacity;
+    size_t offset;                 /* the pickle reader is past this byte */
+    struct ts_string_cache key_cache[TS_STRING_CACHE];    /* entry keys */
+    struct ts_string_cache action_cache[TS_STRING_CACHE]; /* actions */
+    const struct pickle_object *last_frames; /* the frames list last interned */
+    uint32_t last_traceback;
+    struct ts_batch *batch; /* replayed here when there is no pipe */
+    struct ts_pipe *pipe;   /* NULL: no replay thread */
     struct ts_segment *segments;
     size_t segment_count, segment_capacity;
     struct ts_block *blocks;
@@ -115,6 +196,7 @@ struct ts_load {
      * pybind writes each distinct string once, so the bytes repeat. */
     const uint8_t *context_compile, *context_metadata;
     uint32_t context_compile_length, context_metadata_length, context_id;
+    uint64_t context_stream;
     char *scratch;
     size_t scratch_length, scratch_capacity;
     bool entries_without_time;
@@ -130,10 +212,38 @@ int ts_take_items(void *context, struct pickle_object *list, const struct pickle
                   size_t count, struct pickle_error *error);
 /* The entries of a device_traces list (taken or not); NULL when memory
  * runs out or an entry is not one (the error set). */
-const struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list);
-/* Frees a trace's entries once its device is built (the trace stays,
- * empty); a trace that is not one of load->traces is left alone. */
+struct ts_trace *ts_trace_of(struct ts_load *load, const struct pickle_value *list);
+/* Frees a trace once its device is built (the trace stays, empty); a
+ * trace that is not one of load->traces is left alone. */
 void ts_trace_release(struct ts_load *load, const struct ts_trace *trace);
+/* ---- torch_snapshot_trace.c ---- */
+
+/* The trace of a list (made when `create`); NULL when there is none or
+ * memory runs out. */
+struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object *list,
+                               bool create);
+/* Replays a batch into its list's trace; false when memory runs out. */
+bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch);
+/* The allocation in slot `slot` of trace->open. */
+const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot);
+/* Frees what a trace holds; it stays, empty, with its list. */
+void ts_trace_free(struct ts_trace *trace);
+
+/* ---- torch_snapshot_pipe.c ---- */
+
+/* Starts the replay thread for a big input (load->pipe stays NULL for a
+ * small one, or when no thread can be made: the replay is then inline). */
+void ts_pipe_start(struct ts_load *load);
+/* A batch to fill; NULL when the replay ran out of memory. */
+struct ts_batch *ts_pipe_slot(struct ts_pipe *pipe);
+/* Hands the batch ts_pipe_slot() gave to the replay. */
+void ts_pipe_push(struct ts_pipe *pipe);
+/* Waits until every batch pushed is replayed. */
+void ts_pipe_drain(struct ts_pipe *pipe);
+/* Replays what is left, stops the thread, frees the pipe (load->pipe is
+ * NULL after); false when the replay ran out of memory. */
+bool ts_pipe_finish(struct ts_load *load);
+
 /* ---- torch_snapshot_segments.c ---- */
 
 /* The segments list, read into load->segments and load->blocks. */
@@ -146,8 +256,12 @@ enum load_status ts_read_annotations(struct ts_load *load, const struct pickle_v
  * allocators (built before). */
 enum load_status ts_add_spans(struct ts_load *load);
 
-/* ---- torch_snapshot_entries.c ---- */
+/* ---- torch_snapshot_frames.c ---- */
 
+/* Appends to / interns the load's scratch text; false / STRING_ID_NONE
+ * when memory runs out. */
+bool ts_scratch_add(struct ts_load *load, const void *bytes, size_t length);
+uint32_t ts_scratch_intern(struct ts_load *load);
 /* The index of a frames list's traceback (0 for none or an empty one);
  * UINT32_MAX when memory runs out. */
 uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames);
@@ -157,8 +271,8 @@ enum load_status ts_bad(struct ts_load *load, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 enum load_status ts_no_memory(struct ts_load *load);
 
-/* ---- one device's replay: torch_snapshot_initial.c fills it first,
- * torch_snapshot_replay.c then runs the trace over it ---- */
+/* ---- one device's build: torch_snapshot_initial.c finds its state
+ * before the trace, torch_snapshot_replay.c finishes its timeline ---- */
 
 struct oom_event;
 
@@ -170,64 +284,53 @@ struct initial {
     bool ghost; /* from the snapshot's blocks; otherwise an unmatched free */
 };
 
-/* Contexts a device's replay keeps made (a power of two). */
+/* Contexts a device's build keeps made (a power of two). */
 #define CONTEXTS_KEPT 64
 
 struct device_replay {
     struct ts_load *load;
     int64_t device;
-    const struct ts_entry *entries;
-    size_t count;
+    const struct ts_trace *trace; /* NULL for a device with segments only */
+    size_t count;                 /* its entries */
     size_t allocator;
-    struct initial *initial;
+    struct initial *initial; /* the trace's unmatched frees in order, then the ghosts */
     size_t initial_count, initial_capacity;
     int64_t initial_bytes;
     int64_t reserved_end, reserved_start;
     size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
-    /* Per entry: the allocation it ends (an entry index, or INITIAL_MARK |
-     * k for initial allocation k), NO_END for none. A free_completed ends
-     * its allocation; an alloc at an address still open ends the one
-     * there (a free the trace lost). */
-    uint32_t *ends;
     /* The annotations open at the time of the last entry (a sweep:
      * entries come in time order), a count of their changes, and the
-     * contexts made lately, by their parts (entries alternate between a
-     * few: a context is made again only when its parts are new). */
+     * contexts made lately by their parts (an entry's context is made
+     * only when its parts are new). */
     size_t annotation_next;
     uint32_t open_annotations[16];
     size_t open_annotation_count;
     size_t annotation_changes;
     struct context_made {
-        uint64_t stream;
         size_t changes; /* annotation_changes + 1 when made; 0: empty */
         uint32_t base, id;
     } contexts[CONTEXTS_KEPT];
-    /* The oom entries, as the timeline replay finds them (their largest
-     * free block is filled once the segments are handed over). */
-    struct oom_event *ooms;
-    size_t *oom_entries;
-    size_t oom_count;
 };
 
-/* The value of initial allocation k in `ends`. */
-#define INITIAL_MARK 0x80000000u
-#define NO_END UINT32_MAX
+/* The most entries a trace holds (entry indices are 32 bits, with room). */
+#define TS_MAX_ENTRIES 0x80000000u
 
 /* ---- torch_snapshot_initial.c ---- */
 
-/* Forward pass: what each entry ends, the unmatched frees; then the
- * snapshot's active blocks the trace leaves unopened (ghosts); and the
- * check that what the trace leaves live is in the snapshot. False when
- * memory runs out. */
+/* The allocations live before the first entry: the trace's unmatched
+ * frees, then the snapshot's active blocks the trace leaves unopened
+ * (ghosts); the check that what the trace leaves live is in the
+ * snapshot; the reserved bytes at the end (the segments') and at the
+ * start (back over the trace's segment entries). False when memory runs
+ * out. */
 bool ts_find_initial(struct device_replay *replay);
-/* The reserved bytes before the first entry: the segments' total, back
- * over the trace's segment entries. */
-void ts_find_reserved_start(struct device_replay *replay);
 
 /* ---- torch_snapshot_replay.c ---- */
 
-/* Builds allocator "cuda:<device>" from its entries and its segments. */
-enum load_status ts_build_device(struct ts_load *load, int64_t device,
-                                 const struct ts_trace *trace);
+/* Builds allocator "cuda:<device>" from its trace (NULL for none) and its
+ * segments; the trace's columns and actions go to the profile when
+ * `last_use` (no other device has this trace), copies otherwise. */
+enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts_trace *trace,
+                                 bool last_use);
 
 #endif

@@ -11,8 +11,11 @@
 
 #include "tests/fuzz/fuzz_common.h"
 
+#include <string.h>
+
 #include "model/decode/pickle.h"
 #include "model/input_format.h"
+#include "model/load_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -68,6 +71,42 @@ static void fuzz_check_decoder(const uint8_t *data, size_t size, enum load_statu
                  "what the format reads, the decoder reads");
 }
 
+/* The replay on a thread of its own gives what the replay inline gives:
+ * the same status and message, the same timelines. */
+static void fuzz_check_replay_thread(const uint8_t *data, size_t size)
+{
+    struct profile *one = NULL, *two = NULL;
+    struct load_error one_error = {0}, two_error = {0};
+    enum load_status one_status =
+        profile_load_bytes(data, size, "fuzz.pickle", NULL, &one, &one_error);
+    load_torch_snapshot_set_pipeline_threshold(1);
+    enum load_status two_status =
+        profile_load_bytes(data, size, "fuzz.pickle", NULL, &two, &two_error);
+    load_torch_snapshot_set_pipeline_threshold(0);
+    fuzz_require(one_status == two_status, "the replay thread gives the status inline gives");
+    if (one_status != LOAD_OK)
+        fuzz_require(strcmp(one_error.message, two_error.message) == 0,
+                     "the replay thread gives the message inline gives");
+    if (one_status == LOAD_OK && two_status == LOAD_OK) {
+        fuzz_require(one->allocator_count == two->allocator_count,
+                     "the replay thread finds the allocators inline finds");
+        for (size_t a = 0; a < one->allocator_count; a++) {
+            const struct snapshot_columns *x = &one->allocators[a].timeline;
+            const struct snapshot_columns *y = &two->allocators[a].timeline;
+            fuzz_require(x->count == y->count, "the replay thread reads as many entries");
+            for (size_t i = 0; i < x->count; i++)
+                fuzz_require(x->time_ps[i] == y->time_ps[i] &&
+                                 x->heap_bytes[i] == y->heap_bytes[i] &&
+                                 x->free_bytes[i] == y->free_bytes[i],
+                             "the replay thread replays the same timeline");
+            fuzz_require(one->allocators[a].row_count == two->allocators[a].row_count,
+                         "the replay thread finds the same rows");
+        }
+    }
+    profile_free(one);
+    profile_free(two);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct profile *profile;
@@ -81,6 +120,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         profile_free(profile);
     fuzz_check_decoder(data, size, status);
+    /* A thread per input slows fuzzing: one input in 16, by its last byte. */
+    if (size > 0 && data[size - 1] % 16 == 0)
+        fuzz_check_replay_thread(data, size);
     fuzz_check_whole_path(data, size, "fuzz.pickle");
     return 0;
 }

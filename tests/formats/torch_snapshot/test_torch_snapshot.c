@@ -19,6 +19,7 @@
 
 #include "model/input_format.h"
 #include "model/load.h"
+#include "model/load_internal.h"
 #include "model/profile.h"
 #include "model/query/live_set.h"
 #include "tests/formats/torch_snapshot/pickle_writer.h"
@@ -262,6 +263,40 @@ static void test_two_devices(void **state)
     profile_free(profile);
 }
 
+/* A bare list of segments (a PyTorch 1.13 dump: no trace): the device's
+ * active blocks are its one point and its rows, from before the trace. */
+static void test_segments_only(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    pickle_write_list(b.w, 1);
+    pickle_write_dict(b.w, 4);
+    int_member(b.w, "device", 2);
+    int_member(b.w, "address", 0x500000);
+    int_member(b.w, "total_size", 2 << 20);
+    pickle_write_key(b.w, "blocks");
+    pickle_write_list(b.w, 2);
+    block(b.w, 0x500000, 512, 100, "active_allocated");
+    pickle_write_item_done(b.w);
+    block(b.w, 0x500200, (2 << 20) - 512, 0, "inactive");
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    pickle_write_item_done(b.w);
+    struct profile *profile = finish_and_load(&b);
+    assert_int_equal(profile->allocator_count, 1);
+    const struct allocator *a = &profile->allocators[0];
+    assert_string_equal(profile_text(profile, a->id), "cuda:2");
+    assert_int_equal(a->timeline.count, 1);
+    assert_int_equal(a->timeline.heap_bytes[0], 100);
+    assert_int_equal(a->timeline.free_bytes[0], (2 << 20) - 100);
+    assert_int_equal(a->row_count, 1);
+    assert_int_equal(a->rows[0].address, 0x500000);
+    assert_string_equal(profile_text(profile, a->rows[0].op_name), "<before the trace>");
+    profile_free(profile);
+}
+
 /* Device traces built by LIST (the reader keeps them and reads their
  * entries afterwards), more of them than the reader's first room for
  * traces: every device still gets its own entries (an earlier device's
@@ -294,6 +329,92 @@ static void test_many_kept_traces(void **state)
     for (int d = 0; d < DEVICES; d++)
         assert_int_equal(profile->allocators[d].summary.peak.heap_bytes, d + 1);
     profile_free(profile);
+}
+
+/* device_traces naming one list twice (a memo fetch): each device gets
+ * the entries, in a timeline of its own (the first device's is a copy of
+ * the trace's columns, the second takes them). */
+static void test_one_trace_two_devices(void **state)
+{
+    (void)state;
+    static const char bytes[] = "\x80\x02}(\x8c\x0d" "device_traces("
+                                "(}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                                "\x8c\x04" "sizeK\x05" "ul" "q\x00" "h\x00" "lu.";
+    struct profile *profile = NULL;
+    struct load_error error;
+    if (profile_load_bytes((const uint8_t *)bytes, sizeof bytes - 1, "x", NULL, &profile,
+                           &error) != LOAD_OK)
+        fail_msg("%s", error.message);
+    assert_int_equal(profile->allocator_count, 2);
+    for (int d = 0; d < 2; d++) {
+        const struct snapshot_columns *timeline = &profile->allocators[d].timeline;
+        assert_int_equal(timeline->count, 1);
+        assert_int_equal(timeline->heap_bytes[0], 5);
+        assert_int_equal(timeline->address[0], 1);
+        assert_int_equal(profile->allocators[d].summary.peak.heap_bytes, 5);
+        assert_int_equal(profile->allocators[d].row_count, 1);
+    }
+    assert_ptr_not_equal(profile->allocators[0].timeline.heap_bytes,
+                         profile->allocators[1].timeline.heap_bytes);
+    profile_free(profile);
+}
+
+static void expect_refused(const char *bytes, size_t size, const char *message);
+
+/* Loads `bytes` with the trace replayed inline and on the replay thread:
+ * the same status, message and profile. */
+static void expect_same_on_two_threads(const char *bytes, size_t size)
+{
+    struct profile *one = NULL, *two = NULL;
+    struct load_error one_error = {0}, two_error = {0};
+    load_torch_snapshot_set_pipeline_threshold(SIZE_MAX);
+    enum load_status one_status =
+        profile_load_bytes((const uint8_t *)bytes, size, "x", NULL, &one, &one_error);
+    load_torch_snapshot_set_pipeline_threshold(1);
+    enum load_status two_status =
+        profile_load_bytes((const uint8_t *)bytes, size, "x", NULL, &two, &two_error);
+    load_torch_snapshot_set_pipeline_threshold(0);
+    assert_int_equal(one_status, two_status);
+    if (one_status == LOAD_OK)
+        test_assert_profiles_equal(one, two);
+    else
+        assert_string_equal(one_error.message, two_error.message);
+    profile_free(one);
+    profile_free(two);
+}
+
+/* The replay on a thread of its own (big snapshots) gives what the
+ * replay inline gives: hand-made snapshots, a trace two devices share, a
+ * trace with an item that is not an entry, the real capture. */
+static void test_replay_thread(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    write_device_snapshot(b.w, true);
+    assert_true(pickle_writer_finish(b.w));
+    assert_int_equal(fclose(b.file), 0);
+    expect_same_on_two_threads(b.bytes, b.size);
+    free(b.bytes);
+    static const char shared[] = "\x80\x02}(\x8c\x0d" "device_traces("
+                                 "(}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                                 "\x8c\x04" "sizeK\x05" "ul" "q\x00" "h\x00" "lu.";
+    expect_same_on_two_threads(shared, sizeof shared - 1);
+    /* [{action: alloc, addr: 1, size: 5}, 7]: the second item is no dict. */
+    static const char bad[] = "\x80\x02}(\x8c\x0d" "device_traces]]("
+                              "}(\x8c\x06" "action\x8c\x05" "alloc\x8c\x04" "addrK\x01"
+                              "\x8c\x04" "sizeK\x05" "uK\x07" "eau.";
+    expect_same_on_two_threads(bad, sizeof bad - 1);
+    load_torch_snapshot_set_pipeline_threshold(1);
+    expect_refused(bad, sizeof bad - 1, "a trace entry that is not a dict (item 1 of a trace)");
+    load_torch_snapshot_set_pipeline_threshold(0);
+    char *path = test_source_path("data/real/torch-mlp.snapshot.pickle.gz");
+    size_t packed_size = 0;
+    uint8_t *packed = test_read_file(path, &packed_size);
+    assert_non_null(packed);
+    expect_same_on_two_threads((const char *)packed, packed_size);
+    free(packed);
+    free(path);
 }
 
 static void expect_refused(const char *bytes, size_t size, const char *message)
@@ -403,7 +524,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_by_hand),
         cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_segments_only),
         cmocka_unit_test(test_many_kept_traces),
+        cmocka_unit_test(test_one_trace_two_devices),
+        cmocka_unit_test(test_replay_thread),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_real_capture),
         cmocka_unit_test(test_detection),

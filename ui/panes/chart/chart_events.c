@@ -73,7 +73,7 @@ static void events_row(const struct profile *profile, const struct snapshot_colu
     draw_text(window, y, x + used, EVENT_ACTIVITY_WIDTH - 1,
               memory_activity_label(timeline->activity[index]), style);
     used += EVENT_ACTIVITY_WIDTH;
-    format_bytes(timeline->allocation_bytes[index], bytes, sizeof bytes);
+    format_bytes(snapshot_columns_allocation_bytes(timeline, index), bytes, sizeof bytes);
     draw_text_right(window, y, x + used, EVENT_SIZE_WIDTH - 2, bytes, style);
     used += EVENT_SIZE_WIDTH;
     if (width > used)

@@ -86,14 +86,15 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
     const struct snapshot_columns *timeline = frame->timeline;
     char bytes[FORMAT_BYTES_SIZE];
     readout_field(readout, memory_activity_label(timeline->activity[index]),
-                  format_bytes(timeline->allocation_bytes[index], bytes, sizeof bytes),
+                  format_bytes(snapshot_columns_allocation_bytes(timeline, index), bytes,
+                               sizeof bytes),
                   style->normal | A_BOLD, false);
     readout_string(readout, "op", profile_string(profile, timeline->op_name[index]), style->normal,
                    true);
     readout_bytes(readout, "requested", timeline->requested_bytes[index], style->normal);
-    if (timeline->step_id[index] >= 0) {
+    if (snapshot_columns_step_id(timeline, index) >= 0) {
         char step[32];
-        snprintf(step, sizeof step, "%lld", (long long)timeline->step_id[index]);
+        snprintf(step, sizeof step, "%lld", (long long)snapshot_columns_step_id(timeline, index));
         readout_field(readout, "step", step, style->normal, false);
     }
     readout_string(readout, "region", profile_string(profile, timeline->region_type[index]),
