@@ -80,19 +80,19 @@ static uint8_t action_of(const struct pickle_value *text)
     return TS_OTHER;
 }
 
-/* compile_context, user_metadata and the stream (when not the default)
- * as one context string, "" when none says anything: the entry's own
- * part of its row's context (the annotations open then are added when
- * its device is built). */
+/* compile_context and user_metadata as one context string, "" when
+ * neither says anything: the entry's own part of its row's context (the
+ * stream and the annotations open then are added when its device is
+ * built). */
 static uint32_t entry_context(struct ts_load *load, const struct pickle_value *compile,
-                              const struct pickle_value *metadata, uint64_t stream)
+                              const struct pickle_value *metadata)
 {
     const uint8_t *c = compile && compile->kind == PICKLE_STR ? compile->as.string : NULL;
     const uint8_t *u = metadata && metadata->kind == PICKLE_STR ? metadata->as.string : NULL;
     uint32_t c_length = c ? compile->length : 0, u_length = u ? metadata->length : 0;
     if (load->context_id != STRING_ID_NONE && c == load->context_compile &&
         u == load->context_metadata && c_length == load->context_compile_length &&
-        u_length == load->context_metadata_length && stream == load->context_stream)
+        u_length == load->context_metadata_length)
         return load->context_id;
     load->scratch_length = 0;
     bool ok = true;
@@ -101,18 +101,11 @@ static uint32_t entry_context(struct ts_load *load, const struct pickle_value *c
     if (ok && u && u_length)
         ok = (!load->scratch_length || ts_scratch_add(load, "; ", 2)) &&
              ts_scratch_add(load, "metadata ", 9) && ts_scratch_add(load, u, u_length);
-    if (ok && stream) {
-        char text[40];
-        int n = snprintf(text, sizeof text, "%sstream 0x%llx", load->scratch_length ? "; " : "",
-                         (unsigned long long)stream);
-        ok = n > 0 && ts_scratch_add(load, text, (size_t)n);
-    }
     uint32_t id = ok ? ts_scratch_intern(load) : STRING_ID_NONE;
     load->context_compile = c;
     load->context_metadata = u;
     load->context_compile_length = c_length;
     load->context_metadata_length = u_length;
-    load->context_stream = stream;
     load->context_id = id;
     return id;
 }
@@ -200,8 +193,7 @@ static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
             break;
     }
     if (entry->traceback == UINT32_MAX ||
-        (entry->context = entry_context(load, compile, metadata, entry->stream)) ==
-            STRING_ID_NONE) {
+        (entry->context = entry_context(load, compile, metadata)) == STRING_ID_NONE) {
         error->status = PICKLE_NO_MEMORY;
         snprintf(error->message, sizeof error->message, "out of memory");
         return false;

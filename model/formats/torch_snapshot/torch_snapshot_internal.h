@@ -72,6 +72,12 @@ struct ts_oom {
     int64_t allocated, reserved;
 };
 
+/* An allocation made on a stream other than the default. */
+struct ts_stream_use {
+    uint32_t entry;
+    uint64_t stream;
+};
+
 /* An allocation of the trace open (its size at hand, where the
  * columns' are far behind). */
 struct ts_open {
@@ -103,6 +109,12 @@ struct ts_trace {
     size_t oom_count;
     int64_t allocated, reserved, running_max, best;
     size_t peak; /* the first entry at the largest allocated */
+    /* The allocations made on a stream other than the default, in entry
+     * order (few: most are on the default one), for their contexts when
+     * the device is built: kept aside so that the context column stays
+     * unwritten while the pickle is read. */
+    struct ts_stream_use *streams;
+    size_t stream_count, stream_capacity;
 };
 
 /* Entries read from the pickle, waiting for their replay: the trace's
@@ -196,7 +208,6 @@ struct ts_load {
      * pybind writes each distinct string once, so the bytes repeat. */
     const uint8_t *context_compile, *context_metadata;
     uint32_t context_compile_length, context_metadata_length, context_id;
-    uint64_t context_stream;
     char *scratch;
     size_t scratch_length, scratch_capacity;
     bool entries_without_time;
@@ -307,6 +318,7 @@ struct device_replay {
     size_t open_annotation_count;
     size_t annotation_changes;
     struct context_made {
+        uint64_t stream;
         size_t changes; /* annotation_changes + 1 when made; 0: empty */
         uint32_t base, id;
     } contexts[CONTEXTS_KEPT];

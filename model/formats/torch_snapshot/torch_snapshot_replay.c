@@ -6,7 +6,7 @@
  * frees of allocations the trace does not hold, the active blocks it
  * never allocated, the segments), one pass over the columns adds it and
  * turns time_us into time, and each entry's context gets the annotations
- * open then. memory_viz's counting throughout: requested bytes, only
+ * open then and its stream. memory_viz's counting throughout: requested bytes, only
  * free_completed ends an allocation. The allocations live before the
  * first entry go to the profile as the allocator's initial allocations,
  * and the rows at the peak are left to the builder's finish: the live set
@@ -58,14 +58,16 @@ static void annotations_advance(struct device_replay *replay, int64_t time_us)
 }
 
 /* The context of an entry whose own part is `base` (compile context,
- * metadata, stream) while annotations are open: their names, outermost
- * first, " > " between, then "; " and the base. */
-static uint32_t annotated_context(struct device_replay *replay, uint32_t base)
+ * metadata), allocated on `stream` (0: the default), while the open
+ * annotations are what they are: their names, outermost first, " > "
+ * between, then the base, then "stream 0x...", "; " between. */
+static uint32_t entry_context(struct device_replay *replay, uint32_t base, uint64_t stream)
 {
     struct ts_load *load = replay->load;
-    struct context_made *made =
-        &replay->contexts[((uint64_t)base * 0x9e3779b97f4a7c15u) >> 58 & (CONTEXTS_KEPT - 1)];
-    if (made->changes == replay->annotation_changes + 1 && made->base == base)
+    uint64_t hash = ((uint64_t)base * 0x9e3779b97f4a7c15u ^ stream) * 0xbf58476d1ce4e5b9u;
+    struct context_made *made = &replay->contexts[hash >> 58 & (CONTEXTS_KEPT - 1)];
+    if (made->changes == replay->annotation_changes + 1 && made->base == base &&
+        made->stream == stream)
         return made->id;
     char text[1024];
     size_t used = 0;
@@ -79,32 +81,44 @@ static uint32_t annotated_context(struct device_replay *replay, uint32_t base)
     }
     struct text own = string_table_get(load->strings, base);
     if (own.length)
-        used += (size_t)snprintf(text + used, sizeof text - used, "; %.*s", (int)own.length,
-                                 own.bytes);
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%.*s", used ? "; " : "",
+                                 (int)own.length, own.bytes);
+    if (stream && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
+                                 used ? "; " : "", (unsigned long long)stream);
     if (used >= sizeof text)
         used = sizeof text - 1;
-    *made = (struct context_made){replay->annotation_changes + 1, base,
+    *made = (struct context_made){stream, replay->annotation_changes + 1, base,
                                   string_table_intern(load->strings, text, used)};
     return made->id;
 }
 
 /* Each entry's context gets the annotations of its device open at its
- * time (the columns' time_ps still holds the file's time_us): the rows at
- * any moment say in which range their memory was made. Nothing to do for
- * a device without annotations. False when memory runs out. */
-static bool annotate_contexts(struct device_replay *replay, struct snapshot_columns *columns)
+ * time (the columns' time_ps still holds the file's time_us) and, for an
+ * allocation on another stream than the default, that stream: the rows
+ * at any moment say in which range and on which stream their memory was
+ * made. Nothing to do for a device without annotations or such
+ * allocations. False when memory runs out. */
+static bool finish_contexts(struct device_replay *replay, struct snapshot_columns *columns)
 {
     const struct ts_load *load = replay->load;
-    bool any = false;
-    for (size_t k = 0; k < load->annotation_count && !any; k++)
-        any = load->annotations[k].device == replay->device;
-    if (!any || load->entries_without_time || !columns->context)
+    const struct ts_trace *trace = replay->trace;
+    size_t streams = trace ? trace->stream_count : 0, next_stream = 0;
+    bool annotated = false;
+    for (size_t k = 0; k < load->annotation_count && !annotated; k++)
+        annotated = load->annotations[k].device == replay->device;
+    annotated = annotated && !load->entries_without_time;
+    if ((!annotated && streams == 0) || !columns->context)
         return true;
     for (size_t i = 0; i < columns->count; i++) {
-        annotations_advance(replay, columns->time_ps[i]);
-        if (replay->open_annotation_count == 0)
+        if (annotated)
+            annotations_advance(replay, columns->time_ps[i]);
+        uint64_t stream = 0;
+        if (next_stream < streams && trace->streams[next_stream].entry == i)
+            stream = trace->streams[next_stream++].stream;
+        if (replay->open_annotation_count == 0 && stream == 0)
             continue;
-        uint32_t context = annotated_context(replay, columns->context[i]);
+        uint32_t context = entry_context(replay, columns->context[i], stream);
         if (context == STRING_ID_NONE)
             return false;
         columns->context[i] = context;
@@ -178,7 +192,7 @@ static bool hand_over_timeline(struct device_replay *replay, struct ts_trace *tr
         snapshot_columns_free(&columns);
         return false;
     }
-    if (!annotate_contexts(replay, &columns)) {
+    if (!finish_contexts(replay, &columns)) {
         snapshot_columns_free(&columns);
         return false;
     }

@@ -144,6 +144,16 @@ static bool unmatched_add(struct ts_trace *trace, const struct ts_entry *entry)
     return true;
 }
 
+static bool stream_use_add(struct ts_trace *trace, const struct ts_entry *entry)
+{
+    if (!array_grow((void **)&trace->streams, &trace->stream_capacity, trace->stream_count,
+                    sizeof *trace->streams, 64))
+        return false;
+    trace->streams[trace->stream_count++] =
+        (struct ts_stream_use){(uint32_t)trace->count, entry->stream};
+    return true;
+}
+
 static bool oom_add(struct ts_trace *trace, const struct ts_entry *entry)
 {
     struct ts_oom *ooms = realloc(trace->ooms, (trace->oom_count + 1) * sizeof *ooms);
@@ -211,6 +221,8 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
     }
     if (entry->action == TS_OOM && !oom_add(trace, entry))
         return false;
+    if (entry->action == TS_ALLOC && entry->stream != 0 && !stream_use_add(trace, entry))
+        return false;
     struct snapshot snapshot = {
         .time_ps = entry->time_us,
         .heap_bytes = trace->allocated,
@@ -272,6 +284,7 @@ void ts_trace_free(struct ts_trace *trace)
     free(trace->unmatched);
     free(trace->ooms);
     free(trace->opened);
+    free(trace->streams);
     const struct pickle_object *list = trace->list;
     *trace = (struct ts_trace){.list = list};
 }
