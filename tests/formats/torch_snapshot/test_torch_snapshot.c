@@ -60,8 +60,18 @@ static void int_member(struct pickle_writer *w, const char *key, int64_t value)
     pickle_write_item_done(w);
 }
 
+static void entry_on(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
+                     int64_t time_us, uint32_t *frames, int64_t stream);
+
 static void entry(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
                   int64_t time_us, uint32_t *frames)
+{
+    entry_on(w, action, address, size, time_us, frames, 0);
+}
+
+/* An entry on `stream` (0: the default stream). */
+static void entry_on(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
+                     int64_t time_us, uint32_t *frames, int64_t stream)
 {
     pickle_write_dict(w, frames ? 6 : 5);
     pickle_write_key(w, "action");
@@ -69,7 +79,7 @@ static void entry(struct pickle_writer *w, const char *action, int64_t address, 
     pickle_write_item_done(w);
     int_member(w, "addr", address);
     int_member(w, "size", size);
-    int_member(w, "stream", 0);
+    int_member(w, "stream", stream);
     int_member(w, "time_us", time_us);
     if (frames) {
         pickle_write_key(w, "frames");
@@ -109,7 +119,7 @@ static void block(struct pickle_writer *w, int64_t address, int64_t size, int64_
  *           never in the trace: a ghost)          -> 4396 in 2
  *   0 segment_alloc 0x20000 1 MiB                  reserved 2 MiB + 1 MiB
  *   1 alloc 0x20000 1000                           5396
- *   2 alloc 0x30000 2000                           7396
+ *   2 alloc 0x30000 2000 (on stream 0x7)           7396
  *   3 free_requested 0x1000 300                    7396 (still held)
  *   4 free_completed 0x1000 300                    7096
  *   5 alloc 0x40000 5000                           12096  <- peak, 4 live
@@ -170,7 +180,7 @@ static void write_device_snapshot(struct pickle_writer *w, bool two_devices)
     pickle_write_item_done(w);
     entry(w, "alloc", 0x20000, 1000, 1001, &frames);
     pickle_write_item_done(w);
-    entry(w, "alloc", 0x30000, 2000, 1002, &frames);
+    entry_on(w, "alloc", 0x30000, 2000, 1002, &frames, 0x7);
     pickle_write_item_done(w);
     entry(w, "free_requested", 0x1000, 300, 1003, NULL);
     pickle_write_item_done(w);
@@ -240,6 +250,22 @@ static void test_replay_by_hand(void **state)
                 assert_string_not_equal(profile_text(profile, live.rows[r].op_name),
                                         LIVE_BEFORE_PROFILE_NAME);
         }
+        /* 0x30000, made on stream 0x7, says so at any moment it is live
+         * (its context), as in the table at the peak. */
+        assert_int_equal(live_rows_at_once(profile, a, a->timeline.time_ps[3], &live), LIVE_OK);
+        size_t on_stream = 0;
+        for (size_t r = 0; r < live.count; r++)
+            if (live.rows[r].address == 0x30000) {
+                assert_string_equal(profile_text(profile, live.rows[r].context), "stream 0x7");
+                on_stream++;
+            }
+        assert_int_equal(on_stream, 1);
+        for (size_t r = 0; r < a->row_count; r++)
+            if (a->rows[r].address == 0x30000) {
+                assert_string_equal(profile_text(profile, a->rows[r].context), "stream 0x7");
+                on_stream++;
+            }
+        assert_int_equal(on_stream, 2); /* live at the peak too (freed at entry 7) */
         live_rows_free(&live);
         assert_int_equal(profile->warning_count, 0); /* the end matches the blocks */
         profile_free(profile);

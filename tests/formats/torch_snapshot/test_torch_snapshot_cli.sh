@@ -54,6 +54,9 @@ memtop_expect "real: --at 5: the location and stack of what the trace made" 0 \
     out ',<no python frame>,"\[3 C++ frames\]'
 tap_check "real: --at 5: no lump 'allocated before the profile'" \
     sh -c "! grep -q 'allocated before the profile' '$work/out'"
+memtop_run --export allocations --at 3.659 "$real"
+memtop_expect "real: --at 3.659 (the first optimizer step's peak): its rows say in which range" 0 \
+    out '^_multi_tensor_adam,4194304,' out ',Optimizer\.step#Adam\.step,$'
 memtop_run --export allocations --at 5 --since 1 "$real"
 memtop_expect "real: --since 1 --at 5: what grew" 0 out '^cross_entropy,'
 tap_check "real: --since 1 --at 5: never what was live before the trace" \
