@@ -293,6 +293,18 @@ struct allocation_row {
     /* The innermost module that made it (a PyTorch trace's innermost
      * `nn.Module: Linear_1`, as "Linear_1"), a string id; 0 for none. */
     uint32_t module;
+    /* The block the allocator gave it, where the file says (a PyTorch
+     * snapshot's rounded block size, for an allocation still active in
+     * its segments); 0 when unknown. Sizes and totals stay the requested
+     * bytes: this is shown, never summed. */
+    int64_t block_bytes;
+};
+
+/* The block an allocation of the timeline (snapshot_index) was given:
+ * struct allocation_row's block_bytes for its rows. */
+struct allocation_block {
+    size_t snapshot_index;
+    int64_t block_bytes;
 };
 
 /* Where in the code a snapshot was made (issue 22), held once per
@@ -463,6 +475,12 @@ struct allocator {
      * "allocated before the profile" row). */
     struct allocation_row *initial;
     size_t initial_count;
+    /* The blocks the allocator gave allocations of the timeline, where
+     * the file says (a PyTorch snapshot's segments, for the allocations
+     * it still holds), by snapshot index ascending: a row of one of them,
+     * at any moment, shows its block_bytes. NULL and 0 for the others. */
+    struct allocation_block *allocation_blocks;
+    size_t allocation_block_count;
     /* PyTorch's caching allocator (a PyTorch trace or memory snapshot),
      * set by its loader: its users say allocated and reserved, not heap
      * and free (allocator_word). */

@@ -21,6 +21,8 @@
 
 #include "model/profile.h"
 
+struct live_rows;
+
 struct profile_builder {
     /* What has been built so far: read it (loaders looking back, tests),
      * never write it but through the calls below. NULL after finish. */
@@ -136,8 +138,8 @@ void profile_builder_make_live_rows(struct profile_builder *builder, size_t inde
 
 /* The allocations already live when allocator `index`'s timeline begins
  * (struct allocator's initial), copied, replacing any given before.
- * From each row its address, sizes, op name, location (and file and
- * line), stack, module and context are kept; the builder sets the rest
+ * From each row its address, sizes (block_bytes too), op name, location
+ * (and file and line), stack, module and context are kept; the builder sets the rest
  * as struct allocator says (origin, indices, no time, one occurrence,
  * an allocation). Two at one address: the later one replaces the
  * earlier from the start (as an allocation at a live address does), and
@@ -145,6 +147,22 @@ void profile_builder_make_live_rows(struct profile_builder *builder, size_t inde
  * before the profile". False when memory runs out. */
 bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,
                                              const struct allocation_row *rows, size_t count);
+
+/* The blocks allocator `index` gave allocations of its timeline, where
+ * the file says (struct allocator's allocation_blocks), copied and sorted
+ * by snapshot index, replacing any given before. The indices are the
+ * timeline's as the loader made it, in time order (finish does not
+ * reorder it then). False when memory runs out. */
+bool profile_builder_set_allocation_blocks(struct profile_builder *builder, size_t index,
+                                           const struct allocation_block *blocks, size_t count);
+
+/* The live set at the peak, made by a loader that found it on its own
+ * pass over the timeline (live_rows_of_set): XProf's table the loader
+ * added (ALLOCATOR_ROWS_XPROF) moves to xprof_rows and `live`'s rows
+ * become the table, as finish would have made them by a replay of its
+ * own; `live` is left empty. */
+void profile_builder_set_peak_live_rows(struct profile_builder *builder, size_t index,
+                                        struct live_rows *live);
 
 /* Allocator `index`'s summary: every field but the counts of allocations
  * and deallocations (finish counts them on the timeline) and peak_bytes,
@@ -178,8 +196,10 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
 
 /* Finishes every timeline (fit, sort, count, index), makes the live
  * rows where XProf's table was given over a complete timeline
- * (profile_builder_set_rows_kind), and hands over the profile; the builder is then empty. NULL when memory runs out (the
- * build is then discarded). */
+ * (profile_builder_set_rows_kind) and the loader did not give them
+ * (profile_builder_set_peak_live_rows), and hands over the profile; the
+ * builder is then empty. NULL when memory runs out (the build is then
+ * discarded). */
 struct profile *profile_builder_finish(struct profile_builder *builder);
 
 #endif

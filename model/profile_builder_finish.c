@@ -3,8 +3,11 @@
  * by time, its timeline fitted, sorted (stably) and indexed, its
  * allocations and deallocations counted, and its rows made the live set
  * at the peak where that is asked for or XProf's table was given over a
- * complete timeline; then the profile is handed over.
- * Called by: the loaders, through profile_builder_finish(). Calls the
+ * complete timeline (or taken from a loader that found that live set on
+ * its own pass: profile_builder_set_peak_live_rows); then the profile is
+ * handed over.
+ * Called by: the loaders, through profile_builder_finish() and
+ * profile_builder_set_peak_live_rows(). Calls the
  * builder's own helpers (model/profile_builder_internal.h), never the
  * other way round.
  * Must not: know any file format. */
@@ -91,6 +94,24 @@ static bool profile_builder_note_dropped_warnings(struct profile_builder *builde
  * that the table at the peak and `--at <peak>` agree row for row. A
  * loader that `asked` (profile_builder_make_live_rows) gets those rows
  * without an XProf table. */
+/* `live` (emptied) becomes `rows`; XProf's table, where the loader gave
+ * one, moves to xprof_rows (other rows the loader added are dropped). */
+static void allocator_adopt_live_rows(struct allocator *allocator, struct live_rows *live)
+{
+    if (allocator->rows_kind == ALLOCATOR_ROWS_XPROF) {
+        allocator->xprof_rows = allocator->rows;
+        allocator->xprof_row_count = allocator->row_count;
+        allocator->xprof_kept = true;
+    } else {
+        free(allocator->rows);
+    }
+    allocator->rows = live->rows;
+    allocator->row_count = live->count;
+    allocator->live_allocations = live->allocations;
+    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    *live = (struct live_rows){.as_of_index = -1};
+}
+
 static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator,
                                      bool asked)
 {
@@ -105,18 +126,16 @@ static bool allocator_make_live_rows(struct profile *profile, struct allocator *
         live_rows_free(&live);
         return false;
     }
-    if (xprof) {
-        allocator->xprof_rows = allocator->rows;
-        allocator->xprof_row_count = allocator->row_count;
-        allocator->xprof_kept = true;
-    } else {
-        free(allocator->rows);
-    }
-    allocator->rows = live.rows;
-    allocator->row_count = live.count;
-    allocator->live_allocations = live.allocations;
-    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
+    allocator_adopt_live_rows(allocator, &live);
     return true;
+}
+
+void profile_builder_set_peak_live_rows(struct profile_builder *builder, size_t index,
+                                        struct live_rows *live)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    builder->row_capacity[index] = live->capacity;
+    allocator_adopt_live_rows(allocator, live);
 }
 
 struct profile *profile_builder_finish(struct profile_builder *builder)

@@ -34,13 +34,33 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
                                                const struct snapshot_columns *timeline,
                                                uint32_t index);
 
+/* The block of timeline allocation `index`, where the allocator's
+ * allocation_blocks say; 0 otherwise. */
+static int64_t block_of(const struct live_rows_request *request, size_t index)
+{
+    size_t low = 0, high = request->block_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (request->blocks[middle].snapshot_index < index)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < request->block_count && request->blocks[low].snapshot_index == index
+               ? request->blocks[low].block_bytes
+               : 0;
+}
+
 /* The row of live allocation `number` (live_is_initial). */
 static struct allocation_row row_of(const struct live_rows_request *request, uint32_t number)
 {
     if (live_is_initial(request->initial_count, number))
         return request->initial[number];
-    return row_from_snapshot(request->profile, request->timeline,
-                             (uint32_t)(number - request->initial_count));
+    uint32_t index = (uint32_t)(number - request->initial_count);
+    struct allocation_row row = row_from_snapshot(request->profile, request->timeline, index);
+    if (request->block_count)
+        row.block_bytes = block_of(request, index);
+    return row;
 }
 
 static struct allocation_row row_from_snapshot(const struct profile *profile,

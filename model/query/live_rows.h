@@ -49,6 +49,9 @@ struct live_rows_request {
     /* The allocator's initial allocations (NULL and 0 for none). */
     const struct allocation_row *initial;
     size_t initial_count;
+    /* The allocator's allocation_blocks (NULL and 0 for none). */
+    const struct allocation_block *blocks;
+    size_t block_count;
     const struct live_special_texts *texts;
     const uint32_t *live; /* the live allocations by number (see above), any order */
     size_t live_count;

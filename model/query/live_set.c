@@ -60,6 +60,8 @@ struct live_index {
     const struct profile *profile;
     const struct snapshot_columns *timeline;
     struct live_source source;
+    const struct allocation_block *blocks; /* the allocator's allocation_blocks */
+    size_t block_count;
     size_t interval;
     struct live_checkpoint *checkpoints;
     size_t checkpoint_count;
@@ -280,6 +282,8 @@ enum live_status live_index_build(const struct profile *profile, const struct al
     index->profile = profile;
     index->timeline = &allocator->timeline;
     index->source = live_source_of(allocator);
+    index->blocks = allocator->allocation_blocks;
+    index->block_count = allocator->allocation_block_count;
     index->interval = interval ? interval : LIVE_INDEX_DEFAULT_INTERVAL;
     if (index->interval > allocator->timeline.count)
         index->interval = allocator->timeline.count + 1; /* one checkpoint, at 0 */
@@ -414,6 +418,8 @@ static enum live_status live_index_query(struct live_index *index, size_t end, s
         .timeline = index->timeline,
         .initial = index->source.initial,
         .initial_count = index->source.initial_count,
+        .blocks = index->blocks,
+        .block_count = index->block_count,
         .texts = &index->texts,
         .live = index->live,
         .live_count = count,
@@ -428,6 +434,30 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
                                     struct live_rows *rows)
 {
     return live_index_query(index, snapshots_until(index->timeline, time_ps), 0, true, rows);
+}
+
+enum live_status live_rows_of_set(const struct profile *profile,
+                                  const struct snapshot_columns *timeline, const uint32_t *live,
+                                  size_t count, size_t end, struct live_rows *rows)
+{
+    rows->count = 0;
+    struct live_special_texts texts;
+    if (!live_special_texts_intern(profile->strings, &texts))
+        return LIVE_NO_MEMORY;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < count; i++)
+        bytes = saturating_add(bytes, snapshot_columns_allocation_bytes(timeline, live[i]));
+    struct live_rows_request request = {
+        .profile = profile,
+        .timeline = timeline,
+        .texts = &texts,
+        .live = live,
+        .live_count = count,
+        .end = end,
+        .with_specials = true,
+        .live_allocation_bytes = bytes,
+    };
+    return live_rows_make(&request, rows) ? LIVE_OK : LIVE_NO_MEMORY;
 }
 
 enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
@@ -457,6 +487,8 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
         .timeline = timeline,
         .initial = allocator->initial,
         .initial_count = allocator->initial_count,
+        .blocks = allocator->allocation_blocks,
+        .block_count = allocator->allocation_block_count,
         .texts = &texts,
         .live = replay.live,
         .live_count = replay.count,

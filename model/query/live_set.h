@@ -142,6 +142,15 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
 enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
                                    int64_t time_ps, struct live_rows *rows);
 
+/* The same rows from a live set the caller already has: the timeline
+ * indices `live` (any order) of the allocations live after the first
+ * `end` snapshots, for a loader whose own pass over the timeline found
+ * them (XSpace's deallocation matching), so that no second replay is
+ * needed. The special rows' texts are interned into profile->strings. */
+enum live_status live_rows_of_set(const struct profile *profile,
+                                  const struct snapshot_columns *timeline, const uint32_t *live,
+                                  size_t count, size_t end, struct live_rows *rows);
+
 /* What grew: the rows live at time_ps whose allocation time is strictly
  * after since_ps, without special rows; total_bytes is their total.
  * Empty when since_ps >= time_ps. */

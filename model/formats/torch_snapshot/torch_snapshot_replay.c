@@ -230,7 +230,63 @@ static bool hand_over_ooms(struct device_replay *replay)
     return ok;
 }
 
-/* ---- the allocations live before the trace ---- */
+/* ---- the allocations live before the trace, and the blocks ---- */
+
+/* The device's active blocks (allocated or pending free) by address
+ * (index in load->blocks + 1): the segments know each block's rounded
+ * size. False when memory runs out. */
+static bool blocks_by_address(const struct device_replay *replay, struct integer_map *map)
+{
+    const struct ts_load *load = replay->load;
+    for (size_t s = 0; s < load->segment_count; s++) {
+        const struct ts_segment *segment = &load->segments[s];
+        if (segment->device != replay->device)
+            continue;
+        for (size_t b = segment->first_block; b < segment->first_block + segment->block_count; b++)
+            if (load->blocks[b].state != TS_BLOCK_INACTIVE && b < UINT32_MAX &&
+                !integer_map_put(map, load->blocks[b].address, (uint32_t)b + 1))
+                return false;
+    }
+    return true;
+}
+
+/* The rounded block of an allocation still active when the snapshot was
+ * taken (its block holds the same request at the same address); 0 when
+ * the snapshot does not say. */
+static int64_t block_bytes_of(const struct device_replay *replay, const struct integer_map *blocks,
+                              uint64_t address, int64_t requested)
+{
+    const uint32_t *found = integer_map_find(blocks, address);
+    if (!found)
+        return 0;
+    const struct ts_block *block = &replay->load->blocks[*found - 1];
+    return block->requested == requested ? block->size : 0;
+}
+
+/* The blocks of the trace's allocations still open at the end (only
+ * those the snapshot's segments hold), for their rows at any moment. */
+static bool hand_over_blocks(struct device_replay *replay, const struct integer_map *blocks)
+{
+    const struct ts_trace *trace = replay->trace;
+    if (!trace)
+        return true;
+    struct allocation_block *held =
+        malloc((trace->open.count ? trace->open.count : 1) * sizeof *held);
+    size_t count = 0;
+    for (size_t slot = 0; held && slot < trace->open.capacity; slot++) {
+        if (!trace->open.slots[slot].used)
+            continue;
+        const struct ts_open *open = ts_trace_opened(trace, trace->open.slots[slot].value);
+        int64_t bytes = block_bytes_of(replay, blocks, trace->open.slots[slot].key, open->size);
+        if (bytes > 0)
+            held[count++] = (struct allocation_block){open->entry, bytes};
+    }
+    bool ok = held && profile_builder_set_allocation_blocks(replay->load->builder,
+                                                            replay->allocator, held, count);
+    free(held);
+    return ok;
+}
+
 
 /* They go to the profile, which starts every live set from them: the
  * table at the peak (made by the builder's finish), at the cursor, at a
@@ -241,7 +297,11 @@ static bool hand_over_initial(struct device_replay *replay)
     uint32_t before = string_table_intern(load->strings, "<before the trace>", 18);
     struct allocation_row *rows =
         malloc((replay->initial_count ? replay->initial_count : 1) * sizeof *rows);
-    bool ok = rows && before != STRING_ID_NONE;
+    struct integer_map blocks = {0};
+    bool ok = rows && before != STRING_ID_NONE && blocks_by_address(replay, &blocks);
+    /* A ghost (at or past the unmatched frees) is one of the snapshot's
+     * active blocks; an unmatched free's allocation ended in the trace. */
+    size_t unmatched = replay->trace ? replay->trace->unmatched_count : 0;
     for (size_t k = 0; ok && k < replay->initial_count; k++) {
         const struct initial *initial = &replay->initial[k];
         struct ts_traceback traceback = {0};
@@ -257,10 +317,15 @@ static bool hand_over_initial(struct device_replay *replay)
             .location_file = traceback.location_file,
             .location_line = traceback.location_line,
             .stack = traceback.stack,
+            .block_bytes = k >= unmatched
+                               ? block_bytes_of(replay, &blocks, initial->address, initial->size)
+                               : 0,
         };
     }
     ok = ok && profile_builder_set_initial_allocations(load->builder, replay->allocator, rows,
-                                                       replay->initial_count);
+                                                       replay->initial_count) &&
+         hand_over_blocks(replay, &blocks);
+    integer_map_free(&blocks);
     free(rows);
     if (ok)
         profile_builder_make_live_rows(load->builder, replay->allocator);

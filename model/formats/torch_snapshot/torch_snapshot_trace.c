@@ -7,9 +7,12 @@
  * and reserved before the first entry, the earliest time of all devices)
  * is added when the device is built (torch_snapshot_replay.c): until then
  * allocated, reserved and the running maximum are relative to it.
- * Called by torch_snapshot_entries.c (entry by entry) and
- * torch_snapshot_replay.c (the finished trace). Must not: read the pickle
- * or touch the profile builder. */
+ * Called by torch_snapshot_entries.c and torch_snapshot_pipe.c (a batch
+ * of entries at a time: on the pickle reader's thread, or alone on the
+ * replay thread), torch_snapshot_initial.c and torch_snapshot_replay.c
+ * (the finished trace). Must not: read the pickle, touch the profile
+ * builder, or anything of the load but its traces (the replay thread
+ * runs it beside the reader). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -270,6 +273,14 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     for (size_t i = 0; i < batch->count; i++) {
         if (i + PREFETCH_AHEAD < batch->count)
             integer_map_prefetch(&trace->open, batch->entries[i + PREFETCH_AHEAD].address);
+        /* Half way there, the slot is at hand: the open allocation it
+         * names (a free list hands slots out in no order) is fetched too. */
+        if (i + PREFETCH_AHEAD / 2 < batch->count) {
+            const uint32_t *slot =
+                integer_map_find(&trace->open, batch->entries[i + PREFETCH_AHEAD / 2].address);
+            if (slot)
+                __builtin_prefetch(&trace->opened[*slot]);
+        }
         if (!trace_add(trace, &batch->entries[i], batch->op_names[i], batch->sites[i]))
             return false;
     }

@@ -29,7 +29,9 @@
  * Owns: the interned words of those rules (in the loader). Called by the
  * host plane's walk (load_xspace_events.c) for each memory event without
  * an op, and by the table's finish (load_xspace_profile.c) to settle
- * temp or output. Must not: change an event that has an op. */
+ * temp or output (the per-pair part, xspace_attribute_settle, is inline in
+ * xspace_internal.h: the matching asks it of every pair). Must not:
+ * change an event that has an op. */
 #include "config.h"
 
 #include <string.h>
@@ -176,24 +178,25 @@ bool xspace_attribute(struct xspace_loader *loader, const uint64_t *keys, size_t
            out->free_region != STRING_ID_NONE && out->context != STRING_ID_NONE;
 }
 
-void xspace_attribute_settle(struct xspace_loader *loader, struct snapshot_columns *timeline,
-                             size_t allocation, size_t deallocation)
+bool xspace_attribute_settle_ready(struct xspace_loader *loader)
 {
     struct xspace_attribution_ids *ids = &loader->attribution;
-    if (ids->buffer == 0 || timeline->region_type[allocation] != ids->buffer - 1)
-        return;
-    bool inside = ids->freed_inside != 0 &&
-                  timeline->region_type[deallocation] == ids->freed_inside - 1;
-    timeline->region_type[allocation] =
-        inside ? intern(loader, &ids->temp, "temp") : intern(loader, &ids->output, "output");
+    return ids->buffer == 0 || (intern(loader, &ids->temp, "temp") != STRING_ID_NONE &&
+                                intern(loader, &ids->output, "output") != STRING_ID_NONE);
 }
 
-void xspace_attribute_unfreed(struct xspace_loader *loader, struct snapshot_columns *timeline)
+void xspace_attribute_unfreed(struct xspace_loader *loader, struct snapshot_columns *timeline,
+                              const struct integer_map *open)
 {
     struct xspace_attribution_ids *ids = &loader->attribution;
     if (ids->buffer == 0)
         return;
-    for (size_t i = 0; i < timeline->count; i++)
-        if (timeline->region_type[i] == ids->buffer - 1)
-            timeline->region_type[i] = intern(loader, &ids->output, "output");
+    size_t count = open ? open->capacity : timeline->count;
+    for (size_t i = 0; i < count; i++) {
+        if (open && !open->slots[i].used)
+            continue;
+        size_t at = open ? open->slots[i].value : i;
+        if (timeline->region_type[at] == ids->buffer - 1)
+            timeline->region_type[at] = intern(loader, &ids->output, "output");
+    }
 }

@@ -158,13 +158,15 @@ static bool event_node(struct xspace_loader *loader, uint8_t kind,
     return true;
 }
 
-static bool open_push(struct xspace_loader *loader, const struct xspace_open_event *event)
+/* A new entry on top of the nesting stack, its fields for the caller to
+ * fill (NULL when memory runs out). Filled in place: one event's worth
+ * of stores, not a struct built and copied, on the walk's busiest path. */
+static struct xspace_open_event *open_push(struct xspace_loader *loader)
 {
     if (!array_grow((void **)&loader->open, &loader->open_capacity, loader->open_count,
                     sizeof *loader->open, 64))
-        return false;
-    loader->open[loader->open_count++] = *event;
-    return true;
+        return NULL;
+    return &loader->open[loader->open_count++];
 }
 
 /* ---- events and lines ---- */
@@ -195,24 +197,33 @@ static bool memory_event_again(struct xspace_loader *loader, const struct xspace
     return true;
 }
 
+/* Names the chain of open events 0 .. parent - 1 into *names (once per
+ * chain: the caller keeps them, and *named, on the innermost); false
+ * when memory runs out. */
+static bool enclosing_names_make(struct xspace_loader *loader, size_t parent, bool *named,
+                                 struct xspace_names *names)
+{
+    uint64_t keys[64];
+    size_t count = parent < 64 ? parent : 64;
+    for (size_t i = 0; i < count; i++)
+        keys[i] = loader->open[parent - count + i].key;
+    if (!xspace_attribute(loader, keys, count, names))
+        return false;
+    *named = true;
+    return true;
+}
+
 /* The names of the chain of open events 0 .. parent - 1, kept on the
  * innermost (the loader keeps those of the empty chain); false when memory
- * runs out. */
-static bool enclosing_names(struct xspace_loader *loader, size_t parent,
-                            const struct xspace_names **out)
+ * runs out. Asked for every memory event: once named, a look-up. */
+static inline bool enclosing_names(struct xspace_loader *loader, size_t parent,
+                                   const struct xspace_names **out)
 {
     bool *named = parent > 0 ? &loader->open[parent - 1].named : &loader->outside_named;
     struct xspace_names *names = parent > 0 ? &loader->open[parent - 1].names
                                             : &loader->outside_names;
-    if (!*named) {
-        uint64_t keys[64];
-        size_t count = parent < 64 ? parent : 64;
-        for (size_t i = 0; i < count; i++)
-            keys[i] = loader->open[parent - count + i].key;
-        if (!xspace_attribute(loader, keys, count, names))
-            return false;
-        *named = true;
-    }
+    if (!*named && !enclosing_names_make(loader, parent, named, names))
+        return false;
     *out = names;
     return true;
 }
@@ -261,14 +272,21 @@ enum load_status xspace_event_apply(struct xspace_loader *loader, struct xspace_
     }
     if (async)
         return LOAD_OK;
-    struct xspace_open_event open = {
-        .begin = begin, .end = end, .node = node, .key = event->key,
-        .nearest = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent),
-        .has_id = reading->has_first_id, .has_iteration = reading->has_first_iteration,
-        .id = xspace_value_int_or_uint(&reading->first_id),
-        .iteration = xspace_value_int_or_uint(&reading->first_iteration),
-    };
-    return open_push(loader, &open) ? LOAD_OK : xspace_fail_memory(loader, event->offset);
+    uint32_t nearest = node != XSPACE_NO_NODE ? node : enclosing_node(loader, parent);
+    struct xspace_open_event *open = open_push(loader);
+    if (!open)
+        return xspace_fail_memory(loader, event->offset);
+    open->begin = begin;
+    open->end = end;
+    open->node = node;
+    open->nearest = nearest;
+    open->key = event->key;
+    open->named = false; /* `names` is read only once named */
+    open->has_id = reading->has_first_id;
+    open->has_iteration = reading->has_first_iteration;
+    open->id = xspace_value_int_or_uint(&reading->first_id);
+    open->iteration = xspace_value_int_or_uint(&reading->first_iteration);
+    return LOAD_OK;
 }
 
 /* Walks the events of `line` (begun by xspace_line_start or _again);

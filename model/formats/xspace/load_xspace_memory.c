@@ -106,17 +106,28 @@ static bool allocator_named(struct xspace_loader *loader, const char *id, size_t
                             size_t *index)
 {
     bool created;
-    if (!profile_builder_allocator(loader->builder, id, length, index, &created) ||
-        !summaries_reserve(loader, *index))
-        return false;
-    /* A failed reservation only means growing as usual. The first
-     * allocator takes the file's estimate (most events are usually one
-     * allocator's); the others grow with their events, so that a capture
-     * of 30,000 allocators does not reserve the estimate 30,000 times. */
-    if (created && *index == 0)
-        snapshot_columns_reserve(profile_builder_timeline(loader->builder, *index),
-                                 loader->memory_estimate);
-    return true;
+    return profile_builder_allocator(loader->builder, id, length, index, &created) &&
+           summaries_reserve(loader, *index);
+}
+
+/* Most events are usually one allocator's: the first allocator to hold
+ * XSPACE_ESTIMATE_AFTER events takes the room the file's size suggests
+ * (less the events walked so far) as its columns must grow; the others
+ * grow with their events, so that a capture of 30,000 allocators does not
+ * reserve the estimate 30,000 times, nor does a small allocator that
+ * comes first (JAX's pinned host memory) take it from the device's. A
+ * failed reservation only means growing as usual. */
+#define XSPACE_ESTIMATE_AFTER 1024
+
+static void estimate_reserve(struct xspace_loader *loader, struct snapshot_columns *timeline)
+{
+    if (loader->estimate_taken || timeline->count != timeline->capacity ||
+        timeline->count < XSPACE_ESTIMATE_AFTER)
+        return;
+    loader->estimate_taken = true;
+    if (loader->memory_estimate > loader->memory_events)
+        snapshot_columns_reserve(timeline, timeline->count + loader->memory_estimate -
+                                               loader->memory_events);
 }
 
 /* The memory id: the last of allocator_name (a string) and
@@ -230,12 +241,22 @@ enum load_status xspace_memory_event_add(struct xspace_loader *loader,
     }
     if (snapshot.op_name == STRING_ID_NONE || snapshot.region_type == STRING_ID_NONE ||
         snapshot.data_type == STRING_ID_NONE || snapshot.tensor_shape == STRING_ID_NONE ||
-        !xspace_memory_allocator(loader, reading, &index) ||
-        (names && !snapshot_columns_enable_context(
-                      profile_builder_timeline(loader->builder, index))) ||
-        !profile_builder_append_snapshot(loader->builder, index, &snapshot))
+        !xspace_memory_allocator(loader, reading, &index))
         return xspace_fail_memory(loader, fields->offset);
-    summary_visit(&loader->summaries[index], &snapshot);
+    struct xspace_walk_summary *summary = &loader->summaries[index];
+    /* Per event, only these two flags are asked once both are settled. */
+    if (!loader->estimate_taken || (names && !summary->has_context)) {
+        struct snapshot_columns *timeline = profile_builder_timeline(loader->builder, index);
+        estimate_reserve(loader, timeline);
+        if (names && !summary->has_context) {
+            if (!snapshot_columns_enable_context(timeline))
+                return xspace_fail_memory(loader, fields->offset);
+            summary->has_context = true;
+        }
+    }
+    if (!profile_builder_append_snapshot(loader->builder, index, &snapshot))
+        return xspace_fail_memory(loader, fields->offset);
+    summary_visit(summary, &snapshot);
     return LOAD_OK;
 }
 

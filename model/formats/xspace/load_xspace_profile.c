@@ -13,7 +13,10 @@
  * "unused preallocated device memory" and "stack" rows, sorts by size then
  * text and merges equal neighbours. The summary was kept in walk order by
  * the walk itself. Unlike XProf, the whole timeline stays (no sample of
- * 1000). Arithmetic on file values wraps, as XProf's int64 does. */
+ * 1000). Arithmetic on file values wraps, as XProf's int64 does.
+ * The table memtop shows at the peak, the live set there (issue 22), is
+ * read off the deallocation matching as it passes the peak, so that the
+ * builder need not replay the timeline once more (see struct peak_live). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -22,6 +25,8 @@
 #include "model/util/index_sort.h"
 #include "model/util/integer_map.h"
 #include "model/query/live_rows.h"
+#include "model/query/live_set.h"
+#include "model/timeline.h"
 #include "model/formats/xspace/xspace_internal.h"
 
 static int64_t wrapping_add(int64_t a, int64_t b)
@@ -136,17 +141,49 @@ static bool time_sort(struct snapshot_columns *timeline)
 
 /* ---- deallocations ---- */
 
+/* The allocations live after the first `end` snapshots (the peak), read
+ * off the matching's map of open allocations as the walk passes `end`,
+ * so that the builder need not replay the timeline a second time for the
+ * table at the peak. The map is that live set exactly while no
+ * allocation has come at an address already open (XProf's matching keeps
+ * the first, the live set the latest) and every event is an allocation
+ * or a deallocation; otherwise `known` stays false and the builder
+ * replays (model/query/live_set.c). */
+struct peak_live {
+    size_t end;
+    uint32_t *live;
+    size_t count;
+    bool known;
+};
+
+static void peak_live_take(struct peak_live *peak, const struct integer_map *open)
+{
+    peak->live = malloc((open->count + 1) * sizeof *peak->live);
+    if (!peak->live)
+        return; /* not known: the builder replays */
+    for (size_t s = 0; s < open->capacity; s++)
+        if (open->slots[s].used)
+            peak->live[peak->count++] = open->slots[s].value;
+    peak->known = true;
+}
+
 /* UpdateDeallocation: a deallocation takes the text of the first
  * allocation at its address not yet matched (after the pair settles an
  * execution buffer's role: load_xspace_attribution.c). */
-static bool match_deallocations(struct xspace_loader *loader, struct snapshot_columns *timeline)
+static bool match_deallocations(struct xspace_loader *loader, struct snapshot_columns *timeline,
+                                struct peak_live *peak)
 {
     struct integer_map open = {0};
-    bool ok = true;
+    /* same: no allocation at an open address (nor an event of neither
+     * activity) so far */
+    bool ok = xspace_attribute_settle_ready(loader), same = true;
     for (size_t i = 0; ok && i < timeline->count; i++) {
+        if (i == peak->end && same)
+            peak_live_take(peak, &open);
         uint64_t address = timeline->address[i];
         uint32_t *found = integer_map_find(&open, address);
-        if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION) {
+        int activity = timeline->activity[i];
+        if (activity == MEMORY_ACTIVITY_DEALLOCATION) {
             if (!found)
                 continue;
             size_t from = *found;
@@ -156,12 +193,20 @@ static bool match_deallocations(struct xspace_loader *loader, struct snapshot_co
             timeline->data_type[i] = timeline->data_type[from];
             timeline->tensor_shape[i] = timeline->tensor_shape[from];
             integer_map_remove(&open, address, NULL);
-        } else if (!found) {
-            ok = integer_map_put(&open, address, (uint32_t)i);
+            continue;
         }
+        if (found || activity != MEMORY_ACTIVITY_ALLOCATION)
+            same = false;
+        if (!found)
+            ok = integer_map_put(&open, address, (uint32_t)i);
     }
+    if (ok && peak->end == timeline->count && same)
+        peak_live_take(peak, &open);
+    /* With no allocation at an open address, the map holds every
+     * allocation never freed: only those can still wait for a role. */
+    if (ok)
+        xspace_attribute_unfreed(loader, timeline, same ? &open : NULL);
     integer_map_free(&open);
-    xspace_attribute_unfreed(loader, timeline);
     return ok;
 }
 
@@ -305,6 +350,23 @@ static int64_t peak_time_step(const struct snapshot_columns *timeline, int64_t t
     return 0;
 }
 
+/* The table at the peak the builder would make (profile_builder.h),
+ * from the live set the matching found. */
+static bool peak_live_rows(struct profile_builder *builder, size_t index,
+                           const struct peak_live *peak)
+{
+    const struct snapshot_columns *timeline = profile_builder_timeline(builder, index);
+    if (!peak->known || timeline->count == 0)
+        return true; /* the builder's finish replays */
+    struct live_rows live = {0};
+    bool ok = live_rows_of_set(builder->profile, timeline, peak->live, peak->count, peak->end,
+                               &live) == LIVE_OK;
+    if (ok)
+        profile_builder_set_peak_live_rows(builder, index, &live);
+    live_rows_free(&live);
+    return ok;
+}
+
 static bool finish_allocator(struct xspace_loader *loader, size_t index)
 {
     struct profile_builder *builder = loader->builder;
@@ -312,9 +374,16 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
     if (!time_sort(timeline))
         return false;
     fix_steps(timeline);
-    if (!match_deallocations(loader, timeline))
-        return false;
     const struct xspace_walk_summary *walked = &loader->summaries[index];
+    /* The live-set query's end at the peak: the snapshots at or before it. */
+    struct peak_live peak = {
+        .end = walked->peak_time_ps == INT64_MAX
+                   ? timeline->count
+                   : timeline_find_time(timeline, walked->peak_time_ps + 1)};
+    if (!match_deallocations(loader, timeline, &peak)) {
+        free(peak.live);
+        return false;
+    }
     struct allocator_summary summary = {
         .capacity_bytes = walked->capacity_bytes,
         .lifetime_peak_bytes = walked->lifetime_peak_bytes,
@@ -329,7 +398,10 @@ static bool finish_allocator(struct xspace_loader *loader, size_t index)
     profile_builder_set_summary(builder, index, &summary);
     profile_builder_set_timeline_kind(builder, index, TIMELINE_COMPLETE);
     profile_builder_set_rows_kind(builder, index, ALLOCATOR_ROWS_XPROF);
-    return peak_rows(builder, index, walked, summary.rows_step);
+    bool ok = peak_rows(builder, index, walked, summary.rows_step) &&
+              peak_live_rows(builder, index, &peak);
+    free(peak.live);
+    return ok;
 }
 
 /* ---- memory ids ---- */

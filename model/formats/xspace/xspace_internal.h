@@ -34,6 +34,7 @@
 #include "model/input_format.h"
 #include "model/profile_builder.h"
 #include "model/decode/protobuf_wire.h"
+#include "model/util/integer_map.h"
 
 /* Bytes [start, end) of the input. */
 struct xspace_span {
@@ -356,6 +357,7 @@ struct xspace_walk_summary {
     struct memory_stats peak;    /* peak_bytes_in_use = stack + heap there */
     int64_t peak_time_ps;
     int64_t capacity_bytes;
+    bool has_context; /* the allocator's timeline has its context column */
 };
 
 struct xspace_open_event; /* load_xspace_events.c */
@@ -386,9 +388,11 @@ struct xspace_loader {
     size_t *line_counts, *line_seen;
     size_t line_allocators, line_capacity;
     /* How many memory events the host plane may hold, from its size: what
-     * a new allocator's timeline reserves (address space only until
-     * used), so that it does not grow by copying. */
+     * the first allocator to hold XSPACE_ESTIMATE_AFTER events reserves
+     * (address space only until used), so that it does not grow by
+     * copying; `estimate_taken` once one has. */
     size_t memory_estimate;
+    bool estimate_taken;
     struct xspace_forest forest;
     bool loop_ops;  /* some plane names a TF loop op: no grouping */
     bool grouped;   /* some plane has group_id metadata: no grouping */
@@ -460,12 +464,28 @@ enum load_status xspace_walk_pipelined(struct xspace_loader *loader, struct xspa
  * runs out. */
 bool xspace_attribute(struct xspace_loader *loader, const uint64_t *keys, size_t count,
                       struct xspace_names *out);
+/* Interns the words xspace_attribute_settle writes; false when memory
+ * runs out. Called before an allocator's pairs are matched. */
+bool xspace_attribute_settle_ready(struct xspace_loader *loader);
 /* A matched pair: a buffer of `Build buffer allocations` becomes temp
- * (freed inside an execution) or output. */
-void xspace_attribute_settle(struct xspace_loader *loader, struct snapshot_columns *timeline,
-                             size_t allocation, size_t deallocation);
-/* Buffers never freed are outputs. */
-void xspace_attribute_unfreed(struct xspace_loader *loader, struct snapshot_columns *timeline);
+ * (freed inside an execution) or output. Inline: the matching asks it of
+ * every pair (after xspace_attribute_settle_ready). */
+static inline void xspace_attribute_settle(const struct xspace_loader *loader,
+                                           struct snapshot_columns *timeline, size_t allocation,
+                                           size_t deallocation)
+{
+    const struct xspace_attribution_ids *ids = &loader->attribution;
+    if (ids->buffer == 0 || timeline->region_type[allocation] != ids->buffer - 1)
+        return;
+    bool inside = ids->freed_inside != 0 &&
+                  timeline->region_type[deallocation] == ids->freed_inside - 1;
+    timeline->region_type[allocation] = (inside ? ids->temp : ids->output) - 1;
+}
+/* Buffers never freed are outputs: those among the allocations `open`
+ * holds (address -> timeline index) when every allocation never freed is
+ * there, else (NULL) among all. */
+void xspace_attribute_unfreed(struct xspace_loader *loader, struct snapshot_columns *timeline,
+                              const struct integer_map *open);
 
 /* `names`: for an event without a tf_op, what encloses it names it
  * (xspace_attribute); NULL for one with a tf_op. */

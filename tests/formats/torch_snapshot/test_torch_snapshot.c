@@ -261,6 +261,12 @@ static void test_replay_by_hand(void **state)
                 on_stream++;
             }
         assert_int_equal(on_stream, 1);
+        /* At that moment too, the blocks the segments still hold: the
+         * ghost's and 0x20000's; none for 0x30000 (ended at entry 7). */
+        for (size_t r = 0; r < live.count; r++)
+            assert_int_equal(live.rows[r].block_bytes, live.rows[r].address == 0x9000    ? 4096
+                                                       : live.rows[r].address == 0x20000 ? 1024
+                                                                                         : 0);
         for (size_t r = 0; r < a->row_count; r++)
             if (a->rows[r].address == 0x30000) {
                 assert_string_equal(profile_text(profile, a->rows[r].context), "stream 0x7");
@@ -268,9 +274,43 @@ static void test_replay_by_hand(void **state)
             }
         assert_int_equal(on_stream, 2); /* live at the peak too (freed at entry 7) */
         live_rows_free(&live);
+        /* The rounded block where the snapshot's segments still hold the
+         * allocation (allocated or pending free); none for one it ended. */
+        for (size_t i = 0; i < a->row_count; i++) {
+            const struct allocation_row *row = &a->rows[i];
+            int64_t block = row->address == 0x9000    ? 4096 /* the ghost */
+                            : row->address == 0x20000 ? 1024
+                            : row->address == 0x40000 ? 5120
+                                                      : 0;
+            assert_int_equal(row->block_bytes, block);
+            assert_int_equal(row->allocation_bytes, row->requested_bytes); /* sums stay requested */
+        }
         assert_int_equal(profile->warning_count, 0); /* the end matches the blocks */
         profile_free(profile);
     }
+}
+
+/* The live set at a time, replayed from the timeline (the `L` view), on
+ * a timeline that leaves the allocation bytes out (they are the
+ * requested ones): at the peak, 0x20000, 0x30000 and 0x40000. */
+static void test_live_at_time(void **state)
+{
+    (void)state;
+    struct buffer b;
+    start(&b, 4);
+    write_device_snapshot(b.w, false);
+    struct profile *profile = finish_and_load(&b);
+    const struct allocator *a = &profile->allocators[0];
+    assert_null(a->timeline.allocation_bytes);
+    struct live_rows rows = {0};
+    assert_int_equal(live_rows_at_once(profile, a, 5 * 1000000, &rows), LIVE_OK);
+    int64_t trace_bytes = 0;
+    for (size_t i = 0; i < rows.count; i++)
+        if (rows.rows[i].origin == ROW_FROM_SNAPSHOT)
+            trace_bytes += rows.rows[i].allocation_bytes;
+    assert_int_equal(trace_bytes, 1000 + 2000 + 5000);
+    live_rows_free(&rows);
+    profile_free(profile);
 }
 
 static void test_two_devices(void **state)
@@ -527,6 +567,16 @@ static void test_real_capture(void **state)
         }
     assert_int_equal(adam, 6340648);
     assert_int_equal(adam_rows, 6);
+    /* Three 40-byte requests live at the peak are still held at the end,
+     * each in a 512-byte block (the segments say so; equal rows merge). */
+    size_t rounded = 0;
+    for (size_t i = 0; i < a->row_count; i++)
+        if (a->rows[i].block_bytes > a->rows[i].requested_bytes) {
+            assert_int_equal(a->rows[i].requested_bytes, 40);
+            assert_int_equal(a->rows[i].block_bytes, 512);
+            rounded += (size_t)a->rows[i].occurrences;
+        }
+    assert_int_equal(rounded, 3);
     profile_free(profile);
 }
 
@@ -550,6 +600,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_by_hand),
         cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_live_at_time),
         cmocka_unit_test(test_segments_only),
         cmocka_unit_test(test_many_kept_traces),
         cmocka_unit_test(test_one_trace_two_devices),

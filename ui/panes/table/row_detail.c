@@ -164,6 +164,14 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
              format_bytes(row->requested_bytes, bytes, sizeof bytes),
              (long long)row->requested_bytes);
     fields[n++] = (struct detail_field){"Requested", text_of(buffers[2])};
+    /* The allocator's own block, where the file knows it (a PyTorch
+     * snapshot's rounded block): what the caching allocator holds for it. */
+    if (row->block_bytes > 0) {
+        snprintf(buffers[8], sizeof buffers[8], "%s (%lld bytes), the allocator's rounded block",
+                 format_bytes(row->block_bytes, bytes, sizeof bytes),
+                 (long long)row->block_bytes);
+        fields[n++] = (struct detail_field){"Block", text_of(buffers[8])};
+    }
     /* What the row holds, and of the peak: "2, in all 96.00 MiB, 1.3 % of the peak". */
     char total[FORMAT_BYTES_SIZE], share[48] = "";
     int64_t peak = rows->allocator ? rows->allocator->summary.peak_bytes : 0;
@@ -244,7 +252,7 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
     int value_width = box_width - value_x - 2;
     /* A stack longer than the screen is cut by the box anyway. */
     struct detail_field fields[16 + DETAIL_MAX_FRAMES];
-    char buffers[8][DETAIL_BUFFER_SIZE];
+    char buffers[9][DETAIL_BUFFER_SIZE];
     size_t count = row->origin == ROW_FROM_ENTRY
                        ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers)
                        : detail_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers);
