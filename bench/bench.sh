@@ -12,8 +12,9 @@
 # else /tmp/memtop-bench). Needs about 2 GB of disk in the cache.
 # MEMTOP_BENCH_BASELINE: another memtop binary (say an older commit's,
 # built the same way) to run beside this one in the same rounds of the
-# MemoryProfile loads, so "not slower than before" is one table of one
-# run rather than two tables from days the machine ran at different speeds.
+# MemoryProfile, Chrome-trace and XSpace loads, so "not slower than
+# before" is one table of one run rather than two tables from days the
+# machine ran at different speeds.
 set -eu
 
 build=${1:?usage: bench.sh BUILDDIR}
@@ -122,8 +123,9 @@ for producer in pytorch timeline; do
 done
 for producer in pytorch timeline; do
     say "1 GB $producer trace: memtop, $json_runs rounds; Python, 1 round"
+    set -- ${baseline:+-- baseline "$baseline" --summary "$cache/$producer-1g.trace.json"}
     "$run" -n "$json_runs" -w "$cache/$producer-1g.trace.json" \
-        -- memtop "$memtop" --summary "$cache/$producer-1g.trace.json" > "$results.$producer"
+        -- memtop "$memtop" --summary "$cache/$producer-1g.trace.json" "$@" > "$results.$producer"
     if command -v python3 > /dev/null 2>&1; then
         "$run" -n 1 -w "$cache/$producer-1g.trace.json" -- python \
             python3 "$(dirname "$0")/peer_trace.py" "$cache/$producer-1g.trace.json" \
@@ -162,17 +164,17 @@ xspace80=$cache/xspace-tf-gpu-80M.xplane.pb
 xspace1g=$cache/xspace-tf-gpu-1G.xplane.pb
 cat "$xspace80" > /dev/null
 say "XSpace 80 MB: memtop, protobuf-c${python_peer:+ and Python}, $xspace_runs rounds"
+set -- ${baseline:+-- baseline "$baseline" --summary "$xspace80"}
 if [ -n "$python_peer" ]; then
-    set -- -- python /usr/bin/python3 "$(dirname "$0")/peer_xspace.py" "$cache" "$xspace80"
-else
-    set --
+    set -- "$@" -- python /usr/bin/python3 "$(dirname "$0")/peer_xspace.py" "$cache" "$xspace80"
 fi
 "$run" -n "$xspace_runs" -w "$xspace80" -- memtop "$memtop" --summary "$xspace80" \
     -- protobuf-c "$build/bench/peer_xspace_protobuf_c" "$xspace80" "$@" \
     > "$results.xspace80" || say "an XSpace 80 MB run failed"
 say "XSpace 1 GB: memtop and protobuf-c (about 9 GB of memory), $big_runs rounds"
+set -- ${baseline:+-- baseline "$baseline" --summary "$xspace1g"}
 "$run" -n "$big_runs" -w "$xspace1g" -- memtop "$memtop" --summary "$xspace1g" \
-    -- protobuf-c "$build/bench/peer_xspace_protobuf_c" "$xspace1g" \
+    -- protobuf-c "$build/bench/peer_xspace_protobuf_c" "$xspace1g" "$@" \
     > "$results.xspace1g" || say "an XSpace 1 GB run failed"
 # The viewer's first screen, as for the 1M pb above (bench/pty_keys), from
 # start to the last byte of the loaded view: --until waits for a word of
@@ -317,12 +319,23 @@ awk -v pytorch_size="$(size_of "$cache/pytorch-1g.trace.json")" \
             p ? sprintf("%.2fx", peak[producer, "python"] * 1024 / size) : "-", "",
             "<= 0.5x: ", verdict(peak[producer, "memtop"] * 1024 <= 0.5 * size))
     }
+    # Against the baseline build in the same rounds (issue 22: within 10 %).
+    function baseline_rows(producer,    m, b) {
+        m = time[producer, "memtop"]
+        b = time[producer, "baseline"]
+        if (!b || !m)
+            return
+        row(sprintf("  %s, baseline", producer), sprintf("%.3f s", m), sprintf("baseline %.3f s", b),
+            sprintf("%.2fx", m / b), "memtop/baseline <= 1.10: ", verdict(m <= 1.10 * b))
+    }
     END {
         printf "\n"
         row("Chrome traces (issue 12)", "memtop --summary", "json.load + extraction", "ratio",
             "target", "")
         trace_rows("pytorch", pytorch_size)
         trace_rows("timeline", timeline_size)
+        baseline_rows("pytorch")
+        baseline_rows("timeline")
     }' "$results.pytorch" "$results.timeline"
 
 # The XSpace table (its own block: docs/performance.md quotes it under "XSpace captures").
@@ -366,6 +379,17 @@ awk -v small="$(size_of "$xspace80")" -v large="$(size_of "$xspace1g")" -v load=
         } else {
             row(sprintf("xspace %s", mb(large)), "not measured (a run failed)", "", "", "", "")
         }
+        # Against the baseline build in the same rounds (issue 22: within 10 %).
+        if ("baseline" in small_s && "memtop" in small_s)
+            row(sprintf("  %s, baseline", mb(small)), sprintf("%.3f s", small_s["memtop"]),
+                sprintf("baseline %.3f s", small_s["baseline"]),
+                sprintf("%.2fx", small_s["memtop"] / small_s["baseline"]),
+                "memtop/baseline <= 1.10: ", verdict(small_s["memtop"] <= 1.10 * small_s["baseline"]))
+        if ("baseline" in large_s && "memtop" in large_s)
+            row(sprintf("  %s, baseline", mb(large)), sprintf("%.3f s", large_s["memtop"]),
+                sprintf("baseline %.3f s", large_s["baseline"]),
+                sprintf("%.2fx", large_s["memtop"] / large_s["baseline"]),
+                "memtop/baseline <= 1.10: ", verdict(large_s["memtop"] <= 1.10 * large_s["baseline"]))
         if (views > 0) {
             for (i = 2; i <= views; i++)    # insertion sort: a few rounds
                 for (j = i; j > 1 && view[j - 1] > view[j]; j--) {

@@ -665,6 +665,8 @@ void profile_free(struct profile *profile)
         free(profile->allocators[i].notes);
         free(profile->allocators[i].memory_map);
         free(profile->allocators[i].xprof_rows);
+        free(profile->allocators[i].initial);
+        free(profile->allocators[i].allocation_blocks);
     }
     free(profile->warnings);
     free(profile->sites);

@@ -390,6 +390,13 @@ struct allocation_row {
     int64_t block_bytes;
 };
 
+/* The block an allocation of the timeline (snapshot_index) was given:
+ * struct allocation_row's block_bytes for its rows. */
+struct allocation_block {
+    size_t snapshot_index;
+    int64_t block_bytes;
+};
+
 /* Where in the code a snapshot was made (issue 22), held once per
  * distinct place and named by index from the snapshots (struct
  * snapshot's site): the row fields of the same names (struct
@@ -545,6 +552,25 @@ struct allocator {
     /* Allocations live at the peak behind the live rows (before equal
      * rows merge; special rows not counted); 0 unless rows are live. */
     size_t live_allocations;
+    /* The allocations already live when the timeline begins, where the
+     * format knows them one by one (a PyTorch memory snapshot: the
+     * allocations its trace frees but never made, and the blocks it
+     * holds that the trace never made): each a row of origin
+     * ROW_FROM_SPECIAL with its address and sizes, no time,
+     * snapshot_index -1 and special_index its position here, its op
+     * name, location, stack, module and context as the loader gave them.
+     * The live set at any time starts from them (model/query/live_set.h):
+     * a deallocation at one's address ends it. NULL and 0 for formats
+     * that know none (their memory from before is the live set's one
+     * "allocated before the profile" row). */
+    struct allocation_row *initial;
+    size_t initial_count;
+    /* The blocks the allocator gave allocations of the timeline, where
+     * the file says (a PyTorch snapshot's segments, for the allocations
+     * it still holds), by snapshot index ascending: a row of one of them,
+     * at any moment, shows its block_bytes. NULL and 0 for the others. */
+    struct allocation_block *allocation_blocks;
+    size_t allocation_block_count;
     /* PyTorch's caching allocator (a PyTorch trace or memory snapshot),
      * set by its loader: its users say allocated and reserved, not heap
      * and free (allocator_word). */

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "model/profile_builder.h"
+#include "model/profile_builder_internal.h"
 #include "model/segments.h"
 
 #include <stdio.h>
@@ -9,9 +10,7 @@
 
 #include "model/util/array_grow.h"
 #include "model/util/index_sort.h"
-#include "model/query/live_set.h"
 #include "model/util/saturating.h"
-#include "model/timeline.h"
 
 bool profile_builder_init(struct profile_builder *builder)
 {
@@ -28,9 +27,10 @@ bool profile_builder_init(struct profile_builder *builder)
     return true;
 }
 
-static void profile_builder_free_state(struct profile_builder *builder)
+void profile_builder_free_state(struct profile_builder *builder)
 {
     free(builder->row_capacity);
+    free(builder->live_at_finish);
     free(builder->allocator_slots);
     memset(builder, 0, sizeof *builder);
 }
@@ -108,7 +108,13 @@ static bool profile_builder_grow_allocators(struct profile_builder *builder)
     if (!array_grow((void **)&builder->row_capacity, &row_capacity, profile->allocator_count,
                     sizeof *builder->row_capacity, 4))
         return false;
-    builder->allocator_capacity = capacity < row_capacity ? capacity : row_capacity;
+    size_t flag_capacity = builder->allocator_capacity;
+    if (!array_grow((void **)&builder->live_at_finish, &flag_capacity, profile->allocator_count,
+                    sizeof *builder->live_at_finish, 4))
+        return false;
+    if (row_capacity < capacity)
+        capacity = row_capacity;
+    builder->allocator_capacity = capacity < flag_capacity ? capacity : flag_capacity;
     return true;
 }
 
@@ -131,6 +137,7 @@ bool profile_builder_allocator(struct profile_builder *builder, const char *id, 
     memset(&profile->allocators[*index], 0, sizeof profile->allocators[*index]);
     profile->allocators[*index].id = string_id;
     builder->row_capacity[*index] = 0;
+    builder->live_at_finish[*index] = false;
     allocator_slots_place(builder->allocator_slots, builder->allocator_slot_count, string_id,
                           *index);
     return true;
@@ -229,10 +236,14 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     return ok;
 }
 
+bool profile_builder_timeline_sorted(struct snapshot_columns *timeline)
+{
+    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+}
+
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index)
 {
-    struct snapshot_columns *timeline = &builder->profile->allocators[index].timeline;
-    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+    return profile_builder_timeline_sorted(&builder->profile->allocators[index].timeline);
 }
 
 /* ---- rows, summaries, the rest ---- */
@@ -363,7 +374,7 @@ void profile_builder_set_version(struct profile_builder *builder, int32_t versio
 }
 
 /* Warnings live in the profile's strings, with their length. */
-static bool profile_builder_append_warning(struct profile_builder *builder, struct text text)
+bool profile_builder_append_warning(struct profile_builder *builder, struct text text)
 {
     struct profile *profile = builder->profile;
     uint32_t id = string_table_intern(profile->strings, text.bytes, text.length);
@@ -415,19 +426,23 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
         return true;
     struct allocator *ordered = malloc(allocators * sizeof *ordered);
     size_t *row_capacity = malloc(allocators * sizeof *row_capacity);
+    bool *live_at_finish = malloc(allocators * sizeof *live_at_finish);
     size_t *order = malloc(allocators * sizeof *order);
     bool *placed = calloc(allocators, sizeof *placed);
-    bool ok = ordered && row_capacity && order && placed;
+    bool ok = ordered && row_capacity && live_at_finish && order && placed;
     if (ok) {
         allocator_order(builder, ids, count, order, placed);
         for (size_t i = 0; i < allocators; i++) {
             ordered[i] = profile->allocators[order[i]];
             row_capacity[i] = builder->row_capacity[order[i]];
+            live_at_finish[i] = builder->live_at_finish[order[i]];
         }
         free(profile->allocators);
         free(builder->row_capacity);
+        free(builder->live_at_finish);
         profile->allocators = ordered;
         builder->row_capacity = row_capacity;
+        builder->live_at_finish = live_at_finish;
         builder->allocator_capacity = allocators;
         /* The slots hold the old indices: placed again in the new order. */
         memset(builder->allocator_slots, 0, builder->allocator_slot_count * sizeof(uint32_t));
@@ -437,118 +452,11 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
     } else {
         free(ordered);
         free(row_capacity);
+        free(live_at_finish);
     }
     free(order);
     free(placed);
     return ok;
-}
-
-/* ---- finishing ---- */
-
-static void allocator_count_activities(struct allocator *allocator)
-{
-    const struct snapshot_columns *timeline = &allocator->timeline;
-    allocator->summary.allocations = allocator->summary.deallocations = 0;
-    for (size_t i = 0; i < timeline->count; i++) {
-        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
-            allocator->summary.allocations++;
-        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
-            allocator->summary.deallocations++;
-    }
-}
-
-static bool oom_earlier(const void *context, size_t a, size_t b)
-{
-    const struct oom_event *ooms = context;
-    return ooms[a].time_ps < ooms[b].time_ps;
-}
-
-static bool allocator_sort_ooms(struct allocator *allocator)
-{
-    size_t count = allocator->oom_count;
-    if (count < 2)
-        return true;
-    size_t *order = malloc(count * sizeof *order);
-    size_t *scratch = malloc(count * sizeof *scratch);
-    struct oom_event *sorted = malloc(count * sizeof *sorted);
-    bool ok = order && scratch && sorted;
-    if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, oom_earlier, allocator->ooms);
-        for (size_t i = 0; i < count; i++)
-            sorted[i] = allocator->ooms[order[i]];
-        free(allocator->ooms);
-        allocator->ooms = sorted;
-        sorted = NULL;
-    }
-    free(order);
-    free(scratch);
-    free(sorted);
-    return ok;
-}
-
-static bool allocator_finish(struct allocator *allocator)
-{
-    if (!allocator_sort_ooms(allocator))
-        return false;
-    snapshot_columns_fit(&allocator->timeline);
-    if (!timeline_is_sorted(&allocator->timeline) && !timeline_sort(&allocator->timeline))
-        return false;
-    allocator_count_activities(allocator);
-    allocator->timeline_sampled = allocator->timeline_kind == TIMELINE_SAMPLED;
-    return timeline_index_build(&allocator->timeline);
-}
-
-static bool profile_builder_note_dropped_warnings(struct profile_builder *builder)
-{
-    if (builder->warnings_dropped == 0)
-        return true;
-    char line[96];
-    snprintf(line, sizeof line, "... and %zu more warnings like these",
-             builder->warnings_dropped);
-    return profile_builder_append_warning(builder, text_of(line));
-}
-
-/* XProf's table moves to xprof_rows; `live` (emptied) becomes `rows`. */
-static void allocator_adopt_live_rows(struct allocator *allocator, struct live_rows *live)
-{
-    allocator->xprof_rows = allocator->rows;
-    allocator->xprof_row_count = allocator->row_count;
-    allocator->xprof_kept = true;
-    allocator->rows = live->rows;
-    allocator->row_count = live->count;
-    allocator->live_allocations = live->allocations;
-    allocator->rows_kind = ALLOCATOR_ROWS_LIVE;
-    *live = (struct live_rows){.as_of_index = -1};
-}
-
-/* Where the timeline is complete and the loader gave XProf's peak-step
- * table, that table moves to xprof_rows and `rows` becomes what was live
- * at the peak instant: the live-set query's own rows at peak_time_ps, so
- * that the table at the peak and `--at <peak>` agree row for row. */
-static bool allocator_make_live_rows(struct profile *profile, struct allocator *allocator)
-{
-    if (allocator->rows_kind != ALLOCATOR_ROWS_XPROF ||
-        allocator->timeline_kind != TIMELINE_COMPLETE || allocator->timeline.count == 0)
-        return true;
-    struct live_rows live = {0};
-    enum live_status status =
-        live_rows_at_once(profile, allocator, allocator->summary.peak_time_ps, &live);
-    if (status != LIVE_OK) {
-        live_rows_free(&live);
-        return false;
-    }
-    allocator_adopt_live_rows(allocator, &live);
-    return true;
-}
-
-void profile_builder_set_peak_live_rows(struct profile_builder *builder, size_t index,
-                                        struct live_rows *live)
-{
-    struct allocator *allocator = &builder->profile->allocators[index];
-    builder->row_capacity[index] = live->capacity;
-    allocator_adopt_live_rows(allocator, live);
 }
 
 bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
@@ -587,27 +495,65 @@ void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index
     builder->profile->allocators[index].rows_kind = kind;
 }
 
+void profile_builder_make_live_rows(struct profile_builder *builder, size_t index)
+{
+    builder->live_at_finish[index] = true;
+}
+
+bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,
+                                             const struct allocation_row *rows, size_t count)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    struct allocation_row *initial = NULL;
+    if (count > 0) {
+        if (count > SIZE_MAX / sizeof *initial || !(initial = malloc(count * sizeof *initial)))
+            return false;
+        for (size_t k = 0; k < count; k++) {
+            initial[k] = rows[k];
+            initial[k].origin = ROW_FROM_SPECIAL;
+            initial[k].snapshot_index = -1;
+            initial[k].special_index = (int64_t)k;
+            initial[k].occurrences = 1;
+            initial[k].activity = MEMORY_ACTIVITY_ALLOCATION;
+            initial[k].has_time = false;
+            initial[k].time_ps = 0;
+        }
+    }
+    free(allocator->initial);
+    allocator->initial = initial;
+    allocator->initial_count = count;
+    return true;
+}
+
+static int compare_blocks(const void *a, const void *b)
+{
+    size_t x = ((const struct allocation_block *)a)->snapshot_index;
+    size_t y = ((const struct allocation_block *)b)->snapshot_index;
+    return (x > y) - (x < y);
+}
+
+bool profile_builder_set_allocation_blocks(struct profile_builder *builder, size_t index,
+                                           const struct allocation_block *blocks, size_t count)
+{
+    struct allocator *allocator = &builder->profile->allocators[index];
+    struct allocation_block *copy = NULL;
+    if (count > 0) {
+        if (count > SIZE_MAX / sizeof *copy || !(copy = malloc(count * sizeof *copy)))
+            return false;
+        memcpy(copy, blocks, count * sizeof *copy);
+        qsort(copy, count, sizeof *copy, compare_blocks);
+    }
+    free(allocator->allocation_blocks);
+    allocator->allocation_blocks = copy;
+    allocator->allocation_block_count = count;
+    return true;
+}
+
 void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
                                    size_t live_allocations)
 {
     builder->profile->allocators[index].rows_kind = ALLOCATOR_ROWS_LIVE;
     builder->profile->allocators[index].live_allocations = live_allocations;
-}
-
-struct profile *profile_builder_finish(struct profile_builder *builder)
-{
-    struct profile *profile = builder->profile;
-    bool ok = profile_builder_note_dropped_warnings(builder);
-    for (size_t i = 0; ok && i < profile->allocator_count; i++)
-        ok = allocator_finish(&profile->allocators[i]);
-    for (size_t i = 0; ok && i < profile->allocator_count; i++)
-        ok = allocator_make_live_rows(profile, &profile->allocators[i]);
-    if (!ok) {
-        profile_builder_discard(builder);
-        return NULL;
-    }
-    profile_builder_free_state(builder);
-    return profile;
 }
 
 void profile_builder_set_segments(struct profile_builder *builder, size_t index,

@@ -29,6 +29,9 @@ struct profile_builder {
     struct profile *profile;
     size_t allocator_capacity;
     size_t *row_capacity; /* per allocator */
+    /* Per allocator: finish makes its rows the live set at its peak
+     * (profile_builder_make_live_rows). */
+    bool *live_at_finish;
     /* Allocator index + 1 by memory id (open addressing), so a map of
      * many allocators loads in linear time. */
     uint32_t *allocator_slots;
@@ -125,6 +128,33 @@ void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index
  * replays the timeline itself (traces, PyTorch snapshots). */
 void profile_builder_set_live_rows(struct profile_builder *builder, size_t index,
                                    size_t live_allocations);
+
+/* The rows of allocator `index` are left to finish: the live set at
+ * its peak (model/query/live_set.h at summary.peak_time_ps, the initial
+ * allocations included), exactly what that query answers, for a loader
+ * that adds no rows and keeps no XProf table (PyTorch memory
+ * snapshots). Rows the loader added are dropped then. */
+void profile_builder_make_live_rows(struct profile_builder *builder, size_t index);
+
+/* The allocations already live when allocator `index`'s timeline begins
+ * (struct allocator's initial), copied, replacing any given before.
+ * From each row its address, sizes (block_bytes too), op name, location
+ * (and file and line), stack, module and context are kept; the builder sets the rest
+ * as struct allocator says (origin, indices, no time, one occurrence,
+ * an allocation). Two at one address: the later one replaces the
+ * earlier from the start (as an allocation at a live address does), and
+ * the heap that leaves unexplained is the live set's row "allocated
+ * before the profile". False when memory runs out. */
+bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,
+                                             const struct allocation_row *rows, size_t count);
+
+/* The blocks allocator `index` gave allocations of its timeline, where
+ * the file says (struct allocator's allocation_blocks), copied and sorted
+ * by snapshot index, replacing any given before. The indices are the
+ * timeline's as the loader made it, in time order (finish does not
+ * reorder it then). False when memory runs out. */
+bool profile_builder_set_allocation_blocks(struct profile_builder *builder, size_t index,
+                                           const struct allocation_block *blocks, size_t count);
 
 /* The live set at the peak, made by a loader that found it on its own
  * pass over the timeline (live_rows_of_set): XProf's table the loader

@@ -36,35 +36,42 @@ static int size_compare(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static size_t brute_live_among(const struct snapshot_columns *timeline, size_t end,
-                               int64_t time_ps, size_t **live);
+static size_t brute_live_among(const struct allocator *allocator, size_t end, int64_t time_ps,
+                               size_t **live);
 
 /* The allocations live after every snapshot with time <= time_ps: for
- * each address, its last allocation or free among them decides. Returns
- * how many, ascending in *live (malloc'd, the caller frees). */
-static size_t brute_live(const struct snapshot_columns *timeline, int64_t time_ps, size_t **live)
+ * each address, its last allocation or free among them decides, the
+ * initial allocations counting as allocations before the first. Returns
+ * how many, ascending in *live by number (initial allocation k as k,
+ * snapshot i as initial_count + i; malloc'd, the caller frees). */
+static size_t brute_live(const struct allocator *allocator, int64_t time_ps, size_t **live)
 {
-    return brute_live_among(timeline, timeline->count, time_ps, live);
+    return brute_live_among(allocator, allocator->timeline.count, time_ps, live);
 }
 
 /* The same among the first `end` snapshots only. */
-static size_t brute_live_among(const struct snapshot_columns *timeline, size_t end,
-                               int64_t time_ps, size_t **live)
+static size_t brute_live_among(const struct allocator *allocator, size_t end, int64_t time_ps,
+                               size_t **live)
 {
-    struct brute_event *events = malloc((timeline->count + 1) * sizeof *events);
-    *live = malloc((timeline->count + 1) * sizeof **live);
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    size_t initial = allocator->initial_count;
+    struct brute_event *events = malloc((initial + timeline->count + 1) * sizeof *events);
+    *live = malloc((initial + timeline->count + 1) * sizeof **live);
     assert_non_null(events);
     assert_non_null(*live);
     size_t count = 0, found = 0;
+    for (size_t k = 0; k < initial; k++)
+        events[count++] = (struct brute_event){allocator->initial[k].address, k};
     for (size_t i = 0; i < end; i++)
         if (timeline->time_ps[i] <= time_ps && (timeline->activity[i] == ALLOC ||
                                                 timeline->activity[i] == FREE))
-            events[count++] = (struct brute_event){timeline->address[i], i};
+            events[count++] = (struct brute_event){timeline->address[i], initial + i};
     qsort(events, count, sizeof *events, brute_event_compare);
     for (size_t i = 0; i < count; i++) {
         bool last_of_address = i + 1 == count || events[i + 1].address != events[i].address;
-        if (last_of_address && timeline->activity[events[i].index] == ALLOC)
-            (*live)[found++] = events[i].index;
+        size_t number = events[i].index;
+        if (last_of_address && (number < initial || timeline->activity[number - initial] == ALLOC))
+            (*live)[found++] = number;
     }
     free(events);
     qsort(*live, found, sizeof **live, size_compare);
@@ -84,7 +91,8 @@ static size_t brute_count_until(const struct snapshot_columns *timeline, int64_t
 /* A row as the definition describes it, with its texts. */
 struct expected_row {
     struct allocation_row row;
-    const char *texts[4]; /* op, region, data type, shape */
+    /* op, region, data type, shape, location, module, stack */
+    const char *texts[7];
 };
 
 static int expected_compare(const void *a, const void *b)
@@ -99,8 +107,16 @@ static int expected_compare(const void *a, const void *b)
         if (order != 0)
             return order;
     }
-    return (x->row.snapshot_index > y->row.snapshot_index) -
-           (x->row.snapshot_index < y->row.snapshot_index);
+    for (int i = 4; i < 7; i++) {
+        int order = strcmp(x->texts[i], y->texts[i]);
+        if (order != 0)
+            return order;
+    }
+    if (x->row.snapshot_index != y->row.snapshot_index)
+        return (x->row.snapshot_index > y->row.snapshot_index) -
+               (x->row.snapshot_index < y->row.snapshot_index);
+    return (x->row.special_index > y->row.special_index) -
+           (x->row.special_index < y->row.special_index);
 }
 
 static bool expected_same(const struct expected_row *x, const struct expected_row *y)
@@ -108,7 +124,7 @@ static bool expected_same(const struct expected_row *x, const struct expected_ro
     if (x->row.allocation_bytes != y->row.allocation_bytes ||
         x->row.requested_bytes != y->row.requested_bytes)
         return false;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 7; i++)
         if (strcmp(x->texts[i], y->texts[i]) != 0)
             return false;
     return true;
@@ -128,7 +144,22 @@ static struct expected_row expected_from_snapshot(const struct profile *profile,
         .texts = {profile_text(profile, timeline->op_name[i]),
                   profile_text(profile, timeline->region_type[i]),
                   profile_text(profile, timeline->data_type[i]),
-                  profile_text(profile, timeline->tensor_shape[i])},
+                  profile_text(profile, timeline->tensor_shape[i]), "", "", ""},
+    };
+    return expected;
+}
+
+/* Initial allocation k: the loader's row as it is. */
+static struct expected_row expected_from_initial(const struct profile *profile,
+                                                 const struct allocator *allocator, size_t k)
+{
+    const struct allocation_row *row = &allocator->initial[k];
+    struct expected_row expected = {
+        .row = *row,
+        .texts = {profile_text(profile, row->op_name), profile_text(profile, row->region_type),
+                  profile_text(profile, row->data_type), profile_text(profile, row->tensor_shape),
+                  profile_text(profile, row->location), profile_text(profile, row->module),
+                  profile_text(profile, row->stack)},
     };
     return expected;
 }
@@ -140,7 +171,7 @@ static struct expected_row expected_special(int64_t number, int64_t bytes, const
         .row = {.origin = ROW_FROM_SPECIAL, .snapshot_index = -1 - number,
                 .special_index = number, .occurrences = 1, .allocation_bytes = bytes,
                 .requested_bytes = bytes, .step_id = step_id, .activity = ALLOC},
-        .texts = {name, region, "INVALID", "unknown"},
+        .texts = {name, region, "INVALID", "unknown", "", "", ""},
     };
     return expected;
 }
@@ -157,20 +188,29 @@ struct expected_rows {
  * those allocated strictly after since_ps (without), sorted and merged
  * the way the definition says. */
 static struct expected_rows brute_rows(const struct profile *profile,
-                                       const struct snapshot_columns *timeline, bool grown,
+                                       const struct allocator *allocator, bool grown,
                                        int64_t since_ps, int64_t time_ps)
 {
+    const struct snapshot_columns *timeline = &allocator->timeline;
+    size_t initial = allocator->initial_count;
     size_t *live;
-    size_t count = brute_live(timeline, time_ps, &live);
+    size_t count = brute_live(allocator, time_ps, &live);
     struct expected_rows expected = {.as_of_index = (int64_t)brute_count_until(timeline, time_ps) - 1};
     struct expected_row *rows = calloc(count + 2, sizeof *rows);
     assert_non_null(rows);
     int64_t sum = 0;
     size_t listed = 0;
     for (size_t i = 0; i < count; i++) {
-        sum += snapshot_columns_allocation_bytes(timeline, live[i]);
-        if (!grown || timeline->time_ps[live[i]] > since_ps)
-            rows[listed++] = expected_from_snapshot(profile, timeline, live[i]);
+        if (live[i] < initial) { /* never grown: live before the timeline */
+            sum += allocator->initial[live[i]].allocation_bytes;
+            if (!grown)
+                rows[listed++] = expected_from_initial(profile, allocator, live[i]);
+            continue;
+        }
+        size_t snapshot = live[i] - initial;
+        sum += snapshot_columns_allocation_bytes(timeline, snapshot);
+        if (!grown || timeline->time_ps[snapshot] > since_ps)
+            rows[listed++] = expected_from_snapshot(profile, timeline, snapshot);
     }
     expected.allocations = listed;
     if (!grown && expected.as_of_index >= 0) {
@@ -219,6 +259,9 @@ static void assert_rows_as_expected(const struct profile *profile, const struct 
         assert_string_equal(profile_text(profile, x->region_type), expected->rows[i].texts[1]);
         assert_string_equal(profile_text(profile, x->data_type), expected->rows[i].texts[2]);
         assert_string_equal(profile_text(profile, x->tensor_shape), expected->rows[i].texts[3]);
+        assert_string_equal(profile_text(profile, x->location), expected->rows[i].texts[4]);
+        assert_string_equal(profile_text(profile, x->module), expected->rows[i].texts[5]);
+        assert_string_equal(profile_text(profile, x->stack), expected->rows[i].texts[6]);
         assert_true(x->step_id == y->step_id);
         assert_true(x->address == y->address);
         assert_int_equal(x->activity, y->activity);
@@ -284,13 +327,13 @@ struct probes probes_for(const struct snapshot_columns *timeline, const struct l
  * snapshots apart or more: what keeps their memory below one entry per
  * snapshot. */
 static void check_checkpoint_spacing(const struct live_index *index,
-                                     const struct snapshot_columns *timeline, size_t interval)
+                                     const struct allocator *allocator, size_t interval)
 {
     assert_int_equal(live_index_checkpoint_position(index, 0), 0);
     for (size_t c = 1; c < live_index_checkpoint_count(index); c++) {
         size_t before = live_index_checkpoint_position(index, c - 1);
         size_t *live;
-        size_t count = brute_live_among(timeline, before, INT64_MAX, &live);
+        size_t count = brute_live_among(allocator, before, INT64_MAX, &live);
         free(live);
         size_t gap = live_index_checkpoint_position(index, c) - before;
         assert_true(gap >= interval && gap >= count);
@@ -308,11 +351,11 @@ void check_timeline_against_brute_force(const struct profile *profile,
         if (intervals[k] == SIZE_MAX)
             assert_int_equal(live_index_checkpoint_count(index), 1);
         if (intervals[k] == 1 || intervals[k] == 7)
-            check_checkpoint_spacing(index, timeline, intervals[k]);
+            check_checkpoint_spacing(index, allocator, intervals[k]);
         struct probes probes = probes_for(timeline, index);
         for (size_t p = 0; p < probes.count; p++) {
             size_t *expected, *actual, actual_count;
-            size_t expected_count = brute_live(timeline, probes.times[p], &expected);
+            size_t expected_count = brute_live(allocator, probes.times[p], &expected);
             assert_int_equal(live_index_allocations_at(index, probes.times[p], &actual,
                                                        &actual_count),
                              LIVE_OK);
@@ -327,11 +370,11 @@ void check_timeline_against_brute_force(const struct profile *profile,
             for (size_t p = 0; p < probes.count; p++) {
                 int64_t time = probes.times[p];
                 int64_t since = probes.times[(p * 7 + 3) % probes.count];
-                struct expected_rows at = brute_rows(profile, timeline, false, 0, time);
+                struct expected_rows at = brute_rows(profile, allocator, false, 0, time);
                 assert_int_equal(live_index_rows_at(index, time, &rows), LIVE_OK);
                 assert_rows_as_expected(profile, &rows, &at);
                 free(at.rows);
-                struct expected_rows grown = brute_rows(profile, timeline, true, since, time);
+                struct expected_rows grown = brute_rows(profile, allocator, true, since, time);
                 assert_int_equal(live_index_rows_grown(index, since, time, &rows), LIVE_OK);
                 assert_rows_as_expected(profile, &rows, &grown);
                 free(grown.rows);

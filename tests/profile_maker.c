@@ -148,6 +148,38 @@ void profile_maker_add_span(struct profile *profile, const char *allocator_id, c
     assert_true(profile_builder_add_span(&maker_draft(profile)->builder, &span));
 }
 
+void profile_maker_set_initial(struct profile *profile, struct allocator *allocator,
+                               const struct made_event *events, const char *const *locations,
+                               size_t count)
+{
+    struct allocation_row *rows = calloc(count ? count : 1, sizeof *rows);
+    assert_non_null(rows);
+    for (size_t i = 0; i < count; i++) {
+        struct snapshot snapshot = maker_snapshot(profile, &events[i]);
+        rows[i] = (struct allocation_row){
+            .address = snapshot.address,
+            .allocation_bytes = snapshot.allocation_bytes,
+            .requested_bytes = snapshot.requested_bytes,
+            .op_name = snapshot.op_name,
+            .region_type = snapshot.region_type,
+            .data_type = snapshot.data_type,
+            .tensor_shape = snapshot.tensor_shape,
+            .step_id = snapshot.step_id,
+            .location = locations ? maker_intern(profile, locations[i]) : STRING_ID_EMPTY,
+            .stack = locations ? maker_intern(profile, locations[i]) : STRING_ID_EMPTY,
+        };
+    }
+    assert_true(profile_builder_set_initial_allocations(
+        &maker_draft(profile)->builder, (size_t)(allocator - profile->allocators), rows, count));
+    free(rows);
+}
+
+void profile_maker_live_rows(struct profile *profile, struct allocator *allocator)
+{
+    profile_builder_make_live_rows(&maker_draft(profile)->builder,
+                                   (size_t)(allocator - profile->allocators));
+}
+
 void profile_maker_finish(struct profile *profile)
 {
     for (size_t i = 0; i < MAKER_DRAFTS; i++) {
@@ -188,6 +220,81 @@ struct profile *profile_maker_window(const struct profile *source, size_t alloca
         snapshot_columns_get(&from->timeline, i, &snapshot);
         if (time_grid > 0)
             snapshot.time_ps -= snapshot.time_ps % time_grid;
+        snapshot.op_name = copy_text(profile, source, snapshot.op_name);
+        snapshot.region_type = copy_text(profile, source, snapshot.region_type);
+        snapshot.data_type = copy_text(profile, source, snapshot.data_type);
+        snapshot.tensor_shape = copy_text(profile, source, snapshot.tensor_shape);
+        assert_true(snapshot_columns_append(&maker_pieces(profile, to)->snapshots, &snapshot));
+    }
+    profile_maker_finish(profile);
+    return profile;
+}
+
+struct window_event {
+    uint64_t address;
+    size_t index;
+};
+
+static int window_event_compare(const void *a, const void *b)
+{
+    const struct window_event *x = a, *y = b;
+    if (x->address != y->address)
+        return x->address < y->address ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int index_compare(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+struct profile *profile_maker_window_seeded(const struct profile *source, size_t allocator_index,
+                                            size_t first)
+{
+    const struct allocator *from = &source->allocators[allocator_index];
+    const struct snapshot_columns *timeline = &from->timeline;
+    struct window_event *events = calloc(first + 1, sizeof *events);
+    size_t *live = calloc(first + 1, sizeof *live);
+    assert_non_null(events);
+    assert_non_null(live);
+    size_t count = 0, found = 0;
+    for (size_t i = 0; i < first; i++)
+        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION ||
+            timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
+            events[count++] = (struct window_event){timeline->address[i], i};
+    qsort(events, count, sizeof *events, window_event_compare);
+    for (size_t i = 0; i < count; i++)
+        if ((i + 1 == count || events[i + 1].address != events[i].address) &&
+            timeline->activity[events[i].index] == MEMORY_ACTIVITY_ALLOCATION)
+            live[found++] = events[i].index;
+    qsort(live, found, sizeof *live, index_compare);
+
+    struct profile *profile = profile_maker_new();
+    struct allocator *to = profile_maker_allocator(profile, profile_text(source, from->id));
+    struct allocation_row *rows = calloc(found + 1, sizeof *rows);
+    assert_non_null(rows);
+    for (size_t k = 0; k < found; k++) {
+        size_t i = live[k];
+        rows[k] = (struct allocation_row){
+            .address = timeline->address[i],
+            .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
+            .requested_bytes = snapshot_columns_requested_bytes(timeline, i),
+            .op_name = copy_text(profile, source, timeline->op_name[i]),
+            .region_type = copy_text(profile, source, timeline->region_type[i]),
+            .data_type = copy_text(profile, source, timeline->data_type[i]),
+            .tensor_shape = copy_text(profile, source, timeline->tensor_shape[i]),
+            .step_id = snapshot_columns_step_id(timeline, i),
+        };
+    }
+    assert_true(profile_builder_set_initial_allocations(
+        &maker_draft(profile)->builder, (size_t)(to - profile->allocators), rows, found));
+    free(rows);
+    free(live);
+    free(events);
+    struct snapshot snapshot;
+    for (size_t i = first; i < timeline->count; i++) {
+        snapshot_columns_get(timeline, i, &snapshot);
         snapshot.op_name = copy_text(profile, source, snapshot.op_name);
         snapshot.region_type = copy_text(profile, source, snapshot.region_type);
         snapshot.data_type = copy_text(profile, source, snapshot.data_type);

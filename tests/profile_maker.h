@@ -48,6 +48,16 @@ void profile_maker_add_unresolved_row(struct allocator *allocator);
  * allocator of memory id `allocator_id` (NULL: every allocator). */
 void profile_maker_add_span(struct profile *profile, const char *allocator_id, const char *name,
                             int64_t start_ps, int64_t end_ps);
+/* The allocations live when the allocator's timeline begins
+ * (profile_builder_set_initial_allocations): rows with the events'
+ * address, sizes and op, and `locations[i]` as row i's location and
+ * stack when `locations` is not NULL. */
+void profile_maker_set_initial(struct profile *profile, struct allocator *allocator,
+                               const struct made_event *events, const char *const *locations,
+                               size_t count);
+/* Finish makes the allocator's rows the live set at its peak
+ * (profile_builder_make_live_rows). */
+void profile_maker_live_rows(struct profile *profile, struct allocator *allocator);
 /* XProf's finishing and the builder's (profile_builder_finish), asserted. */
 void profile_maker_finish(struct profile *profile);
 
@@ -59,6 +69,14 @@ void profile_maker_finish(struct profile *profile);
  * before it. */
 struct profile *profile_maker_window(const struct profile *source, size_t allocator_index,
                                      size_t first, int64_t time_grid);
+
+/* A finished profile like profile_maker_window's (no time grid) whose
+ * allocator also starts from the allocations live after the first
+ * `first` snapshots of the source's (its last allocation or free per
+ * address decides), handed over as initial allocations in the order of
+ * their snapshots, each with its snapshot's address, sizes and op. */
+struct profile *profile_maker_window_seeded(const struct profile *source, size_t allocator_index,
+                                            size_t first);
 
 /* Runs tests/generate_profile (from $MEMTOP_BUILDDIR) with `arguments`
  * into the test directory as `name`, loads it; NULL when the build

@@ -211,6 +211,155 @@ static void test_cache_builds_once(void **state)
     profile_free(profile);
 }
 
+/* ---- allocations live when the timeline begins ---- */
+
+/* Four allocations live before the first snapshot (a PyTorch memory
+ * snapshot's unmatched frees and ghost blocks), two of one key, then a
+ * timeline that frees one, reuses its address, allocates over another
+ * without a free and frees a third; the heap is exactly what is live. */
+static const struct made_event initial_made[] = {
+    {.activity = ALLOC, .address = 0x500, .allocation_bytes = 100, .op = "<before the trace>"},
+    {.activity = ALLOC, .address = 0x600, .allocation_bytes = 200, .op = "<before the trace>"},
+    {.activity = ALLOC, .address = 0x700, .allocation_bytes = 50, .op = "<before the trace>"},
+    {.activity = ALLOC, .address = 0x800, .allocation_bytes = 100, .op = "<before the trace>"},
+};
+static const char *const initial_locations[] = {"x.py:1", "y.py:2", "z.py:3", "x.py:1"};
+
+static const struct made_event after_initial[] = {
+    {.time_ps = 10, .activity = ALLOC, .address = 0x100, .allocation_bytes = 64, .op = "a",
+     .heap_bytes = 514},
+    {.time_ps = 20, .activity = FREE, .address = 0x600, .allocation_bytes = 200, .op = "f",
+     .heap_bytes = 314},
+    {.time_ps = 30, .activity = ALLOC, .address = 0x600, .allocation_bytes = 32, .op = "reuse",
+     .heap_bytes = 346},
+    {.time_ps = 40, .activity = ALLOC, .address = 0x700, .allocation_bytes = 16, .op = "over",
+     .heap_bytes = 312},
+    {.time_ps = 50, .activity = FREE, .address = 0x500, .allocation_bytes = 100, .op = "f",
+     .heap_bytes = 212},
+};
+
+static struct profile *initial_profile(bool seeded)
+{
+    struct profile *profile = profile_maker_new();
+    struct allocator *allocator = profile_maker_allocator(profile, "cuda:0");
+    if (seeded)
+        profile_maker_set_initial(profile, allocator, initial_made, initial_locations, 4);
+    for (size_t i = 0; i < sizeof after_initial / sizeof after_initial[0]; i++)
+        profile_maker_append(profile, allocator, &after_initial[i], false);
+    profile_maker_live_rows(profile, allocator);
+    profile_maker_finish(profile);
+    return profile;
+}
+
+static bool has_row_named(const struct profile *profile, const struct live_rows *rows,
+                          const char *name)
+{
+    for (size_t i = 0; i < rows->count; i++)
+        if (strcmp(op_of(profile, rows, i), name) == 0)
+            return true;
+    return false;
+}
+
+static void test_initial_allocations(void **state)
+{
+    (void)state;
+    struct profile *profile = initial_profile(true);
+    const struct allocator *allocator = &profile->allocators[0];
+    assert_int_equal(allocator->initial_count, 4);
+    struct live_index *index;
+    assert_int_equal(live_index_build(profile, allocator, 2, &index), LIVE_OK);
+    struct live_rows rows = {0};
+
+    /* Before the first snapshot: the four, the two alike merged (the
+     * later one speaks), with their addresses and locations, no time. */
+    assert_int_equal(live_index_rows_at(index, 5, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 3);
+    assert_int_equal(rows.allocations, 4);
+    assert_true(rows.total_bytes == 450);
+    assert_true(rows.rows[0].allocation_bytes == 200 && rows.rows[0].address == 0x600);
+    assert_true(rows.rows[1].allocation_bytes == 100 && rows.rows[1].occurrences == 2);
+    assert_true(rows.rows[1].address == 0x800 && rows.rows[1].special_index == 3);
+    assert_int_equal(rows.rows[1].origin, ROW_FROM_SPECIAL);
+    assert_true(rows.rows[1].snapshot_index == -1 && !rows.rows[1].has_time);
+    assert_string_equal(profile_text(profile, rows.rows[1].location), "x.py:1");
+    assert_string_equal(profile_text(profile, rows.rows[1].stack), "x.py:1");
+    assert_string_equal(op_of(profile, &rows, 2), "<before the trace>");
+
+    /* At 10 the heap is all explained: no "allocated before the profile". */
+    assert_int_equal(live_index_rows_at(index, 10, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 4);
+    assert_true(rows.total_bytes == 514);
+    assert_false(has_row_named(profile, &rows, LIVE_BEFORE_PROFILE_NAME));
+
+    /* A free at 0x600 ends the initial allocation there; the address
+     * reused at 30 is the new one's; at 40 "over" replaces the one at
+     * 0x700 without a free; at 50 the free of 0x500 leaves 0x800 alone. */
+    assert_int_equal(live_index_rows_at(index, 20, &rows), LIVE_OK);
+    assert_true(rows.total_bytes == 314 && rows.allocations == 4);
+    assert_int_equal(live_index_rows_at(index, 50, &rows), LIVE_OK);
+    assert_true(rows.total_bytes == 212);
+    assert_int_equal(rows.count, 4);
+    assert_true(rows.rows[0].allocation_bytes == 100 && rows.rows[0].occurrences == 1);
+    assert_true(rows.rows[0].address == 0x800);
+    assert_string_equal(op_of(profile, &rows, 1), "a");
+    assert_string_equal(op_of(profile, &rows, 2), "reuse");
+    assert_string_equal(op_of(profile, &rows, 3), "over");
+    assert_false(has_row_named(profile, &rows, LIVE_BEFORE_PROFILE_NAME));
+
+    /* Initial allocations never grew: since before the first snapshot,
+     * only what the timeline allocated. */
+    assert_int_equal(live_index_rows_grown(index, 0, 50, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 3);
+    assert_true(rows.total_bytes == 64 + 32 + 16);
+
+    /* The numbers: initial allocation 3 (0x800), then snapshots 0, 2, 3
+     * as 4 + index. */
+    size_t *live, count;
+    assert_int_equal(live_index_allocations_at(index, 50, &live, &count), LIVE_OK);
+    assert_int_equal(count, 4);
+    assert_int_equal(live[0], 3);
+    assert_int_equal(live[1], 4);
+    assert_int_equal(live[2], 6);
+    assert_int_equal(live[3], 7);
+    free(live);
+
+    /* The table at the peak (10: 514 bytes) is the live set there, made
+     * by the builder's finish. */
+    assert_true(allocator->summary.peak_time_ps == 10);
+    assert_int_equal(allocator->rows_kind, ALLOCATOR_ROWS_LIVE);
+    assert_int_equal(live_index_rows_at(index, 10, &rows), LIVE_OK);
+    assert_int_equal(allocator->row_count, rows.count);
+    assert_int_equal(allocator->live_allocations, 5);
+    for (size_t r = 0; r < rows.count; r++)
+        assert_memory_equal(&allocator->rows[r], &rows.rows[r], sizeof rows.rows[r]);
+    live_rows_free(&rows);
+    live_index_free(index);
+    profile_free(profile);
+}
+
+/* The same timeline without them: the memory from before is one lump,
+ * as for every format that does not know it one by one. */
+static void test_without_initial_allocations(void **state)
+{
+    (void)state;
+    struct profile *profile = initial_profile(false);
+    struct live_rows rows = {0};
+    assert_int_equal(live_rows_at_once(profile, &profile->allocators[0], 10, &rows), LIVE_OK);
+    assert_int_equal(rows.count, 2);
+    assert_string_equal(op_of(profile, &rows, 0), LIVE_BEFORE_PROFILE_NAME);
+    assert_true(rows.rows[0].allocation_bytes == 450);
+    live_rows_free(&rows);
+    profile_free(profile);
+}
+
+static void test_initial_against_brute_force(void **state)
+{
+    (void)state;
+    struct profile *profile = initial_profile(true);
+    check_timeline_against_brute_force(profile, &profile->allocators[0]);
+    profile_free(profile);
+}
+
 /* ---- generated profiles ---- */
 
 #define GENERATED_ARGUMENTS "--version 0 --snapshots 6000 --allocators 3 --steps 6 --seed 11 --unsorted"
@@ -321,6 +470,56 @@ static void test_late_window_against_brute_force(void **state)
     profile_free(source);
 }
 
+/* A window seeded with what was live when it opens answers as the whole
+ * timeline does at every time in it: the same rows (bytes, op,
+ * occurrences, address), the same totals and the same memory from
+ * before the profile; and it passes the brute force. */
+static void test_seeded_window_matches_the_whole(void **state)
+{
+    (void)state;
+    struct profile *source =
+        profile_maker_generate("live-seeded.v0.pb", "--format pb " GENERATED_ARGUMENTS);
+    if (!source)
+        TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
+    const struct snapshot_columns *full = &source->allocators[0].timeline;
+    size_t first = full->count * 2 / 5;
+    struct profile *profile = profile_maker_window_seeded(source, 0, first);
+    const struct allocator *allocator = &profile->allocators[0];
+    assert_true(allocator->initial_count > 10);
+    check_timeline_against_brute_force(profile, allocator);
+
+    struct live_index *whole, *window;
+    assert_int_equal(live_index_build(source, &source->allocators[0], 0, &whole), LIVE_OK);
+    assert_int_equal(live_index_build(profile, allocator, 97, &window), LIVE_OK);
+    struct probes probes = probes_for(&allocator->timeline, window);
+    struct live_rows a = {0}, b = {0};
+    for (size_t p = 0; p < probes.count; p++) {
+        if (probes.times[p] < allocator->timeline.time_ps[0])
+            continue; /* before the window: the whole knows more */
+        assert_int_equal(live_index_rows_at(whole, probes.times[p], &a), LIVE_OK);
+        assert_int_equal(live_index_rows_at(window, probes.times[p], &b), LIVE_OK);
+        assert_int_equal(a.count, b.count);
+        assert_int_equal(a.allocations, b.allocations);
+        assert_true(a.total_bytes == b.total_bytes);
+        for (size_t i = 0; i < a.count; i++) {
+            const struct allocation_row *x = &a.rows[i], *y = &b.rows[i];
+            assert_true(x->allocation_bytes == y->allocation_bytes);
+            assert_true(x->occurrences == y->occurrences);
+            assert_true(x->address == y->address);
+            assert_string_equal(profile_text(source, x->op_name), profile_text(profile, y->op_name));
+            assert_int_equal(x->origin == ROW_FROM_SNAPSHOT && x->snapshot_index < (int64_t)first,
+                             y->origin == ROW_FROM_SPECIAL && y->address != 0);
+        }
+    }
+    free(probes.times);
+    live_rows_free(&a);
+    live_rows_free(&b);
+    live_index_free(whole);
+    live_index_free(window);
+    profile_free(profile);
+    profile_free(source);
+}
+
 /* The same run as protobuf and as JSON answers the same, row for row. */
 static void test_protobuf_and_json_agree(void **state)
 {
@@ -388,6 +587,10 @@ int main(void)
         cmocka_unit_test(test_sampled_timeline_refused),
         cmocka_unit_test(test_no_timeline_refused),
         cmocka_unit_test(test_cache_builds_once),
+        cmocka_unit_test(test_initial_allocations),
+        cmocka_unit_test(test_without_initial_allocations),
+        cmocka_unit_test(test_initial_against_brute_force),
+        cmocka_unit_test(test_seeded_window_matches_the_whole),
         cmocka_unit_test(test_once_matches_the_index),
         cmocka_unit_test(test_generated_against_brute_force),
         cmocka_unit_test(test_late_window_against_brute_force),

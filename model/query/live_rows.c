@@ -32,6 +32,39 @@ bool live_special_texts_intern(struct string_table *strings, struct live_special
 
 static struct allocation_row row_from_snapshot(const struct profile *profile,
                                                const struct snapshot_columns *timeline,
+                                               uint32_t index);
+
+/* The block of timeline allocation `index`, where the allocator's
+ * allocation_blocks say; 0 otherwise. */
+static int64_t block_of(const struct live_rows_request *request, size_t index)
+{
+    size_t low = 0, high = request->block_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (request->blocks[middle].snapshot_index < index)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < request->block_count && request->blocks[low].snapshot_index == index
+               ? request->blocks[low].block_bytes
+               : 0;
+}
+
+/* The row of live allocation `number` (live_is_initial). */
+static struct allocation_row row_of(const struct live_rows_request *request, uint32_t number)
+{
+    if (live_is_initial(request->initial_count, number))
+        return request->initial[number];
+    uint32_t index = (uint32_t)(number - request->initial_count);
+    struct allocation_row row = row_from_snapshot(request->profile, request->timeline, index);
+    if (request->block_count)
+        row.block_bytes = block_of(request, index);
+    return row;
+}
+
+static struct allocation_row row_from_snapshot(const struct profile *profile,
+                                               const struct snapshot_columns *timeline,
                                                uint32_t index)
 {
     struct frame_site site = profile_site(profile, timeline->site ? timeline->site[index] : 0);
@@ -139,6 +172,16 @@ int live_row_key_compare(const struct string_table *strings, const struct alloca
     return order;
 }
 
+/* Whether x comes after y among rows of equal keys: by snapshot index,
+ * then special index (the initial allocations' position), so that the
+ * pick does not depend on the order the live set lists them in. */
+static bool row_later(const struct allocation_row *x, const struct allocation_row *y)
+{
+    if (x->snapshot_index != y->snapshot_index)
+        return x->snapshot_index > y->snapshot_index;
+    return x->special_index > y->special_index;
+}
+
 /* Equal keys in snapshot order, so that a merged row ends on the latest
  * (XProf's own pick among equal rows is arbitrary: an unstable sort). */
 static bool row_before(const void *context, size_t a, size_t b)
@@ -146,7 +189,7 @@ static bool row_before(const void *context, size_t a, size_t b)
     const struct row_order_context *order = context;
     const struct allocation_row *x = &order->rows[a], *y = &order->rows[b];
     int key = live_row_key_compare(order->strings, x, y);
-    return key < 0 || (key == 0 && x->snapshot_index < y->snapshot_index);
+    return key < 0 || (key == 0 && row_later(y, x));
 }
 
 /* One string table gives equal texts equal ids: no text compare needed. */
@@ -223,7 +266,7 @@ static bool live_groups_add(struct live_groups *groups, const struct allocation_
         if (!row_same_key(found, row))
             continue;
         int64_t occurrences = found->occurrences + 1;
-        if (row->snapshot_index > found->snapshot_index)
+        if (row_later(row, found))
             *found = *row; /* the latest allocation speaks for the group */
         found->occurrences = occurrences;
         return true;
@@ -250,8 +293,7 @@ static bool live_groups_fill(struct live_groups *groups, const struct live_rows_
 {
     int64_t bytes = 0;
     for (size_t i = 0; i < request->live_count; i++) {
-        struct allocation_row row =
-            row_from_snapshot(request->profile, request->timeline, request->live[i]);
+        struct allocation_row row = row_of(request, request->live[i]);
         bytes = saturating_add(bytes, row.allocation_bytes);
         if (!live_groups_add(groups, &row))
             return false;

@@ -33,11 +33,27 @@ struct live_special_texts {
  * runs out. */
 bool live_special_texts_intern(struct string_table *strings, struct live_special_texts *texts);
 
+/* An allocation of the live set, by number: numbers below
+ * initial_count name the allocator's initial allocations (struct
+ * allocator's initial: live when the timeline begins), the others
+ * timeline index number - initial_count. Without initial allocations a
+ * number is a timeline index. */
+static inline bool live_is_initial(size_t initial_count, uint32_t number)
+{
+    return number < initial_count;
+}
+
 struct live_rows_request {
     const struct profile *profile; /* for the strings */
     const struct snapshot_columns *timeline;
+    /* The allocator's initial allocations (NULL and 0 for none). */
+    const struct allocation_row *initial;
+    size_t initial_count;
+    /* The allocator's allocation_blocks (NULL and 0 for none). */
+    const struct allocation_block *blocks;
+    size_t block_count;
     const struct live_special_texts *texts;
-    const uint32_t *live; /* timeline indices of the live allocations, any order */
+    const uint32_t *live; /* the live allocations by number (see above), any order */
     size_t live_count;
     /* Snapshots replayed: the special rows come from snapshot end - 1
      * (none when end is 0). */
@@ -59,7 +75,10 @@ struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t n
 /* XProf's order of rows (its MetadataComparator): allocation bytes, then
  * requested bytes, both larger first, then op, region, data type and shape
  * bytewise; then, for formats that record where a row was made (issue
- * 22), its location, module and stack (empty for the others). */
+ * 22), its location, module and stack (empty for the others). Rows of
+ * equal keys then go by snapshot index and special index (initial
+ * allocations: their position), the later last, and merge into the
+ * last. */
 int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
                          const struct allocation_row *b);
 

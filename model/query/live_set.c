@@ -20,9 +20,48 @@ struct live_checkpoint {
     size_t count;
 };
 
+/* Where the numbers of the live set's allocations point (live_rows.h's
+ * live_is_initial): the allocator's initial allocations first, then
+ * the timeline. */
+struct live_source {
+    const struct snapshot_columns *timeline;
+    const struct allocation_row *initial;
+    size_t initial_count;
+};
+
+static struct live_source live_source_of(const struct allocator *allocator)
+{
+    return (struct live_source){&allocator->timeline, allocator->initial,
+                                allocator->initial_count};
+}
+
+static uint64_t live_source_address(const struct live_source *source, uint32_t number)
+{
+    return live_is_initial(source->initial_count, number)
+               ? source->initial[number].address
+               : source->timeline->address[number - source->initial_count];
+}
+
+static int64_t live_source_bytes(const struct live_source *source, uint32_t number)
+{
+    return live_is_initial(source->initial_count, number)
+               ? source->initial[number].allocation_bytes
+               : snapshot_columns_allocation_bytes(source->timeline, number - source->initial_count);
+}
+
+/* Whether every allocation's number fits in 32 bits. */
+static bool live_numbers_fit(const struct allocator *allocator)
+{
+    return allocator->initial_count < UINT32_MAX &&
+           allocator->timeline.count < UINT32_MAX - allocator->initial_count;
+}
+
 struct live_index {
     const struct profile *profile;
     const struct snapshot_columns *timeline;
+    struct live_source source;
+    const struct allocation_block *blocks; /* the allocator's allocation_blocks */
+    size_t block_count;
     size_t interval;
     struct live_checkpoint *checkpoints;
     size_t checkpoint_count;
@@ -32,8 +71,8 @@ struct live_index {
     size_t entry_capacity;
     struct live_special_texts texts;
     /* Query scratch: the replayed gap's last event per address (value:
-     * snapshot index + 1 for an allocation, 0 for a deallocation), and
-     * the live allocations found. */
+     * the allocation's number + 1, 0 for a deallocation), and the live
+     * allocations found (numbers). */
     struct integer_map window;
     uint32_t *live;
     size_t live_capacity;
@@ -91,9 +130,9 @@ static int compare_indices(const void *a, const void *b)
 
 /* ---- building: one replay with a dense live set ---- */
 
-/* The live set during the build: the snapshot indices of the live
- * allocations in no order, and each live address's position among them
- * (a free moves the last one into the hole). */
+/* The live set during the build: the numbers of the live allocations
+ * in no order, and each live address's position among them (a free
+ * moves the last one into the hole). */
 struct live_replay {
     struct integer_map positions;
     uint32_t *live;
@@ -133,7 +172,7 @@ static bool live_replay_allocate(struct live_replay *replay, uint64_t address, u
 }
 
 static void live_replay_free_address(struct live_replay *replay,
-                                     const struct snapshot_columns *timeline, uint64_t address)
+                                     const struct live_source *source, uint64_t address)
 {
     uint32_t position;
     if (!integer_map_remove(&replay->positions, address, &position))
@@ -142,16 +181,27 @@ static void live_replay_free_address(struct live_replay *replay,
     if (position == replay->count)
         return;
     replay->live[position] = last;
-    *integer_map_find(&replay->positions, timeline->address[last]) = position;
+    *integer_map_find(&replay->positions, live_source_address(source, last)) = position;
 }
 
-static bool live_replay_apply(struct live_replay *replay, const struct snapshot_columns *timeline,
+/* The state before the first snapshot: the initial allocations live. */
+static bool live_replay_seed(struct live_replay *replay, const struct live_source *source)
+{
+    for (size_t k = 0; k < source->initial_count; k++)
+        if (!live_replay_allocate(replay, source->initial[k].address, (uint32_t)k))
+            return false;
+    return true;
+}
+
+static bool live_replay_apply(struct live_replay *replay, const struct live_source *source,
                               size_t index)
 {
+    const struct snapshot_columns *timeline = source->timeline;
     if (timeline->activity[index] == MEMORY_ACTIVITY_ALLOCATION)
-        return live_replay_allocate(replay, timeline->address[index], (uint32_t)index);
+        return live_replay_allocate(replay, timeline->address[index],
+                                    (uint32_t)(index + source->initial_count));
     if (timeline->activity[index] == MEMORY_ACTIVITY_DEALLOCATION)
-        live_replay_free_address(replay, timeline, timeline->address[index]);
+        live_replay_free_address(replay, source, timeline->address[index]);
     return true;
 }
 
@@ -193,7 +243,7 @@ static bool live_index_replay(struct live_index *index)
 {
     const struct snapshot_columns *timeline = index->timeline;
     struct live_replay replay = {0};
-    bool ok = true;
+    bool ok = live_replay_seed(&replay, &index->source);
     size_t next = 0;
     for (size_t i = 0; ok && i <= timeline->count; i++) {
         if (i == next) {
@@ -201,7 +251,7 @@ static bool live_index_replay(struct live_index *index)
             next = i + (replay.count > index->interval ? replay.count : index->interval);
         }
         if (ok && i < timeline->count)
-            ok = live_replay_apply(&replay, timeline, i);
+            ok = live_replay_apply(&replay, &index->source, i);
     }
     live_replay_free(&replay);
     if (ok) { /* give back the room the estimates left */
@@ -222,15 +272,18 @@ enum live_status live_index_build(const struct profile *profile, const struct al
         return LIVE_SAMPLED_TIMELINE;
     if (allocator->timeline_kind == TIMELINE_NONE)
         return LIVE_NO_TIMELINE;
-    /* Indices are stored in 32 bits; such a timeline would need hundreds
+    /* Numbers are stored in 32 bits; such a timeline would need hundreds
      * of gigabytes of columns anyway. */
-    if (allocator->timeline.count >= UINT32_MAX)
+    if (!live_numbers_fit(allocator))
         return LIVE_NO_MEMORY;
     struct live_index *index = calloc(1, sizeof *index);
     if (!index)
         return LIVE_NO_MEMORY;
     index->profile = profile;
     index->timeline = &allocator->timeline;
+    index->source = live_source_of(allocator);
+    index->blocks = allocator->allocation_blocks;
+    index->block_count = allocator->allocation_block_count;
     index->interval = interval ? interval : LIVE_INDEX_DEFAULT_INTERVAL;
     if (index->interval > allocator->timeline.count)
         index->interval = allocator->timeline.count + 1; /* one checkpoint, at 0 */
@@ -296,12 +349,13 @@ static const struct live_checkpoint *live_index_checkpoint_before(const struct l
 static bool live_index_replay_window(struct live_index *index, size_t from, size_t end)
 {
     const struct snapshot_columns *timeline = index->timeline;
+    size_t initial = index->source.initial_count;
     if (!integer_map_reset(&index->window, end - from))
         return false;
     for (size_t i = from; i < end; i++) {
         int activity = timeline->activity[i];
         if (activity == MEMORY_ACTIVITY_ALLOCATION)
-            integer_map_put(&index->window, timeline->address[i], (uint32_t)i + 1);
+            integer_map_put(&index->window, timeline->address[i], (uint32_t)(i + initial) + 1);
         else if (activity == MEMORY_ACTIVITY_DEALLOCATION)
             integer_map_put(&index->window, timeline->address[i], 0);
         /* the map has room for every event of the gap: puts cannot fail */
@@ -310,13 +364,13 @@ static bool live_index_replay_window(struct live_index *index, size_t from, size
 }
 
 /* Fills index->live with the allocations live after `end` snapshots
- * whose index is at least `first`, in no particular order; *count gets
+ * whose number is at least `first`, in no particular order; *count gets
  * how many, *bytes the sum of every live allocation's size (those below
  * `first` included). */
 static bool live_index_collect(struct live_index *index, size_t end, size_t first, size_t *count,
                                int64_t *bytes)
 {
-    const struct snapshot_columns *timeline = index->timeline;
+    const struct live_source *source = &index->source;
     const struct live_checkpoint *checkpoint = live_index_checkpoint_before(index, end);
     if (!live_index_replay_window(index, checkpoint->position, end) ||
         !live_array_reserve((void **)&index->live, &index->live_capacity,
@@ -325,23 +379,23 @@ static bool live_index_collect(struct live_index *index, size_t end, size_t firs
     size_t found = 0;
     int64_t sum = 0;
     const uint8_t *in = index->entries + checkpoint->offset;
-    uint32_t snapshot = 0;
+    uint32_t number = 0;
     for (size_t i = 0; i < checkpoint->count; i++) {
         uint32_t step;
         in = varint_get(in, &step);
-        snapshot += step;
-        if (integer_map_find(&index->window, timeline->address[snapshot]))
+        number += step;
+        if (integer_map_find(&index->window, live_source_address(source, number)))
             continue; /* the gap decides this address's fate */
-        sum = saturating_add(sum, snapshot_columns_allocation_bytes(timeline, snapshot));
-        if (snapshot >= first)
-            index->live[found++] = snapshot;
+        sum = saturating_add(sum, live_source_bytes(source, number));
+        if (number >= first)
+            index->live[found++] = number;
     }
     const struct integer_map *window = &index->window;
     for (size_t slot = 0; slot < window->capacity; slot++) {
         if (!window->slots[slot].used || window->slots[slot].value == 0)
             continue;
         uint32_t allocated = window->slots[slot].value - 1;
-        sum = saturating_add(sum, snapshot_columns_allocation_bytes(timeline, allocated));
+        sum = saturating_add(sum, live_source_bytes(source, allocated));
         if (allocated >= first)
             index->live[found++] = allocated;
     }
@@ -362,6 +416,10 @@ static enum live_status live_index_query(struct live_index *index, size_t end, s
     struct live_rows_request request = {
         .profile = index->profile,
         .timeline = index->timeline,
+        .initial = index->source.initial,
+        .initial_count = index->source.initial_count,
+        .blocks = index->blocks,
+        .block_count = index->block_count,
         .texts = &index->texts,
         .live = index->live,
         .live_count = count,
@@ -411,18 +469,36 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     if (allocator->timeline_kind == TIMELINE_NONE)
         return LIVE_NO_TIMELINE;
     const struct snapshot_columns *timeline = &allocator->timeline;
-    if (timeline->count >= UINT32_MAX)
+    if (!live_numbers_fit(allocator))
         return LIVE_NO_MEMORY;
+    struct live_source source = live_source_of(allocator);
+    struct live_special_texts texts;
     struct live_replay replay = {0};
     size_t end = snapshots_until(timeline, time_ps);
-    bool ok = true;
+    bool ok = live_special_texts_intern(profile->strings, &texts) &&
+              live_replay_seed(&replay, &source);
     for (size_t i = 0; ok && i < end; i++)
-        ok = live_replay_apply(&replay, timeline, i);
-    enum live_status status =
-        ok ? live_rows_of_set(profile, timeline, replay.live, replay.count, end, rows)
-           : LIVE_NO_MEMORY;
+        ok = live_replay_apply(&replay, &source, i);
+    int64_t bytes = 0;
+    for (size_t i = 0; ok && i < replay.count; i++)
+        bytes = saturating_add(bytes, live_source_bytes(&source, replay.live[i]));
+    struct live_rows_request request = {
+        .profile = profile,
+        .timeline = timeline,
+        .initial = allocator->initial,
+        .initial_count = allocator->initial_count,
+        .blocks = allocator->allocation_blocks,
+        .block_count = allocator->allocation_block_count,
+        .texts = &texts,
+        .live = replay.live,
+        .live_count = replay.count,
+        .end = end,
+        .with_specials = true,
+        .live_allocation_bytes = bytes,
+    };
+    ok = ok && live_rows_make(&request, rows);
     live_replay_free(&replay);
-    return status;
+    return ok ? LIVE_OK : LIVE_NO_MEMORY;
 }
 
 enum live_status live_index_rows_grown(struct live_index *index, int64_t since_ps,
@@ -430,9 +506,10 @@ enum live_status live_index_rows_grown(struct live_index *index, int64_t since_p
 {
     size_t end = snapshots_until(index->timeline, time_ps);
     size_t first = snapshots_until(index->timeline, since_ps);
-    /* Allocated after since_ps means an index from `first` on; none is
-     * below `end` when since_ps >= time_ps. */
-    return live_index_query(index, end, first, false, rows);
+    /* Allocated after since_ps means a timeline index from `first` on
+     * (never an initial allocation: it was live before the timeline);
+     * none is below `end` when since_ps >= time_ps. */
+    return live_index_query(index, end, first + index->source.initial_count, false, rows);
 }
 
 enum live_status live_index_allocations_at(struct live_index *index, int64_t time_ps,

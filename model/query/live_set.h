@@ -4,16 +4,23 @@
  *
  * Definition (issue 13; the tests check it against a brute-force replay):
  * the allocations live at time T are the state after every snapshot with
- * time_ps <= T, in timeline order: an ALLOCATION maps its address to
- * itself (replacing whatever the address held), a DEALLOCATION unmaps its
- * address (one never seen allocated unmaps nothing); other activities
- * change nothing. Two special rows complete the picture, from the last
+ * time_ps <= T, in timeline order, starting from the allocator's initial
+ * allocations (struct allocator's initial: live when the timeline begins,
+ * each mapped from its address; none for most formats): an ALLOCATION
+ * maps its address to itself (replacing whatever the address held), a
+ * DEALLOCATION unmaps its address (one never seen allocated unmaps
+ * nothing); other activities change nothing. An initial allocation's
+ * row is the one the loader gave (origin ROW_FROM_SPECIAL with an
+ * address, no time, special_index its position among them); it never
+ * counts as grown. Two special rows complete the picture, from the last
  * snapshot at or before T, when positive: "stack" (its stack bytes,
  * region "stack") and "allocated before the profile" (its heap bytes
  * minus the sum of the live allocations' sizes, region
  * "persist/dynamic"), both with data type "INVALID" and shape "unknown",
- * as XProf writes its special rows, with that snapshot's step. Before
- * the first snapshot nothing is live and there are no special rows.
+ * as XProf writes its special rows, with that snapshot's step: where the
+ * initial allocations explain all of the heap (a PyTorch memory
+ * snapshot) the second is absent. Before the first snapshot only the
+ * initial allocations are live, and there are no special rows.
  *
  * Rows are merged and ordered as XProf orders its peak table: allocation
  * bytes descending, requested bytes descending, then op name, region,
@@ -28,9 +35,11 @@
  * profile" first, then "stack"): the numbering XProf gives its own.
  *
  * How: a replay by address with checkpoints. live_index_build() replays
- * the timeline once and stores, every K snapshots or more (see
- * live_index_build), the live set as a sorted list of snapshot indices,
- * delta- and varint-coded. A query starts from the last checkpoint at or
+ * the timeline once, from the initial allocations, and stores, every K
+ * snapshots or more (see live_index_build), the live set as a sorted
+ * list of allocation numbers (the initial allocations', then timeline
+ * indices after them), delta- and varint-coded: the first checkpoint,
+ * before any snapshot, holds the initial allocations. A query starts from the last checkpoint at or
  * before T and replays at most the gap to T, so it costs O(K + live rows)
  * whatever T is. The checkpoints' total size is bounded by one entry per
  * snapshot at worst (a checkpoint holding L allocations is followed by a
@@ -148,9 +157,11 @@ enum live_status live_rows_of_set(const struct profile *profile,
 enum live_status live_index_rows_grown(struct live_index *index, int64_t since_ps,
                                        int64_t time_ps, struct live_rows *rows);
 
-/* The timeline indices of the allocations live at time_ps, ascending, in
- * a new array the caller frees (*indices is NULL when none). The
- * unmerged set behind live_index_rows_at(), for tests and tools. */
+/* The allocations live at time_ps by number, ascending, in a new array
+ * the caller frees (*indices is NULL when none): initial allocation k
+ * as k, timeline index i as i + the allocator's initial_count (so a
+ * timeline index where there are no initial allocations). The unmerged
+ * set behind live_index_rows_at(), for tests and tools. */
 enum live_status live_index_allocations_at(struct live_index *index, int64_t time_ps,
                                            size_t **indices, size_t *count);
 

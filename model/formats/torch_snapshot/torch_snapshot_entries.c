@@ -82,7 +82,9 @@ static uint8_t action_of(const struct pickle_value *text)
 }
 
 /* compile_context and user_metadata as one context string, "" when
- * neither says anything. */
+ * neither says anything: the entry's own part of its row's context (the
+ * stream and the annotations open then are added when its device is
+ * built). */
 static uint32_t entry_context(struct ts_load *load, const struct pickle_value *compile,
                               const struct pickle_value *metadata)
 {
@@ -254,7 +256,10 @@ static int take_entries(struct ts_load *load, struct pickle_object *list,
             struct ts_entry *entry = &batch->entries[i];
             if (!entry_read(load, items[done + i].as.object, entry, error))
                 return -1;
-            batch->op_names[i] = load->tracebacks ? load->tracebacks[entry->traceback].function : 0;
+            const struct ts_traceback *traceback =
+                load->tracebacks ? &load->tracebacks[entry->traceback] : NULL;
+            batch->op_names[i] = traceback ? traceback->function : 0;
+            batch->sites[i] = traceback ? traceback->site : 0;
         }
         batch->list = list;
         batch->count = n;

@@ -2,7 +2,8 @@
  * (see torch_snapshot_internal.h): the stack as memtop shows it (Python
  * frames, runs of C++ frames folded into a count, memory_viz's machinery
  * hidden when there is no Python frame), the innermost user frame's
- * location and the function that made the memory; tracebacks interned by
+ * location and the function that made the memory, and its site for the
+ * profile (registered once, named by the entries); tracebacks interned by
  * the list object (pybind writes one list per distinct traceback and one
  * dict per distinct frame, the memo hands them back again). Also the
  * load's scratch text.
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
+#include "model/profile_builder.h"
 #include "model/string_table.h"
 #include "model/user_frame.h"
 #include "model/util/array_grow.h"
@@ -285,6 +287,15 @@ static uint32_t traceback_add(struct ts_load *load, const struct pickle_value *f
         (traceback.stack = ts_scratch_intern(load)) == STRING_ID_NONE ||
         !array_grow((void **)&load->tracebacks, &load->traceback_capacity, load->traceback_count,
                     sizeof *load->tracebacks, 64))
+        return UINT32_MAX;
+    /* Its site, once: what the rows of its allocations show at any time. */
+    struct frame_site site = {
+        .location = traceback.location,
+        .location_file = traceback.location_file,
+        .location_line = traceback.location_line,
+        .stack = traceback.stack,
+    };
+    if (!profile_builder_add_site(load->builder, &site, &traceback.site))
         return UINT32_MAX;
     load->tracebacks[load->traceback_count] = traceback;
     return (uint32_t)load->traceback_count++;

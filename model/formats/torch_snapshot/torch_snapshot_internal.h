@@ -14,7 +14,8 @@
  *                             allocations and reserved bytes live before
  *                             the first entry)
  *   torch_snapshot_replay.c   per device: the timeline finished (the start
- *                             added), the peak rows, the allocator
+ *                             added, the annotations in the contexts), the
+ *                             initial allocations, the allocator
  *   torch_snapshot_spans.c    the annotations paired into named spans
  * Called by: those files only (and the tests, through the format row).
  * Must not: be included outside this folder. */
@@ -71,13 +72,17 @@ struct ts_oom {
     int64_t allocated, reserved;
 };
 
-/* An allocation of the trace (what its row needs that the columns do
- * not hold): one open, or one live at the peak. */
-struct ts_open {
+/* An allocation made on a stream other than the default. */
+struct ts_stream_use {
     uint32_t entry;
-    uint32_t traceback;
-    int64_t size;
     uint64_t stream;
+};
+
+/* An allocation of the trace open (its size at hand, where the
+ * columns' are far behind). */
+struct ts_open {
+    uint32_t entry; /* while the slot is free: the next free slot */
+    int64_t size;
 };
 
 /* One list of device_traces, found by the list object, replayed as its
@@ -104,10 +109,12 @@ struct ts_trace {
     size_t oom_count;
     int64_t allocated, reserved, best;
     size_t peak; /* the first entry at the largest allocated */
-    /* The allocations open at the peak that later entries ended (with
-     * those still open at the end, what was live at the peak). */
-    struct ts_open *ended_after_peak;
-    size_t ended_after_peak_count, ended_after_peak_capacity;
+    /* The allocations made on a stream other than the default, in entry
+     * order (few: most are on the default one), for their contexts when
+     * the device is built: kept aside so that the context column stays
+     * unwritten while the pickle is read. */
+    struct ts_stream_use *streams;
+    size_t stream_count, stream_capacity;
 };
 
 /* Entries read from the pickle, waiting for their replay: the trace's
@@ -119,6 +126,7 @@ struct ts_batch {
     size_t bytes_left; /* of the input after them (for a first guess of a trace's length) */
     struct ts_entry entries[TS_BATCH];
     uint32_t op_names[TS_BATCH]; /* the traceback's function */
+    uint32_t sites[TS_BATCH];    /* the traceback's site */
 };
 
 struct ts_pipe;
@@ -136,6 +144,7 @@ struct ts_traceback {
     uint32_t location_file;
     int64_t location_line;
     uint32_t function;      /* that frame's function (the row's name) */
+    uint32_t site;          /* the profile's site (struct frame_site) of the above */
 };
 
 enum ts_block_state { TS_BLOCK_INACTIVE, TS_BLOCK_ALLOCATED, TS_BLOCK_PENDING_FREE };
@@ -308,6 +317,9 @@ struct initial {
     bool ghost; /* from the snapshot's blocks; otherwise an unmatched free */
 };
 
+/* Contexts a device's build keeps made (a power of two). */
+#define CONTEXTS_KEPT 64
+
 struct device_replay {
     struct ts_load *load;
     int64_t device;
@@ -319,11 +331,19 @@ struct device_replay {
     int64_t initial_bytes;
     int64_t reserved_end, reserved_start;
     size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
-    /* The annotations open at the time of the last row (a sweep: rows
-     * come in time order). */
+    /* The annotations open at the time of the last entry (a sweep:
+     * entries come in time order), a count of their changes, and the
+     * contexts made lately by their parts (an entry's context is made
+     * only when its parts are new). */
     size_t annotation_next;
     uint32_t open_annotations[16];
     size_t open_annotation_count;
+    size_t annotation_changes;
+    struct context_made {
+        uint64_t stream;
+        size_t changes; /* annotation_changes + 1 when made; 0: empty */
+        uint32_t base, id;
+    } contexts[CONTEXTS_KEPT];
 };
 
 /* The most entries a trace holds (entry indices are 32 bits, with room). */

@@ -5,9 +5,12 @@
  * the first entry; once torch_snapshot_initial.c has found that (the
  * frees of allocations the trace does not hold, the active blocks it
  * never allocated, the segments), one pass over the columns adds it and
- * turns time_us into time. memory_viz's counting throughout: requested
- * bytes, only free_completed ends an allocation. The rows are what was
- * live at the peak: the trace again up to there, by address.
+ * turns time_us into time, and each entry's context gets the annotations
+ * open then and its stream. memory_viz's counting throughout: requested bytes, only
+ * free_completed ends an allocation. The allocations live before the
+ * first entry go to the profile as the allocator's initial allocations,
+ * and the rows at the peak are left to the builder's finish: the live set
+ * at the peak (model/query/live_set.h), the same at any moment.
  * Called by torch_snapshot.c. Calls torch_snapshot_initial.c, never the
  * other way. Must not: read the pickle. */
 #include "config.h"
@@ -20,10 +23,108 @@
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/load_internal.h"
 #include "model/profile_builder.h"
-#include "model/util/index_sort.h"
 #include "model/util/saturating.h"
 #include "model/segments.h"
 #include "model/string_table.h"
+
+/* ---- the annotations in the entries' contexts ---- */
+
+/* Brings the annotations of this device open at `time_us` up to date (a
+ * sweep: `time_us` never goes back between calls), counting changes. */
+static void annotations_advance(struct device_replay *replay, int64_t time_us)
+{
+    const struct ts_load *load = replay->load;
+    uint32_t *open = replay->open_annotations;
+    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
+        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
+        if (note->time_us > time_us)
+            break;
+        if (note->device != replay->device)
+            continue;
+        if (note->start && replay->open_annotation_count < 16) {
+            open[replay->open_annotation_count++] = note->name;
+            replay->annotation_changes++;
+        } else if (!note->start) {
+            for (size_t j = replay->open_annotation_count; j-- > 0;)
+                if (open[j] == note->name) {
+                    memmove(open + j, open + j + 1,
+                            (replay->open_annotation_count - j - 1) * sizeof *open);
+                    replay->open_annotation_count--;
+                    replay->annotation_changes++;
+                    break;
+                }
+        }
+    }
+}
+
+/* The context of an entry whose own part is `base` (compile context,
+ * metadata), allocated on `stream` (0: the default), while the open
+ * annotations are what they are: their names, outermost first, " > "
+ * between, then the base, then "stream 0x...", "; " between. */
+static uint32_t entry_context(struct device_replay *replay, uint32_t base, uint64_t stream)
+{
+    struct ts_load *load = replay->load;
+    uint64_t hash = ((uint64_t)base * 0x9e3779b97f4a7c15u ^ stream) * 0xbf58476d1ce4e5b9u;
+    struct context_made *made = &replay->contexts[hash >> 58 & (CONTEXTS_KEPT - 1)];
+    if (made->changes == replay->annotation_changes + 1 && made->base == base &&
+        made->stream == stream)
+        return made->id;
+    char text[1024];
+    size_t used = 0;
+    for (size_t j = 0; j < replay->open_annotation_count && used < 512; j++) {
+        struct text name = string_table_get(load->strings, replay->open_annotations[j]);
+        int n = snprintf(text + used, 512 - used, "%s%.*s", j ? " > " : "", (int)name.length,
+                         name.bytes);
+        if (n < 0 || (size_t)n >= 512 - used)
+            break;
+        used += (size_t)n;
+    }
+    struct text own = string_table_get(load->strings, base);
+    if (own.length)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%.*s", used ? "; " : "",
+                                 (int)own.length, own.bytes);
+    if (stream && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
+                                 used ? "; " : "", (unsigned long long)stream);
+    if (used >= sizeof text)
+        used = sizeof text - 1;
+    *made = (struct context_made){stream, replay->annotation_changes + 1, base,
+                                  string_table_intern(load->strings, text, used)};
+    return made->id;
+}
+
+/* Each entry's context gets the annotations of its device open at its
+ * time (the columns' time_ps still holds the file's time_us) and, for an
+ * allocation on another stream than the default, that stream: the rows
+ * at any moment say in which range and on which stream their memory was
+ * made. Nothing to do for a device without annotations or such
+ * allocations. False when memory runs out. */
+static bool finish_contexts(struct device_replay *replay, struct snapshot_columns *columns)
+{
+    const struct ts_load *load = replay->load;
+    const struct ts_trace *trace = replay->trace;
+    size_t streams = trace ? trace->stream_count : 0, next_stream = 0;
+    bool annotated = false;
+    for (size_t k = 0; k < load->annotation_count && !annotated; k++)
+        annotated = load->annotations[k].device == replay->device;
+    annotated = annotated && !load->entries_without_time;
+    if ((!annotated && streams == 0) || !columns->context)
+        return true;
+    for (size_t i = 0; i < columns->count; i++) {
+        if (annotated)
+            annotations_advance(replay, columns->time_ps[i]);
+        uint64_t stream = 0;
+        if (next_stream < streams && trace->streams[next_stream].entry == i)
+            stream = trace->streams[next_stream++].stream;
+        if (replay->open_annotation_count == 0 && stream == 0)
+            continue;
+        uint32_t context = entry_context(replay, columns->context[i], stream);
+        if (context == STRING_ID_NONE)
+            return false;
+        columns->context[i] = context;
+    }
+    return true;
+}
 
 /* ---- the timeline ---- */
 
@@ -83,7 +184,7 @@ static bool hand_over_timeline(struct device_replay *replay, struct ts_trace *tr
         snapshot_columns_free(&columns);
         return false;
     }
-    if (!finish_timeline(replay, &columns)) {
+    if (!finish_contexts(replay, &columns) || !finish_timeline(replay, &columns)) {
         snapshot_columns_free(&columns);
         return false;
     }
@@ -120,74 +221,7 @@ static bool hand_over_ooms(struct device_replay *replay)
     return ok;
 }
 
-/* ---- the rows at the peak ---- */
-
-/* The names of the annotations of this device open at `time_us`,
- * joined; a sweep, so `time_us` never goes back between calls. */
-static bool annotations_at(struct device_replay *replay, int64_t time_us, char *buffer,
-                           size_t size)
-{
-    const struct ts_load *load = replay->load;
-    uint32_t *open = replay->open_annotations;
-    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
-        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
-        if (note->time_us > time_us)
-            break;
-        if (note->device != replay->device)
-            continue;
-        if (note->start && replay->open_annotation_count < 16) {
-            open[replay->open_annotation_count++] = note->name;
-        } else if (!note->start) {
-            for (size_t j = replay->open_annotation_count; j-- > 0;)
-                if (open[j] == note->name) {
-                    memmove(open + j, open + j + 1,
-                            (replay->open_annotation_count - j - 1) * sizeof *open);
-                    replay->open_annotation_count--;
-                    break;
-                }
-        }
-    }
-    size_t used = 0;
-    buffer[0] = '\0';
-    for (size_t j = 0; j < replay->open_annotation_count; j++) {
-        struct text name = string_table_get(load->strings, open[j]);
-        int n = snprintf(buffer + used, size - used, "%s%.*s", j ? " > " : "",
-                         (int)name.length, name.bytes);
-        if (n < 0 || (size_t)n >= size - used)
-            break;
-        used += (size_t)n;
-    }
-    return replay->open_annotation_count > 0;
-}
-
-/* The row's context: the entry's (compile context, metadata), the stream,
- * the annotations open when it was allocated (NULL: an allocation from
- * before the trace). */
-static uint32_t row_context(struct device_replay *replay, const struct ts_open *allocation)
-{
-    struct ts_load *load = replay->load;
-    /* An allocation of the trace: the device has one. */
-    const struct snapshot_columns *columns = allocation ? &replay->trace->columns : NULL;
-    size_t entry = allocation ? allocation->entry : 0;
-    uint64_t stream = allocation ? allocation->stream : 0;
-    char annotations[512], text[1024];
-    struct text base = string_table_get(load->strings, allocation ? columns->context[entry] : 0);
-    size_t used = 0;
-    if (base.length)
-        used = (size_t)snprintf(text, sizeof text, "%.*s", (int)base.length, base.bytes);
-    if (stream && used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
-                                 used ? "; " : "", (unsigned long long)stream);
-    /* time_ps holds the entry's time_us until the timeline is finished. */
-    if (allocation && !load->entries_without_time &&
-        annotations_at(replay, columns->time_ps[entry], annotations, sizeof annotations) &&
-        used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%sin %s", used ? "; " : "",
-                                 annotations);
-    if (used >= sizeof text)
-        used = sizeof text - 1;
-    return string_table_intern(load->strings, text, used);
-}
+/* ---- the allocations live before the trace, and the blocks ---- */
 
 /* The device's active blocks (allocated or pending free) by address
  * (index in load->blocks + 1): the segments know each block's rounded
@@ -220,146 +254,72 @@ static int64_t block_bytes_of(const struct device_replay *replay, const struct i
     return block->requested == requested ? block->size : 0;
 }
 
-/* Whether a trace allocation live at the peak is still open at the end
- * (an allocation ended after the peak may share its address with a later
- * one: only the one still open has the snapshot's block). */
-static bool still_open(const struct ts_trace *trace, const struct ts_open *allocation,
-                       uint64_t address)
-{
-    const uint32_t *slot = integer_map_find(&trace->open, address);
-    return slot && ts_trace_opened(trace, *slot)->entry == allocation->entry;
-}
-
-/* The row of an allocation of the trace (`allocation`) or of initial
- * allocation k (`allocation` NULL). */
-static bool add_row(struct device_replay *replay, const struct ts_open *allocation, size_t k,
-                    uint32_t before_name, const struct integer_map *blocks,
-                    struct allocation_row *rows, size_t *count)
-{
-    struct ts_load *load = replay->load;
-    const struct snapshot_columns *columns = allocation ? &replay->trace->columns : NULL;
-    const struct initial *initial = allocation ? NULL : &replay->initial[k];
-    size_t entry = allocation ? allocation->entry : 0;
-    struct ts_traceback traceback = {0};
-    if (load->tracebacks)
-        traceback = load->tracebacks[allocation ? allocation->traceback : initial->traceback];
-    int64_t size = allocation ? allocation->size : initial->size;
-    struct allocation_row row = {
-        .origin = allocation ? ROW_FROM_SNAPSHOT : ROW_FROM_SPECIAL,
-        .snapshot_index = allocation ? (int64_t)entry : -1,
-        .special_index = allocation ? -1 : (int64_t)k,
-        .occurrences = 1,
-        .allocation_bytes = size,
-        .requested_bytes = size,
-        .op_name = traceback.function ? traceback.function : before_name,
-        .step_id = -1,
-        .address = allocation ? columns->address[entry] : initial->address,
-        .activity = MEMORY_ACTIVITY_ALLOCATION,
-        .has_time = allocation != NULL,
-        .time_ps = allocation ? time_ps_of(load, entry, columns->time_ps[entry]) : 0,
-        .location = traceback.location,
-        .location_file = traceback.location_file,
-        .location_line = traceback.location_line,
-        .stack = traceback.stack,
-        .context = row_context(replay, allocation),
-    };
-    /* A ghost (k at or past the unmatched frees) is one of the snapshot's
-     * active blocks; an unmatched free's allocation ended in the trace. */
-    size_t unmatched = replay->trace ? replay->trace->unmatched_count : 0;
-    if (allocation ? still_open(replay->trace, allocation, row.address) : k >= unmatched)
-        row.block_bytes = block_bytes_of(replay, blocks, row.address, size);
-    rows[(*count)++] = row;
-    return row.context != STRING_ID_NONE;
-}
-
-/* Larger first (as every format's table opens), then older first. */
-static int row_order(const void *a, const void *b)
-{
-    const struct allocation_row *x = a, *y = b;
-    if (x->allocation_bytes != y->allocation_bytes)
-        return x->allocation_bytes < y->allocation_bytes ? 1 : -1;
-    if (x->has_time != y->has_time)
-        return x->has_time ? 1 : -1;
-    return (x->time_ps > y->time_ps) - (x->time_ps < y->time_ps);
-}
-
-static bool row_before(const void *context, size_t a, size_t b)
-{
-    const struct allocation_row *rows = context;
-    return row_order(&rows[a], &rows[b]) < 0;
-}
-
-static int compare_entries(const void *a, const void *b)
-{
-    uint32_t x = ((const struct ts_open *)a)->entry, y = ((const struct ts_open *)b)->entry;
-    return (x > y) - (x < y);
-}
-
-/* The allocations of the trace live at the peak, in entry order: those
- * opened by then and still open at the end, and those the first replay
- * saw end after it. NULL when memory runs out. */
-static struct ts_open *live_at(const struct device_replay *replay, size_t peak, size_t *live)
+/* The blocks of the trace's allocations still open at the end (only
+ * those the snapshot's segments hold), for their rows at any moment. */
+static bool hand_over_blocks(struct device_replay *replay, const struct integer_map *blocks)
 {
     const struct ts_trace *trace = replay->trace;
-    size_t most = trace->open.count + trace->ended_after_peak_count;
-    struct ts_open *allocations = malloc((most ? most : 1) * sizeof *allocations);
-    *live = 0;
-    for (size_t slot = 0; allocations && slot < trace->open.capacity; slot++) {
+    if (!trace)
+        return true;
+    struct allocation_block *held =
+        malloc((trace->open.count ? trace->open.count : 1) * sizeof *held);
+    size_t count = 0;
+    for (size_t slot = 0; held && slot < trace->open.capacity; slot++) {
         if (!trace->open.slots[slot].used)
             continue;
         const struct ts_open *open = ts_trace_opened(trace, trace->open.slots[slot].value);
-        if (open->entry <= peak)
-            allocations[(*live)++] = *open;
+        int64_t bytes = block_bytes_of(replay, blocks, trace->open.slots[slot].key, open->size);
+        if (bytes > 0)
+            held[count++] = (struct allocation_block){open->entry, bytes};
     }
-    for (size_t k = 0; allocations && k < trace->ended_after_peak_count; k++)
-        allocations[(*live)++] = trace->ended_after_peak[k];
-    if (allocations)
-        qsort(allocations, *live, sizeof *allocations, compare_entries);
-    return allocations;
+    bool ok = held && profile_builder_set_allocation_blocks(replay->load->builder,
+                                                            replay->allocator, held, count);
+    free(held);
+    return ok;
 }
 
-static bool replay_rows(struct device_replay *replay, size_t peak)
+
+/* They go to the profile, which starts every live set from them: the
+ * table at the peak (made by the builder's finish), at the cursor, at a
+ * span's peak, all from one definition (model/query/live_set.h). */
+static bool hand_over_initial(struct device_replay *replay)
 {
-    size_t live_entries = 0;
-    struct ts_open *entries = replay->count ? live_at(replay, peak, &live_entries) : NULL;
-    bool ok = !replay->count || entries;
-    /* The frees of allocations the trace does not hold come first among
-     * the initial ones: each ends its allocation at its entry. */
-    size_t unmatched = replay->trace ? replay->trace->unmatched_count : 0;
-    size_t live = live_entries;
-    for (size_t k = 0; k < replay->initial_count; k++)
-        live += k >= unmatched || replay->trace->unmatched[k].entry > peak;
-    uint32_t before = string_table_intern(replay->load->strings, "<before the trace>", 18);
-    struct allocation_row *rows = ok ? malloc((live ? live : 1) * sizeof *rows) : NULL;
-    size_t count = 0;
+    struct ts_load *load = replay->load;
+    uint32_t before = string_table_intern(load->strings, "<before the trace>", 18);
+    struct allocation_row *rows =
+        malloc((replay->initial_count ? replay->initial_count : 1) * sizeof *rows);
     struct integer_map blocks = {0};
-    ok = ok && rows && before != STRING_ID_NONE && blocks_by_address(replay, &blocks);
-    for (size_t k = 0; ok && k < replay->initial_count; k++)
-        if (k >= unmatched || replay->trace->unmatched[k].entry > peak)
-            ok = add_row(replay, NULL, k, before, &blocks, rows, &count);
-    /* In entry order: the annotations are swept once. */
-    for (size_t i = 0; ok && i < live_entries; i++)
-        ok = add_row(replay, &entries[i], 0, before, &blocks, rows, &count);
-    integer_map_free(&blocks);
-    free(entries);
-    /* Sorted by index, not in place: qsort would take a second copy of the
-     * rows (hundreds of thousands of them at a big snapshot's peak). */
-    size_t *order = ok ? malloc((count ? count : 1) * sizeof *order) : NULL;
-    size_t *scratch = order ? malloc((count ? count : 1) * sizeof *scratch) : NULL;
-    ok = ok && scratch;
-    if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, row_before, rows);
+    bool ok = rows && before != STRING_ID_NONE && blocks_by_address(replay, &blocks);
+    /* A ghost (at or past the unmatched frees) is one of the snapshot's
+     * active blocks; an unmatched free's allocation ended in the trace. */
+    size_t unmatched = replay->trace ? replay->trace->unmatched_count : 0;
+    for (size_t k = 0; ok && k < replay->initial_count; k++) {
+        const struct initial *initial = &replay->initial[k];
+        struct ts_traceback traceback = {0};
+        if (load->tracebacks)
+            traceback = load->tracebacks[initial->traceback];
+        rows[k] = (struct allocation_row){
+            .allocation_bytes = initial->size,
+            .requested_bytes = initial->size,
+            .op_name = traceback.function ? traceback.function : before,
+            .step_id = -1,
+            .address = initial->address,
+            .location = traceback.location,
+            .location_file = traceback.location_file,
+            .location_line = traceback.location_line,
+            .stack = traceback.stack,
+            .block_bytes = k >= unmatched
+                               ? block_bytes_of(replay, &blocks, initial->address, initial->size)
+                               : 0,
+        };
     }
-    free(scratch);
-    ok = ok && profile_builder_reserve_rows(replay->load->builder, replay->allocator, count);
-    for (size_t i = 0; ok && i < count; i++)
-        ok = profile_builder_add_row(replay->load->builder, replay->allocator, &rows[order[i]]);
-    free(order);
+    ok = ok && profile_builder_set_initial_allocations(load->builder, replay->allocator, rows,
+                                                       replay->initial_count) &&
+         hand_over_blocks(replay, &blocks);
+    integer_map_free(&blocks);
     free(rows);
     if (ok)
-        profile_builder_set_live_rows(replay->load->builder, replay->allocator, live);
+        profile_builder_make_live_rows(load->builder, replay->allocator);
     return ok;
 }
 
@@ -495,8 +455,7 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts
                 ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
         profile_builder_set_caching(load->builder, replay.allocator);
-        /* The rows first: they read the trace's times as the file has them. */
-        ok = replay_rows(&replay, peak) && hand_over_timeline(&replay, trace, last_use) &&
+        ok = hand_over_initial(&replay) && hand_over_timeline(&replay, trace, last_use) &&
              hand_over_segments(&replay, trace, last_use) && hand_over_ooms(&replay) &&
              warn_device(&replay, name);
     }

@@ -78,11 +78,13 @@ static bool trace_reserve(struct ts_trace *trace, size_t more, size_t left)
         if (capacity < need)
             capacity = need;
         /* The columns this format never fills (stack, fragmentation,
-         * region, data type, shape) cost no memory; those it never varies
+         * region, data type, shape; the site where no entry has frames)
+         * cost no memory; those it never varies
          * (the step, none; the allocation bytes, the requested ones) are
          * left out. */
         if (!snapshot_columns_omit(&trace->columns, TS_OMITTED_COLUMNS) ||
             !snapshot_columns_enable_context(&trace->columns) ||
+            !snapshot_columns_enable_site(&trace->columns) ||
             !snapshot_columns_reserve_zeroed(&trace->columns, capacity))
             return false;
     } else {
@@ -99,18 +101,13 @@ static bool trace_reserve(struct ts_trace *trace, size_t more, size_t left)
 }
 
 /* Ends the allocation open at `address`, if any (false otherwise): its
- * size, and, when it was live at the peak so far, a note of it. */
-static bool end_open(struct ts_trace *trace, uint64_t address, int64_t *size, bool *ok)
+ * size. */
+static bool end_open(struct ts_trace *trace, uint64_t address, int64_t *size)
 {
     uint32_t slot;
     if (!integer_map_remove(&trace->open, address, &slot))
         return false;
-    const struct ts_open *ended = &trace->opened[slot];
-    *size = ended->size;
-    if (ended->entry <= trace->peak)
-        *ok = array_grow((void **)&trace->ended_after_peak, &trace->ended_after_peak_capacity,
-                         trace->ended_after_peak_count, sizeof *trace->ended_after_peak, 256) &&
-              (trace->ended_after_peak[trace->ended_after_peak_count++] = *ended, true);
+    *size = trace->opened[slot].size;
     trace->opened[slot].entry = trace->free_slot;
     trace->free_slot = slot;
     return true;
@@ -129,8 +126,7 @@ static bool open_add(struct ts_trace *trace, const struct ts_entry *entry)
     } else {
         trace->free_slot = trace->opened[slot].entry;
     }
-    trace->opened[slot] =
-        (struct ts_open){(uint32_t)trace->count, entry->traceback, entry->size, entry->stream};
+    trace->opened[slot] = (struct ts_open){(uint32_t)trace->count, entry->size};
     if (integer_map_put(&trace->open, entry->address, slot))
         return true;
     trace->opened[slot].entry = trace->free_slot;
@@ -150,6 +146,16 @@ static bool unmatched_add(struct ts_trace *trace, const struct ts_entry *entry)
         return false;
     trace->unmatched[trace->unmatched_count++] =
         (struct ts_unmatched){entry->address, entry->size, trace->count};
+    return true;
+}
+
+static bool stream_use_add(struct ts_trace *trace, const struct ts_entry *entry)
+{
+    if (!array_grow((void **)&trace->streams, &trace->stream_capacity, trace->stream_count,
+                    sizeof *trace->streams, 64))
+        return false;
+    trace->streams[trace->stream_count++] =
+        (struct ts_stream_use){(uint32_t)trace->count, entry->stream};
     return true;
 }
 
@@ -173,23 +179,22 @@ static bool oom_add(struct ts_trace *trace, const struct ts_entry *entry)
 static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
 {
     int64_t ended;
-    bool ok = true;
     switch (entry->action) {
     case TS_ALLOC:
         /* An alloc at an address still open ends the one there (a free
          * the trace lost). */
-        if (end_open(trace, entry->address, &ended, &ok))
+        if (end_open(trace, entry->address, &ended))
             trace->allocated = saturating_subtract(trace->allocated, ended);
         trace->allocated = saturating_add(trace->allocated, entry->size);
-        return ok && open_add(trace, entry);
+        return open_add(trace, entry);
     case TS_FREE_COMPLETED:
-        if (!end_open(trace, entry->address, &ended, &ok)) {
+        if (!end_open(trace, entry->address, &ended)) {
             ended = entry->size;
             if (!unmatched_add(trace, entry))
                 return false;
         }
         trace->allocated = saturating_subtract(trace->allocated, ended);
-        return ok;
+        return true;
     case TS_SEGMENT_ALLOC:
     case TS_SEGMENT_MAP:
         trace->reserved = saturating_add(trace->reserved, entry->size);
@@ -205,7 +210,8 @@ static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
 
 /* Replays one entry into a trace with room for it; false when memory
  * runs out. */
-static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t op_name)
+static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t op_name,
+                      uint32_t site)
 {
     if (trace->count == 0)
         trace->free_slot = NO_SLOT;
@@ -213,12 +219,12 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
         !trace_step(trace, entry))
         return false;
     if (trace->count == 0 || trace->allocated > trace->best) {
-        /* A new peak: what is live is what is open now. */
         trace->best = trace->allocated;
         trace->peak = trace->count;
-        trace->ended_after_peak_count = 0;
     }
     if (entry->action == TS_OOM && !oom_add(trace, entry))
+        return false;
+    if (entry->action == TS_ALLOC && entry->stream != 0 && !stream_use_add(trace, entry))
         return false;
     /* The free bytes are reserved - allocated: the reserved bytes are kept
      * where they change (segment entries), not a column. */
@@ -238,6 +244,7 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
         .step_id = -1,
         .op_name = op_name,
         .context = entry->context,
+        .site = site,
     };
     snapshot_columns_append_sparse(&trace->columns, &snapshot);
     trace->actions[trace->count] = segment_action_of(entry->action);
@@ -280,7 +287,7 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
             if (slot)
                 __builtin_prefetch(&trace->opened[*slot]);
         }
-        if (!trace_add(trace, &batch->entries[i], batch->op_names[i]))
+        if (!trace_add(trace, &batch->entries[i], batch->op_names[i], batch->sites[i]))
             return false;
     }
     return true;
@@ -293,8 +300,8 @@ void ts_trace_free(struct ts_trace *trace)
     integer_map_free(&trace->open);
     free(trace->unmatched);
     free(trace->ooms);
-    free(trace->ended_after_peak);
     free(trace->opened);
+    free(trace->streams);
     const struct pickle_object *list = trace->list;
     *trace = (struct ts_trace){.list = list};
 }

@@ -61,8 +61,18 @@ static void int_member(struct pickle_writer *w, const char *key, int64_t value)
     pickle_write_item_done(w);
 }
 
+static void entry_on(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
+                     int64_t time_us, uint32_t *frames, int64_t stream);
+
 static void entry(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
                   int64_t time_us, uint32_t *frames)
+{
+    entry_on(w, action, address, size, time_us, frames, 0);
+}
+
+/* An entry on `stream` (0: the default stream). */
+static void entry_on(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
+                     int64_t time_us, uint32_t *frames, int64_t stream)
 {
     pickle_write_dict(w, frames ? 6 : 5);
     pickle_write_key(w, "action");
@@ -70,7 +80,7 @@ static void entry(struct pickle_writer *w, const char *action, int64_t address, 
     pickle_write_item_done(w);
     int_member(w, "addr", address);
     int_member(w, "size", size);
-    int_member(w, "stream", 0);
+    int_member(w, "stream", stream);
     int_member(w, "time_us", time_us);
     if (frames) {
         pickle_write_key(w, "frames");
@@ -110,7 +120,7 @@ static void block(struct pickle_writer *w, int64_t address, int64_t size, int64_
  *           never in the trace: a ghost)          -> 4396 in 2
  *   0 segment_alloc 0x20000 1 MiB                  reserved 2 MiB + 1 MiB
  *   1 alloc 0x20000 1000                           5396
- *   2 alloc 0x30000 2000                           7396
+ *   2 alloc 0x30000 2000 (on stream 0x7)           7396
  *   3 free_requested 0x1000 300                    7396 (still held)
  *   4 free_completed 0x1000 300                    7096
  *   5 alloc 0x40000 5000                           12096  <- peak, 4 live
@@ -171,7 +181,7 @@ static void write_device_snapshot(struct pickle_writer *w, bool two_devices)
     pickle_write_item_done(w);
     entry(w, "alloc", 0x20000, 1000, 1001, &frames);
     pickle_write_item_done(w);
-    entry(w, "alloc", 0x30000, 2000, 1002, &frames);
+    entry_on(w, "alloc", 0x30000, 2000, 1002, &frames, 0x7);
     pickle_write_item_done(w);
     entry(w, "free_requested", 0x1000, 300, 1003, NULL);
     pickle_write_item_done(w);
@@ -229,6 +239,41 @@ static void test_replay_by_hand(void **state)
                 assert_string_equal(profile_text(profile, a->rows[i].op_name), "step");
             }
         assert_int_equal(with_location, 2); /* 0x20000, 0x30000 */
+        /* At every entry the live set, from the allocations live before
+         * the trace, is all of the allocated bytes: no lump "allocated
+         * before the profile" at any time. */
+        struct live_rows live = {0};
+        for (size_t i = 0; i < 9; i++) {
+            assert_int_equal(live_rows_at_once(profile, a, a->timeline.time_ps[i], &live),
+                             LIVE_OK);
+            assert_int_equal(live.total_bytes, heap[i]);
+            for (size_t r = 0; r < live.count; r++)
+                assert_string_not_equal(profile_text(profile, live.rows[r].op_name),
+                                        LIVE_BEFORE_PROFILE_NAME);
+        }
+        /* 0x30000, made on stream 0x7, says so at any moment it is live
+         * (its context), as in the table at the peak. */
+        assert_int_equal(live_rows_at_once(profile, a, a->timeline.time_ps[3], &live), LIVE_OK);
+        size_t on_stream = 0;
+        for (size_t r = 0; r < live.count; r++)
+            if (live.rows[r].address == 0x30000) {
+                assert_string_equal(profile_text(profile, live.rows[r].context), "stream 0x7");
+                on_stream++;
+            }
+        assert_int_equal(on_stream, 1);
+        /* At that moment too, the blocks the segments still hold: the
+         * ghost's and 0x20000's; none for 0x30000 (ended at entry 7). */
+        for (size_t r = 0; r < live.count; r++)
+            assert_int_equal(live.rows[r].block_bytes, live.rows[r].address == 0x9000    ? 4096
+                                                       : live.rows[r].address == 0x20000 ? 1024
+                                                                                         : 0);
+        for (size_t r = 0; r < a->row_count; r++)
+            if (a->rows[r].address == 0x30000) {
+                assert_string_equal(profile_text(profile, a->rows[r].context), "stream 0x7");
+                on_stream++;
+            }
+        assert_int_equal(on_stream, 2); /* live at the peak too (freed at entry 7) */
+        live_rows_free(&live);
         /* The rounded block where the snapshot's segments still hold the
          * allocation (allocated or pending free); none for one it ended. */
         for (size_t i = 0; i < a->row_count; i++) {
@@ -577,7 +622,27 @@ static void test_real_capture(void **state)
     for (size_t i = 0; i < 153; i++)
         assert_true(a->timeline.heap_bytes[i] < 100387024); /* 153 is the first */
     assert_int_equal(a->summary.peak_time_ps, a->timeline.time_ps[153]);
-    assert_int_equal(a->row_count, 37);
+    /* The table at the peak is the live set there (model/query/live_set.h),
+     * from the 27 allocations live before the trace: 37 allocations in
+     * 20 rows (equal ones merged), none of the heap unexplained. */
+    assert_int_equal(a->live_allocations, 37);
+    assert_int_equal(a->row_count, 20);
+    assert_int_equal(a->initial_count, 27);
+    struct live_rows live = {0};
+    assert_int_equal(live_rows_at_once(profile, a, a->summary.peak_time_ps, &live), LIVE_OK);
+    assert_int_equal(live.count, a->row_count);
+    assert_int_equal(live.total_bytes, 100387024);
+    for (size_t i = 0; i < live.count; i++) {
+        assert_memory_equal(&live.rows[i], &a->rows[i], sizeof live.rows[i]);
+        assert_string_not_equal(profile_text(profile, a->rows[i].op_name),
+                                LIVE_BEFORE_PROFILE_NAME);
+    }
+    live_rows_free(&live);
+    /* Every allocation with frames names its site on the timeline. */
+    assert_non_null(a->timeline.site);
+    for (size_t i = 0; i < a->timeline.count; i++)
+        if (a->timeline.activity[i] == MEMORY_ACTIVITY_ALLOCATION)
+            assert_int_not_equal(a->timeline.site[i], 0);
     assert_int_equal(a->summary.trace_start.live_bytes, 93520032);
     assert_int_equal(a->summary.trace_start.live_count, 27);
     assert_int_equal(a->timeline.heap_bytes[258], 93520036);
@@ -593,19 +658,19 @@ static void test_real_capture(void **state)
             assert_non_null(strstr(profile_text(profile, a->rows[i].location),
                                    "torch_snapshot.py:21"));
             assert_non_null(strstr(profile_text(profile, a->rows[i].stack), "adam.py:791"));
-            adam += a->rows[i].allocation_bytes;
-            adam_rows++;
+            adam += a->rows[i].allocation_bytes * a->rows[i].occurrences;
+            adam_rows += (size_t)a->rows[i].occurrences;
         }
     assert_int_equal(adam, 6340648);
     assert_int_equal(adam_rows, 6);
     /* Three 40-byte requests live at the peak are still held at the end,
-     * each in a 512-byte block (the segments say so). */
+     * each in a 512-byte block (the segments say so; equal rows merge). */
     size_t rounded = 0;
     for (size_t i = 0; i < a->row_count; i++)
         if (a->rows[i].block_bytes > a->rows[i].requested_bytes) {
             assert_int_equal(a->rows[i].requested_bytes, 40);
             assert_int_equal(a->rows[i].block_bytes, 512);
-            rounded++;
+            rounded += (size_t)a->rows[i].occurrences;
         }
     assert_int_equal(rounded, 3);
     profile_free(profile);

@@ -19,7 +19,7 @@ memtop_expect "real: --summary --json: format torch-snapshot, one allocator cuda
     out '"format":"torch-snapshot"' out '"allocators":\[{"id":"cuda:0","snapshots":259,'
 memtop_expect "real: the peak is 100,387,024 B, 37 live, reserved 112 MiB" 0 \
     out '"peak":{"bytes":100387024,' out '"free_bytes":17053488,' \
-    out '"active_allocations":37,"live_allocations":37,'
+    out '"active_allocations":20,"live_allocations":37,'
 memtop_expect "real: 259 entries; 93,520,032 B in 27 allocations live before the first" 0 \
     out '"trace_entries":259,"live_before_trace":{"bytes":93520032,"allocations":27}'
 tap_check "real: no warning (the trace's end is the snapshot's active blocks)" \
@@ -28,7 +28,39 @@ memtop_run --summary "$real"
 memtop_expect "real: --summary says where the trace begins and what was live then" 0 \
     out "torch-snapshot (gzip)" out "^  Trace entries  *259$" \
     out "live before its start  *89\.19 MiB  (27 allocations" \
-    out "^  Allocations live at peak: 37 rows"
+    out "^  Allocations live at peak: 20 rows"
+
+# The table at the peak is the live set at the peak instant, whatever the
+# moment asked: --export allocations equals --at 8.22 (the peak) row for
+# row; the allocations live before the trace are rows of their own (with
+# their address), so nothing is left for a lump "allocated before the
+# profile"; the trace's allocations carry their location and stack at any
+# moment (here 5 ms), and what grew never counts them.
+memtop_run --export allocations "$real"
+cp "$work/out" "$work/peak.csv"
+memtop_run --export allocations --at 8.22 "$real"
+tap_check "real: --export allocations equals --export allocations --at 8.22 (the peak)" \
+    cmp "$work/peak.csv" "$work/out"
+memtop_expect "real: --at 8.22: the allocations live before the trace, no lump" 0 \
+    out '^<before the trace>,33554432,33554432,2,,,,-1,,[0-9]*,ALLOCATION,special,-1,' \
+    out '^_multi_tensor_adam,4194304,4194304,1,,,,-1,8191000000,140235197382656,ALLOCATION,snapshot,150,-1,,/work/main/.capture/torch_snapshot.py:21,"\[26 C++ frames\]' \
+    out ',Optimizer.step#Adam.step,$'
+tap_check "real: ... and no lump 'allocated before the profile'" \
+    sh -c "! grep -q 'allocated before the profile' '$work/out'"
+memtop_run --export allocations --at 5 "$real"
+memtop_expect "real: --at 5: the location and stack of what the trace made" 0 \
+    out '^<before the trace>,' \
+    out '^cross_entropy,4,4,1,,,,-1,1452000000,[0-9]*,ALLOCATION,snapshot,24,-1,,/work/main/.capture/torch_snapshot.py:19,"\[31 C++ frames\]' \
+    out ',<no python frame>,"\[3 C++ frames\]'
+tap_check "real: --at 5: no lump 'allocated before the profile'" \
+    sh -c "! grep -q 'allocated before the profile' '$work/out'"
+memtop_run --export allocations --at 3.659 "$real"
+memtop_expect "real: --at 3.659 (the first optimizer step's peak): its rows say in which range" 0 \
+    out '^_multi_tensor_adam,4194304,' out ',Optimizer\.step#Adam\.step,$'
+memtop_run --export allocations --at 5 --since 1 "$real"
+memtop_expect "real: --since 1 --at 5: what grew" 0 out '^cross_entropy,'
+tap_check "real: --since 1 --at 5: never what was live before the trace" \
+    sh -c "! grep -q '<before the trace>' '$work/out'"
 
 # Detected by content: no suffix, another suffix, standard input.
 gzip -dc "$real" >"$work/snap"
@@ -71,6 +103,13 @@ for options in "--entries 3000 --max-entries 2000" \
         tap_check "generated $case_number: --summary --json is valid JSON" \
             "$build_dir/tests/json_check" "$work/out"
     fi
+    # The table at the peak is the rows --at <peak> gives, on every device.
+    peak_ms=$(awk -v ps="$(expected d0_peak_time_ps)" 'BEGIN { printf "%d.%09d", ps / 1e9, ps % 1e9 }')
+    memtop_run --export allocations "$work/gen.pickle"
+    cp "$work/out" "$work/peak.csv"
+    memtop_run --export allocations --at "$peak_ms" "$work/gen.pickle"
+    tap_check "generated $case_number: --export allocations equals --at $peak_ms (the peak)" \
+        cmp "$work/peak.csv" "$work/out"
 done
 # Segments at the peak: reserved = allocated + free there; at the end, the
 # snapshot's own.

@@ -28,8 +28,16 @@ for size in 80x24 120x40; do
         tap_check "$size: the card says what was live when the trace begins" \
             grep -q "Live at its start *89.19 MiB" "$tmux_screen"
         tap_check "$size: the table has the live allocations, adam.py's among them" \
-            sh -c "grep -q 'Allocations live at peak (37)' '$tmux_screen' &&
+            sh -c "grep -q 'Allocations live at peak (20)' '$tmux_screen' &&
                    grep -q '_multi_tensor_adam' '$tmux_screen'"
+        # The largest row: two allocations live before the trace.
+        tmux_keys Enter
+        tmux_screen_has "$size: Enter on a <before the trace> row: its address, live when the trace began" \
+            "Op name +<before the trace>" "Count +2, in all 64\.00 MiB" "Address +0x7f8b" \
+            "Time +before the timeline \(live when it began\)" \
+            "Origin +allocation [0-9]+ of those live when the timeline began"
+        tmux_keys Escape
+        tmux_wait_gone "Op name" >/dev/null
     fi
     # Tab to the segments tab, whatever the layout shows first.
     found=false

@@ -88,6 +88,13 @@ for size in 80x24 120x40; do
     if [ "$size" = 120x40 ]; then
         tmux_screen_has "$size: the table holds what was live at the span's peak" \
             "At Optimizer\.step#Adam\.step's peak \(8\.220 ms\)" "_multi_tensor_adam"
+        # The same live set as the table at the peak: the allocations live
+        # before the trace as rows, each allocation's location.
+        tmux_screen_has "$size: ... with the allocations live before the trace and the locations" \
+            "size +total +share +location +op" "32\.00 MiB +64\.00 MiB +66\.9% +<before the trace>" \
+            "…pshot\.py:21  _multi_tensor_adam" "<no python …  torch::autograd::generated"
+        tap_check "$size: ... and no lump 'allocated before the profile'" \
+            sh -c "! grep -q 'allocated before the profile' '$tmux_screen'"
     fi
     tmux_keys Enter
     if tmux_wait_for "chart zoomed back out from Optimizer.step#Adam.step" &&
@@ -99,6 +106,29 @@ for size in 80x24 120x40; do
     memtop_quit "$size: q quits with status 0"
     tmux_stop
 done
+
+# L, the cursor at the first column (0 ms, before the first step): the
+# allocations live then, from the 27 live before the trace, with the
+# location of what the trace made; m there and the cursor to the peak:
+# what grew since, never what was live before the trace.
+memtop_viewer 120 40 "" "$real"
+tmux_wait_for "95.74 MiB" >/dev/null
+tmux_keys L
+tmux_wait_for "Allocations live at 8.220 ms" >/dev/null
+tmux_keys BTab Home
+tmux_screen_has "120x40: L at 0 ms: the allocations live before the trace, the locations" \
+    "Allocations live at 0\.000 ms \(8\) · 89\.69 MiB of 95\.74 MiB" \
+    "size +count +total +share +location +op" \
+    "32\.00 MiB +2 +64\.00 MiB +66\.9% +<before the trace>" "…pshot\.py:16  step"
+tap_check "120x40: ... and no lump 'allocated before the profile'" \
+    sh -c "! grep -q 'allocated before the profile' '$tmux_screen'"
+tmux_keys m p
+tmux_screen_has "120x40: m at 0 ms, the cursor at the peak: what grew, by location" \
+    "Allocations grown since 0\.000 ms: \+12\.60 MiB \(13\)" "…pshot\.py:21  _multi_tensor_adam"
+tap_check "120x40: ... never what was live before the trace" \
+    sh -c "! grep -q '<before the trace>' '$tmux_screen'"
+memtop_quit "120x40 (L): q quits with status 0"
+tmux_stop
 
 # The generator writes ProfilerStep#N annotations: step 0's START is
 # before the trace, the last step's END after the dump.

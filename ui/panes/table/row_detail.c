@@ -203,10 +203,15 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
     else
         snprintf(buffers[5], sizeof buffers[5], "none");
     fields[n++] = (struct detail_field){"Step", text_of(buffers[5])};
+    /* An allocation live when the timeline began (struct allocator's
+     * initial: a special row with an address, a PyTorch snapshot's
+     * `<before the trace>`) is said so rather than as a special row. */
+    bool initial = row->origin == ROW_FROM_SPECIAL && row->address != 0 && !row->has_time;
     if (row->has_time) {
         format_milliseconds(row->time_ps, buffers[6], sizeof buffers[6]);
     } else {
-        snprintf(buffers[6], sizeof buffers[6], "not on the timeline");
+        snprintf(buffers[6], sizeof buffers[6], "%s",
+                 initial ? "before the timeline (live when it began)" : "not on the timeline");
     }
     fields[n++] = (struct detail_field){"Time", text_of(buffers[6])};
     switch (row->origin) {
@@ -214,7 +219,9 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
         snprintf(buffers[7], sizeof buffers[7], "snapshot %lld", (long long)row->snapshot_index);
         break;
     case ROW_FROM_SPECIAL:
-        snprintf(buffers[7], sizeof buffers[7], "special allocation %lld",
+        snprintf(buffers[7], sizeof buffers[7],
+                 initial ? "allocation %lld of those live when the timeline began"
+                         : "special allocation %lld",
                  (long long)row->special_index);
         break;
     default:
