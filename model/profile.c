@@ -5,6 +5,7 @@
 
 #include "model/format.h"
 #include "model/input_format.h"
+#include "model/util/integer_map.h"
 #include "model/util/saturating.h"
 
 #include <math.h>
@@ -55,6 +56,7 @@ enum column_bit {
     COLUMN_BIT_context,
     COLUMN_BIT_site,
     COLUMN_BIT_requested_narrow,
+    COLUMN_BIT_key,
 };
 
 /* Whether a loader left the column out (snapshot_columns_omit). */
@@ -75,6 +77,75 @@ bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
     /* The requested bytes left out are narrowed: requested_narrow then. */
     if (which & SNAPSHOT_NARROW_REQUESTED_BYTES)
         columns->omitted |= 1u << COLUMN_BIT_requested_bytes;
+    /* The op name left out is keyed with the site: `key` then. */
+    if (which & SNAPSHOT_KEY_OP_NAME_AND_SITE)
+        columns->omitted |= 1u << COLUMN_BIT_op_name;
+    return true;
+}
+
+/* The key table's first pair, none and none, which zeroed keys read. */
+static bool keyed_start(struct snapshot_columns *columns)
+{
+    if (columns->keyed)
+        return true;
+    columns->keyed = calloc(16, sizeof *columns->keyed);
+    if (!columns->keyed)
+        return false;
+    columns->keyed_count = 1;
+    columns->keyed_capacity = 16;
+    return true;
+}
+
+static void key_map_free(struct snapshot_columns *columns)
+{
+    if (columns->key_map) {
+        integer_map_free(columns->key_map);
+        free(columns->key_map);
+        columns->key_map = NULL;
+    }
+}
+
+/* The key of a pair, made when it is new; false when memory runs out. */
+static bool key_of(struct snapshot_columns *columns, uint32_t op_name, uint32_t site,
+                   uint32_t *key)
+{
+    *key = 0;
+    if (op_name == 0 && site == 0)
+        return true;
+    uint64_t pair = (uint64_t)op_name << 32 | site;
+    if (!columns->key_map) {
+        /* Made again after the columns were fitted: from the table. */
+        columns->key_map = calloc(1, sizeof *columns->key_map);
+        if (!columns->key_map)
+            return false;
+        for (size_t k = 1; k < columns->keyed_count; k++)
+            if (!integer_map_put(columns->key_map,
+                                 (uint64_t)columns->keyed[k].op_name << 32 | columns->keyed[k].site,
+                                 (uint32_t)k)) {
+                key_map_free(columns);
+                return false;
+            }
+    }
+    const uint32_t *found = integer_map_find(columns->key_map, pair);
+    if (found) {
+        *key = *found;
+        return true;
+    }
+    if (columns->keyed_count >= UINT32_MAX)
+        return false;
+    if (columns->keyed_count == columns->keyed_capacity) {
+        size_t capacity = columns->keyed_capacity * 2;
+        struct snapshot_op_site *grown = realloc(columns->keyed, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        columns->keyed = grown;
+        columns->keyed_capacity = capacity;
+    }
+    uint32_t made = (uint32_t)columns->keyed_count;
+    if (!integer_map_put(columns->key_map, pair, made))
+        return false;
+    columns->keyed[columns->keyed_count++] = (struct snapshot_op_site){op_name, site};
+    *key = made;
     return true;
 }
 
@@ -118,6 +189,7 @@ static bool requested_store(struct snapshot_columns *columns, size_t index, int6
             struct wide_value *grown = realloc(columns->requested_wide, capacity * sizeof *grown);
             if (!grown) {
                 columns->requested_narrow[index] = 0;
+                columns->lost = true;
                 return false;
             }
             columns->requested_wide = grown;
@@ -235,6 +307,10 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
         !column_resize((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
                        capacity))
         return false;
+    if (OMITTED(columns, op_name) &&
+        (!keyed_start(columns) ||
+         !column_resize((void **)&columns->key, sizeof *columns->key, capacity)))
+        return false;
     columns->capacity = capacity;
     return true;
 }
@@ -266,6 +342,10 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
     if (OMITTED(columns, requested_bytes) &&
         !column_zeroed((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
                        capacity))
+        return false;
+    if (OMITTED(columns, op_name) &&
+        (!keyed_start(columns) ||
+         !column_zeroed((void **)&columns->key, sizeof *columns->key, capacity)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -306,7 +386,9 @@ bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capac
                               capacity, columns->written & (1u << COLUMN_BIT_site)) ||
         !column_regrow_zeroed((void **)&columns->requested_narrow,
                               sizeof *columns->requested_narrow, columns->count, capacity,
-                              columns->written & (1u << COLUMN_BIT_requested_narrow)))
+                              columns->written & (1u << COLUMN_BIT_requested_narrow)) ||
+        !column_regrow_zeroed((void **)&columns->key, sizeof *columns->key, columns->count,
+                              capacity, columns->written & (1u << COLUMN_BIT_key)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -322,8 +404,8 @@ bool snapshot_columns_enable_context(struct snapshot_columns *columns)
 
 bool snapshot_columns_enable_site(struct snapshot_columns *columns)
 {
-    if (columns->site)
-        return true;
+    if (columns->site || OMITTED(columns, op_name))
+        return true; /* keyed with the op name: no column of its own */
     columns->site = calloc(columns->capacity ? columns->capacity : 1, sizeof *columns->site);
     return columns->site != NULL;
 }
@@ -346,6 +428,9 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
     if (columns->requested_narrow)
         column_resize((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
                       columns->count);
+    if (columns->key)
+        column_resize((void **)&columns->key, sizeof *columns->key, columns->count);
+    key_map_free(columns); /* the loader is done appending */
     columns->capacity = columns->count;
 }
 
@@ -393,7 +478,11 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     columns->address[i] = snapshot->address;
     if (columns->step_id)
         columns->step_id[i] = snapshot->step_id;
-    columns->op_name[i] = snapshot->op_name;
+    if (columns->op_name) {
+        columns->op_name[i] = snapshot->op_name;
+    } else if (!key_of(columns, snapshot->op_name, snapshot->site, &columns->key[i])) {
+        columns->lost = true;
+    }
     columns->region_type[i] = snapshot->region_type;
     columns->data_type[i] = snapshot->data_type;
     columns->tensor_shape[i] = snapshot->tensor_shape;
@@ -447,7 +536,13 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     STORE(address, snapshot->address)
     if (columns->step_id)
         STORE(step_id, snapshot->step_id)
-    STORE(op_name, snapshot->op_name)
+    if (columns->op_name) {
+        STORE(op_name, snapshot->op_name)
+    } else if (snapshot->op_name || snapshot->site) {
+        uint32_t key;
+        columns->lost |= !key_of(columns, snapshot->op_name, snapshot->site, &key);
+        STORE(key, key)
+    }
     STORE(region_type, snapshot->region_type)
     STORE(data_type, snapshot->data_type)
     STORE(tensor_shape, snapshot->tensor_shape)
@@ -478,12 +573,12 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
         .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
         .address = columns->address[index],
         .step_id = snapshot_columns_step_id(columns, index),
-        .op_name = columns->op_name[index],
+        .op_name = snapshot_columns_op_name(columns, index),
         .region_type = columns->region_type[index],
         .data_type = columns->data_type[index],
         .tensor_shape = columns->tensor_shape[index],
         .context = columns->context ? columns->context[index] : STRING_ID_EMPTY,
-        .site = columns->site ? columns->site[index] : 0,
+        .site = snapshot_columns_site(columns, index),
     };
 }
 
@@ -520,6 +615,7 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
     COPY(context)
     COPY(site)
     COPY(requested_narrow)
+    COPY(key)
 #undef COPY
     to->count = from->count;
     to->written = from->written;
@@ -532,6 +628,13 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
         !copy_array((void **)&to->requested_wide, from->requested_wide,
                     from->requested_wide_count * sizeof *from->requested_wide))
         return false;
+    if (from->keyed) {
+        free(to->keyed);
+        to->keyed = NULL;
+        if (!copy_array((void **)&to->keyed, from->keyed, from->keyed_count * sizeof *to->keyed))
+            return false;
+        to->keyed_count = to->keyed_capacity = from->keyed_count;
+    }
     to->reserved_change_count = to->reserved_change_capacity = from->reserved_change_count;
     to->requested_wide_count = to->requested_wide_capacity = from->requested_wide_count;
     return true;
@@ -549,6 +652,9 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     free(columns->peak_marks);
     free(columns->requested_narrow);
     free(columns->requested_wide);
+    free(columns->key);
+    free(columns->keyed);
+    key_map_free(columns);
     memset(columns, 0, sizeof *columns);
 }
 

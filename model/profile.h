@@ -126,6 +126,24 @@ struct snapshot_columns {
     /* The requested sizes requested_narrow cannot hold, by snapshot. */
     struct wide_value *requested_wide;
     size_t requested_wide_count, requested_wide_capacity;
+    /* With SNAPSHOT_KEY_OP_NAME_AND_SITE, op_name and site are NULL: each
+     * snapshot's pair is keyed[key[i]] (keyed[0] is none, none), the
+     * pairs being few (a PyTorch snapshot's are its tracebacks'); read
+     * them through snapshot_columns_op_name() and _site(). key_map finds
+     * a pair's key while snapshots are appended (NULL after
+     * snapshot_columns_fit()). */
+    uint32_t *key;
+    struct snapshot_op_site *keyed;
+    size_t keyed_count, keyed_capacity;
+    struct integer_map *key_map;
+    /* A sparse append or a set ran out of memory for a kept-aside value or
+     * a new key (those return nothing): the loader checks it. */
+    bool lost;
+};
+
+struct snapshot_op_site {
+    uint32_t op_name;
+    uint32_t site;
 };
 
 /* Snapshot `index`'s value, where a narrow column cannot hold it. */
@@ -156,6 +174,9 @@ enum {
     /* the requested bytes in 4 bytes each, the sizes of 4 GiB or more (and
      * negative ones) aside: for formats whose sizes are almost never so */
     SNAPSHOT_NARROW_REQUESTED_BYTES = 1u << 4,
+    /* the op name and site as one key into their distinct pairs, 4 bytes
+     * a snapshot where they took 8 */
+    SNAPSHOT_KEY_OP_NAME_AND_SITE = 1u << 5,
 };
 /* Leaves out the columns `which` names (before the columns have room:
  * false otherwise). Appending or setting a snapshot then ignores those
@@ -178,6 +199,17 @@ static inline int64_t snapshot_columns_requested_bytes(const struct snapshot_col
     uint32_t narrow = columns->requested_narrow[index];
     return narrow != SNAPSHOT_NARROW_WIDE ? (int64_t)narrow
                                           : snapshot_columns_requested_wide(columns, index);
+}
+static inline uint32_t snapshot_columns_op_name(const struct snapshot_columns *columns,
+                                               size_t index)
+{
+    return columns->op_name ? columns->op_name[index] : columns->keyed[columns->key[index]].op_name;
+}
+static inline uint32_t snapshot_columns_site(const struct snapshot_columns *columns, size_t index)
+{
+    if (columns->key)
+        return columns->keyed[columns->key[index]].site;
+    return columns->site ? columns->site[index] : 0;
 }
 static inline int64_t snapshot_columns_allocation_bytes(const struct snapshot_columns *columns,
                                                         size_t index)

@@ -204,7 +204,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     struct snapshot_columns sorted = {0};
     bool ok = order && scratch && snapshot_columns_reserve(&sorted, count) &&
               (!timeline->context || snapshot_columns_enable_context(&sorted)) &&
-              (!timeline->site || snapshot_columns_enable_site(&sorted));
+              (!(timeline->site || timeline->key) || snapshot_columns_enable_site(&sorted));
     /* A timeline without the peak column keeps what it read in file
      * order (the running maximum then), found in one pass, not for each. */
     int64_t *peaks = ok && !timeline->peak_bytes_in_use ? malloc(count * sizeof *peaks) : NULL;

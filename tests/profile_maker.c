@@ -280,7 +280,7 @@ struct profile *profile_maker_window_seeded(const struct profile *source, size_t
             .address = timeline->address[i],
             .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
             .requested_bytes = snapshot_columns_requested_bytes(timeline, i),
-            .op_name = copy_text(profile, source, timeline->op_name[i]),
+            .op_name = copy_text(profile, source, snapshot_columns_op_name(timeline, i)),
             .region_type = copy_text(profile, source, timeline->region_type[i]),
             .data_type = copy_text(profile, source, timeline->data_type[i]),
             .tensor_shape = copy_text(profile, source, timeline->tensor_shape[i]),

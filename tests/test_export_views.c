@@ -121,7 +121,8 @@ void test_timeline_every_field(void **state)
         assert_int_field(field(&exported, i, 8), snapshot_columns_requested_bytes(timeline, i));
         assert_int_field(field(&exported, i, 9), snapshot_columns_allocation_bytes(timeline, i));
         assert_unsigned_field(field(&exported, i, 10), timeline->address[i]);
-        assert_string_equal(field(&exported, i, 11), profile_text(profile, timeline->op_name[i]));
+        assert_string_equal(field(&exported, i, 11),
+                            profile_text(profile, snapshot_columns_op_name(timeline, i)));
         assert_int_field(field(&exported, i, 12), snapshot_columns_step_id(timeline, i));
         assert_string_equal(field(&exported, i, 13),
                             profile_text(profile, timeline->region_type[i]));

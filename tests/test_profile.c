@@ -599,6 +599,57 @@ static void test_requested_narrowed(void **state)
     }
 }
 
+/* The op name and site keyed as a pair: 4 bytes a snapshot, the pairs
+ * kept once, read back alike (sparse and dense, set, appended again after
+ * the columns were fitted, copied); none and none read as zeros. */
+static void test_op_name_and_site_keyed(void **state)
+{
+    (void)state;
+    static const uint32_t ops[] = {0, 5, 5, 7, 0, 5, 9};
+    static const uint32_t sites[] = {0, 1, 1, 1, 3, 1, 0};
+    enum { COUNT = sizeof ops / sizeof *ops };
+    for (int sparse = 0; sparse < 2; sparse++) {
+        struct snapshot_columns columns = {0};
+        assert_true(snapshot_columns_omit(&columns, SNAPSHOT_KEY_OP_NAME_AND_SITE));
+        if (sparse)
+            assert_true(snapshot_columns_reserve_zeroed(&columns, COUNT + 1));
+        for (size_t i = 0; i < COUNT; i++) {
+            struct snapshot in = {.op_name = ops[i], .site = sites[i], .heap_bytes = 1};
+            if (sparse)
+                snapshot_columns_append_sparse(&columns, &in);
+            else
+                assert_true(snapshot_columns_append(&columns, &in));
+        }
+        assert_true(snapshot_columns_enable_site(&columns));
+        assert_null(columns.op_name);
+        assert_null(columns.site);
+        assert_int_equal(columns.keyed_count, 5); /* none, (5,1), (7,1), (0,3), (9,0) */
+        struct snapshot other = {.op_name = 7, .site = 2};
+        snapshot_columns_set(&columns, 0, &other);
+        if (!sparse) {
+            snapshot_columns_fit(&columns);
+            assert_null(columns.key_map);
+            assert_true(snapshot_columns_append(&columns, &other)); /* the map made again */
+        }
+        assert_false(columns.lost);
+        struct snapshot_columns copy;
+        assert_true(snapshot_columns_copy(&columns, &copy));
+        for (size_t i = 0; i < columns.count; i++) {
+            bool changed = i == 0 || i == COUNT;
+            uint32_t op = changed ? 7 : ops[i], site = changed ? 2 : sites[i];
+            struct snapshot out;
+            snapshot_columns_get(&columns, i, &out);
+            assert_int_equal(out.op_name, op);
+            assert_int_equal(out.site, site);
+            assert_int_equal(snapshot_columns_op_name(&copy, i), op);
+            assert_int_equal(snapshot_columns_site(&copy, i), site);
+        }
+        assert_int_equal(columns.keyed_count, 6);
+        snapshot_columns_free(&copy);
+        snapshot_columns_free(&columns);
+    }
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -627,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_columns_round_trip_every_field),
         cmocka_unit_test(test_free_and_peak_omitted),
         cmocka_unit_test(test_requested_narrowed),
+        cmocka_unit_test(test_op_name_and_site_keyed),
         cmocka_unit_test(test_sparse_columns_read_back),
         cmocka_unit_test(test_sparse_columns_grow),
         cmocka_unit_test(test_omitted_columns),

@@ -185,7 +185,8 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
                     snapshot_columns_allocation_bytes(y, i));
         assert_true(x->address[i] == y->address[i]);
         assert_true(snapshot_columns_step_id(x, i) == snapshot_columns_step_id(y, i));
-        assert_same_text(a, x->op_name[i], b, y->op_name[i]);
+        assert_same_text(a, snapshot_columns_op_name(x, i), b,
+                         snapshot_columns_op_name(y, i));
         assert_same_text(a, x->region_type[i], b, y->region_type[i]);
         assert_same_text(a, x->data_type[i], b, y->data_type[i]);
         assert_same_text(a, x->tensor_shape[i], b, y->tensor_shape[i]);

@@ -67,7 +67,7 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
                                                const struct snapshot_columns *timeline,
                                                uint32_t index)
 {
-    struct frame_site site = profile_site(profile, timeline->site ? timeline->site[index] : 0);
+    struct frame_site site = profile_site(profile, snapshot_columns_site(timeline, index));
     return (struct allocation_row){
         .location = site.location,
         .location_file = site.location_file,
@@ -80,7 +80,7 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .occurrences = 1,
         .allocation_bytes = snapshot_columns_allocation_bytes(timeline, index),
         .requested_bytes = snapshot_columns_requested_bytes(timeline, index),
-        .op_name = timeline->op_name[index],
+        .op_name = snapshot_columns_op_name(timeline, index),
         .region_type = timeline->region_type[index],
         .data_type = timeline->data_type[index],
         .tensor_shape = timeline->tensor_shape[index],

@@ -101,7 +101,8 @@ static void fuzz_check_columns(const struct profile *profile,
         if (i > 0)
             fuzz_require(timeline->time_ps[i - 1] <= timeline->time_ps[i],
                          "a finished timeline is sorted by time");
-        fuzz_require(timeline->op_name[i] < strings && timeline->region_type[i] < strings &&
+        fuzz_require(snapshot_columns_op_name(timeline, i) < strings &&
+                         timeline->region_type[i] < strings &&
                          timeline->data_type[i] < strings && timeline->tensor_shape[i] < strings,
                      "every string id of a snapshot names a string");
         (void)snapshot_columns_in_use(timeline, i);

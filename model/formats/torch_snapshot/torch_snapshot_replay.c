@@ -209,7 +209,7 @@ static bool hand_over_ooms(struct device_replay *replay)
             .reserved_bytes = saturating_add(oom->reserved, replay->reserved_start),
             .device_free_bytes = oom->device_free > INT64_MAX ? -1 : (int64_t)oom->device_free,
             .largest_free_bytes = -1,
-            .op_name = allocator->timeline.op_name[oom->entry],
+            .op_name = snapshot_columns_op_name(&allocator->timeline, oom->entry),
         };
         struct segment_rows rows;
         if (k < 16 && segment_rows_at(allocator, oom->entry, &rows)) {

@@ -247,6 +247,8 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
         .site = site,
     };
     snapshot_columns_append_sparse(&trace->columns, &snapshot);
+    if (trace->columns.lost)
+        return false;
     trace->actions[trace->count] = segment_action_of(entry->action);
     trace->count++;
     return true;

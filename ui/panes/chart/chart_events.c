@@ -78,7 +78,7 @@ static void events_row(const struct profile *profile, const struct snapshot_colu
     used += EVENT_SIZE_WIDTH;
     if (width > used)
         draw_bytes(window, y, x + used, width - used,
-                   profile_string(profile, timeline->op_name[index]), style);
+                   profile_string(profile, snapshot_columns_op_name(timeline, index)), style);
 }
 
 void chart_events_draw(struct chart_event_list *list, const struct profile *profile,

@@ -341,7 +341,7 @@ static void chart_match(struct viewer *viewer, struct chart_pane *chart,
             wrapped = step + 1 > base;
             index = wrapped ? count + base - step - 1 : base - step - 1;
         }
-        uint32_t id = timeline->op_name[index];
+        uint32_t id = snapshot_columns_op_name(timeline, index);
         if (id != cached_id) {
             cached_id = id;
             cached_match = allocation_table_matches(profile_string(profile, id), filter);

@@ -89,8 +89,8 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
                   format_bytes(snapshot_columns_allocation_bytes(timeline, index), bytes,
                                sizeof bytes),
                   style->normal | A_BOLD, false);
-    readout_string(readout, "op", profile_string(profile, timeline->op_name[index]), style->normal,
-                   true);
+    readout_string(readout, "op", profile_string(profile, snapshot_columns_op_name(timeline, index)),
+                   style->normal, true);
     readout_bytes(readout, "requested", snapshot_columns_requested_bytes(timeline, index),
                   style->normal);
     if (snapshot_columns_step_id(timeline, index) >= 0) {
