@@ -57,6 +57,7 @@ enum column_bit {
     COLUMN_BIT_site,
     COLUMN_BIT_requested_narrow,
     COLUMN_BIT_key,
+    COLUMN_BIT_address_key,
 };
 
 /* Whether a loader left the column out (snapshot_columns_omit). */
@@ -80,6 +81,71 @@ bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
     /* The op name left out is keyed with the site: `key` then. */
     if (which & SNAPSHOT_KEY_OP_NAME_AND_SITE)
         columns->omitted |= 1u << COLUMN_BIT_op_name;
+    /* The address left out is keyed: `address_key` then. */
+    if (which & SNAPSHOT_INDEX_ADDRESS)
+        columns->omitted |= 1u << COLUMN_BIT_address;
+    return true;
+}
+
+/* The address table's first value, 0, which zeroed keys read. */
+static bool addresses_start(struct snapshot_columns *columns)
+{
+    if (columns->addresses)
+        return true;
+    columns->addresses = calloc(16, sizeof *columns->addresses);
+    if (!columns->addresses)
+        return false;
+    columns->address_count = 1;
+    columns->address_capacity = 16;
+    return true;
+}
+
+static void address_map_free(struct snapshot_columns *columns)
+{
+    if (columns->address_map) {
+        integer_map_free(columns->address_map);
+        free(columns->address_map);
+        columns->address_map = NULL;
+    }
+}
+
+/* The key of an address, made when it is new; false when memory runs out. */
+static bool address_key_of(struct snapshot_columns *columns, uint64_t address, uint32_t *key)
+{
+    *key = 0;
+    if (address == 0)
+        return true;
+    if (!columns->address_map) {
+        /* Made again after the columns were fitted: from the table. */
+        columns->address_map = calloc(1, sizeof *columns->address_map);
+        if (!columns->address_map)
+            return false;
+        for (size_t k = 1; k < columns->address_count; k++)
+            if (!integer_map_put(columns->address_map, columns->addresses[k], (uint32_t)k)) {
+                address_map_free(columns);
+                return false;
+            }
+    }
+    const uint32_t *found = integer_map_find(columns->address_map, address);
+    if (found) {
+        *key = *found;
+        return true;
+    }
+    if (columns->address_count >= UINT32_MAX)
+        return false;
+    if (columns->address_count == columns->address_capacity) {
+        size_t capacity = columns->address_capacity * 2;
+        uint64_t *grown = realloc(columns->addresses, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        columns->addresses = grown;
+        columns->address_capacity = capacity;
+    }
+    uint32_t made = (uint32_t)columns->address_count;
+    if (!integer_map_put(columns->address_map, address, made))
+        return false;
+    columns->addresses[columns->address_count++] = address;
+    *key = made;
     return true;
 }
 
@@ -311,6 +377,10 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
         (!keyed_start(columns) ||
          !column_resize((void **)&columns->key, sizeof *columns->key, capacity)))
         return false;
+    if (OMITTED(columns, address) &&
+        (!addresses_start(columns) ||
+         !column_resize((void **)&columns->address_key, sizeof *columns->address_key, capacity)))
+        return false;
     columns->capacity = capacity;
     return true;
 }
@@ -346,6 +416,10 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
     if (OMITTED(columns, op_name) &&
         (!keyed_start(columns) ||
          !column_zeroed((void **)&columns->key, sizeof *columns->key, capacity)))
+        return false;
+    if (OMITTED(columns, address) &&
+        (!addresses_start(columns) ||
+         !column_zeroed((void **)&columns->address_key, sizeof *columns->address_key, capacity)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -388,7 +462,10 @@ bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capac
                               sizeof *columns->requested_narrow, columns->count, capacity,
                               columns->written & (1u << COLUMN_BIT_requested_narrow)) ||
         !column_regrow_zeroed((void **)&columns->key, sizeof *columns->key, columns->count,
-                              capacity, columns->written & (1u << COLUMN_BIT_key)))
+                              capacity, columns->written & (1u << COLUMN_BIT_key)) ||
+        !column_regrow_zeroed((void **)&columns->address_key, sizeof *columns->address_key,
+                              columns->count, capacity,
+                              columns->written & (1u << COLUMN_BIT_address_key)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -412,6 +489,9 @@ bool snapshot_columns_enable_site(struct snapshot_columns *columns)
 
 void snapshot_columns_fit(struct snapshot_columns *columns)
 {
+    /* The loader is done appending. */
+    key_map_free(columns);
+    address_map_free(columns);
     if (columns->count == 0 || columns->count == columns->capacity)
         return;
     /* Shrinking in place cannot fail in practice; if it does, the column
@@ -430,7 +510,9 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
                       columns->count);
     if (columns->key)
         column_resize((void **)&columns->key, sizeof *columns->key, columns->count);
-    key_map_free(columns); /* the loader is done appending */
+    if (columns->address_key)
+        column_resize((void **)&columns->address_key, sizeof *columns->address_key,
+                      columns->count);
     columns->capacity = columns->count;
 }
 
@@ -475,7 +557,10 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
         requested_store(columns, i, snapshot->requested_bytes);
     if (columns->allocation_bytes)
         columns->allocation_bytes[i] = snapshot->allocation_bytes;
-    columns->address[i] = snapshot->address;
+    if (columns->address)
+        columns->address[i] = snapshot->address;
+    else if (!address_key_of(columns, snapshot->address, &columns->address_key[i]))
+        columns->lost = true;
     if (columns->step_id)
         columns->step_id[i] = snapshot->step_id;
     if (columns->op_name) {
@@ -533,7 +618,13 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     }
     if (columns->allocation_bytes)
         STORE(allocation_bytes, snapshot->allocation_bytes)
-    STORE(address, snapshot->address)
+    if (columns->address) {
+        STORE(address, snapshot->address)
+    } else if (snapshot->address) {
+        uint32_t address_key;
+        columns->lost |= !address_key_of(columns, snapshot->address, &address_key);
+        STORE(address_key, address_key)
+    }
     if (columns->step_id)
         STORE(step_id, snapshot->step_id)
     if (columns->op_name) {
@@ -571,7 +662,7 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
         .activity = columns->activity[index],
         .requested_bytes = snapshot_columns_requested_bytes(columns, index),
         .allocation_bytes = snapshot_columns_allocation_bytes(columns, index),
-        .address = columns->address[index],
+        .address = snapshot_columns_address(columns, index),
         .step_id = snapshot_columns_step_id(columns, index),
         .op_name = snapshot_columns_op_name(columns, index),
         .region_type = columns->region_type[index],
@@ -616,6 +707,7 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
     COPY(site)
     COPY(requested_narrow)
     COPY(key)
+    COPY(address_key)
 #undef COPY
     to->count = from->count;
     to->written = from->written;
@@ -634,6 +726,14 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
         if (!copy_array((void **)&to->keyed, from->keyed, from->keyed_count * sizeof *to->keyed))
             return false;
         to->keyed_count = to->keyed_capacity = from->keyed_count;
+    }
+    if (from->addresses) {
+        free(to->addresses);
+        to->addresses = NULL;
+        if (!copy_array((void **)&to->addresses, from->addresses,
+                        from->address_count * sizeof *to->addresses))
+            return false;
+        to->address_count = to->address_capacity = from->address_count;
     }
     to->reserved_change_count = to->reserved_change_capacity = from->reserved_change_count;
     to->requested_wide_count = to->requested_wide_capacity = from->requested_wide_count;
@@ -655,6 +755,9 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     free(columns->key);
     free(columns->keyed);
     key_map_free(columns);
+    free(columns->address_key);
+    free(columns->addresses);
+    address_map_free(columns);
     memset(columns, 0, sizeof *columns);
 }
 

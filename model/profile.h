@@ -136,6 +136,14 @@ struct snapshot_columns {
     struct snapshot_op_site *keyed;
     size_t keyed_count, keyed_capacity;
     struct integer_map *key_map;
+    /* With SNAPSHOT_INDEX_ADDRESS, address is NULL: snapshot i's address
+     * is addresses[address_key[i]] (addresses[0] is 0), an allocator
+     * reusing its addresses; read it through snapshot_columns_address().
+     * address_map finds an address's key while snapshots are appended. */
+    uint32_t *address_key;
+    uint64_t *addresses;
+    size_t address_count, address_capacity;
+    struct integer_map *address_map;
     /* A sparse append or a set ran out of memory for a kept-aside value or
      * a new key (those return nothing): the loader checks it. */
     bool lost;
@@ -177,6 +185,9 @@ enum {
     /* the op name and site as one key into their distinct pairs, 4 bytes
      * a snapshot where they took 8 */
     SNAPSHOT_KEY_OP_NAME_AND_SITE = 1u << 5,
+    /* the address as a key into the distinct addresses, 4 bytes a
+     * snapshot where it took 8 */
+    SNAPSHOT_INDEX_ADDRESS = 1u << 6,
 };
 /* Leaves out the columns `which` names (before the columns have room:
  * false otherwise). Appending or setting a snapshot then ignores those
@@ -204,6 +215,12 @@ static inline uint32_t snapshot_columns_op_name(const struct snapshot_columns *c
                                                size_t index)
 {
     return columns->op_name ? columns->op_name[index] : columns->keyed[columns->key[index]].op_name;
+}
+static inline uint64_t snapshot_columns_address(const struct snapshot_columns *columns,
+                                                size_t index)
+{
+    return columns->address ? columns->address[index]
+                            : columns->addresses[columns->address_key[index]];
 }
 static inline uint32_t snapshot_columns_site(const struct snapshot_columns *columns, size_t index)
 {

@@ -74,7 +74,7 @@ static bool segment_add(struct rewind *r, struct segment_record segment)
 static bool undo(struct rewind *r, const struct snapshot_columns *timeline, uint8_t action,
                  size_t k)
 {
-    uint64_t address = timeline->address[k];
+    uint64_t address = snapshot_columns_address(timeline, k);
     int64_t size = snapshot_columns_requested_bytes(timeline, k);
     uint32_t found;
     switch (action) {

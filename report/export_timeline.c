@@ -37,7 +37,7 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
     csv_writer_text(writer, memory_activity_name(timeline->activity[i]));
     csv_writer_int(writer, snapshot_columns_requested_bytes(timeline, i));
     csv_writer_int(writer, snapshot_columns_allocation_bytes(timeline, i));
-    csv_writer_unsigned(writer, timeline->address[i]);
+    csv_writer_unsigned(writer, snapshot_columns_address(timeline, i));
     csv_writer_bytes(writer, profile_string(profile, snapshot_columns_op_name(timeline, i)));
     csv_writer_int(writer, snapshot_columns_step_id(timeline, i));
     csv_writer_bytes(writer, profile_string(profile, timeline->region_type[i]));

@@ -65,7 +65,8 @@ static size_t brute_live_among(const struct allocator *allocator, size_t end, in
     for (size_t i = 0; i < end; i++)
         if (timeline->time_ps[i] <= time_ps && (timeline->activity[i] == ALLOC ||
                                                 timeline->activity[i] == FREE))
-            events[count++] = (struct brute_event){timeline->address[i], initial + i};
+            events[count++] =
+                (struct brute_event){snapshot_columns_address(timeline, i), initial + i};
     qsort(events, count, sizeof *events, brute_event_compare);
     for (size_t i = 0; i < count; i++) {
         bool last_of_address = i + 1 == count || events[i + 1].address != events[i].address;
@@ -139,7 +140,8 @@ static struct expected_row expected_from_snapshot(const struct profile *profile,
                 .occurrences = 1,
                 .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
                 .requested_bytes = snapshot_columns_requested_bytes(timeline, i),
-                .step_id = snapshot_columns_step_id(timeline, i), .address = timeline->address[i],
+                .step_id = snapshot_columns_step_id(timeline, i),
+                .address = snapshot_columns_address(timeline, i),
                 .activity = ALLOC, .has_time = true, .time_ps = timeline->time_ps[i]},
         .texts = {profile_text(profile, snapshot_columns_op_name(timeline, i)),
                   profile_text(profile, timeline->region_type[i]),

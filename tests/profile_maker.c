@@ -262,7 +262,7 @@ struct profile *profile_maker_window_seeded(const struct profile *source, size_t
     for (size_t i = 0; i < first; i++)
         if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION ||
             timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
-            events[count++] = (struct window_event){timeline->address[i], i};
+            events[count++] = (struct window_event){snapshot_columns_address(timeline, i), i};
     qsort(events, count, sizeof *events, window_event_compare);
     for (size_t i = 0; i < count; i++)
         if ((i + 1 == count || events[i + 1].address != events[i].address) &&
@@ -277,7 +277,7 @@ struct profile *profile_maker_window_seeded(const struct profile *source, size_t
     for (size_t k = 0; k < found; k++) {
         size_t i = live[k];
         rows[k] = (struct allocation_row){
-            .address = timeline->address[i],
+            .address = snapshot_columns_address(timeline, i),
             .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
             .requested_bytes = snapshot_columns_requested_bytes(timeline, i),
             .op_name = copy_text(profile, source, snapshot_columns_op_name(timeline, i)),

@@ -120,7 +120,7 @@ void test_timeline_every_field(void **state)
         assert_string_equal(field(&exported, i, 7), memory_activity_name(timeline->activity[i]));
         assert_int_field(field(&exported, i, 8), snapshot_columns_requested_bytes(timeline, i));
         assert_int_field(field(&exported, i, 9), snapshot_columns_allocation_bytes(timeline, i));
-        assert_unsigned_field(field(&exported, i, 10), timeline->address[i]);
+        assert_unsigned_field(field(&exported, i, 10), snapshot_columns_address(timeline, i));
         assert_string_equal(field(&exported, i, 11),
                             profile_text(profile, snapshot_columns_op_name(timeline, i)));
         assert_int_field(field(&exported, i, 12), snapshot_columns_step_id(timeline, i));

@@ -424,8 +424,10 @@ static bool has_unmatched_free(const struct snapshot_columns *timeline)
         if (timeline->activity[i] != FREE)
             continue;
         bool matched = false;
+        uint64_t address = snapshot_columns_address(timeline, i);
         for (size_t j = 0; j < i && !matched; j++)
-            matched = timeline->activity[j] == ALLOC && timeline->address[j] == timeline->address[i];
+            matched = timeline->activity[j] == ALLOC &&
+                      snapshot_columns_address(timeline, j) == address;
         if (!matched)
             return true;
     }

@@ -650,6 +650,51 @@ static void test_op_name_and_site_keyed(void **state)
     }
 }
 
+/* Addresses as keys into the distinct ones: 4 bytes a snapshot, each
+ * address kept once, read back alike (sparse and dense, set, appended
+ * again after the columns were fitted, copied); 0 reads as zeros. */
+static void test_address_indexed(void **state)
+{
+    (void)state;
+    static const uint64_t addresses[] = {0, 0x7f0000000200, 0x7f0000000200, UINT64_MAX, 0, 5};
+    enum { COUNT = sizeof addresses / sizeof *addresses };
+    for (int sparse = 0; sparse < 2; sparse++) {
+        struct snapshot_columns columns = {0};
+        assert_true(snapshot_columns_omit(&columns, SNAPSHOT_INDEX_ADDRESS));
+        if (sparse)
+            assert_true(snapshot_columns_reserve_zeroed(&columns, COUNT + 1));
+        for (size_t i = 0; i < COUNT; i++) {
+            struct snapshot in = {.address = addresses[i], .heap_bytes = 1};
+            if (sparse)
+                snapshot_columns_append_sparse(&columns, &in);
+            else
+                assert_true(snapshot_columns_append(&columns, &in));
+        }
+        assert_null(columns.address);
+        assert_int_equal(columns.address_count, 4); /* 0, 0x7f..200, max, 5 */
+        struct snapshot other = {.address = 77};
+        snapshot_columns_set(&columns, 0, &other);
+        if (!sparse) {
+            snapshot_columns_fit(&columns);
+            assert_null(columns.address_map);
+            assert_true(snapshot_columns_append(&columns, &other)); /* the map made again */
+        }
+        assert_false(columns.lost);
+        assert_int_equal(columns.address_count, 5);
+        struct snapshot_columns copy;
+        assert_true(snapshot_columns_copy(&columns, &copy));
+        for (size_t i = 0; i < columns.count; i++) {
+            uint64_t want = i == 0 || i == COUNT ? 77 : addresses[i];
+            struct snapshot out;
+            snapshot_columns_get(&columns, i, &out);
+            assert_true(out.address == want);
+            assert_true(snapshot_columns_address(&copy, i) == want);
+        }
+        snapshot_columns_free(&copy);
+        snapshot_columns_free(&columns);
+    }
+}
+
 static void test_activity_names(void **state)
 {
     (void)state;
@@ -679,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_free_and_peak_omitted),
         cmocka_unit_test(test_requested_narrowed),
         cmocka_unit_test(test_op_name_and_site_keyed),
+        cmocka_unit_test(test_address_indexed),
         cmocka_unit_test(test_sparse_columns_read_back),
         cmocka_unit_test(test_sparse_columns_grow),
         cmocka_unit_test(test_omitted_columns),

@@ -183,7 +183,7 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
                     snapshot_columns_requested_bytes(y, i));
         assert_true(snapshot_columns_allocation_bytes(x, i) ==
                     snapshot_columns_allocation_bytes(y, i));
-        assert_true(x->address[i] == y->address[i]);
+        assert_true(snapshot_columns_address(x, i) == snapshot_columns_address(y, i));
         assert_true(snapshot_columns_step_id(x, i) == snapshot_columns_step_id(y, i));
         assert_same_text(a, snapshot_columns_op_name(x, i), b,
                          snapshot_columns_op_name(y, i));

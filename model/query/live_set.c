@@ -39,7 +39,7 @@ static uint64_t live_source_address(const struct live_source *source, uint32_t n
 {
     return live_is_initial(source->initial_count, number)
                ? source->initial[number].address
-               : source->timeline->address[number - source->initial_count];
+               : snapshot_columns_address(source->timeline, number - source->initial_count);
 }
 
 static int64_t live_source_bytes(const struct live_source *source, uint32_t number)
@@ -198,10 +198,10 @@ static bool live_replay_apply(struct live_replay *replay, const struct live_sour
 {
     const struct snapshot_columns *timeline = source->timeline;
     if (timeline->activity[index] == MEMORY_ACTIVITY_ALLOCATION)
-        return live_replay_allocate(replay, timeline->address[index],
+        return live_replay_allocate(replay, snapshot_columns_address(timeline, index),
                                     (uint32_t)(index + source->initial_count));
     if (timeline->activity[index] == MEMORY_ACTIVITY_DEALLOCATION)
-        live_replay_free_address(replay, source, timeline->address[index]);
+        live_replay_free_address(replay, source, snapshot_columns_address(timeline, index));
     return true;
 }
 
@@ -355,9 +355,10 @@ static bool live_index_replay_window(struct live_index *index, size_t from, size
     for (size_t i = from; i < end; i++) {
         int activity = timeline->activity[i];
         if (activity == MEMORY_ACTIVITY_ALLOCATION)
-            integer_map_put(&index->window, timeline->address[i], (uint32_t)(i + initial) + 1);
+            integer_map_put(&index->window, snapshot_columns_address(timeline, i),
+                            (uint32_t)(i + initial) + 1);
         else if (activity == MEMORY_ACTIVITY_DEALLOCATION)
-            integer_map_put(&index->window, timeline->address[i], 0);
+            integer_map_put(&index->window, snapshot_columns_address(timeline, i), 0);
         /* the map has room for every event of the gap: puts cannot fail */
     }
     return true;

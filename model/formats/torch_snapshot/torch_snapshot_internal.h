@@ -135,7 +135,7 @@ struct ts_pipe;
 #define TS_OMITTED_COLUMNS                                                        \
     (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES | SNAPSHOT_OMIT_FREE_BYTES | \
      SNAPSHOT_OMIT_PEAK_BYTES_IN_USE | SNAPSHOT_NARROW_REQUESTED_BYTES |                    \
-     SNAPSHOT_KEY_OP_NAME_AND_SITE)
+     SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS)
 
 
 /* One distinct frames list, turned into text once. */

@@ -502,7 +502,7 @@ static void test_one_trace_two_devices(void **state)
         const struct snapshot_columns *timeline = &profile->allocators[d].timeline;
         assert_int_equal(timeline->count, 1);
         assert_int_equal(timeline->heap_bytes[0], 5);
-        assert_int_equal(timeline->address[0], 1);
+        assert_int_equal(snapshot_columns_address(timeline, 0), 1);
         assert_int_equal(profile->allocators[d].summary.peak.heap_bytes, 5);
         assert_int_equal(profile->allocators[d].row_count, 1);
     }
