@@ -166,7 +166,7 @@ struct reserved_change {
     size_t index;
     int64_t reserved;
 };
-#define SNAPSHOT_PEAK_SPAN 1024
+#define SNAPSHOT_PEAK_SPAN 64
 
 /* Columns a loader whose format never varies them may leave out, so that
  * they cost no memory: the step is then none (-1) everywhere, the
