@@ -2,7 +2,8 @@
 # Who holds the memory, on the screen (issue 22), in tmux at 80x24 and
 # 200x60 on the real captures of data/real/: the table at the peak is the
 # live set; JAX rows name their executable and role, with no all-INVALID
-# type column; PyTorch rows show the user's line in a location column;
+# type column and no shape column of XProf's placeholders ("unknown" on a
+# special row); PyTorch rows show the user's line in a location column;
 # grouping by scope makes one group per unscoped op (Enter opens it,
 # Backspace leaves it); Enter on a row shows its context, module,
 # location and stack, and a special row in words.
@@ -41,6 +42,7 @@ for size in "80 24" "200 60"; do
         '(Allocations l|L)ive at peak \(6\)' '256\.00 MiB .*jit__step'
     screen_lacks "jax $1x$2: no type column of INVALID only" ' type +(shape +)?op'
     screen_lacks "jax $1x$2: no module column (XSpace records none)" ' module '
+    screen_lacks "jax $1x$2: no shape column of XProf's placeholder only" ' shape +op|unknown'
     if [ "$1" -ge 200 ]; then
         screen_lacks "jax 200x60: no breakdown by type (INVALID only)" 'At peak by type'
         tmux_screen_has "jax 200x60: the breakdown by region (the roles) stays" \
@@ -98,6 +100,8 @@ memtop_viewer 200 60 "" "$torch"
 tmux_screen_has "torch 200x60: the table" 'torch_trace\.py:15 step'
 tmux_screen_has "torch 200x60: a shape column: aten::mm's Input Dims" \
     ' shape +(module +)?location +op' '4\.00 MiB .*\[\[1024, 256\], \[256, 1024\]\] +'
+screen_lacks "torch 200x60: the special row shows no placeholder shape" \
+    'unknown +allocated before the profile'
 # A backward row (the weight gradient of Linear_1) takes its forward op's
 # module and location.
 tmux_screen_has "torch 200x60: a backward row: its forward op's module and location" \

@@ -22,6 +22,18 @@ bool allocation_table_default_descending(enum table_column column)
     return info && info->compare && info->descending_first;
 }
 
+bool allocation_value_is_placeholder(const struct allocation_row *row, enum table_column column,
+                                     struct text value)
+{
+    /* XProf's DT_INVALID says no type was recorded (JAX), and its special
+     * rows (stack, allocated before the profile) carry the type INVALID
+     * and the shape "unknown" by convention, not as data (issue 22). */
+    if (column == TABLE_COLUMN_DATA_TYPE)
+        return text_equal(value, text_of("INVALID"));
+    return column == TABLE_COLUMN_TENSOR_SHAPE && row->origin == ROW_FROM_SPECIAL &&
+           text_equal(value, text_of("unknown"));
+}
+
 bool allocation_table_column_filled(const struct allocation_table *table,
                                     enum table_column column)
 {
@@ -31,10 +43,9 @@ bool allocation_table_column_filled(const struct allocation_table *table,
     struct allocation_context context = allocation_table_context(table);
     for (size_t i = 0; i < table->source.count; i++) {
         struct allocation_value value = info->value(&context, &table->source.rows[i]);
-        /* XProf's DT_INVALID says no type was recorded: a type column of
-         * INVALID only (JAX) is not shown (issue 22). */
-        if (column == TABLE_COLUMN_DATA_TYPE && !value.absent &&
-            text_equal(value.text, text_of("INVALID")))
+        /* A column of XProf's placeholders only is not shown (issue 22). */
+        if (!value.absent && allocation_value_is_placeholder(&table->source.rows[i], column,
+                                                             value.text))
             continue;
         if (!value.absent && (info->kind != ALLOCATION_VALUE_TEXT || value.text.length > 0))
             return true;

@@ -79,12 +79,19 @@ struct allocation_row_source allocation_rows_at_peak(const struct profile *profi
 struct allocation_row_source allocation_rows_xprof(const struct profile *profile,
                                                    const struct allocator *allocator);
 
+/* Whether `value`, row's text in `column`, is one of XProf's placeholders
+ * rather than recorded data: the type INVALID (no type recorded), and the
+ * shape "unknown" of a special row. Exports keep them (XProf parity); the
+ * viewer shows them as empty. */
+bool allocation_value_is_placeholder(const struct allocation_row *row, enum table_column column,
+                                     struct text value);
+
 /* The column's one name ("size", "op"), as the status line names the
  * sort ("file order" for no sort). */
 const char *allocation_table_column_name(enum table_column column);
 /* Whether some row of the table's source has a value in `column` (not
- * an empty text, not an absent number, not XProf's INVALID for a data
- * type): an XProf file fills no kind or location, a Skyline report no
+ * an empty text, not an absent number, not one of XProf's placeholders:
+ * allocation_value_is_placeholder): an XProf file fills no kind or location, a Skyline report no
  * region, type, shape or requested size, a JAX capture no type. */
 bool allocation_table_column_filled(const struct allocation_table *table,
                                     enum table_column column);

@@ -136,7 +136,9 @@ static struct text cell_text(const struct allocation_table *rows,
     case ALLOCATION_VALUE_ADDRESS:
         snprintf(buffer, size, "0x%llx", (unsigned long long)value.address);
         return text_of(buffer);
-    default: return value.text;
+    default: /* XProf's placeholders (INVALID, a special row's "unknown") read as none */
+        return allocation_value_is_placeholder(row, info->id, value.text) ? text_of("")
+                                                                          : value.text;
     }
 }
 
@@ -164,9 +166,10 @@ void table_rows_measure(struct table_pane *table, const struct viewer *viewer)
                        &viewer->style, table->natural);
     for (size_t c = 0; c < TABLE_SHOWN_COUNT; c++) /* not recorded: empty, so hidden */
         if (!allocation_column_recorded(rows->allocator, shown_columns[c].id) ||
-            (shown_columns[c].id == TABLE_COLUMN_DATA_TYPE &&
-             !allocation_table_column_filled(rows, TABLE_COLUMN_DATA_TYPE)))
-            table->natural[c] = 0; /* a type of XProf's INVALID only: none (issue 22) */
+            ((shown_columns[c].id == TABLE_COLUMN_DATA_TYPE ||
+              shown_columns[c].id == TABLE_COLUMN_TENSOR_SHAPE) &&
+             !allocation_table_column_filled(rows, shown_columns[c].id)))
+            table->natural[c] = 0; /* XProf's placeholders only: none (issue 22) */
     table->measured_rows = rows->source.rows;
     table->measured_count = allocation_table_total(rows);
     for (size_t c = 0; c < TABLE_SHOWN_COUNT; c++) {
