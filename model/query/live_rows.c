@@ -202,24 +202,48 @@ static bool row_same_key(const struct allocation_row *a, const struct allocation
            a->module == b->module && a->stack == b->stack;
 }
 
-/* Writes the rows in `order` into rows->rows, merging equal neighbours
- * (a special row and an allocation can have the same key). */
-static void rows_merge(const struct allocation_row *groups, const size_t *order, size_t total,
-                       struct live_rows *rows)
+/* Puts the rows in `order` (rows[i] becomes the old rows[order[i]]),
+ * following each cycle of the permutation; `order` is spent (each
+ * placed slot is marked as its own). In place: the rows are the
+ * query's biggest array, and a second copy of them would be its peak. */
+static void rows_permute(struct allocation_row *rows, size_t *order, size_t total)
+{
+    for (size_t i = 0; i < total; i++) {
+        if (order[i] == i)
+            continue;
+        struct allocation_row held = rows[i];
+        size_t hole = i;
+        for (;;) {
+            size_t from = order[hole];
+            order[hole] = hole;
+            if (from == i) {
+                rows[hole] = held;
+                break;
+            }
+            rows[hole] = rows[from];
+            hole = from;
+        }
+    }
+}
+
+/* Merges equal neighbours of the sorted rows in place (a special row
+ * and an allocation can have the same key); returns how many are left. */
+static size_t rows_merge(struct allocation_row *rows, size_t total)
 {
     size_t count = 0;
     for (size_t i = 0; i < total; i++) {
-        const struct allocation_row *row = &groups[order[i]];
-        if (count > 0 && row_same_key(&rows->rows[count - 1], row)) {
-            int64_t occurrences = saturating_add(rows->rows[count - 1].occurrences,
-                                                 row->occurrences);
-            rows->rows[count - 1] = *row;
-            rows->rows[count - 1].occurrences = occurrences;
+        if (count > 0 && row_same_key(&rows[count - 1], &rows[i])) {
+            int64_t occurrences = saturating_add(rows[count - 1].occurrences,
+                                                 rows[i].occurrences);
+            rows[count - 1] = rows[i];
+            rows[count - 1].occurrences = occurrences;
         } else {
-            rows->rows[count++] = *row;
+            if (count != i)
+                rows[count] = rows[i];
+            count++;
         }
     }
-    rows->count = count;
+    return count;
 }
 
 /* ---- equal allocations grouped before sorting ---- */
@@ -230,10 +254,13 @@ static void rows_merge(const struct allocation_row *groups, const size_t *order,
  * million rows. */
 struct live_groups {
     struct allocation_row *rows;
-    uint32_t *next; /* the next group with the same key hash, + 1; 0: none */
     size_t count;
     size_t capacity;
-    struct integer_map heads; /* key hash -> its first group + 1 */
+    /* Open addressing by key hash (linear probing, at most half full):
+     * a group + 1, 0 for an empty slot; 4 bytes a slot, where a map of
+     * hashes with chains took 16 and then some, at the load's peak. */
+    uint32_t *slots;
+    size_t slot_count;
 };
 
 static uint64_t key_hash(const struct allocation_row *row)
@@ -251,18 +278,44 @@ static uint64_t key_hash(const struct allocation_row *row)
 
 static bool live_groups_reserve(struct live_groups *groups, size_t needed)
 {
-    size_t capacity = groups->capacity;
     return live_array_reserve((void **)&groups->rows, &groups->capacity, needed,
-                              sizeof *groups->rows) &&
-           live_array_reserve((void **)&groups->next, &capacity, needed, sizeof *groups->next);
+                              sizeof *groups->rows);
+}
+
+/* Room in the slots for `needed` groups, the groups there placed again. */
+static bool live_groups_reserve_slots(struct live_groups *groups, size_t needed)
+{
+    if (needed <= groups->slot_count / 2)
+        return true;
+    size_t count = groups->slot_count ? groups->slot_count : 64;
+    while (count / 2 < needed) {
+        if (count > SIZE_MAX / 2 / sizeof *groups->slots)
+            return false;
+        count *= 2;
+    }
+    uint32_t *slots = calloc(count, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t g = 0; g < groups->count; g++) {
+        size_t slot = (size_t)key_hash(&groups->rows[g]) & (count - 1);
+        while (slots[slot])
+            slot = (slot + 1) & (count - 1);
+        slots[slot] = (uint32_t)g + 1;
+    }
+    free(groups->slots);
+    groups->slots = slots;
+    groups->slot_count = count;
+    return true;
 }
 
 static bool live_groups_add(struct live_groups *groups, const struct allocation_row *row)
 {
-    uint64_t hash = key_hash(row);
-    uint32_t *head = integer_map_find(&groups->heads, hash);
-    for (uint32_t group = head ? *head : 0; group != 0; group = groups->next[group - 1]) {
-        struct allocation_row *found = &groups->rows[group - 1];
+    if (groups->count >= UINT32_MAX - 1 || !live_groups_reserve_slots(groups, groups->count + 1))
+        return false;
+    size_t mask = groups->slot_count - 1;
+    size_t slot = (size_t)key_hash(row) & mask;
+    for (; groups->slots[slot]; slot = (slot + 1) & mask) {
+        struct allocation_row *found = &groups->rows[groups->slots[slot] - 1];
         if (!row_same_key(found, row))
             continue;
         int64_t occurrences = found->occurrences + 1;
@@ -271,19 +324,18 @@ static bool live_groups_add(struct live_groups *groups, const struct allocation_
         found->occurrences = occurrences;
         return true;
     }
-    if (groups->count >= UINT32_MAX - 1 || !live_groups_reserve(groups, groups->count + 1))
+    if (!live_groups_reserve(groups, groups->count + 1))
         return false;
     groups->rows[groups->count] = *row;
-    groups->next[groups->count] = head ? *head : 0;
     groups->count++;
-    return integer_map_put(&groups->heads, hash, (uint32_t)groups->count);
+    groups->slots[slot] = (uint32_t)groups->count;
+    return true;
 }
 
 static void live_groups_free(struct live_groups *groups)
 {
     free(groups->rows);
-    free(groups->next);
-    integer_map_free(&groups->heads);
+    free(groups->slots);
 }
 
 /* Groups the live allocations, adds the special rows (room for two is
@@ -308,21 +360,39 @@ static bool live_groups_fill(struct live_groups *groups, const struct live_rows_
     return true;
 }
 
-/* Sorts the groups in XProf's order into rows->rows. */
-static bool live_groups_sort(const struct live_groups *groups,
-                             const struct live_rows_request *request, struct live_rows *rows)
+/* Sorts the groups in XProf's order and hands their array over as
+ * rows->rows (the rows' old array is freed). The grouping's slots go
+ * first: the sort needs only the rows. */
+static bool live_groups_sort(struct live_groups *groups, const struct live_rows_request *request,
+                             struct live_rows *rows)
 {
+    free(groups->slots);
+    groups->slots = NULL;
+    groups->slot_count = 0;
     size_t total = groups->count;
     size_t *order = malloc((total ? total : 1) * sizeof *order);
     size_t *scratch = malloc((total ? total : 1) * sizeof *scratch);
-    bool ok = order && scratch &&
-              live_array_reserve((void **)&rows->rows, &rows->capacity, total, sizeof *rows->rows);
+    bool ok = order && scratch;
     if (ok) {
         for (size_t i = 0; i < total; i++)
             order[i] = i;
         struct row_order_context context = {request->profile->strings, groups->rows};
         index_sort_stable(order, scratch, total, row_before, &context);
-        rows_merge(groups->rows, order, total, rows);
+        free(scratch);
+        scratch = NULL;
+        rows_permute(groups->rows, order, total);
+        size_t count = rows_merge(groups->rows, total);
+        /* give back the room the doubling left (keep it if that fails) */
+        struct allocation_row *fitted =
+            realloc(groups->rows, (count ? count : 1) * sizeof *groups->rows);
+        if (fitted)
+            groups->rows = fitted;
+        free(rows->rows);
+        rows->rows = groups->rows;
+        rows->capacity = fitted ? (count ? count : 1) : groups->capacity;
+        rows->count = count;
+        groups->rows = NULL;
+        groups->capacity = 0;
     }
     free(order);
     free(scratch);

@@ -483,6 +483,12 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     int64_t bytes = 0;
     for (size_t i = 0; ok && i < replay.count; i++)
         bytes = saturating_add(bytes, live_source_bytes(&source, replay.live[i]));
+    /* The rows need only the live numbers: the map of addresses and the
+     * checkpoint scratch go before the rows are made (at a load's end,
+     * this query is the load's peak). */
+    integer_map_free(&replay.positions);
+    free(replay.sorted);
+    replay.sorted = NULL;
     struct live_rows_request request = {
         .profile = profile,
         .timeline = timeline,

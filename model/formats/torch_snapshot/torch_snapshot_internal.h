@@ -254,6 +254,10 @@ struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object 
 bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch);
 /* The allocation in slot `slot` of trace->open. */
 const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot);
+/* Frees the trace's open allocations and unmatched frees, once its last
+ * device has its initial allocations and blocks (they are what the
+ * replay needed of them): the timeline is made after, the load's peak. */
+void ts_trace_drop_open(struct ts_trace *trace);
 /* Frees what a trace holds; it stays, empty, with its list. */
 void ts_trace_free(struct ts_trace *trace);
 

@@ -184,9 +184,17 @@ static bool hand_over_timeline(struct device_replay *replay, struct ts_trace *tr
         snapshot_columns_free(&columns);
         return false;
     }
+    /* Nothing appends to it now: its maps of keys and its room go before
+     * the contexts are written and the next device is made (the peak). */
+    snapshot_columns_fit(&columns);
     if (!finish_contexts(replay, &columns) || !finish_timeline(replay, &columns)) {
         snapshot_columns_free(&columns);
         return false;
+    }
+    if (last_use) { /* the streams were for the contexts */
+        free(trace->streams);
+        trace->streams = NULL;
+        trace->stream_count = trace->stream_capacity = 0;
     }
     profile_builder_set_timeline(builder, replay->allocator, &columns);
     return true;
@@ -455,7 +463,10 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts
                 ALLOCATOR_FIELD_REGION | ALLOCATOR_FIELD_DATA_TYPE |
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
         profile_builder_set_caching(load->builder, replay.allocator);
-        ok = hand_over_initial(&replay) && hand_over_timeline(&replay, trace, last_use) &&
+        ok = hand_over_initial(&replay);
+        if (ok && trace && last_use)
+            ts_trace_drop_open(trace);
+        ok = ok && hand_over_timeline(&replay, trace, last_use) &&
              hand_over_segments(&replay, trace, last_use) && hand_over_ooms(&replay) &&
              warn_device(&replay, name);
     }

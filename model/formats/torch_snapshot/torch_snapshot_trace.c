@@ -295,6 +295,18 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     return true;
 }
 
+void ts_trace_drop_open(struct ts_trace *trace)
+{
+    integer_map_free(&trace->open);
+    free(trace->opened);
+    trace->opened = NULL;
+    trace->opened_count = trace->opened_capacity = 0;
+    trace->free_slot = 0;
+    free(trace->unmatched);
+    trace->unmatched = NULL;
+    trace->unmatched_count = trace->unmatched_capacity = 0;
+}
+
 void ts_trace_free(struct ts_trace *trace)
 {
     snapshot_columns_free(&trace->columns);
