@@ -3,7 +3,6 @@
 #include "model/query/live_rows.h"
 
 #include "model/util/index_sort.h"
-#include "model/util/integer_map.h"
 #include "model/util/saturating.h"
 
 #include <stdlib.h>

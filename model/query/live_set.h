@@ -97,8 +97,9 @@ const char *live_status_message(enum live_status status);
 struct live_index;
 
 /* Rows of one query, owned by the caller: start from {0}, pass to as
- * many queries as you like (each replaces the rows and reuses the
- * memory), free with live_rows_free(). */
+ * many queries as you like (each replaces the rows, their array too:
+ * the query sorts its groups in place and hands that array over), free
+ * with live_rows_free(). */
 struct live_rows {
     struct allocation_row *rows;
     size_t count;
