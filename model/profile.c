@@ -668,7 +668,7 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
         .region_type = columns->region_type[index],
         .data_type = columns->data_type[index],
         .tensor_shape = columns->tensor_shape[index],
-        .context = columns->context ? columns->context[index] : STRING_ID_EMPTY,
+        .context = snapshot_columns_context(columns, index),
         .site = snapshot_columns_site(columns, index),
     };
 }
@@ -709,6 +709,14 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
     COPY(key)
     COPY(address_key)
 #undef COPY
+    if (from->context_runs) {
+        to->context_runs = malloc(from->context_run_count * sizeof *to->context_runs);
+        if (!to->context_runs)
+            return false;
+        memcpy(to->context_runs, from->context_runs,
+               from->context_run_count * sizeof *to->context_runs);
+        to->context_run_count = from->context_run_count;
+    }
     to->count = from->count;
     to->written = from->written;
     to->peak_floor = from->peak_floor;
@@ -747,6 +755,7 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     FOR_EACH_COLUMN(FREE)
 #undef FREE
     free(columns->context);
+    free(columns->context_runs);
     free(columns->site);
     free(columns->reserved_changes);
     free(columns->peak_marks);

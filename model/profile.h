@@ -105,6 +105,11 @@ struct snapshot_columns {
      * loader calls snapshot_columns_enable_context(), so that formats
      * without it pay nothing. */
     uint32_t *context;
+    /* Or the same in runs (snapshot_columns_compact_context()), `context`
+     * then NULL: run k holds from its first snapshot to the next run's.
+     * Read either through snapshot_columns_context(). */
+    struct context_run *context_runs;
+    size_t context_run_count;
     /* struct snapshot's site: NULL (every snapshot's is 0) until a loader
      * calls snapshot_columns_enable_site(). */
     uint32_t *site;
@@ -272,6 +277,23 @@ bool snapshot_columns_enable_site(struct snapshot_columns *columns);
 /* Makes room for the context column (empty for the snapshots already
  * there); false when memory runs out. */
 bool snapshot_columns_enable_context(struct snapshot_columns *columns);
+/* A run of snapshots of one context (struct snapshot_columns). */
+struct context_run {
+    uint32_t first;
+    uint32_t context;
+};
+/* Whether the snapshots have contexts (a column or runs). */
+static inline bool snapshot_columns_has_context(const struct snapshot_columns *columns)
+{
+    return columns->context || columns->context_runs;
+}
+/* Snapshot `index`'s context, from the column or the runs; the empty
+ * string where there is neither (model/snapshot_context.c). */
+uint32_t snapshot_columns_context(const struct snapshot_columns *columns, size_t index);
+/* Replaces the context column by its runs where they take less than half
+ * its room (a loader done writing it; nothing appends after); false when
+ * memory runs out (the column is then kept). */
+bool snapshot_columns_compact_context(struct snapshot_columns *columns);
 /* Grow to hold at least `capacity` snapshots; false when memory runs out. */
 bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity);
 /* For a loader whose format leaves some columns empty: columns with no

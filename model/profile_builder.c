@@ -203,7 +203,8 @@ static bool timeline_sort(struct snapshot_columns *timeline)
     size_t *scratch = malloc(count * sizeof *scratch);
     struct snapshot_columns sorted = {0};
     bool ok = order && scratch && snapshot_columns_reserve(&sorted, count) &&
-              (!timeline->context || snapshot_columns_enable_context(&sorted)) &&
+              (!snapshot_columns_has_context(timeline) ||
+               snapshot_columns_enable_context(&sorted)) &&
               (!(timeline->site || timeline->key) || snapshot_columns_enable_site(&sorted));
     /* A timeline without the peak column keeps what it read in file
      * order (the running maximum then), found in one pass, not for each. */

@@ -705,6 +705,51 @@ static void test_activity_names(void **state)
     assert_string_equal(memory_activity_label(-5), "unknown");
 }
 
+/* The context column in runs reads as the column did, copies, and is
+ * kept where runs would not save room. */
+static void test_context_runs(void **state)
+{
+    (void)state;
+    struct snapshot_columns columns = {0};
+    assert_true(snapshot_columns_enable_context(&columns));
+    size_t count = 1000;
+    for (size_t i = 0; i < count; i++) {
+        struct snapshot snapshot = {.time_ps = (int64_t)i, .step_id = -1,
+                                    .context = (uint32_t)(i / 100 % 3)};
+        assert_true(snapshot_columns_append(&columns, &snapshot));
+    }
+    snapshot_columns_fit(&columns);
+    assert_true(snapshot_columns_compact_context(&columns));
+    assert_null(columns.context);
+    assert_non_null(columns.context_runs);
+    assert_int_equal(columns.context_run_count, 10);
+    assert_true(snapshot_columns_has_context(&columns));
+    struct snapshot_columns copy;
+    assert_true(snapshot_columns_copy(&columns, &copy));
+    for (size_t i = 0; i < count; i++) {
+        struct snapshot out;
+        snapshot_columns_get(&columns, i, &out);
+        assert_int_equal(out.context, i / 100 % 3);
+        assert_int_equal(snapshot_columns_context(&copy, i), i / 100 % 3);
+    }
+    snapshot_columns_free(&copy);
+    snapshot_columns_free(&columns);
+    /* A context that changes at every snapshot: the column stays. */
+    assert_true(snapshot_columns_enable_context(&columns));
+    for (size_t i = 0; i < 10; i++) {
+        struct snapshot snapshot = {.step_id = -1, .context = (uint32_t)i};
+        assert_true(snapshot_columns_append(&columns, &snapshot));
+    }
+    assert_true(snapshot_columns_compact_context(&columns));
+    assert_non_null(columns.context);
+    assert_null(columns.context_runs);
+    assert_int_equal(snapshot_columns_context(&columns, 7), 7);
+    snapshot_columns_free(&columns);
+    /* No context at all: the empty string. */
+    assert_false(snapshot_columns_has_context(&columns));
+    assert_int_equal(snapshot_columns_context(&columns, 0), STRING_ID_EMPTY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_sparse_columns_grow),
         cmocka_unit_test(test_omitted_columns),
         cmocka_unit_test(test_activity_names),
+        cmocka_unit_test(test_context_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

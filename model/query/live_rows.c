@@ -88,7 +88,7 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .activity = timeline->activity[index],
         .has_time = true,
         .time_ps = timeline->time_ps[index],
-        .context = timeline->context ? timeline->context[index] : STRING_ID_EMPTY,
+        .context = snapshot_columns_context(timeline, index),
     };
 }
 
@@ -343,6 +343,12 @@ static bool live_groups_fill(struct live_groups *groups, const struct live_rows_
                              struct live_rows *rows)
 {
     int64_t bytes = 0;
+    /* Room for as many groups as allocations, at once: growing by
+     * doubling would copy the rows and leave the old array's pages behind
+     * (the pages past the groups found are never touched; the sort cuts
+     * the array to its length). */
+    if (!live_groups_reserve(groups, request->live_count + 2))
+        return false;
     for (size_t i = 0; i < request->live_count; i++) {
         struct allocation_row row = row_of(request, request->live[i]);
         bytes = saturating_add(bytes, row.allocation_bytes);

@@ -187,7 +187,9 @@ static bool hand_over_timeline(struct device_replay *replay, struct ts_trace *tr
     /* Nothing appends to it now: its maps of keys and its room go before
      * the contexts are written and the next device is made (the peak). */
     snapshot_columns_fit(&columns);
-    if (!finish_contexts(replay, &columns) || !finish_timeline(replay, &columns)) {
+    /* The contexts, written, go in runs (a tenth of the column's room). */
+    if (!finish_contexts(replay, &columns) || !snapshot_columns_compact_context(&columns) ||
+        !finish_timeline(replay, &columns)) {
         snapshot_columns_free(&columns);
         return false;
     }

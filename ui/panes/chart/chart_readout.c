@@ -104,8 +104,9 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
                    style->normal, false);
     readout_string(readout, "shape", profile_string(profile, timeline->tensor_shape[index]),
                    style->normal, true);
-    if (timeline->context)
-        readout_string(readout, "in", profile_string(profile, timeline->context[index]),
+    if (snapshot_columns_has_context(timeline))
+        readout_string(readout, "in",
+                       profile_string(profile, snapshot_columns_context(timeline, index)),
                        style->normal, true);
 }
 
