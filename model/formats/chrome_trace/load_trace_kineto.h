@@ -63,6 +63,22 @@ struct kineto_frame {
     uint32_t sequence;
 };
 
+/* The order in which slices of one thread nest (ops and frames alike):
+ * by thread, then start, the longer first (it encloses), then the file's
+ * order. A qsort-style result. */
+static inline int kineto_nesting_order(uint32_t thread_a, int64_t start_a, int64_t end_a,
+                                       uint32_t sequence_a, uint32_t thread_b, int64_t start_b,
+                                       int64_t end_b, uint32_t sequence_b)
+{
+    if (thread_a != thread_b)
+        return thread_a < thread_b ? -1 : 1;
+    if (start_a != start_b)
+        return start_a < start_b ? -1 : 1;
+    if (end_a != end_b)
+        return end_a > end_b ? -1 : 1;
+    return sequence_a < sequence_b ? -1 : sequence_a > sequence_b;
+}
+
 /* A `fwdbwd` flow event (issue 22): "s" on the forward op's thread, "f"
  * on the backward op's, at each op's start, paired by id. */
 struct kineto_flow {

@@ -79,13 +79,8 @@ struct attribution {
 static int op_compare(const void *a, const void *b)
 {
     const struct kineto_op *x = a, *y = b;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    if (x->end_ns != y->end_ns)
-        return x->end_ns > y->end_ns ? -1 : 1; /* the longer one encloses */
-    return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+    return kineto_nesting_order(x->thread, x->start_ns, x->end_ns, x->sequence, y->thread,
+                                y->start_ns, y->end_ns, y->sequence);
 }
 
 static bool memory_by_thread(const void *context, size_t a, size_t b)

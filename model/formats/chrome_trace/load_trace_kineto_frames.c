@@ -59,13 +59,8 @@ struct frame_work {
 static int frame_compare(const void *a, const void *b)
 {
     const struct kineto_frame *x = a, *y = b;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    if (x->end_ns != y->end_ns)
-        return x->end_ns > y->end_ns ? -1 : 1; /* the longer one encloses */
-    return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+    return kineto_nesting_order(x->thread, x->start_ns, x->end_ns, x->sequence, y->thread,
+                                y->start_ns, y->end_ns, y->sequence);
 }
 
 static bool text_append(struct frame_work *work, size_t *length, const char *bytes, size_t count)
