@@ -46,14 +46,10 @@ static bool allocator_sort_ooms(struct allocator *allocator)
     size_t count = allocator->oom_count;
     if (count < 2)
         return true;
-    size_t *order = malloc(count * sizeof *order);
-    size_t *scratch = malloc(count * sizeof *scratch);
+    size_t *order = index_sort_order(count, oom_earlier, allocator->ooms);
     struct oom_event *sorted = malloc(count * sizeof *sorted);
-    bool ok = order && scratch && sorted;
+    bool ok = order && sorted;
     if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, oom_earlier, allocator->ooms);
         for (size_t i = 0; i < count; i++)
             sorted[i] = allocator->ooms[order[i]];
         free(allocator->ooms);
@@ -61,7 +57,6 @@ static bool allocator_sort_ooms(struct allocator *allocator)
         sorted = NULL;
     }
     free(order);
-    free(scratch);
     free(sorted);
     return ok;
 }

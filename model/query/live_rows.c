@@ -375,16 +375,10 @@ static bool live_groups_sort(struct live_groups *groups, const struct live_rows_
     groups->slots = NULL;
     groups->slot_count = 0;
     size_t total = groups->count;
-    size_t *order = malloc((total ? total : 1) * sizeof *order);
-    size_t *scratch = malloc((total ? total : 1) * sizeof *scratch);
-    bool ok = order && scratch;
+    struct row_order_context context = {request->profile->strings, groups->rows};
+    size_t *order = index_sort_order(total, row_before, &context);
+    bool ok = order != NULL;
     if (ok) {
-        for (size_t i = 0; i < total; i++)
-            order[i] = i;
-        struct row_order_context context = {request->profile->strings, groups->rows};
-        index_sort_stable(order, scratch, total, row_before, &context);
-        free(scratch);
-        scratch = NULL;
         rows_permute(groups->rows, order, total);
         size_t count = rows_merge(groups->rows, total);
         /* give back the room the doubling left (keep it if that fails) */
@@ -400,7 +394,6 @@ static bool live_groups_sort(struct live_groups *groups, const struct live_rows_
         groups->capacity = 0;
     }
     free(order);
-    free(scratch);
     return ok;
 }
 

@@ -2,6 +2,7 @@
 
 #include "model/util/index_sort.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void index_sort_stable(size_t *indices, size_t *scratch, size_t count, index_before_fn before,
@@ -23,4 +24,20 @@ void index_sort_stable(size_t *indices, size_t *scratch, size_t count, index_bef
         }
         memcpy(indices, scratch, count * sizeof *indices);
     }
+}
+
+size_t *index_sort_order(size_t count, index_before_fn before, const void *context)
+{
+    size_t *order = malloc((count ? count : 1) * sizeof *order);
+    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
+    if (order && scratch) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = i;
+        index_sort_stable(order, scratch, count, before, context);
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(scratch);
+    return order;
 }

@@ -239,14 +239,8 @@ static bool add_out_of_memory(struct trace_load *load, struct devices *devices,
 static bool warn_out_of_memory(struct trace_load *load, const struct trace_kineto *kineto)
 {
     size_t count = kineto->out_of_memory_count;
-    size_t *order = malloc((count ? count : 1) * sizeof *order);
-    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
-    bool ok = order && scratch;
-    if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, out_of_memory_earlier, kineto->out_of_memory);
-    }
+    size_t *order = index_sort_order(count, out_of_memory_earlier, kineto->out_of_memory);
+    bool ok = order != NULL;
     for (size_t i = 0; ok && i < count; i++) {
         const struct kineto_out_of_memory *oom = &kineto->out_of_memory[order[i]];
         char device[64], time[48];
@@ -256,7 +250,6 @@ static bool warn_out_of_memory(struct trace_load *load, const struct trace_kinet
                              time, (long long)(oom->bytes < 0 ? 0 : oom->bytes), device);
     }
     free(order);
-    free(scratch);
     return ok;
 }
 

@@ -97,22 +97,6 @@ static bool memory_by_time(const void *context, size_t a, size_t b)
     return memory[a].time_ns < memory[b].time_ns;
 }
 
-/* Indices 0..count-1 sorted stably by `before`; NULL when memory runs out. */
-static size_t *sorted_order(size_t count, index_before_fn before, const void *context)
-{
-    size_t *order = malloc((count ? count : 1) * sizeof *order);
-    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
-    if (order && scratch) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, before, context);
-    } else {
-        free(order);
-        order = NULL;
-    }
-    free(scratch);
-    return order;
-}
 
 /* "parent's context > name", interned. */
 static uint32_t chain_join(struct attribution *work, uint32_t parent_chain, uint32_t name)
@@ -382,7 +366,7 @@ static bool kineto_attribute(struct trace_load *load, struct trace_kineto *kinet
         /* The stack, and room above it for op_chain's walk up. */
         .stack = malloc(2 * ops * sizeof(uint32_t)),
     };
-    size_t *order = sorted_order(kineto->memory_count, memory_by_thread, kineto->memory);
+    size_t *order = index_sort_order(kineto->memory_count, memory_by_thread, kineto->memory);
     bool ok = work.parent && work.level && work.head && work.operator && work.owner && work.chain &&
               work.forward && work.linked && work.linked_chain && work.forward_of && work.stack &&
               order;
@@ -499,7 +483,7 @@ enum load_status trace_kineto_finish(struct trace_load *load)
     if (!kineto_attribute(load, kineto))
         return trace_load_no_memory(load);
     kineto_assign_steps(kineto);
-    size_t *order = sorted_order(kineto->memory_count, memory_by_time, kineto->memory);
+    size_t *order = index_sort_order(kineto->memory_count, memory_by_time, kineto->memory);
     if (!order)
         return trace_load_no_memory(load);
     enum load_status status = trace_kineto_build(load, kineto, order);

@@ -166,21 +166,16 @@ static bool tuple_before(const void *context, size_t a, size_t b)
 /* Sorts the tuples of one series in place (stably). */
 static bool tuples_sort(struct series_work *work, struct tuple *tuples, size_t count)
 {
-    size_t *order = malloc((count ? count : 1) * sizeof *order);
-    size_t *scratch = malloc((count ? count : 1) * sizeof *scratch);
+    const void *context[2] = {work, tuples};
+    size_t *order = index_sort_order(count, tuple_before, context);
     struct tuple *sorted = malloc((count ? count : 1) * sizeof *sorted);
-    bool ok = order && scratch && sorted;
+    bool ok = order && sorted;
     if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        const void *context[2] = {work, tuples};
-        index_sort_stable(order, scratch, count, tuple_before, context);
         for (size_t i = 0; i < count; i++)
             sorted[i] = tuples[order[i]];
         memcpy(tuples, sorted, count * sizeof *sorted);
     }
     free(order);
-    free(scratch);
     free(sorted);
     return ok;
 }

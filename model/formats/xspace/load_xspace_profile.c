@@ -233,15 +233,9 @@ static bool row_before(const void *context, size_t a, size_t b)
 static bool add_sorted_rows(struct profile_builder *builder, size_t index,
                             struct allocation_row *rows, size_t count)
 {
-    size_t *order = malloc((count + 1) * sizeof *order);
-    size_t *scratch = malloc((count + 1) * sizeof *scratch);
     struct row_order context = {rows, profile_builder_strings(builder)};
-    bool ok = order && scratch && profile_builder_reserve_rows(builder, index, count);
-    if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, row_before, &context);
-    }
+    size_t *order = index_sort_order(count, row_before, &context);
+    bool ok = order && profile_builder_reserve_rows(builder, index, count);
     for (size_t i = 0; ok && i < count;) {
         struct allocation_row row = rows[order[i]];
         size_t next = i + 1;
@@ -251,7 +245,6 @@ static bool add_sorted_rows(struct profile_builder *builder, size_t index,
         i = next;
     }
     free(order);
-    free(scratch);
     return ok;
 }
 
@@ -418,20 +411,15 @@ static bool order_allocators(struct profile_builder *builder)
 {
     const struct profile *profile = builder->profile;
     size_t count = profile->allocator_count;
-    size_t *order = malloc((count + 1) * sizeof *order);
-    size_t *scratch = malloc((count + 1) * sizeof *scratch);
+    size_t *order = index_sort_order(count, memory_id_before, profile);
     uint32_t *ids = malloc((count + 1) * sizeof *ids);
-    bool ok = order && scratch && ids;
+    bool ok = order && ids;
     if (ok) {
-        for (size_t i = 0; i < count; i++)
-            order[i] = i;
-        index_sort_stable(order, scratch, count, memory_id_before, profile);
         for (size_t i = 0; i < count; i++)
             ids[i] = profile->allocators[order[i]].id;
         ok = profile_builder_order_allocators(builder, ids, count);
     }
     free(order);
-    free(scratch);
     free(ids);
     return ok;
 }
