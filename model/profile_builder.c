@@ -185,15 +185,15 @@ void profile_builder_set_caching(struct profile_builder *builder, size_t index)
 static bool timeline_is_sorted(const struct snapshot_columns *timeline)
 {
     for (size_t i = 1; i < timeline->count; i++)
-        if (timeline->time_ps[i] < timeline->time_ps[i - 1])
+        if (snapshot_columns_time(timeline, i) < snapshot_columns_time(timeline, i - 1))
             return false;
     return true;
 }
 
 static bool snapshot_earlier(const void *context, size_t a, size_t b)
 {
-    const int64_t *time = context;
-    return time[a] < time[b];
+    const struct snapshot_columns *timeline = context;
+    return snapshot_columns_time(timeline, a) < snapshot_columns_time(timeline, b);
 }
 
 static bool timeline_sort(struct snapshot_columns *timeline)
@@ -218,7 +218,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
         }
         for (size_t i = 0; i < count; i++)
             order[i] = i;
-        index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
+        index_sort_stable(order, scratch, count, snapshot_earlier, timeline);
         struct snapshot snapshot;
         for (size_t i = 0; i < count; i++) {
             snapshot_columns_get_unpeaked(timeline, order[i], &snapshot);

@@ -87,7 +87,7 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .address = snapshot_columns_address(timeline, index),
         .activity = timeline->activity[index],
         .has_time = true,
-        .time_ps = timeline->time_ps[index],
+        .time_ps = snapshot_columns_time(timeline, index),
         .context = snapshot_columns_context(timeline, index),
     };
 }

@@ -13,9 +13,9 @@ static void step_row_start(struct step_row *row, const struct snapshot_columns *
     *row = (struct step_row){
         .step_id = snapshot_columns_step_id(timeline, index),
         .is_none = snapshot_columns_step_id(timeline, index) == STEP_ID_NONE,
-        .start_time_ps = timeline->time_ps[index],
+        .start_time_ps = snapshot_columns_time(timeline, index),
         .peak_bytes = snapshot_columns_in_use(timeline, index),
-        .peak_time_ps = timeline->time_ps[index],
+        .peak_time_ps = snapshot_columns_time(timeline, index),
         .first_index = index,
         .peak_index = index,
     };
@@ -27,10 +27,10 @@ static void step_row_add(struct step_row *row, const struct snapshot_columns *ti
     int64_t in_use = snapshot_columns_in_use(timeline, index);
     if (in_use >= row->peak_bytes) { /* a later snapshot wins ties */
         row->peak_bytes = in_use;
-        row->peak_time_ps = timeline->time_ps[index];
+        row->peak_time_ps = snapshot_columns_time(timeline, index);
         row->peak_index = index;
     }
-    row->end_time_ps = timeline->time_ps[index];
+    row->end_time_ps = snapshot_columns_time(timeline, index);
     row->end_bytes = in_use;
     row->last_index = index;
     row->snapshot_count++;

@@ -88,10 +88,10 @@ struct ts_open {
 /* One list of device_traces, found by the list object, replayed as its
  * entries come (torch_snapshot_trace.c): the entries themselves are not
  * kept. Until its device is built the columns hold time_us as the file
- * has it in time_ps, and allocated (heap_bytes), reserved - allocated
- * (free_bytes) and the running maximum (peak_bytes_in_use) relative to
- * the bytes live and reserved before the first entry, which only the
- * whole trace and the segments tell. */
+ * has it as their time (in 4 bytes, SNAPSHOT_NARROW_TIME), and allocated
+ * (heap_bytes), reserved - allocated (free_bytes) and the running maximum
+ * (peak_bytes_in_use) relative to the bytes live and reserved before the
+ * first entry, which only the whole trace and the segments tell. */
 struct ts_trace {
     const struct pickle_object *list;
     struct snapshot_columns columns; /* one snapshot per entry */
@@ -131,11 +131,12 @@ struct ts_batch {
 
 struct ts_pipe;
 
-/* The timeline columns a trace leaves out (model/profile.h). */
+/* The timeline columns a trace leaves out or narrows
+ * (model/snapshot_columns.h): the times are whole microseconds. */
 #define TS_OMITTED_COLUMNS                                                        \
     (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES | SNAPSHOT_OMIT_FREE_BYTES | \
      SNAPSHOT_OMIT_PEAK_BYTES_IN_USE | SNAPSHOT_NARROW_REQUESTED_BYTES |                    \
-     SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS)
+     SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS | SNAPSHOT_NARROW_TIME)
 
 
 /* One distinct frames list, turned into text once. */
