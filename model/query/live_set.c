@@ -465,6 +465,18 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
                                    int64_t time_ps, struct live_rows *rows)
 {
     rows->count = 0;
+    struct live_special_texts texts;
+    if (!live_special_texts_intern(profile->strings, &texts))
+        return LIVE_NO_MEMORY;
+    return live_rows_at_once_interned(profile, allocator, time_ps, &texts, rows);
+}
+
+enum live_status live_rows_at_once_interned(const struct profile *profile,
+                                            const struct allocator *allocator, int64_t time_ps,
+                                            const struct live_special_texts *texts,
+                                            struct live_rows *rows)
+{
+    rows->count = 0;
     if (allocator->timeline_sampled)
         return LIVE_SAMPLED_TIMELINE;
     if (allocator->timeline_kind == TIMELINE_NONE)
@@ -473,11 +485,9 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     if (!live_numbers_fit(allocator))
         return LIVE_NO_MEMORY;
     struct live_source source = live_source_of(allocator);
-    struct live_special_texts texts;
     struct live_replay replay = {0};
     size_t end = snapshots_until(timeline, time_ps);
-    bool ok = live_special_texts_intern(profile->strings, &texts) &&
-              live_replay_seed(&replay, &source);
+    bool ok = live_replay_seed(&replay, &source);
     for (size_t i = 0; ok && i < end; i++)
         ok = live_replay_apply(&replay, &source, i);
     int64_t bytes = 0;
@@ -496,7 +506,7 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
         .initial_count = allocator->initial_count,
         .blocks = allocator->allocation_blocks,
         .block_count = allocator->allocation_block_count,
-        .texts = &texts,
+        .texts = texts,
         .live = replay.live,
         .live_count = replay.count,
         .end = end,
