@@ -4,7 +4,8 @@
  * allocations and deallocations counted, and its rows made the live set
  * at the peak where that is asked for or XProf's table was given over a
  * complete timeline (or taken from a loader that found that live set on
- * its own pass: profile_builder_set_peak_live_rows); then the profile is
+ * its own pass: profile_builder_set_peak_live_rows), its allocation
+ * blocks sorted by snapshot; then the profile is
  * handed over. Allocators are finished on threads of their own where
  * there are several big ones and a core for each (a PyTorch snapshot's
  * devices, an XSpace host's): each thread writes its allocator alone,
@@ -23,12 +24,57 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "model/query/live_rows.h"
 #include "model/query/live_set.h"
 #include "model/timeline.h"
 #include "model/util/index_sort.h"
+
+/* Blocks by snapshot index, least significant 11 bits first (a loader
+ * hands them over in hash order: hundreds of thousands for a big
+ * snapshot, where a comparison sort took tens of milliseconds); as many
+ * passes as the largest index needs. False when memory runs out. */
+#define BLOCK_DIGIT_BITS 11
+static bool allocator_sort_blocks_array(struct allocation_block *blocks, size_t count)
+{
+    size_t largest = 0;
+    bool sorted = true;
+    for (size_t i = 0; i < count; i++) {
+        if (blocks[i].snapshot_index > largest)
+            largest = blocks[i].snapshot_index;
+        sorted = sorted && (i == 0 || blocks[i - 1].snapshot_index <= blocks[i].snapshot_index);
+    }
+    if (sorted)
+        return true;
+    struct allocation_block *scratch = malloc(count * sizeof *scratch);
+    if (!scratch)
+        return false;
+    struct allocation_block *from = blocks, *to = scratch;
+    for (unsigned shift = 0; shift < sizeof(size_t) * 8 && (largest >> shift) != 0;
+         shift += BLOCK_DIGIT_BITS) {
+        size_t counts[1u << BLOCK_DIGIT_BITS] = {0};
+        size_t mask = ((size_t)1 << BLOCK_DIGIT_BITS) - 1;
+        for (size_t i = 0; i < count; i++)
+            counts[(from[i].snapshot_index >> shift) & mask]++;
+        size_t at = 0;
+        for (size_t d = 0; d <= mask; d++) {
+            size_t here = counts[d];
+            counts[d] = at;
+            at += here;
+        }
+        for (size_t i = 0; i < count; i++)
+            to[counts[(from[i].snapshot_index >> shift) & mask]++] = from[i];
+        struct allocation_block *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != blocks)
+        memcpy(blocks, from, count * sizeof *blocks);
+    free(scratch);
+    return true;
+}
 
 static void allocator_count_activities(struct allocator *allocator)
 {
@@ -70,7 +116,9 @@ static bool allocator_sort_ooms(struct allocator *allocator)
 
 static bool allocator_finish(struct allocator *allocator)
 {
-    if (!allocator_sort_ooms(allocator))
+    if (!allocator_sort_ooms(allocator) ||
+        !allocator_sort_blocks_array(allocator->allocation_blocks,
+                                     allocator->allocation_block_count))
         return false;
     snapshot_columns_fit(&allocator->timeline);
     if (!profile_builder_timeline_sorted(&allocator->timeline))
