@@ -182,14 +182,6 @@ void profile_builder_set_caching(struct profile_builder *builder, size_t index)
     builder->profile->allocators[index].caching = true;
 }
 
-static bool timeline_is_sorted(const struct snapshot_columns *timeline)
-{
-    for (size_t i = 1; i < timeline->count; i++)
-        if (snapshot_columns_time(timeline, i) < snapshot_columns_time(timeline, i - 1))
-            return false;
-    return true;
-}
-
 static bool snapshot_earlier(const void *context, size_t a, size_t b)
 {
     const struct snapshot_columns *timeline = context;
@@ -239,7 +231,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
 
 bool profile_builder_timeline_sorted(struct snapshot_columns *timeline)
 {
-    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+    return snapshot_columns_times_sorted(timeline) || timeline_sort(timeline);
 }
 
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index)

@@ -292,9 +292,11 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
     if (columns->time_ps) {
         STORE(time_ps, snapshot->time_ps)
     } else {
-        /* Every time is stored: a count of 0 reads as its block's base. */
-        columns->written |= 1u << COLUMN_BIT_time_narrow;
+        /* Every time is stored: a count of 0 reads as its block's base.
+         * (The column is marked written at the end: a widening before
+         * then, at the first snapshot, finds no time stored anyway.) */
         columns_time_store(columns, i, snapshot->time_ps);
+        written |= 1u << COLUMN_BIT_time_narrow;
     }
     STORE(stack_bytes, snapshot->stack_bytes)
     STORE(heap_bytes, snapshot->heap_bytes)

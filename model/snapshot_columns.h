@@ -219,6 +219,8 @@ static inline int64_t snapshot_columns_time(const struct snapshot_columns *colum
     return columns->time_bases[index >> SNAPSHOT_TIME_BLOCK_SHIFT] +
            (int64_t)columns->time_narrow[index] * columns->time_unit;
 }
+/* Whether no snapshot's time is before the one before it. */
+bool snapshot_columns_times_sorted(const struct snapshot_columns *columns);
 /* Every time t becomes (t - origin) * factor (factor >= 1), saturating:
  * a loader's clock (a PyTorch snapshot's microseconds) as the timeline's
  * picoseconds from its start. A narrow column keeps its counts (its bases

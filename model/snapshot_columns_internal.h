@@ -55,7 +55,20 @@ bool columns_key_of(struct snapshot_columns *columns, uint32_t op_name, uint32_t
 bool columns_time_bases_room(struct snapshot_columns *columns, size_t had, size_t capacity);
 /* Stores snapshot `index`'s time in the narrow column, widening it when
  * the time does not fit; false (`lost` set) when memory runs out. */
-bool columns_time_store(struct snapshot_columns *columns, size_t index, int64_t value);
+bool columns_time_store_any(struct snapshot_columns *columns, size_t index, int64_t value);
+static inline bool columns_time_store(struct snapshot_columns *columns, size_t index,
+                                      int64_t value)
+{
+    /* In line, the common case: a loader's own clock (unit 1) within
+     * reach of its block's base. */
+    int64_t base = columns->time_bases[index >> SNAPSHOT_TIME_BLOCK_SHIFT];
+    if (columns->time_unit == 1 && base != SNAPSHOT_TIME_UNSET && value >= base &&
+        (uint64_t)value - (uint64_t)base <= UINT32_MAX) {
+        columns->time_narrow[index] = (uint32_t)((uint64_t)value - (uint64_t)base);
+        return true;
+    }
+    return columns_time_store_any(columns, index, value);
+}
 /* The narrow time column as time_ps again; false when memory runs out. */
 bool columns_time_widen(struct snapshot_columns *columns);
 /* Stores snapshot `index`'s requested bytes in the narrow column; false

@@ -6,9 +6,11 @@
  * itself) widens the whole column back to 8 bytes at once: no time is
  * ever rounded or lost, and the accessor keeps one branch. Also the two
  * changes of clock a loader makes once its times are in (scaled from an
- * origin, or counted), on either column.
+ * origin, or counted), and whether the times are in order, on either
+ * column.
  * Called by: model/snapshot_columns.c as it stores snapshots and makes
- * room; loaders (snapshot_columns_scale_times, _count_times).
+ * room; loaders (snapshot_columns_scale_times, _count_times); the
+ * builder (snapshot_columns_times_sorted).
  * Must not: change what any snapshot's time reads as, except as a clock
  * change says. */
 #include "config.h"
@@ -76,7 +78,7 @@ bool columns_time_widen(struct snapshot_columns *columns)
     return true;
 }
 
-bool columns_time_store(struct snapshot_columns *columns, size_t index, int64_t value)
+bool columns_time_store_any(struct snapshot_columns *columns, size_t index, int64_t value)
 {
     int64_t *base = &columns->time_bases[index >> SNAPSHOT_TIME_BLOCK_SHIFT];
     if (*base == SNAPSHOT_TIME_UNSET && value != SNAPSHOT_TIME_UNSET) {
@@ -99,6 +101,24 @@ bool columns_time_store(struct snapshot_columns *columns, size_t index, int64_t 
         return false;
     }
     columns->time_ps[index] = value;
+    return true;
+}
+
+bool snapshot_columns_times_sorted(const struct snapshot_columns *columns)
+{
+    size_t count = columns->count;
+    if (columns->time_ps) {
+        for (size_t i = 1; i < count; i++)
+            if (columns->time_ps[i] < columns->time_ps[i - 1])
+                return false;
+        return true;
+    }
+    /* Within a block the counts order the times (one base, one unit). */
+    for (size_t i = 1; i < count; i++)
+        if (i & (SNAPSHOT_TIME_BLOCK - 1) ? columns->time_narrow[i] < columns->time_narrow[i - 1]
+                                          : snapshot_columns_time(columns, i) <
+                                                snapshot_columns_time(columns, i - 1))
+            return false;
     return true;
 }
 

@@ -137,7 +137,22 @@ static void test_time_blocks(void **state)
         assert_int_equal(columns.time_narrow[SNAPSHOT_TIME_BLOCK], 0);
         assert_int_equal(columns.time_narrow[SNAPSHOT_TIME_BLOCK + 1], 1000);
         assert_times(&columns, times, count);
+        assert_true(snapshot_columns_times_sorted(&columns));
         snapshot_columns_free(&columns);
+    }
+    /* In order within each block, not across a boundary (the next block
+     * starts before the last time of the one before), or not within one. */
+    for (int back = 0; back < 2; back++) {
+        for (size_t i = 0; i < count; i++)
+            times[i] = (int64_t)i * 1000 - (back == 0 && i >= SNAPSHOT_TIME_BLOCK ? 5000 : 0) -
+                       (back == 1 && i == SNAPSHOT_TIME_BLOCK + 2 ? 1001 : 0);
+        struct snapshot_columns narrow = columns_of(times, count, DENSE, true);
+        struct snapshot_columns plain = columns_of(times, count, DENSE, false);
+        assert_narrow(&narrow, true);
+        assert_false(snapshot_columns_times_sorted(&narrow));
+        assert_false(snapshot_columns_times_sorted(&plain));
+        snapshot_columns_free(&narrow);
+        snapshot_columns_free(&plain);
     }
     /* The other way round, a block's last time past its reach widens. */
     times[SNAPSHOT_TIME_BLOCK - 1] = times[0] + ((int64_t)1 << 32);
