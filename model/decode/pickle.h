@@ -10,7 +10,8 @@
  * so a BINGET of a dict yields the same dict again, never a copy (a
  * reader may intern by object identity: one frame dict, one traceback
  * list). A consumer can take the items an APPENDS adds to a list as they
- * come (a trace of millions of entries then never sits in memory whole).
+ * come (a trace of millions of entries then never sits in memory whole),
+ * and read a dict bound for a list itself from its bytes (claim_dict).
  * Called by: format readers (model/formats/torch_snapshot/), the tests and
  * the fuzz harness.
  * Must not: run anything from the file: an opcode that names a class or a
