@@ -46,8 +46,16 @@ static bool step_table_gather(struct step_table *table, const struct snapshot_co
     struct integer_map positions = {0};
     size_t capacity = 0;
     bool ok = true;
+    /* Snapshots come in runs of one step (a format without steps: one
+     * run): the last step's row is at hand without the map. */
+    uint64_t last_step = 0;
+    uint32_t last_position = UINT32_MAX;
     for (size_t i = 0; ok && i < timeline->count; i++) {
         uint64_t step = (uint64_t)snapshot_columns_step_id(timeline, i);
+        if (last_position != UINT32_MAX && step == last_step) {
+            step_row_add(&table->rows[last_position], timeline, i);
+            continue;
+        }
         uint32_t *position = integer_map_find(&positions, step);
         if (!position) {
             if (table->count == capacity) {
@@ -65,6 +73,8 @@ static bool step_table_gather(struct step_table *table, const struct snapshot_co
             step_row_start(&table->rows[table->count++], timeline, i);
             position = integer_map_find(&positions, step);
         }
+        last_step = step;
+        last_position = *position;
         step_row_add(&table->rows[*position], timeline, i);
     }
     integer_map_free(&positions);
