@@ -232,6 +232,13 @@ bool snapshot_columns_scale_times(struct snapshot_columns *columns, int64_t orig
  * snapshot_columns_scale_times(). */
 bool snapshot_columns_count_times(struct snapshot_columns *columns, int64_t unit);
 
+/* Whether the timeline records steps at all: a loader that left the
+ * column out (SNAPSHOT_OMIT_STEP_ID) records none, every step is none. */
+static inline bool snapshot_columns_has_steps(const struct snapshot_columns *columns)
+{
+    return columns->step_id != NULL;
+}
+
 /* Snapshot `index`'s step id, requested and allocation bytes, whether
  * their columns were omitted or not: every reader goes through these. */
 static inline int64_t snapshot_columns_step_id(const struct snapshot_columns *columns,

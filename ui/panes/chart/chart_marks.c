@@ -45,7 +45,10 @@ const struct chart_step_mark *chart_steps_marks(struct chart_steps *steps,
 {
     if (steps->of != allocator) {
         chart_steps_forget(steps);
-        if (!step_table_build(&steps->table, allocator))
+        /* A timeline without a step column has no step to mark (a PyTorch
+         * snapshot's: its steps are spans): no table, no pass over it. */
+        if (snapshot_columns_has_steps(&allocator->timeline) &&
+            !step_table_build(&steps->table, allocator))
             return NULL;
         steps->of = allocator;
     }
