@@ -2,6 +2,8 @@
 
 #include "model/query/live_rows.h"
 
+#include "model/stack_text.h"
+
 #include "model/util/index_sort.h"
 #include "model/util/saturating.h"
 
@@ -142,13 +144,14 @@ static size_t special_rows_add(const struct live_rows_request *request,
 /* ---- XProf's order ---- */
 
 struct row_order_context {
-    const struct string_table *strings;
+    const struct profile *profile;
     const struct allocation_row *rows;
 };
 
-int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+int live_row_key_compare(const struct profile *profile, const struct allocation_row *a,
                          const struct allocation_row *b)
 {
+    const struct string_table *strings = profile->strings;
     if (a->allocation_bytes != b->allocation_bytes)
         return a->allocation_bytes > b->allocation_bytes ? -1 : 1;
     if (a->requested_bytes != b->requested_bytes)
@@ -167,7 +170,7 @@ int live_row_key_compare(const struct string_table *strings, const struct alloca
     if (order == 0)
         order = string_table_compare(strings, a->module, b->module);
     if (order == 0)
-        order = string_table_compare(strings, a->stack, b->stack);
+        order = stack_text_compare(profile, a->stack, b->stack);
     return order;
 }
 
@@ -187,11 +190,13 @@ static bool row_before(const void *context, size_t a, size_t b)
 {
     const struct row_order_context *order = context;
     const struct allocation_row *x = &order->rows[a], *y = &order->rows[b];
-    int key = live_row_key_compare(order->strings, x, y);
+    int key = live_row_key_compare(order->profile, x, y);
     return key < 0 || (key == 0 && row_later(y, x));
 }
 
-/* One string table gives equal texts equal ids: no text compare needed. */
+/* One string table gives equal texts equal ids, and the builder gives
+ * stacks of frames of equal text one id (model/stack_text.h): no text
+ * compare needed. */
 static bool row_same_key(const struct allocation_row *a, const struct allocation_row *b)
 {
     return a->allocation_bytes == b->allocation_bytes &&
@@ -375,7 +380,7 @@ static bool live_groups_sort(struct live_groups *groups, const struct live_rows_
     groups->slots = NULL;
     groups->slot_count = 0;
     size_t total = groups->count;
-    struct row_order_context context = {request->profile->strings, groups->rows};
+    struct row_order_context context = {request->profile, groups->rows};
     size_t *order = index_sort_order(total, row_before, &context);
     bool ok = order != NULL;
     if (ok) {

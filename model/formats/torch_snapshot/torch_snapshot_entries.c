@@ -44,6 +44,8 @@ void ts_load_free(struct ts_load *load)
         ts_trace_free(&load->traces[i]);
     free(load->traces);
     integer_map_free(&load->traceback_ids);
+    integer_map_free(&load->frame_ids);
+    free(load->frame_scratch);
     free(load->tracebacks);
     free(load->segments);
     free(load->blocks);

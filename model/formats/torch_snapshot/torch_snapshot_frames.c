@@ -1,15 +1,17 @@
-/* torch_snapshot_frames: a traceback (a frames list) turned into text once
- * (see torch_snapshot_internal.h): the stack as memtop shows it (Python
- * frames, runs of C++ frames folded into a count, memory_viz's machinery
- * hidden when there is no Python frame), the innermost user frame's
- * location and the function that made the memory, and its site for the
- * profile (registered once, named by the entries); tracebacks interned by
- * the list object (pybind writes one list per distinct traceback and one
- * dict per distinct frame, the memo hands them back again). Also the
- * load's scratch text.
+/* torch_snapshot_frames: a traceback (a frames list) read once (see
+ * torch_snapshot_internal.h): its frames into the profile's frame table
+ * (struct stack_frame: file, name, line, and whether Python or the
+ * machinery of recording, as memory_viz tells them), each frame dict
+ * read once (pybind writes one dict per distinct frame and one list per
+ * distinct traceback, the memo hands them back again: both are interned
+ * by the object); its stack kept as those frames, made into text only
+ * when drawn (model/stack_text.h); the innermost user frame's location
+ * and the function that made the memory, interned as the keys rows group
+ * by; and its site for the profile (registered once, named by the
+ * entries). Also the load's scratch text.
  * Called by torch_snapshot_entries.c (entries' frames) and
  * torch_snapshot_segments.c (blocks' frames). Must not: read anything of
- * the pickle but frames lists. */
+ * the pickle but frames lists, nor make a stack's text. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -71,43 +73,47 @@ uint32_t ts_scratch_intern(struct ts_load *load)
 
 /* ---- frames ---- */
 
+/* A frame as its dict has it (a value that is no string reads empty). */
 struct ts_frame {
-    struct pickle_value name, filename;
+    struct text name, file;
     int64_t line;
 };
 
+static struct text string_of(const struct pickle_value *value)
+{
+    return value->kind == PICKLE_STR ? text_make((const char *)value->as.string, value->length)
+                                     : text_make("", 0);
+}
+
 static struct ts_frame frame_read(const struct pickle_value *value)
 {
-    struct ts_frame frame = {.line = 0};
+    struct ts_frame frame = {.name = text_make("", 0), .file = text_make("", 0), .line = 0};
     if (value->kind != PICKLE_DICT)
         return frame;
     const struct pickle_object *dict = value->as.object;
     for (size_t i = 0; i + 1 < dict->count; i += 2) {
         const struct pickle_value *key = &dict->items[i], *item = &dict->items[i + 1];
         if (item->kind == PICKLE_STR && KEY_IS(key, "name"))
-            frame.name = *item;
+            frame.name = string_of(item);
         else if (item->kind == PICKLE_STR && KEY_IS(key, "filename"))
-            frame.filename = *item;
+            frame.file = string_of(item);
         else if (KEY_IS(key, "line"))
             pickle_as_int64(item, &frame.line);
     }
     return frame;
 }
 
-static bool ends_with(const struct pickle_value *text, const char *suffix)
+static bool ends_with(struct text text, const char *suffix)
 {
     size_t length = strlen(suffix);
-    return text->kind == PICKLE_STR && text->length >= length &&
-           memcmp(text->as.string + text->length - length, suffix, length) == 0;
+    return text.length >= length && memcmp(text.bytes + text.length - length, suffix, length) == 0;
 }
 
-static bool contains(const struct pickle_value *text, const char *needle)
+static bool contains(struct text text, const char *needle)
 {
     size_t length = strlen(needle);
-    if (text->kind != PICKLE_STR || text->length < length)
-        return false;
-    for (size_t i = 0; i + length <= text->length; i++)
-        if (memcmp(text->as.string + i, needle, length) == 0)
+    for (size_t i = 0; i + length <= text.length; i++)
+        if (memcmp(text.bytes + i, needle, length) == 0)
             return true;
     return false;
 }
@@ -115,9 +121,7 @@ static bool contains(const struct pickle_value *text, const char *needle)
 /* Python (and TorchScript/inductor) frames, as memory_viz tells them. */
 static bool frame_is_python(const struct ts_frame *frame)
 {
-    return ends_with(&frame->filename, ".py") ||
-           (frame->filename.kind == PICKLE_STR && frame->filename.length > 0 &&
-            frame->filename.as.string[0] == '<');
+    return ends_with(frame->file, ".py") || (frame->file.length > 0 && frame->file.bytes[0] == '<');
 }
 
 /* The frames memory_viz hides as the machinery of recording or of the
@@ -130,89 +134,87 @@ static bool frame_is_machinery(const struct ts_frame *frame)
     static const char *const files[] = {"core/boxing", "/Register", "/Redispatch", "pythonrun.c",
                                         "Modules/main.c", "Objects/call.c", "ceval.c"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (contains(&frame->name, names[i]))
+        if (contains(frame->name, names[i]))
             return true;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        if (contains(&frame->filename, files[i]))
+        if (contains(frame->file, files[i]))
             return true;
     return false;
 }
 
-static bool frame_line(struct ts_load *load, const struct ts_frame *frame)
+/* The frame table's index of a frames list's item: a frame dict is read
+ * the first time it comes (by the object: the memo hands the same dict
+ * back for the same frame); anything else is one empty frame. UINT32_MAX
+ * when memory runs out. */
+static uint32_t frame_of(struct ts_load *load, const struct pickle_value *item)
 {
-    if (load->scratch_length && !ts_scratch_add(load, "\n", 1))
-        return false;
-    const struct pickle_value *file = &frame->filename, *name = &frame->name;
-    return ts_scratch_add(load, file->kind == PICKLE_STR ? file->as.string : (const uint8_t *)"",
-                       file->kind == PICKLE_STR ? file->length : 0) &&
-           scratch_printf(load, ":%lld ", (long long)frame->line) &&
-           ts_scratch_add(load, name->kind == PICKLE_STR ? name->as.string : (const uint8_t *)"",
-                       name->kind == PICKLE_STR ? name->length : 0);
+    uint64_t key = item->kind == PICKLE_DICT ? (uint64_t)(uintptr_t)item->as.object : 0;
+    const uint32_t *found = integer_map_find(&load->frame_ids, key);
+    if (found)
+        return *found;
+    struct ts_frame read = frame_read(item);
+    struct stack_frame frame = {
+        .line = read.line,
+        .file = string_table_intern(load->strings, read.file.bytes, read.file.length),
+        .name = string_table_intern(load->strings, read.name.bytes, read.name.length),
+        .kind = (uint8_t)((frame_is_python(&read) ? STACK_FRAME_PYTHON : 0) |
+                          (frame_is_machinery(&read) ? STACK_FRAME_MACHINERY : 0)),
+    };
+    uint32_t index;
+    if (frame.file == STRING_ID_NONE || frame.name == STRING_ID_NONE ||
+        !profile_builder_add_stack_frame(load->builder, &frame, &index) ||
+        !integer_map_put(&load->frame_ids, key, index))
+        return UINT32_MAX;
+    return index;
 }
 
-static bool fold_line(struct ts_load *load, size_t folded)
+static const struct stack_frame *frame_at(const struct ts_load *load, uint32_t index)
 {
-    return !folded || ((!load->scratch_length || ts_scratch_add(load, "\n", 1)) &&
-                       scratch_printf(load, "[%zu C++ frame%s]", folded, folded == 1 ? "" : "s"));
+    return &load->builder->profile->stack_frames[index];
 }
 
-/* The stack text: Python frames, runs of C++ frames folded into a count;
- * a stack with no Python frame keeps its C++ frames but the machinery. */
-static bool traceback_stack(struct ts_load *load, const struct pickle_value *frames, size_t count,
-                            bool has_python)
+static struct text frame_text(const struct ts_load *load, uint32_t string_id)
 {
-    load->scratch_length = 0;
-    size_t folded = 0;
-    for (size_t i = 0; i < count; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        bool python = frame_is_python(&frame);
-        if (has_python ? !python : frame_is_machinery(&frame)) {
-            folded++;
-            continue;
-        }
-        if (!fold_line(load, folded) || !frame_line(load, &frame))
-            return false;
-        folded = 0;
-    }
-    return fold_line(load, folded);
+    return string_table_get(load->strings, string_id);
 }
 
 /* A C++ function's name without its argument list ("(anonymous
  * namespace)" is part of the name, not an argument list). */
-static size_t function_length(const struct pickle_value *name)
+static size_t function_length(struct text name)
 {
     static const char anonymous[] = "(anonymous namespace)";
-    for (size_t i = 0; i < name->length; i++) {
-        if (name->as.string[i] != '(')
+    for (size_t i = 0; i < name.length; i++) {
+        if (name.bytes[i] != '(')
             continue;
-        if (name->length - i >= sizeof anonymous - 1 &&
-            memcmp(name->as.string + i, anonymous, sizeof anonymous - 1) == 0) {
+        if (name.length - i >= sizeof anonymous - 1 &&
+            memcmp(name.bytes + i, anonymous, sizeof anonymous - 1) == 0) {
             i += sizeof anonymous - 2;
             continue;
         }
         return i;
     }
-    return name->length;
+    return name.length;
 }
 
 /* In a stack without Python frames (autograd's thread), the frame that
  * says what the memory is for: the autograd node if there is one, else
  * the first frame that is neither recording, allocator nor dispatch. */
-static size_t cpp_user_frame(const struct pickle_value *frames, size_t count)
+static size_t cpp_user_frame(const struct ts_load *load, const uint32_t *frames, size_t count)
 {
     static const char *const plumbing[] = {"CUDACachingAllocator", "at::detail::empty",
                                            "c10::impl::", "at::_ops::", "create_out",
                                            "set_output", "at::meta::"};
     size_t first = count;
     for (size_t i = 0; i < count; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        if (contains(&frame.name, "autograd::generated::"))
+        const struct stack_frame *frame = frame_at(load, frames[i]);
+        struct text name = frame_text(load, frame->name);
+        if (contains(name, "autograd::generated::"))
             return i;
-        if (first < count || frame_is_machinery(&frame))
+        if (first < count || (frame->kind & STACK_FRAME_MACHINERY))
             continue;
         bool skip = false;
         for (size_t k = 0; k < sizeof plumbing / sizeof *plumbing && !skip; k++)
-            skip = contains(&frame.name, plumbing[k]);
+            skip = contains(name, plumbing[k]);
         if (!skip)
             first = i;
     }
@@ -224,67 +226,87 @@ static size_t cpp_user_frame(const struct pickle_value *frames, size_t count)
  * innermost user frame's `file:line` by model/user_frame.h (the line the
  * user wrote: `train.py:16`; the innermost Python frame when all are
  * library code). For a stack without a Python frame, the C++ frame
- * cpp_user_frame picks names it, and the location is "<no python frame>". */
+ * cpp_user_frame picks names it, and the location is "<no python frame>".
+ * The frames' texts are the string table's (they stay where they are
+ * while it grows). */
 #define PYTHON_FRAMES_MAX 256
-static bool traceback_location(struct ts_load *load, const struct pickle_value *frames,
-                               size_t count, bool has_python, struct ts_traceback *out)
+static bool traceback_location(struct ts_load *load, const uint32_t *frames, size_t count,
+                               bool has_python, struct ts_traceback *out)
 {
     if (!has_python) {
-        size_t i = cpp_user_frame(frames, count);
+        size_t i = cpp_user_frame(load, frames, count);
         if (i >= count)
             return true;
-        struct ts_frame frame = frame_read(&frames[i]);
-        out->function = frame.name.kind == PICKLE_STR
-                            ? string_table_intern(load->strings,
-                                                  (const char *)frame.name.as.string,
-                                                  function_length(&frame.name))
-                            : STRING_ID_EMPTY;
+        struct text name = frame_text(load, frame_at(load, frames[i])->name);
+        out->function = string_table_intern(load->strings, name.bytes, function_length(name));
         out->location = string_table_intern(load->strings, "<no python frame>", 17);
         out->location_file = out->location;
         return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE;
     }
     struct user_frame python[PYTHON_FRAMES_MAX];
+    uint32_t files[PYTHON_FRAMES_MAX];
     size_t python_count = 0;
     for (size_t i = 0; i < count && python_count < PYTHON_FRAMES_MAX; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        if (!frame_is_python(&frame))
+        const struct stack_frame *frame = frame_at(load, frames[i]);
+        if (!(frame->kind & STACK_FRAME_PYTHON))
             continue;
+        struct text file = frame_text(load, frame->file), name = frame_text(load, frame->name);
+        if (python_count == 0)
+            out->function = frame->name; /* the innermost Python frame's */
+        files[python_count] = frame->file;
         python[python_count++] = (struct user_frame){
-            .file = {(const char *)frame.filename.as.string, frame.filename.length},
-            .line = frame.line,
-            .function = {frame.name.kind == PICKLE_STR ? (const char *)frame.name.as.string : "",
-                         frame.name.kind == PICKLE_STR ? frame.name.length : 0},
+            .file = {file.bytes, file.length},
+            .line = frame->line,
+            .function = {name.bytes, name.length},
         };
     }
     long pick = user_frame_pick(python, python_count);
-    if (pick < 0)
+    if (pick < 0) {
+        out->function = STRING_ID_EMPTY;
         return true;
+    }
     const struct user_frame *user = &python[pick];
-    out->function = string_table_intern(load->strings, python[0].function.bytes,
-                                        python[0].function.length);
     load->scratch_length = 0;
     if (!ts_scratch_add(load, user->file.bytes, user->file.length) ||
         !scratch_printf(load, ":%lld", (long long)user->line))
         return false;
     out->location = ts_scratch_intern(load);
-    out->location_file = string_table_intern(load->strings, user->file.bytes, user->file.length);
+    out->location_file = files[pick];
     out->location_line = user->line;
-    return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE &&
-           out->location_file != STRING_ID_NONE;
+    return out->location != STRING_ID_NONE;
 }
 
-static uint32_t traceback_add(struct ts_load *load, const struct pickle_value *frames,
+/* Room for `count` frame indexes in the load's scratch. */
+static bool frame_scratch_reserve(struct ts_load *load, size_t count)
+{
+    if (count <= load->frame_scratch_capacity)
+        return true;
+    size_t capacity = load->frame_scratch_capacity ? load->frame_scratch_capacity : 64;
+    while (capacity < count)
+        capacity *= 2;
+    uint32_t *grown = realloc(load->frame_scratch, capacity * sizeof *grown);
+    if (!grown)
+        return false;
+    load->frame_scratch = grown;
+    load->frame_scratch_capacity = capacity;
+    return true;
+}
+
+static uint32_t traceback_add(struct ts_load *load, const struct pickle_value *items,
                               size_t count)
 {
+    if (!frame_scratch_reserve(load, count))
+        return UINT32_MAX;
+    uint32_t *frames = load->frame_scratch;
     bool has_python = false;
-    for (size_t i = 0; i < count && !has_python; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        has_python = frame_is_python(&frame);
+    for (size_t i = 0; i < count; i++) {
+        if ((frames[i] = frame_of(load, &items[i])) == UINT32_MAX)
+            return UINT32_MAX;
+        has_python = has_python || (frame_at(load, frames[i])->kind & STACK_FRAME_PYTHON);
     }
     struct ts_traceback traceback = {0};
     if (!traceback_location(load, frames, count, has_python, &traceback) ||
-        !traceback_stack(load, frames, count, has_python) ||
-        (traceback.stack = ts_scratch_intern(load)) == STRING_ID_NONE ||
+        !profile_builder_add_frame_stack(load->builder, frames, count, &traceback.stack) ||
         !array_grow((void **)&load->tracebacks, &load->traceback_capacity, load->traceback_count,
                     sizeof *load->tracebacks, 64))
         return UINT32_MAX;

@@ -5,7 +5,8 @@
  *   torch_snapshot.c          the format row: probe, load (decode, then build)
  *   torch_snapshot_entries.c  trace entries taken from the pickle as they
  *                             come
- *   torch_snapshot_frames.c   tracebacks turned into text, interned by object
+ *   torch_snapshot_frames.c   tracebacks kept as frames (their text made
+ *                             only when drawn), interned by object
  *   torch_snapshot_trace.c    each entry replayed into its trace's timeline
  *                             columns at once (the entries are not kept):
  *                             allocated and reserved relative to the start
@@ -138,9 +139,9 @@ struct ts_pipe;
      SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS)
 
 
-/* One distinct frames list, turned into text once. */
+/* One distinct frames list, read once. */
 struct ts_traceback {
-    uint32_t stack;         /* "file:line name" lines, innermost first, C++ runs folded */
+    uint32_t stack;         /* its frames: a stack id (model/stack_text.h) */
     uint32_t location;      /* "file:line" of the innermost user frame */
     uint32_t location_file;
     int64_t location_line;
@@ -200,6 +201,9 @@ struct ts_load {
     struct ts_trace *traces;
     size_t trace_count, trace_capacity;
     struct integer_map traceback_ids; /* frames list object -> index in tracebacks */
+    struct integer_map frame_ids;     /* frame dict object -> the profile's frame */
+    uint32_t *frame_scratch;          /* a traceback's frames while it is read */
+    size_t frame_scratch_capacity;
     struct ts_traceback *tracebacks;  /* [0]: no frames */
     size_t traceback_count, traceback_capacity;
     size_t offset;                 /* the pickle reader is past this byte */
