@@ -191,8 +191,9 @@ struct stack_frame {
     uint32_t name; /* string id: the function */
     uint8_t kind;  /* enum stack_frame_kind bits */
 };
-/* A stack kept as frames: stack_frame_refs[first, first + count), each
- * an index of stack_frames, innermost first. */
+/* A stack kept as frames: its lines, stack_frame_refs[first, first +
+ * count), innermost first, each a frame's index in stack_frames or a run
+ * of frames folded into a count (model/stack_text.h's STACK_REF_FOLDED). */
 struct frame_stack {
     uint32_t first;
     uint32_t count;
@@ -435,8 +436,8 @@ struct profile {
     struct frame_site *sites;
     size_t site_count;
     /* The stacks kept as frames (a stack id says which: model/stack_text.h),
-     * their frames' indexes and the frames; NULL and 0 for formats whose
-     * stacks are strings. */
+     * their lines (frames' indexes, folded runs) and the frames; NULL and
+     * 0 for formats whose stacks are strings. */
     struct frame_stack *frame_stacks;
     size_t frame_stack_count;
     uint32_t *stack_frame_refs;

@@ -125,10 +125,11 @@ bool profile_builder_add_site(struct profile_builder *builder, const struct fram
 bool profile_builder_add_stack_frame(struct profile_builder *builder,
                                      const struct stack_frame *frame, uint32_t *index);
 /* The stack id (model/stack_text.h) of the stack of `count` frames
- * (numbers the call above gave), innermost first: stacks whose texts
- * read the same share one id, as equal strings share one string id; no
- * frame is the empty string. Its text is made only when drawn. False
- * when memory runs out. */
+ * (numbers the call above gave), innermost first, kept as its lines
+ * (stack_text_fold: folded runs as counts): stacks whose texts read the
+ * same share one id, as equal strings share one string id; no frame is
+ * the empty string. Its text is made only when drawn. False when memory
+ * runs out. */
 bool profile_builder_add_frame_stack(struct profile_builder *builder, const uint32_t *frames,
                                      size_t count, uint32_t *stack);
 

@@ -19,7 +19,7 @@ bool profile_builder_add_stack_frame(struct profile_builder *builder,
                                      const struct stack_frame *frame, uint32_t *index)
 {
     struct profile *profile = builder->profile;
-    if (profile->stack_frame_count >= UINT32_MAX ||
+    if (profile->stack_frame_count >= STACK_REF_FOLDED ||
         !array_grow((void **)&profile->stack_frames, &builder->stack_frame_capacity,
                     profile->stack_frame_count, sizeof *profile->stack_frames, 256))
         return false;
@@ -79,19 +79,19 @@ bool profile_builder_add_frame_stack(struct profile_builder *builder, const uint
         return true;
     }
     size_t index = profile->frame_stack_count, first = profile->stack_frame_ref_count;
-    if (index >= STACK_ID_FRAMES - 1 || count > UINT32_MAX - first ||
+    if (index >= STACK_ID_FRAMES - 1 || count >= STACK_REF_FOLDED || count > UINT32_MAX - first ||
         !array_grow((void **)&profile->frame_stacks, &builder->frame_stack_capacity, index,
                     sizeof *profile->frame_stacks, 256) ||
         !array_grow((void **)&builder->frame_stack_hashes, &builder->frame_stack_hash_capacity,
                     index, sizeof *builder->frame_stack_hashes, 256) ||
         !refs_reserve(builder, count) || !slots_reserve(builder, index + 1))
         return false;
-    /* Added, then looked for among the others: taken back if one reads
-     * the same. */
-    memcpy(profile->stack_frame_refs + first, frames, count * sizeof *frames);
-    profile->frame_stacks[index] = (struct frame_stack){(uint32_t)first, (uint32_t)count};
+    /* Its lines added, then looked for among the others: taken back if
+     * one reads the same. */
+    size_t lines = stack_text_fold(profile, frames, count, profile->stack_frame_refs + first);
+    profile->frame_stacks[index] = (struct frame_stack){(uint32_t)first, (uint32_t)lines};
     profile->frame_stack_count = index + 1;
-    profile->stack_frame_ref_count = first + count;
+    profile->stack_frame_ref_count = first + lines;
     uint32_t id = stack_id_of_frames((uint32_t)index);
     uint64_t hash = stack_text_hash(profile, id);
     size_t mask = builder->frame_stack_slot_count - 1, slot = (size_t)hash & mask;

@@ -9,13 +9,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the lines of a stack of frames: the folding rules, once ---- */
+/* ---- the folding rules, once ---- */
+
+static const struct stack_frame *frame_of(const struct profile *profile, uint32_t index)
+{
+    static const struct stack_frame none = {0};
+    return index < profile->stack_frame_count ? &profile->stack_frames[index] : &none;
+}
+
+/* With a Python frame in the stack every other frame folds; without,
+ * the machinery does. */
+size_t stack_text_fold(const struct profile *profile, const uint32_t *frames, size_t count,
+                       uint32_t *lines)
+{
+    bool has_python = false;
+    for (size_t i = 0; i < count && !has_python; i++)
+        has_python = (frame_of(profile, frames[i])->kind & STACK_FRAME_PYTHON) != 0;
+    size_t n = 0, folded = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint8_t kind = frame_of(profile, frames[i])->kind;
+        if (has_python ? !(kind & STACK_FRAME_PYTHON) : (kind & STACK_FRAME_MACHINERY) != 0) {
+            folded++;
+            continue;
+        }
+        if (folded)
+            lines[n++] = STACK_REF_FOLDED | (uint32_t)folded;
+        folded = 0;
+        lines[n++] = frames[i];
+    }
+    if (folded)
+        lines[n++] = STACK_REF_FOLDED | (uint32_t)folded;
+    return n;
+}
+
+/* ---- the lines of a stack of frames ---- */
 
 struct stack_walk {
     const struct profile *profile;
-    const uint32_t *frames; /* indexes of profile->stack_frames */
+    const uint32_t *lines; /* of profile->stack_frame_refs */
     size_t count, at;
-    bool has_python;
 };
 
 /* A line: a run of `folded` frames, or else one frame shown. */
@@ -23,13 +55,6 @@ struct stack_line {
     size_t folded;
     const struct stack_frame *frame;
 };
-
-static const struct stack_frame *walk_frame(const struct stack_walk *walk, size_t i)
-{
-    static const struct stack_frame none = {0};
-    uint32_t index = walk->frames[i];
-    return index < walk->profile->stack_frame_count ? &walk->profile->stack_frames[index] : &none;
-}
 
 /* False for a stack id that is no stack of frames of the profile. */
 static bool walk_start(struct stack_walk *walk, const struct profile *profile, uint32_t stack)
@@ -42,36 +67,21 @@ static bool walk_start(struct stack_walk *walk, const struct profile *profile, u
     if (frames->first > profile->stack_frame_ref_count ||
         frames->count > profile->stack_frame_ref_count - frames->first)
         return false;
-    walk->frames = profile->stack_frame_refs + frames->first;
+    walk->lines = profile->stack_frame_refs + frames->first;
     walk->count = frames->count;
-    for (size_t i = 0; i < walk->count && !walk->has_python; i++)
-        walk->has_python = (walk_frame(walk, i)->kind & STACK_FRAME_PYTHON) != 0;
     return true;
 }
 
-/* The next line; false after the last. With a Python frame in the stack
- * every other frame folds; without, the machinery does. */
 static bool walk_next(struct stack_walk *walk, struct stack_line *line)
 {
-    size_t folded = 0;
-    for (; walk->at < walk->count; walk->at++) {
-        const struct stack_frame *frame = walk_frame(walk, walk->at);
-        bool hidden = walk->has_python ? !(frame->kind & STACK_FRAME_PYTHON)
-                                       : (frame->kind & STACK_FRAME_MACHINERY) != 0;
-        if (hidden) {
-            folded++;
-            continue;
-        }
-        if (folded) { /* the run first; this frame is the next line */
-            *line = (struct stack_line){.folded = folded};
-            return true;
-        }
-        *line = (struct stack_line){.frame = frame};
-        walk->at++;
-        return true;
-    }
-    *line = (struct stack_line){.folded = folded};
-    return folded > 0;
+    if (walk->at >= walk->count)
+        return false;
+    uint32_t ref = walk->lines[walk->at++];
+    if (ref & STACK_REF_FOLDED)
+        *line = (struct stack_line){.folded = ref & ~STACK_REF_FOLDED};
+    else
+        *line = (struct stack_line){.frame = frame_of(walk->profile, ref)};
+    return true;
 }
 
 /* ---- a stack's text as a run of pieces ---- */

@@ -11,7 +11,9 @@
  * one) for each run of frames folded. A stack with a Python frame
  * (STACK_FRAME_PYTHON) shows its Python frames and folds the others; a
  * stack without one shows its frames but folds the machinery
- * (STACK_FRAME_MACHINERY).
+ * (STACK_FRAME_MACHINERY). The builder keeps a stack as those lines
+ * (stack_text_fold): a folded run is a count, not its frames, so that a
+ * stack recorded with every C++ frame costs a few words, not its text.
  *
  * Called by: every consumer that shows, exports or orders a stack (the
  * allocation columns, the live rows' order, the detail view) and the
@@ -41,6 +43,16 @@ static inline uint32_t stack_id_of_frames(uint32_t index)
 {
     return STACK_ID_FRAMES | index;
 }
+
+/* The lines of a stack of frames (struct frame_stack's refs): a frame's
+ * index, or with this bit set a run of that many frames folded. */
+#define STACK_REF_FOLDED 0x80000000u
+
+/* The folding rules: the lines of `count` frames (indexes of
+ * profile->stack_frames, innermost first) into `lines` (room for
+ * `count`); returns how many. What the builder keeps of a stack. */
+size_t stack_text_fold(const struct profile *profile, const uint32_t *frames, size_t count,
+                       uint32_t *lines);
 
 /* A caller's growing text, where stacks of frames are drawn (reused from
  * one stack to the next; zero it to start, free it at the end). */

@@ -142,9 +142,12 @@ static void fuzz_check_frames(const struct profile *profile)
         fuzz_require(profile->stack_frames[i].file < strings &&
                          profile->stack_frames[i].name < strings,
                      "a frame's file and name are strings");
-    for (size_t i = 0; i < profile->stack_frame_ref_count; i++)
-        fuzz_require(profile->stack_frame_refs[i] < profile->stack_frame_count,
-                     "a stack's frame is one of the profile's");
+    for (size_t i = 0; i < profile->stack_frame_ref_count; i++) {
+        uint32_t ref = profile->stack_frame_refs[i];
+        fuzz_require((ref & STACK_REF_FOLDED) ? ref != STACK_REF_FOLDED
+                                               : ref < profile->stack_frame_count,
+                     "a stack's line is one of the profile's frames or a run folded");
+    }
     for (size_t i = 0; i < profile->frame_stack_count; i++) {
         const struct frame_stack *stack = &profile->frame_stacks[i];
         fuzz_require(stack->count > 0 && stack->first <= profile->stack_frame_ref_count &&
