@@ -528,13 +528,6 @@ bool profile_builder_set_initial_allocations(struct profile_builder *builder, si
     return true;
 }
 
-static int compare_blocks(const void *a, const void *b)
-{
-    size_t x = ((const struct allocation_block *)a)->snapshot_index;
-    size_t y = ((const struct allocation_block *)b)->snapshot_index;
-    return (x > y) - (x < y);
-}
-
 bool profile_builder_set_allocation_blocks(struct profile_builder *builder, size_t index,
                                            const struct allocation_block *blocks, size_t count)
 {
@@ -544,7 +537,6 @@ bool profile_builder_set_allocation_blocks(struct profile_builder *builder, size
         if (count > SIZE_MAX / sizeof *copy || !(copy = malloc(count * sizeof *copy)))
             return false;
         memcpy(copy, blocks, count * sizeof *copy);
-        qsort(copy, count, sizeof *copy, compare_blocks);
     }
     free(allocator->allocation_blocks);
     allocator->allocation_blocks = copy;

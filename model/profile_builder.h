@@ -172,8 +172,8 @@ bool profile_builder_set_initial_allocations(struct profile_builder *builder, si
                                              const struct allocation_row *rows, size_t count);
 
 /* The blocks allocator `index` gave allocations of its timeline, where
- * the file says (struct allocator's allocation_blocks), copied and sorted
- * by snapshot index, replacing any given before. The indices are the
+ * the file says (struct allocator's allocation_blocks), copied (sorted by
+ * snapshot index when the builder finishes), replacing any given before. The indices are the
  * timeline's as the loader made it, in time order (finish does not
  * reorder it then). False when memory runs out. */
 bool profile_builder_set_allocation_blocks(struct profile_builder *builder, size_t index,

@@ -220,14 +220,22 @@ static void test_clipped_at_the_window_edge(void **state)
 static void test_width_matches_drawing(void **state)
 {
     (void)state;
+    /* Printable ASCII first (the width's quick count), then what is not. */
     static const char *const texts[] = {"", "abc", "\x1b\x07", "\xe6\x97\xa5", "a\xcc\x81",
-                                        "\xc3\xa9t\xc3\xa9", "\xff\xfe"};
+                                        "\xc3\xa9t\xc3\xa9", "\xff\xfe", "a\\b", "\\",
+                                        "x~ \x7f", "ab\x1b[31m", "Adam.step \xe6\x97\xa5",
+                                        "~\xcc\x81", "path\\\xff"};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
         char row[256];
         int width = draw_text_width(texts[i], &utf8_style);
         assert_int_equal(draw_and_read(texts[i], ROW_WIDTH, &utf8_style, false, row, sizeof row),
                          width);
+        width = draw_text_width(texts[i], &ascii_style);
+        assert_int_equal(draw_and_read(texts[i], ROW_WIDTH, &ascii_style, false, row, sizeof row),
+                         width);
     }
+    assert_int_equal(draw_text_width("a\\b", &utf8_style), 4);
+    assert_int_equal(draw_text_width("ab\x7f", &ascii_style), 6);
 }
 
 int main(void)

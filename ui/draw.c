@@ -235,6 +235,16 @@ int draw_bytes_width(struct text text, const struct ui_style *style)
 {
     int cells = 0;
     bool first = true;
+    /* Printable ASCII, most of what a table measures (every row's cells
+     * when the rows change), is one cell a byte as next_piece would make
+     * it, a backslash two ("\\"): counted without the pieces. */
+    while (text.length > 0 && (unsigned char)text.bytes[0] >= 0x20 &&
+           (unsigned char)text.bytes[0] < 0x7f && cells < INT_MAX - 2) {
+        cells += text.bytes[0] == '\\' ? 2 : 1;
+        text.bytes++;
+        text.length--;
+        first = false;
+    }
     while (text.length > 0) {
         char piece[32];
         int cells_of_piece;

@@ -461,8 +461,57 @@ enum live_status live_rows_of_set(const struct profile *profile,
     return live_rows_make(&request, rows) ? LIVE_OK : LIVE_NO_MEMORY;
 }
 
+/* How far ahead live_set_at_once fetches the slots of the addresses to
+ * come (the timeline's addresses are known ahead; a big map's slots are
+ * cache misses). */
+#define AT_ONCE_AHEAD 16
+
+/* The live set after the first `end` snapshots, by one replay with no
+ * checkpoints: the open allocations by address alone (an allocation at
+ * an open address replaces the one there, as live_replay_allocate does),
+ * collected from the map at the end into *live (the caller frees it; any
+ * order). false when memory runs out. */
+static bool live_set_at_once(const struct live_source *source, size_t end, uint32_t **live,
+                             size_t *count)
+{
+    const struct snapshot_columns *timeline = source->timeline;
+    struct integer_map open = {0};
+    bool ok = true;
+    for (size_t k = 0; ok && k < source->initial_count; k++)
+        ok = integer_map_put(&open, source->initial[k].address, (uint32_t)k);
+    for (size_t i = 0; ok && i < end; i++) {
+        if (i + AT_ONCE_AHEAD < end &&
+            timeline->activity[i + AT_ONCE_AHEAD] != MEMORY_ACTIVITY_UNKNOWN)
+            integer_map_prefetch(&open, snapshot_columns_address(timeline, i + AT_ONCE_AHEAD));
+        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
+            ok = integer_map_put(&open, snapshot_columns_address(timeline, i),
+                                 (uint32_t)(i + source->initial_count));
+        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
+            integer_map_remove(&open, snapshot_columns_address(timeline, i), NULL);
+    }
+    *count = 0;
+    *live = ok ? malloc((open.count ? open.count : 1) * sizeof **live) : NULL;
+    for (size_t slot = 0; *live && slot < open.capacity; slot++)
+        if (open.slots[slot].used)
+            (*live)[(*count)++] = open.slots[slot].value;
+    integer_map_free(&open);
+    return *live != NULL;
+}
+
 enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
                                    int64_t time_ps, struct live_rows *rows)
+{
+    rows->count = 0;
+    struct live_special_texts texts;
+    if (!live_special_texts_intern(profile->strings, &texts))
+        return LIVE_NO_MEMORY;
+    return live_rows_at_once_interned(profile, allocator, time_ps, &texts, rows);
+}
+
+enum live_status live_rows_at_once_interned(const struct profile *profile,
+                                            const struct allocator *allocator, int64_t time_ps,
+                                            const struct live_special_texts *texts,
+                                            struct live_rows *rows)
 {
     rows->count = 0;
     if (allocator->timeline_sampled)
@@ -473,22 +522,13 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     if (!live_numbers_fit(allocator))
         return LIVE_NO_MEMORY;
     struct live_source source = live_source_of(allocator);
-    struct live_special_texts texts;
-    struct live_replay replay = {0};
     size_t end = snapshots_until(timeline, time_ps);
-    bool ok = live_special_texts_intern(profile->strings, &texts) &&
-              live_replay_seed(&replay, &source);
-    for (size_t i = 0; ok && i < end; i++)
-        ok = live_replay_apply(&replay, &source, i);
+    uint32_t *live = NULL;
+    size_t count = 0;
+    bool ok = live_set_at_once(&source, end, &live, &count);
     int64_t bytes = 0;
-    for (size_t i = 0; ok && i < replay.count; i++)
-        bytes = saturating_add(bytes, live_source_bytes(&source, replay.live[i]));
-    /* The rows need only the live numbers: the map of addresses and the
-     * checkpoint scratch go before the rows are made (at a load's end,
-     * this query is the load's peak). */
-    integer_map_free(&replay.positions);
-    free(replay.sorted);
-    replay.sorted = NULL;
+    for (size_t i = 0; ok && i < count; i++)
+        bytes = saturating_add(bytes, live_source_bytes(&source, live[i]));
     struct live_rows_request request = {
         .profile = profile,
         .timeline = timeline,
@@ -496,15 +536,15 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
         .initial_count = allocator->initial_count,
         .blocks = allocator->allocation_blocks,
         .block_count = allocator->allocation_block_count,
-        .texts = &texts,
-        .live = replay.live,
-        .live_count = replay.count,
+        .texts = texts,
+        .live = live,
+        .live_count = count,
         .end = end,
         .with_specials = true,
         .live_allocation_bytes = bytes,
     };
     ok = ok && live_rows_make(&request, rows);
-    live_replay_free(&replay);
+    free(live);
     return ok ? LIVE_OK : LIVE_NO_MEMORY;
 }
 

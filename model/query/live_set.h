@@ -95,6 +95,7 @@ const char *live_status_message(enum live_status status);
 #define LIVE_INDEX_DEFAULT_INTERVAL 16384
 
 struct live_index;
+struct live_special_texts; /* model/query/live_rows.h */
 
 /* Rows of one query, owned by the caller: start from {0}, pass to as
  * many queries as you like (each replaces the rows, their array too:
@@ -142,6 +143,13 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
  * texts are interned into profile->strings. */
 enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
                                    int64_t time_ps, struct live_rows *rows);
+/* The same with the special rows' texts interned by the caller: nothing
+ * of the profile is written, so that the builder may ask it for several
+ * allocators of one profile at once, on threads of its own. */
+enum live_status live_rows_at_once_interned(const struct profile *profile,
+                                            const struct allocator *allocator, int64_t time_ps,
+                                            const struct live_special_texts *texts,
+                                            struct live_rows *rows);
 
 /* The same rows from a live set the caller already has: the timeline
  * indices `live` (any order) of the allocations live after the first

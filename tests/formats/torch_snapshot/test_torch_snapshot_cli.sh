@@ -111,6 +111,21 @@ for options in "--entries 3000 --max-entries 2000" \
     tap_check "generated $case_number: --export allocations equals --at $peak_ms (the peak)" \
         cmp "$work/peak.csv" "$work/out"
 done
+# The builder finishes big profiles' allocators on threads of their own:
+# forced onto that path, a two-device snapshot reads the same on each.
+"$generate" --entries 3000 --max-entries 2000 --seed 5 -o "$work/threads.pickle"
+for view in "--summary --json" "--export allocations --allocator cuda:0" \
+            "--export allocations --allocator cuda:1" "--export timeline --allocator cuda:1"; do
+    # shellcheck disable=SC2086 # the view is meant to split
+    memtop_run $view "$work/threads.pickle"
+    cp "$work/out" "$work/one-thread.out"
+    export MEMTOP_TEST_FINISH_THREADS=1
+    # shellcheck disable=SC2086
+    memtop_run $view "$work/threads.pickle"
+    unset MEMTOP_TEST_FINISH_THREADS
+    tap_check "finished on threads: $view reads as on one" cmp "$work/one-thread.out" "$work/out"
+    tap_check "finished on threads: $view is not empty" test -s "$work/out"
+done
 # Segments at the peak: reserved = allocated + free there; at the end, the
 # snapshot's own.
 memtop_run --export segments "$work/gen.pickle"
