@@ -4,8 +4,9 @@
  * Owns: the in-memory form (allocators in display order, each with a
  * time-sorted columnar timeline, the kind of that timeline, its summary
  * and its resolved allocation rows; HLO modules; named spans of time;
- * the strings; the load's warnings). The snapshot columns it is made of
- * are model/snapshot_columns.h's.
+ * the strings; the frames of the stacks kept as frames; the load's
+ * warnings). The snapshot columns it is made of are
+ * model/snapshot_columns.h's; a stack's text, model/stack_text.h's.
  * Called by: every view, report and exporter; loaders build one through
  * model/profile_builder.h, never by writing these structs.
  * Must not: change after the builder hands it over; views never write it. */

@@ -21,7 +21,7 @@ bool profile_builder_add_stack_frame(struct profile_builder *builder,
     struct profile *profile = builder->profile;
     if (profile->stack_frame_count >= STACK_REF_FOLDED ||
         !array_grow((void **)&profile->stack_frames, &builder->stack_frame_capacity,
-                    profile->stack_frame_count, sizeof *profile->stack_frames, 256))
+                    profile->stack_frame_count, sizeof *profile->stack_frames, 32))
         return false;
     *index = (uint32_t)profile->stack_frame_count;
     profile->stack_frames[profile->stack_frame_count++] = *frame;
@@ -35,7 +35,7 @@ static bool refs_reserve(struct profile_builder *builder, size_t count)
     size_t needed = profile->stack_frame_ref_count + count;
     if (needed <= builder->stack_frame_ref_capacity)
         return true;
-    size_t capacity = builder->stack_frame_ref_capacity ? builder->stack_frame_ref_capacity : 1024;
+    size_t capacity = builder->stack_frame_ref_capacity ? builder->stack_frame_ref_capacity : 256;
     while (capacity < needed)
         capacity *= 2;
     uint32_t *grown = realloc(profile->stack_frame_refs, capacity * sizeof *grown);
@@ -52,7 +52,7 @@ static bool slots_reserve(struct profile_builder *builder, size_t needed)
 {
     if (needed <= builder->frame_stack_slot_count / 2)
         return true;
-    size_t count = builder->frame_stack_slot_count ? builder->frame_stack_slot_count * 2 : 256;
+    size_t count = builder->frame_stack_slot_count ? builder->frame_stack_slot_count * 2 : 64;
     while (count / 2 < needed)
         count *= 2;
     uint32_t *slots = calloc(count, sizeof *slots);
@@ -81,9 +81,9 @@ bool profile_builder_add_frame_stack(struct profile_builder *builder, const uint
     size_t index = profile->frame_stack_count, first = profile->stack_frame_ref_count;
     if (index >= STACK_ID_FRAMES - 1 || count >= STACK_REF_FOLDED || count > UINT32_MAX - first ||
         !array_grow((void **)&profile->frame_stacks, &builder->frame_stack_capacity, index,
-                    sizeof *profile->frame_stacks, 256) ||
+                    sizeof *profile->frame_stacks, 32) ||
         !array_grow((void **)&builder->frame_stack_hashes, &builder->frame_stack_hash_capacity,
-                    index, sizeof *builder->frame_stack_hashes, 256) ||
+                    index, sizeof *builder->frame_stack_hashes, 32) ||
         !refs_reserve(builder, count) || !slots_reserve(builder, index + 1))
         return false;
     /* Its lines added, then looked for among the others: taken back if

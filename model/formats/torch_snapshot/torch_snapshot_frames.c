@@ -292,8 +292,11 @@ static bool frame_scratch_reserve(struct ts_load *load, size_t count)
     return true;
 }
 
-static uint32_t traceback_add(struct ts_load *load, const struct pickle_value *items,
-                              size_t count)
+/* Out of line: met once per distinct traceback, where ts_traceback_of
+ * runs once per entry. */
+__attribute__((noinline)) static uint32_t traceback_add(struct ts_load *load,
+                                                        const struct pickle_value *items,
+                                                        size_t count)
 {
     if (!frame_scratch_reserve(load, count))
         return UINT32_MAX;
@@ -348,4 +351,14 @@ uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames
     load->last_frames = frames->as.object;
     load->last_traceback = id;
     return id;
+}
+
+void ts_frames_forget(struct ts_load *load)
+{
+    integer_map_free(&load->traceback_ids);
+    integer_map_free(&load->frame_ids);
+    free(load->frame_scratch);
+    load->frame_scratch = NULL;
+    load->frame_scratch_capacity = 0;
+    load->last_frames = NULL;
 }

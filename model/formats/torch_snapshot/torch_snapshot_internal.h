@@ -307,6 +307,10 @@ uint32_t ts_scratch_intern(struct ts_load *load);
 /* The index of a frames list's traceback (0 for none or an empty one);
  * UINT32_MAX when memory runs out. */
 uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames);
+/* The pickle is freed: the maps keyed by its objects (frames lists and
+ * frame dicts) go too, before the devices are built (the load's peak);
+ * ts_traceback_of is not called after. */
+void ts_frames_forget(struct ts_load *load);
 void ts_load_free(struct ts_load *load);
 /* A formatted message as the load's error; returns LOAD_BAD_INPUT. */
 enum load_status ts_bad(struct ts_load *load, const char *format, ...)
