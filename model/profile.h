@@ -188,8 +188,10 @@ enum stack_frame_kind {
 };
 struct stack_frame {
     int64_t line;
-    uint32_t file; /* string id */
-    uint32_t name; /* string id: the function */
+    /* String ids; empty for a frame no stack shows (only ever folded
+     * into a count, never drawn: a loader need not keep its strings). */
+    uint32_t file;
+    uint32_t name; /* the function */
     uint8_t kind;  /* enum stack_frame_kind bits */
 };
 /* A stack kept as frames: its lines, stack_frame_refs[first, first +

@@ -124,6 +124,12 @@ bool profile_builder_add_site(struct profile_builder *builder, const struct fram
  * False when memory runs out. */
 bool profile_builder_add_stack_frame(struct profile_builder *builder,
                                      const struct stack_frame *frame, uint32_t *index);
+/* Gives frame `index` its file and name (string ids), for a loader that
+ * names only the frames a stack shows (stack_text_fold's lines: a frame
+ * only ever folded into a count is never drawn, and its strings need not
+ * be kept). False for a frame the profile does not have. */
+bool profile_builder_name_stack_frame(struct profile_builder *builder, uint32_t index,
+                                      uint32_t file, uint32_t name);
 /* The stack id (model/stack_text.h) of the stack of `count` frames
  * (numbers the call above gave), innermost first, kept as its lines
  * (stack_text_fold: folded runs as counts): stacks whose texts read the

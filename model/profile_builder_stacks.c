@@ -28,6 +28,17 @@ bool profile_builder_add_stack_frame(struct profile_builder *builder,
     return true;
 }
 
+bool profile_builder_name_stack_frame(struct profile_builder *builder, uint32_t index,
+                                      uint32_t file, uint32_t name)
+{
+    struct profile *profile = builder->profile;
+    if (index >= profile->stack_frame_count)
+        return false;
+    profile->stack_frames[index].file = file;
+    profile->stack_frames[index].name = name;
+    return true;
+}
+
 /* Room for `count` more frame indexes. */
 static bool refs_reserve(struct profile_builder *builder, size_t count)
 {

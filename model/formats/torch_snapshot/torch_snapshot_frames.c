@@ -1,14 +1,15 @@
 /* torch_snapshot_frames: a traceback (a frames list) read once (see
  * torch_snapshot_internal.h): its frames into the profile's frame table
- * (struct stack_frame: file, name, line, and whether Python or the
- * machinery of recording, as memory_viz tells them), each frame dict
- * read once (pybind writes one dict per distinct frame and one list per
- * distinct traceback, the memo hands them back again: both are interned
- * by the object); its stack kept as those frames, made into text only
- * when drawn (model/stack_text.h); the innermost user frame's location
- * and the function that made the memory, interned as the keys rows group
- * by; and its site for the profile (registered once, named by the
- * entries). Also the load's scratch text.
+ * (struct stack_frame: line, whether Python or the machinery of
+ * recording, as memory_viz tells them, and the file and name of those a
+ * stack shows), each frame dict read once (pybind writes one dict per
+ * distinct frame and one list per distinct traceback, the memo hands
+ * them back again: both are interned by the object); its stack kept as
+ * those frames, made into text only when drawn (model/stack_text.h); the
+ * innermost user frame's location and the function that made the
+ * memory, interned as the keys rows group by; and its site for the
+ * profile (registered once, named by the entries). Also the load's
+ * scratch text.
  * Called by torch_snapshot_entries.c (entries' frames) and
  * torch_snapshot_segments.c (blocks' frames). Must not: read anything of
  * the pickle but frames lists, nor make a stack's text. */
@@ -21,6 +22,7 @@
 
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/profile_builder.h"
+#include "model/stack_text.h"
 #include "model/string_table.h"
 #include "model/user_frame.h"
 #include "model/util/array_grow.h"
@@ -142,40 +144,76 @@ static bool frame_is_machinery(const struct ts_frame *frame)
     return false;
 }
 
+/* The load's record of frame `index` of the profile's frame table. */
+static struct ts_frame_seen *frame_seen(const struct ts_load *load, uint32_t index)
+{
+    return &load->frames_seen[index];
+}
+
 /* The frame table's index of a frames list's item: a frame dict is read
  * the first time it comes (by the object: the memo hands the same dict
- * back for the same frame); anything else is one empty frame. UINT32_MAX
- * when memory runs out. */
+ * back for the same frame) for its line and what it is; anything else is
+ * one empty frame. Its file and name wait until a stack shows it
+ * (frames_name). UINT32_MAX when memory runs out. */
 static uint32_t frame_of(struct ts_load *load, const struct pickle_value *item)
 {
-    uint64_t key = item->kind == PICKLE_DICT ? (uint64_t)(uintptr_t)item->as.object : 0;
+    const struct pickle_object *dict = item->kind == PICKLE_DICT ? item->as.object : NULL;
+    uint64_t key = (uint64_t)(uintptr_t)dict; /* 0: the empty frame */
     const uint32_t *found = integer_map_find(&load->frame_ids, key);
     if (found)
         return *found;
     struct ts_frame read = frame_read(item);
     struct stack_frame frame = {
         .line = read.line,
-        .file = string_table_intern(load->strings, read.file.bytes, read.file.length),
-        .name = string_table_intern(load->strings, read.name.bytes, read.name.length),
+        .file = STRING_ID_EMPTY,
+        .name = STRING_ID_EMPTY,
         .kind = (uint8_t)((frame_is_python(&read) ? STACK_FRAME_PYTHON : 0) |
                           (frame_is_machinery(&read) ? STACK_FRAME_MACHINERY : 0)),
     };
     uint32_t index;
-    if (frame.file == STRING_ID_NONE || frame.name == STRING_ID_NONE ||
-        !profile_builder_add_stack_frame(load->builder, &frame, &index) ||
+    if (!profile_builder_add_stack_frame(load->builder, &frame, &index) ||
+        !array_grow((void **)&load->frames_seen, &load->frames_seen_capacity, index,
+                    sizeof *load->frames_seen, 64) ||
         !integer_map_put(&load->frame_ids, key, index))
         return UINT32_MAX;
+    /* The empty frame has its (empty) file and name already. */
+    load->frames_seen[index] = (struct ts_frame_seen){.dict = dict, .named = dict == NULL};
     return index;
 }
 
-static const struct stack_frame *frame_at(const struct ts_load *load, uint32_t index)
+/* Frame `index` as its dict has it. */
+static struct ts_frame frame_text(const struct ts_load *load, uint32_t index)
 {
-    return &load->builder->profile->stack_frames[index];
+    const struct pickle_object *dict = frame_seen(load, index)->dict;
+    struct pickle_value value = {.kind = dict ? PICKLE_DICT : PICKLE_NONE,
+                                 .as.object = (struct pickle_object *)(uintptr_t)dict};
+    return frame_read(&value);
 }
 
-static struct text frame_text(const struct ts_load *load, uint32_t string_id)
+static uint8_t frame_kind(const struct ts_load *load, uint32_t index)
 {
-    return string_table_get(load->strings, string_id);
+    return load->builder->profile->stack_frames[index].kind;
+}
+
+/* Gives the frames a stack shows (the lines of stack_text_fold, the
+ * model's folding) their file and name: the strings of the frames only
+ * ever folded into a count (a Python stack's C++ frames) are never kept. */
+static bool frames_name(struct ts_load *load, const uint32_t *frames, size_t count)
+{
+    size_t lines = stack_text_fold(load->builder->profile, frames, count, load->line_scratch);
+    for (size_t i = 0; i < lines; i++) {
+        uint32_t index = load->line_scratch[i];
+        if ((index & STACK_REF_FOLDED) || frame_seen(load, index)->named)
+            continue;
+        struct ts_frame read = frame_text(load, index);
+        uint32_t file = string_table_intern(load->strings, read.file.bytes, read.file.length);
+        uint32_t name = string_table_intern(load->strings, read.name.bytes, read.name.length);
+        if (file == STRING_ID_NONE || name == STRING_ID_NONE ||
+            !profile_builder_name_stack_frame(load->builder, index, file, name))
+            return false;
+        frame_seen(load, index)->named = true;
+    }
+    return true;
 }
 
 /* A C++ function's name without its argument list ("(anonymous
@@ -206,11 +244,10 @@ static size_t cpp_user_frame(const struct ts_load *load, const uint32_t *frames,
                                            "set_output", "at::meta::"};
     size_t first = count;
     for (size_t i = 0; i < count; i++) {
-        const struct stack_frame *frame = frame_at(load, frames[i]);
-        struct text name = frame_text(load, frame->name);
+        struct text name = frame_text(load, frames[i]).name;
         if (contains(name, "autograd::generated::"))
             return i;
-        if (first < count || (frame->kind & STACK_FRAME_MACHINERY))
+        if (first < count || (frame_kind(load, frames[i]) & STACK_FRAME_MACHINERY))
             continue;
         bool skip = false;
         for (size_t k = 0; k < sizeof plumbing / sizeof *plumbing && !skip; k++)
@@ -226,9 +263,7 @@ static size_t cpp_user_frame(const struct ts_load *load, const uint32_t *frames,
  * innermost user frame's `file:line` by model/user_frame.h (the line the
  * user wrote: `train.py:16`; the innermost Python frame when all are
  * library code). For a stack without a Python frame, the C++ frame
- * cpp_user_frame picks names it, and the location is "<no python frame>".
- * The frames' texts are the string table's (they stay where they are
- * while it grows). */
+ * cpp_user_frame picks names it, and the location is "<no python frame>". */
 #define PYTHON_FRAMES_MAX 256
 static bool traceback_location(struct ts_load *load, const uint32_t *frames, size_t count,
                                bool has_python, struct ts_traceback *out)
@@ -237,46 +272,43 @@ static bool traceback_location(struct ts_load *load, const uint32_t *frames, siz
         size_t i = cpp_user_frame(load, frames, count);
         if (i >= count)
             return true;
-        struct text name = frame_text(load, frame_at(load, frames[i])->name);
+        struct text name = frame_text(load, frames[i]).name;
         out->function = string_table_intern(load->strings, name.bytes, function_length(name));
         out->location = string_table_intern(load->strings, "<no python frame>", 17);
         out->location_file = out->location;
         return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE;
     }
     struct user_frame python[PYTHON_FRAMES_MAX];
-    uint32_t files[PYTHON_FRAMES_MAX];
     size_t python_count = 0;
     for (size_t i = 0; i < count && python_count < PYTHON_FRAMES_MAX; i++) {
-        const struct stack_frame *frame = frame_at(load, frames[i]);
-        if (!(frame->kind & STACK_FRAME_PYTHON))
+        if (!(frame_kind(load, frames[i]) & STACK_FRAME_PYTHON))
             continue;
-        struct text file = frame_text(load, frame->file), name = frame_text(load, frame->name);
-        if (python_count == 0)
-            out->function = frame->name; /* the innermost Python frame's */
-        files[python_count] = frame->file;
+        struct ts_frame frame = frame_text(load, frames[i]);
         python[python_count++] = (struct user_frame){
-            .file = {file.bytes, file.length},
-            .line = frame->line,
-            .function = {name.bytes, name.length},
+            .file = {frame.file.bytes, frame.file.length},
+            .line = frame.line,
+            .function = {frame.name.bytes, frame.name.length},
         };
     }
     long pick = user_frame_pick(python, python_count);
-    if (pick < 0) {
-        out->function = STRING_ID_EMPTY;
+    if (pick < 0)
         return true;
-    }
     const struct user_frame *user = &python[pick];
+    out->function = string_table_intern(load->strings, python[0].function.bytes,
+                                        python[0].function.length);
     load->scratch_length = 0;
     if (!ts_scratch_add(load, user->file.bytes, user->file.length) ||
         !scratch_printf(load, ":%lld", (long long)user->line))
         return false;
     out->location = ts_scratch_intern(load);
-    out->location_file = files[pick];
+    out->location_file = string_table_intern(load->strings, user->file.bytes, user->file.length);
     out->location_line = user->line;
-    return out->location != STRING_ID_NONE;
+    return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE &&
+           out->location_file != STRING_ID_NONE;
 }
 
-/* Room for `count` frame indexes in the load's scratch. */
+/* Room for a traceback of `count` frames in the load's scratch (its
+ * frames, then its lines). */
 static bool frame_scratch_reserve(struct ts_load *load, size_t count)
 {
     if (count <= load->frame_scratch_capacity)
@@ -284,10 +316,11 @@ static bool frame_scratch_reserve(struct ts_load *load, size_t count)
     size_t capacity = load->frame_scratch_capacity ? load->frame_scratch_capacity : 64;
     while (capacity < count)
         capacity *= 2;
-    uint32_t *grown = realloc(load->frame_scratch, capacity * sizeof *grown);
+    uint32_t *grown = realloc(load->frame_scratch, 2 * capacity * sizeof *grown);
     if (!grown)
         return false;
     load->frame_scratch = grown;
+    load->line_scratch = grown + capacity;
     load->frame_scratch_capacity = capacity;
     return true;
 }
@@ -305,10 +338,11 @@ __attribute__((noinline)) static uint32_t traceback_add(struct ts_load *load,
     for (size_t i = 0; i < count; i++) {
         if ((frames[i] = frame_of(load, &items[i])) == UINT32_MAX)
             return UINT32_MAX;
-        has_python = has_python || (frame_at(load, frames[i])->kind & STACK_FRAME_PYTHON);
+        has_python = has_python || (frame_kind(load, frames[i]) & STACK_FRAME_PYTHON);
     }
     struct ts_traceback traceback = {0};
     if (!traceback_location(load, frames, count, has_python, &traceback) ||
+        !frames_name(load, frames, count) ||
         !profile_builder_add_frame_stack(load->builder, frames, count, &traceback.stack) ||
         !array_grow((void **)&load->tracebacks, &load->traceback_capacity, load->traceback_count,
                     sizeof *load->tracebacks, 64))
@@ -358,7 +392,10 @@ void ts_frames_forget(struct ts_load *load)
     integer_map_free(&load->traceback_ids);
     integer_map_free(&load->frame_ids);
     free(load->frame_scratch);
-    load->frame_scratch = NULL;
+    load->frame_scratch = load->line_scratch = NULL;
     load->frame_scratch_capacity = 0;
+    free(load->frames_seen);
+    load->frames_seen = NULL;
+    load->frames_seen_capacity = 0;
     load->last_frames = NULL;
 }

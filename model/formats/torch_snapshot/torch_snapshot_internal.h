@@ -202,7 +202,17 @@ struct ts_load {
     size_t trace_count, trace_capacity;
     struct integer_map traceback_ids; /* frames list object -> index in tracebacks */
     struct integer_map frame_ids;     /* frame dict object -> the profile's frame */
-    uint32_t *frame_scratch;          /* a traceback's frames while it is read */
+    /* By the profile's frame: its dict (NULL for the empty frame), and
+     * whether a stack showed it (then its file and name are the
+     * profile's; a frame only ever folded keeps none). */
+    struct ts_frame_seen {
+        const struct pickle_object *dict;
+        bool named;
+    } *frames_seen;
+    size_t frames_seen_capacity;
+    /* A traceback's frames and its lines (stack_text_fold) while it is
+     * read: one block, capacity of each. */
+    uint32_t *frame_scratch, *line_scratch;
     size_t frame_scratch_capacity;
     struct ts_traceback *tracebacks;  /* [0]: no frames */
     size_t traceback_count, traceback_capacity;

@@ -146,8 +146,15 @@ static void test_stacks_from_frames(void **state)
     static const int protocols[] = {2, 4};
     for (size_t p = 0; p < 2; p++) {
         struct profile *profile = load_stacks(protocols[p]);
-        /* One frame per distinct dict, read once; no stack's text kept. */
+        /* One frame per distinct dict, read once; no stack's text kept,
+         * and only the frames a stack shows keep their file and name
+         * (the allocator's frame, Adam's, the step's, autograd's node):
+         * the others only ever fold into a count. */
         assert_int_equal(profile->stack_frame_count, 9);
+        size_t named = 0;
+        for (size_t i = 0; i < profile->stack_frame_count; i++)
+            named += profile->stack_frames[i].name != STRING_ID_EMPTY;
+        assert_int_equal(named, 4);
         assert_int_equal(profile->site_count, 4); /* no place, and one per traceback */
         /* Python frames shown, every other run folded (unwind and the
          * allocator; the op; the interpreter). */
