@@ -99,7 +99,8 @@ int main(int argc, char **argv)
     struct chart_column *columns = calloc((size_t)width, sizeof *columns);
     if (!columns || timeline->count < 2)
         return 1;
-    int64_t from = timeline->time_ps[0], to = timeline->time_ps[timeline->count - 1];
+    int64_t from = snapshot_columns_time(timeline, 0),
+            to = snapshot_columns_time(timeline, timeline->count - 1);
     int64_t sink = 0;
     double indexed_max = 0, scan_full = 0;
     printf("%zu snapshots, %d columns; slowest of %d windows per zoom, median frame\n",

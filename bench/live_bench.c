@@ -83,7 +83,8 @@ struct timings {
 static int run_queries(struct live_index *index, const struct snapshot_columns *timeline,
                        size_t queries, struct timings *timings)
 {
-    int64_t first = timeline->time_ps[0], last = timeline->time_ps[timeline->count - 1];
+    int64_t first = snapshot_columns_time(timeline, 0),
+            last = snapshot_columns_time(timeline, timeline->count - 1);
     int64_t span = last - first + 1;
     uint64_t state = 42;
     struct live_rows rows = {0};

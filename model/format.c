@@ -8,6 +8,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "%.2f unit" of magnitude / 2^shift without the C library's float
+ * printing (the tables format every row's sizes when they measure their
+ * columns): the quotient is exact in binary, so its hundredths are
+ * magnitude * 100 >> shift, rounded half to even as printf rounds an
+ * exact tie. False (nothing written) where that would not fit 64 bits or
+ * the double the caller compared was not exact, or the buffer is short:
+ * the caller prints it. */
+static bool format_two_decimals(uint64_t magnitude, unsigned shift, const char *sign,
+                                const char *unit, char *buffer, size_t size)
+{
+    if (magnitude >= (uint64_t)1 << 53 || shift == 0 || shift >= 64)
+        return false;
+    uint64_t scaled = magnitude * 100, rest = scaled & (((uint64_t)1 << shift) - 1);
+    uint64_t half = (uint64_t)1 << (shift - 1);
+    scaled >>= shift;
+    if (rest > half || (rest == half && (scaled & 1)))
+        scaled++;
+    char digits[32];
+    size_t length = 0;
+    uint64_t whole = scaled / 100;
+    do {
+        digits[length++] = (char)('0' + whole % 10);
+        whole /= 10;
+    } while (whole);
+    size_t sign_length = strlen(sign), unit_length = strlen(unit);
+    if (sign_length + length + 4 + unit_length + 1 > size)
+        return false;
+    char *out = buffer;
+    memcpy(out, sign, sign_length);
+    out += sign_length;
+    while (length)
+        *out++ = digits[--length];
+    *out++ = '.';
+    *out++ = (char)('0' + scaled % 100 / 10);
+    *out++ = (char)('0' + scaled % 10);
+    *out++ = ' ';
+    memcpy(out, unit, unit_length + 1);
+    return true;
+}
+
 char *format_bytes(int64_t bytes, char *buffer, size_t size)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -29,7 +69,8 @@ char *format_bytes(int64_t bytes, char *buffer, size_t size)
         value /= 1024.0;
         unit++;
     }
-    snprintf(buffer, size, "%s%.2f %s", sign, value, units[unit]);
+    if (!format_two_decimals(magnitude, unit * 10, sign, units[unit], buffer, size))
+        snprintf(buffer, size, "%s%.2f %s", sign, value, units[unit]);
     return buffer;
 }
 

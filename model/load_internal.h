@@ -79,4 +79,9 @@ void load_xspace_set_pipeline_threshold(size_t threshold);
  * threads, SIZE_MAX none). */
 void load_torch_snapshot_set_pipeline_threshold(size_t threshold);
 
+/* Whether a PyTorch memory snapshot's trace entries after a list's first
+ * batch are read from their bytes (the default, true) or as dicts the
+ * pickle reader builds: for the tests that compare the two. */
+void load_torch_snapshot_set_claims(bool claims);
+
 #endif

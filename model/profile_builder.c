@@ -184,18 +184,10 @@ void profile_builder_set_caching(struct profile_builder *builder, size_t index)
     builder->profile->allocators[index].caching = true;
 }
 
-static bool timeline_is_sorted(const struct snapshot_columns *timeline)
-{
-    for (size_t i = 1; i < timeline->count; i++)
-        if (timeline->time_ps[i] < timeline->time_ps[i - 1])
-            return false;
-    return true;
-}
-
 static bool snapshot_earlier(const void *context, size_t a, size_t b)
 {
-    const int64_t *time = context;
-    return time[a] < time[b];
+    const struct snapshot_columns *timeline = context;
+    return snapshot_columns_time(timeline, a) < snapshot_columns_time(timeline, b);
 }
 
 static bool timeline_sort(struct snapshot_columns *timeline)
@@ -220,7 +212,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
         }
         for (size_t i = 0; i < count; i++)
             order[i] = i;
-        index_sort_stable(order, scratch, count, snapshot_earlier, timeline->time_ps);
+        index_sort_stable(order, scratch, count, snapshot_earlier, timeline);
         struct snapshot snapshot;
         for (size_t i = 0; i < count; i++) {
             snapshot_columns_get_unpeaked(timeline, order[i], &snapshot);
@@ -241,7 +233,7 @@ static bool timeline_sort(struct snapshot_columns *timeline)
 
 bool profile_builder_timeline_sorted(struct snapshot_columns *timeline)
 {
-    return timeline_is_sorted(timeline) || timeline_sort(timeline);
+    return snapshot_columns_times_sorted(timeline) || timeline_sort(timeline);
 }
 
 bool profile_builder_sort_timeline(struct profile_builder *builder, size_t index)

@@ -4,7 +4,8 @@
  * Called by: the profile builder and the loaders (through it), and every
  * reader of a snapshot (snapshot_columns_get).
  * Must not: know a format; the encodings are
- * model/snapshot_columns_encoding.c's. */
+ * model/snapshot_columns_encoding.c's and, for the time,
+ * model/snapshot_columns_time.c's. */
 #include "config.h"
 
 #include "model/snapshot_columns_internal.h"
@@ -43,6 +44,10 @@ bool snapshot_columns_reserve(struct snapshot_columns *columns, size_t capacity)
     if (OMITTED(columns, requested_bytes) &&
         !column_resize((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
                        capacity))
+        return false;
+    if (OMITTED(columns, time_ps) &&
+        (!column_resize((void **)&columns->time_narrow, sizeof *columns->time_narrow, capacity) ||
+         !columns_time_bases_room(columns, columns->capacity, capacity)))
         return false;
     if (OMITTED(columns, op_name) &&
         (!columns_keyed_start(columns) ||
@@ -84,6 +89,10 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
         !column_zeroed((void **)&columns->requested_narrow, sizeof *columns->requested_narrow,
                        capacity))
         return false;
+    if (OMITTED(columns, time_ps) &&
+        (!column_zeroed((void **)&columns->time_narrow, sizeof *columns->time_narrow, capacity) ||
+         !columns_time_bases_room(columns, 0, capacity)))
+        return false;
     if (OMITTED(columns, op_name) &&
         (!columns_keyed_start(columns) ||
          !column_zeroed((void **)&columns->key, sizeof *columns->key, capacity)))
@@ -124,9 +133,8 @@ bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capac
         return false;
     FOR_EACH_COLUMN(REGROW)
 #undef REGROW
-    if (!column_regrow_zeroed((void **)&columns->context, sizeof *columns->context,
-                              columns->count, capacity,
-                              columns->written & (1u << COLUMN_BIT_context)) ||
+    if (!column_regrow_zeroed((void **)&columns->context, sizeof *columns->context, columns->count,
+                              capacity, columns->written & (1u << COLUMN_BIT_context)) ||
         !column_regrow_zeroed((void **)&columns->site, sizeof *columns->site, columns->count,
                               capacity, columns->written & (1u << COLUMN_BIT_site)) ||
         !column_regrow_zeroed((void **)&columns->requested_narrow,
@@ -136,7 +144,11 @@ bool snapshot_columns_grow_zeroed(struct snapshot_columns *columns, size_t capac
                               capacity, columns->written & (1u << COLUMN_BIT_key)) ||
         !column_regrow_zeroed((void **)&columns->address_key, sizeof *columns->address_key,
                               columns->count, capacity,
-                              columns->written & (1u << COLUMN_BIT_address_key)))
+                              columns->written & (1u << COLUMN_BIT_address_key)) ||
+        !column_regrow_zeroed((void **)&columns->time_narrow, sizeof *columns->time_narrow,
+                              columns->count, capacity,
+                              columns->written & (1u << COLUMN_BIT_time_narrow)) ||
+        (columns->time_narrow && !columns_time_bases_room(columns, columns->capacity, capacity)))
         return false;
     columns->capacity = capacity;
     return true;
@@ -184,6 +196,10 @@ void snapshot_columns_fit(struct snapshot_columns *columns)
     if (columns->address_key)
         column_resize((void **)&columns->address_key, sizeof *columns->address_key,
                       columns->count);
+    if (columns->time_narrow) {
+        column_resize((void **)&columns->time_narrow, sizeof *columns->time_narrow, columns->count);
+        columns_time_bases_room(columns, columns->capacity, columns->count);
+    }
     columns->capacity = columns->count;
 }
 
@@ -203,14 +219,18 @@ bool snapshot_columns_append(struct snapshot_columns *columns, const struct snap
         if (!snapshot_columns_reserve(columns, capacity))
             return false;
     }
+    bool lost = columns->lost;
     snapshot_columns_set(columns, columns->count++, snapshot);
-    return true;
+    return lost || !columns->lost;
 }
 
 void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
                           const struct snapshot *snapshot)
 {
-    columns->time_ps[i] = snapshot->time_ps;
+    if (columns->time_ps)
+        columns->time_ps[i] = snapshot->time_ps;
+    else
+        columns_time_store(columns, i, snapshot->time_ps);
     columns->stack_bytes[i] = snapshot->stack_bytes;
     columns->heap_bytes[i] = snapshot->heap_bytes;
     if (columns->free_bytes)
@@ -269,7 +289,15 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
         columns->name[i] = value;                     \
         written |= 1u << COLUMN_BIT_##name;           \
     }
-    STORE(time_ps, snapshot->time_ps)
+    if (columns->time_ps) {
+        STORE(time_ps, snapshot->time_ps)
+    } else {
+        /* Every time is stored: a count of 0 reads as its block's base.
+         * (The column is marked written at the end: a widening before
+         * then, at the first snapshot, finds no time stored anyway.) */
+        columns_time_store(columns, i, snapshot->time_ps);
+        written |= 1u << COLUMN_BIT_time_narrow;
+    }
     STORE(stack_bytes, snapshot->stack_bytes)
     STORE(heap_bytes, snapshot->heap_bytes)
     if (columns->free_bytes)
@@ -324,7 +352,7 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
                                    struct snapshot *out)
 {
     *out = (struct snapshot){
-        .time_ps = columns->time_ps[index],
+        .time_ps = snapshot_columns_time(columns, index),
         .stack_bytes = columns->stack_bytes[index],
         .heap_bytes = columns->heap_bytes[index],
         .free_bytes = snapshot_columns_free_bytes(columns, index),
@@ -379,7 +407,13 @@ bool snapshot_columns_copy(const struct snapshot_columns *from, struct snapshot_
     COPY(requested_narrow)
     COPY(key)
     COPY(address_key)
+    COPY(time_narrow)
 #undef COPY
+    to->time_unit = from->time_unit;
+    if (to->time_bases && from->time_bases && from->count)
+        memcpy(to->time_bases, from->time_bases,
+               ((from->count + SNAPSHOT_TIME_BLOCK - 1) >> SNAPSHOT_TIME_BLOCK_SHIFT) *
+                   sizeof *to->time_bases);
     if (from->context_runs) {
         to->context_runs = malloc(from->context_run_count * sizeof *to->context_runs);
         if (!to->context_runs)
@@ -432,6 +466,8 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     free(columns->peak_marks);
     free(columns->requested_narrow);
     free(columns->requested_wide);
+    free(columns->time_narrow);
+    free(columns->time_bases);
     free(columns->key);
     free(columns->keyed);
     columns_key_map_free(columns);

@@ -2,8 +2,9 @@
  * them as columns (struct snapshot_columns): the layout every view reads,
  * with the encodings a loader may choose for a column it never varies or
  * can store narrower.
- * Owns: the declarations; model/snapshot_columns.c (storage) and
- * model/snapshot_columns_encoding.c (encodings) implement them, and
+ * Owns: the declarations; model/snapshot_columns.c (storage),
+ * model/snapshot_columns_encoding.c (encodings) and
+ * model/snapshot_columns_time.c (the narrow time) implement them, and
  * model/snapshot_context.c the context column's runs.
  * Called by: model/profile.h (which includes it: a profile's allocators
  * hold their timelines), the builder, loaders and every reader.
@@ -63,7 +64,15 @@ struct snapshot_columns {
      * snapshot drops it; freeing the columns frees it (one allocation, so
      * profile.c never calls into timeline.c). */
     struct timeline_index *index;
+    /* NULL when the loader narrowed it (SNAPSHOT_NARROW_TIME): snapshot
+     * i's time is time_bases[i / SNAPSHOT_TIME_BLOCK] + time_narrow[i] *
+     * time_unit (a block's base: the first time stored into it,
+     * SNAPSHOT_TIME_UNSET before); read it through snapshot_columns_time().
+     * A time that does not fit widens the column back (time_ps then). */
     int64_t *time_ps;
+    uint32_t *time_narrow;
+    int64_t *time_bases;
+    int64_t time_unit;
     int64_t *stack_bytes;
     int64_t *heap_bytes;
     /* NULL when the loader omitted it (SNAPSHOT_OMIT_FREE_BYTES): the free
@@ -185,11 +194,43 @@ enum {
     /* the address as a key into the distinct addresses, 4 bytes a
      * snapshot where it took 8 */
     SNAPSHOT_INDEX_ADDRESS = 1u << 6,
+    /* the time in 4 bytes, a count of units (1 ps until
+     * snapshot_columns_scale_times()) from a base kept for each
+     * SNAPSHOT_TIME_BLOCK snapshots: for formats whose times grow in
+     * whole units (a PyTorch snapshot's microseconds); the first time
+     * that does not fit (before its block's base, off the unit, 2^32
+     * units or more past it) widens the column back to 8 bytes */
+    SNAPSHOT_NARROW_TIME = 1u << 7,
 };
+#define SNAPSHOT_TIME_BLOCK_SHIFT 16
+#define SNAPSHOT_TIME_BLOCK ((size_t)1 << SNAPSHOT_TIME_BLOCK_SHIFT)
+#define SNAPSHOT_TIME_UNSET INT64_MIN
 /* Leaves out the columns `which` names (before the columns have room:
  * false otherwise). Appending or setting a snapshot then ignores those
  * fields of it. */
 bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which);
+
+/* Snapshot `index`'s time, whether its column was narrowed or not:
+ * every reader goes through this. */
+static inline int64_t snapshot_columns_time(const struct snapshot_columns *columns, size_t index)
+{
+    if (columns->time_ps)
+        return columns->time_ps[index];
+    return columns->time_bases[index >> SNAPSHOT_TIME_BLOCK_SHIFT] +
+           (int64_t)columns->time_narrow[index] * columns->time_unit;
+}
+/* Whether no snapshot's time is before the one before it. */
+bool snapshot_columns_times_sorted(const struct snapshot_columns *columns);
+/* Every time t becomes (t - origin) * factor (factor >= 1), saturating:
+ * a loader's clock (a PyTorch snapshot's microseconds) as the timeline's
+ * picoseconds from its start. A narrow column keeps its counts (its bases
+ * and unit change) where no time can saturate, and widens otherwise;
+ * false when memory runs out for that (or factor < 1). */
+bool snapshot_columns_scale_times(struct snapshot_columns *columns, int64_t origin, int64_t factor);
+/* Every snapshot's time becomes its index times `unit` (>= 1),
+ * saturating: for a loader whose file has no times. False as
+ * snapshot_columns_scale_times(). */
+bool snapshot_columns_count_times(struct snapshot_columns *columns, int64_t unit);
 
 /* Snapshot `index`'s step id, requested and allocation bytes, whether
  * their columns were omitted or not: every reader goes through these. */

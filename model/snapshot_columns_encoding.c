@@ -2,9 +2,9 @@
  * than as one plain array: left out (a rule gives its value: the step,
  * none; the allocation bytes, the requested ones; the free bytes, from
  * the reserved bytes' changes; the running peak, from marks), narrowed
- * (the requested bytes in 4 bytes, wide ones kept aside) or keyed (the
- * op name and site as one pair, the address, each a key into its
- * distinct values).
+ * (the requested bytes in 4 bytes, wide ones kept aside; the time's,
+ * model/snapshot_columns_time.c) or keyed (the op name and site as one
+ * pair, the address, each a key into its distinct values).
  * Called by: loaders that choose an encoding (snapshot_columns_omit and
  * the reserved/peak calls) and model/snapshot_columns.c as it stores and
  * reads snapshots.
@@ -39,6 +39,12 @@ bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
     /* The address left out is keyed: `address_key` then. */
     if (which & SNAPSHOT_INDEX_ADDRESS)
         columns->omitted |= 1u << COLUMN_BIT_address;
+    /* The time left out is narrowed (model/snapshot_columns_time.c):
+     * `time_narrow` then, in picoseconds until the loader scales it. */
+    if (which & SNAPSHOT_NARROW_TIME) {
+        columns->omitted |= 1u << COLUMN_BIT_time_ps;
+        columns->time_unit = 1;
+    }
     return true;
 }
 

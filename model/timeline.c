@@ -9,7 +9,7 @@ size_t timeline_find_time(const struct snapshot_columns *timeline, int64_t time_
     size_t low = 0, high = timeline->count;
     while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (timeline->time_ps[middle] < time_ps)
+        if (snapshot_columns_time(timeline, middle) < time_ps)
             low = middle + 1;
         else
             high = middle;
@@ -29,13 +29,13 @@ size_t timeline_nearest(const struct snapshot_columns *timeline, int64_t time_ps
         return SIZE_MAX;
     size_t after = timeline_find_time(timeline, time_ps);
     if (after == timeline->count)
-        return timeline_find_time(timeline, timeline->time_ps[after - 1]);
+        return timeline_find_time(timeline, snapshot_columns_time(timeline, after - 1));
     if (after == 0)
         return 0;
     size_t before = after - 1;
-    if (time_distance(timeline->time_ps[before], time_ps) <=
-        time_distance(timeline->time_ps[after], time_ps))
-        return timeline_find_time(timeline, timeline->time_ps[before]);
+    if (time_distance(snapshot_columns_time(timeline, before), time_ps) <=
+        time_distance(snapshot_columns_time(timeline, after), time_ps))
+        return timeline_find_time(timeline, snapshot_columns_time(timeline, before));
     return after;
 }
 

@@ -225,7 +225,7 @@ static size_t write_counters(struct json_writer *writer, const struct allocator 
     const struct snapshot_columns *timeline = &allocator->timeline;
     unsigned unknown = allocator->unknown_fields;
     event_begin(writer, "C", text_of("memory"), pid);
-    event_time(writer, "ts", timeline->time_ps[i]);
+    event_time(writer, "ts", snapshot_columns_time(timeline, i));
     json_writer_key(writer, "args");
     json_writer_object_begin(writer);
     json_writer_member_int(writer, "in use", snapshot_columns_in_use(timeline, i));
@@ -234,7 +234,7 @@ static size_t write_counters(struct json_writer *writer, const struct allocator 
     if ((unknown & ALLOCATOR_FIELD_STACK) && (unknown & ALLOCATOR_FIELD_FREE))
         return 1; /* heap alone is what is in use */
     event_begin(writer, "C", text_of("memory parts"), pid);
-    event_time(writer, "ts", timeline->time_ps[i]);
+    event_time(writer, "ts", snapshot_columns_time(timeline, i));
     json_writer_key(writer, "args");
     json_writer_object_begin(writer);
     json_writer_member_int(writer, "heap", timeline->heap_bytes[i]);

@@ -25,12 +25,13 @@ static size_t segments_index(const struct export_request *request)
     const struct snapshot_columns *timeline = &allocator->timeline;
     if (request->has_at) {
         size_t index = SIZE_MAX;
-        for (size_t i = 0; i < timeline->count && timeline->time_ps[i] <= request->at_ps; i++)
+        for (size_t i = 0;
+             i < timeline->count && snapshot_columns_time(timeline, i) <= request->at_ps; i++)
             index = i;
         return index;
     }
     for (size_t i = 0; i < timeline->count; i++)
-        if (timeline->time_ps[i] == allocator->summary.peak_time_ps &&
+        if (snapshot_columns_time(timeline, i) == allocator->summary.peak_time_ps &&
             snapshot_columns_in_use(timeline, i) == allocator->summary.peak_bytes)
             return i;
     return timeline->count ? timeline->count - 1 : SIZE_MAX;

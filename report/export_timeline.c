@@ -24,8 +24,8 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
                            const struct allocator *allocator, size_t i, int64_t peak)
 {
     const struct snapshot_columns *timeline = &allocator->timeline;
-    csv_writer_int(writer, timeline->time_ps[i]);
-    csv_writer_fixed_point(writer, timeline->time_ps[i], MILLISECOND_DECIMALS);
+    csv_writer_int(writer, snapshot_columns_time(timeline, i));
+    csv_writer_fixed_point(writer, snapshot_columns_time(timeline, i), MILLISECOND_DECIMALS);
     csv_writer_int(writer, timeline->heap_bytes[i]);
     export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_STACK),
                      timeline->stack_bytes[i]);

@@ -63,8 +63,8 @@ static size_t brute_live_among(const struct allocator *allocator, size_t end, in
     for (size_t k = 0; k < initial; k++)
         events[count++] = (struct brute_event){allocator->initial[k].address, k};
     for (size_t i = 0; i < end; i++)
-        if (timeline->time_ps[i] <= time_ps && (timeline->activity[i] == ALLOC ||
-                                                timeline->activity[i] == FREE))
+        if (snapshot_columns_time(timeline, i) <= time_ps &&
+            (timeline->activity[i] == ALLOC || timeline->activity[i] == FREE))
             events[count++] =
                 (struct brute_event){snapshot_columns_address(timeline, i), initial + i};
     qsort(events, count, sizeof *events, brute_event_compare);
@@ -84,7 +84,7 @@ static size_t brute_count_until(const struct snapshot_columns *timeline, int64_t
 {
     size_t count = 0;
     for (size_t i = 0; i < timeline->count; i++)
-        if (timeline->time_ps[i] <= time_ps)
+        if (snapshot_columns_time(timeline, i) <= time_ps)
             count++;
     return count;
 }
@@ -142,7 +142,8 @@ static struct expected_row expected_from_snapshot(const struct profile *profile,
                 .requested_bytes = snapshot_columns_requested_bytes(timeline, i),
                 .step_id = snapshot_columns_step_id(timeline, i),
                 .address = snapshot_columns_address(timeline, i),
-                .activity = ALLOC, .has_time = true, .time_ps = timeline->time_ps[i]},
+                .activity = ALLOC, .has_time = true,
+                .time_ps = snapshot_columns_time(timeline, i)},
         .texts = {profile_text(profile, snapshot_columns_op_name(timeline, i)),
                   profile_text(profile, timeline->region_type[i]),
                   profile_text(profile, timeline->data_type[i]),
@@ -211,7 +212,7 @@ static struct expected_rows brute_rows(const struct profile *profile,
         }
         size_t snapshot = live[i] - initial;
         sum += snapshot_columns_allocation_bytes(timeline, snapshot);
-        if (!grown || timeline->time_ps[snapshot] > since_ps)
+        if (!grown || snapshot_columns_time(timeline, snapshot) > since_ps)
             rows[listed++] = expected_from_snapshot(profile, timeline, snapshot);
     }
     expected.allocations = listed;
@@ -298,28 +299,30 @@ struct probes probes_for(const struct snapshot_columns *timeline, const struct l
     probe_add(&probes, INT64_MAX);
     if (timeline->count == 0)
         return probes;
-    int64_t first = timeline->time_ps[0], last = timeline->time_ps[timeline->count - 1];
+    int64_t first = snapshot_columns_time(timeline, 0),
+            last = snapshot_columns_time(timeline, timeline->count - 1);
     probe_add(&probes, first - 1);
     probe_add(&probes, first);
     probe_add(&probes, last);
     probe_add(&probes, last + 1);
     for (int i = 0; i < 40; i++) {
         size_t at = (size_t)(random_next() % timeline->count);
-        probe_add(&probes, timeline->time_ps[at]);
-        probe_add(&probes, timeline->time_ps[at] - 1);
-        probe_add(&probes, timeline->time_ps[at] + 1);
+        probe_add(&probes, snapshot_columns_time(timeline, at));
+        probe_add(&probes, snapshot_columns_time(timeline, at) - 1);
+        probe_add(&probes, snapshot_columns_time(timeline, at) + 1);
         if (at + 1 < timeline->count)
-            probe_add(&probes, timeline->time_ps[at] +
-                                   (timeline->time_ps[at + 1] - timeline->time_ps[at]) / 2);
+            probe_add(&probes, snapshot_columns_time(timeline, at) +
+                                   (snapshot_columns_time(timeline, at + 1) -
+                                    snapshot_columns_time(timeline, at)) / 2);
         probe_add(&probes, first + (int64_t)(random_next() % (uint64_t)(last - first + 1)));
     }
     for (size_t c = 0; index && c < live_index_checkpoint_count(index); c++) {
         size_t position = live_index_checkpoint_position(index, c);
         if (position > 0)
-            probe_add(&probes, timeline->time_ps[position - 1]);
+            probe_add(&probes, snapshot_columns_time(timeline, position - 1));
         if (position < timeline->count) {
-            probe_add(&probes, timeline->time_ps[position]);
-            probe_add(&probes, timeline->time_ps[position] - 1);
+            probe_add(&probes, snapshot_columns_time(timeline, position));
+            probe_add(&probes, snapshot_columns_time(timeline, position) - 1);
         }
     }
     return probes;

@@ -213,7 +213,7 @@ void test_duplicate_allocator_keys_last_entry_wins(void **state)
         "\"gpu\":{\"memoryProfileSnapshots\":[{\"timeOffsetPs\":\"1\"}]}}}");
     assert_int_equal(loaded->allocator_count, 1);
     assert_int_equal(loaded->allocators[0].timeline.count, 1);
-    assert_true(loaded->allocators[0].timeline.time_ps[0] == 1);
+    assert_true(snapshot_columns_time(&loaded->allocators[0].timeline, 0) == 1);
     assert_int_equal(loaded->warning_count, 1);
     assert_string_equal(test_warning(loaded, 0),
                         "the file repeats map key \"gpu\"; the last entry wins, as protobuf reads it");
@@ -230,7 +230,7 @@ void test_duplicate_allocator_keys_last_entry_wins(void **state)
     wire_bytes_free(&profile);
     assert_int_equal(loaded->allocator_count, 1);
     assert_int_equal(loaded->allocators[0].timeline.count, 2);
-    assert_true(loaded->allocators[0].timeline.time_ps[0] == 20);
+    assert_true(snapshot_columns_time(&loaded->allocators[0].timeline, 0) == 20);
     assert_int_equal(loaded->warning_count, 1);
     /* The key is file text: kept raw, escaped once where it is shown. */
     assert_string_equal(test_warning(loaded, 0), "the file repeats map key \"A\\x1b[2J\"; the last "

@@ -64,8 +64,8 @@ static int64_t max_in_window(const struct snapshot_columns *timeline, int64_t fr
 {
     int64_t best = -1;
     for (size_t i = 0; i < timeline->count; i++)
-        if (timeline->time_ps[i] >= from && timeline->time_ps[i] <= to &&
-            snapshot_columns_in_use(timeline, i) > best)
+        if (snapshot_columns_time(timeline, i) >= from &&
+            snapshot_columns_time(timeline, i) <= to && snapshot_columns_in_use(timeline, i) > best)
             best = snapshot_columns_in_use(timeline, i);
     return best;
 }
@@ -216,7 +216,7 @@ static void test_peak_visible_property(void **state)
         for (int c = 0; c < window.width; c++) {
             if (columns[c].snapshot == SIZE_MAX)
                 continue;
-            int64_t time = timeline.time_ps[columns[c].snapshot];
+            int64_t time = snapshot_columns_time(&timeline, columns[c].snapshot);
             if (columns[c].carried)
                 assert_true(time < columns[c].from_ps);
             else
@@ -234,7 +234,8 @@ static void test_peak_visible_at_every_zoom(void **state)
     static struct chart_column columns[MAX_WIDTH];
     for (int round = 0; round < 40; round++) {
         struct snapshot_columns timeline = random_timeline(2000, 100000000);
-        struct chart_range data = {timeline.time_ps[0], timeline.time_ps[timeline.count - 1]};
+        struct chart_range data = {snapshot_columns_time(&timeline, 0),
+                                   snapshot_columns_time(&timeline, timeline.count - 1)};
         int width = (int)random_between(20, 300);
         struct chart_range window = chart_range_full(data, width);
         struct chart_window full = {window.from_ps, window.to_ps, width};

@@ -108,10 +108,10 @@ void test_timeline_every_field(void **state)
     assert_header(&exported, TIMELINE_HEADER);
     assert_int_equal(exported.rows, TIMELINE_COUNT);
     for (size_t i = 0; i < timeline->count; i++) {
-        assert_int_field(field(&exported, i, 0), timeline->time_ps[i]);
+        assert_int_field(field(&exported, i, 0), snapshot_columns_time(timeline, i));
         int64_t time_ps;
         assert_true(export_milliseconds_parse(field(&exported, i, 1), &time_ps));
-        assert_int_equal(time_ps, timeline->time_ps[i]);
+        assert_int_equal(time_ps, snapshot_columns_time(timeline, i));
         assert_int_field(field(&exported, i, 2), timeline->heap_bytes[i]);
         assert_int_field(field(&exported, i, 3), timeline->stack_bytes[i]);
         assert_int_field(field(&exported, i, 4), snapshot_columns_free_bytes(timeline, i));

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,70 @@ static void test_bytes_units(void **state)
     assert_string_equal(bytes(-1536), "-1.50 KiB");
     assert_string_equal(bytes(INT64_MAX), "8.00 EiB");
     assert_string_equal(bytes(INT64_MIN), "-8.00 EiB");
+}
+
+/* The sizes as format_bytes printed them with printf alone, before its
+ * integer path: the reference the fast path must equal. */
+static void reference_bytes(int64_t value, char *buffer, size_t size)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+    const char *sign = value < 0 ? "-" : "";
+    if (magnitude < 1024) {
+        snprintf(buffer, size, "%s%llu B", sign, (unsigned long long)magnitude);
+        return;
+    }
+    double scaled = (double)magnitude;
+    size_t unit = 0;
+    while (scaled >= 1024.0 && unit + 1 < 7) {
+        scaled /= 1024.0;
+        unit++;
+    }
+    if (scaled >= 1023.995 && unit + 1 < 7) {
+        scaled /= 1024.0;
+        unit++;
+    }
+    snprintf(buffer, size, "%s%.2f %s", sign, scaled, units[unit]);
+}
+
+static void assert_bytes_as_printf(int64_t value)
+{
+    char expected[64];
+    reference_bytes(value, expected, sizeof expected);
+    assert_string_equal(bytes(value), expected);
+}
+
+static void test_bytes_as_printf_rounds(void **state)
+{
+    (void)state;
+    /* Exact ties of the hundredths (x.xx5 exactly in binary) round to
+     * even as printf does: m * 100 = 1024 k + 512 in KiB, and the like
+     * in MiB and GiB. */
+    for (uint64_t k = 12; k < 200000; k += 25)
+        assert_bytes_as_printf((int64_t)((256 * k + 128) / 25));
+    for (int64_t unit = 1024; unit <= (int64_t)1 << 40; unit *= 1024)
+        for (int64_t hundredths = 0; hundredths < 102400; hundredths += 7) {
+            int64_t tie = (2 * hundredths + 1) * unit / 200;
+            assert_bytes_as_printf(tie);
+            assert_bytes_as_printf(tie + 1);
+            assert_bytes_as_printf(tie - 1);
+            assert_bytes_as_printf(-tie);
+        }
+    /* Around each carry into the next unit, and past 2^53 (printf's). */
+    for (int64_t unit = 1024; unit <= (int64_t)1 << 50; unit *= 1024)
+        for (int64_t d = -3000; d <= 3000; d++)
+            assert_bytes_as_printf(unit * 1024 + d);
+    uint64_t state64 = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 200000; i++) {
+        state64 = state64 * 6364136223846793005u + 1442695040888963407u;
+        int bits = (int)(state64 >> 58); /* 0..63 */
+        int64_t value = (int64_t)((state64 >> 1) >> (63 - bits));
+        assert_bytes_as_printf(i % 2 ? value : -value);
+    }
+    assert_bytes_as_printf(INT64_MAX);
+    assert_bytes_as_printf(INT64_MIN);
+    assert_bytes_as_printf(((int64_t)1 << 53) - 1);
+    assert_bytes_as_printf((int64_t)1 << 53);
 }
 
 static void test_bytes_never_prints_1024_of_a_unit(void **state)
@@ -183,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes_units),
         cmocka_unit_test(test_bytes_never_prints_1024_of_a_unit),
+        cmocka_unit_test(test_bytes_as_printf_rounds),
         cmocka_unit_test(test_milliseconds_and_percent),
         cmocka_unit_test(test_double_shortest_round_trip),
         cmocka_unit_test(test_safe_text_escapes_controls),

@@ -395,7 +395,7 @@ static void test_once_matches_the_index(void **state)
         struct live_rows by_index = {0}, once = {0};
         for (size_t q = 0; q <= 8; q++) {
             int64_t time = q == 8 ? allocator->summary.peak_time_ps
-                                  : timeline->time_ps[timeline->count * q / 8];
+                                  : snapshot_columns_time(timeline, timeline->count * q / 8);
             assert_int_equal(live_index_rows_at(index, time, &by_index), LIVE_OK);
             assert_int_equal(live_rows_at_once(profile, allocator, time, &once), LIVE_OK);
             assert_int_equal(once.count, by_index.count);
@@ -444,13 +444,14 @@ static void test_late_window_against_brute_force(void **state)
     if (!source)
         TEST_SKIP("MEMTOP_BUILDDIR is not set (run through make check)");
     const struct snapshot_columns *full = &source->allocators[0].timeline;
-    int64_t grid = (full->time_ps[full->count - 1] - full->time_ps[0]) / (int64_t)full->count * 4;
+    int64_t grid = (snapshot_columns_time(full, full->count - 1) - snapshot_columns_time(full, 0)) /
+                   (int64_t)full->count * 4;
     struct profile *profile = profile_maker_window(source, 0, full->count * 2 / 5, grid);
     const struct allocator *allocator = &profile->allocators[0];
     const struct snapshot_columns *timeline = &allocator->timeline;
     size_t equal_times = 0;
     for (size_t i = 1; i < timeline->count; i++)
-        equal_times += timeline->time_ps[i] == timeline->time_ps[i - 1];
+        equal_times += snapshot_columns_time(timeline, i) == snapshot_columns_time(timeline, i - 1);
     assert_true(equal_times > timeline->count / 4);
     assert_true(has_unmatched_free(timeline));
 
@@ -460,8 +461,9 @@ static void test_late_window_against_brute_force(void **state)
     struct live_index *index;
     assert_int_equal(live_index_build(profile, allocator, 0, &index), LIVE_OK);
     struct live_rows rows = {0};
-    assert_int_equal(live_index_rows_at(index, timeline->time_ps[timeline->count / 2], &rows),
-                     LIVE_OK);
+    assert_int_equal(
+        live_index_rows_at(index, snapshot_columns_time(timeline, timeline->count / 2), &rows),
+        LIVE_OK);
     bool before = false;
     for (size_t i = 0; i < rows.count; i++)
         before |= strcmp(op_of(profile, &rows, i), "allocated before the profile") == 0;
@@ -496,7 +498,7 @@ static void test_seeded_window_matches_the_whole(void **state)
     struct probes probes = probes_for(&allocator->timeline, window);
     struct live_rows a = {0}, b = {0};
     for (size_t p = 0; p < probes.count; p++) {
-        if (probes.times[p] < allocator->timeline.time_ps[0])
+        if (probes.times[p] < snapshot_columns_time(&allocator->timeline, 0))
             continue; /* before the window: the whole knows more */
         assert_int_equal(live_index_rows_at(whole, probes.times[p], &a), LIVE_OK);
         assert_int_equal(live_index_rows_at(window, probes.times[p], &b), LIVE_OK);

@@ -284,7 +284,7 @@ static void test_demo_summary_matches_the_timeline(void **state)
         const struct allocator_summary *summary = &allocator->summary;
         assert_false(summary->derived);
         assert_true(summary->peak_bytes == snapshot_columns_in_use(timeline, peak));
-        assert_true(summary->peak_time_ps == timeline->time_ps[peak]);
+        assert_true(summary->peak_time_ps == snapshot_columns_time(timeline, peak));
         assert_true(summary->capacity_bytes ==
                     snapshot_columns_in_use(timeline, peak) +
                         snapshot_columns_free_bytes(timeline, peak));

@@ -154,7 +154,7 @@ static void test_unsorted_timeline_sorted_stably(void **state)
     const char *expected[] = {"first", "a", "b", "c", "d"};
     for (size_t i = 0; i < 5; i++)
         assert_string_equal(profile_text(profile, done->timeline.op_name[i]), expected[i]);
-    assert_int_equal(done->timeline.time_ps[4], 30);
+    assert_int_equal(snapshot_columns_time(&done->timeline, 4), 30);
     assert_string_equal(profile_text(profile, test_xprof_rows(done)[0].op_name), "d");
     assert_int_equal(test_xprof_rows(done)[0].time_ps, 30);
     profile_free(profile);
@@ -302,7 +302,8 @@ static void test_builder_without_a_draft(void **state)
     const struct allocator *gpu = &profile->allocators[1];
     assert_int_equal(gpu->timeline_kind, TIMELINE_COMPLETE);
     assert_int_equal(gpu->timeline.count, 3);
-    assert_true(gpu->timeline.time_ps[0] == 1 && gpu->timeline.time_ps[2] == 3);
+    assert_true(snapshot_columns_time(&gpu->timeline, 0) == 1 &&
+                snapshot_columns_time(&gpu->timeline, 2) == 3);
     assert_non_null(gpu->timeline.index);
     assert_int_equal(gpu->summary.allocations, 3);
     assert_int_equal(test_xprof_count(gpu), 40);

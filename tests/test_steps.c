@@ -177,13 +177,13 @@ static void check_against_scan(const struct allocator *allocator)
                 continue;
             int64_t in_use = timeline->stack_bytes[i] + timeline->heap_bytes[i];
             if (!seen)
-                scan.start_time_ps = timeline->time_ps[i];
+                scan.start_time_ps = snapshot_columns_time(timeline, i);
             if (!seen || in_use >= scan.peak_bytes) {
                 scan.peak_bytes = in_use;
-                scan.peak_time_ps = timeline->time_ps[i];
+                scan.peak_time_ps = snapshot_columns_time(timeline, i);
             }
             seen = true;
-            scan.end_time_ps = timeline->time_ps[i];
+            scan.end_time_ps = snapshot_columns_time(timeline, i);
             scan.end_bytes = in_use;
             scan.snapshot_count++;
             scan.allocations += timeline->activity[i] == ALLOC;

@@ -171,7 +171,7 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
 {
     assert_int_equal(x->count, y->count);
     for (size_t i = 0; i < x->count; i++) {
-        assert_true(x->time_ps[i] == y->time_ps[i]);
+        assert_true(snapshot_columns_time(x, i) == snapshot_columns_time(y, i));
         assert_true(x->stack_bytes[i] == y->stack_bytes[i]);
         assert_true(x->heap_bytes[i] == y->heap_bytes[i]);
         assert_true(snapshot_columns_free_bytes(x, i) == snapshot_columns_free_bytes(y, i));

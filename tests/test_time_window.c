@@ -223,7 +223,7 @@ static void test_step_through_events(void **state)
     int64_t length = time->to_ps - time->from_ps;
     time_window_show_snapshot(time, timeline, 50);
     int64_t last_shown = time->to_ps;
-    while (time->pinned < 99 && timeline->time_ps[time->pinned] <= last_shown)
+    while (time->pinned < 99 && snapshot_columns_time(timeline, time->pinned) <= last_shown)
         assert_int_equal(time_window_step_event(time, timeline, 1), TIME_WINDOW_MOVED);
     assert_true(time->to_ps > last_shown);
     assert_true(time->cursor_ps <= time->to_ps);

@@ -87,7 +87,8 @@ void go_to_prompt_go(struct viewer *viewer, const char *text)
         return;
     }
     const struct snapshot_columns *timeline = &viewer->allocator->timeline;
-    int64_t first = timeline->time_ps[0], last = timeline->time_ps[timeline->count - 1];
+    int64_t first = snapshot_columns_time(timeline, 0),
+            last = snapshot_columns_time(timeline, timeline->count - 1);
     struct follow_up follow_up = {.kind = FOLLOW_UP_JUMP_TO_TIME, .from_ps = time_ps};
     viewer_follow_up(viewer, PANE_CHART, &follow_up);
     char at[64];

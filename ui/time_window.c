@@ -16,7 +16,8 @@ int time_window_columns(const struct time_window *time)
 struct chart_range time_window_data(const struct time_window *time,
                                     const struct snapshot_columns *timeline)
 {
-    struct chart_range data = {timeline->time_ps[0], timeline->time_ps[timeline->count - 1]};
+    struct chart_range data = {snapshot_columns_time(timeline, 0),
+                               snapshot_columns_time(timeline, timeline->count - 1)};
     int64_t least_end = chart_time_add(data.from_ps, (uint64_t)time->least_span_ps);
     if (time->least_span_ps > 0 && least_end > data.to_ps)
         data.to_ps = least_end;
@@ -47,7 +48,7 @@ static void time_window_set_range(struct time_window *time, struct chart_range r
 static void time_window_pin(struct time_window *time, const struct snapshot_columns *timeline,
                             size_t index)
 {
-    time->cursor_ps = timeline->time_ps[index];
+    time->cursor_ps = snapshot_columns_time(timeline, index);
     time->pinned = index;
 }
 
@@ -58,7 +59,8 @@ void time_window_fit(struct time_window *time, const struct snapshot_columns *ti
     struct chart_range data = time_window_data(time, timeline);
     time_window_set_range(time, chart_range_clamp(range, data, columns));
     if (time->pinned != SIZE_MAX &&
-        (time->pinned >= timeline->count || timeline->time_ps[time->pinned] != time->cursor_ps))
+        (time->pinned >= timeline->count ||
+         snapshot_columns_time(timeline, time->pinned) != time->cursor_ps))
         time->pinned = SIZE_MAX;
 }
 
@@ -155,7 +157,8 @@ bool time_window_one_snapshot_per_column(const struct time_window *time,
         size_t first, end;
         timeline_range(timeline, chart_column_start(&window, c), chart_column_end(&window, c),
                        &first, &end);
-        if (end - first >= 2 && timeline->time_ps[first] != timeline->time_ps[end - 1])
+        if (end - first >= 2 &&
+            snapshot_columns_time(timeline, first) != snapshot_columns_time(timeline, end - 1))
             return false;
     }
     return true;
@@ -247,7 +250,7 @@ int64_t time_window_shown_time(const struct time_window *time,
 {
     bool carried;
     size_t index = time_window_shown_snapshot(time, timeline, &carried);
-    return index == SIZE_MAX || carried ? time->cursor_ps : timeline->time_ps[index];
+    return index == SIZE_MAX || carried ? time->cursor_ps : snapshot_columns_time(timeline, index);
 }
 
 void time_window_show_snapshot(struct time_window *time, const struct snapshot_columns *timeline,
@@ -255,7 +258,7 @@ void time_window_show_snapshot(struct time_window *time, const struct snapshot_c
 {
     struct chart_range range = {time->from_ps, time->to_ps};
     chart_range_show(&range, time_window_data(time, timeline), time_window_columns(time),
-                     timeline->time_ps[index]);
+                     snapshot_columns_time(timeline, index));
     time_window_set_range(time, range);
     time_window_pin(time, timeline, index);
 }
@@ -275,7 +278,7 @@ void time_window_jump_to(struct time_window *time, const struct snapshot_columns
     time_window_set_range(time, range);
     /* A sampled timeline may lack the exact snapshot: then the cursor
      * goes to the time and the readout shows that column. */
-    if (timeline->time_ps[index] == time_ps) {
+    if (snapshot_columns_time(timeline, index) == time_ps) {
         time_window_pin(time, timeline, index);
     } else {
         time->cursor_ps = at;

@@ -347,9 +347,10 @@ static int64_t viewer_oom_span(const struct allocator *allocator)
 {
     const struct oom_event *last = allocator_last_oom(allocator);
     const struct snapshot_columns *timeline = &allocator->timeline;
-    if (!last || timeline->count == 0 || last->time_ps <= timeline->time_ps[timeline->count - 1])
+    if (!last || timeline->count == 0 ||
+        last->time_ps <= snapshot_columns_time(timeline, timeline->count - 1))
         return 0;
-    return saturating_subtract(last->time_ps, timeline->time_ps[0]);
+    return saturating_subtract(last->time_ps, snapshot_columns_time(timeline, 0));
 }
 
 /* Allocator `index` of the open profile, with the whole of its timeline

@@ -30,7 +30,8 @@ static int64_t timeline_span(const struct allocator *allocator)
     const struct snapshot_columns *timeline = &allocator->timeline;
     if (timeline->count == 0)
         return 0;
-    uint64_t span = chart_range_diff(timeline->time_ps[0], timeline->time_ps[timeline->count - 1]);
+    uint64_t span = chart_range_diff(snapshot_columns_time(timeline, 0),
+                                     snapshot_columns_time(timeline, timeline->count - 1));
     return span > INT64_MAX ? INT64_MAX : (int64_t)span;
 }
 

@@ -10,7 +10,9 @@
  * opcode again from its first byte with every check: what a file is
  * refused for, the message and the offset are pickle_step.c's alone, and
  * the two paths cannot disagree on them. Nothing in line has an effect
- * before all its checks passed.
+ * before all its checks passed. In line too, a consumer may read a dict
+ * of a list it knows whole from the bytes (claim_dict: a trace entry
+ * without a dict built and read back).
  * Reading the values it built (pickle_dict_get, ...) is pickle_value.c's. */
 #include "config.h"
 
@@ -122,6 +124,54 @@ static inline bool push_container_fast(struct machine *m, struct hot *h, uint8_t
     return true;
 }
 
+/* A dict the consumer reads itself (struct pickle_consumer's
+ * claim_dict): asked where the dict would go above a list under the
+ * innermost mark and its MEMOIZE needs no new chunk; the bytes it read,
+ * 0 when it left the dict to the loop. Its memo slot is taken at once
+ * (a fetch of it is refused, as of a dict a consumer took), and a chunk
+ * that ends all taken is freed as memo_drop frees one. */
+static inline size_t claim_fast(struct machine *m, struct hot *h)
+{
+    uint64_t id = m->memo_count;
+    if (!m->consumer || !m->consumer->claim_dict || h->floor == 0 || h->count == h->capacity ||
+        h->stack[h->floor - 1].kind != PICKLE_LIST || (id & (PICKLE_MEMO_CHUNK - 1)) == 0 ||
+        id >= UINT32_MAX)
+        return 0;
+    size_t available = (size_t)(m->end - h->p);
+    size_t used = m->consumer->claim_dict(m->consumer->context, h->stack[h->floor - 1].as.object,
+                                          h->p, available, (struct pickle_memo *)m);
+    if (used < 4 || used > available)
+        return 0;
+    size_t chunk = id >> PICKLE_MEMO_SHIFT;
+    *pickle_memo_slot(m, id) = MEMO_RECYCLED;
+    m->memo_count++;
+    if (m->memo_live[chunk] == 0 && (chunk + 1) * PICKLE_MEMO_CHUNK <= m->memo_count) {
+        free(m->memo_chunks[chunk]);
+        m->memo_chunks[chunk] = NULL;
+    }
+    h->stack[h->count++] = (struct pickle_value){.kind = PICKLE_CLAIMED};
+    return used;
+}
+
+uint64_t pickle_memo_generation(const struct pickle_memo *memo)
+{
+    return ((const struct machine *)memo)->memo_generation;
+}
+
+bool pickle_memo_get(struct pickle_memo *memo, uint64_t id, struct pickle_value *value)
+{
+    struct machine *m = (struct machine *)memo;
+    if (id >= m->memo_count || !m->memo_chunks[id >> PICKLE_MEMO_SHIFT])
+        return false;
+    uint64_t slot = *pickle_memo_slot(m, id);
+    if (slot == MEMO_RECYCLED)
+        return false;
+    if ((slot & MEMO_TAG) == MEMO_OBJECT)
+        ((struct pickle_object *)(uintptr_t)slot)->shared = true;
+    *value = pickle_memo_unpack(slot);
+    return true;
+}
+
 /* SETITEMS: the pairs above the mark go into the dict below it. */
 static inline bool set_items_fast(struct machine *m, struct hot *h)
 {
@@ -221,9 +271,13 @@ mark:
     m->marks[m->mark_count++] = h.count;
     h.floor = h.count;
     NEXT(1);
-empty_dict:
+empty_dict: {
+    size_t claimed = claim_fast(m, &h);
+    if (claimed)
+        NEXT(claimed);
     STEP_UNLESS(push_container_fast(m, &h, PICKLE_DICT));
     NEXT(1);
+}
 empty_list:
     STEP_UNLESS(push_container_fast(m, &h, PICKLE_LIST));
     NEXT(1);

@@ -10,7 +10,8 @@
  * so a BINGET of a dict yields the same dict again, never a copy (a
  * reader may intern by object identity: one frame dict, one traceback
  * list). A consumer can take the items an APPENDS adds to a list as they
- * come (a trace of millions of entries then never sits in memory whole).
+ * come (a trace of millions of entries then never sits in memory whole),
+ * and read a dict bound for a list itself from its bytes (claim_dict).
  * Called by: format readers (model/formats/torch_snapshot/), the tests and
  * the fuzz harness.
  * Must not: run anything from the file: an opcode that names a class or a
@@ -36,9 +37,13 @@ enum pickle_kind {
     PICKLE_LIST,
     PICKLE_DICT,
     PICKLE_TUPLE,
+    /* A dict a consumer read itself (claim_dict below): an item only it
+     * knows, with no value here. */
+    PICKLE_CLAIMED,
 };
 
 struct pickle_object;
+struct pickle_memo; /* the reader's memo, as claim_dict sees it */
 
 /* One value: small ones inline, strings as a pointer into the input,
  * containers as a pointer to the one shared object. */
@@ -96,7 +101,29 @@ struct pickle_consumer {
                       struct pickle_error *error);
     /* The reader is past byte `offset` (called about every MiB). */
     void (*advance)(void *context, size_t offset);
+    /* The reader is at a dict (EMPTY_DICT at bytes[0], `available` bytes
+     * of the file from there) that goes on the stack above `list`, the
+     * list under the innermost mark. A consumer that reads such dicts
+     * itself may read this one whole, fetching from the memo only through
+     * pickle_memo_get, and return the bytes it read: exactly EMPTY_DICT,
+     * MEMOIZE, MARK, the key and value opcodes, SETITEMS, nothing else
+     * memoized. A PICKLE_CLAIMED item then stands in its place (the
+     * consumer takes it with the list's next items) and the dict's memo
+     * slot refuses a fetch, as a taken dict's does. 0: the reader reads
+     * it as any dict. The reader asks only where it runs in line, so a
+     * consumer must read claimed and unclaimed dicts alike. */
+    size_t (*claim_dict)(void *context, const struct pickle_object *list, const uint8_t *bytes,
+                         size_t available, struct pickle_memo *memo);
 };
+
+/* memo[id] into *value (a container's object marked as fetched, as a
+ * memo get marks it); false when there is none or it was taken. For a
+ * consumer's claim_dict. */
+bool pickle_memo_get(struct pickle_memo *memo, uint64_t id, struct pickle_value *value);
+/* Changes whenever a memo slot filled before is filled again: what a
+ * value got by index may be cached against (in protocol 4 and 5 every
+ * slot is filled once). */
+uint64_t pickle_memo_generation(const struct pickle_memo *memo);
 
 struct pickle_document;
 

@@ -54,6 +54,9 @@ struct machine {
     uint32_t *memo_live;
     size_t memo_chunk_count, memo_chunk_capacity;
     size_t memo_count;
+    /* Counts the puts into a slot filled before (a memo index then names
+     * another value): what a consumer caching by index checks. */
+    uint64_t memo_generation;
 };
 
 #define PICKLE_MEMO_SHIFT 14

@@ -229,8 +229,10 @@ static bool memo_put(struct machine *m, uint64_t id)
             return no_memory(m);
         m->memo_count++;
         m->memo_live[id >> PICKLE_MEMO_SHIFT]++;
-    } else if (*pickle_memo_slot(m, id) == MEMO_RECYCLED) {
-        m->memo_live[id >> PICKLE_MEMO_SHIFT]++;
+    } else {
+        m->memo_generation++;
+        if (*pickle_memo_slot(m, id) == MEMO_RECYCLED)
+            m->memo_live[id >> PICKLE_MEMO_SHIFT]++;
     }
     if (pickle_is_container(top)) {
         struct pickle_object *object = top->as.object;

@@ -215,10 +215,17 @@ static bool row_before(const void *context, size_t a, size_t b)
     return order != 0 ? order < 0 : a < b;
 }
 
+/* `sorted` holds 0..count-1: rows already in the column's order (the
+ * table at the peak comes sorted by size, the viewer's and --summary's
+ * first sort) keep it without a sort. */
 static void sort_rows(struct allocation_table *table, size_t count)
 {
     struct sort_context sort = {table, allocation_column(table->sort_column)->compare};
-    index_sort_stable(table->sorted, table->scratch, count, row_before, &sort);
+    size_t i = 1;
+    while (i < count && !row_before(&sort, i, i - 1))
+        i++;
+    if (i < count)
+        index_sort_stable(table->sorted, table->scratch, count, row_before, &sort);
 }
 
 /* ---- the table ---- */

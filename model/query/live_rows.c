@@ -4,7 +4,6 @@
 
 #include "model/stack_text.h"
 
-#include "model/util/index_sort.h"
 #include "model/util/saturating.h"
 
 #include <stdlib.h>
@@ -89,7 +88,7 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .address = snapshot_columns_address(timeline, index),
         .activity = timeline->activity[index],
         .has_time = true,
-        .time_ps = timeline->time_ps[index],
+        .time_ps = snapshot_columns_time(timeline, index),
         .context = snapshot_columns_context(timeline, index),
     };
 }
@@ -143,11 +142,6 @@ static size_t special_rows_add(const struct live_rows_request *request,
 
 /* ---- XProf's order ---- */
 
-struct row_order_context {
-    const struct profile *profile;
-    const struct allocation_row *rows;
-};
-
 int live_row_key_compare(const struct profile *profile, const struct allocation_row *a,
                          const struct allocation_row *b)
 {
@@ -182,16 +176,6 @@ static bool row_later(const struct allocation_row *x, const struct allocation_ro
     if (x->snapshot_index != y->snapshot_index)
         return x->snapshot_index > y->snapshot_index;
     return x->special_index > y->special_index;
-}
-
-/* Equal keys in snapshot order, so that a merged row ends on the latest
- * (XProf's own pick among equal rows is arbitrary: an unstable sort). */
-static bool row_before(const void *context, size_t a, size_t b)
-{
-    const struct row_order_context *order = context;
-    const struct allocation_row *x = &order->rows[a], *y = &order->rows[b];
-    int key = live_row_key_compare(order->profile, x, y);
-    return key < 0 || (key == 0 && row_later(y, x));
 }
 
 /* One string table gives equal texts equal ids, and the builder gives
@@ -269,9 +253,12 @@ struct live_groups {
 
 static uint64_t key_hash(const struct allocation_row *row)
 {
+    /* Every field of the key (row_same_key): rows of one size and op made
+     * in many places would otherwise share one chain of slots. */
     uint64_t words[] = {(uint64_t)row->allocation_bytes, (uint64_t)row->requested_bytes,
                         (uint64_t)row->op_name << 32 | row->region_type,
-                        (uint64_t)row->data_type << 32 | row->tensor_shape};
+                        (uint64_t)row->data_type << 32 | row->tensor_shape,
+                        (uint64_t)row->location << 32 | row->module, row->stack};
     uint64_t hash = 0x243f6a8885a308d3u;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         hash = (hash ^ words[i]) * 0x9e3779b97f4a7c15u;
@@ -380,8 +367,7 @@ static bool live_groups_sort(struct live_groups *groups, const struct live_rows_
     groups->slots = NULL;
     groups->slot_count = 0;
     size_t total = groups->count;
-    struct row_order_context context = {request->profile, groups->rows};
-    size_t *order = index_sort_order(total, row_before, &context);
+    size_t *order = live_rows_order(request->profile, groups->rows, total);
     bool ok = order != NULL;
     if (ok) {
         rows_permute(groups->rows, order, total);

@@ -84,6 +84,13 @@ struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t n
 int live_row_key_compare(const struct profile *profile, const struct allocation_row *a,
                          const struct allocation_row *b);
 
+/* The order of `count` rows by live_row_key_compare, rows of equal keys
+ * by snapshot index then special index, the earlier first, then as
+ * given (model/query/live_rows_order.c): order[i] is the row to put
+ * i-th. A new array the caller frees; NULL when memory runs out. */
+size_t *live_rows_order(const struct profile *profile, const struct allocation_row *rows,
+                        size_t count);
+
 /* Replaces rows->rows with the request's rows; false when memory runs
  * out (the rows are then empty). O(L) to group L allocations by key,
  * then O(G log G) to sort the G distinct ones. */

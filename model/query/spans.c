@@ -40,7 +40,7 @@ static void span_measure(struct span_row *row, const struct snapshot_columns *ti
         peak = carried;
         row->peak_time_ps = row->start_time_ps;
     } else if (peak != SIZE_MAX) {
-        row->peak_time_ps = timeline->time_ps[peak];
+        row->peak_time_ps = snapshot_columns_time(timeline, peak);
     }
     if (peak == SIZE_MAX)
         return;

@@ -13,9 +13,9 @@ static void step_row_start(struct step_row *row, const struct snapshot_columns *
     *row = (struct step_row){
         .step_id = snapshot_columns_step_id(timeline, index),
         .is_none = snapshot_columns_step_id(timeline, index) == STEP_ID_NONE,
-        .start_time_ps = timeline->time_ps[index],
+        .start_time_ps = snapshot_columns_time(timeline, index),
         .peak_bytes = snapshot_columns_in_use(timeline, index),
-        .peak_time_ps = timeline->time_ps[index],
+        .peak_time_ps = snapshot_columns_time(timeline, index),
         .first_index = index,
         .peak_index = index,
     };
@@ -27,10 +27,10 @@ static void step_row_add(struct step_row *row, const struct snapshot_columns *ti
     int64_t in_use = snapshot_columns_in_use(timeline, index);
     if (in_use >= row->peak_bytes) { /* a later snapshot wins ties */
         row->peak_bytes = in_use;
-        row->peak_time_ps = timeline->time_ps[index];
+        row->peak_time_ps = snapshot_columns_time(timeline, index);
         row->peak_index = index;
     }
-    row->end_time_ps = timeline->time_ps[index];
+    row->end_time_ps = snapshot_columns_time(timeline, index);
     row->end_bytes = in_use;
     row->last_index = index;
     row->snapshot_count++;
@@ -46,8 +46,16 @@ static bool step_table_gather(struct step_table *table, const struct snapshot_co
     struct integer_map positions = {0};
     size_t capacity = 0;
     bool ok = true;
+    /* Snapshots come in runs of one step (a format without steps: one
+     * run): the last step's row is at hand without the map. */
+    uint64_t last_step = 0;
+    uint32_t last_position = UINT32_MAX;
     for (size_t i = 0; ok && i < timeline->count; i++) {
         uint64_t step = (uint64_t)snapshot_columns_step_id(timeline, i);
+        if (last_position != UINT32_MAX && step == last_step) {
+            step_row_add(&table->rows[last_position], timeline, i);
+            continue;
+        }
         uint32_t *position = integer_map_find(&positions, step);
         if (!position) {
             if (table->count == capacity) {
@@ -65,6 +73,8 @@ static bool step_table_gather(struct step_table *table, const struct snapshot_co
             step_row_start(&table->rows[table->count++], timeline, i);
             position = integer_map_find(&positions, step);
         }
+        last_step = step;
+        last_position = *position;
         step_row_add(&table->rows[*position], timeline, i);
     }
     integer_map_free(&positions);

@@ -100,7 +100,8 @@ static void fuzz_check_columns(const struct profile *profile,
     size_t strings = string_table_count(profile->strings);
     for (size_t i = 0; i < timeline->count; i++) {
         if (i > 0)
-            fuzz_require(timeline->time_ps[i - 1] <= timeline->time_ps[i],
+            fuzz_require(snapshot_columns_time(timeline, i - 1) <=
+                             snapshot_columns_time(timeline, i),
                          "a finished timeline is sorted by time");
         fuzz_require(snapshot_columns_op_name(timeline, i) < strings &&
                          timeline->region_type[i] < strings &&
@@ -111,7 +112,8 @@ static void fuzz_check_columns(const struct profile *profile,
     if (timeline->count == 0)
         return;
     /* The searches the views make, at the ends and beyond them. */
-    int64_t first = timeline->time_ps[0], last = timeline->time_ps[timeline->count - 1];
+    int64_t first = snapshot_columns_time(timeline, 0),
+            last = snapshot_columns_time(timeline, timeline->count - 1);
     int64_t probes[] = {INT64_MIN, first, last, INT64_MAX, first / 2 + last / 2};
     for (size_t p = 0; p < sizeof probes / sizeof *probes; p++) {
         size_t nearest = timeline_nearest(timeline, probes[p]);

@@ -155,7 +155,7 @@ size_t trace_set_first_peak_summary(struct trace_load *load, size_t index)
             .fragmentation = timeline->fragmentation[peak],
             .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(timeline, peak),
         };
-        summary.peak_time_ps = timeline->time_ps[peak];
+        summary.peak_time_ps = snapshot_columns_time(timeline, peak);
         summary.lifetime_peak_bytes = timeline->heap_bytes[peak];
     }
     profile_builder_set_summary(load->builder, index, &summary);

@@ -223,7 +223,7 @@ static void xprof_derive_summary(struct xprof_draft *draft, size_t index)
             .peak_bytes_in_use = snapshot_columns_in_use(timeline, peak),
         },
         .lifetime_peak_bytes = snapshot_columns_peak_bytes_in_use(timeline, timeline->count - 1),
-        .peak_time_ps = timeline->time_ps[peak],
+        .peak_time_ps = snapshot_columns_time(timeline, peak),
         .derived = true,
     };
     summary.capacity_bytes = saturating_add(summary.peak.peak_bytes_in_use,

@@ -30,6 +30,13 @@ static unsigned torch_snapshot_probe(const uint8_t *bytes, size_t size)
                                                                             : PROBE_NO;
 }
 
+static bool claims_on = true;
+
+void load_torch_snapshot_set_claims(bool claims)
+{
+    claims_on = claims;
+}
+
 static void advance(void *context, size_t offset)
 {
     struct ts_load *load = context;
@@ -205,11 +212,13 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
         .strings = profile_builder_strings(builder),
         .error = error,
         .context_id = STRING_ID_NONE,
+        .claim_context = STRING_ID_NONE,
     };
     struct pickle_consumer consumer = {
         .context = &load,
         .take_items = ts_take_items,
         .advance = advance,
+        .claim_dict = claims_on ? ts_claim_entry : NULL,
     };
     struct pickle_document *document;
     struct pickle_error pickle_error;
@@ -226,6 +235,11 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
     bool replayed = ts_pipe_finish(&load);
     if (decoded != PICKLE_OK) {
         status = decode_failed(&load, &pickle_error);
+    } else if (load.claimed_count) {
+        /* Entries read from their bytes that no list took: their dicts
+         * went somewhere else than a trace. */
+        status = not_a_snapshot(&load, "a trace entry out of its place");
+        pickle_document_free(document);
     } else if (!replayed) {
         status = ts_no_memory(&load);
         pickle_document_free(document);

@@ -51,6 +51,8 @@ void ts_load_free(struct ts_load *load)
     free(load->annotations);
     free(load->scratch);
     free(load->batch);
+    free(load->claimed);
+    free(load->memo_cache);
 }
 
 static bool key_is(const struct pickle_value *key, const char *name, size_t length)
@@ -85,8 +87,8 @@ static uint8_t action_of(const struct pickle_value *text)
  * neither says anything: the entry's own part of its row's context (the
  * stream and the annotations open then are added when its device is
  * built). */
-static uint32_t entry_context(struct ts_load *load, const struct pickle_value *compile,
-                              const struct pickle_value *metadata)
+uint32_t ts_entry_context(struct ts_load *load, const struct pickle_value *compile,
+                          const struct pickle_value *metadata)
 {
     const uint8_t *c = compile && compile->kind == PICKLE_STR ? compile->as.string : NULL;
     const uint8_t *u = metadata && metadata->kind == PICKLE_STR ? metadata->as.string : NULL;
@@ -110,19 +112,6 @@ static uint32_t entry_context(struct ts_load *load, const struct pickle_value *c
     load->context_id = id;
     return id;
 }
-
-/* What a key of an entry dict names. */
-enum entry_key {
-    KEY_OTHER,
-    KEY_ACTION,
-    KEY_ADDRESS, /* addr, or device_free for an oom */
-    KEY_SIZE,
-    KEY_STREAM,
-    KEY_TIME,
-    KEY_COMPILE,
-    KEY_METADATA,
-    KEY_FRAMES,
-};
 
 static uint8_t entry_key_of(const struct pickle_value *key)
 {
@@ -165,40 +154,57 @@ static uint8_t action_meaning(const struct pickle_value *text)
     return action_of(text);
 }
 
-static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
-                       struct ts_entry *entry, struct pickle_error *error)
+void ts_entry_begin(struct ts_entry *entry, struct ts_entry_reading *reading)
 {
-    const struct pickle_value *compile = NULL, *metadata = NULL;
-    bool has_time = false;
     *entry = (struct ts_entry){.action = TS_OTHER};
-    for (size_t i = 0; i + 1 < dict->count; i += 2) {
-        const struct pickle_value *key = &dict->items[i], *value = &dict->items[i + 1];
-        if (key->kind != PICKLE_STR || key->length < 4)
-            continue;
-        switch (string_meaning(load->key_cache, key, entry_key_of)) {
-        case KEY_ACTION:
-            entry->action = value->kind == PICKLE_STR
-                                ? string_meaning(load->action_cache, value, action_meaning)
-                                : TS_OTHER;
-            break;
-        case KEY_ADDRESS: pickle_as_uint64(value, &entry->address); break;
-        case KEY_SIZE: pickle_as_int64(value, &entry->size); break;
-        case KEY_STREAM: pickle_as_uint64(value, &entry->stream); break;
-        case KEY_TIME: has_time = pickle_as_int64(value, &entry->time_us); break;
-        case KEY_COMPILE: compile = value; break;
-        case KEY_METADATA: metadata = value; break;
-        case KEY_FRAMES: entry->traceback = ts_traceback_of(load, value); break;
-        default: break;
-        }
-        if (entry->traceback == UINT32_MAX)
-            break;
+    *reading = (struct ts_entry_reading){.has_time = false};
+}
+
+uint8_t ts_entry_key_meaning(struct ts_load *load, const struct pickle_value *key)
+{
+    if (key->kind != PICKLE_STR || key->length < 4)
+        return KEY_NONE;
+    return string_meaning(load->key_cache, key, entry_key_of);
+}
+
+uint8_t ts_entry_action_meaning(struct ts_load *load, const struct pickle_value *value)
+{
+    return value->kind == PICKLE_STR ? string_meaning(load->action_cache, value, action_meaning)
+                                     : TS_OTHER;
+}
+
+void ts_entry_pair(struct ts_load *load, struct ts_entry *entry, struct ts_entry_reading *reading,
+                   const struct pickle_value *key, const struct pickle_value *value)
+{
+    switch (ts_entry_key_meaning(load, key)) {
+    case KEY_ACTION: entry->action = ts_entry_action_meaning(load, value); break;
+    case KEY_ADDRESS: pickle_as_uint64(value, &entry->address); break;
+    case KEY_SIZE: pickle_as_int64(value, &entry->size); break;
+    case KEY_STREAM: pickle_as_uint64(value, &entry->stream); break;
+    case KEY_TIME: reading->has_time = pickle_as_int64(value, &entry->time_us); break;
+    case KEY_COMPILE: reading->compile = *value; break;
+    case KEY_METADATA: reading->metadata = *value; break;
+    case KEY_FRAMES: entry->traceback = ts_traceback_of(load, value); break;
+    default: break;
     }
+}
+
+bool ts_entry_finish(struct ts_load *load, struct ts_entry *entry,
+                     struct ts_entry_reading *reading, struct pickle_error *error)
+{
     if (entry->traceback == UINT32_MAX ||
-        (entry->context = entry_context(load, compile, metadata)) == STRING_ID_NONE) {
+        (entry->context = ts_entry_context(load, &reading->compile, &reading->metadata)) ==
+            STRING_ID_NONE) {
         error->status = PICKLE_NO_MEMORY;
         snprintf(error->message, sizeof error->message, "out of memory");
         return false;
     }
+    ts_entry_count(load, entry, reading->has_time);
+    return true;
+}
+
+void ts_entry_count(struct ts_load *load, const struct ts_entry *entry, bool has_time)
+{
     if (entry->action == TS_OTHER)
         load->unknown_actions++;
     if (!has_time) {
@@ -207,7 +213,16 @@ static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
         load->earliest_time_us = entry->time_us;
         load->any_time = true;
     }
-    return true;
+}
+
+static bool entry_read(struct ts_load *load, const struct pickle_object *dict,
+                       struct ts_entry *entry, struct pickle_error *error)
+{
+    struct ts_entry_reading reading;
+    ts_entry_begin(entry, &reading);
+    for (size_t i = 0; i + 1 < dict->count && entry->traceback != UINT32_MAX; i += 2)
+        ts_entry_pair(load, entry, &reading, &dict->items[i], &dict->items[i + 1]);
+    return ts_entry_finish(load, entry, &reading, error);
 }
 
 static int no_memory(struct pickle_error *error)
@@ -232,8 +247,10 @@ static int take_entries(struct ts_load *load, struct pickle_object *list,
                         const struct pickle_value *items, size_t count,
                         struct pickle_error *error)
 {
-    if (items[0].kind != PICKLE_DICT || !pickle_dict_get(&items[0], "action"))
+    if (items[0].kind != PICKLE_CLAIMED &&
+        (items[0].kind != PICKLE_DICT || !pickle_dict_get(&items[0], "action")))
         return 0;
+    load->entry_list = list;
     size_t left = load->input && load->input->size > load->offset
                       ? (size_t)(load->input->size - load->offset)
                       : 0;
@@ -243,16 +260,7 @@ static int take_entries(struct ts_load *load, struct pickle_object *list,
             return no_memory(error);
         size_t n = count - done < TS_BATCH ? count - done : TS_BATCH;
         for (size_t i = 0; i < n; i++) {
-            if (items[done + i].kind != PICKLE_DICT) {
-                /* Which item of its trace: once the replay has caught up. */
-                if (load->pipe)
-                    ts_pipe_drain(load->pipe);
-                const struct ts_trace *trace = ts_trace_find(load, list, false);
-                snprintf(error->message, sizeof error->message,
-                         "a trace entry that is not a dict (item %zu of a trace)",
-                         (trace ? trace->count : 0) + i);
-                return -1;
-            }
+            struct ts_entry *entry = &batch->entries[i];
             /* The dicts were written a thousand entries ago: their
              * headers and items are fetched a few ahead. */
             if (i + 8 < n && items[done + i + 8].kind == PICKLE_DICT)
@@ -264,9 +272,28 @@ static int take_entries(struct ts_load *load, struct pickle_object *list,
                 __builtin_prefetch((const char *)ahead + 128);
                 __builtin_prefetch((const char *)ahead + 192);
             }
-            struct ts_entry *entry = &batch->entries[i];
-            if (!entry_read(load, items[done + i].as.object, entry, error))
+            if (items[done + i].kind == PICKLE_CLAIMED) {
+                /* Read from its bytes already, in the same order. */
+                if (load->claimed_next >= load->claimed_count || list != load->claimed_list) {
+                    snprintf(error->message, sizeof error->message,
+                             "a trace entry out of its place");
+                    return -1;
+                }
+                *entry = load->claimed[load->claimed_next++];
+                if (load->claimed_next == load->claimed_count)
+                    load->claimed_next = load->claimed_count = 0;
+            } else if (items[done + i].kind != PICKLE_DICT) {
+                /* Which item of its trace: once the replay has caught up. */
+                if (load->pipe)
+                    ts_pipe_drain(load->pipe);
+                const struct ts_trace *trace = ts_trace_find(load, list, false);
+                snprintf(error->message, sizeof error->message,
+                         "a trace entry that is not a dict (item %zu of a trace)",
+                         (trace ? trace->count : 0) + i);
                 return -1;
+            } else if (!entry_read(load, items[done + i].as.object, entry, error)) {
+                return -1;
+            }
             const struct ts_traceback *traceback =
                 load->tracebacks ? &load->tracebacks[entry->traceback] : NULL;
             batch->op_names[i] = traceback ? traceback->function : 0;

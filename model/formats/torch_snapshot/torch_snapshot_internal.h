@@ -89,10 +89,10 @@ struct ts_open {
 /* One list of device_traces, found by the list object, replayed as its
  * entries come (torch_snapshot_trace.c): the entries themselves are not
  * kept. Until its device is built the columns hold time_us as the file
- * has it in time_ps, and allocated (heap_bytes), reserved - allocated
- * (free_bytes) and the running maximum (peak_bytes_in_use) relative to
- * the bytes live and reserved before the first entry, which only the
- * whole trace and the segments tell. */
+ * has it as their time (in 4 bytes, SNAPSHOT_NARROW_TIME), and allocated
+ * (heap_bytes), reserved - allocated (free_bytes) and the running maximum
+ * (peak_bytes_in_use) relative to the bytes live and reserved before the
+ * first entry, which only the whole trace and the segments tell. */
 struct ts_trace {
     const struct pickle_object *list;
     struct snapshot_columns columns; /* one snapshot per entry */
@@ -132,11 +132,12 @@ struct ts_batch {
 
 struct ts_pipe;
 
-/* The timeline columns a trace leaves out (model/profile.h). */
+/* The timeline columns a trace leaves out or narrows
+ * (model/snapshot_columns.h): the times are whole microseconds. */
 #define TS_OMITTED_COLUMNS                                                        \
     (SNAPSHOT_OMIT_STEP_ID | SNAPSHOT_OMIT_ALLOCATION_BYTES | SNAPSHOT_OMIT_FREE_BYTES | \
      SNAPSHOT_OMIT_PEAK_BYTES_IN_USE | SNAPSHOT_NARROW_REQUESTED_BYTES |                    \
-     SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS)
+     SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS | SNAPSHOT_NARROW_TIME)
 
 
 /* One distinct frames list, read once. */
@@ -245,9 +246,80 @@ struct ts_load {
     size_t unknown_actions;
     int64_t earliest_time_us;
     bool any_time;
+    /* The list whose dicts are trace entries, as the last batch taken
+     * showed (its next dicts may be claimed: torch_snapshot_claim.c), and
+     * the entries claimed from it not yet taken with its items. */
+    const struct pickle_object *entry_list, *claimed_list;
+    struct ts_entry *claimed;
+    size_t claimed_count, claimed_next, claimed_capacity;
+    /* What the claims found at a memo index (valid while the memo's
+     * generation is claim_generation): a key's meaning, an action's, a
+     * frames list's traceback; and the context of the last pair of
+     * compile_context and user_metadata indices (+1; 0: absent). */
+    struct ts_memo_cache *memo_cache;
+    uint64_t claim_generation;
+    uint32_t claim_compile, claim_metadata, claim_context;
+};
+
+/* One slot of the claims' cache by memo index (torch_snapshot_claim.c). */
+#define TS_MEMO_CACHE 4096
+struct ts_memo_cache {
+    uint32_t id_plus_one; /* 0: empty */
+    uint8_t key;          /* enum ts_entry_key, as a key */
+    uint8_t action;       /* enum ts_action, as an action value */
+    uint32_t traceback;   /* as a frames value; UINT32_MAX: not yet */
+};
+
+/* An entry dict's pairs as they are read (torch_snapshot_entries.c), from
+ * a dict the reader built or from the bytes of one claimed. */
+struct ts_entry_reading {
+    struct pickle_value compile, metadata; /* kind PICKLE_NONE until seen */
+    bool has_time;
 };
 
 /* ---- torch_snapshot_entries.c ---- */
+
+/* What a key of an entry dict names; KEY_NONE: not a key an entry's
+ * reader looks at (not a string of 4 bytes or more). */
+enum ts_entry_key {
+    KEY_OTHER,
+    KEY_ACTION,
+    KEY_ADDRESS, /* addr, or device_free for an oom */
+    KEY_SIZE,
+    KEY_STREAM,
+    KEY_TIME,
+    KEY_COMPILE,
+    KEY_METADATA,
+    KEY_FRAMES,
+    KEY_NONE,
+};
+/* A key's meaning, an action's (TS_OTHER for a value not a string). */
+uint8_t ts_entry_key_meaning(struct ts_load *load, const struct pickle_value *key);
+uint8_t ts_entry_action_meaning(struct ts_load *load, const struct pickle_value *value);
+/* An entry's own context: compile_context and user_metadata as one
+ * string (either may be absent, kind not PICKLE_STR); STRING_ID_NONE
+ * when memory runs out. */
+uint32_t ts_entry_context(struct ts_load *load, const struct pickle_value *compile,
+                          const struct pickle_value *metadata);
+/* Counts a finished entry: an unknown action, the earliest time. */
+void ts_entry_count(struct ts_load *load, const struct ts_entry *entry, bool has_time);
+
+/* An entry read pair by pair: begin, each pair in the file's order
+ * (a later key wins), finish (the context, the counts; false when memory
+ * runs out, with `error` set). The entry's traceback is UINT32_MAX after
+ * a pair whose frames could not be interned. */
+void ts_entry_begin(struct ts_entry *entry, struct ts_entry_reading *reading);
+void ts_entry_pair(struct ts_load *load, struct ts_entry *entry, struct ts_entry_reading *reading,
+                   const struct pickle_value *key, const struct pickle_value *value);
+bool ts_entry_finish(struct ts_load *load, struct ts_entry *entry,
+                     struct ts_entry_reading *reading, struct pickle_error *error);
+
+/* ---- torch_snapshot_claim.c ---- */
+
+/* The pickle consumer's claim_dict: a dict of load->entry_list read from
+ * its bytes into load->claimed (see model/decode/pickle.h). */
+size_t ts_claim_entry(void *context, const struct pickle_object *list, const uint8_t *bytes,
+                      size_t available, struct pickle_memo *memo);
 
 /* The pickle consumer that takes trace entries as their lists fill. */
 int ts_take_items(void *context, struct pickle_object *list, const struct pickle_value *items,

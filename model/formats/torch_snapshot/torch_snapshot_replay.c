@@ -94,7 +94,7 @@ static uint32_t entry_context(struct device_replay *replay, uint32_t base, uint6
 }
 
 /* Each entry's context gets the annotations of its device open at its
- * time (the columns' time_ps still holds the file's time_us) and, for an
+ * time (the columns' time still is the file's time_us) and, for an
  * allocation on another stream than the default, that stream: the rows
  * at any moment say in which range and on which stream their memory was
  * made. Nothing to do for a device without annotations or such
@@ -112,7 +112,7 @@ static bool finish_contexts(struct device_replay *replay, struct snapshot_column
         return true;
     for (size_t i = 0; i < columns->count; i++) {
         if (annotated)
-            annotations_advance(replay, columns->time_ps[i]);
+            annotations_advance(replay, snapshot_columns_time(columns, i));
         uint64_t stream = 0;
         if (next_stream < streams && trace->streams[next_stream].entry == i)
             stream = trace->streams[next_stream++].stream;
@@ -128,27 +128,21 @@ static bool finish_contexts(struct device_replay *replay, struct snapshot_column
 
 /* ---- the timeline ---- */
 
-/* A time_us as the timeline's time: since the earliest entry of any
- * device, or the entry index when the file has no times. */
-static int64_t time_ps_of(const struct ts_load *load, size_t index, int64_t time_us)
-{
-    if (load->entries_without_time || !load->any_time)
-        return (int64_t)index * 1000000; /* one entry a microsecond: said in a warning */
-    int64_t since = saturating_subtract(time_us, load->earliest_time_us);
-    return since > INT64_MAX / 1000000 ? INT64_MAX : since * 1000000;
-}
-
 /* The trace's columns as the device's timeline: what was live and
- * reserved before the first entry added, times made relative; false when
- * memory runs out. */
+ * reserved before the first entry added, the times (time_us, 4 bytes
+ * each: SNAPSHOT_NARROW_TIME) as picoseconds since the earliest entry of
+ * any device, or the entry index when the file has no times (one entry a
+ * microsecond: said in a warning); false when memory runs out. */
 static bool finish_timeline(const struct device_replay *replay, struct snapshot_columns *timeline)
 {
     const struct ts_load *load = replay->load;
+    bool timed = !load->entries_without_time && load->any_time;
+    if (!(timed ? snapshot_columns_scale_times(timeline, load->earliest_time_us, 1000000)
+                : snapshot_columns_count_times(timeline, 1000000)))
+        return false;
     int64_t initial = replay->initial_bytes;
-    for (size_t i = 0; i < timeline->count; i++) {
-        timeline->time_ps[i] = time_ps_of(load, i, timeline->time_ps[i]);
+    for (size_t i = 0; i < timeline->count; i++)
         timeline->heap_bytes[i] = saturating_add(timeline->heap_bytes[i], initial);
-    }
     for (size_t k = 0; k < timeline->reserved_change_count; k++)
         timeline->reserved_changes[k].reserved =
             saturating_add(timeline->reserved_changes[k].reserved, replay->reserved_start);
@@ -213,7 +207,7 @@ static bool hand_over_ooms(struct device_replay *replay)
     for (size_t k = 0; ok && trace && k < trace->oom_count; k++) {
         const struct ts_oom *oom = &trace->ooms[k];
         struct oom_event event = {
-            .time_ps = allocator->timeline.time_ps[oom->entry],
+            .time_ps = snapshot_columns_time(&allocator->timeline, oom->entry),
             .requested_bytes = oom->requested,
             .allocated_bytes = saturating_add(oom->allocated, replay->initial_bytes),
             .reserved_bytes = saturating_add(oom->reserved, replay->reserved_start),
@@ -346,15 +340,16 @@ static void set_summary(struct device_replay *replay, size_t peak)
             .free_bytes = snapshot_columns_free_bytes(timeline, peak),
             .peak_bytes_in_use = snapshot_columns_peak_bytes_in_use(timeline, peak),
         };
-        summary.peak_time_ps = timeline->time_ps[peak];
+        summary.peak_time_ps = snapshot_columns_time(timeline, peak);
         summary.lifetime_peak_bytes = timeline->heap_bytes[peak];
     }
     summary.trace_start = (struct trace_start){
         .known = true,
         .entries = replay->count,
-        .covered_ps = replay->count ? saturating_subtract(timeline->time_ps[replay->count - 1],
-                                                          timeline->time_ps[0])
-                                    : 0,
+        .covered_ps = replay->count
+                          ? saturating_subtract(snapshot_columns_time(timeline, replay->count - 1),
+                                                snapshot_columns_time(timeline, 0))
+                          : 0,
         .times_are_entries = replay->load->entries_without_time || !replay->load->any_time,
         .live_bytes = replay->initial_bytes,
         .live_count = replay->initial_count,
@@ -371,7 +366,7 @@ static bool warn_device(struct device_replay *replay, const char *name)
     for (size_t k = 0; replay->trace && k < replay->trace->oom_count; k++) {
         const struct ts_oom *oom = &replay->trace->ooms[k];
         char time[48], requested[32], free_bytes[32];
-        format_milliseconds(timeline->time_ps[oom->entry], time, sizeof time);
+        format_milliseconds(snapshot_columns_time(timeline, oom->entry), time, sizeof time);
         format_bytes(oom->requested, requested, sizeof requested);
         format_bytes((int64_t)oom->device_free, free_bytes, sizeof free_bytes);
         snprintf(line, sizeof line,

@@ -53,8 +53,8 @@ static bool device_span(struct ts_load *load, int64_t device, uint32_t *id, int6
     if (timeline->count == 0)
         return false;
     *id = string_id;
-    *first_ps = timeline->time_ps[0];
-    *last_ps = timeline->time_ps[timeline->count - 1];
+    *first_ps = snapshot_columns_time(timeline, 0);
+    *last_ps = snapshot_columns_time(timeline, timeline->count - 1);
     return true;
 }
 

@@ -105,7 +105,7 @@ static bool time_sort(struct snapshot_columns *timeline)
 {
     size_t count = timeline->count, run_count = 1;
     for (size_t i = 1; i < count; i++)
-        run_count += timeline->time_ps[i] < timeline->time_ps[i - 1];
+        run_count += snapshot_columns_time(timeline, i) < snapshot_columns_time(timeline, i - 1);
     if (run_count == 1)
         return true;
     if (count > UINT32_MAX)
@@ -117,10 +117,11 @@ static bool time_sort(struct snapshot_columns *timeline)
     if (ok) {
         runs[0] = 0;
         for (size_t i = 1, r = 1; i < count; i++)
-            if (timeline->time_ps[i] < timeline->time_ps[i - 1])
+            if (snapshot_columns_time(timeline, i) < snapshot_columns_time(timeline, i - 1))
                 runs[r++] = (uint32_t)i;
         for (size_t i = 0; i < count; i++)
             order[i] = (uint32_t)i;
+        /* XSpace's columns are all plain arrays (it narrows nothing). */
         merge_runs(timeline->time_ps, order, (uint32_t *)scratch, count, runs, run_count);
 #define PERMUTE(name) permute(timeline->name, sizeof *timeline->name, order, count, scratch);
         PERMUTE(time_ps) PERMUTE(stack_bytes) PERMUTE(heap_bytes) PERMUTE(free_bytes)
@@ -284,7 +285,7 @@ static bool peak_rows(struct profile_builder *builder, size_t index,
     int64_t unmapped = summary->peak.heap_bytes, unmatched = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < timeline->count; i++) {
-        if (timeline->time_ps[i] > summary->peak_time_ps)
+        if (snapshot_columns_time(timeline, i) > summary->peak_time_ps)
             break;
         if (timeline->step_id[i] != step)
             continue;
@@ -337,7 +338,7 @@ static int64_t peak_time_step(const struct snapshot_columns *timeline, int64_t t
                               int64_t peak_bytes)
 {
     for (size_t i = 0; i < timeline->count; i++)
-        if (timeline->time_ps[i] == time_ps &&
+        if (snapshot_columns_time(timeline, i) == time_ps &&
             wrapping_add(timeline->stack_bytes[i], timeline->heap_bytes[i]) == peak_bytes)
             return timeline->step_id[i];
     return 0;

@@ -48,7 +48,8 @@ static void fuzz_check_round_trip(const struct profile *profile)
                          after->summary.peak_time_ps == before->summary.peak_time_ps,
                      "the export keeps the peak");
         for (size_t i = 0; i < before->timeline.count; i++)
-            fuzz_require(after->timeline.time_ps[i] == before->timeline.time_ps[i] &&
+            fuzz_require(snapshot_columns_time(&after->timeline, i) ==
+                                 snapshot_columns_time(&before->timeline, i) &&
                              after->timeline.heap_bytes[i] == before->timeline.heap_bytes[i],
                          "the export keeps every time and heap");
     }

@@ -177,7 +177,7 @@ static void assert_two_events(const char *text, size_t warnings)
     struct profile *profile = load_text(text, LOAD_OK, NULL);
     const struct allocator *cuda = allocator_named(profile, "cuda:0");
     assert_int_equal(cuda->timeline.count, 2);
-    assert_int_equal(cuda->timeline.time_ps[1], 2500000);
+    assert_int_equal(snapshot_columns_time(&cuda->timeline, 1), 2500000);
     assert_int_equal(profile->warning_count, warnings);
     profile_free(profile);
 }
@@ -276,7 +276,7 @@ static void test_attribution(void **state)
     for (size_t i = 0; i < 8; i++)
         assert_int_equal(timeline->step_id[i], steps[i]);
     /* Times: ps after the earliest event (ts 0). */
-    assert_int_equal(timeline->time_ps[1], 2200000);
+    assert_int_equal(snapshot_columns_time(timeline, 1), 2200000);
     assert_int_equal(timeline->heap_bytes[1], 10512);
     assert_int_equal(timeline->free_bytes[1], 0); /* 1000 reserved < 10512 allocated */
     profile_free(profile);
@@ -490,7 +490,7 @@ static void test_out_of_order_events_and_devices(void **state)
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(profile->allocators[i].oom_count, 0);
     /* The M event's ts (1) is the earliest. */
-    assert_int_equal(profile->allocators[0].timeline.time_ps[0], 4000000);
+    assert_int_equal(snapshot_columns_time(&profile->allocators[0].timeline, 0), 4000000);
     /* No Addr: on the curve, in no row. */
     const struct allocator *other = &profile->allocators[1];
     assert_int_equal(other->timeline.activity[0], MEMORY_ACTIVITY_UNKNOWN);

@@ -106,7 +106,7 @@ static void test_counters_paired_with_tensors(void **state)
     };
     for (size_t i = 0; i < 10; i++) {
         /* Times after the earliest event (g's creation at 5 us). */
-        assert_int_equal(timeline->time_ps[i], (want[i].time - 5) * 1000000);
+        assert_int_equal(snapshot_columns_time(timeline, i), (want[i].time - 5) * 1000000);
         assert_int_equal(timeline->heap_bytes[i], want[i].heap);
         assert_int_equal(timeline->allocation_bytes[i], want[i].bytes);
         assert_int_equal(timeline->requested_bytes[i], want[i].bytes);

@@ -553,7 +553,7 @@ void test_allocators_in_document_order(void **state)
      * (issue 16.5), in the place of the first; the file is warned about. */
     const struct xprof_allocator *z = &profile->draft.allocators[0];
     assert_int_equal(z->sampled.count, 1);
-    assert_int_equal(z->sampled.time_ps[0], 2);
+    assert_int_equal(snapshot_columns_time(&z->sampled, 0), 2);
     assert_int_equal(z->snapshots.count, 1);
     assert_int_equal(built(profile)->warning_count, 1);
     assert_string_equal(test_warning(built(profile), 0),

@@ -232,7 +232,7 @@ void test_streaming_reads_each_byte_once(void **state)
 
     const struct snapshot_columns *snapshots = &profile->draft.allocators[0].snapshots;
     assert_int_equal(snapshots->count, 40000);
-    assert_int_equal(snapshots->time_ps[39999], 39999000);
+    assert_int_equal(snapshot_columns_time(snapshots, 39999), 39999000);
     assert_int_equal(snapshots->heap_bytes[12345], (12345 * 7919) % 100000);
     assert_string_equal(text(profile, snapshots->op_name[39999]), "model/dense_49/MatMul");
     test_draft_free(profile);

@@ -212,7 +212,8 @@ void test_lists_outgrowing_their_estimate_match_one_thread(void **state)
             load_with_threshold(messages[index]->data, messages[index]->size, 2);
         const struct allocator *gpu = find_allocator(two.profile, "GPU_0_bfc");
         assert_int_equal(gpu->timeline.count, index == 0 ? 3500 : 4881);
-        assert_int_equal(gpu->timeline.time_ps[gpu->timeline.count - 1], (int64_t)1 << 49);
+        assert_int_equal(snapshot_columns_time(&gpu->timeline, gpu->timeline.count - 1),
+                         (int64_t)1 << 49);
         profile_free(two.profile);
     }
     WIRE_BYTES_FREE_ALL(&worker_short, &main_short);

@@ -95,7 +95,7 @@ static void fuzz_check_replay_thread(const uint8_t *data, size_t size)
             const struct snapshot_columns *y = &two->allocators[a].timeline;
             fuzz_require(x->count == y->count, "the replay thread reads as many entries");
             for (size_t i = 0; i < x->count; i++)
-                fuzz_require(x->time_ps[i] == y->time_ps[i] &&
+                fuzz_require(snapshot_columns_time(x, i) == snapshot_columns_time(y, i) &&
                                  x->heap_bytes[i] == y->heap_bytes[i] &&
                                  snapshot_columns_free_bytes(x, i) ==
                                      snapshot_columns_free_bytes(y, i),

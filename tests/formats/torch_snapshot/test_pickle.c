@@ -284,6 +284,88 @@ static void test_consumer_takes(void **state)
     assert_non_null(strstr(error.message, "already read"));
 }
 
+/* A consumer that claims every empty dict ("}\x94(u") above a list and
+ * takes every batch of claimed items or dicts. */
+struct claims {
+    size_t claimed, taken_claimed, taken_dicts;
+    uint64_t generation; /* the memo's, at the last claim */
+};
+
+static size_t claim_empty(void *context, const struct pickle_object *list, const uint8_t *bytes,
+                          size_t available, struct pickle_memo *memo)
+{
+    struct claims *claims = context;
+    assert_int_equal(list->kind, PICKLE_LIST);
+    if (available < 4 || memcmp(bytes, "}\x94(u", 4) != 0)
+        return 0;
+    claims->claimed++;
+    claims->generation = pickle_memo_generation(memo);
+    return 4;
+}
+
+static int take_claimed(void *context, struct pickle_object *list,
+                        const struct pickle_value *items, size_t count,
+                        struct pickle_error *error)
+{
+    (void)list;
+    (void)error;
+    struct claims *claims = context;
+    for (size_t i = 0; i < count; i++) {
+        if (items[i].kind == PICKLE_CLAIMED)
+            claims->taken_claimed++;
+        else if (items[i].kind == PICKLE_DICT)
+            claims->taken_dicts++;
+        else
+            return 0;
+    }
+    return 1;
+}
+
+/* Dicts a consumer claims stand as PICKLE_CLAIMED items of their list,
+ * each taken with the list's batch; a fetch of one after is refused as
+ * of a taken dict; the memo's generation counts slots filled again.
+ * Where the reader runs every opcode checked (no bytes after STOP), it
+ * claims nothing and the consumer takes the dicts: the same result. */
+static void test_consumer_claims(void **state)
+{
+    (void)state;
+    static const char pickle[] = "\x80\x04" "]\x94(" "}\x94(u" "}\x94(u" "}\x94(u" "e.";
+    struct claims claims = {0};
+    struct pickle_consumer consumer = {
+        .context = &claims, .take_items = take_claimed, .claim_dict = claim_empty};
+    struct pickle_document *document;
+    struct pickle_error error;
+    size_t size;
+    const uint8_t *bytes = padded(BYTES(pickle), &size);
+    assert_int_equal(pickle_decode(bytes, size, &consumer, &document, &error), PICKLE_OK);
+    assert_int_equal(claims.taken_claimed + claims.taken_dicts, 3);
+    assert_int_equal(claims.taken_claimed, claims.claimed);
+    if (padding)
+        assert_int_equal(claims.claimed, 3);
+    struct pickle_value root = pickle_document_root(document);
+    assert_int_equal(root.as.object->taken_count, 3);
+    pickle_document_free(document);
+
+    static const char refetch[] = "\x80\x04" "]\x94(" "}\x94(u" "}\x94(u" "e" "h\x02" ".";
+    claims = (struct claims){0};
+    bytes = padded(BYTES(refetch), &size);
+    assert_int_equal(pickle_decode(bytes, size, &consumer, &document, &error), PICKLE_CORRUPT);
+    assert_int_equal(error.offset, 14);
+    assert_non_null(strstr(error.message, "already read"));
+
+    /* None into slot 0, then slot 0 again: the generation moves. */
+    static const char refill[] = "\x80\x04" "N\x94" "0" "Nq\x00" "0" "]\x94(" "}\x94(u" "e.";
+    claims = (struct claims){0};
+    bytes = padded(BYTES(refill), &size);
+    assert_int_equal(pickle_decode(bytes, size, &consumer, &document, &error), PICKLE_OK);
+    assert_int_equal(claims.taken_claimed + claims.taken_dicts, 1);
+    if (padding) {
+        assert_int_equal(claims.claimed, 1);
+        assert_int_equal(claims.generation, 1);
+    }
+    pickle_document_free(document);
+}
+
 /* Decodes `tail` after a list of `dicts` memoized dicts the consumer takes
  * (batches of 1000; `padding` STOPs after); the status, error in `error`. */
 static enum pickle_status decode_after_taken(size_t dicts, const char *tail, size_t tail_size,
@@ -416,7 +498,7 @@ int main(void)
 #define BOTH(test) cmocka_unit_test_setup(test, pad_none), cmocka_unit_test_setup(test, pad_after_stop)
     const struct CMUnitTest tests[] = {
         BOTH(test_scalars),       BOTH(test_containers),      BOTH(test_memo_shares),
-        BOTH(test_memo_values),   BOTH(test_consumer_takes),
+        BOTH(test_memo_values),   BOTH(test_consumer_takes),  BOTH(test_consumer_claims),
         BOTH(test_memo_drops_taken),  BOTH(test_refuses_objects),
         BOTH(test_refuses_broken), BOTH(test_cut),            BOTH(test_opcode_names),
     };

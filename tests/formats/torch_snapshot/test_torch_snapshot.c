@@ -245,8 +245,9 @@ static void test_replay_by_hand(void **state)
          * before the profile" at any time. */
         struct live_rows live = {0};
         for (size_t i = 0; i < 9; i++) {
-            assert_int_equal(live_rows_at_once(profile, a, a->timeline.time_ps[i], &live),
-                             LIVE_OK);
+            assert_int_equal(
+                live_rows_at_once(profile, a, snapshot_columns_time(&a->timeline, i), &live),
+                LIVE_OK);
             assert_int_equal(live.total_bytes, heap[i]);
             for (size_t r = 0; r < live.count; r++)
                 assert_string_not_equal(profile_text(profile, live.rows[r].op_name),
@@ -254,7 +255,8 @@ static void test_replay_by_hand(void **state)
         }
         /* 0x30000, made on stream 0x7, says so at any moment it is live
          * (its context), as in the table at the peak. */
-        assert_int_equal(live_rows_at_once(profile, a, a->timeline.time_ps[3], &live), LIVE_OK);
+        assert_int_equal(
+            live_rows_at_once(profile, a, snapshot_columns_time(&a->timeline, 3), &live), LIVE_OK);
         size_t on_stream = 0;
         for (size_t r = 0; r < live.count; r++)
             if (live.rows[r].address == 0x30000) {
@@ -324,8 +326,8 @@ static void test_two_devices(void **state)
     assert_int_equal(profile->allocator_count, 2);
     assert_string_equal(profile_text(profile, profile->allocators[1].id), "cuda:1");
     /* Device 0's first entry is 500 us after device 1's. */
-    assert_int_equal(profile->allocators[0].timeline.time_ps[0], 500 * 1000000ll);
-    assert_int_equal(profile->allocators[1].timeline.time_ps[0], 0);
+    assert_int_equal(snapshot_columns_time(&profile->allocators[0].timeline, 0), 500 * 1000000ll);
+    assert_int_equal(snapshot_columns_time(&profile->allocators[1].timeline, 0), 0);
     assert_int_equal(profile->allocators[1].summary.peak.heap_bytes, 100);
     profile_free(profile);
 }
@@ -622,7 +624,7 @@ static void test_real_capture(void **state)
     assert_int_equal(a->timeline.heap_bytes[153], 100387024);
     for (size_t i = 0; i < 153; i++)
         assert_true(a->timeline.heap_bytes[i] < 100387024); /* 153 is the first */
-    assert_int_equal(a->summary.peak_time_ps, a->timeline.time_ps[153]);
+    assert_int_equal(a->summary.peak_time_ps, snapshot_columns_time(&a->timeline, 153));
     /* The table at the peak is the live set there (model/query/live_set.h),
      * from the 27 allocations live before the trace: 37 allocations in
      * 20 rows (equal ones merged), none of the heap unexplained. */

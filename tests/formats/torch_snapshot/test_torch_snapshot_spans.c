@@ -3,7 +3,9 @@
  * matched by name and device (nested, a START left open, an END whose
  * START the trace lost, a device with no allocator), on a snapshot
  * written here; and the real capture's six optimizer spans, the peak
- * inside step 2's Adam step. */
+ * inside step 2's Adam step. Also the timeline's times those spans sit
+ * on: 4 bytes each where they fit (SNAPSHOT_NARROW_TIME), counted where
+ * the entries have none, 8 bytes where they go back. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -192,11 +194,93 @@ static void test_real_capture_spans(void **state)
     profile_free(profile);
 }
 
+/* A snapshot of one device whose entries (alloc, free_requested,
+ * free_completed, ...) have `times` (none where `timed` is false). */
+static struct profile *timed_snapshot(const int64_t *times, size_t count, bool timed)
+{
+    char *bytes = NULL;
+    size_t size = 0;
+    FILE *file = open_memstream(&bytes, &size);
+    assert_non_null(file);
+    struct pickle_writer *w = pickle_writer_new(file, 4);
+    pickle_write_dict(w, 2);
+    pickle_write_key(w, "segments");
+    pickle_write_list(w, 0);
+    pickle_write_item_done(w);
+    pickle_write_key(w, "device_traces");
+    pickle_write_list(w, 1);
+    pickle_write_list(w, count);
+    static const char *const actions[] = {"alloc", "free_requested", "free_completed"};
+    for (size_t i = 0; i < count; i++) {
+        pickle_write_dict(w, timed ? 5 : 4);
+        str_member(w, "action", actions[i % 3]);
+        int_member(w, "addr", 0x1000 * (int64_t)(i / 3 + 1));
+        int_member(w, "size", 512);
+        int_member(w, "stream", 0);
+        if (timed)
+            int_member(w, "time_us", times[i]);
+        pickle_write_item_done(w);
+    }
+    pickle_write_item_done(w);
+    pickle_write_item_done(w);
+    assert_true(pickle_writer_finish(w));
+    assert_int_equal(fclose(file), 0);
+    struct profile *profile = NULL;
+    struct load_error error;
+    if (profile_load_bytes((const uint8_t *)bytes, size, "times.pickle", NULL, &profile,
+                           &error) != LOAD_OK)
+        fail_msg("%s", error.message);
+    free(bytes);
+    assert_int_equal(profile->allocator_count, 1);
+    assert_int_equal(profile->allocators[0].timeline.count, count);
+    return profile;
+}
+
+static void test_times_narrow(void **state)
+{
+    (void)state;
+    /* Microseconds since 1970, as PyTorch writes them. */
+    const int64_t epoch = 1764300000000000;
+    const int64_t times[] = {epoch, epoch + 7, epoch + 7, epoch + 4000000000, epoch + 4000000001};
+    struct profile *profile = timed_snapshot(times, 5, true);
+    const struct snapshot_columns *timeline = &profile->allocators[0].timeline;
+    assert_null(timeline->time_ps); /* 4 bytes a time */
+    assert_int_equal(timeline->time_unit, US);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(snapshot_columns_time(timeline, i), (times[i] - epoch) * US);
+    profile_free(profile);
+    /* Without time_us the axis counts entries, one a microsecond. */
+    profile = timed_snapshot(times, 5, false);
+    timeline = &profile->allocators[0].timeline;
+    assert_null(timeline->time_ps);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(snapshot_columns_time(timeline, i), (int64_t)i * US);
+    profile_free(profile);
+    /* A time before the first (a clock set back) or 2^32 us past it: the
+     * column is 8 bytes a time again, every time as it was. */
+    const int64_t back[] = {epoch + 3, epoch + 8, epoch, epoch + 12};
+    const int64_t far[] = {epoch, epoch + ((int64_t)1 << 32), epoch + ((int64_t)1 << 33)};
+    profile = timed_snapshot(back, 4, true);
+    timeline = &profile->allocators[0].timeline;
+    assert_non_null(timeline->time_ps);
+    static const int64_t sorted[] = {0, 3, 8, 12}; /* the builder sorts the timeline */
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(snapshot_columns_time(timeline, i), sorted[i] * US);
+    profile_free(profile);
+    profile = timed_snapshot(far, 3, true);
+    timeline = &profile->allocators[0].timeline;
+    assert_non_null(timeline->time_ps);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(snapshot_columns_time(timeline, i), (far[i] - epoch) * US);
+    profile_free(profile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_annotations_paired),
         cmocka_unit_test(test_real_capture_spans),
+        cmocka_unit_test(test_times_narrow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,7 +68,8 @@ static void check_two_threads(const uint8_t *data, size_t size, enum load_status
             const struct snapshot_columns *y = &two->allocators[a].timeline;
             fuzz_require(x->count == y->count, "two threads read as many snapshots as one");
             for (size_t i = 0; i < x->count; i++)
-                fuzz_require(x->time_ps[i] == y->time_ps[i] && x->step_id[i] == y->step_id[i] &&
+                fuzz_require(snapshot_columns_time(x, i) == snapshot_columns_time(y, i) &&
+                                 x->step_id[i] == y->step_id[i] &&
                                  x->heap_bytes[i] == y->heap_bytes[i],
                              "two threads read the same snapshots and steps as one");
         }

@@ -213,7 +213,7 @@ static void test_deallocations_and_odd_events(void **state)
     struct load_error error;
     assert_int_equal(load_named(space.data, space.size, "x.xplane.pb", &profile, &error), LOAD_OK);
     a = allocator_named(profile, "");
-    assert_int_equal(a->timeline.time_ps[0], 0);
+    assert_int_equal(snapshot_columns_time(&a->timeline, 0), 0);
     profile_free(profile);
     WIRE_BYTES_FREE_ALL(&stat, &event, &line, &plane, &space, &entry, &value);
 }
@@ -297,7 +297,7 @@ static void test_table_at_the_peak(void **state)
 static size_t at_time(const struct allocator *a, int64_t time_ps)
 {
     for (size_t i = 0; i < a->timeline.count; i++)
-        if (a->timeline.time_ps[i] == time_ps)
+        if (snapshot_columns_time(&a->timeline, i) == time_ps)
             return i;
     fail_msg("no snapshot at %lld", (long long)time_ps);
     return 0;

@@ -52,8 +52,9 @@ static void events_heading(const struct chart_event_list *list,
                            const struct time_window *time, char *text, size_t size)
 {
     char from[64], to[64];
-    time_window_text(time, timeline->time_ps[list->first], from, sizeof from);
-    time_window_text(time, timeline->time_ps[list->first + list->count - 1], to, sizeof to);
+    time_window_text(time, snapshot_columns_time(timeline, list->first), from, sizeof from);
+    time_window_text(time, snapshot_columns_time(timeline, list->first + list->count - 1), to,
+                     sizeof to);
     if (list->count == 1)
         snprintf(text, size, " 1 event at %s ", from);
     else
@@ -66,7 +67,7 @@ static void events_row(const struct profile *profile, const struct snapshot_colu
                        int width, const struct ui_style *style)
 {
     char when[64], bytes[FORMAT_BYTES_SIZE];
-    time_window_text(time, timeline->time_ps[index], when, sizeof when);
+    time_window_text(time, snapshot_columns_time(timeline, index), when, sizeof when);
     draw_blank(window, y, x, width);
     draw_text_right(window, y, x, EVENT_TIME_WIDTH - 2, when, style);
     int used = EVENT_TIME_WIDTH;

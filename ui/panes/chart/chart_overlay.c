@@ -20,7 +20,7 @@ const char *chart_overlay_glyph(const struct ui_style *style)
 static void clip_after_last(const struct snapshot_columns *timeline, int width,
                             struct chart_column *columns)
 {
-    int64_t last = timeline->time_ps[timeline->count - 1];
+    int64_t last = snapshot_columns_time(timeline, timeline->count - 1);
     for (int c = 0; c < width; c++) {
         if (columns[c].from_ps > last) {
             columns[c].snapshot = SIZE_MAX;
@@ -39,7 +39,8 @@ bool chart_overlay_compute(const struct chart_overlay *overlay,
     const struct snapshot_columns *line = &overlay->allocator->timeline;
     /* The line's time of a bars' time: the same distance from its own
      * first snapshot. */
-    int64_t line_first = line->time_ps[0], bars_first = bars->time_ps[0];
+    int64_t line_first = snapshot_columns_time(line, 0),
+            bars_first = snapshot_columns_time(bars, 0);
     bool later = line_first >= bars_first;
     uint64_t shift = later ? chart_range_diff(bars_first, line_first)
                            : chart_range_diff(line_first, bars_first);

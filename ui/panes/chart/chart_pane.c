@@ -300,9 +300,10 @@ static void chart_jump_peak(struct viewer *viewer, struct chart_pane *chart,
     if (peak == SIZE_MAX)
         return;
     char bytes[FORMAT_BYTES_SIZE], at[64];
-    viewer_status(viewer, false, "peak %s at %s",
-                  format_bytes(snapshot_columns_in_use(timeline, peak), bytes, sizeof bytes),
-                  time_window_text(chart->shows.time, timeline->time_ps[peak], at, sizeof at));
+    viewer_status(
+        viewer, false, "peak %s at %s",
+        format_bytes(snapshot_columns_in_use(timeline, peak), bytes, sizeof bytes),
+        time_window_text(chart->shows.time, snapshot_columns_time(timeline, peak), at, sizeof at));
 }
 
 /* Where a search starts: just after the cursor (forward) or just before

@@ -139,8 +139,9 @@ void chart_readout_draw(const struct chart_frame *frame)
     /* The memory line: one line only, so the event always has its own. */
     struct readout readout = {window, style, g->readout_y, g->x + 1, g->width - 1, 1, 0, 0};
     char when[64], text[160];
-    time_window_text(time, index != SIZE_MAX && !carried ? timeline->time_ps[index]
-                                                         : time->cursor_ps,
+    time_window_text(time,
+                     index != SIZE_MAX && !carried ? snapshot_columns_time(timeline, index)
+                                                   : time->cursor_ps,
                      when, sizeof when);
     size_t first, end;
     timeline_range(timeline, column->from_ps, column->to_ps, &first, &end);
@@ -151,7 +152,7 @@ void chart_readout_draw(const struct chart_frame *frame)
     readout_field(&readout, NULL, text, style->title, false);
     if (index == SIZE_MAX) {
         /* A compared chart's window may reach past the bars' end. */
-        bool after = column->from_ps > timeline->time_ps[timeline->count - 1];
+        bool after = column->from_ps > snapshot_columns_time(timeline, timeline->count - 1);
         readout_field(&readout, NULL,
                       after ? "after the last snapshot" : "before the first snapshot", style->dim,
                       false);
@@ -185,7 +186,7 @@ void chart_readout_draw(const struct chart_frame *frame)
     readout_next_line(&readout);
     if (carried) {
         char last[64];
-        time_window_text(time, timeline->time_ps[index], last, sizeof last);
+        time_window_text(time, snapshot_columns_time(timeline, index), last, sizeof last);
         snprintf(text, sizeof text, "no event in this column; the last was at %s", last);
         readout_field(&readout, NULL, text, style->dim, true);
     } else {

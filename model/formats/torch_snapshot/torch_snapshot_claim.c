@@ -1,0 +1,295 @@
+/* torch_snapshot_claim: trace entries read from their bytes (see
+ * torch_snapshot_internal.h), the pickle reader's claim_dict
+ * (model/decode/pickle.h): once a list has shown that its dicts are
+ * trace entries, each next dict of it that is only keys and values the
+ * memo already holds or integers (pybind writes every key and action
+ * once, every later entry names them by memo index) is read straight
+ * into an entry, pair by pair through the same code as a dict the reader
+ * built (torch_snapshot_entries.c), with no dict built, memoized and
+ * read back. Its entry waits in load->claimed until the list's APPENDS
+ * hands over the item that stands for it.
+ * Anything else (a string or a list met for the first time, which the
+ * reader must memoize; an opcode this does not read; the file's end) and
+ * the dict is left to the reader, which reads it again: nothing is
+ * counted or kept before the whole dict is read (a traceback met on the
+ * way is interned as the reader's read would intern it).
+ * Called by the pickle reader, through the consumer torch_snapshot.c
+ * sets up. Must not: memoize, build or keep anything of the pickle. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/formats/torch_snapshot/torch_snapshot_internal.h"
+#include "model/string_table.h"
+#include "model/util/array_grow.h"
+
+/* Not yet known, in the cache by memo index. */
+#define KEY_COUNT_UNKNOWN 0xff
+#define ACTION_UNKNOWN 0xff
+
+static uint32_t le16(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8;
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+    return le16(b) | le16(b + 2) << 16;
+}
+
+/* LONG1's n bytes (1 to 8), two's complement little-endian, as the
+ * reader reads them. */
+static int64_t long1_of(const uint8_t *b, unsigned n)
+{
+    uint64_t raw = 0;
+    for (unsigned i = 0; i < n; i++)
+        raw |= (uint64_t)b[i] << (8 * i);
+    if (n < 8 && (raw >> (8 * n - 1)) & 1)
+        raw |= ~(uint64_t)0 << (8 * n);
+    return (int64_t)raw;
+}
+
+/* The value the opcode at p pushes, for the opcodes an entry's pairs
+ * use, and its length; 0 for any other or one cut by the end. */
+static size_t value_at(const uint8_t *p, size_t left, struct pickle_memo *memo,
+                       struct pickle_value *value)
+{
+    *value = (struct pickle_value){.kind = PICKLE_INT};
+    switch (p[0]) {
+    case 'K':
+        if (left < 2)
+            return 0;
+        value->as.integer = p[1];
+        return 2;
+    case 'M':
+        if (left < 3)
+            return 0;
+        value->as.integer = le16(p + 1);
+        return 3;
+    case 'J':
+        if (left < 5)
+            return 0;
+        value->as.integer = (int32_t)le32(p + 1);
+        return 5;
+    case 0x8a: /* LONG1 */
+        if (left < 2 || p[1] > 8 || left - 2 < p[1])
+            return 0;
+        value->as.integer = p[1] ? long1_of(p + 2, p[1]) : 0;
+        return 2 + (size_t)p[1];
+    case 'h': /* BINGET */
+        return left >= 2 && pickle_memo_get(memo, p[1], value) ? 2 : 0;
+    case 'j': /* LONG_BINGET */
+        return left >= 5 && pickle_memo_get(memo, le32(p + 1), value) ? 5 : 0;
+    case 'N':
+        value->kind = PICKLE_NONE;
+        return 1;
+    case 0x88:
+    case 0x89:
+        *value = (struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = p[0] == 0x88};
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A memo get's index at p (BINGET, LONG_BINGET) and its length; 0 for
+ * any other opcode or one cut by the end. */
+static inline size_t ref_at(const uint8_t *p, size_t left, uint32_t *id)
+{
+    if (p[0] == 'h' && left >= 2) {
+        *id = p[1];
+        return 2;
+    }
+    if (p[0] == 'j' && left >= 5) {
+        *id = le32(p + 1);
+        return 5;
+    }
+    return 0;
+}
+
+/* An integer opcode's value (K, M, J, LONG1 of up to 8 bytes) and its
+ * length; 0 for any other. */
+static inline size_t integer_at(const uint8_t *p, size_t left, int64_t *value)
+{
+    switch (p[0]) {
+    case 'K':
+        if (left < 2)
+            return 0;
+        *value = p[1];
+        return 2;
+    case 'M':
+        if (left < 3)
+            return 0;
+        *value = le16(p + 1);
+        return 3;
+    case 'J':
+        if (left < 5)
+            return 0;
+        *value = (int32_t)le32(p + 1);
+        return 5;
+    case 0x8a:
+        if (left < 2 || p[1] > 8 || left - 2 < p[1])
+            return 0;
+        *value = p[1] ? long1_of(p + 2, p[1]) : 0;
+        return 2 + (size_t)p[1];
+    default:
+        return 0;
+    }
+}
+
+/* The cache's slot for memo index `id` (the cache made: see
+ * ts_claim_entry), emptied for it if another held it. */
+static inline struct ts_memo_cache *cache_slot(struct ts_load *load, uint32_t id)
+{
+    struct ts_memo_cache *slot = &load->memo_cache[(id * 2654435761u) >> 20 & (TS_MEMO_CACHE - 1)];
+    if (slot->id_plus_one != id + 1)
+        *slot = (struct ts_memo_cache){id + 1, KEY_COUNT_UNKNOWN, ACTION_UNKNOWN, UINT32_MAX};
+    return slot;
+}
+
+/* The memo's value at `id` as an entry key; KEY_COUNT_UNKNOWN when
+ * there is none there. */
+static uint8_t key_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
+{
+    struct ts_memo_cache *slot = cache_slot(load, id);
+    if (slot->key != KEY_COUNT_UNKNOWN)
+        return slot->key;
+    struct pickle_value key;
+    if (!pickle_memo_get(memo, id, &key))
+        return KEY_COUNT_UNKNOWN;
+    /* The slot again: the cache does not move, but keep to one rule. */
+    return cache_slot(load, id)->key = ts_entry_key_meaning(load, &key);
+}
+
+static uint8_t action_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
+{
+    struct ts_memo_cache *slot = cache_slot(load, id);
+    if (slot->action != ACTION_UNKNOWN)
+        return slot->action;
+    struct pickle_value value;
+    if (!pickle_memo_get(memo, id, &value))
+        return ACTION_UNKNOWN;
+    return cache_slot(load, id)->action = ts_entry_action_meaning(load, &value);
+}
+
+static uint32_t traceback_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
+{
+    struct ts_memo_cache *slot = cache_slot(load, id);
+    if (slot->traceback != UINT32_MAX)
+        return slot->traceback;
+    struct pickle_value frames;
+    if (!pickle_memo_get(memo, id, &frames))
+        return UINT32_MAX;
+    return cache_slot(load, id)->traceback = ts_traceback_of(load, &frames);
+}
+
+/* The entry's own context from its pair of memo indices (+1; 0 absent),
+ * the last pair's at hand; STRING_ID_NONE when a value is not there or
+ * memory runs out. */
+static uint32_t context_by_indices(struct ts_load *load, struct pickle_memo *memo,
+                                   uint32_t compile, uint32_t metadata)
+{
+    if (load->claim_context != STRING_ID_NONE && compile == load->claim_compile &&
+        metadata == load->claim_metadata)
+        return load->claim_context;
+    struct pickle_value values[2] = {{.kind = PICKLE_NONE}, {.kind = PICKLE_NONE}};
+    if ((compile && !pickle_memo_get(memo, compile - 1, &values[0])) ||
+        (metadata && !pickle_memo_get(memo, metadata - 1, &values[1])))
+        return STRING_ID_NONE;
+    uint32_t context = ts_entry_context(load, &values[0], &values[1]);
+    load->claim_compile = compile;
+    load->claim_metadata = metadata;
+    load->claim_context = context;
+    return context;
+}
+
+/* What a claimed dict's keys and values are read as: the pairs of
+ * ts_entry_pair (torch_snapshot_entries.c) where the key is a memo get,
+ * the action, compile_context, user_metadata and frames memo gets, the
+ * numbers integers; any other pair and the dict is not claimed. */
+size_t ts_claim_entry(void *context, const struct pickle_object *list, const uint8_t *bytes,
+                      size_t available, struct pickle_memo *memo)
+{
+    struct ts_load *load = context;
+    /* EMPTY_DICT MEMOIZE MARK: the dict of a protocol 4 or 5 pickler. */
+    if (list != load->entry_list || (load->claimed_count && list != load->claimed_list) ||
+        available < 4 || bytes[1] != 0x94 || bytes[2] != '(')
+        return 0;
+    if (!load->memo_cache &&
+        !(load->memo_cache = calloc(TS_MEMO_CACHE, sizeof *load->memo_cache)))
+        return 0;
+    uint64_t generation = pickle_memo_generation(memo);
+    if (generation != load->claim_generation) { /* a slot filled again: forget */
+        memset(load->memo_cache, 0, TS_MEMO_CACHE * sizeof *load->memo_cache);
+        load->claim_context = STRING_ID_NONE;
+        load->claim_generation = generation;
+    }
+    struct ts_entry entry = {.action = TS_OTHER};
+    bool has_time = false;
+    uint32_t compile = 0, metadata = 0, id;
+    int64_t number;
+    size_t at = 3;
+    while (at < available && bytes[at] != 'u') {
+        size_t used = ref_at(bytes + at, available - at, &id);
+        uint8_t key = used ? key_by_index(load, memo, id) : KEY_COUNT_UNKNOWN;
+        if (key == KEY_COUNT_UNKNOWN || (at += used) >= available)
+            return 0;
+        const uint8_t *value = bytes + at;
+        size_t left = available - at;
+        switch (key) {
+        case KEY_ACTION:
+            used = ref_at(value, left, &id);
+            entry.action = used ? action_by_index(load, memo, id) : ACTION_UNKNOWN;
+            if (entry.action == ACTION_UNKNOWN)
+                return 0;
+            break;
+        case KEY_ADDRESS:
+        case KEY_SIZE:
+        case KEY_STREAM:
+        case KEY_TIME:
+            if (!(used = integer_at(value, left, &number)))
+                return 0;
+            if (key == KEY_ADDRESS)
+                entry.address = (uint64_t)number;
+            else if (key == KEY_SIZE)
+                entry.size = number;
+            else if (key == KEY_STREAM)
+                entry.stream = (uint64_t)number;
+            else {
+                entry.time_us = number;
+                has_time = true;
+            }
+            break;
+        case KEY_COMPILE:
+        case KEY_METADATA:
+            if (!(used = ref_at(value, left, &id)))
+                return 0;
+            *(key == KEY_COMPILE ? &compile : &metadata) = id + 1;
+            break;
+        case KEY_FRAMES:
+            used = ref_at(value, left, &id);
+            if (!used || (entry.traceback = traceback_by_index(load, memo, id)) == UINT32_MAX)
+                return 0;
+            break;
+        default: { /* a key the entry does not read: any value read alike */
+            struct pickle_value ignored;
+            if (!(used = value_at(value, left, memo, &ignored)))
+                return 0;
+            break;
+        }
+        }
+        at += used;
+    }
+    if (at >= available)
+        return 0;
+    /* Room first: nothing is counted unless the entry is kept. */
+    if (!array_grow((void **)&load->claimed, &load->claimed_capacity, load->claimed_count,
+                    sizeof *load->claimed, 1024) ||
+        (entry.context = context_by_indices(load, memo, compile, metadata)) == STRING_ID_NONE)
+        return 0;
+    ts_entry_count(load, &entry, has_time);
+    load->claimed[load->claimed_count++] = entry;
+    load->claimed_list = list;
+    return at + 1; /* SETITEMS */
+}
