@@ -158,6 +158,9 @@ void profile_free(struct profile *profile)
     }
     free(profile->warnings);
     free(profile->sites);
+    free(profile->frame_stacks);
+    free(profile->stack_frame_refs);
+    free(profile->stack_frames);
     free(profile->spans);
     free(profile->allocators);
     free(profile->hlo_modules);

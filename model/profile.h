@@ -4,8 +4,9 @@
  * Owns: the in-memory form (allocators in display order, each with a
  * time-sorted columnar timeline, the kind of that timeline, its summary
  * and its resolved allocation rows; HLO modules; named spans of time;
- * the strings; the load's warnings). The snapshot columns it is made of
- * are model/snapshot_columns.h's.
+ * the strings; the frames of the stacks kept as frames; the load's
+ * warnings). The snapshot columns it is made of are
+ * model/snapshot_columns.h's; a stack's text, model/stack_text.h's.
  * Called by: every view, report and exporter; loaders build one through
  * model/profile_builder.h, never by writing these structs.
  * Must not: change after the builder hands it over; views never write it. */
@@ -142,7 +143,9 @@ struct allocation_row {
     int64_t location_line;  /* that frame's line (1-based); 0 without a frame */
     /* Every frame, innermost first, "file:line" each, one per line (a
      * path that holds a newline reads as two frames: the bytes stay
-     * as the file had them). */
+     * as the file had them). A stack id (model/stack_text.h): a string
+     * id, or a stack kept as frames and drawn when asked (a PyTorch
+     * memory snapshot's); equal ids are equal texts, as for strings. */
     uint32_t stack;
     uint32_t context; /* the snapshot's context (see struct snapshot) */
     /* The innermost module that made it (a PyTorch trace's innermost
@@ -170,8 +173,33 @@ struct frame_site {
     uint32_t location;      /* "file:line function" of the user's innermost frame */
     uint32_t location_file; /* its file */
     int64_t location_line;  /* its line; 0 without one */
-    uint32_t stack;         /* every frame, innermost first, one per line */
+    uint32_t stack;         /* every frame, innermost first, one per line: a stack id */
     uint32_t module;        /* the innermost module, or 0 */
+};
+
+/* One frame of the stacks a profile keeps as frames (issue 23: a PyTorch
+ * memory snapshot's tracebacks, one entry per distinct frame of the
+ * file), drawn as text only when a view or a report asks
+ * (model/stack_text.h says how). */
+enum stack_frame_kind {
+    STACK_FRAME_PYTHON = 1 << 0,    /* Python's (shown; the others fold into a count) */
+    STACK_FRAME_MACHINERY = 1 << 1, /* recording's or the interpreter's: folded even
+                                       where no Python frame is */
+};
+struct stack_frame {
+    int64_t line;
+    /* String ids; empty for a frame no stack shows (only ever folded
+     * into a count, never drawn: a loader need not keep its strings). */
+    uint32_t file;
+    uint32_t name; /* the function */
+    uint8_t kind;  /* enum stack_frame_kind bits */
+};
+/* A stack kept as frames: its lines, stack_frame_refs[first, first +
+ * count), innermost first, each a frame's index in stack_frames or a run
+ * of frames folded into a count (model/stack_text.h's STACK_REF_FOLDED). */
+struct frame_stack {
+    uint32_t first;
+    uint32_t count;
 };
 
 /* The memory of a row of kind-tracking formats (Skyline) whose size is
@@ -410,6 +438,15 @@ struct profile {
      * NULL and 0 for formats that record none. */
     struct frame_site *sites;
     size_t site_count;
+    /* The stacks kept as frames (a stack id says which: model/stack_text.h),
+     * their lines (frames' indexes, folded runs) and the frames; NULL and
+     * 0 for formats whose stacks are strings. */
+    struct frame_stack *frame_stacks;
+    size_t frame_stack_count;
+    uint32_t *stack_frame_refs;
+    size_t stack_frame_ref_count;
+    struct stack_frame *stack_frames;
+    size_t stack_frame_count;
     /* The named spans the file records (struct time_span), in the order
      * the loader added them; NULL and 0 for formats that record none. */
     struct time_span *spans;

@@ -32,6 +32,8 @@ void profile_builder_free_state(struct profile_builder *builder)
     free(builder->row_capacity);
     free(builder->live_at_finish);
     free(builder->allocator_slots);
+    free(builder->frame_stack_hashes);
+    free(builder->frame_stack_slots);
     memset(builder, 0, sizeof *builder);
 }
 

@@ -41,6 +41,14 @@ struct profile_builder {
     size_t warnings_dropped; /* past PROFILE_WARNINGS_MAX */
     size_t site_capacity;
     size_t span_capacity;
+    /* Stacks kept as frames (model/profile_builder_stacks.c): room, and
+     * each stack's text hash with slots by hash (a stack + 1, 0 empty), so
+     * that stacks of equal text get one id. */
+    size_t stack_frame_capacity, stack_frame_ref_capacity, frame_stack_capacity;
+    uint64_t *frame_stack_hashes;
+    size_t frame_stack_hash_capacity;
+    uint32_t *frame_stack_slots;
+    size_t frame_stack_slot_count;
 };
 
 /* An empty profile to build; false when memory runs out. */
@@ -109,6 +117,27 @@ bool profile_builder_add_memory_block(struct profile_builder *builder, size_t in
  * memory runs out. */
 bool profile_builder_add_site(struct profile_builder *builder, const struct frame_site *site,
                               uint32_t *index);
+
+/* Appends a frame (struct stack_frame: its file and name string ids of
+ * the builder's table) for stacks kept as frames; *index is its number.
+ * The loader keeps frames distinct (one per distinct frame of the file).
+ * False when memory runs out. */
+bool profile_builder_add_stack_frame(struct profile_builder *builder,
+                                     const struct stack_frame *frame, uint32_t *index);
+/* Gives frame `index` its file and name (string ids), for a loader that
+ * names only the frames a stack shows (stack_text_fold's lines: a frame
+ * only ever folded into a count is never drawn, and its strings need not
+ * be kept). False for a frame the profile does not have. */
+bool profile_builder_name_stack_frame(struct profile_builder *builder, uint32_t index,
+                                      uint32_t file, uint32_t name);
+/* The stack id (model/stack_text.h) of the stack of `count` frames
+ * (numbers the call above gave), innermost first, kept as its lines
+ * (stack_text_fold: folded runs as counts): stacks whose texts read the
+ * same share one id, as equal strings share one string id; no frame is
+ * the empty string. Its text is made only when drawn. False when memory
+ * runs out. */
+bool profile_builder_add_frame_stack(struct profile_builder *builder, const uint32_t *frames,
+                                     size_t count, uint32_t *stack);
 
 /* Appends a named span of time (struct time_span: its allocator by
  * memory id, STRING_ID_NONE for every allocator); views list them by

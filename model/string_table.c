@@ -187,7 +187,7 @@ static bool string_table_grow_slots(struct string_table *table)
 static uint32_t string_table_add(struct string_table *table, const char *text, size_t length,
                                  uint64_t hash)
 {
-    if (table->count >= UINT32_MAX - 1)
+    if (table->count >= STRING_ID_LIMIT)
         return STRING_ID_NONE;
     if (table->count == table->capacity) {
         size_t capacity = table->capacity ? table->capacity * 2 : 64;

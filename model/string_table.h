@@ -21,6 +21,9 @@
 
 #define STRING_ID_EMPTY 0u
 #define STRING_ID_NONE UINT32_MAX /* returned when memory runs out */
+/* Ids stay below this: a stack id (model/stack_text.h) with this bit
+ * set names a stack kept as frames, not a string. */
+#define STRING_ID_LIMIT 0x80000000u
 
 struct string_table;
 

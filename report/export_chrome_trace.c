@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "model/formats/chrome_trace/chrome_trace_fields.h"
+#include "model/stack_text.h"
 #include "model/format.h"
 #include "report/export.h"
 #include "report/json_writer.h"
@@ -66,6 +67,7 @@ static void write_text_field(struct json_writer *writer, const char *name, struc
 static void write_fields(struct json_writer *writer, const struct profile *profile,
                          const struct chrome_trace_fields *table, const void *record)
 {
+    struct stack_text drawn = {0}; /* a stack kept as frames, made into text */
     for (size_t i = 0; i < table->count; i++) {
         const struct chrome_trace_field *field = &table->fields[i];
         const char *at = (const char *)record + field->offset;
@@ -87,8 +89,14 @@ static void write_fields(struct json_writer *writer, const struct profile *profi
             write_text_field(writer, field->name,
                              profile_string(profile, *(const uint32_t *)(const void *)at));
             break;
+        case CHROME_TRACE_STACK:
+            write_text_field(writer, field->name,
+                             stack_text_draw(profile, *(const uint32_t *)(const void *)at,
+                                             &drawn));
+            break;
         }
     }
+    stack_text_free(&drawn);
 }
 
 /* ---- the "memtop" member ---- */

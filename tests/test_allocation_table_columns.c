@@ -186,7 +186,7 @@ void test_column_values(void **state)
 {
     struct fixture *fixture = *state;
     const struct allocation_row *row = &fixture->profile->allocators[0].xprof_rows[1];
-    struct allocation_context context = {fixture->profile, 2700};
+    struct allocation_context context = {fixture->profile, 2700, NULL};
     struct allocation_value value = allocation_column(TABLE_COLUMN_OP_NAME)->value(&context, row);
     assert_string_equal(value.text.bytes, "conv2d_1");
     value = allocation_column(TABLE_COLUMN_OCCURRENCES)->value(&context, row);
@@ -242,7 +242,7 @@ void test_entry_rows(void **state)
         TABLE_COLUMN_ADDRESS,         TABLE_COLUMN_ACTIVITY,    TABLE_COLUMN_SNAPSHOT_INDEX,
         TABLE_COLUMN_SPECIAL_INDEX,   TABLE_COLUMN_TIME_PS,
     };
-    struct allocation_context context = {profile, 1000};
+    struct allocation_context context = {profile, 1000, NULL};
     for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
         assert_true(allocation_column(empty[i])->value(&context, &rows[0]).absent);
     assert_string_equal(allocation_column(TABLE_COLUMN_ORIGIN)->value(&context, &rows[0]).text.bytes,

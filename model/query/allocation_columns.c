@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/query/allocation_table.h"
+#include "model/stack_text.h"
 
 /* ---- comparing ---- */
 
@@ -130,9 +131,17 @@ SNAPSHOT_NUMBER_VALUE(snapshot_index)
 SNAPSHOT_NUMBER_VALUE(special_index)
 STRING_VALUE(kind)
 STRING_VALUE(location)
-STRING_VALUE(stack)
 STRING_VALUE(context)
 STRING_VALUE(module)
+
+/* A stack kept as frames is made into text here, into the caller's
+ * buffer (model/stack_text.h). */
+static struct allocation_value value_stack(const struct allocation_context *context,
+                                           const struct allocation_row *row)
+{
+    return (struct allocation_value){
+        .text = stack_text_draw(context->profile, row->stack, context->stack_text)};
+}
 
 static struct allocation_value value_time_ps(const struct allocation_context *context,
                                              const struct allocation_row *row)

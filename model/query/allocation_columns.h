@@ -82,11 +82,16 @@ struct allocation_value {
     struct text text; /* TEXT: the profile's bytes with their length */
 };
 
+struct stack_text;
+
 /* What a column's value may need beside its row: the profile (its
- * strings) and the whole a share is of. */
+ * strings), the whole a share is of, and where a stack kept as frames
+ * is drawn (model/stack_text.h: the stack's text lives until the next
+ * value is read; NULL: such a stack reads as empty). */
 struct allocation_context {
     const struct profile *profile;
     int64_t peak_bytes; /* the allocator's peak; 0 or less: unknown (no share) */
+    struct stack_text *stack_text;
 };
 
 /* Compares two rows in a column, ascending: <0, 0, >0. */

@@ -2,6 +2,7 @@
 
 #include "model/query/allocation_table.h"
 
+#include "model/stack_text.h"
 #include "model/util/index_sort.h"
 
 #include <stdio.h>
@@ -165,6 +166,7 @@ struct allocation_context allocation_table_context(const struct allocation_table
     return (struct allocation_context){
         .profile = table->profile,
         .peak_bytes = table->allocator ? table->allocator->summary.peak_bytes : 0,
+        .stack_text = table->stack_text,
     };
 }
 
@@ -290,7 +292,8 @@ bool allocation_table_init_source(struct allocation_table *table,
     table->order = malloc(size);
     table->sorted = malloc(size);
     table->scratch = malloc(size);
-    if (!table->order || !table->sorted || !table->scratch) {
+    table->stack_text = calloc(1, sizeof *table->stack_text);
+    if (!table->order || !table->sorted || !table->scratch || !table->stack_text) {
         allocation_table_free(table);
         return false;
     }
@@ -320,6 +323,10 @@ void allocation_table_free(struct allocation_table *table)
     free(table->sorted);
     free(table->scratch);
     free(table->within);
+    if (table->stack_text)
+        stack_text_free(table->stack_text);
+    free(table->stack_text);
+    table->stack_text = NULL;
     table->order = table->sorted = table->scratch = NULL;
     table->within = NULL;
     table->within_length = 0;

@@ -61,6 +61,9 @@ struct allocation_table {
     size_t unresolved_count; /* of the rows shown, those whose indices point nowhere */
     size_t *sorted;  /* every row, in sort order (the filter picks from it) */
     size_t *scratch; /* for the merge sort */
+    /* Where a row's stack kept as frames is drawn when a column's value
+     * asks (allocation_table_context; model/stack_text.h). */
+    struct stack_text *stack_text;
 };
 
 /* Why some rows are unresolved, said once wherever they are listed (the
@@ -158,7 +161,9 @@ struct text allocation_table_op_name(const struct allocation_table *table,
                                      size_t size);
 /* Rows before the filter (0 when the table has no memory). */
 size_t allocation_table_total(const struct allocation_table *table);
-/* What the columns' values need: the profile and the allocator's peak. */
+/* What the columns' values need: the profile, the allocator's peak, and
+ * the table's buffer for stacks kept as frames (a stack's text read
+ * through it lives until the next one is). */
 struct allocation_context allocation_table_context(const struct allocation_table *table);
 /* A row's share of the peak: its allocation size times its occurrences
  * (an occurrence count below 1 counts as 1), saturating. */

@@ -2,6 +2,8 @@
 
 #include "model/query/live_rows.h"
 
+#include "model/stack_text.h"
+
 #include "model/util/saturating.h"
 
 #include <stdlib.h>
@@ -140,9 +142,10 @@ static size_t special_rows_add(const struct live_rows_request *request,
 
 /* ---- XProf's order ---- */
 
-int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+int live_row_key_compare(const struct profile *profile, const struct allocation_row *a,
                          const struct allocation_row *b)
 {
+    const struct string_table *strings = profile->strings;
     if (a->allocation_bytes != b->allocation_bytes)
         return a->allocation_bytes > b->allocation_bytes ? -1 : 1;
     if (a->requested_bytes != b->requested_bytes)
@@ -161,7 +164,7 @@ int live_row_key_compare(const struct string_table *strings, const struct alloca
     if (order == 0)
         order = string_table_compare(strings, a->module, b->module);
     if (order == 0)
-        order = string_table_compare(strings, a->stack, b->stack);
+        order = stack_text_compare(profile, a->stack, b->stack);
     return order;
 }
 
@@ -175,7 +178,9 @@ static bool row_later(const struct allocation_row *x, const struct allocation_ro
     return x->special_index > y->special_index;
 }
 
-/* One string table gives equal texts equal ids: no text compare needed. */
+/* One string table gives equal texts equal ids, and the builder gives
+ * stacks of frames of equal text one id (model/stack_text.h): no text
+ * compare needed. */
 static bool row_same_key(const struct allocation_row *a, const struct allocation_row *b)
 {
     return a->allocation_bytes == b->allocation_bytes &&
@@ -362,7 +367,7 @@ static bool live_groups_sort(struct live_groups *groups, const struct live_rows_
     groups->slots = NULL;
     groups->slot_count = 0;
     size_t total = groups->count;
-    size_t *order = live_rows_order(request->profile->strings, groups->rows, total);
+    size_t *order = live_rows_order(request->profile, groups->rows, total);
     bool ok = order != NULL;
     if (ok) {
         rows_permute(groups->rows, order, total);

@@ -75,18 +75,20 @@ struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t n
 /* XProf's order of rows (its MetadataComparator): allocation bytes, then
  * requested bytes, both larger first, then op, region, data type and shape
  * bytewise; then, for formats that record where a row was made (issue
- * 22), its location, module and stack (empty for the others). Rows of
+ * 22), its location, module and stack (empty for the others; a stack
+ * by its text, whether the profile keeps it as a string or as frames:
+ * model/stack_text.h). Rows of
  * equal keys then go by snapshot index and special index (initial
  * allocations: their position), the later last, and merge into the
  * last. */
-int live_row_key_compare(const struct string_table *strings, const struct allocation_row *a,
+int live_row_key_compare(const struct profile *profile, const struct allocation_row *a,
                          const struct allocation_row *b);
 
 /* The order of `count` rows by live_row_key_compare, rows of equal keys
  * by snapshot index then special index, the earlier first, then as
  * given (model/query/live_rows_order.c): order[i] is the row to put
  * i-th. A new array the caller frees; NULL when memory runs out. */
-size_t *live_rows_order(const struct string_table *strings, const struct allocation_row *rows,
+size_t *live_rows_order(const struct profile *profile, const struct allocation_row *rows,
                         size_t count);
 
 /* Replaces rows->rows with the request's rows; false when memory runs

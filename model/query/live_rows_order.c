@@ -6,6 +6,8 @@
  * 144-byte rows and their texts at every step (a big snapshot's table
  * at the peak has hundreds of thousands of rows, many of one size).
  * Owns: the ranks and the packed keys, both freed before it returns.
+ * Texts are ranked by stack_text_compare (model/stack_text.h), which
+ * answers for string ids and for stacks kept as frames alike.
  * Called by: live_rows.c (the groups' sort). Must not: change the rows
  * or the string table, or order them otherwise than
  * live_row_key_compare does. */
@@ -15,7 +17,7 @@
 
 #include <stdlib.h>
 
-#include "model/string_table.h"
+#include "model/stack_text.h"
 #include "model/util/integer_map.h"
 
 /* The text fields of the key, in live_row_key_compare's order. */
@@ -61,19 +63,22 @@ static int compare_packed(const void *left, const void *right)
     return (a->position > b->position) - (a->position < b->position);
 }
 
-/* The table compare_texts reads (qsort has no context; the builder
+/* The profile compare_texts reads (qsort has no context; the builder
  * sorts several allocators' rows at once, a thread each). */
-static _Thread_local const struct string_table *thread_strings;
+static _Thread_local const struct profile *thread_profile;
 
+/* Two ids by their texts: a stack id may name a stack kept as frames,
+ * whose text is compared piece by piece, never made (model/stack_text.h);
+ * any other id is a string's, compared as string_table_compare does. */
 static int compare_texts(const void *left, const void *right)
 {
-    return string_table_compare(thread_strings, *(const uint32_t *)left,
-                                *(const uint32_t *)right);
+    return stack_text_compare(thread_profile, *(const uint32_t *)left,
+                              *(const uint32_t *)right);
 }
 
 /* Every text id the rows hold, once, each mapped to its rank by text
  * (equal texts, equal ranks). False when memory runs out. */
-static bool texts_rank(const struct string_table *strings, const struct allocation_row *rows,
+static bool texts_rank(const struct profile *profile, const struct allocation_row *rows,
                        size_t count, struct integer_map *ranks)
 {
     uint32_t *ids = NULL;
@@ -98,12 +103,12 @@ static bool texts_rank(const struct string_table *strings, const struct allocati
                 ids[id_count++] = id;
         }
     if (ok && id_count > 1) {
-        thread_strings = strings;
+        thread_profile = profile;
         qsort(ids, id_count, sizeof *ids, compare_texts);
     }
     uint32_t rank = 0;
     for (size_t i = 0; ok && i < id_count; i++) {
-        if (i > 0 && string_table_compare(strings, ids[i - 1], ids[i]) != 0)
+        if (i > 0 && stack_text_compare(profile, ids[i - 1], ids[i]) != 0)
             rank++;
         *integer_map_find(ranks, ids[i]) = rank;
     }
@@ -111,13 +116,13 @@ static bool texts_rank(const struct string_table *strings, const struct allocati
     return ok;
 }
 
-size_t *live_rows_order(const struct string_table *strings, const struct allocation_row *rows,
+size_t *live_rows_order(const struct profile *profile, const struct allocation_row *rows,
                         size_t count)
 {
     struct integer_map ranks = {0};
     struct packed_key *keys = malloc((count ? count : 1) * sizeof *keys);
     size_t *order = malloc((count ? count : 1) * sizeof *order);
-    bool ok = keys && order && count <= UINT32_MAX && texts_rank(strings, rows, count, &ranks);
+    bool ok = keys && order && count <= UINT32_MAX && texts_rank(profile, rows, count, &ranks);
     for (size_t r = 0; ok && r < count; r++) {
         struct packed_key *key = &keys[r];
         key->allocation_bytes = rows[r].allocation_bytes;

@@ -25,6 +25,7 @@
 #include "model/load_internal.h"
 #include "model/profile.h"
 #include "model/profile_builder.h"
+#include "model/stack_text.h"
 #include "model/timeline.h"
 #include "model/formats/memory_profile/xprof_draft.h"
 #include "report/summary_report.h"
@@ -126,6 +127,47 @@ static void fuzz_check_columns(const struct profile *profile,
     }
 }
 
+/* A stack id names a string, or a stack of frames whose frames are
+ * the profile's (model/stack_text.h). */
+static bool fuzz_stack_valid(const struct profile *profile, uint32_t stack)
+{
+    if (!stack_id_is_frames(stack))
+        return stack < string_table_count(profile->strings);
+    return (stack & ~STACK_ID_FRAMES) < profile->frame_stack_count;
+}
+
+/* The frames behind the stacks kept as frames: in range, strings named. */
+static void fuzz_check_frames(const struct profile *profile)
+{
+    size_t strings = string_table_count(profile->strings);
+    for (size_t i = 0; i < profile->stack_frame_count; i++)
+        fuzz_require(profile->stack_frames[i].file < strings &&
+                         profile->stack_frames[i].name < strings,
+                     "a frame's file and name are strings");
+    for (size_t i = 0; i < profile->stack_frame_ref_count; i++) {
+        uint32_t ref = profile->stack_frame_refs[i];
+        fuzz_require((ref & STACK_REF_FOLDED) ? ref != STACK_REF_FOLDED
+                                               : ref < profile->stack_frame_count,
+                     "a stack's line is one of the profile's frames or a run folded");
+    }
+    for (size_t i = 0; i < profile->frame_stack_count; i++) {
+        const struct frame_stack *stack = &profile->frame_stacks[i];
+        fuzz_require(stack->count > 0 && stack->first <= profile->stack_frame_ref_count &&
+                         stack->count <= profile->stack_frame_ref_count - stack->first,
+                     "a stack's frames lie in the profile's list");
+        /* A frame is a line or folds into one: never an empty text. */
+        struct stack_text drawn = {0};
+        uint32_t id = stack_id_of_frames((uint32_t)i);
+        fuzz_require(stack_text_draw(profile, id, &drawn).length > 0 &&
+                         stack_text_compare(profile, id, id) == 0,
+                     "a stack of frames draws as a text");
+        stack_text_free(&drawn);
+    }
+    for (size_t i = 1; i < profile->site_count; i++)
+        fuzz_require(fuzz_stack_valid(profile, profile->sites[i].stack),
+                     "a site's stack names a string or a stack of frames");
+}
+
 static void fuzz_check_rows(const struct profile *profile, const struct allocator *allocator)
 {
     size_t strings = string_table_count(profile->strings);
@@ -137,7 +179,7 @@ static void fuzz_check_rows(const struct profile *profile, const struct allocato
         fuzz_require(row->op_name < strings && row->region_type < strings &&
                          row->data_type < strings && row->tensor_shape < strings &&
                          row->kind < strings && row->location < strings &&
-                         row->location_file < strings && row->stack < strings &&
+                         row->location_file < strings && fuzz_stack_valid(profile, row->stack) &&
                          row->context < strings,
                      "every string id of a row names a string");
         fuzz_require(row->origin != ROW_FROM_ENTRY ||
@@ -152,6 +194,7 @@ static void fuzz_check_rows(const struct profile *profile, const struct allocato
 static void fuzz_check_profile(const struct profile *profile)
 {
     fuzz_require(profile->allocator_count > 0, "a loaded profile has an allocator");
+    fuzz_check_frames(profile);
     size_t strings = string_table_count(profile->strings);
     for (size_t a = 0; a < profile->allocator_count; a++) {
         const struct allocator *allocator = &profile->allocators[a];

@@ -51,7 +51,7 @@ static const struct chrome_trace_field row_fields[] = {
     FIELD(struct allocation_row, "location", STRING, location),
     FIELD(struct allocation_row, "location_file", STRING, location_file),
     FIELD(struct allocation_row, "location_line", INT64, location_line),
-    FIELD(struct allocation_row, "stack", STRING, stack),
+    FIELD(struct allocation_row, "stack", STACK, stack),
 };
 const struct chrome_trace_fields chrome_trace_row_fields = TABLE(row_fields);
 

@@ -20,6 +20,9 @@ enum chrome_trace_field_kind {
     CHROME_TRACE_BOOL,    /* bool */
     CHROME_TRACE_SIZE,    /* size_t */
     CHROME_TRACE_STRING,  /* uint32_t string id */
+    /* uint32_t stack id (model/stack_text.h): written as its text, read
+     * back as a string id */
+    CHROME_TRACE_STACK,
 };
 
 struct chrome_trace_field {

@@ -75,7 +75,8 @@ static void field_keys_build(struct field_keys *keys, const struct chrome_trace_
         keys->names[i] = name;
         keys->lengths[i] = (uint8_t)strlen(name);
         keys->hex_key[i] = -1;
-        if (table->fields[i].kind != CHROME_TRACE_STRING)
+        if (table->fields[i].kind != CHROME_TRACE_STRING &&
+            table->fields[i].kind != CHROME_TRACE_STACK)
             continue;
         snprintf(keys->hex_names[i], sizeof keys->hex_names[i], "%s" CHROME_TRACE_HEX_SUFFIX,
                  name);
@@ -140,7 +141,8 @@ static enum load_status field_read(struct trace_load *load, const struct chrome_
         *(bool *)(void *)target = value.end - value.start == 4 &&
                                   memcmp(reader->text + value.start, "true", 4) == 0;
         break;
-    case CHROME_TRACE_STRING: {
+    case CHROME_TRACE_STRING:
+    case CHROME_TRACE_STACK: { /* a stack read back is its text */
         uint32_t id = trace_value_present(hex) ? intern_hex(load, hex)
                                                : trace_load_intern(load, value);
         if (id == STRING_ID_NONE)

@@ -154,6 +154,7 @@ static enum load_status read_traces(struct ts_load *load, const struct pickle_va
      * devices' rows and segments are made (the peak of memory). */
     pickle_document_free(load->document);
     load->document = NULL;
+    ts_frames_forget(load);
     enum load_status status = build_devices(load, traces, count);
     free(traces);
     return status;

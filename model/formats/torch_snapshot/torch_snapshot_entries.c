@@ -43,7 +43,7 @@ void ts_load_free(struct ts_load *load)
     for (size_t i = 0; i < load->trace_count; i++)
         ts_trace_free(&load->traces[i]);
     free(load->traces);
-    integer_map_free(&load->traceback_ids);
+    ts_frames_forget(load);
     free(load->tracebacks);
     free(load->segments);
     free(load->blocks);

@@ -1,15 +1,18 @@
-/* torch_snapshot_frames: a traceback (a frames list) turned into text once
- * (see torch_snapshot_internal.h): the stack as memtop shows it (Python
- * frames, runs of C++ frames folded into a count, memory_viz's machinery
- * hidden when there is no Python frame), the innermost user frame's
- * location and the function that made the memory, and its site for the
- * profile (registered once, named by the entries); tracebacks interned by
- * the list object (pybind writes one list per distinct traceback and one
- * dict per distinct frame, the memo hands them back again). Also the
- * load's scratch text.
+/* torch_snapshot_frames: a traceback (a frames list) read once (see
+ * torch_snapshot_internal.h): its frames into the profile's frame table
+ * (struct stack_frame: line, whether Python or the machinery of
+ * recording, as memory_viz tells them, and the file and name of those a
+ * stack shows), each frame dict read once (pybind writes one dict per
+ * distinct frame and one list per distinct traceback, the memo hands
+ * them back again: both are interned by the object); its stack kept as
+ * those frames, made into text only when drawn (model/stack_text.h); the
+ * innermost user frame's location and the function that made the
+ * memory, interned as the keys rows group by; and its site for the
+ * profile (registered once, named by the entries). Also the load's
+ * scratch text.
  * Called by torch_snapshot_entries.c (entries' frames) and
  * torch_snapshot_segments.c (blocks' frames). Must not: read anything of
- * the pickle but frames lists. */
+ * the pickle but frames lists, nor make a stack's text. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/profile_builder.h"
+#include "model/stack_text.h"
 #include "model/string_table.h"
 #include "model/user_frame.h"
 #include "model/util/array_grow.h"
@@ -71,43 +75,47 @@ uint32_t ts_scratch_intern(struct ts_load *load)
 
 /* ---- frames ---- */
 
+/* A frame as its dict has it (a value that is no string reads empty). */
 struct ts_frame {
-    struct pickle_value name, filename;
+    struct text name, file;
     int64_t line;
 };
 
+static struct text string_of(const struct pickle_value *value)
+{
+    return value->kind == PICKLE_STR ? text_make((const char *)value->as.string, value->length)
+                                     : text_make("", 0);
+}
+
 static struct ts_frame frame_read(const struct pickle_value *value)
 {
-    struct ts_frame frame = {.line = 0};
+    struct ts_frame frame = {.name = text_make("", 0), .file = text_make("", 0), .line = 0};
     if (value->kind != PICKLE_DICT)
         return frame;
     const struct pickle_object *dict = value->as.object;
     for (size_t i = 0; i + 1 < dict->count; i += 2) {
         const struct pickle_value *key = &dict->items[i], *item = &dict->items[i + 1];
         if (item->kind == PICKLE_STR && KEY_IS(key, "name"))
-            frame.name = *item;
+            frame.name = string_of(item);
         else if (item->kind == PICKLE_STR && KEY_IS(key, "filename"))
-            frame.filename = *item;
+            frame.file = string_of(item);
         else if (KEY_IS(key, "line"))
             pickle_as_int64(item, &frame.line);
     }
     return frame;
 }
 
-static bool ends_with(const struct pickle_value *text, const char *suffix)
+static bool ends_with(struct text text, const char *suffix)
 {
     size_t length = strlen(suffix);
-    return text->kind == PICKLE_STR && text->length >= length &&
-           memcmp(text->as.string + text->length - length, suffix, length) == 0;
+    return text.length >= length && memcmp(text.bytes + text.length - length, suffix, length) == 0;
 }
 
-static bool contains(const struct pickle_value *text, const char *needle)
+static bool contains(struct text text, const char *needle)
 {
     size_t length = strlen(needle);
-    if (text->kind != PICKLE_STR || text->length < length)
-        return false;
-    for (size_t i = 0; i + length <= text->length; i++)
-        if (memcmp(text->as.string + i, needle, length) == 0)
+    for (size_t i = 0; i + length <= text.length; i++)
+        if (memcmp(text.bytes + i, needle, length) == 0)
             return true;
     return false;
 }
@@ -115,9 +123,7 @@ static bool contains(const struct pickle_value *text, const char *needle)
 /* Python (and TorchScript/inductor) frames, as memory_viz tells them. */
 static bool frame_is_python(const struct ts_frame *frame)
 {
-    return ends_with(&frame->filename, ".py") ||
-           (frame->filename.kind == PICKLE_STR && frame->filename.length > 0 &&
-            frame->filename.as.string[0] == '<');
+    return ends_with(frame->file, ".py") || (frame->file.length > 0 && frame->file.bytes[0] == '<');
 }
 
 /* The frames memory_viz hides as the machinery of recording or of the
@@ -130,89 +136,122 @@ static bool frame_is_machinery(const struct ts_frame *frame)
     static const char *const files[] = {"core/boxing", "/Register", "/Redispatch", "pythonrun.c",
                                         "Modules/main.c", "Objects/call.c", "ceval.c"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (contains(&frame->name, names[i]))
+        if (contains(frame->name, names[i]))
             return true;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        if (contains(&frame->filename, files[i]))
+        if (contains(frame->file, files[i]))
             return true;
     return false;
 }
 
-static bool frame_line(struct ts_load *load, const struct ts_frame *frame)
+/* The load's record of frame `index` of the profile's frame table. */
+static struct ts_frame_seen *frame_seen(const struct ts_load *load, uint32_t index)
 {
-    if (load->scratch_length && !ts_scratch_add(load, "\n", 1))
-        return false;
-    const struct pickle_value *file = &frame->filename, *name = &frame->name;
-    return ts_scratch_add(load, file->kind == PICKLE_STR ? file->as.string : (const uint8_t *)"",
-                       file->kind == PICKLE_STR ? file->length : 0) &&
-           scratch_printf(load, ":%lld ", (long long)frame->line) &&
-           ts_scratch_add(load, name->kind == PICKLE_STR ? name->as.string : (const uint8_t *)"",
-                       name->kind == PICKLE_STR ? name->length : 0);
+    return &load->frames_seen[index];
 }
 
-static bool fold_line(struct ts_load *load, size_t folded)
+/* The frame table's index of a frames list's item: a frame dict is read
+ * the first time it comes (by the object: the memo hands the same dict
+ * back for the same frame) for its line and what it is; anything else is
+ * one empty frame. Its file and name wait until a stack shows it
+ * (frames_name). UINT32_MAX when memory runs out. */
+static uint32_t frame_of(struct ts_load *load, const struct pickle_value *item)
 {
-    return !folded || ((!load->scratch_length || ts_scratch_add(load, "\n", 1)) &&
-                       scratch_printf(load, "[%zu C++ frame%s]", folded, folded == 1 ? "" : "s"));
+    const struct pickle_object *dict = item->kind == PICKLE_DICT ? item->as.object : NULL;
+    uint64_t key = (uint64_t)(uintptr_t)dict; /* 0: the empty frame */
+    const uint32_t *found = integer_map_find(&load->frame_ids, key);
+    if (found)
+        return *found;
+    struct ts_frame read = frame_read(item);
+    struct stack_frame frame = {
+        .line = read.line,
+        .file = STRING_ID_EMPTY,
+        .name = STRING_ID_EMPTY,
+        .kind = (uint8_t)((frame_is_python(&read) ? STACK_FRAME_PYTHON : 0) |
+                          (frame_is_machinery(&read) ? STACK_FRAME_MACHINERY : 0)),
+    };
+    uint32_t index;
+    if (!profile_builder_add_stack_frame(load->builder, &frame, &index) ||
+        !array_grow((void **)&load->frames_seen, &load->frames_seen_capacity, index,
+                    sizeof *load->frames_seen, 64) ||
+        !integer_map_put(&load->frame_ids, key, index))
+        return UINT32_MAX;
+    /* The empty frame has its (empty) file and name already. */
+    load->frames_seen[index] = (struct ts_frame_seen){.dict = dict, .named = dict == NULL};
+    return index;
 }
 
-/* The stack text: Python frames, runs of C++ frames folded into a count;
- * a stack with no Python frame keeps its C++ frames but the machinery. */
-static bool traceback_stack(struct ts_load *load, const struct pickle_value *frames, size_t count,
-                            bool has_python)
+/* Frame `index` as its dict has it. */
+static struct ts_frame frame_text(const struct ts_load *load, uint32_t index)
 {
-    load->scratch_length = 0;
-    size_t folded = 0;
-    for (size_t i = 0; i < count; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        bool python = frame_is_python(&frame);
-        if (has_python ? !python : frame_is_machinery(&frame)) {
-            folded++;
+    const struct pickle_object *dict = frame_seen(load, index)->dict;
+    struct pickle_value value = {.kind = dict ? PICKLE_DICT : PICKLE_NONE,
+                                 .as.object = (struct pickle_object *)(uintptr_t)dict};
+    return frame_read(&value);
+}
+
+static uint8_t frame_kind(const struct ts_load *load, uint32_t index)
+{
+    return load->builder->profile->stack_frames[index].kind;
+}
+
+/* Gives the frames a stack shows (the lines of stack_text_fold, the
+ * model's folding) their file and name: the strings of the frames only
+ * ever folded into a count (a Python stack's C++ frames) are never kept. */
+static bool frames_name(struct ts_load *load, const uint32_t *frames, size_t count)
+{
+    size_t lines = stack_text_fold(load->builder->profile, frames, count, load->line_scratch);
+    for (size_t i = 0; i < lines; i++) {
+        uint32_t index = load->line_scratch[i];
+        if ((index & STACK_REF_FOLDED) || frame_seen(load, index)->named)
             continue;
-        }
-        if (!fold_line(load, folded) || !frame_line(load, &frame))
+        struct ts_frame read = frame_text(load, index);
+        uint32_t file = string_table_intern(load->strings, read.file.bytes, read.file.length);
+        uint32_t name = string_table_intern(load->strings, read.name.bytes, read.name.length);
+        if (file == STRING_ID_NONE || name == STRING_ID_NONE ||
+            !profile_builder_name_stack_frame(load->builder, index, file, name))
             return false;
-        folded = 0;
+        frame_seen(load, index)->named = true;
     }
-    return fold_line(load, folded);
+    return true;
 }
 
 /* A C++ function's name without its argument list ("(anonymous
  * namespace)" is part of the name, not an argument list). */
-static size_t function_length(const struct pickle_value *name)
+static size_t function_length(struct text name)
 {
     static const char anonymous[] = "(anonymous namespace)";
-    for (size_t i = 0; i < name->length; i++) {
-        if (name->as.string[i] != '(')
+    for (size_t i = 0; i < name.length; i++) {
+        if (name.bytes[i] != '(')
             continue;
-        if (name->length - i >= sizeof anonymous - 1 &&
-            memcmp(name->as.string + i, anonymous, sizeof anonymous - 1) == 0) {
+        if (name.length - i >= sizeof anonymous - 1 &&
+            memcmp(name.bytes + i, anonymous, sizeof anonymous - 1) == 0) {
             i += sizeof anonymous - 2;
             continue;
         }
         return i;
     }
-    return name->length;
+    return name.length;
 }
 
 /* In a stack without Python frames (autograd's thread), the frame that
  * says what the memory is for: the autograd node if there is one, else
  * the first frame that is neither recording, allocator nor dispatch. */
-static size_t cpp_user_frame(const struct pickle_value *frames, size_t count)
+static size_t cpp_user_frame(const struct ts_load *load, const uint32_t *frames, size_t count)
 {
     static const char *const plumbing[] = {"CUDACachingAllocator", "at::detail::empty",
                                            "c10::impl::", "at::_ops::", "create_out",
                                            "set_output", "at::meta::"};
     size_t first = count;
     for (size_t i = 0; i < count; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        if (contains(&frame.name, "autograd::generated::"))
+        struct text name = frame_text(load, frames[i]).name;
+        if (contains(name, "autograd::generated::"))
             return i;
-        if (first < count || frame_is_machinery(&frame))
+        if (first < count || (frame_kind(load, frames[i]) & STACK_FRAME_MACHINERY))
             continue;
         bool skip = false;
         for (size_t k = 0; k < sizeof plumbing / sizeof *plumbing && !skip; k++)
-            skip = contains(&frame.name, plumbing[k]);
+            skip = contains(name, plumbing[k]);
         if (!skip)
             first = i;
     }
@@ -226,19 +265,15 @@ static size_t cpp_user_frame(const struct pickle_value *frames, size_t count)
  * library code). For a stack without a Python frame, the C++ frame
  * cpp_user_frame picks names it, and the location is "<no python frame>". */
 #define PYTHON_FRAMES_MAX 256
-static bool traceback_location(struct ts_load *load, const struct pickle_value *frames,
-                               size_t count, bool has_python, struct ts_traceback *out)
+static bool traceback_location(struct ts_load *load, const uint32_t *frames, size_t count,
+                               bool has_python, struct ts_traceback *out)
 {
     if (!has_python) {
-        size_t i = cpp_user_frame(frames, count);
+        size_t i = cpp_user_frame(load, frames, count);
         if (i >= count)
             return true;
-        struct ts_frame frame = frame_read(&frames[i]);
-        out->function = frame.name.kind == PICKLE_STR
-                            ? string_table_intern(load->strings,
-                                                  (const char *)frame.name.as.string,
-                                                  function_length(&frame.name))
-                            : STRING_ID_EMPTY;
+        struct text name = frame_text(load, frames[i]).name;
+        out->function = string_table_intern(load->strings, name.bytes, function_length(name));
         out->location = string_table_intern(load->strings, "<no python frame>", 17);
         out->location_file = out->location;
         return out->function != STRING_ID_NONE && out->location != STRING_ID_NONE;
@@ -246,14 +281,13 @@ static bool traceback_location(struct ts_load *load, const struct pickle_value *
     struct user_frame python[PYTHON_FRAMES_MAX];
     size_t python_count = 0;
     for (size_t i = 0; i < count && python_count < PYTHON_FRAMES_MAX; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        if (!frame_is_python(&frame))
+        if (!(frame_kind(load, frames[i]) & STACK_FRAME_PYTHON))
             continue;
+        struct ts_frame frame = frame_text(load, frames[i]);
         python[python_count++] = (struct user_frame){
-            .file = {(const char *)frame.filename.as.string, frame.filename.length},
+            .file = {frame.file.bytes, frame.file.length},
             .line = frame.line,
-            .function = {frame.name.kind == PICKLE_STR ? (const char *)frame.name.as.string : "",
-                         frame.name.kind == PICKLE_STR ? frame.name.length : 0},
+            .function = {frame.name.bytes, frame.name.length},
         };
     }
     long pick = user_frame_pick(python, python_count);
@@ -273,18 +307,43 @@ static bool traceback_location(struct ts_load *load, const struct pickle_value *
            out->location_file != STRING_ID_NONE;
 }
 
-static uint32_t traceback_add(struct ts_load *load, const struct pickle_value *frames,
-                              size_t count)
+/* Room for a traceback of `count` frames in the load's scratch (its
+ * frames, then its lines). */
+static bool frame_scratch_reserve(struct ts_load *load, size_t count)
 {
+    if (count <= load->frame_scratch_capacity)
+        return true;
+    size_t capacity = load->frame_scratch_capacity ? load->frame_scratch_capacity : 64;
+    while (capacity < count)
+        capacity *= 2;
+    uint32_t *grown = realloc(load->frame_scratch, 2 * capacity * sizeof *grown);
+    if (!grown)
+        return false;
+    load->frame_scratch = grown;
+    load->line_scratch = grown + capacity;
+    load->frame_scratch_capacity = capacity;
+    return true;
+}
+
+/* Out of line: met once per distinct traceback, where ts_traceback_of
+ * runs once per entry. */
+__attribute__((noinline)) static uint32_t traceback_add(struct ts_load *load,
+                                                        const struct pickle_value *items,
+                                                        size_t count)
+{
+    if (!frame_scratch_reserve(load, count))
+        return UINT32_MAX;
+    uint32_t *frames = load->frame_scratch;
     bool has_python = false;
-    for (size_t i = 0; i < count && !has_python; i++) {
-        struct ts_frame frame = frame_read(&frames[i]);
-        has_python = frame_is_python(&frame);
+    for (size_t i = 0; i < count; i++) {
+        if ((frames[i] = frame_of(load, &items[i])) == UINT32_MAX)
+            return UINT32_MAX;
+        has_python = has_python || (frame_kind(load, frames[i]) & STACK_FRAME_PYTHON);
     }
     struct ts_traceback traceback = {0};
     if (!traceback_location(load, frames, count, has_python, &traceback) ||
-        !traceback_stack(load, frames, count, has_python) ||
-        (traceback.stack = ts_scratch_intern(load)) == STRING_ID_NONE ||
+        !frames_name(load, frames, count) ||
+        !profile_builder_add_frame_stack(load->builder, frames, count, &traceback.stack) ||
         !array_grow((void **)&load->tracebacks, &load->traceback_capacity, load->traceback_count,
                     sizeof *load->tracebacks, 64))
         return UINT32_MAX;
@@ -326,4 +385,17 @@ uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames
     load->last_frames = frames->as.object;
     load->last_traceback = id;
     return id;
+}
+
+void ts_frames_forget(struct ts_load *load)
+{
+    integer_map_free(&load->traceback_ids);
+    integer_map_free(&load->frame_ids);
+    free(load->frame_scratch);
+    load->frame_scratch = load->line_scratch = NULL;
+    load->frame_scratch_capacity = 0;
+    free(load->frames_seen);
+    load->frames_seen = NULL;
+    load->frames_seen_capacity = 0;
+    load->last_frames = NULL;
 }

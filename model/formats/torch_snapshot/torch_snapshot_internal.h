@@ -5,7 +5,8 @@
  *   torch_snapshot.c          the format row: probe, load (decode, then build)
  *   torch_snapshot_entries.c  trace entries taken from the pickle as they
  *                             come
- *   torch_snapshot_frames.c   tracebacks turned into text, interned by object
+ *   torch_snapshot_frames.c   tracebacks kept as frames (their text made
+ *                             only when drawn), interned by object
  *   torch_snapshot_trace.c    each entry replayed into its trace's timeline
  *                             columns at once (the entries are not kept):
  *                             allocated and reserved relative to the start
@@ -139,9 +140,9 @@ struct ts_pipe;
      SNAPSHOT_KEY_OP_NAME_AND_SITE | SNAPSHOT_INDEX_ADDRESS | SNAPSHOT_NARROW_TIME)
 
 
-/* One distinct frames list, turned into text once. */
+/* One distinct frames list, read once. */
 struct ts_traceback {
-    uint32_t stack;         /* "file:line name" lines, innermost first, C++ runs folded */
+    uint32_t stack;         /* its frames: a stack id (model/stack_text.h) */
     uint32_t location;      /* "file:line" of the innermost user frame */
     uint32_t location_file;
     int64_t location_line;
@@ -201,6 +202,19 @@ struct ts_load {
     struct ts_trace *traces;
     size_t trace_count, trace_capacity;
     struct integer_map traceback_ids; /* frames list object -> index in tracebacks */
+    struct integer_map frame_ids;     /* frame dict object -> the profile's frame */
+    /* By the profile's frame: its dict (NULL for the empty frame), and
+     * whether a stack showed it (then its file and name are the
+     * profile's; a frame only ever folded keeps none). */
+    struct ts_frame_seen {
+        const struct pickle_object *dict;
+        bool named;
+    } *frames_seen;
+    size_t frames_seen_capacity;
+    /* A traceback's frames and its lines (stack_text_fold) while it is
+     * read: one block, capacity of each. */
+    uint32_t *frame_scratch, *line_scratch;
+    size_t frame_scratch_capacity;
     struct ts_traceback *tracebacks;  /* [0]: no frames */
     size_t traceback_count, traceback_capacity;
     size_t offset;                 /* the pickle reader is past this byte */
@@ -375,6 +389,10 @@ uint32_t ts_scratch_intern(struct ts_load *load);
 /* The index of a frames list's traceback (0 for none or an empty one);
  * UINT32_MAX when memory runs out. */
 uint32_t ts_traceback_of(struct ts_load *load, const struct pickle_value *frames);
+/* The pickle is freed: the maps keyed by its objects (frames lists and
+ * frame dicts) go too, before the devices are built (the load's peak);
+ * ts_traceback_of is not called after. */
+void ts_frames_forget(struct ts_load *load);
 void ts_load_free(struct ts_load *load);
 /* A formatted message as the load's error; returns LOAD_BAD_INPUT. */
 enum load_status ts_bad(struct ts_load *load, const char *format, ...)

@@ -215,13 +215,13 @@ static bool match_deallocations(struct xspace_loader *loader, struct snapshot_co
 
 struct row_order {
     const struct allocation_row *rows;
-    const struct string_table *strings;
+    const struct profile *profile;
 };
 
 /* XProf's order of rows (live_rows.h). */
 static int compare_rows(const struct row_order *context, size_t a, size_t b)
 {
-    return live_row_key_compare(context->strings, &context->rows[a], &context->rows[b]);
+    return live_row_key_compare(context->profile, &context->rows[a], &context->rows[b]);
 }
 
 static bool row_before(const void *context, size_t a, size_t b)
@@ -234,7 +234,7 @@ static bool row_before(const void *context, size_t a, size_t b)
 static bool add_sorted_rows(struct profile_builder *builder, size_t index,
                             struct allocation_row *rows, size_t count)
 {
-    struct row_order context = {rows, profile_builder_strings(builder)};
+    struct row_order context = {rows, builder->profile};
     size_t *order = index_sort_order(count, row_before, &context);
     bool ok = order && profile_builder_reserve_rows(builder, index, count);
     for (size_t i = 0; ok && i < count;) {

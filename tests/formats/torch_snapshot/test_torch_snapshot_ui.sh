@@ -2,8 +2,10 @@
 # The viewer on a PyTorch memory snapshot (issue 23), in tmux at 80x24 and
 # 120x40: it opens on cuda:0's peak, the summary card says how long the
 # trace covers and what was live at its start, the table lists the live
-# allocations with their Python line, the segments tab shows the segments
-# at the cursor with their totals, and q quits with status 0. Prints TAP.
+# allocations with their Python line, the detail view shows a row's stack
+# made from its frames (C++ runs folded; without a Python frame, the C++
+# frames but the machinery), the segments tab shows the segments at the
+# cursor with their totals, and q quits with status 0. Prints TAP.
 set -u
 source_dir="${MEMTOP_SRCDIR:-.}"
 build_dir="${MEMTOP_BUILDDIR:-.}"
@@ -36,6 +38,22 @@ for size in 80x24 120x40; do
             "Op name +<before the trace>" "Count +2, in all 64\.00 MiB" "Address +0x7f8b" \
             "Time +before the timeline \(live when it began\)" \
             "Origin +allocation [0-9]+ of those live when the timeline began"
+        # Adam's state: its stack, kept as frames, drawn as text here.
+        tmux_keys j
+        tmux_keys j
+        tmux_screen_has "$size: the detail view draws a row's stack from its frames" \
+            "Allocation 3 of 20" "Op name +_multi_tensor_adam" "Stack +\[26 C\+\+ frames\]" \
+            "optim/adam\.py:791 _multi_tensor" "^ +│ +\[11 C\+\+ frames\]" \
+            "capture/torch_snapshot\.py:30 <module>"
+        tap_check "$size: ... innermost first, a folded run before the first Python frame" \
+            sh -c "grep -A1 'Stack  *\[26 C++ frames\]' '$tmux_screen' |
+                   grep -q 'adam.py:791 _multi_tensor'"
+        # Autograd's thread: no Python frame, the C++ frames shown but
+        # the machinery (unwind and its kin, folded first).
+        tmux_keys j
+        tmux_screen_has "$size: ... and a stack without a Python frame" \
+            "Allocation 4 of 20" "Location +<no python frame>" "Stack +\[3 C\+\+ frames\]" \
+            "CUDACachingAllocator\.cpp:0 c10::cuda::CUDACachingAllocator::Native::DeviceCachingAl"
         tmux_keys Escape
         tmux_wait_gone "Op name" >/dev/null
     fi

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/format.h"
+#include "model/stack_text.h"
 
 #define DETAIL_MAX_WIDTH 100
 #define DETAIL_LABEL_WIDTH 12
@@ -78,7 +79,8 @@ static const char *detail_entry_size(const struct allocation_row *row, char *buf
  * one field per frame (each a view into the profile's string). */
 static size_t detail_entry_fields(const struct allocation_table *rows,
                                   const struct allocation_row *row, struct detail_field *fields,
-                                  size_t room, char (*buffers)[DETAIL_BUFFER_SIZE])
+                                  size_t room, char (*buffers)[DETAIL_BUFFER_SIZE],
+                                  struct stack_text *drawn)
 {
     const struct profile *profile = rows->profile;
     size_t n = 0;
@@ -89,7 +91,7 @@ static size_t detail_entry_fields(const struct allocation_table *rows,
     struct text location = profile_string(profile, row->location);
     fields[n++] = (struct detail_field){
         "Location", location.length ? location : text_of("no frame in the user's code")};
-    struct text stack = profile_string(profile, row->stack);
+    struct text stack = stack_text_draw(profile, row->stack, drawn);
     size_t first_frame = n;
     for (size_t at = 0; at < stack.length && n < room; n++) {
         const char *end = memchr(stack.bytes + at, '\n', stack.length - at);
@@ -124,9 +126,11 @@ static const char *special_row_words(const struct allocation_table *rows,
 }
 
 /* Where in the code the row was made (issue 22): the module, the user's
- * line and the stack, one frame a line; returns how many fields. */
+ * line and the stack, one frame a line (a stack kept as frames made
+ * into text in `drawn`, which the fields then point into); returns how
+ * many fields. */
 static size_t detail_place(const struct profile *profile, const struct allocation_row *row,
-                           struct detail_field *fields, size_t room)
+                           struct detail_field *fields, size_t room, struct stack_text *drawn)
 {
     size_t n = 0;
     struct text module = profile_string(profile, row->module);
@@ -135,7 +139,7 @@ static size_t detail_place(const struct profile *profile, const struct allocatio
     struct text location = profile_string(profile, row->location);
     if (location.length > 0 && n < room)
         fields[n++] = (struct detail_field){"Location", location};
-    struct text stack = profile_string(profile, row->stack);
+    struct text stack = stack_text_draw(profile, row->stack, drawn);
     size_t first_frame = n;
     for (size_t at = 0; at < stack.length && n < room; n++) {
         const char *end = memchr(stack.bytes + at, '\n', stack.length - at);
@@ -149,7 +153,7 @@ static size_t detail_place(const struct profile *profile, const struct allocatio
 
 static size_t detail_fields(const struct allocation_table *rows, const struct allocation_row *row,
                             struct detail_field *fields, size_t room,
-                            char (*buffers)[DETAIL_BUFFER_SIZE])
+                            char (*buffers)[DETAIL_BUFFER_SIZE], struct stack_text *drawn)
 {
     const struct profile *profile = rows->profile;
     size_t n = 0;
@@ -236,7 +240,7 @@ static size_t detail_fields(const struct allocation_table *rows, const struct al
     struct text context = profile_string(profile, row->context);
     if (context.length > 0)
         fields[n++] = (struct detail_field){"Context", context};
-    return n + detail_place(profile, row, fields + n, room - n);
+    return n + detail_place(profile, row, fields + n, room - n, drawn);
 }
 
 bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_style *style,
@@ -253,9 +257,11 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
     /* A stack longer than the screen is cut by the box anyway. */
     struct detail_field fields[16 + DETAIL_MAX_FRAMES];
     char buffers[9][DETAIL_BUFFER_SIZE];
-    size_t count = row->origin == ROW_FROM_ENTRY
-                       ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers)
-                       : detail_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers);
+    struct stack_text drawn = {0}; /* the stack's text, while the fields are drawn */
+    size_t count =
+        row->origin == ROW_FROM_ENTRY
+            ? detail_entry_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers, &drawn)
+            : detail_fields(rows, row, fields, 15 + DETAIL_MAX_FRAMES, buffers, &drawn);
     int needed = 0;
     for (size_t i = 0; i < count; i++)
         needed += detail_value(style, window, 0, 0, value_width, 0, fields[i].value, false);
@@ -280,6 +286,7 @@ bool row_detail_draw(WINDOW *window, int height, int width, const struct ui_styl
                           fields[i].value, true);
     }
     wattrset(window, style->normal);
+    stack_text_free(&drawn);
     return true;
 }
 
