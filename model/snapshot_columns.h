@@ -347,6 +347,11 @@ bool snapshot_columns_reserve_zeroed(struct snapshot_columns *columns, size_t ca
  * made, below their capacity: the zero values are not written. */
 void snapshot_columns_append_sparse(struct snapshot_columns *columns,
                                     const struct snapshot *snapshot);
+/* A hint for a loader that knows the addresses to come: the slot where
+ * the keyed address column (SNAPSHOT_INDEX_ADDRESS) will look `address`
+ * up is fetched ahead (its map is megabytes for a big trace). Nothing
+ * changes. */
+void snapshot_columns_prefetch_address(const struct snapshot_columns *columns, uint64_t address);
 /* Grows columns snapshot_columns_reserve_zeroed() made, filled by
  * snapshot_columns_append_sparse() only, to `capacity` slots, keeping
  * them sparse: a column nothing but zeros went into is not copied and

@@ -70,6 +70,12 @@ void columns_address_map_free(struct snapshot_columns *columns)
     }
 }
 
+void snapshot_columns_prefetch_address(const struct snapshot_columns *columns, uint64_t address)
+{
+    if (columns->address_map && address)
+        integer_map_prefetch(columns->address_map, address);
+}
+
 /* The key of an address, made when it is new; false when memory runs out. */
 bool columns_address_key_of(struct snapshot_columns *columns, uint64_t address, uint32_t *key)
 {

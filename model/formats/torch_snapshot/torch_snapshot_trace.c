@@ -276,11 +276,17 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     /* The addresses are known ahead: their slots of the open allocations
      * are fetched early (the map is too big to stay in the processor's
      * caches while the pickle streams by). */
-    for (size_t i = 0; i < batch->count && i < PREFETCH_AHEAD; i++)
+    for (size_t i = 0; i < batch->count && i < PREFETCH_AHEAD; i++) {
         integer_map_prefetch(&trace->open, batch->entries[i].address);
+        snapshot_columns_prefetch_address(&trace->columns, batch->entries[i].address);
+    }
     for (size_t i = 0; i < batch->count; i++) {
-        if (i + PREFETCH_AHEAD < batch->count)
-            integer_map_prefetch(&trace->open, batch->entries[i + PREFETCH_AHEAD].address);
+        if (i + PREFETCH_AHEAD < batch->count) {
+            uint64_t ahead = batch->entries[i + PREFETCH_AHEAD].address;
+            integer_map_prefetch(&trace->open, ahead);
+            /* and the slot of the columns' key of the address */
+            snapshot_columns_prefetch_address(&trace->columns, ahead);
+        }
         /* Half way there, the slot is at hand: the open allocation it
          * names (a free list hands slots out in no order) is fetched too. */
         if (i + PREFETCH_AHEAD / 2 < batch->count) {
