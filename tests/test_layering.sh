@@ -147,7 +147,7 @@ fi
 # load.h is the door to loading: the format table, the builder, the wire
 # and JSON readers and each loader's internals are model/'s business, so
 # a new format never reaches report/, ui/ or src/.
-private_headers='load_internal|snapshot_columns_internal|input_format|profile_builder|decode/[a-z0-9_]+|formats/memory_profile/(xprof_draft|memory_profile_internal)|formats/[a-z0-9_]+/[a-z0-9_]+_internal|formats/chrome_trace/load_trace_(kineto|timeline)'
+private_headers='load_internal|query/live_source|snapshot_columns_internal|input_format|profile_builder|decode/[a-z0-9_]+|formats/memory_profile/(xprof_draft|memory_profile_internal)|formats/[a-z0-9_]+/[a-z0-9_]+_internal|formats/chrome_trace/load_trace_(kineto|timeline)'
 private_includes() {
     grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*model/($private_headers)\.h" \
         -r --include='*.[ch]' "$1"/report "$1"/ui "$1"/src 2>/dev/null

@@ -1,9 +1,17 @@
+/* live_set: the live-set index of model/query/live_set.h: one replay of
+ * an allocator's timeline with a checkpoint of the live set every
+ * interval (varints of ascending numbers), queries that replay from the
+ * checkpoint before their moment, and the cache of one index per
+ * allocator the viewer keeps. The one-shot queries are live_at_once.c's.
+ * Called by: the viewer, the reports, through live_set.h. Must not:
+ * change the profile but its string table (the special rows' texts). */
 #include "config.h"
 
 #include "model/query/live_set.h"
 
 #include "model/util/integer_map.h"
 #include "model/query/live_rows.h"
+#include "model/query/live_source.h"
 #include "model/util/saturating.h"
 #include "model/timeline.h"
 
@@ -19,42 +27,6 @@ struct live_checkpoint {
     size_t offset;
     size_t count;
 };
-
-/* Where the numbers of the live set's allocations point (live_rows.h's
- * live_is_initial): the allocator's initial allocations first, then
- * the timeline. */
-struct live_source {
-    const struct snapshot_columns *timeline;
-    const struct allocation_row *initial;
-    size_t initial_count;
-};
-
-static struct live_source live_source_of(const struct allocator *allocator)
-{
-    return (struct live_source){&allocator->timeline, allocator->initial,
-                                allocator->initial_count};
-}
-
-static uint64_t live_source_address(const struct live_source *source, uint32_t number)
-{
-    return live_is_initial(source->initial_count, number)
-               ? source->initial[number].address
-               : snapshot_columns_address(source->timeline, number - source->initial_count);
-}
-
-static int64_t live_source_bytes(const struct live_source *source, uint32_t number)
-{
-    return live_is_initial(source->initial_count, number)
-               ? source->initial[number].allocation_bytes
-               : snapshot_columns_allocation_bytes(source->timeline, number - source->initial_count);
-}
-
-/* Whether every allocation's number fits in 32 bits. */
-static bool live_numbers_fit(const struct allocator *allocator)
-{
-    return allocator->initial_count < UINT32_MAX &&
-           allocator->timeline.count < UINT32_MAX - allocator->initial_count;
-}
 
 struct live_index {
     const struct profile *profile;
@@ -324,12 +296,6 @@ size_t live_index_checkpoint_bytes(const struct live_index *index)
 
 /* ---- queries ---- */
 
-/* How many snapshots have time <= time_ps: the replay's end. */
-static size_t snapshots_until(const struct snapshot_columns *timeline, int64_t time_ps)
-{
-    return time_ps == INT64_MAX ? timeline->count : timeline_find_time(timeline, time_ps + 1);
-}
-
 /* The last checkpoint at or before `end` (the first is at 0). */
 static const struct live_checkpoint *live_index_checkpoint_before(const struct live_index *index,
                                                                   size_t end)
@@ -435,154 +401,6 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
                                     struct live_rows *rows)
 {
     return live_index_query(index, snapshots_until(index->timeline, time_ps), 0, true, rows);
-}
-
-enum live_status live_rows_of_set(const struct profile *profile,
-                                  const struct snapshot_columns *timeline, const uint32_t *live,
-                                  size_t count, size_t end, struct live_rows *rows)
-{
-    rows->count = 0;
-    struct live_special_texts texts;
-    if (!live_special_texts_intern(profile->strings, &texts))
-        return LIVE_NO_MEMORY;
-    int64_t bytes = 0;
-    for (size_t i = 0; i < count; i++)
-        bytes = saturating_add(bytes, snapshot_columns_allocation_bytes(timeline, live[i]));
-    struct live_rows_request request = {
-        .profile = profile,
-        .timeline = timeline,
-        .texts = &texts,
-        .live = live,
-        .live_count = count,
-        .end = end,
-        .with_specials = true,
-        .live_allocation_bytes = bytes,
-    };
-    return live_rows_make(&request, rows) ? LIVE_OK : LIVE_NO_MEMORY;
-}
-
-/* Sorts numbers ascending, 16 bits a pass (two passes); false when
- * memory runs out (the numbers are then as they were). */
-static bool numbers_sort(uint32_t *numbers, size_t count)
-{
-    if (count < 2)
-        return true;
-    uint32_t *scratch = malloc(count * sizeof *scratch);
-    size_t *counts = malloc((1u << 16) * sizeof *counts);
-    if (!scratch || !counts) {
-        free(scratch);
-        free(counts);
-        return false;
-    }
-    uint32_t *from = numbers, *to = scratch;
-    for (unsigned shift = 0; shift < 32; shift += 16) {
-        memset(counts, 0, (1u << 16) * sizeof *counts);
-        for (size_t i = 0; i < count; i++)
-            counts[from[i] >> shift & 0xffff]++;
-        size_t at = 0;
-        for (size_t d = 0; d < (1u << 16); d++) {
-            size_t here = counts[d];
-            counts[d] = at;
-            at += here;
-        }
-        for (size_t i = 0; i < count; i++)
-            to[counts[from[i] >> shift & 0xffff]++] = from[i];
-        uint32_t *swap = from;
-        from = to;
-        to = swap;
-    }
-    free(scratch); /* two passes: the numbers are back where they began */
-    free(counts);
-    return true;
-}
-
-/* How far ahead live_set_at_once fetches the slots of the addresses to
- * come (the timeline's addresses are known ahead; a big map's slots are
- * cache misses). */
-#define AT_ONCE_AHEAD 16
-
-/* The live set after the first `end` snapshots, by one replay with no
- * checkpoints: the open allocations by address alone (an allocation at
- * an open address replaces the one there, as live_replay_allocate does),
- * collected from the map at the end into *live (the caller frees it; any
- * order). false when memory runs out. */
-static bool live_set_at_once(const struct live_source *source, size_t end, uint32_t **live,
-                             size_t *count)
-{
-    const struct snapshot_columns *timeline = source->timeline;
-    struct integer_map open = {0};
-    bool ok = true;
-    for (size_t k = 0; ok && k < source->initial_count; k++)
-        ok = integer_map_put(&open, source->initial[k].address, (uint32_t)k);
-    for (size_t i = 0; ok && i < end; i++) {
-        if (i + AT_ONCE_AHEAD < end &&
-            timeline->activity[i + AT_ONCE_AHEAD] != MEMORY_ACTIVITY_UNKNOWN)
-            integer_map_prefetch(&open, snapshot_columns_address(timeline, i + AT_ONCE_AHEAD));
-        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
-            ok = integer_map_put(&open, snapshot_columns_address(timeline, i),
-                                 (uint32_t)(i + source->initial_count));
-        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
-            integer_map_remove(&open, snapshot_columns_address(timeline, i), NULL);
-    }
-    *count = 0;
-    *live = ok ? malloc((open.count ? open.count : 1) * sizeof **live) : NULL;
-    for (size_t slot = 0; *live && slot < open.capacity; slot++)
-        if (open.slots[slot].used)
-            (*live)[(*count)++] = open.slots[slot].value;
-    integer_map_free(&open);
-    /* In timeline order: the rows read the columns at these numbers
-     * (hash order made each read a cache miss). */
-    return *live != NULL && numbers_sort(*live, *count);
-}
-
-enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
-                                   int64_t time_ps, struct live_rows *rows)
-{
-    rows->count = 0;
-    struct live_special_texts texts;
-    if (!live_special_texts_intern(profile->strings, &texts))
-        return LIVE_NO_MEMORY;
-    return live_rows_at_once_interned(profile, allocator, time_ps, &texts, rows);
-}
-
-enum live_status live_rows_at_once_interned(const struct profile *profile,
-                                            const struct allocator *allocator, int64_t time_ps,
-                                            const struct live_special_texts *texts,
-                                            struct live_rows *rows)
-{
-    rows->count = 0;
-    if (allocator->timeline_sampled)
-        return LIVE_SAMPLED_TIMELINE;
-    if (allocator->timeline_kind == TIMELINE_NONE)
-        return LIVE_NO_TIMELINE;
-    const struct snapshot_columns *timeline = &allocator->timeline;
-    if (!live_numbers_fit(allocator))
-        return LIVE_NO_MEMORY;
-    struct live_source source = live_source_of(allocator);
-    size_t end = snapshots_until(timeline, time_ps);
-    uint32_t *live = NULL;
-    size_t count = 0;
-    bool ok = live_set_at_once(&source, end, &live, &count);
-    int64_t bytes = 0;
-    for (size_t i = 0; ok && i < count; i++)
-        bytes = saturating_add(bytes, live_source_bytes(&source, live[i]));
-    struct live_rows_request request = {
-        .profile = profile,
-        .timeline = timeline,
-        .initial = allocator->initial,
-        .initial_count = allocator->initial_count,
-        .blocks = allocator->allocation_blocks,
-        .block_count = allocator->allocation_block_count,
-        .texts = texts,
-        .live = live,
-        .live_count = count,
-        .end = end,
-        .with_specials = true,
-        .live_allocation_bytes = bytes,
-    };
-    ok = ok && live_rows_make(&request, rows);
-    free(live);
-    return ok ? LIVE_OK : LIVE_NO_MEMORY;
 }
 
 enum live_status live_index_rows_grown(struct live_index *index, int64_t since_ps,
