@@ -265,7 +265,8 @@ static int take_entries(struct ts_load *load, struct pickle_object *list,
              * headers and items are fetched a few ahead. */
             if (i + 8 < n && items[done + i + 8].kind == PICKLE_DICT)
                 __builtin_prefetch(items[done + i + 8].as.object);
-            if (i + 4 < n && items[done + i + 4].kind == PICKLE_DICT) {
+            if (i + 4 < n && items[done + i + 4].kind == PICKLE_DICT &&
+                items[done + i + 4].as.object->items) { /* an empty dict has none */
                 const struct pickle_value *ahead = items[done + i + 4].as.object->items;
                 __builtin_prefetch(ahead);
                 __builtin_prefetch((const char *)ahead + 64);
