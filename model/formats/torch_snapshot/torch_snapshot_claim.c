@@ -94,14 +94,16 @@ static size_t value_at(const uint8_t *p, size_t left, struct pickle_memo *memo,
 }
 
 /* A memo get's index at p (BINGET, LONG_BINGET) and its length; 0 for
- * any other opcode or one cut by the end. */
+ * any other opcode, one cut by the end, or index 2^32 - 1 (no memo holds
+ * it, and index + 1 is what the caches and the context keep: the reader
+ * refuses it). */
 static inline size_t ref_at(const uint8_t *p, size_t left, uint32_t *id)
 {
     if (p[0] == 'h' && left >= 2) {
         *id = p[1];
         return 2;
     }
-    if (p[0] == 'j' && left >= 5) {
+    if (p[0] == 'j' && left >= 5 && le32(p + 1) != UINT32_MAX) {
         *id = le32(p + 1);
         return 5;
     }

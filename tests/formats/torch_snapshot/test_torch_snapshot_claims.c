@@ -34,6 +34,9 @@ static void member_key(struct pickle_writer *w, const char *key)
 
 static uint32_t write_frames(struct pickle_writer *w, size_t seed, size_t depth);
 
+/* The entry whose compile_context names memo index 2^32 - 1 (none: SIZE_MAX). */
+static size_t broken_entry = SIZE_MAX;
+
 /* Entry i: its index picks its action, widths and which of the rarer
  * pairs it has; its traceback is frames[pick], written here (in the
  * entry, as pybind writes a new one) when that id is still UINT32_MAX. */
@@ -66,7 +69,10 @@ static void write_entry(struct pickle_writer *w, size_t i, uint32_t *frames, siz
         pickle_write_item_done(w);
     }
     member_key(w, "compile_context");
-    pickle_write_key(w, i % 17 == 0 ? "torch_compile_0" : "N/A");
+    if (i == broken_entry)
+        pickle_write_get(w, UINT32_MAX); /* a memo index no pickle fills */
+    else
+        pickle_write_key(w, i % 17 == 0 ? "torch_compile_0" : "N/A");
     pickle_write_item_done(w);
     member_key(w, "user_metadata");
     pickle_write_key(w, i % 23 == 0 ? "epoch 3" : "");
@@ -226,11 +232,36 @@ static void test_claim_out_of_place(void **state)
     free(bytes);
 }
 
+/* A memo index no memo holds, in an entry a claim would read: refused
+ * with the reader's message, claims or not. */
+static void test_claim_bad_index(void **state)
+{
+    (void)state;
+    size_t size;
+    broken_entry = 1201; /* in the second batch, with no pair a claim leaves */
+    char *bytes = write_snapshot(1500, 1, true, &size);
+    broken_entry = SIZE_MAX;
+    struct profile *profile = NULL;
+    struct load_error claimed = {0}, read = {0};
+    assert_int_equal(profile_load_bytes((const uint8_t *)bytes, size, "claims.pickle", NULL,
+                                        &profile, &claimed),
+                     LOAD_BAD_INPUT);
+    load_torch_snapshot_set_claims(false);
+    assert_int_equal(profile_load_bytes((const uint8_t *)bytes, size, "claims.pickle", NULL,
+                                        &profile, &read),
+                     LOAD_BAD_INPUT);
+    load_torch_snapshot_set_claims(true);
+    assert_null(profile);
+    assert_string_equal(claimed.message, read.message);
+    free(bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_claims_read_as_dicts),
         cmocka_unit_test(test_claim_out_of_place),
+        cmocka_unit_test(test_claim_bad_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
