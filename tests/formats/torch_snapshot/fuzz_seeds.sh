@@ -22,7 +22,9 @@ fi
 if [ -n "$snapshot_generator" ]; then
     n=0
     for options in "--entries 60 --devices 1 --params 3" "--entries 80 --max-entries 40 --protocol 2" \
-                   "--entries 60 --python-only --protocol 5 --oom"; do
+                   "--entries 60 --python-only --protocol 5 --oom" \
+                   "--entries 1100 --devices 1 --params 2"; do
+        # (the last: a trace of two batches, whose second the reader claims)
         n=$((n + 1))
         # shellcheck disable=SC2086 # the option lists are meant to split
         "$snapshot_generator" $options -o "$seeds/torch_snapshot/generated$n.torch_snapshot"

@@ -108,6 +108,46 @@ static void fuzz_check_replay_thread(const uint8_t *data, size_t size)
     profile_free(two);
 }
 
+/* Entries read from their bytes (claims, the default) give what the
+ * dicts the reader builds give: the same status and message, the same
+ * timelines and rows. */
+static void fuzz_check_claims(const uint8_t *data, size_t size)
+{
+    struct profile *claimed = NULL, *read = NULL;
+    struct load_error claimed_error = {0}, read_error = {0};
+    enum load_status claimed_status =
+        profile_load_bytes(data, size, "fuzz.pickle", NULL, &claimed, &claimed_error);
+    load_torch_snapshot_set_claims(false);
+    enum load_status read_status =
+        profile_load_bytes(data, size, "fuzz.pickle", NULL, &read, &read_error);
+    load_torch_snapshot_set_claims(true);
+    fuzz_require(claimed_status == read_status, "claims give the status the reader gives");
+    if (claimed_status != LOAD_OK)
+        fuzz_require(strcmp(claimed_error.message, read_error.message) == 0,
+                     "claims give the message the reader gives");
+    if (claimed_status == LOAD_OK && read_status == LOAD_OK) {
+        fuzz_require(claimed->allocator_count == read->allocator_count,
+                     "claims find the allocators the reader finds");
+        for (size_t a = 0; a < claimed->allocator_count; a++) {
+            const struct snapshot_columns *x = &claimed->allocators[a].timeline;
+            const struct snapshot_columns *y = &read->allocators[a].timeline;
+            fuzz_require(x->count == y->count, "claims read as many entries");
+            for (size_t i = 0; i < x->count; i++)
+                fuzz_require(snapshot_columns_time(x, i) == snapshot_columns_time(y, i) &&
+                                 x->heap_bytes[i] == y->heap_bytes[i] &&
+                                 snapshot_columns_address(x, i) == snapshot_columns_address(y, i) &&
+                                 snapshot_columns_requested_bytes(x, i) ==
+                                     snapshot_columns_requested_bytes(y, i) &&
+                                 snapshot_columns_site(x, i) == snapshot_columns_site(y, i),
+                             "claims replay the same timeline");
+            fuzz_require(claimed->allocators[a].row_count == read->allocators[a].row_count,
+                         "claims find the same rows");
+        }
+    }
+    profile_free(claimed);
+    profile_free(read);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct profile *profile;
@@ -124,6 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* A thread per input slows fuzzing: one input in 16, by its last byte. */
     if (size > 0 && data[size - 1] % 16 == 0)
         fuzz_check_replay_thread(data, size);
+    /* Claims against the reader's dicts: one input in 4. */
+    if (size > 0 && data[size / 2] % 4 == 1)
+        fuzz_check_claims(data, size);
     fuzz_check_whole_path(data, size, "fuzz.pickle");
     return 0;
 }
