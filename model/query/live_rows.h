@@ -2,7 +2,10 @@
  * rows live_set.h promises: one row per allocation plus the special rows,
  * ordered and merged as XProf orders its peak table.
  *
- * Internal to the model: the live-set query (model/query/live_set.c) and the
+ * The order is model/query/live_rows_order.c's (packed keys).
+ *
+ * Internal to the model: the live-set queries (model/query/live_set.c,
+ * model/query/live_at_once.c) and the
  * Chrome-trace loader (model/formats/chrome_trace/load_trace*.c, whose rows at the peak are
  * made the same way) and the XSpace loader's table at the peak
  * (model/formats/xspace/load_xspace_profile.c) call it; views use model/query/live_set.h. It
