@@ -24,9 +24,10 @@
 #include "model/string_table.h"
 #include "model/util/array_grow.h"
 
-/* Not yet known, in the cache by memo index. */
-#define KEY_COUNT_UNKNOWN 0xff
-#define ACTION_UNKNOWN 0xff
+/* In the cache by memo index: not known yet; as an answer: the memo
+ * holds nothing there (the claim leaves the dict to the reader). */
+#define KEY_NOT_CACHED 0xff
+#define ACTION_NOT_CACHED 0xff
 
 static uint32_t le16(const uint8_t *b)
 {
@@ -48,49 +49,6 @@ static int64_t long1_of(const uint8_t *b, unsigned n)
     if (n < 8 && (raw >> (8 * n - 1)) & 1)
         raw |= ~(uint64_t)0 << (8 * n);
     return (int64_t)raw;
-}
-
-/* The value the opcode at p pushes, for the opcodes an entry's pairs
- * use, and its length; 0 for any other or one cut by the end. */
-static size_t value_at(const uint8_t *p, size_t left, struct pickle_memo *memo,
-                       struct pickle_value *value)
-{
-    *value = (struct pickle_value){.kind = PICKLE_INT};
-    switch (p[0]) {
-    case 'K':
-        if (left < 2)
-            return 0;
-        value->as.integer = p[1];
-        return 2;
-    case 'M':
-        if (left < 3)
-            return 0;
-        value->as.integer = le16(p + 1);
-        return 3;
-    case 'J':
-        if (left < 5)
-            return 0;
-        value->as.integer = (int32_t)le32(p + 1);
-        return 5;
-    case 0x8a: /* LONG1 */
-        if (left < 2 || p[1] > 8 || left - 2 < p[1])
-            return 0;
-        value->as.integer = p[1] ? long1_of(p + 2, p[1]) : 0;
-        return 2 + (size_t)p[1];
-    case 'h': /* BINGET */
-        return left >= 2 && pickle_memo_get(memo, p[1], value) ? 2 : 0;
-    case 'j': /* LONG_BINGET */
-        return left >= 5 && pickle_memo_get(memo, le32(p + 1), value) ? 5 : 0;
-    case 'N':
-        value->kind = PICKLE_NONE;
-        return 1;
-    case 0x88:
-    case 0x89:
-        *value = (struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = p[0] == 0x88};
-        return 1;
-    default:
-        return 0;
-    }
 }
 
 /* A memo get's index at p (BINGET, LONG_BINGET) and its length; 0 for
@@ -140,39 +98,62 @@ static inline size_t integer_at(const uint8_t *p, size_t left, int64_t *value)
     }
 }
 
+/* The value the opcode at p pushes, for the opcodes an entry's pairs
+ * use (integer_at's, ref_at's fetched from the memo, None, the bools),
+ * and its length; 0 for any other or one cut by the end. */
+static size_t value_at(const uint8_t *p, size_t left, struct pickle_memo *memo,
+                       struct pickle_value *value)
+{
+    *value = (struct pickle_value){.kind = PICKLE_INT};
+    uint32_t id;
+    size_t used = integer_at(p, left, &value->as.integer);
+    if (used)
+        return used;
+    if ((used = ref_at(p, left, &id)))
+        return pickle_memo_get(memo, id, value) ? used : 0;
+    if (p[0] == 'N') {
+        value->kind = PICKLE_NONE;
+        return 1;
+    }
+    if (p[0] == 0x88 || p[0] == 0x89) {
+        *value = (struct pickle_value){.kind = PICKLE_BOOL, .as.boolean = p[0] == 0x88};
+        return 1;
+    }
+    return 0;
+}
+
 /* The cache's slot for memo index `id` (the cache made: see
  * ts_claim_entry), emptied for it if another held it. */
 static inline struct ts_memo_cache *cache_slot(struct ts_load *load, uint32_t id)
 {
     struct ts_memo_cache *slot = &load->memo_cache[(id * 2654435761u) >> 20 & (TS_MEMO_CACHE - 1)];
     if (slot->id_plus_one != id + 1)
-        *slot = (struct ts_memo_cache){id + 1, KEY_COUNT_UNKNOWN, ACTION_UNKNOWN, UINT32_MAX};
+        *slot = (struct ts_memo_cache){id + 1, KEY_NOT_CACHED, ACTION_NOT_CACHED, UINT32_MAX};
     return slot;
 }
 
-/* The memo's value at `id` as an entry key; KEY_COUNT_UNKNOWN when
+/* The memo's value at `id` as an entry key; KEY_NOT_CACHED when
  * there is none there. */
 static uint8_t key_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
 {
     struct ts_memo_cache *slot = cache_slot(load, id);
-    if (slot->key != KEY_COUNT_UNKNOWN)
+    if (slot->key != KEY_NOT_CACHED)
         return slot->key;
     struct pickle_value key;
     if (!pickle_memo_get(memo, id, &key))
-        return KEY_COUNT_UNKNOWN;
-    /* The slot again: the cache does not move, but keep to one rule. */
-    return cache_slot(load, id)->key = ts_entry_key_meaning(load, &key);
+        return KEY_NOT_CACHED;
+    return slot->key = ts_entry_key_meaning(load, &key);
 }
 
 static uint8_t action_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
 {
     struct ts_memo_cache *slot = cache_slot(load, id);
-    if (slot->action != ACTION_UNKNOWN)
+    if (slot->action != ACTION_NOT_CACHED)
         return slot->action;
     struct pickle_value value;
     if (!pickle_memo_get(memo, id, &value))
-        return ACTION_UNKNOWN;
-    return cache_slot(load, id)->action = ts_entry_action_meaning(load, &value);
+        return ACTION_NOT_CACHED;
+    return slot->action = ts_entry_action_meaning(load, &value);
 }
 
 static uint32_t traceback_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
@@ -183,7 +164,7 @@ static uint32_t traceback_by_index(struct ts_load *load, struct pickle_memo *mem
     struct pickle_value frames;
     if (!pickle_memo_get(memo, id, &frames))
         return UINT32_MAX;
-    return cache_slot(load, id)->traceback = ts_traceback_of(load, &frames);
+    return slot->traceback = ts_traceback_of(load, &frames);
 }
 
 /* The entry's own context from its pair of memo indices (+1; 0 absent),
@@ -234,16 +215,16 @@ size_t ts_claim_entry(void *context, const struct pickle_object *list, const uin
     size_t at = 3;
     while (at < available && bytes[at] != 'u') {
         size_t used = ref_at(bytes + at, available - at, &id);
-        uint8_t key = used ? key_by_index(load, memo, id) : KEY_COUNT_UNKNOWN;
-        if (key == KEY_COUNT_UNKNOWN || (at += used) >= available)
+        uint8_t key = used ? key_by_index(load, memo, id) : KEY_NOT_CACHED;
+        if (key == KEY_NOT_CACHED || (at += used) >= available)
             return 0;
         const uint8_t *value = bytes + at;
         size_t left = available - at;
         switch (key) {
         case KEY_ACTION:
             used = ref_at(value, left, &id);
-            entry.action = used ? action_by_index(load, memo, id) : ACTION_UNKNOWN;
-            if (entry.action == ACTION_UNKNOWN)
+            entry.action = used ? action_by_index(load, memo, id) : ACTION_NOT_CACHED;
+            if (entry.action == ACTION_NOT_CACHED)
                 return 0;
             break;
         case KEY_ADDRESS:
