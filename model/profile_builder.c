@@ -30,6 +30,10 @@ bool profile_builder_init(struct profile_builder *builder)
 void profile_builder_free_state(struct profile_builder *builder)
 {
     free(builder->row_capacity);
+    for (size_t i = 0; builder->live_at_finish && builder->profile &&
+                       i < builder->profile->allocator_count;
+         i++)
+        free(builder->live_at_finish[i].live);
     free(builder->live_at_finish);
     free(builder->allocator_slots);
     free(builder->frame_stack_hashes);
@@ -39,8 +43,9 @@ void profile_builder_free_state(struct profile_builder *builder)
 
 void profile_builder_discard(struct profile_builder *builder)
 {
-    profile_free(builder->profile);
+    struct profile *profile = builder->profile; /* the state's count of allocators first */
     profile_builder_free_state(builder);
+    profile_free(profile);
 }
 
 struct string_table *profile_builder_strings(struct profile_builder *builder)
@@ -139,7 +144,7 @@ bool profile_builder_allocator(struct profile_builder *builder, const char *id, 
     memset(&profile->allocators[*index], 0, sizeof profile->allocators[*index]);
     profile->allocators[*index].id = string_id;
     builder->row_capacity[*index] = 0;
-    builder->live_at_finish[*index] = false;
+    builder->live_at_finish[*index] = (struct live_at_finish){0};
     allocator_slots_place(builder->allocator_slots, builder->allocator_slot_count, string_id,
                           *index);
     return true;
@@ -421,7 +426,7 @@ bool profile_builder_order_allocators(struct profile_builder *builder, const uin
         return true;
     struct allocator *ordered = malloc(allocators * sizeof *ordered);
     size_t *row_capacity = malloc(allocators * sizeof *row_capacity);
-    bool *live_at_finish = malloc(allocators * sizeof *live_at_finish);
+    struct live_at_finish *live_at_finish = malloc(allocators * sizeof *live_at_finish);
     size_t *order = malloc(allocators * sizeof *order);
     bool *placed = calloc(allocators, sizeof *placed);
     bool ok = ordered && row_capacity && live_at_finish && order && placed;
@@ -492,7 +497,15 @@ void profile_builder_set_rows_kind(struct profile_builder *builder, size_t index
 
 void profile_builder_make_live_rows(struct profile_builder *builder, size_t index)
 {
-    builder->live_at_finish[index] = true;
+    builder->live_at_finish[index].asked = true;
+}
+
+void profile_builder_hint_peak_live(struct profile_builder *builder, size_t index, size_t end,
+                                    uint32_t *live, size_t count)
+{
+    struct live_at_finish *finish = &builder->live_at_finish[index];
+    free(finish->live);
+    *finish = (struct live_at_finish){finish->asked, end, live, count};
 }
 
 bool profile_builder_set_initial_allocations(struct profile_builder *builder, size_t index,

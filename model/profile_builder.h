@@ -29,9 +29,15 @@ struct profile_builder {
     struct profile *profile;
     size_t allocator_capacity;
     size_t *row_capacity; /* per allocator */
-    /* Per allocator: finish makes its rows the live set at its peak
-     * (profile_builder_make_live_rows). */
-    bool *live_at_finish;
+    /* Per allocator: whether finish makes its rows the live set at its
+     * peak (profile_builder_make_live_rows), and what the loader's own
+     * replay found live there (profile_builder_hint_peak_live). */
+    struct live_at_finish {
+        bool asked;
+        size_t end;
+        uint32_t *live; /* NULL: no hint */
+        size_t count;
+    } *live_at_finish;
     /* Allocator index + 1 by memory id (open addressing), so a map of
      * many allocators loads in linear time. */
     uint32_t *allocator_slots;
@@ -164,6 +170,16 @@ void profile_builder_set_live_rows(struct profile_builder *builder, size_t index
  * that adds no rows and keeps no XProf table (PyTorch memory
  * snapshots). Rows the loader added are dropped then. */
 void profile_builder_make_live_rows(struct profile_builder *builder, size_t index);
+/* What a loader that asked for those rows found live after the first
+ * `end` snapshots of the timeline it handed over (the peak's end: every
+ * snapshot at or before the peak's time), by its own replay of the
+ * allocations by address (live_set.h's definition, without the initial
+ * allocations): `live`, timeline indices in any order, malloc'd, is the
+ * builder's now (freed on failure too). finish starts the table at the
+ * peak from it when the end is the peak's and the timeline kept its
+ * order, and replays the whole timeline otherwise. */
+void profile_builder_hint_peak_live(struct profile_builder *builder, size_t index, size_t end,
+                                    uint32_t *live, size_t count);
 
 /* The allocations already live when allocator `index`'s timeline begins
  * (struct allocator's initial), copied, replacing any given before.

@@ -76,16 +76,20 @@ static bool allocator_sort_blocks_array(struct allocation_block *blocks, size_t 
     return true;
 }
 
+/* Counted in locals: a count kept in the summary, written through a
+ * pointer the activity bytes may alias, is stored and loaded again each
+ * snapshot (5 ms for 2 million), where locals let the loop run in vector
+ * registers. */
 static void allocator_count_activities(struct allocator *allocator)
 {
-    const struct snapshot_columns *timeline = &allocator->timeline;
-    allocator->summary.allocations = allocator->summary.deallocations = 0;
-    for (size_t i = 0; i < timeline->count; i++) {
-        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION)
-            allocator->summary.allocations++;
-        else if (timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
-            allocator->summary.deallocations++;
+    const int8_t *activity = allocator->timeline.activity;
+    size_t count = allocator->timeline.count, allocations = 0, deallocations = 0;
+    for (size_t i = 0; i < count; i++) {
+        allocations += activity[i] == MEMORY_ACTIVITY_ALLOCATION;
+        deallocations += activity[i] == MEMORY_ACTIVITY_DEALLOCATION;
     }
+    allocator->summary.allocations = allocations;
+    allocator->summary.deallocations = deallocations;
 }
 
 static bool oom_earlier(const void *context, size_t a, size_t b)
@@ -114,14 +118,17 @@ static bool allocator_sort_ooms(struct allocator *allocator)
     return ok;
 }
 
-static bool allocator_finish(struct allocator *allocator)
+/* *kept_order: whether the timeline was in time order already (a
+ * loader's indices into it still hold). */
+static bool allocator_finish(struct allocator *allocator, bool *kept_order)
 {
     if (!allocator_sort_ooms(allocator) ||
         !allocator_sort_blocks_array(allocator->allocation_blocks,
                                      allocator->allocation_block_count))
         return false;
     snapshot_columns_fit(&allocator->timeline);
-    if (!profile_builder_timeline_sorted(&allocator->timeline))
+    *kept_order = snapshot_columns_times_sorted(&allocator->timeline);
+    if (!*kept_order && !profile_builder_timeline_sorted(&allocator->timeline))
         return false;
     allocator_count_activities(allocator);
     allocator->timeline_sampled = allocator->timeline_kind == TIMELINE_SAMPLED;
@@ -162,21 +169,26 @@ static void allocator_adopt_live_rows(struct allocator *allocator, struct live_r
     *live = (struct live_rows){.as_of_index = -1};
 }
 
-static bool allocator_wants_live_rows(const struct allocator *allocator, bool asked)
+static bool allocator_wants_live_rows(const struct allocator *allocator,
+                                      const struct live_at_finish *finish)
 {
+    bool asked = finish->asked;
     bool xprof = allocator->rows_kind == ALLOCATOR_ROWS_XPROF;
     return (xprof || asked) && allocator->timeline_kind == TIMELINE_COMPLETE &&
            allocator->timeline.count != 0;
 }
 
 static bool allocator_make_live_rows(const struct profile *profile, struct allocator *allocator,
-                                     bool asked, const struct live_special_texts *texts)
+                                     const struct live_at_finish *finish, bool kept_order,
+                                     const struct live_special_texts *texts)
 {
-    if (!allocator_wants_live_rows(allocator, asked))
+    if (!allocator_wants_live_rows(allocator, finish))
         return true;
     struct live_rows live = {0};
-    enum live_status status = live_rows_at_once_interned(
-        profile, allocator, allocator->summary.peak_time_ps, texts, &live);
+    struct live_timeline_hint hint = {finish->end, finish->live, finish->count};
+    enum live_status status =
+        live_rows_at_once_hinted(profile, allocator, allocator->summary.peak_time_ps, texts,
+                                 finish->live && kept_order ? &hint : NULL, &live);
     if (status != LIVE_OK) {
         live_rows_free(&live);
         return false;
@@ -201,7 +213,7 @@ void profile_builder_set_peak_live_rows(struct profile_builder *builder, size_t 
 
 struct finish_work {
     struct profile *profile;
-    const bool *asked;
+    const struct live_at_finish *finish; /* per allocator */
     const struct live_special_texts *texts;
     atomic_size_t next;    /* the next allocator to take */
     atomic_bool failed;
@@ -210,8 +222,10 @@ struct finish_work {
 static bool finish_one(struct finish_work *work, size_t i)
 {
     struct allocator *allocator = &work->profile->allocators[i];
-    return allocator_finish(allocator) &&
-           allocator_make_live_rows(work->profile, allocator, work->asked[i], work->texts);
+    bool kept_order;
+    return allocator_finish(allocator, &kept_order) &&
+           allocator_make_live_rows(work->profile, allocator, &work->finish[i], kept_order,
+                                    work->texts);
 }
 
 static void *finish_thread(void *context)
@@ -250,17 +264,17 @@ static size_t finish_thread_count(const struct profile *profile)
 
 /* Every allocator finished and given its rows; the calling thread takes
  * its share, so that a thread that cannot start costs only time. */
-static bool finish_allocators(struct profile *profile, const bool *asked)
+static bool finish_allocators(struct profile *profile, const struct live_at_finish *finish)
 {
     /* Interned only where rows are made: a profile without them keeps
      * the strings it had. */
     struct live_special_texts texts = {0};
     bool rows = false;
     for (size_t i = 0; i < profile->allocator_count && !rows; i++)
-        rows = allocator_wants_live_rows(&profile->allocators[i], asked[i]);
+        rows = allocator_wants_live_rows(&profile->allocators[i], &finish[i]);
     if (rows && !live_special_texts_intern(profile->strings, &texts))
         return false;
-    struct finish_work work = {.profile = profile, .asked = asked, .texts = &texts};
+    struct finish_work work = {.profile = profile, .finish = finish, .texts = &texts};
     atomic_init(&work.next, 0);
     atomic_init(&work.failed, false);
     pthread_t threads[FINISH_THREADS_MAX];

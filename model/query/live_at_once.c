@@ -4,9 +4,12 @@
  * thread at a load's end), and the rows of a set a loader found on its
  * own pass (XSpace).
  * Called by: the builder's finish, the loaders, through live_set.h.
+ * A loader's replay may hand its own live set at the peak along
+ * (live_rows_at_once_hinted): then only the initial allocations'
+ * addresses are replayed.
  * Must not: keep anything between calls, or write the profile but its
  * string table (live_rows_at_once interns the special rows' texts;
- * live_rows_at_once_interned writes nothing). */
+ * live_rows_at_once_interned and _hinted write nothing). */
 #include "config.h"
 
 #include "model/query/live_set.h"
@@ -127,10 +130,49 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     return live_rows_at_once_interned(profile, allocator, time_ps, &texts, rows);
 }
 
+/* The live set after the first `end` snapshots from a loader's hint: the
+ * initial allocations the timeline's first `end` snapshots leave alone
+ * (the last of several at one address; an ALLOCATION or a DEALLOCATION
+ * at its address ends it, as in live_set_at_once), then the hint's
+ * timeline indices as numbers; *live in any order (the caller frees it).
+ * false when memory runs out. */
+static bool live_set_hinted(const struct live_source *source, size_t end,
+                            const struct live_timeline_hint *hint, uint32_t **live, size_t *count)
+{
+    const struct snapshot_columns *timeline = source->timeline;
+    struct integer_map initial = {0};
+    bool ok = true;
+    for (size_t k = 0; ok && k < source->initial_count; k++)
+        ok = integer_map_put(&initial, source->initial[k].address, (uint32_t)k);
+    for (size_t i = 0; ok && initial.count && i < end; i++)
+        if (timeline->activity[i] == MEMORY_ACTIVITY_ALLOCATION ||
+            timeline->activity[i] == MEMORY_ACTIVITY_DEALLOCATION)
+            integer_map_remove(&initial, snapshot_columns_address(timeline, i), NULL);
+    size_t total = initial.count + hint->count;
+    *count = 0;
+    *live = ok ? malloc((total ? total : 1) * sizeof **live) : NULL;
+    for (size_t slot = 0; *live && slot < initial.capacity; slot++)
+        if (initial.slots[slot].used)
+            (*live)[(*count)++] = initial.slots[slot].value;
+    for (size_t k = 0; *live && k < hint->count; k++)
+        (*live)[(*count)++] = hint->live[k] + (uint32_t)source->initial_count;
+    integer_map_free(&initial);
+    return *live != NULL && numbers_sort(*live, *count);
+}
+
 enum live_status live_rows_at_once_interned(const struct profile *profile,
                                             const struct allocator *allocator, int64_t time_ps,
                                             const struct live_special_texts *texts,
                                             struct live_rows *rows)
+{
+    return live_rows_at_once_hinted(profile, allocator, time_ps, texts, NULL, rows);
+}
+
+enum live_status live_rows_at_once_hinted(const struct profile *profile,
+                                          const struct allocator *allocator, int64_t time_ps,
+                                          const struct live_special_texts *texts,
+                                          const struct live_timeline_hint *hint,
+                                          struct live_rows *rows)
 {
     rows->count = 0;
     if (allocator->timeline_sampled)
@@ -144,7 +186,13 @@ enum live_status live_rows_at_once_interned(const struct profile *profile,
     size_t end = snapshots_until(timeline, time_ps);
     uint32_t *live = NULL;
     size_t count = 0;
-    bool ok = live_set_at_once(&source, end, &live, &count);
+    /* A hint's indices are numbers once the initial allocations are
+     * counted: they must fit as the replay's do. */
+    bool hinted = hint && hint->end == end && hint->end <= timeline->count;
+    for (size_t k = 0; hinted && k < hint->count; k++)
+        hinted = hint->live[k] < end;
+    bool ok = hinted ? live_set_hinted(&source, end, hint, &live, &count)
+                     : live_set_at_once(&source, end, &live, &count);
     int64_t bytes = 0;
     for (size_t i = 0; ok && i < count; i++)
         bytes = saturating_add(bytes, live_source_bytes(&source, live[i]));

@@ -151,6 +151,27 @@ enum live_status live_rows_at_once_interned(const struct profile *profile,
                                             const struct live_special_texts *texts,
                                             struct live_rows *rows);
 
+/* What a loader's own replay found live after the first `end` snapshots
+ * of the timeline, before it was handed over: the timeline indices
+ * (any order) of the allocations live then, by the definition above
+ * less the initial allocations (the loader's replay held none). */
+struct live_timeline_hint {
+    size_t end;
+    const uint32_t *live;
+    size_t count;
+};
+
+/* live_rows_at_once_interned, from `hint` where its end is time_ps's
+ * (the caller vouches that the timeline kept the order the loader saw):
+ * the initial allocations still live are found by a replay of their own
+ * addresses alone, and no map of every open address is built. Any other
+ * hint, or none, and the whole timeline is replayed. */
+enum live_status live_rows_at_once_hinted(const struct profile *profile,
+                                          const struct allocator *allocator, int64_t time_ps,
+                                          const struct live_special_texts *texts,
+                                          const struct live_timeline_hint *hint,
+                                          struct live_rows *rows);
+
 /* The same rows from a live set the caller already has: the timeline
  * indices `live` (any order) of the allocations live after the first
  * `end` snapshots, for a loader whose own pass over the timeline found

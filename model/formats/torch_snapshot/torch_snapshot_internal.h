@@ -86,6 +86,12 @@ struct ts_open {
     int64_t size;
 };
 
+/* An allocation the trace ended after its running peak: at entry
+ * `entry`, the one entry `opened` made. */
+struct ts_end {
+    uint32_t entry, opened;
+};
+
 /* One list of device_traces, found by the list object, replayed as its
  * entries come (torch_snapshot_trace.c): the entries themselves are not
  * kept. Until its device is built the columns hold time_us as the file
@@ -110,6 +116,18 @@ struct ts_trace {
     size_t oom_count;
     int64_t allocated, reserved, best;
     size_t peak; /* the first entry at the largest allocated */
+    /* The last entry of the peak's time (entries after the peak at its
+     * time: the live set at the peak's time takes them too). */
+    size_t peak_last;
+    int64_t peak_time_us;
+    /* The allocations live at the running peak's time that ended after
+     * it, emptied at each new peak: with those still open at the end,
+     * what was live then (ts_trace_peak_live). Past a quarter of the
+     * trace's room they are no longer kept (ends_lost) until the next
+     * peak. */
+    struct ts_end *ends;
+    size_t end_count, end_capacity;
+    bool ends_lost;
     /* The allocations made on a stream other than the default, in entry
      * order (few: most are on the default one), for their contexts when
      * the device is built: kept aside so that the context column stays
@@ -340,6 +358,15 @@ struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object 
 bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch);
 /* The allocation in slot `slot` of trace->open. */
 const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot);
+/* What the replay found live after the first *end entries, where *end
+ * takes the peak's entry and those after it at the same time
+ * (`times_are_indices`: none, each entry has a time of its own): the
+ * entries that opened those allocations, in *live (malloc'd; any order),
+ * for the builder's table at the peak (profile_builder_hint_peak_live).
+ * false when the ends after the peak were not all kept, or memory runs
+ * out. Before ts_trace_drop_open. */
+bool ts_trace_peak_live(const struct ts_trace *trace, bool times_are_indices, size_t *end,
+                        uint32_t **live, size_t *count);
 /* Frees the trace's open allocations and unmatched frees, once its last
  * device has its initial allocations and blocks (they are what the
  * replay needed of them): the timeline is made after, the load's peak. */

@@ -327,6 +327,21 @@ static bool hand_over_initial(struct device_replay *replay)
     return ok;
 }
 
+/* What the trace's replay found live at the peak, handed to the builder
+ * with the rows asked of it: the table at the peak then needs no second
+ * replay of every address (where the replay did not keep it, the
+ * builder's finish replays). */
+static void hint_peak_live(struct device_replay *replay)
+{
+    const struct ts_load *load = replay->load;
+    size_t end, count;
+    uint32_t *live;
+    if (replay->trace &&
+        ts_trace_peak_live(replay->trace, load->entries_without_time || !load->any_time, &end,
+                           &live, &count))
+        profile_builder_hint_peak_live(load->builder, replay->allocator, end, live, count);
+}
+
 /* ---- the allocator ---- */
 
 static void set_summary(struct device_replay *replay, size_t peak)
@@ -461,6 +476,8 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts
                 ALLOCATOR_FIELD_TENSOR_SHAPE);
         profile_builder_set_caching(load->builder, replay.allocator);
         ok = hand_over_initial(&replay);
+        if (ok)
+            hint_peak_live(&replay);
         if (ok && trace && last_use)
             ts_trace_drop_open(trace);
         ok = ok && hand_over_timeline(&replay, trace, last_use) &&

@@ -100,6 +100,24 @@ static bool trace_reserve(struct ts_trace *trace, size_t more, size_t left)
     return true;
 }
 
+/* Notes that the current entry ends the allocation entry `opened` made,
+ * where that allocation was live at the running peak's time (made at or
+ * before the last entry of that time), while such ends are kept: the
+ * temporaries made and ended after the peak, most of the ends, are not
+ * what the table at the peak needs. */
+static void end_note(struct ts_trace *trace, uint32_t opened)
+{
+    if (trace->ends_lost || opened > trace->peak_last)
+        return;
+    if (trace->end_count >= trace->capacity / 4 + 1024 ||
+        !array_grow((void **)&trace->ends, &trace->end_capacity, trace->end_count,
+                    sizeof *trace->ends, 256)) {
+        trace->ends_lost = true;
+        return;
+    }
+    trace->ends[trace->end_count++] = (struct ts_end){(uint32_t)trace->count, opened};
+}
+
 /* Ends the allocation open at `address`, if any (false otherwise): its
  * size. */
 static bool end_open(struct ts_trace *trace, uint64_t address, int64_t *size)
@@ -108,6 +126,7 @@ static bool end_open(struct ts_trace *trace, uint64_t address, int64_t *size)
     if (!integer_map_remove(&trace->open, address, &slot))
         return false;
     *size = trace->opened[slot].size;
+    end_note(trace, trace->opened[slot].entry);
     trace->opened[slot].entry = trace->free_slot;
     trace->free_slot = slot;
     return true;
@@ -220,7 +239,13 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
         return false;
     if (trace->count == 0 || trace->allocated > trace->best) {
         trace->best = trace->allocated;
-        trace->peak = trace->count;
+        trace->peak = trace->peak_last = trace->count;
+        trace->peak_time_us = entry->time_us;
+        /* What this entry ended came before the peak, as all before. */
+        trace->end_count = 0;
+        trace->ends_lost = false;
+    } else if (trace->peak_last + 1 == trace->count && entry->time_us == trace->peak_time_us) {
+        trace->peak_last = trace->count;
     }
     if (entry->action == TS_OOM && !oom_add(trace, entry))
         return false;
@@ -301,8 +326,35 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     return true;
 }
 
+bool ts_trace_peak_live(const struct ts_trace *trace, bool times_are_indices, size_t *end,
+                        uint32_t **live, size_t *count)
+{
+    if (trace->ends_lost || trace->count == 0)
+        return false;
+    size_t at = (times_are_indices ? trace->peak : trace->peak_last) + 1;
+    *end = at;
+    *count = 0;
+    *live = malloc((trace->open.count + trace->end_count + 1) * sizeof **live);
+    if (!*live)
+        return false;
+    /* Open at the end and made by then, or made by then and ended since. */
+    for (size_t slot = 0; slot < trace->open.capacity; slot++)
+        if (trace->open.slots[slot].used) {
+            uint32_t opened = trace->opened[trace->open.slots[slot].value].entry;
+            if (opened < at)
+                (*live)[(*count)++] = opened;
+        }
+    for (size_t k = 0; k < trace->end_count; k++)
+        if (trace->ends[k].entry >= at && trace->ends[k].opened < at)
+            (*live)[(*count)++] = trace->ends[k].opened;
+    return true;
+}
+
 void ts_trace_drop_open(struct ts_trace *trace)
 {
+    free(trace->ends);
+    trace->ends = NULL;
+    trace->end_count = trace->end_capacity = 0;
     integer_map_free(&trace->open);
     free(trace->opened);
     trace->opened = NULL;
@@ -322,6 +374,7 @@ void ts_trace_free(struct ts_trace *trace)
     free(trace->ooms);
     free(trace->opened);
     free(trace->streams);
+    free(trace->ends);
     const struct pickle_object *list = trace->list;
     *trace = (struct ts_trace){.list = list};
 }

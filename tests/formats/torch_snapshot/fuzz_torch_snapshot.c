@@ -6,7 +6,8 @@
  * bytes, agrees with the format on whether the pickle is cut, broken or
  * holds objects; and says the same of the bytes with more after them
  * (its loop runs opcodes in line only away from the end of the file, so
- * that compares the in-line opcodes with the checked ones). */
+ * that compares the in-line opcodes with the checked ones). And the
+ * table at the peak is what a replay of every address makes. */
 #include "config.h"
 
 #include "tests/fuzz/fuzz_common.h"
@@ -16,6 +17,7 @@
 #include "model/decode/pickle.h"
 #include "model/input_format.h"
 #include "model/load_internal.h"
+#include "model/query/live_set.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -148,6 +150,36 @@ static void fuzz_check_claims(const uint8_t *data, size_t size)
     profile_free(read);
 }
 
+/* The table at the peak, made from what the trace's replay found live
+ * there (ts_trace_peak_live), is the one a replay of every address
+ * makes: the same rows in the same order. */
+static void fuzz_check_peak_table(struct profile *profile)
+{
+    for (size_t a = 0; a < profile->allocator_count; a++) {
+        const struct allocator *allocator = &profile->allocators[a];
+        if (allocator->rows_kind != ALLOCATOR_ROWS_LIVE)
+            continue;
+        struct live_rows live = {0};
+        if (live_rows_at_once(profile, allocator, allocator->summary.peak_time_ps, &live) !=
+            LIVE_OK) {
+            live_rows_free(&live);
+            continue;
+        }
+        fuzz_require(live.count == allocator->row_count,
+                     "the table at the peak has the rows a replay finds");
+        for (size_t r = 0; r < live.count && r < allocator->row_count; r++) {
+            const struct allocation_row *x = &live.rows[r], *y = &allocator->rows[r];
+            fuzz_require(x->snapshot_index == y->snapshot_index &&
+                             x->special_index == y->special_index &&
+                             x->occurrences == y->occurrences &&
+                             x->allocation_bytes == y->allocation_bytes &&
+                             x->address == y->address,
+                         "the table at the peak is the one a replay makes");
+        }
+        live_rows_free(&live);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct profile *profile;
@@ -156,9 +188,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_read_with(&torch_snapshot_format, "fuzz.pickle", data, size, &profile, &status,
                         &error))
         return 0;
-    if (profile && profile->allocator_count > 0)
+    if (profile && profile->allocator_count > 0) {
+        fuzz_check_peak_table(profile);
         fuzz_check_outcome(LOAD_OK, profile, &error);
-    else
+    } else
         profile_free(profile);
     fuzz_check_decoder(data, size, status);
     /* A thread per input slows fuzzing: one input in 16, by its last byte. */
