@@ -120,6 +120,8 @@ struct ts_trace {
      * time: the live set at the peak's time takes them too). */
     size_t peak_last;
     int64_t peak_time_us;
+    int64_t last_time_us;
+    bool times_back; /* an entry's time_us is before the one before it */
     /* The allocations live at the running peak's time that ended after
      * it, emptied at each new peak: with those still open at the end,
      * what was live then (ts_trace_peak_live). Past a quarter of the
@@ -467,6 +469,13 @@ struct device_replay {
         uint32_t base, id;
     } contexts[CONTEXTS_KEPT];
 };
+
+/* ---- torch_snapshot_contexts.c ---- */
+
+/* Each entry's context in `columns` (the device's trace's, being built)
+ * made from its own part, the annotations open then and its stream, and
+ * the column put in runs where they pay; false when memory runs out. */
+bool ts_finish_contexts(struct device_replay *replay, struct snapshot_columns *columns);
 
 /* The most entries a trace holds (entry indices are 32 bits, with room). */
 #define TS_MAX_ENTRIES 0x80000000u

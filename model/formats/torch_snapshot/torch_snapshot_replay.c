@@ -6,13 +6,14 @@
  * frees of allocations the trace does not hold, the active blocks it
  * never allocated, the segments), one pass over the columns adds it and
  * turns time_us into time, and each entry's context gets the annotations
- * open then and its stream. memory_viz's counting throughout: requested bytes, only
+ * open then and its stream (torch_snapshot_contexts.c). memory_viz's
+ * counting throughout: requested bytes, only
  * free_completed ends an allocation. The allocations live before the
  * first entry go to the profile as the allocator's initial allocations,
  * and the rows at the peak are left to the builder's finish: the live set
  * at the peak (model/query/live_set.h), the same at any moment.
- * Called by torch_snapshot.c. Calls torch_snapshot_initial.c, never the
- * other way. Must not: read the pickle. */
+ * Called by torch_snapshot.c. Calls torch_snapshot_initial.c and
+ * torch_snapshot_contexts.c, never the other way. Must not: read the pickle. */
 #include "config.h"
 
 #include <stdio.h>
@@ -26,105 +27,6 @@
 #include "model/util/saturating.h"
 #include "model/segments.h"
 #include "model/string_table.h"
-
-/* ---- the annotations in the entries' contexts ---- */
-
-/* Brings the annotations of this device open at `time_us` up to date (a
- * sweep: `time_us` never goes back between calls), counting changes. */
-static void annotations_advance(struct device_replay *replay, int64_t time_us)
-{
-    const struct ts_load *load = replay->load;
-    uint32_t *open = replay->open_annotations;
-    for (; replay->annotation_next < load->annotation_count; replay->annotation_next++) {
-        const struct ts_annotation *note = &load->annotations[replay->annotation_next];
-        if (note->time_us > time_us)
-            break;
-        if (note->device != replay->device)
-            continue;
-        if (note->start && replay->open_annotation_count < 16) {
-            open[replay->open_annotation_count++] = note->name;
-            replay->annotation_changes++;
-        } else if (!note->start) {
-            for (size_t j = replay->open_annotation_count; j-- > 0;)
-                if (open[j] == note->name) {
-                    memmove(open + j, open + j + 1,
-                            (replay->open_annotation_count - j - 1) * sizeof *open);
-                    replay->open_annotation_count--;
-                    replay->annotation_changes++;
-                    break;
-                }
-        }
-    }
-}
-
-/* The context of an entry whose own part is `base` (compile context,
- * metadata), allocated on `stream` (0: the default), while the open
- * annotations are what they are: their names, outermost first, " > "
- * between, then the base, then "stream 0x...", "; " between. */
-static uint32_t entry_context(struct device_replay *replay, uint32_t base, uint64_t stream)
-{
-    struct ts_load *load = replay->load;
-    uint64_t hash = ((uint64_t)base * 0x9e3779b97f4a7c15u ^ stream) * 0xbf58476d1ce4e5b9u;
-    struct context_made *made = &replay->contexts[hash >> 58 & (CONTEXTS_KEPT - 1)];
-    if (made->changes == replay->annotation_changes + 1 && made->base == base &&
-        made->stream == stream)
-        return made->id;
-    char text[1024];
-    size_t used = 0;
-    for (size_t j = 0; j < replay->open_annotation_count && used < 512; j++) {
-        struct text name = string_table_get(load->strings, replay->open_annotations[j]);
-        int n = snprintf(text + used, 512 - used, "%s%.*s", j ? " > " : "", (int)name.length,
-                         name.bytes);
-        if (n < 0 || (size_t)n >= 512 - used)
-            break;
-        used += (size_t)n;
-    }
-    struct text own = string_table_get(load->strings, base);
-    if (own.length)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%s%.*s", used ? "; " : "",
-                                 (int)own.length, own.bytes);
-    if (stream && used < sizeof text)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%sstream 0x%llx",
-                                 used ? "; " : "", (unsigned long long)stream);
-    if (used >= sizeof text)
-        used = sizeof text - 1;
-    *made = (struct context_made){stream, replay->annotation_changes + 1, base,
-                                  string_table_intern(load->strings, text, used)};
-    return made->id;
-}
-
-/* Each entry's context gets the annotations of its device open at its
- * time (the columns' time still is the file's time_us) and, for an
- * allocation on another stream than the default, that stream: the rows
- * at any moment say in which range and on which stream their memory was
- * made. Nothing to do for a device without annotations or such
- * allocations. False when memory runs out. */
-static bool finish_contexts(struct device_replay *replay, struct snapshot_columns *columns)
-{
-    const struct ts_load *load = replay->load;
-    const struct ts_trace *trace = replay->trace;
-    size_t streams = trace ? trace->stream_count : 0, next_stream = 0;
-    bool annotated = false;
-    for (size_t k = 0; k < load->annotation_count && !annotated; k++)
-        annotated = load->annotations[k].device == replay->device;
-    annotated = annotated && !load->entries_without_time;
-    if ((!annotated && streams == 0) || !columns->context)
-        return true;
-    for (size_t i = 0; i < columns->count; i++) {
-        if (annotated)
-            annotations_advance(replay, snapshot_columns_time(columns, i));
-        uint64_t stream = 0;
-        if (next_stream < streams && trace->streams[next_stream].entry == i)
-            stream = trace->streams[next_stream++].stream;
-        if (replay->open_annotation_count == 0 && stream == 0)
-            continue;
-        uint32_t context = entry_context(replay, columns->context[i], stream);
-        if (context == STRING_ID_NONE)
-            return false;
-        columns->context[i] = context;
-    }
-    return true;
-}
 
 /* ---- the timeline ---- */
 
@@ -181,9 +83,8 @@ static bool hand_over_timeline(struct device_replay *replay, struct ts_trace *tr
     /* Nothing appends to it now: its maps of keys and its room go before
      * the contexts are written and the next device is made (the peak). */
     snapshot_columns_fit(&columns);
-    /* The contexts, written, go in runs (a tenth of the column's room). */
-    if (!finish_contexts(replay, &columns) || !snapshot_columns_compact_context(&columns) ||
-        !finish_timeline(replay, &columns)) {
+    /* The contexts, written in runs (a tenth of the column's room). */
+    if (!ts_finish_contexts(replay, &columns) || !finish_timeline(replay, &columns)) {
         snapshot_columns_free(&columns);
         return false;
     }

@@ -237,6 +237,9 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
     if (trace->count >= trace->capacity || trace->count >= TS_MAX_ENTRIES ||
         !trace_step(trace, entry))
         return false;
+    if (trace->count && entry->time_us < trace->last_time_us)
+        trace->times_back = true;
+    trace->last_time_us = entry->time_us;
     if (trace->count == 0 || trace->allocated > trace->best) {
         trace->best = trace->allocated;
         trace->peak = trace->peak_last = trace->count;

@@ -41,13 +41,13 @@ static void str_member(struct pickle_writer *w, const char *key, const char *val
 }
 
 static void entry(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
-                  int64_t time_us)
+                  int64_t time_us, int64_t stream)
 {
     pickle_write_dict(w, 5);
     str_member(w, "action", action);
     int_member(w, "addr", address);
     int_member(w, "size", size);
-    int_member(w, "stream", 0);
+    int_member(w, "stream", stream);
     int_member(w, "time_us", time_us);
     pickle_write_item_done(w);
 }
@@ -64,8 +64,10 @@ static void annotation(struct pickle_writer *w, const char *stage, const char *n
 }
 
 /* Device 0 from 1000 us: A 100 B (200): 300 at 1010, B freed at 1020,
- * C 50 at 1030. The annotations, not in time order. */
-static struct profile *annotated_snapshot(void)
+ * C 50 at 1030 (entry i at times[i]; B on stream b_stream). The
+ * annotations, not in time order. */
+static const int64_t in_order[] = {1000, 1010, 1019, 1020, 1030};
+static struct profile *annotated_snapshot(const int64_t *times, int64_t b_stream)
 {
     char *bytes = NULL;
     size_t size = 0;
@@ -79,11 +81,11 @@ static struct profile *annotated_snapshot(void)
     pickle_write_key(w, "device_traces");
     pickle_write_list(w, 1);
     pickle_write_list(w, 5);
-    entry(w, "alloc", 0x1000, 100, 1000);
-    entry(w, "alloc", 0x2000, 200, 1010);
-    entry(w, "free_requested", 0x2000, 200, 1019);
-    entry(w, "free_completed", 0x2000, 200, 1020);
-    entry(w, "alloc", 0x3000, 50, 1030);
+    entry(w, "alloc", 0x1000, 100, times[0], 0);
+    entry(w, "alloc", 0x2000, 200, times[1], b_stream);
+    entry(w, "free_requested", 0x2000, 200, times[2], 0);
+    entry(w, "free_completed", 0x2000, 200, times[3], 0);
+    entry(w, "alloc", 0x3000, 50, times[4], 0);
     pickle_write_item_done(w);
     pickle_write_item_done(w);
     pickle_write_key(w, "external_annotations");
@@ -112,7 +114,7 @@ static struct profile *annotated_snapshot(void)
 static void test_annotations_paired(void **state)
 {
     (void)state;
-    struct profile *profile = annotated_snapshot();
+    struct profile *profile = annotated_snapshot(in_order, 0);
     assert_int_equal(profile->allocator_count, 1);
     const struct allocator *a = &profile->allocators[0];
     /* The device without an allocator has no timeline to put its span on;
@@ -153,6 +155,39 @@ static void test_annotations_paired(void **state)
     }
     span_table_free(&table);
     profile_free(profile);
+}
+
+/* Each entry's context: the annotations of its device open at its time,
+ * then its stream where it is not the default; alike where the entries
+ * come in time order (the annotations looked up where they change) and
+ * where one goes back (swept entry by entry: C, at 1018, comes after the
+ * step's END at 1015 and before ProfilerStep#1's at 1025). */
+static void test_contexts(void **state)
+{
+    (void)state;
+    static const int64_t back[] = {1000, 1010, 1019, 1020, 1018};
+    const int64_t *times[] = {in_order, back};
+    static const char *const expected[][5] = {
+        {"ProfilerStep#1", "ProfilerStep#1 > Optimizer.step#Adam.step; stream 0x7",
+         "ProfilerStep#1", "ProfilerStep#1", "ProfilerStep#2"},
+        {"ProfilerStep#1", "ProfilerStep#1 > Optimizer.step#Adam.step; stream 0x7",
+         "ProfilerStep#1", "ProfilerStep#1", "ProfilerStep#1"},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        struct profile *profile = annotated_snapshot(times[k], 7);
+        const struct snapshot_columns *timeline = &profile->allocators[0].timeline;
+        assert_int_equal(timeline->count, 5);
+        for (size_t i = 0; i < 5; i++) {
+            /* The builder sorts the entries by time: find entry i by its. */
+            size_t at = 0;
+            while (at < 5 && snapshot_columns_time(timeline, at) != (times[k][i] - 1000) * US)
+                at++;
+            assert_true(at < 5);
+            assert_string_equal(
+                profile_text(profile, snapshot_columns_context(timeline, at)), expected[k][i]);
+        }
+        profile_free(profile);
+    }
 }
 
 /* The real capture: zero_grad and step of Adam, three times each; the
@@ -279,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_annotations_paired),
+        cmocka_unit_test(test_contexts),
         cmocka_unit_test(test_real_capture_spans),
         cmocka_unit_test(test_times_narrow),
     };
