@@ -150,49 +150,103 @@ static void runs_add(struct runs *runs, size_t first, uint32_t context)
     runs->runs[runs->count++] = (struct context_run){(uint32_t)first, context};
 }
 
-/* The entries' contexts with the times in order: the annotations are
- * brought up to date only where the next one starts (found by a search
- * of the times), and between those entries an entry's context follows
- * from its own part alone. Written to the column and, as it goes, to
- * runs that replace it when they are few. false when memory runs out. */
+/* The annotations as before the first entry, for a second pass. */
+static void annotations_rewind(struct device_replay *replay)
+{
+    replay->annotation_next = 0;
+    replay->open_annotation_count = 0;
+    replay->annotation_changes = 0;
+    memset(replay->contexts, 0, sizeof replay->contexts);
+}
+
+/* The runs of entries from `from` to `until` whose own part is the empty
+ * string (the trace wrote no own part: the column, untouched, is not
+ * read): one for the open annotations, broken by each allocation on
+ * another stream. STRING_ID_NONE when memory runs out, else not. */
+static uint32_t runs_without_own(struct device_replay *replay, struct runs *runs, size_t from,
+                                 size_t until, size_t *next_stream)
+{
+    const struct ts_trace *trace = replay->trace;
+    size_t streams = trace ? trace->stream_count : 0;
+    uint32_t context =
+        replay->open_annotation_count ? entry_context(replay, STRING_ID_EMPTY, 0) : STRING_ID_EMPTY;
+    for (size_t i = from; i < until && context != STRING_ID_NONE;) {
+        size_t next = *next_stream < streams && trace->streams[*next_stream].entry < until
+                          ? trace->streams[*next_stream].entry
+                          : until;
+        if (next > i) {
+            runs_add(runs, i, context);
+            i = next;
+            continue;
+        }
+        uint32_t own = entry_context(replay, STRING_ID_EMPTY, trace->streams[(*next_stream)++].stream);
+        if (own == STRING_ID_NONE)
+            return own;
+        runs_add(runs, i++, own);
+    }
+    return context;
+}
+
+/* The same for entries with own parts, read from the column: between two
+ * changes of the annotations an entry's context follows from its own
+ * part alone. */
+static uint32_t runs_with_own(struct device_replay *replay, struct runs *runs,
+                              const uint32_t *column, size_t from, size_t until,
+                              size_t *next_stream)
+{
+    const struct ts_trace *trace = replay->trace;
+    size_t streams = trace ? trace->stream_count : 0;
+    bool open = replay->open_annotation_count != 0;
+    uint32_t last_base = STRING_ID_NONE, last_context = STRING_ID_NONE, context = STRING_ID_EMPTY;
+    for (size_t i = from; i < until; i++) {
+        uint32_t base = column[i];
+        context = base;
+        if (*next_stream < streams && trace->streams[*next_stream].entry == i) {
+            context = entry_context(replay, base, trace->streams[(*next_stream)++].stream);
+        } else if (open && base == last_base) {
+            context = last_context;
+        } else if (open) {
+            context = last_context = entry_context(replay, base, 0);
+            last_base = base;
+        }
+        if (context == STRING_ID_NONE)
+            return context;
+        runs_add(runs, i, context);
+    }
+    return context;
+}
+
+/* The entries' contexts with the times in order, as runs: the
+ * annotations are brought up to date only where the next one starts
+ * (found by a search of the times). Where the runs do not pay (more
+ * than a quarter of the entries), the column is written entry by entry
+ * instead. false when memory runs out. */
 static bool contexts_in_order(struct device_replay *replay, struct snapshot_columns *columns,
                               bool annotated)
 {
     const struct ts_load *load = replay->load;
-    const struct ts_trace *trace = replay->trace;
-    size_t streams = trace ? trace->stream_count : 0, next_stream = 0, count = columns->count;
-    uint32_t *column = columns->context;
+    size_t next_stream = 0, count = columns->count;
     struct runs runs = {.most = count / 4};
-    for (size_t i = 0; i < count;) {
+    for (size_t i = 0; i < count && !runs.lost;) {
         if (annotated)
             annotations_advance(replay, snapshot_columns_time(columns, i));
         size_t until = count;
         if (annotated && replay->annotation_next < load->annotation_count)
             until = first_entry_at(columns, i + 1,
                                    load->annotations[replay->annotation_next].time_us);
-        bool open = replay->open_annotation_count != 0;
-        uint32_t last_base = STRING_ID_NONE, last_context = STRING_ID_NONE;
-        for (; i < until; i++) {
-            uint32_t base = column[i], context = base;
-            if (next_stream < streams && trace->streams[next_stream].entry == i) {
-                context = entry_context(replay, base, trace->streams[next_stream++].stream);
-            } else if (open && base == last_base) {
-                context = last_context;
-            } else if (open) {
-                context = last_context = entry_context(replay, base, 0);
-                last_base = base;
-            }
-            if (context == STRING_ID_NONE) {
-                free(runs.runs);
-                return false;
-            }
-            column[i] = context;
-            runs_add(&runs, i, context);
+        uint32_t made = replay->trace->own_contexts
+                            ? runs_with_own(replay, &runs, columns->context, i, until, &next_stream)
+                            : runs_without_own(replay, &runs, i, until, &next_stream);
+        if (made == STRING_ID_NONE) {
+            free(runs.runs);
+            return false;
         }
+        i = until;
     }
     if (runs.lost || count > UINT32_MAX) {
         free(runs.runs);
-        return true; /* the column stays */
+        annotations_rewind(replay);
+        return contexts_by_entry(replay, columns, annotated);
     }
     free(columns->context);
     columns->context = NULL;

@@ -42,7 +42,15 @@ bool ts_find_initial(struct device_replay *replay)
     for (size_t k = 0; ok && trace && k < trace->unmatched_count; k++)
         ok = initial_add(replay, (struct initial){trace->unmatched[k].address,
                                                   trace->unmatched[k].size, 0, false});
-    struct integer_map active = {0};
+    /* The device's active blocks by address (their index in load->blocks),
+     * kept for the blocks of the rows (torch_snapshot_replay.c); room for
+     * every block of its segments at once. */
+    struct integer_map *active = &replay->active;
+    size_t blocks = 0;
+    for (size_t s = 0; s < load->segment_count; s++)
+        if (load->segments[s].device == replay->device)
+            blocks += load->segments[s].block_count;
+    ok = ok && integer_map_reserve(active, blocks);
     for (size_t s = 0; ok && s < load->segment_count; s++) {
         const struct ts_segment *segment = &load->segments[s];
         if (segment->device != replay->device)
@@ -52,7 +60,8 @@ bool ts_find_initial(struct device_replay *replay)
             const struct ts_block *block = &load->blocks[segment->first_block + b];
             if (!block_is_active(block))
                 continue;
-            ok = integer_map_put(&active, block->address, (uint32_t)(segment->first_block + b));
+            ok = segment->first_block + b < UINT32_MAX &&
+                 integer_map_put(active, block->address, (uint32_t)(segment->first_block + b));
             if (ok && !integer_map_find(open, block->address))
                 ok = initial_add(replay, (struct initial){block->address, block->requested,
                                                           block->traceback, true});
@@ -61,12 +70,11 @@ bool ts_find_initial(struct device_replay *replay)
     for (size_t slot = 0; ok && slot < open->capacity; slot++) {
         if (!open->slots[slot].used)
             continue;
-        const uint32_t *block = integer_map_find(&active, open->slots[slot].key);
+        const uint32_t *block = integer_map_find(active, open->slots[slot].key);
         int64_t size = ts_trace_opened(trace, open->slots[slot].value)->size;
         if (!block || load->blocks[*block].requested != size)
             replay->not_in_snapshot++;
     }
-    integer_map_free(&active);
     replay->reserved_start =
         trace ? saturating_subtract(replay->reserved_end, trace->reserved) : replay->reserved_end;
     return ok;

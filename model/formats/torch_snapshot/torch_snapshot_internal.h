@@ -122,6 +122,7 @@ struct ts_trace {
     int64_t peak_time_us;
     int64_t last_time_us;
     bool times_back; /* an entry's time_us is before the one before it */
+    bool own_contexts; /* an entry's own context is not empty (else the column is untouched) */
     /* The allocations live at the running peak's time that ended after
      * it, emptied at each new peak: with those still open at the end,
      * what was live then (ts_trace_peak_live). Past a quarter of the
@@ -455,6 +456,10 @@ struct device_replay {
     int64_t initial_bytes;
     int64_t reserved_end, reserved_start;
     size_t not_in_snapshot; /* live at the end per the trace, not active in the snapshot */
+    /* The device's active blocks (allocated or pending free) by address:
+     * their index in load->blocks (the segments know each block's
+     * rounded size). */
+    struct integer_map active;
     /* The annotations open at the time of the last entry (a sweep:
      * entries come in time order), a count of their changes, and the
      * contexts made lately by their parts (an entry's context is made

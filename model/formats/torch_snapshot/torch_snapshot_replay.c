@@ -128,40 +128,22 @@ static bool hand_over_ooms(struct device_replay *replay)
 
 /* ---- the allocations live before the trace, and the blocks ---- */
 
-/* The device's active blocks (allocated or pending free) by address
- * (index in load->blocks + 1): the segments know each block's rounded
- * size. False when memory runs out. */
-static bool blocks_by_address(const struct device_replay *replay, struct integer_map *map)
-{
-    const struct ts_load *load = replay->load;
-    for (size_t s = 0; s < load->segment_count; s++) {
-        const struct ts_segment *segment = &load->segments[s];
-        if (segment->device != replay->device)
-            continue;
-        for (size_t b = segment->first_block; b < segment->first_block + segment->block_count; b++)
-            if (load->blocks[b].state != TS_BLOCK_INACTIVE && b < UINT32_MAX &&
-                !integer_map_put(map, load->blocks[b].address, (uint32_t)b + 1))
-                return false;
-    }
-    return true;
-}
-
 /* The rounded block of an allocation still active when the snapshot was
  * taken (its block holds the same request at the same address); 0 when
  * the snapshot does not say. */
-static int64_t block_bytes_of(const struct device_replay *replay, const struct integer_map *blocks,
-                              uint64_t address, int64_t requested)
+static int64_t block_bytes_of(const struct device_replay *replay, uint64_t address,
+                              int64_t requested)
 {
-    const uint32_t *found = integer_map_find(blocks, address);
+    const uint32_t *found = integer_map_find(&replay->active, address);
     if (!found)
         return 0;
-    const struct ts_block *block = &replay->load->blocks[*found - 1];
+    const struct ts_block *block = &replay->load->blocks[*found];
     return block->requested == requested ? block->size : 0;
 }
 
 /* The blocks of the trace's allocations still open at the end (only
  * those the snapshot's segments hold), for their rows at any moment. */
-static bool hand_over_blocks(struct device_replay *replay, const struct integer_map *blocks)
+static bool hand_over_blocks(struct device_replay *replay)
 {
     const struct ts_trace *trace = replay->trace;
     if (!trace)
@@ -173,7 +155,7 @@ static bool hand_over_blocks(struct device_replay *replay, const struct integer_
         if (!trace->open.slots[slot].used)
             continue;
         const struct ts_open *open = ts_trace_opened(trace, trace->open.slots[slot].value);
-        int64_t bytes = block_bytes_of(replay, blocks, trace->open.slots[slot].key, open->size);
+        int64_t bytes = block_bytes_of(replay, trace->open.slots[slot].key, open->size);
         if (bytes > 0)
             held[count++] = (struct allocation_block){open->entry, bytes};
     }
@@ -193,8 +175,7 @@ static bool hand_over_initial(struct device_replay *replay)
     uint32_t before = string_table_intern(load->strings, "<before the trace>", 18);
     struct allocation_row *rows =
         malloc((replay->initial_count ? replay->initial_count : 1) * sizeof *rows);
-    struct integer_map blocks = {0};
-    bool ok = rows && before != STRING_ID_NONE && blocks_by_address(replay, &blocks);
+    bool ok = rows && before != STRING_ID_NONE;
     /* A ghost (at or past the unmatched frees) is one of the snapshot's
      * active blocks; an unmatched free's allocation ended in the trace. */
     size_t unmatched = replay->trace ? replay->trace->unmatched_count : 0;
@@ -214,14 +195,13 @@ static bool hand_over_initial(struct device_replay *replay)
             .location_line = traceback.location_line,
             .stack = traceback.stack,
             .block_bytes = k >= unmatched
-                               ? block_bytes_of(replay, &blocks, initial->address, initial->size)
+                               ? block_bytes_of(replay, initial->address, initial->size)
                                : 0,
         };
     }
     ok = ok && profile_builder_set_initial_allocations(load->builder, replay->allocator, rows,
                                                        replay->initial_count) &&
-         hand_over_blocks(replay, &blocks);
-    integer_map_free(&blocks);
+         hand_over_blocks(replay);
     free(rows);
     if (ok)
         profile_builder_make_live_rows(load->builder, replay->allocator);
@@ -388,5 +368,6 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts
     if (ok)
         set_summary(&replay, peak);
     free(replay.initial);
+    integer_map_free(&replay.active);
     return ok ? LOAD_OK : ts_no_memory(load);
 }

@@ -240,6 +240,7 @@ static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint
     if (trace->count && entry->time_us < trace->last_time_us)
         trace->times_back = true;
     trace->last_time_us = entry->time_us;
+    trace->own_contexts |= entry->context != STRING_ID_EMPTY;
     if (trace->count == 0 || trace->allocated > trace->best) {
         trace->best = trace->allocated;
         trace->peak = trace->peak_last = trace->count;

@@ -40,11 +40,14 @@ static void str_member(struct pickle_writer *w, const char *key, const char *val
     pickle_write_item_done(w);
 }
 
+/* `metadata`: the entry's user_metadata (NULL: none). */
 static void entry(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
-                  int64_t time_us, int64_t stream)
+                  int64_t time_us, int64_t stream, const char *metadata)
 {
-    pickle_write_dict(w, 5);
+    pickle_write_dict(w, metadata ? 6 : 5);
     str_member(w, "action", action);
+    if (metadata)
+        str_member(w, "user_metadata", metadata);
     int_member(w, "addr", address);
     int_member(w, "size", size);
     int_member(w, "stream", stream);
@@ -64,10 +67,12 @@ static void annotation(struct pickle_writer *w, const char *stage, const char *n
 }
 
 /* Device 0 from 1000 us: A 100 B (200): 300 at 1010, B freed at 1020,
- * C 50 at 1030 (entry i at times[i]; B on stream b_stream). The
- * annotations, not in time order. */
+ * C 50 at 1030 (entry i at times[i]; B on stream b_stream; C with user
+ * metadata c_metadata, NULL for none). The annotations, not in time
+ * order. */
 static const int64_t in_order[] = {1000, 1010, 1019, 1020, 1030};
-static struct profile *annotated_snapshot(const int64_t *times, int64_t b_stream)
+static struct profile *annotated_snapshot(const int64_t *times, int64_t b_stream,
+                                          const char *c_metadata)
 {
     char *bytes = NULL;
     size_t size = 0;
@@ -81,11 +86,11 @@ static struct profile *annotated_snapshot(const int64_t *times, int64_t b_stream
     pickle_write_key(w, "device_traces");
     pickle_write_list(w, 1);
     pickle_write_list(w, 5);
-    entry(w, "alloc", 0x1000, 100, times[0], 0);
-    entry(w, "alloc", 0x2000, 200, times[1], b_stream);
-    entry(w, "free_requested", 0x2000, 200, times[2], 0);
-    entry(w, "free_completed", 0x2000, 200, times[3], 0);
-    entry(w, "alloc", 0x3000, 50, times[4], 0);
+    entry(w, "alloc", 0x1000, 100, times[0], 0, NULL);
+    entry(w, "alloc", 0x2000, 200, times[1], b_stream, NULL);
+    entry(w, "free_requested", 0x2000, 200, times[2], 0, NULL);
+    entry(w, "free_completed", 0x2000, 200, times[3], 0, NULL);
+    entry(w, "alloc", 0x3000, 50, times[4], 0, c_metadata);
     pickle_write_item_done(w);
     pickle_write_item_done(w);
     pickle_write_key(w, "external_annotations");
@@ -114,7 +119,7 @@ static struct profile *annotated_snapshot(const int64_t *times, int64_t b_stream
 static void test_annotations_paired(void **state)
 {
     (void)state;
-    struct profile *profile = annotated_snapshot(in_order, 0);
+    struct profile *profile = annotated_snapshot(in_order, 0, NULL);
     assert_int_equal(profile->allocator_count, 1);
     const struct allocator *a = &profile->allocators[0];
     /* The device without an allocator has no timeline to put its span on;
@@ -158,23 +163,29 @@ static void test_annotations_paired(void **state)
 }
 
 /* Each entry's context: the annotations of its device open at its time,
- * then its stream where it is not the default; alike where the entries
- * come in time order (the annotations looked up where they change) and
- * where one goes back (swept entry by entry: C, at 1018, comes after the
- * step's END at 1015 and before ProfilerStep#1's at 1025). */
+ * then its own part, then its stream where it is not the default; alike
+ * where the entries come in time order (the annotations looked up where
+ * they change; with and without own parts) and where one goes back
+ * (swept entry by entry: C, at 1018, comes after the step's END at 1015
+ * and before ProfilerStep#1's at 1025). */
 static void test_contexts(void **state)
 {
     (void)state;
     static const int64_t back[] = {1000, 1010, 1019, 1020, 1018};
-    const int64_t *times[] = {in_order, back};
+    const int64_t *times[] = {in_order, back, in_order, back};
+    const char *metadata[] = {NULL, NULL, "epoch 3", "epoch 3"};
     static const char *const expected[][5] = {
         {"ProfilerStep#1", "ProfilerStep#1 > Optimizer.step#Adam.step; stream 0x7",
          "ProfilerStep#1", "ProfilerStep#1", "ProfilerStep#2"},
         {"ProfilerStep#1", "ProfilerStep#1 > Optimizer.step#Adam.step; stream 0x7",
          "ProfilerStep#1", "ProfilerStep#1", "ProfilerStep#1"},
+        {"ProfilerStep#1", "ProfilerStep#1 > Optimizer.step#Adam.step; stream 0x7",
+         "ProfilerStep#1", "ProfilerStep#1", "ProfilerStep#2; metadata epoch 3"},
+        {"ProfilerStep#1", "ProfilerStep#1 > Optimizer.step#Adam.step; stream 0x7",
+         "ProfilerStep#1", "ProfilerStep#1", "ProfilerStep#1; metadata epoch 3"},
     };
-    for (size_t k = 0; k < 2; k++) {
-        struct profile *profile = annotated_snapshot(times[k], 7);
+    for (size_t k = 0; k < 4; k++) {
+        struct profile *profile = annotated_snapshot(times[k], 7, metadata[k]);
         const struct snapshot_columns *timeline = &profile->allocators[0].timeline;
         assert_int_equal(timeline->count, 5);
         for (size_t i = 0; i < 5; i++) {
