@@ -231,7 +231,8 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
         columns->time_ps[i] = snapshot->time_ps;
     else
         columns_time_store(columns, i, snapshot->time_ps);
-    columns->stack_bytes[i] = snapshot->stack_bytes;
+    if (columns->stack_bytes)
+        columns->stack_bytes[i] = snapshot->stack_bytes;
     columns->heap_bytes[i] = snapshot->heap_bytes;
     if (columns->free_bytes)
         columns->free_bytes[i] = snapshot->free_bytes;
@@ -259,9 +260,11 @@ void snapshot_columns_set(struct snapshot_columns *columns, size_t i,
     } else if (!columns_key_of(columns, snapshot->op_name, snapshot->site, &columns->key[i])) {
         columns->lost = true;
     }
-    columns->region_type[i] = snapshot->region_type;
-    columns->data_type[i] = snapshot->data_type;
-    columns->tensor_shape[i] = snapshot->tensor_shape;
+    if (columns->region_type) {
+        columns->region_type[i] = snapshot->region_type;
+        columns->data_type[i] = snapshot->data_type;
+        columns->tensor_shape[i] = snapshot->tensor_shape;
+    }
     if (columns->context)
         columns->context[i] = snapshot->context;
     if (columns->site)
@@ -298,7 +301,8 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
         columns_time_store(columns, i, snapshot->time_ps);
         written |= 1u << COLUMN_BIT_time_narrow;
     }
-    STORE(stack_bytes, snapshot->stack_bytes)
+    if (columns->stack_bytes)
+        STORE(stack_bytes, snapshot->stack_bytes)
     STORE(heap_bytes, snapshot->heap_bytes)
     if (columns->free_bytes)
         STORE(free_bytes, snapshot->free_bytes)
@@ -333,9 +337,11 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
         columns->lost |= !columns_key_of(columns, snapshot->op_name, snapshot->site, &key);
         STORE(key, key)
     }
-    STORE(region_type, snapshot->region_type)
-    STORE(data_type, snapshot->data_type)
-    STORE(tensor_shape, snapshot->tensor_shape)
+    if (columns->region_type) {
+        STORE(region_type, snapshot->region_type)
+        STORE(data_type, snapshot->data_type)
+        STORE(tensor_shape, snapshot->tensor_shape)
+    }
 #undef STORE
     if (columns->context && snapshot->context) {
         columns->context[i] = snapshot->context;
@@ -353,7 +359,7 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
 {
     *out = (struct snapshot){
         .time_ps = snapshot_columns_time(columns, index),
-        .stack_bytes = columns->stack_bytes[index],
+        .stack_bytes = snapshot_columns_stack_bytes(columns, index),
         .heap_bytes = columns->heap_bytes[index],
         .free_bytes = snapshot_columns_free_bytes(columns, index),
         .fragmentation = columns->fragmentation[index],
@@ -364,9 +370,9 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
         .address = snapshot_columns_address(columns, index),
         .step_id = snapshot_columns_step_id(columns, index),
         .op_name = snapshot_columns_op_name(columns, index),
-        .region_type = columns->region_type[index],
-        .data_type = columns->data_type[index],
-        .tensor_shape = columns->tensor_shape[index],
+        .region_type = snapshot_columns_region_type(columns, index),
+        .data_type = snapshot_columns_data_type(columns, index),
+        .tensor_shape = snapshot_columns_tensor_shape(columns, index),
         .context = snapshot_columns_context(columns, index),
         .site = snapshot_columns_site(columns, index),
     };
@@ -477,7 +483,3 @@ void snapshot_columns_free(struct snapshot_columns *columns)
     memset(columns, 0, sizeof *columns);
 }
 
-int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t index)
-{
-    return saturating_add(columns->stack_bytes[index], columns->heap_bytes[index]);
-}

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/util/saturating.h"
+
 /* What a snapshot records happening (MemoryProfile's MemoryActivity). */
 enum memory_activity {
     MEMORY_ACTIVITY_UNKNOWN = 0,
@@ -201,6 +203,14 @@ enum {
      * that does not fit (before its block's base, off the unit, 2^32
      * units or more past it) widens the column back to 8 bytes */
     SNAPSHOT_NARROW_TIME = 1u << 7,
+    /* no stack bytes: every snapshot's are 0 (a format whose allocator
+     * has no stack, a PyTorch snapshot's); read them through
+     * snapshot_columns_stack_bytes() */
+    SNAPSHOT_OMIT_STACK_BYTES = 1u << 8,
+    /* no region type, data type or shape: each is the empty string (a
+     * format that does not know them); read them through
+     * snapshot_columns_region_type() and its neighbours */
+    SNAPSHOT_OMIT_TENSOR_FIELDS = 1u << 9,
 };
 #define SNAPSHOT_TIME_BLOCK_SHIFT 16
 #define SNAPSHOT_TIME_BLOCK ((size_t)1 << SNAPSHOT_TIME_BLOCK_SHIFT)
@@ -375,6 +385,35 @@ void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_
                                    struct snapshot *out);
 void snapshot_columns_free(struct snapshot_columns *columns);
 /* stack + heap of snapshot `index`: the "memory in use" every view plots. */
-int64_t snapshot_columns_in_use(const struct snapshot_columns *columns, size_t index);
+static inline int64_t snapshot_columns_stack_bytes(const struct snapshot_columns *columns,
+                                                   size_t index)
+{
+    return columns->stack_bytes ? columns->stack_bytes[index] : 0;
+}
+/* The empty string's id (STRING_ID_EMPTY) where the column was left out. */
+static inline uint32_t snapshot_columns_region_type(const struct snapshot_columns *columns,
+                                                    size_t index)
+{
+    return columns->region_type ? columns->region_type[index] : 0;
+}
+static inline uint32_t snapshot_columns_data_type(const struct snapshot_columns *columns,
+                                                  size_t index)
+{
+    return columns->data_type ? columns->data_type[index] : 0;
+}
+static inline uint32_t snapshot_columns_tensor_shape(const struct snapshot_columns *columns,
+                                                     size_t index)
+{
+    return columns->tensor_shape ? columns->tensor_shape[index] : 0;
+}
+/* Stack + heap (inline: the finish and the chart read it for every
+ * snapshot). */
+static inline int64_t snapshot_columns_in_use(const struct snapshot_columns *columns,
+                                              size_t index)
+{
+    return columns->stack_bytes
+               ? saturating_add(columns->stack_bytes[index], columns->heap_bytes[index])
+               : columns->heap_bytes[index];
+}
 
 #endif

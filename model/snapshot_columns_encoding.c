@@ -39,6 +39,11 @@ bool snapshot_columns_omit(struct snapshot_columns *columns, unsigned which)
     /* The address left out is keyed: `address_key` then. */
     if (which & SNAPSHOT_INDEX_ADDRESS)
         columns->omitted |= 1u << COLUMN_BIT_address;
+    if (which & SNAPSHOT_OMIT_STACK_BYTES)
+        columns->omitted |= 1u << COLUMN_BIT_stack_bytes;
+    if (which & SNAPSHOT_OMIT_TENSOR_FIELDS)
+        columns->omitted |= 1u << COLUMN_BIT_region_type | 1u << COLUMN_BIT_data_type |
+                            1u << COLUMN_BIT_tensor_shape;
     /* The time left out is narrowed (model/snapshot_columns_time.c):
      * `time_narrow` then, in picoseconds until the loader scales it. */
     if (which & SNAPSHOT_NARROW_TIME) {

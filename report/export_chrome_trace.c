@@ -239,7 +239,7 @@ static size_t write_counters(struct json_writer *writer, const struct allocator 
     json_writer_object_begin(writer);
     json_writer_member_int(writer, "heap", timeline->heap_bytes[i]);
     if (!(unknown & ALLOCATOR_FIELD_STACK))
-        json_writer_member_int(writer, "stack", timeline->stack_bytes[i]);
+        json_writer_member_int(writer, "stack", snapshot_columns_stack_bytes(timeline, i));
     if (!(unknown & ALLOCATOR_FIELD_FREE))
         json_writer_member_int(writer, "free", snapshot_columns_free_bytes(timeline, i));
     json_writer_object_end(writer);

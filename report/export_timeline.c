@@ -28,7 +28,7 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
     csv_writer_fixed_point(writer, snapshot_columns_time(timeline, i), MILLISECOND_DECIMALS);
     csv_writer_int(writer, timeline->heap_bytes[i]);
     export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_STACK),
-                     timeline->stack_bytes[i]);
+                     snapshot_columns_stack_bytes(timeline, i));
     export_known_int(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FREE),
                      snapshot_columns_free_bytes(timeline, i));
     export_known_double(writer, !allocator_records(allocator, ALLOCATOR_FIELD_FRAGMENTATION),
@@ -40,9 +40,9 @@ static void write_snapshot(struct csv_writer *writer, const struct profile *prof
     csv_writer_unsigned(writer, snapshot_columns_address(timeline, i));
     csv_writer_bytes(writer, profile_string(profile, snapshot_columns_op_name(timeline, i)));
     csv_writer_int(writer, snapshot_columns_step_id(timeline, i));
-    csv_writer_bytes(writer, profile_string(profile, timeline->region_type[i]));
-    csv_writer_bytes(writer, profile_string(profile, timeline->data_type[i]));
-    csv_writer_bytes(writer, profile_string(profile, timeline->tensor_shape[i]));
+    csv_writer_bytes(writer, profile_string(profile, snapshot_columns_region_type(timeline, i)));
+    csv_writer_bytes(writer, profile_string(profile, snapshot_columns_data_type(timeline, i)));
+    csv_writer_bytes(writer, profile_string(profile, snapshot_columns_tensor_shape(timeline, i)));
     csv_writer_end_record(writer);
 }
 

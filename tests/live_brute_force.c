@@ -145,9 +145,9 @@ static struct expected_row expected_from_snapshot(const struct profile *profile,
                 .activity = ALLOC, .has_time = true,
                 .time_ps = snapshot_columns_time(timeline, i)},
         .texts = {profile_text(profile, snapshot_columns_op_name(timeline, i)),
-                  profile_text(profile, timeline->region_type[i]),
-                  profile_text(profile, timeline->data_type[i]),
-                  profile_text(profile, timeline->tensor_shape[i]), "", "", ""},
+                  profile_text(profile, snapshot_columns_region_type(timeline, i)),
+                  profile_text(profile, snapshot_columns_data_type(timeline, i)),
+                  profile_text(profile, snapshot_columns_tensor_shape(timeline, i)), "", "", ""},
     };
     return expected;
 }
@@ -223,9 +223,10 @@ static struct expected_rows brute_rows(const struct profile *profile,
             rows[listed++] = expected_special(number++, before, "allocated before the profile",
                                               "persist/dynamic",
                                               snapshot_columns_step_id(timeline, last));
-        if (timeline->stack_bytes[last] > 0)
-            rows[listed++] = expected_special(number, timeline->stack_bytes[last], "stack",
-                                              "stack", snapshot_columns_step_id(timeline, last));
+        if (snapshot_columns_stack_bytes(timeline, last) > 0)
+            rows[listed++] =
+                expected_special(number, snapshot_columns_stack_bytes(timeline, last), "stack",
+                                 "stack", snapshot_columns_step_id(timeline, last));
     }
     qsort(rows, listed, sizeof *rows, expected_compare);
     for (size_t i = 0; i < listed; i++) {

@@ -281,9 +281,9 @@ struct profile *profile_maker_window_seeded(const struct profile *source, size_t
             .allocation_bytes = snapshot_columns_allocation_bytes(timeline, i),
             .requested_bytes = snapshot_columns_requested_bytes(timeline, i),
             .op_name = copy_text(profile, source, snapshot_columns_op_name(timeline, i)),
-            .region_type = copy_text(profile, source, timeline->region_type[i]),
-            .data_type = copy_text(profile, source, timeline->data_type[i]),
-            .tensor_shape = copy_text(profile, source, timeline->tensor_shape[i]),
+            .region_type = copy_text(profile, source, snapshot_columns_region_type(timeline, i)),
+            .data_type = copy_text(profile, source, snapshot_columns_data_type(timeline, i)),
+            .tensor_shape = copy_text(profile, source, snapshot_columns_tensor_shape(timeline, i)),
             .step_id = snapshot_columns_step_id(timeline, i),
         };
     }

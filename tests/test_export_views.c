@@ -113,7 +113,7 @@ void test_timeline_every_field(void **state)
         assert_true(export_milliseconds_parse(field(&exported, i, 1), &time_ps));
         assert_int_equal(time_ps, snapshot_columns_time(timeline, i));
         assert_int_field(field(&exported, i, 2), timeline->heap_bytes[i]);
-        assert_int_field(field(&exported, i, 3), timeline->stack_bytes[i]);
+        assert_int_field(field(&exported, i, 3), snapshot_columns_stack_bytes(timeline, i));
         assert_int_field(field(&exported, i, 4), snapshot_columns_free_bytes(timeline, i));
         assert_double_field(field(&exported, i, 5), timeline->fragmentation[i]);
         assert_int_field(field(&exported, i, 6), snapshot_columns_peak_bytes_in_use(timeline, i));
@@ -125,10 +125,11 @@ void test_timeline_every_field(void **state)
                             profile_text(profile, snapshot_columns_op_name(timeline, i)));
         assert_int_field(field(&exported, i, 12), snapshot_columns_step_id(timeline, i));
         assert_string_equal(field(&exported, i, 13),
-                            profile_text(profile, timeline->region_type[i]));
-        assert_string_equal(field(&exported, i, 14), profile_text(profile, timeline->data_type[i]));
+                            profile_text(profile, snapshot_columns_region_type(timeline, i)));
+        assert_string_equal(field(&exported, i, 14),
+                            profile_text(profile, snapshot_columns_data_type(timeline, i)));
         assert_string_equal(field(&exported, i, 15),
-                            profile_text(profile, timeline->tensor_shape[i]));
+                            profile_text(profile, snapshot_columns_tensor_shape(timeline, i)));
     }
     /* Time order, and the exact spellings of the extremes. */
     assert_string_equal(field(&exported, 0, 0), "-9223372036854775808");

@@ -175,7 +175,7 @@ static void check_against_scan(const struct allocator *allocator)
         for (size_t i = 0; i < timeline->count; i++) {
             if (snapshot_columns_step_id(timeline, i) != row->step_id)
                 continue;
-            int64_t in_use = timeline->stack_bytes[i] + timeline->heap_bytes[i];
+            int64_t in_use = snapshot_columns_stack_bytes(timeline, i) + timeline->heap_bytes[i];
             if (!seen)
                 scan.start_time_ps = snapshot_columns_time(timeline, i);
             if (!seen || in_use >= scan.peak_bytes) {

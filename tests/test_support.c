@@ -172,7 +172,7 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
     assert_int_equal(x->count, y->count);
     for (size_t i = 0; i < x->count; i++) {
         assert_true(snapshot_columns_time(x, i) == snapshot_columns_time(y, i));
-        assert_true(x->stack_bytes[i] == y->stack_bytes[i]);
+        assert_true(snapshot_columns_stack_bytes(x, i) == snapshot_columns_stack_bytes(y, i));
         assert_true(x->heap_bytes[i] == y->heap_bytes[i]);
         assert_true(snapshot_columns_free_bytes(x, i) == snapshot_columns_free_bytes(y, i));
         assert_same_double(x->fragmentation[i], y->fragmentation[i]);
@@ -187,9 +187,12 @@ static void assert_columns_equal(const struct profile *a, const struct snapshot_
         assert_true(snapshot_columns_step_id(x, i) == snapshot_columns_step_id(y, i));
         assert_same_text(a, snapshot_columns_op_name(x, i), b,
                          snapshot_columns_op_name(y, i));
-        assert_same_text(a, x->region_type[i], b, y->region_type[i]);
-        assert_same_text(a, x->data_type[i], b, y->data_type[i]);
-        assert_same_text(a, x->tensor_shape[i], b, y->tensor_shape[i]);
+        assert_same_text(a, snapshot_columns_region_type(x, i), b,
+                         snapshot_columns_region_type(y, i));
+        assert_same_text(a, snapshot_columns_data_type(x, i), b,
+                         snapshot_columns_data_type(y, i));
+        assert_same_text(a, snapshot_columns_tensor_shape(x, i), b,
+                         snapshot_columns_tensor_shape(y, i));
     }
 }
 

@@ -81,9 +81,9 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .allocation_bytes = snapshot_columns_allocation_bytes(timeline, index),
         .requested_bytes = snapshot_columns_requested_bytes(timeline, index),
         .op_name = snapshot_columns_op_name(timeline, index),
-        .region_type = timeline->region_type[index],
-        .data_type = timeline->data_type[index],
-        .tensor_shape = timeline->tensor_shape[index],
+        .region_type = snapshot_columns_region_type(timeline, index),
+        .data_type = snapshot_columns_data_type(timeline, index),
+        .tensor_shape = snapshot_columns_tensor_shape(timeline, index),
         .step_id = snapshot_columns_step_id(timeline, index),
         .address = snapshot_columns_address(timeline, index),
         .activity = timeline->activity[index],
@@ -123,7 +123,7 @@ static size_t special_rows_add(const struct live_rows_request *request,
     size_t last = request->end - 1;
     int64_t before = saturating_subtract(timeline->heap_bytes[last],
                                          request->live_allocation_bytes);
-    int64_t stack = timeline->stack_bytes[last];
+    int64_t stack = snapshot_columns_stack_bytes(timeline, last);
     size_t count = 0;
     if (before > 0) {
         rows[count] = live_special_row((int64_t)count, before, request->texts->before_name,

@@ -104,8 +104,9 @@ static void fuzz_check_columns(const struct profile *profile,
                              snapshot_columns_time(timeline, i),
                          "a finished timeline is sorted by time");
         fuzz_require(snapshot_columns_op_name(timeline, i) < strings &&
-                         timeline->region_type[i] < strings &&
-                         timeline->data_type[i] < strings && timeline->tensor_shape[i] < strings,
+                         snapshot_columns_region_type(timeline, i) < strings &&
+                         snapshot_columns_data_type(timeline, i) < strings &&
+                         snapshot_columns_tensor_shape(timeline, i) < strings,
                      "every string id of a snapshot names a string");
         (void)snapshot_columns_in_use(timeline, i);
     }

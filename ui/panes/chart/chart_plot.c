@@ -82,7 +82,7 @@ static void draw_column(const struct chart_frame *frame, int c)
     if (has_value) {
         heights[0] = bar_eighths(frame, column->in_use);
         heights[1] = bar_eighths(frame, chart_frame_column_value(frame, column));
-        heights[2] = bar_eighths(frame, timeline->stack_bytes[column->snapshot]);
+        heights[2] = bar_eighths(frame, snapshot_columns_stack_bytes(timeline, column->snapshot));
     }
     bool cursor = c == frame->cursor_column;
     const char *empty = chart_marks_empty_glyph(frame, c);

@@ -98,11 +98,14 @@ static void readout_event(const struct chart_frame *frame, struct readout *reado
         snprintf(step, sizeof step, "%lld", (long long)snapshot_columns_step_id(timeline, index));
         readout_field(readout, "step", step, style->normal, false);
     }
-    readout_string(readout, "region", profile_string(profile, timeline->region_type[index]),
+    readout_string(readout, "region",
+                   profile_string(profile, snapshot_columns_region_type(timeline, index)),
                    style->normal, false);
-    readout_string(readout, "type", profile_string(profile, timeline->data_type[index]),
+    readout_string(readout, "type",
+                   profile_string(profile, snapshot_columns_data_type(timeline, index)),
                    style->normal, false);
-    readout_string(readout, "shape", profile_string(profile, timeline->tensor_shape[index]),
+    readout_string(readout, "shape",
+                   profile_string(profile, snapshot_columns_tensor_shape(timeline, index)),
                    style->normal, true);
     if (snapshot_columns_has_context(timeline))
         readout_string(readout, "in",
@@ -181,7 +184,8 @@ void chart_readout_draw(const struct chart_frame *frame)
     readout_bytes(&readout, allocator_word(allocator, ALLOCATOR_WORD_HEAP),
                   timeline->heap_bytes[index], style->normal);
     if (!allocator || allocator_records(allocator, ALLOCATOR_FIELD_STACK))
-        readout_bytes(&readout, "stack", timeline->stack_bytes[index], style->normal);
+        readout_bytes(&readout, "stack", snapshot_columns_stack_bytes(timeline, index),
+                      style->normal);
     readout.rows = g->readout_rows;
     readout_next_line(&readout);
     if (carried) {
