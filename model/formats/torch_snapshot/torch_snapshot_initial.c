@@ -3,8 +3,9 @@
  * allocations live before the trace (the frees of allocations the trace
  * does not hold, which the first replay collected as the entries came,
  * and the active blocks the trace never allocated), the check that what
- * the trace leaves live is in the snapshot, and the reserved bytes at the
- * start (the segments' total, back over the segment entries).
+ * the trace leaves live is in the snapshot (and the blocks of what is),
+ * and the reserved bytes at the start (the segments' total, back over
+ * the segment entries).
  * Called by torch_snapshot_replay.c (ts_build_device), before it finishes
  * the timeline. Must not: read the pickle, touch the profile builder, or
  * call back into the replay. */
@@ -32,32 +33,36 @@ static bool block_is_active(const struct ts_block *block)
     return block->state != TS_BLOCK_INACTIVE;
 }
 
-bool ts_find_initial(struct device_replay *replay)
+/* How far ahead the passes below fetch map slots (their keys are known
+ * ahead; the maps, megabytes, are cache misses). */
+#define AHEAD 16
+
+/* The device's active blocks by address into replay->active (room for
+ * all at once), and the ghosts among them: those no open allocation of
+ * the trace holds. */
+static bool blocks_pass(struct device_replay *replay, const struct integer_map *open)
 {
     struct ts_load *load = replay->load;
-    const struct ts_trace *trace = replay->trace;
-    static const struct integer_map none = {0};
-    const struct integer_map *open = trace ? &trace->open : &none;
-    bool ok = true;
-    for (size_t k = 0; ok && trace && k < trace->unmatched_count; k++)
-        ok = initial_add(replay, (struct initial){trace->unmatched[k].address,
-                                                  trace->unmatched[k].size, 0, false});
-    /* The device's active blocks by address (their index in load->blocks),
-     * kept for the blocks of the rows (torch_snapshot_replay.c); room for
-     * every block of its segments at once. */
     struct integer_map *active = &replay->active;
     size_t blocks = 0;
     for (size_t s = 0; s < load->segment_count; s++)
-        if (load->segments[s].device == replay->device)
+        if (load->segments[s].device == replay->device) {
+            replay->reserved_end =
+                saturating_add(replay->reserved_end, load->segments[s].total_size);
             blocks += load->segments[s].block_count;
-    ok = ok && integer_map_reserve(active, blocks);
+        }
+    bool ok = integer_map_reserve(active, blocks);
     for (size_t s = 0; ok && s < load->segment_count; s++) {
         const struct ts_segment *segment = &load->segments[s];
         if (segment->device != replay->device)
             continue;
-        replay->reserved_end = saturating_add(replay->reserved_end, segment->total_size);
+        const struct ts_block *first = &load->blocks[segment->first_block];
         for (size_t b = 0; ok && b < segment->block_count; b++) {
-            const struct ts_block *block = &load->blocks[segment->first_block + b];
+            if (b + AHEAD < segment->block_count) {
+                integer_map_prefetch(active, first[b + AHEAD].address);
+                integer_map_prefetch(open, first[b + AHEAD].address);
+            }
+            const struct ts_block *block = &first[b];
             if (!block_is_active(block))
                 continue;
             ok = segment->first_block + b < UINT32_MAX &&
@@ -67,14 +72,48 @@ bool ts_find_initial(struct device_replay *replay)
                                                           block->traceback, true});
         }
     }
-    for (size_t slot = 0; ok && slot < open->capacity; slot++) {
+    return ok;
+}
+
+/* Each allocation the trace leaves open against the active block at its
+ * address: one of the same request is its block (replay->held, for the
+ * rows' rounded sizes), none is counted in not_in_snapshot. */
+static bool open_pass(struct device_replay *replay)
+{
+    const struct ts_load *load = replay->load;
+    const struct ts_trace *trace = replay->trace;
+    const struct integer_map *open = &trace->open, *active = &replay->active;
+    replay->held = malloc((open->count ? open->count : 1) * sizeof *replay->held);
+    if (!replay->held)
+        return false;
+    for (size_t slot = 0; slot < open->capacity; slot++) {
+        size_t ahead = slot + AHEAD;
+        if (ahead < open->capacity && open->slots[ahead].used) {
+            integer_map_prefetch(active, open->slots[ahead].key);
+            __builtin_prefetch(ts_trace_opened(trace, open->slots[ahead].value));
+        }
         if (!open->slots[slot].used)
             continue;
         const uint32_t *block = integer_map_find(active, open->slots[slot].key);
-        int64_t size = ts_trace_opened(trace, open->slots[slot].value)->size;
-        if (!block || load->blocks[*block].requested != size)
+        const struct ts_open *opened = ts_trace_opened(trace, open->slots[slot].value);
+        if (!block || load->blocks[*block].requested != opened->size)
             replay->not_in_snapshot++;
+        else if (load->blocks[*block].size > 0)
+            replay->held[replay->held_count++] =
+                (struct allocation_block){opened->entry, load->blocks[*block].size};
     }
+    return true;
+}
+
+bool ts_find_initial(struct device_replay *replay)
+{
+    const struct ts_trace *trace = replay->trace;
+    static const struct integer_map none = {0};
+    bool ok = true;
+    for (size_t k = 0; ok && trace && k < trace->unmatched_count; k++)
+        ok = initial_add(replay, (struct initial){trace->unmatched[k].address,
+                                                  trace->unmatched[k].size, 0, false});
+    ok = ok && blocks_pass(replay, trace ? &trace->open : &none) && (!trace || open_pass(replay));
     replay->reserved_start =
         trace ? saturating_subtract(replay->reserved_end, trace->reserved) : replay->reserved_end;
     return ok;

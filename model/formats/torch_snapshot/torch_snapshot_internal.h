@@ -461,6 +461,10 @@ struct device_replay {
      * their index in load->blocks (the segments know each block's
      * rounded size). */
     struct integer_map active;
+    /* The blocks of the allocations the trace leaves open (by entry), where
+     * the snapshot holds them. */
+    struct allocation_block *held;
+    size_t held_count;
     /* The annotations open at the time of the last entry (a sweep:
      * entries come in time order), a count of their changes, and the
      * contexts made lately by their parts (an entry's context is made

@@ -142,29 +142,14 @@ static int64_t block_bytes_of(const struct device_replay *replay, uint64_t addre
 }
 
 /* The blocks of the trace's allocations still open at the end (only
- * those the snapshot's segments hold), for their rows at any moment. */
+ * those the snapshot's segments hold: ts_find_initial found them), for
+ * their rows at any moment. */
 static bool hand_over_blocks(struct device_replay *replay)
 {
-    const struct ts_trace *trace = replay->trace;
-    if (!trace)
-        return true;
-    struct allocation_block *held =
-        malloc((trace->open.count ? trace->open.count : 1) * sizeof *held);
-    size_t count = 0;
-    for (size_t slot = 0; held && slot < trace->open.capacity; slot++) {
-        if (!trace->open.slots[slot].used)
-            continue;
-        const struct ts_open *open = ts_trace_opened(trace, trace->open.slots[slot].value);
-        int64_t bytes = block_bytes_of(replay, trace->open.slots[slot].key, open->size);
-        if (bytes > 0)
-            held[count++] = (struct allocation_block){open->entry, bytes};
-    }
-    bool ok = held && profile_builder_set_allocation_blocks(replay->load->builder,
-                                                            replay->allocator, held, count);
-    free(held);
-    return ok;
+    return !replay->trace ||
+           profile_builder_set_allocation_blocks(replay->load->builder, replay->allocator,
+                                                 replay->held, replay->held_count);
 }
-
 
 /* They go to the profile, which starts every live set from them: the
  * table at the peak (made by the builder's finish), at the cursor, at a
@@ -368,6 +353,7 @@ enum load_status ts_build_device(struct ts_load *load, int64_t device, struct ts
     if (ok)
         set_summary(&replay, peak);
     free(replay.initial);
+    free(replay.held);
     integer_map_free(&replay.active);
     return ok ? LOAD_OK : ts_no_memory(load);
 }
