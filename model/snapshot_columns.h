@@ -340,6 +340,12 @@ static inline bool snapshot_columns_has_context(const struct snapshot_columns *c
 /* Snapshot `index`'s context, from the column or the runs; the empty
  * string where there is neither (model/snapshot_context.c). */
 uint32_t snapshot_columns_context(const struct snapshot_columns *columns, size_t index);
+/* The same for a caller that asks for indices mostly in increasing
+ * order: *run (start it at 0) keeps the run found last, and the next is
+ * searched for from there, in steps that double (any order answers
+ * right; increasing indices cost O(log gap) each, not O(log runs)). */
+uint32_t snapshot_columns_context_from(const struct snapshot_columns *columns, size_t index,
+                                       size_t *run);
 /* Replaces the context column by its runs where they take less than half
  * its room (a loader done writing it; nothing appends after); false when
  * memory runs out (the column is then kept). */

@@ -30,6 +30,35 @@ uint32_t snapshot_columns_context(const struct snapshot_columns *columns, size_t
     return columns->context_runs[low].context;
 }
 
+uint32_t snapshot_columns_context_from(const struct snapshot_columns *columns, size_t index,
+                                       size_t *run)
+{
+    if (!columns->context_runs)
+        return snapshot_columns_context(columns, index);
+    const struct context_run *runs = columns->context_runs;
+    size_t count = columns->context_run_count, low = *run;
+    if (low >= count || runs[low].first > index)
+        low = 0; /* behind the last one: from the first run (which starts at 0) */
+    /* Gallop: runs[low] starts at or before index; find a bound past it. */
+    size_t step = 1, high = low + 1;
+    while (high < count && runs[high].first <= index) {
+        low = high;
+        step *= 2;
+        high = low + step;
+    }
+    if (high > count)
+        high = count;
+    while (high - low > 1) {
+        size_t middle = low + (high - low) / 2;
+        if (runs[middle].first <= index)
+            low = middle;
+        else
+            high = middle;
+    }
+    *run = low;
+    return runs[low].context;
+}
+
 bool snapshot_columns_compact_context(struct snapshot_columns *columns)
 {
     const uint32_t *context = columns->context;

@@ -30,42 +30,46 @@ bool live_special_texts_intern(struct string_table *strings, struct live_special
     return true;
 }
 
-static struct allocation_row row_from_snapshot(const struct profile *profile,
-                                               const struct snapshot_columns *timeline,
-                                               uint32_t index);
+/* Where the last row's lookups ended: the rows are made in increasing
+ * timeline order (the live sets' numbers are sorted), so the next
+ * lookup starts there instead of searching everything again. */
+struct row_cursor {
+    size_t context_run;
+    size_t block;
+};
 
 /* The block of timeline allocation `index`, where the allocator's
- * allocation_blocks say; 0 otherwise. */
-static int64_t block_of(const struct live_rows_request *request, size_t index)
+ * allocation_blocks (sorted by snapshot index) say; 0 otherwise. */
+static int64_t block_of(const struct live_rows_request *request, size_t index,
+                        struct row_cursor *cursor)
 {
-    size_t low = 0, high = request->block_count;
-    while (low < high) {
+    const struct allocation_block *blocks = request->blocks;
+    size_t count = request->block_count, low = cursor->block;
+    if (low >= count || blocks[low].snapshot_index > index)
+        low = 0;
+    /* Gallop from the last block found to a bound at or past index. */
+    size_t step = 1, high = low;
+    while (high < count && blocks[high].snapshot_index < index) {
+        low = high + 1;
+        high = low + step;
+        step *= 2;
+    }
+    if (high > count)
+        high = count;
+    while (low < high) { /* the first block at or past index */
         size_t middle = low + (high - low) / 2;
-        if (request->blocks[middle].snapshot_index < index)
+        if (blocks[middle].snapshot_index < index)
             low = middle + 1;
         else
             high = middle;
     }
-    return low < request->block_count && request->blocks[low].snapshot_index == index
-               ? request->blocks[low].block_bytes
-               : 0;
-}
-
-/* The row of live allocation `number` (live_is_initial). */
-static struct allocation_row row_of(const struct live_rows_request *request, uint32_t number)
-{
-    if (live_is_initial(request->initial_count, number))
-        return request->initial[number];
-    uint32_t index = (uint32_t)(number - request->initial_count);
-    struct allocation_row row = row_from_snapshot(request->profile, request->timeline, index);
-    if (request->block_count)
-        row.block_bytes = block_of(request, index);
-    return row;
+    cursor->block = low;
+    return low < count && blocks[low].snapshot_index == index ? blocks[low].block_bytes : 0;
 }
 
 static struct allocation_row row_from_snapshot(const struct profile *profile,
                                                const struct snapshot_columns *timeline,
-                                               uint32_t index)
+                                               uint32_t index, struct row_cursor *cursor)
 {
     struct frame_site site = profile_site(profile, snapshot_columns_site(timeline, index));
     return (struct allocation_row){
@@ -89,8 +93,22 @@ static struct allocation_row row_from_snapshot(const struct profile *profile,
         .activity = timeline->activity[index],
         .has_time = true,
         .time_ps = snapshot_columns_time(timeline, index),
-        .context = snapshot_columns_context(timeline, index),
+        .context = snapshot_columns_context_from(timeline, index, &cursor->context_run),
     };
+}
+
+/* The row of live allocation `number` (live_is_initial). */
+static struct allocation_row row_of(const struct live_rows_request *request, uint32_t number,
+                                    struct row_cursor *cursor)
+{
+    if (live_is_initial(request->initial_count, number))
+        return request->initial[number];
+    uint32_t index = (uint32_t)(number - request->initial_count);
+    struct allocation_row row =
+        row_from_snapshot(request->profile, request->timeline, index, cursor);
+    if (request->block_count)
+        row.block_bytes = block_of(request, index, cursor);
+    return row;
 }
 
 struct allocation_row live_special_row(int64_t number, int64_t bytes, uint32_t name,
@@ -341,8 +359,9 @@ static bool live_groups_fill(struct live_groups *groups, const struct live_rows_
      * the array to its length). */
     if (!live_groups_reserve(groups, request->live_count + 2))
         return false;
+    struct row_cursor cursor = {0};
     for (size_t i = 0; i < request->live_count; i++) {
-        struct allocation_row row = row_of(request, request->live[i]);
+        struct allocation_row row = row_of(request, request->live[i], &cursor);
         bytes = saturating_add(bytes, row.allocation_bytes);
         if (!live_groups_add(groups, &row))
             return false;

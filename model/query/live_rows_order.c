@@ -81,14 +81,19 @@ static int compare_texts(const void *left, const void *right)
 static bool texts_rank(const struct profile *profile, const struct allocation_row *rows,
                        size_t count, struct integer_map *ranks)
 {
-    uint32_t *ids = NULL;
+    uint32_t *ids = NULL, last[ROW_TEXTS];
     size_t id_count = 0, id_capacity = 0;
     bool ok = true;
     for (size_t r = 0; ok && r < count; r++)
         for (int f = 0; ok && f < ROW_TEXTS; f++) {
+            /* A field often holds the id the row before held (one op, one
+             * empty region for all): no lookup then. */
             uint32_t id = row_text(&rows[r], f);
-            if (integer_map_find(ranks, id))
+            if ((r > 0 && id == last[f]) || integer_map_find(ranks, id)) {
+                last[f] = id;
                 continue;
+            }
+            last[f] = id;
             ok = integer_map_put(ranks, id, 0);
             if (ok && id_count == id_capacity) {
                 size_t grown = id_capacity ? id_capacity * 2 : 64;
@@ -123,12 +128,19 @@ size_t *live_rows_order(const struct profile *profile, const struct allocation_r
     struct packed_key *keys = malloc((count ? count : 1) * sizeof *keys);
     size_t *order = malloc((count ? count : 1) * sizeof *order);
     bool ok = keys && order && count <= UINT32_MAX && texts_rank(profile, rows, count, &ranks);
+    uint32_t last_id[ROW_TEXTS], last_rank[ROW_TEXTS];
     for (size_t r = 0; ok && r < count; r++) {
         struct packed_key *key = &keys[r];
         key->allocation_bytes = rows[r].allocation_bytes;
         key->requested_bytes = rows[r].requested_bytes;
-        for (int f = 0; f < ROW_TEXTS; f++)
-            key->rank[f] = *integer_map_find(&ranks, row_text(&rows[r], f));
+        for (int f = 0; f < ROW_TEXTS; f++) {
+            uint32_t id = row_text(&rows[r], f);
+            if (r == 0 || id != last_id[f]) {
+                last_id[f] = id;
+                last_rank[f] = *integer_map_find(&ranks, id);
+            }
+            key->rank[f] = last_rank[f];
+        }
         key->position = (uint32_t)r;
         key->snapshot_index = rows[r].snapshot_index;
         key->special_index = rows[r].special_index;
