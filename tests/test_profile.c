@@ -733,6 +733,17 @@ static void test_context_runs(void **state)
         assert_int_equal(out.context, i / 100 % 3);
         assert_int_equal(snapshot_columns_context(&copy, i), i / 100 % 3);
     }
+    /* From the last run found: forward by small and large gaps, back, to
+     * the ends, and from a run past the last. */
+    static const size_t visits[] = {0, 1, 99, 100, 101, 350, 351, 999, 998, 5, 600, 999, 0, 450};
+    size_t run = 0;
+    for (size_t k = 0; k < sizeof visits / sizeof visits[0]; k++)
+        assert_int_equal(snapshot_columns_context_from(&columns, visits[k], &run),
+                         visits[k] / 100 % 3);
+    run = 1000;
+    assert_int_equal(snapshot_columns_context_from(&columns, 250, &run), 2);
+    for (size_t i = 0, step = 1; i < count; i += step, step = step * 3 % 17 + 1)
+        assert_int_equal(snapshot_columns_context_from(&columns, i, &run), i / 100 % 3);
     snapshot_columns_free(&copy);
     snapshot_columns_free(&columns);
     /* A context that changes at every snapshot: the column stays. */

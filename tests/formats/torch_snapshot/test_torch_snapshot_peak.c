@@ -58,7 +58,10 @@ static void write_trace(struct pickle_writer *w, uint64_t *seed, size_t count, b
     for (size_t i = 0; i < count; i++) {
         uint64_t r = splitmix64_next(seed);
         const char *action = actions[r % 7];
-        int64_t address = address_of(r >> 8), size = 16 + (int64_t)(r >> 40) % 5000;
+        /* Half of them of the size of the segments' blocks: those still
+         * open at an active block's address have it as their block. */
+        int64_t address = address_of(r >> 8),
+                size = (r >> 33) % 2 ? 512 : 16 + (int64_t)(r >> 40) % 5000;
         if (build_up) {
             action = i < count / 2 ? "alloc" : "free_completed";
             address = 0x10000000 + (int64_t)(i < count / 2 ? i : i - count / 2) * 0x1000;
@@ -98,7 +101,7 @@ static char *write_snapshot(uint64_t seed, size_t count, bool build_up, size_t *
     assert_non_null(file);
     struct pickle_writer *w = pickle_writer_new(file, 4);
     assert_non_null(w);
-    pickle_write_dict(w, 2);
+    pickle_write_dict(w, 3);
     pickle_write_key(w, "segments");
     pickle_write_list(w, 2);
     for (int device = 0; device < 2; device++) {
@@ -124,6 +127,28 @@ static char *write_snapshot(uint64_t seed, size_t count, bool build_up, size_t *
         pickle_write_item_done(w);
     }
     pickle_write_item_done(w);
+    /* A range every 7 us on each device, open for 4 of them: the
+     * entries' contexts change every few entries. */
+    size_t ranges = count / 10 + 1;
+    pickle_write_key(w, "external_annotations");
+    pickle_write_list(w, 2 * 2 * ranges);
+    for (int device = 0; device < 2; device++)
+        for (size_t k = 0; k < ranges; k++)
+            for (int end = 0; end < 2; end++) {
+                char name[32];
+                snprintf(name, sizeof name, "range %zu", k % 5);
+                pickle_write_dict(w, 4);
+                pickle_write_key(w, "stage");
+                pickle_write_key(w, end ? "END" : "START");
+                pickle_write_item_done(w);
+                pickle_write_key(w, "name");
+                pickle_write_str(w, name);
+                pickle_write_item_done(w);
+                int_member(w, "device", device);
+                int_member(w, "time_us", 1000 + (int64_t)k * 7 + (end ? 4 : 0));
+                pickle_write_item_done(w);
+            }
+    pickle_write_item_done(w);
     assert_true(pickle_writer_finish(w));
     assert_int_equal(fclose(file), 0);
     return bytes;
@@ -145,6 +170,25 @@ static void assert_same_rows(const struct allocation_row *a, size_t a_count,
     }
 }
 
+/* A row's context and block read one by one, without the cursors the
+ * rows are made with. */
+static void assert_row_reads(const struct allocator *a, const struct allocation_row *row)
+{
+    if (row->origin != ROW_FROM_SNAPSHOT)
+        return;
+    size_t index = (size_t)row->snapshot_index;
+    assert_int_equal(row->context, snapshot_columns_context(&a->timeline, index));
+    int64_t block = 0;
+    for (size_t b = 0; b < a->allocation_block_count; b++)
+        if (a->allocation_blocks[b].snapshot_index == index)
+            block = a->allocation_blocks[b].block_bytes;
+    assert_int_equal(row->block_bytes, block);
+}
+
+/* Rows seen with a block and with a range in their context (so that the
+ * checks above are seen to have something to check). */
+static size_t blocks, ranged;
+
 /* Each allocator's table against the index's answer at its peak time;
  * how many rows in all (so a caller can see the traces were not empty). */
 static size_t check_file(const char *bytes, size_t size)
@@ -163,6 +207,11 @@ static size_t check_file(const char *bytes, size_t size)
         assert_int_equal(live_index_build(profile, a, 16, &index), LIVE_OK);
         assert_int_equal(live_index_rows_at(index, a->summary.peak_time_ps, &live), LIVE_OK);
         assert_same_rows(a->rows, a->row_count, live.rows, live.count);
+        for (size_t r = 0; r < a->row_count; r++) {
+            assert_row_reads(a, &a->rows[r]);
+            blocks += a->rows[r].block_bytes > 0;
+            ranged += a->rows[r].context != STRING_ID_EMPTY;
+        }
         assert_int_equal(a->live_allocations, live.allocations);
         rows += a->row_count;
         live_rows_free(&live);
@@ -175,6 +224,7 @@ static size_t check_file(const char *bytes, size_t size)
 static void check_seeds(size_t count, bool build_up)
 {
     size_t rows = 0;
+    blocks = ranged = 0;
     for (uint64_t seed = 1; seed <= 60; seed++) {
         size_t size;
         char *bytes = write_snapshot(seed * 7919, count + (size_t)seed * 3, build_up, &size);
@@ -185,6 +235,8 @@ static void check_seeds(size_t count, bool build_up)
         free(bytes);
     }
     assert_true(rows > 60);
+    assert_true(blocks > 0);
+    assert_true(ranged > 0);
 }
 
 static void test_short_traces(void **state)
