@@ -152,6 +152,11 @@ struct snapshot_columns {
     uint64_t *addresses;
     size_t address_count, address_capacity;
     struct integer_map *address_map;
+    /* The address snapshot_columns_address_key() keyed last and its key
+     * (key 0: none), which the next append of that address takes without
+     * a lookup. */
+    uint64_t keyed_address;
+    uint32_t keyed_address_key;
     /* A sparse append or a set ran out of memory for a kept-aside value or
      * a new key (those return nothing): the loader checks it. */
     bool lost;
@@ -368,6 +373,17 @@ void snapshot_columns_append_sparse(struct snapshot_columns *columns,
  * up is fetched ahead (its map is megabytes for a big trace). Nothing
  * changes. */
 void snapshot_columns_prefetch_address(const struct snapshot_columns *columns, uint64_t address);
+/* For a loader that keeps state by address (SNAPSHOT_INDEX_ADDRESS, while
+ * it appends): the key of `address` among the distinct addresses (1 and
+ * up; 0 for address 0), made when it is new, so that the loader may keep
+ * an array by key where it kept a map by address; the next append of
+ * that address then takes the key without looking it up again. False
+ * when memory runs out. */
+bool snapshot_columns_address_key(struct snapshot_columns *columns, uint64_t address,
+                                  uint32_t *key);
+/* The key of an address already keyed; 0 when it is not (or is 0). */
+uint32_t snapshot_columns_find_address_key(const struct snapshot_columns *columns,
+                                           uint64_t address);
 /* Grows columns snapshot_columns_reserve_zeroed() made, filled by
  * snapshot_columns_append_sparse() only, to `capacity` slots, keeping
  * them sparse: a column nothing but zeros went into is not copied and

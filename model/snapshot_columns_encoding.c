@@ -81,12 +81,34 @@ void snapshot_columns_prefetch_address(const struct snapshot_columns *columns, u
         integer_map_prefetch(columns->address_map, address);
 }
 
+bool snapshot_columns_address_key(struct snapshot_columns *columns, uint64_t address,
+                                  uint32_t *key)
+{
+    if (!columns_address_key_of(columns, address, key))
+        return false;
+    columns->keyed_address = address;
+    columns->keyed_address_key = *key;
+    return true;
+}
+
+uint32_t snapshot_columns_find_address_key(const struct snapshot_columns *columns,
+                                           uint64_t address)
+{
+    const uint32_t *found =
+        columns->address_map && address ? integer_map_find(columns->address_map, address) : NULL;
+    return found ? *found : 0;
+}
+
 /* The key of an address, made when it is new; false when memory runs out. */
 bool columns_address_key_of(struct snapshot_columns *columns, uint64_t address, uint32_t *key)
 {
     *key = 0;
     if (address == 0)
         return true;
+    if (address == columns->keyed_address && columns->keyed_address_key) {
+        *key = columns->keyed_address_key;
+        return true;
+    }
     if (!columns->address_map) {
         /* Made again after the columns were fitted: from the table. */
         columns->address_map = calloc(1, sizeof *columns->address_map);

@@ -40,8 +40,9 @@ static bool block_is_active(const struct ts_block *block)
 /* The device's active blocks by address into replay->active (room for
  * all at once), and the ghosts among them: those no open allocation of
  * the trace holds. */
-static bool blocks_pass(struct device_replay *replay, const struct integer_map *open)
+static bool blocks_pass(struct device_replay *replay)
 {
+    const struct ts_trace *trace = replay->trace;
     struct ts_load *load = replay->load;
     struct integer_map *active = &replay->active;
     size_t blocks = 0;
@@ -60,14 +61,15 @@ static bool blocks_pass(struct device_replay *replay, const struct integer_map *
         for (size_t b = 0; ok && b < segment->block_count; b++) {
             if (b + AHEAD < segment->block_count) {
                 integer_map_prefetch(active, first[b + AHEAD].address);
-                integer_map_prefetch(open, first[b + AHEAD].address);
+                if (trace)
+                    snapshot_columns_prefetch_address(&trace->columns, first[b + AHEAD].address);
             }
             const struct ts_block *block = &first[b];
             if (!block_is_active(block))
                 continue;
             ok = segment->first_block + b < UINT32_MAX &&
                  integer_map_put(active, block->address, (uint32_t)(segment->first_block + b));
-            if (ok && !integer_map_find(open, block->address))
+            if (ok && !(trace && ts_trace_open_at(trace, block->address)))
                 ok = initial_add(replay, (struct initial){block->address, block->requested,
                                                           block->traceback, true});
         }
@@ -82,25 +84,23 @@ static bool open_pass(struct device_replay *replay)
 {
     const struct ts_load *load = replay->load;
     const struct ts_trace *trace = replay->trace;
-    const struct integer_map *open = &trace->open, *active = &replay->active;
-    replay->held = malloc((open->count ? open->count : 1) * sizeof *replay->held);
+    const struct integer_map *active = &replay->active;
+    replay->held = malloc((trace->open_count ? trace->open_count : 1) * sizeof *replay->held);
     if (!replay->held)
         return false;
-    for (size_t slot = 0; slot < open->capacity; slot++) {
-        size_t ahead = slot + AHEAD;
-        if (ahead < open->capacity && open->slots[ahead].used) {
-            integer_map_prefetch(active, open->slots[ahead].key);
-            __builtin_prefetch(ts_trace_opened(trace, open->slots[ahead].value));
-        }
-        if (!open->slots[slot].used)
+    size_t keys = ts_trace_key_count(trace);
+    for (size_t key = 0; key < keys; key++) {
+        if (key + AHEAD < keys && trace->open_by_key[key + AHEAD].made)
+            integer_map_prefetch(active, ts_trace_key_address(trace, key + AHEAD));
+        const struct ts_open *opened = &trace->open_by_key[key];
+        if (!opened->made)
             continue;
-        const uint32_t *block = integer_map_find(active, open->slots[slot].key);
-        const struct ts_open *opened = ts_trace_opened(trace, open->slots[slot].value);
+        const uint32_t *block = integer_map_find(active, ts_trace_key_address(trace, key));
         if (!block || load->blocks[*block].requested != opened->size)
             replay->not_in_snapshot++;
         else if (load->blocks[*block].size > 0)
             replay->held[replay->held_count++] =
-                (struct allocation_block){opened->entry, load->blocks[*block].size};
+                (struct allocation_block){opened->made - 1, load->blocks[*block].size};
     }
     return true;
 }
@@ -108,12 +108,11 @@ static bool open_pass(struct device_replay *replay)
 bool ts_find_initial(struct device_replay *replay)
 {
     const struct ts_trace *trace = replay->trace;
-    static const struct integer_map none = {0};
     bool ok = true;
     for (size_t k = 0; ok && trace && k < trace->unmatched_count; k++)
         ok = initial_add(replay, (struct initial){trace->unmatched[k].address,
                                                   trace->unmatched[k].size, 0, false});
-    ok = ok && blocks_pass(replay, trace ? &trace->open : &none) && (!trace || open_pass(replay));
+    ok = ok && blocks_pass(replay) && (!trace || open_pass(replay));
     replay->reserved_start =
         trace ? saturating_subtract(replay->reserved_end, trace->reserved) : replay->reserved_end;
     return ok;

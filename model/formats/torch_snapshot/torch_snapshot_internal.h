@@ -79,10 +79,10 @@ struct ts_stream_use {
     uint64_t stream;
 };
 
-/* An allocation of the trace open (its size at hand, where the
+/* What is open at one address of the trace (its size at hand, where the
  * columns' are far behind). */
 struct ts_open {
-    uint32_t entry; /* while the slot is free: the next free slot */
+    uint32_t made; /* the entry that made it + 1; 0: nothing open there */
     int64_t size;
 };
 
@@ -104,12 +104,11 @@ struct ts_trace {
     struct snapshot_columns columns; /* one snapshot per entry */
     uint8_t *actions;                /* per entry: enum segment_action */
     size_t count, capacity;
-    /* The allocations open: address -> a slot of `opened` (whose sizes
-     * are then at hand, where the columns' are far behind). */
-    struct integer_map open;
-    struct ts_open *opened;
-    size_t opened_count, opened_capacity;
-    uint32_t free_slot; /* a slot of `opened` to use again (a list through .entry) */
+    /* The allocations open, by the key of their address among the
+     * trace's addresses (snapshot_columns_address_key: the columns keep
+     * the one map by address, and this is an array by its keys). */
+    struct ts_open *open_by_key;
+    size_t open_key_capacity, open_count;
     struct ts_unmatched *unmatched;
     size_t unmatched_count, unmatched_capacity;
     struct ts_oom *ooms;
@@ -360,8 +359,12 @@ struct ts_trace *ts_trace_find(struct ts_load *load, const struct pickle_object 
                                bool create);
 /* Replays a batch into its list's trace; false when memory runs out. */
 bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch);
-/* The allocation in slot `slot` of trace->open. */
-const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot);
+/* What the trace leaves open at `address`: NULL when nothing. */
+const struct ts_open *ts_trace_open_at(const struct ts_trace *trace, uint64_t address);
+/* The number of address keys the trace has (open_by_key's keys run
+ * below it), and the address of one. */
+size_t ts_trace_key_count(const struct ts_trace *trace);
+uint64_t ts_trace_key_address(const struct ts_trace *trace, size_t key);
 /* What the replay found live after the first *end entries, where *end
  * takes the peak's entry and those after it at the same time
  * (`times_are_indices`: none, each entry has a time of its own): the

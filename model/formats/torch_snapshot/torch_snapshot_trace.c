@@ -23,7 +23,6 @@
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/segments.h"
 #include "model/util/array_grow.h"
-#include "model/util/integer_map.h"
 #include "model/util/saturating.h"
 
 /* A first guess at a trace's length from the bytes left to read (an
@@ -31,7 +30,6 @@
  * so a guess too long costs address space, not memory. */
 #define ENTRY_BYTES_AT_LEAST 48
 #define GUESS_MAX ((size_t)1 << 26)
-#define NO_SLOT UINT32_MAX
 /* How far ahead the replay fetches the open allocations' slots. */
 #define PREFETCH_AHEAD 8
 
@@ -118,44 +116,68 @@ static void end_note(struct ts_trace *trace, uint32_t opened)
     trace->ends[trace->end_count++] = (struct ts_end){(uint32_t)trace->count, opened};
 }
 
-/* Ends the allocation open at `address`, if any (false otherwise): its
- * size. */
-static bool end_open(struct ts_trace *trace, uint64_t address, int64_t *size)
+/* Ends the allocation open at the address of key `key`, if any (false
+ * otherwise): its size. */
+static bool end_open(struct ts_trace *trace, uint32_t key, int64_t *size)
 {
-    uint32_t slot;
-    if (!integer_map_remove(&trace->open, address, &slot))
+    if (key >= trace->open_key_capacity || !trace->open_by_key[key].made)
         return false;
-    *size = trace->opened[slot].size;
-    end_note(trace, trace->opened[slot].entry);
-    trace->opened[slot].entry = trace->free_slot;
-    trace->free_slot = slot;
+    struct ts_open *open = &trace->open_by_key[key];
+    *size = open->size;
+    end_note(trace, open->made - 1);
+    open->made = 0;
+    trace->open_count--;
     return true;
 }
 
-/* Opens the allocation `entry` makes (none is open at its address). */
-static bool open_add(struct ts_trace *trace, const struct ts_entry *entry)
+/* Room in open_by_key for key `key` (the new room holds nothing open). */
+static bool open_room(struct ts_trace *trace, uint32_t key)
 {
-    uint32_t slot = trace->free_slot;
-    if (slot == NO_SLOT) {
-        if (trace->opened_count >= NO_SLOT ||
-            !array_grow((void **)&trace->opened, &trace->opened_capacity, trace->opened_count,
-                        sizeof *trace->opened, 1024))
-            return false;
-        slot = (uint32_t)trace->opened_count++;
-    } else {
-        trace->free_slot = trace->opened[slot].entry;
-    }
-    trace->opened[slot] = (struct ts_open){(uint32_t)trace->count, entry->size};
-    if (integer_map_put(&trace->open, entry->address, slot))
+    if (key < trace->open_key_capacity)
         return true;
-    trace->opened[slot].entry = trace->free_slot;
-    trace->free_slot = slot;
-    return false;
+    size_t capacity = trace->open_key_capacity ? trace->open_key_capacity : 1024;
+    while (capacity <= key)
+        capacity *= 2;
+    struct ts_open *grown = realloc(trace->open_by_key, capacity * sizeof *grown);
+    if (!grown)
+        return false;
+    memset(grown + trace->open_key_capacity, 0,
+           (capacity - trace->open_key_capacity) * sizeof *grown);
+    trace->open_by_key = grown;
+    trace->open_key_capacity = capacity;
+    return true;
 }
 
-const struct ts_open *ts_trace_opened(const struct ts_trace *trace, uint32_t slot)
+/* Opens the allocation `entry` makes at the address of key `key` (none
+ * is open there). */
+static bool open_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t key)
 {
-    return &trace->opened[slot];
+    if (!open_room(trace, key))
+        return false;
+    trace->open_by_key[key] = (struct ts_open){(uint32_t)trace->count + 1, entry->size};
+    trace->open_count++;
+    return true;
+}
+
+const struct ts_open *ts_trace_open_at(const struct ts_trace *trace, uint64_t address)
+{
+    uint32_t key = snapshot_columns_find_address_key(&trace->columns, address);
+    if ((key == 0 && address != 0) || key >= trace->open_key_capacity ||
+        !trace->open_by_key[key].made)
+        return NULL;
+    return &trace->open_by_key[key];
+}
+
+size_t ts_trace_key_count(const struct ts_trace *trace)
+{
+    return trace->open_key_capacity < trace->columns.address_count
+               ? trace->open_key_capacity
+               : trace->columns.address_count;
+}
+
+uint64_t ts_trace_key_address(const struct ts_trace *trace, size_t key)
+{
+    return trace->columns.addresses[key];
 }
 
 static bool unmatched_add(struct ts_trace *trace, const struct ts_entry *entry)
@@ -194,20 +216,21 @@ static bool oom_add(struct ts_trace *trace, const struct ts_entry *entry)
     return true;
 }
 
-/* The forward pass over one entry: what it ends, what it opens. */
-static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
+/* The forward pass over one entry (its address's key `key`): what it
+ * ends, what it opens. */
+static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry, uint32_t key)
 {
     int64_t ended;
     switch (entry->action) {
     case TS_ALLOC:
         /* An alloc at an address still open ends the one there (a free
          * the trace lost). */
-        if (end_open(trace, entry->address, &ended))
+        if (end_open(trace, key, &ended))
             trace->allocated = saturating_subtract(trace->allocated, ended);
         trace->allocated = saturating_add(trace->allocated, entry->size);
-        return open_add(trace, entry);
+        return open_add(trace, entry, key);
     case TS_FREE_COMPLETED:
-        if (!end_open(trace, entry->address, &ended)) {
+        if (!end_open(trace, key, &ended)) {
             ended = entry->size;
             if (!unmatched_add(trace, entry))
                 return false;
@@ -232,10 +255,14 @@ static bool trace_step(struct ts_trace *trace, const struct ts_entry *entry)
 static bool trace_add(struct ts_trace *trace, const struct ts_entry *entry, uint32_t op_name,
                       uint32_t site)
 {
-    if (trace->count == 0)
-        trace->free_slot = NO_SLOT;
+    /* The address's key first: the open allocations are kept by it, and
+     * the append below takes it without a second lookup. An oom entry's
+     * address is the device's free bytes: no address (key 0). */
+    uint32_t key = 0;
     if (trace->count >= trace->capacity || trace->count >= TS_MAX_ENTRIES ||
-        !trace_step(trace, entry))
+        (entry->action != TS_OOM &&
+         !snapshot_columns_address_key(&trace->columns, entry->address, &key)) ||
+        !trace_step(trace, entry, key))
         return false;
     if (trace->count && entry->time_us < trace->last_time_us)
         trace->times_back = true;
@@ -302,27 +329,22 @@ bool ts_replay_batch(struct ts_load *load, const struct ts_batch *batch)
     struct ts_trace *trace = ts_trace_find(load, batch->list, true);
     if (!trace || !trace_reserve(trace, batch->count, batch->bytes_left))
         return false;
-    /* The addresses are known ahead: their slots of the open allocations
-     * are fetched early (the map is too big to stay in the processor's
-     * caches while the pickle streams by). */
-    for (size_t i = 0; i < batch->count && i < PREFETCH_AHEAD; i++) {
-        integer_map_prefetch(&trace->open, batch->entries[i].address);
+    /* The addresses are known ahead: the slots of their keys are fetched
+     * early (the map of the addresses is too big to stay in the
+     * processor's caches while the pickle streams by). */
+    for (size_t i = 0; i < batch->count && i < PREFETCH_AHEAD; i++)
         snapshot_columns_prefetch_address(&trace->columns, batch->entries[i].address);
-    }
     for (size_t i = 0; i < batch->count; i++) {
-        if (i + PREFETCH_AHEAD < batch->count) {
-            uint64_t ahead = batch->entries[i + PREFETCH_AHEAD].address;
-            integer_map_prefetch(&trace->open, ahead);
-            /* and the slot of the columns' key of the address */
-            snapshot_columns_prefetch_address(&trace->columns, ahead);
-        }
-        /* Half way there, the slot is at hand: the open allocation it
-         * names (a free list hands slots out in no order) is fetched too. */
+        if (i + PREFETCH_AHEAD < batch->count)
+            snapshot_columns_prefetch_address(&trace->columns,
+                                              batch->entries[i + PREFETCH_AHEAD].address);
+        /* Half way there, the key's slot is at hand: what is open at the
+         * key is fetched too. */
         if (i + PREFETCH_AHEAD / 2 < batch->count) {
-            const uint32_t *slot =
-                integer_map_find(&trace->open, batch->entries[i + PREFETCH_AHEAD / 2].address);
-            if (slot)
-                __builtin_prefetch(&trace->opened[*slot]);
+            uint32_t key = snapshot_columns_find_address_key(
+                &trace->columns, batch->entries[i + PREFETCH_AHEAD / 2].address);
+            if (key && key < trace->open_key_capacity)
+                __builtin_prefetch(&trace->open_by_key[key]);
         }
         if (!trace_add(trace, &batch->entries[i], batch->op_names[i], batch->sites[i]))
             return false;
@@ -338,16 +360,15 @@ bool ts_trace_peak_live(const struct ts_trace *trace, bool times_are_indices, si
     size_t at = (times_are_indices ? trace->peak : trace->peak_last) + 1;
     *end = at;
     *count = 0;
-    *live = malloc((trace->open.count + trace->end_count + 1) * sizeof **live);
+    *live = malloc((trace->open_count + trace->end_count + 1) * sizeof **live);
     if (!*live)
         return false;
     /* Open at the end and made by then, or made by then and ended since. */
-    for (size_t slot = 0; slot < trace->open.capacity; slot++)
-        if (trace->open.slots[slot].used) {
-            uint32_t opened = trace->opened[trace->open.slots[slot].value].entry;
-            if (opened < at)
-                (*live)[(*count)++] = opened;
-        }
+    for (size_t key = 0; key < trace->open_key_capacity; key++) {
+        uint32_t made = trace->open_by_key[key].made;
+        if (made && made - 1 < at)
+            (*live)[(*count)++] = made - 1;
+    }
     for (size_t k = 0; k < trace->end_count; k++)
         if (trace->ends[k].entry >= at && trace->ends[k].opened < at)
             (*live)[(*count)++] = trace->ends[k].opened;
@@ -359,11 +380,9 @@ void ts_trace_drop_open(struct ts_trace *trace)
     free(trace->ends);
     trace->ends = NULL;
     trace->end_count = trace->end_capacity = 0;
-    integer_map_free(&trace->open);
-    free(trace->opened);
-    trace->opened = NULL;
-    trace->opened_count = trace->opened_capacity = 0;
-    trace->free_slot = 0;
+    free(trace->open_by_key);
+    trace->open_by_key = NULL;
+    trace->open_key_capacity = trace->open_count = 0;
     free(trace->unmatched);
     trace->unmatched = NULL;
     trace->unmatched_count = trace->unmatched_capacity = 0;
@@ -373,10 +392,9 @@ void ts_trace_free(struct ts_trace *trace)
 {
     snapshot_columns_free(&trace->columns);
     free(trace->actions);
-    integer_map_free(&trace->open);
+    free(trace->open_by_key);
     free(trace->unmatched);
     free(trace->ooms);
-    free(trace->opened);
     free(trace->streams);
     free(trace->ends);
     const struct pickle_object *list = trace->list;
