@@ -7,7 +7,11 @@
  * into an entry, pair by pair through the same code as a dict the reader
  * built (torch_snapshot_entries.c), with no dict built, memoized and
  * read back. Its entry waits in load->claimed until the list's APPENDS
- * hands over the item that stands for it.
+ * hands over the item that stands for it. The keys of the last entry
+ * read are a template for the next (struct ts_claim_template): where its
+ * bytes are the same memo gets, place by place, the keys are known
+ * without parsing or looking them up; where not, the pairs are read one
+ * by one and make the next template.
  * Anything else (a string or a list met for the first time, which the
  * reader must memoize; an opcode this does not read; the file's end) and
  * the dict is left to the reader, which reads it again: nothing is
@@ -43,7 +47,7 @@ static uint32_t le32(const uint8_t *b)
  * reader reads them; `readable` bytes may be read from b (n at least).
  * With 8 readable on a little-endian machine, one load (an address,
  * six bytes, in every entry: a loop of six was a tenth of the claim). */
-static int64_t long1_of(const uint8_t *b, unsigned n, size_t readable)
+static inline int64_t long1_of(const uint8_t *b, unsigned n, size_t readable)
 {
     uint64_t raw = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -157,7 +161,7 @@ static uint8_t key_by_index(struct ts_load *load, struct pickle_memo *memo, uint
     return slot->key = ts_entry_key_meaning(load, &key);
 }
 
-static uint8_t action_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
+static inline uint8_t action_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
 {
     struct ts_memo_cache *slot = cache_slot(load, id);
     if (slot->action != ACTION_NOT_CACHED)
@@ -168,7 +172,7 @@ static uint8_t action_by_index(struct ts_load *load, struct pickle_memo *memo, u
     return slot->action = ts_entry_action_meaning(load, &value);
 }
 
-static uint32_t traceback_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
+static inline uint32_t traceback_by_index(struct ts_load *load, struct pickle_memo *memo, uint32_t id)
 {
     struct ts_memo_cache *slot = cache_slot(load, id);
     if (slot->traceback != UINT32_MAX)
@@ -199,6 +203,131 @@ static uint32_t context_by_indices(struct ts_load *load, struct pickle_memo *mem
     return context;
 }
 
+/* What an entry's pairs gave, as they are read. */
+struct claim_reading {
+    struct ts_entry entry;
+    bool has_time;
+    uint32_t compile, metadata; /* memo index + 1; 0: absent */
+};
+
+/* The value of key `key` at p (`left` bytes) into the reading; its
+ * length, 0 when it is not one a claim reads. */
+static inline __attribute__((always_inline)) size_t claim_value(struct ts_load *load, struct pickle_memo *memo, uint8_t key,
+                                 const uint8_t *p, size_t left, struct claim_reading *reading)
+{
+    uint32_t id;
+    int64_t number;
+    size_t used;
+    switch (key) {
+    case KEY_ACTION:
+        used = ref_at(p, left, &id);
+        reading->entry.action = used ? action_by_index(load, memo, id) : ACTION_NOT_CACHED;
+        return reading->entry.action == ACTION_NOT_CACHED ? 0 : used;
+    case KEY_ADDRESS:
+    case KEY_SIZE:
+    case KEY_STREAM:
+    case KEY_TIME:
+        if (!(used = integer_at(p, left, &number)))
+            return 0;
+        if (key == KEY_ADDRESS)
+            reading->entry.address = (uint64_t)number;
+        else if (key == KEY_SIZE)
+            reading->entry.size = number;
+        else if (key == KEY_STREAM)
+            reading->entry.stream = (uint64_t)number;
+        else {
+            reading->entry.time_us = number;
+            reading->has_time = true;
+        }
+        return used;
+    case KEY_COMPILE:
+    case KEY_METADATA:
+        if (!(used = ref_at(p, left, &id)))
+            return 0;
+        *(key == KEY_COMPILE ? &reading->compile : &reading->metadata) = id + 1;
+        return used;
+    case KEY_FRAMES:
+        used = ref_at(p, left, &id);
+        if (!used || (reading->entry.traceback = traceback_by_index(load, memo, id)) == UINT32_MAX)
+            return 0;
+        return used;
+    default: { /* a key the entry does not read: any value read alike */
+        struct pickle_value ignored;
+        return value_at(p, left, memo, &ignored);
+    }
+    }
+}
+
+/* The pairs read against the last entry's keys (struct
+ * ts_claim_template): the offset of the dict's SETITEMS, or 0 where a
+ * key differs or the bytes run short of 16 past a pair's start (the
+ * pairs are then read one by one). */
+static size_t claim_by_template(struct ts_load *load, struct pickle_memo *memo,
+                                const uint8_t *bytes, size_t available,
+                                struct claim_reading *reading)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const struct ts_claim_template *template = &load->claim_template;
+    size_t at = 3;
+    for (size_t place = 0; place < template->count; place++) {
+        if (available - at < 16)
+            return 0;
+        uint64_t word;
+        memcpy(&word, bytes + at, 8);
+        if ((word & template->places[place].mask) != template->places[place].bytes)
+            return 0;
+        at += template->places[place].length;
+        size_t used = claim_value(load, memo, template->places[place].key, bytes + at,
+                                  available - at, reading);
+        if (!used)
+            return 0;
+        at += used;
+    }
+    return at < available && bytes[at] == 'u' ? at : 0;
+#else
+    (void)load, (void)memo, (void)bytes, (void)available, (void)reading;
+    return 0;
+#endif
+}
+
+/* The pairs read one by one, each key a memo get looked up; their keys
+ * become the template for the next entry. The offset of the dict's
+ * SETITEMS, or 0 where a pair is not one a claim reads. */
+static size_t claim_by_pairs(struct ts_load *load, struct pickle_memo *memo,
+                             const uint8_t *bytes, size_t available,
+                             struct claim_reading *reading)
+{
+    struct ts_claim_template template = {.count = 0};
+    bool templated = true;
+    uint32_t id;
+    size_t at = 3;
+    while (at < available && bytes[at] != 'u') {
+        size_t used = ref_at(bytes + at, available - at, &id);
+        uint8_t key = used ? key_by_index(load, memo, id) : KEY_NOT_CACHED;
+        if (key == KEY_NOT_CACHED)
+            return 0;
+        if (template.count < TS_TEMPLATE_PLACES) {
+            uint64_t mask = ((uint64_t)1 << (8 * used)) - 1, word = 0;
+            for (size_t i = 0; i < used; i++)
+                word |= (uint64_t)bytes[at + i] << (8 * i);
+            template.places[template.count].bytes = word;
+            template.places[template.count].mask = mask;
+            template.places[template.count].length = (uint8_t)used;
+            template.places[template.count++].key = key;
+        } else {
+            templated = false;
+        }
+        if ((at += used) >= available ||
+            !(used = claim_value(load, memo, key, bytes + at, available - at, reading)))
+            return 0;
+        at += used;
+    }
+    if (at >= available)
+        return 0;
+    load->claim_template = templated ? template : (struct ts_claim_template){.count = 0};
+    return at;
+}
+
 /* What a claimed dict's keys and values are read as: the pairs of
  * ts_entry_pair (torch_snapshot_entries.c) where the key is a memo get,
  * the action, compile_context, user_metadata and frames memo gets, the
@@ -217,74 +346,28 @@ size_t ts_claim_entry(void *context, const struct pickle_object *list, const uin
     uint64_t generation = pickle_memo_generation(memo);
     if (generation != load->claim_generation) { /* a slot filled again: forget */
         memset(load->memo_cache, 0, TS_MEMO_CACHE * sizeof *load->memo_cache);
+        load->claim_template.count = 0;
         load->claim_context = STRING_ID_NONE;
         load->claim_generation = generation;
     }
-    struct ts_entry entry = {.action = TS_OTHER};
-    bool has_time = false;
-    uint32_t compile = 0, metadata = 0, id;
-    int64_t number;
-    size_t at = 3;
-    while (at < available && bytes[at] != 'u') {
-        size_t used = ref_at(bytes + at, available - at, &id);
-        uint8_t key = used ? key_by_index(load, memo, id) : KEY_NOT_CACHED;
-        if (key == KEY_NOT_CACHED || (at += used) >= available)
-            return 0;
-        const uint8_t *value = bytes + at;
-        size_t left = available - at;
-        switch (key) {
-        case KEY_ACTION:
-            used = ref_at(value, left, &id);
-            entry.action = used ? action_by_index(load, memo, id) : ACTION_NOT_CACHED;
-            if (entry.action == ACTION_NOT_CACHED)
-                return 0;
-            break;
-        case KEY_ADDRESS:
-        case KEY_SIZE:
-        case KEY_STREAM:
-        case KEY_TIME:
-            if (!(used = integer_at(value, left, &number)))
-                return 0;
-            if (key == KEY_ADDRESS)
-                entry.address = (uint64_t)number;
-            else if (key == KEY_SIZE)
-                entry.size = number;
-            else if (key == KEY_STREAM)
-                entry.stream = (uint64_t)number;
-            else {
-                entry.time_us = number;
-                has_time = true;
-            }
-            break;
-        case KEY_COMPILE:
-        case KEY_METADATA:
-            if (!(used = ref_at(value, left, &id)))
-                return 0;
-            *(key == KEY_COMPILE ? &compile : &metadata) = id + 1;
-            break;
-        case KEY_FRAMES:
-            used = ref_at(value, left, &id);
-            if (!used || (entry.traceback = traceback_by_index(load, memo, id)) == UINT32_MAX)
-                return 0;
-            break;
-        default: { /* a key the entry does not read: any value read alike */
-            struct pickle_value ignored;
-            if (!(used = value_at(value, left, memo, &ignored)))
-                return 0;
-            break;
-        }
-        }
-        at += used;
+    struct claim_reading reading = {.entry = {.action = TS_OTHER}};
+    size_t at = load->claim_template.count
+                    ? claim_by_template(load, memo, bytes, available, &reading)
+                    : 0;
+    if (!at) {
+        reading = (struct claim_reading){.entry = {.action = TS_OTHER}};
+        at = claim_by_pairs(load, memo, bytes, available, &reading);
     }
-    if (at >= available)
+    if (!at)
         return 0;
     /* Room first: nothing is counted unless the entry is kept. */
     if (!array_grow((void **)&load->claimed, &load->claimed_capacity, load->claimed_count,
                     sizeof *load->claimed, 1024) ||
-        (entry.context = context_by_indices(load, memo, compile, metadata)) == STRING_ID_NONE)
+        (reading.entry.context =
+             context_by_indices(load, memo, reading.compile, reading.metadata)) == STRING_ID_NONE)
         return 0;
-    ts_entry_count(load, &entry, has_time);
-    load->claimed[load->claimed_count++] = entry;
+    ts_entry_count(load, &reading.entry, reading.has_time);
+    load->claimed[load->claimed_count++] = reading.entry;
     load->claimed_list = list;
     return at + 1; /* SETITEMS */
 }

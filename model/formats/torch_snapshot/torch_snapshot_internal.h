@@ -215,6 +215,20 @@ struct ts_string_cache {
 };
 #define TS_STRING_CACHE 16
 
+/* The keys of the last entry claimed, place by place (torch_snapshot_claim.c):
+ * each a memo get's bytes (opcode and index, little-endian, under
+ * `mask`, `length` 2 or 5) and the key it named. pybind writes every
+ * entry's keys in one order, each the same memo get, so the next entry
+ * is read against them: its keys need no parsing and no lookup. */
+#define TS_TEMPLATE_PLACES 16
+struct ts_claim_template {
+    struct {
+        uint64_t bytes, mask;
+        uint8_t length, key;
+    } places[TS_TEMPLATE_PLACES];
+    size_t count; /* 0: none */
+};
+
 struct ts_load {
     const struct load_input *input;
     struct profile_builder *builder;
@@ -278,6 +292,7 @@ struct ts_load {
      * frames list's traceback; and the context of the last pair of
      * compile_context and user_metadata indices (+1; 0: absent). */
     struct ts_memo_cache *memo_cache;
+    struct ts_claim_template claim_template;
     uint64_t claim_generation;
     uint32_t claim_compile, claim_metadata, claim_context;
 };
