@@ -406,7 +406,7 @@ void snapshot_columns_get(const struct snapshot_columns *columns, size_t index, 
 void snapshot_columns_get_unpeaked(const struct snapshot_columns *columns, size_t index,
                                    struct snapshot *out);
 void snapshot_columns_free(struct snapshot_columns *columns);
-/* stack + heap of snapshot `index`: the "memory in use" every view plots. */
+/* Snapshot `index`'s stack bytes, 0 where the column was left out. */
 static inline int64_t snapshot_columns_stack_bytes(const struct snapshot_columns *columns,
                                                    size_t index)
 {
@@ -428,8 +428,8 @@ static inline uint32_t snapshot_columns_tensor_shape(const struct snapshot_colum
 {
     return columns->tensor_shape ? columns->tensor_shape[index] : 0;
 }
-/* Stack + heap (inline: the finish and the chart read it for every
- * snapshot). */
+/* stack + heap of snapshot `index`: the "memory in use" every view
+ * plots (inline: the finish and the chart read it for every snapshot). */
 static inline int64_t snapshot_columns_in_use(const struct snapshot_columns *columns,
                                               size_t index)
 {

@@ -20,6 +20,7 @@
 
 #include "model/formats/torch_snapshot/torch_snapshot_internal.h"
 #include "model/string_table.h"
+#include "model/timeline.h"
 
 /* Brings the annotations of this device open at `time_us` up to date (a
  * sweep: `time_us` never goes back between calls), counting changes. */
@@ -108,21 +109,6 @@ static bool contexts_by_entry(struct device_replay *replay, struct snapshot_colu
     return true;
 }
 
-/* The first entry from `from` whose time is at least `time_us` (the
- * times in order), or the count. */
-static size_t first_entry_at(const struct snapshot_columns *columns, size_t from, int64_t time_us)
-{
-    size_t low = from, high = columns->count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (snapshot_columns_time(columns, middle) < time_us)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low;
-}
-
 /* A run list that grows; `lost` once memory ran out or the runs stopped
  * paying (more than a quarter of the entries: the column is kept). */
 struct runs {
@@ -179,7 +165,8 @@ static uint32_t runs_without_own(struct device_replay *replay, struct runs *runs
             i = next;
             continue;
         }
-        uint32_t own = entry_context(replay, STRING_ID_EMPTY, trace->streams[(*next_stream)++].stream);
+        uint64_t stream = trace->streams[(*next_stream)++].stream;
+        uint32_t own = entry_context(replay, STRING_ID_EMPTY, stream);
         if (own == STRING_ID_NONE)
             return own;
         runs_add(runs, i++, own);
@@ -231,9 +218,10 @@ static bool contexts_in_order(struct device_replay *replay, struct snapshot_colu
         if (annotated)
             annotations_advance(replay, snapshot_columns_time(columns, i));
         size_t until = count;
+        /* The next annotation's time is past entry i's: the first entry
+         * at or past it comes after i. */
         if (annotated && replay->annotation_next < load->annotation_count)
-            until = first_entry_at(columns, i + 1,
-                                   load->annotations[replay->annotation_next].time_us);
+            until = timeline_find_time(columns, load->annotations[replay->annotation_next].time_us);
         uint32_t made = replay->trace->own_contexts
                             ? runs_with_own(replay, &runs, columns->context, i, until, &next_stream)
                             : runs_without_own(replay, &runs, i, until, &next_stream);

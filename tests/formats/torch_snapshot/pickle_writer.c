@@ -236,6 +236,13 @@ static void write_long(struct pickle_writer *w, uint64_t raw, bool negative, boo
     emit(w, bytes, n);
 }
 
+void pickle_write_int_member(struct pickle_writer *w, const char *key, int64_t value)
+{
+    pickle_write_key(w, key);
+    pickle_write_int(w, value);
+    pickle_write_item_done(w);
+}
+
 void pickle_write_int(struct pickle_writer *w, int64_t value)
 {
     commit_frame(w, false);

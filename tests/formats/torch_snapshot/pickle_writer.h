@@ -45,6 +45,9 @@ void pickle_write_bool(struct pickle_writer *writer, bool value);
 void pickle_write_none(struct pickle_writer *writer);
 /* (a, b), memoized. */
 void pickle_write_pair(struct pickle_writer *writer, int64_t a, int64_t b);
+/* One member of the innermost open dict: `key` (as pickle_write_key)
+ * and an int, the item done. */
+void pickle_write_int_member(struct pickle_writer *writer, const char *key, int64_t value);
 
 /* Bytes written so far. */
 uint64_t pickle_writer_bytes(const struct pickle_writer *writer);

@@ -55,13 +55,6 @@ static struct profile *finish_and_load(struct buffer *b)
     return profile;
 }
 
-static void int_member(struct pickle_writer *w, const char *key, int64_t value)
-{
-    pickle_write_key(w, key);
-    pickle_write_int(w, value);
-    pickle_write_item_done(w);
-}
-
 static void entry_on(struct pickle_writer *w, const char *action, int64_t address, int64_t size,
                      int64_t time_us, uint32_t *frames, int64_t stream);
 
@@ -79,10 +72,10 @@ static void entry_on(struct pickle_writer *w, const char *action, int64_t addres
     pickle_write_key(w, "action");
     pickle_write_key(w, action);
     pickle_write_item_done(w);
-    int_member(w, "addr", address);
-    int_member(w, "size", size);
-    int_member(w, "stream", stream);
-    int_member(w, "time_us", time_us);
+    pickle_write_int_member(w, "addr", address);
+    pickle_write_int_member(w, "size", size);
+    pickle_write_int_member(w, "stream", stream);
+    pickle_write_int_member(w, "time_us", time_us);
     if (frames) {
         pickle_write_key(w, "frames");
         if (*frames != UINT32_MAX) {
@@ -97,7 +90,7 @@ static void entry_on(struct pickle_writer *w, const char *action, int64_t addres
             pickle_write_key(w, "filename");
             pickle_write_str(w, "train.py");
             pickle_write_item_done(w);
-            int_member(w, "line", 7);
+            pickle_write_int_member(w, "line", 7);
             pickle_write_item_done(w);
         }
         pickle_write_item_done(w);
@@ -108,9 +101,9 @@ static void block(struct pickle_writer *w, int64_t address, int64_t size, int64_
                   const char *state)
 {
     pickle_write_dict(w, 4);
-    int_member(w, "address", address);
-    int_member(w, "size", size);
-    int_member(w, "requested_size", requested);
+    pickle_write_int_member(w, "address", address);
+    pickle_write_int_member(w, "size", size);
+    pickle_write_int_member(w, "requested_size", requested);
     pickle_write_key(w, "state");
     pickle_write_key(w, state);
     pickle_write_item_done(w);
@@ -136,9 +129,9 @@ static void write_device_snapshot(struct pickle_writer *w, bool two_devices)
     pickle_write_list(w, two_devices ? 3 : 2);
     /* 2 MiB segment at 0x0 with the ghost; 1 MiB segment made in the trace. */
     pickle_write_dict(w, 4);
-    int_member(w, "device", 0);
-    int_member(w, "address", 0);
-    int_member(w, "total_size", 2 << 20);
+    pickle_write_int_member(w, "device", 0);
+    pickle_write_int_member(w, "address", 0);
+    pickle_write_int_member(w, "total_size", 2 << 20);
     pickle_write_key(w, "blocks");
     pickle_write_list(w, 3);
     block(w, 0, 0x9000, 0, "inactive");
@@ -150,9 +143,9 @@ static void write_device_snapshot(struct pickle_writer *w, bool two_devices)
     pickle_write_item_done(w);
     pickle_write_item_done(w);
     pickle_write_dict(w, 4);
-    int_member(w, "device", 0);
-    int_member(w, "address", 0x20000);
-    int_member(w, "total_size", 1 << 20);
+    pickle_write_int_member(w, "device", 0);
+    pickle_write_int_member(w, "address", 0x20000);
+    pickle_write_int_member(w, "total_size", 1 << 20);
     pickle_write_key(w, "blocks");
     pickle_write_list(w, 2);
     block(w, 0x20000, 1024, 1000, "active_allocated");
@@ -163,9 +156,9 @@ static void write_device_snapshot(struct pickle_writer *w, bool two_devices)
     pickle_write_item_done(w);
     if (two_devices) {
         pickle_write_dict(w, 4);
-        int_member(w, "device", 1);
-        int_member(w, "address", 0x500000);
-        int_member(w, "total_size", 2 << 20);
+        pickle_write_int_member(w, "device", 1);
+        pickle_write_int_member(w, "address", 0x500000);
+        pickle_write_int_member(w, "total_size", 2 << 20);
         pickle_write_key(w, "blocks");
         pickle_write_list(w, 1);
         block(w, 0x500000, 512, 100, "active_allocated");
@@ -341,9 +334,9 @@ static void test_segments_only(void **state)
     start(&b, 4);
     pickle_write_list(b.w, 1);
     pickle_write_dict(b.w, 4);
-    int_member(b.w, "device", 2);
-    int_member(b.w, "address", 0x500000);
-    int_member(b.w, "total_size", 2 << 20);
+    pickle_write_int_member(b.w, "device", 2);
+    pickle_write_int_member(b.w, "address", 0x500000);
+    pickle_write_int_member(b.w, "total_size", 2 << 20);
     pickle_write_key(b.w, "blocks");
     pickle_write_list(b.w, 2);
     block(b.w, 0x500000, 512, 100, "active_allocated");
@@ -377,14 +370,14 @@ static void test_blocks_as_they_come(void **state)
     pickle_write_list(b.w, 2);
     for (int s = 0; s < 2; s++) {
         pickle_write_dict(b.w, 4);
-        int_member(b.w, "device", 0);
-        int_member(b.w, "address", 0x500000 + s * 0x200000);
-        int_member(b.w, "total_size", 2 << 20);
+        pickle_write_int_member(b.w, "device", 0);
+        pickle_write_int_member(b.w, "address", 0x500000 + s * 0x200000);
+        pickle_write_int_member(b.w, "total_size", 2 << 20);
         pickle_write_key(b.w, "blocks");
         pickle_write_list(b.w, 2);
         pickle_write_dict(b.w, 3);
-        int_member(b.w, "size", 512);
-        int_member(b.w, "requested_size", 100 + s);
+        pickle_write_int_member(b.w, "size", 512);
+        pickle_write_int_member(b.w, "requested_size", 100 + s);
         pickle_write_key(b.w, "state");
         pickle_write_key(b.w, "active_allocated");
         pickle_write_item_done(b.w);
@@ -416,9 +409,9 @@ static void test_times_out_of_order(void **state)
     pickle_write_key(b.w, "segments");
     pickle_write_list(b.w, 1);
     pickle_write_dict(b.w, 4);
-    int_member(b.w, "device", 0);
-    int_member(b.w, "address", 0x20000);
-    int_member(b.w, "total_size", 1 << 20);
+    pickle_write_int_member(b.w, "device", 0);
+    pickle_write_int_member(b.w, "address", 0x20000);
+    pickle_write_int_member(b.w, "total_size", 1 << 20);
     pickle_write_key(b.w, "blocks");
     pickle_write_list(b.w, 1);
     block(b.w, 0x30000, 512, 50, "active_allocated");

@@ -9,8 +9,10 @@
  * allocations made before the trace, two of them at one address, ghost
  * blocks at addresses the trace also uses), entries at the peak's time
  * after it, and traces that end more allocations after the peak than
- * the replay keeps (the builder then replays every address itself). Both devices of each file, on the
- * replay inline and on its thread. */
+ * the replay keeps (the builder then replays every address itself).
+ * Both devices of each file, on the replay inline and on its thread;
+ * annotations and blocks, so that each row's context and block are
+ * checked too. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -32,13 +34,6 @@
 #include "tests/test_support.h"
 
 #define ADDRESSES 12
-
-static void int_member(struct pickle_writer *w, const char *key, int64_t value)
-{
-    pickle_write_key(w, key);
-    pickle_write_int(w, value);
-    pickle_write_item_done(w);
-}
 
 static int64_t address_of(uint64_t pick)
 {
@@ -73,10 +68,10 @@ static void write_trace(struct pickle_writer *w, uint64_t *seed, size_t count, b
         pickle_write_key(w, "action");
         pickle_write_key(w, action);
         pickle_write_item_done(w);
-        int_member(w, "addr", address);
-        int_member(w, "size", size);
-        int_member(w, "stream", 0);
-        int_member(w, "time_us", time_us);
+        pickle_write_int_member(w, "addr", address);
+        pickle_write_int_member(w, "size", size);
+        pickle_write_int_member(w, "stream", 0);
+        pickle_write_int_member(w, "time_us", time_us);
         pickle_write_item_done(w);
     }
 }
@@ -84,9 +79,9 @@ static void write_trace(struct pickle_writer *w, uint64_t *seed, size_t count, b
 static void block(struct pickle_writer *w, int64_t address, int64_t size, const char *state)
 {
     pickle_write_dict(w, 4);
-    int_member(w, "address", address);
-    int_member(w, "size", size);
-    int_member(w, "requested_size", size);
+    pickle_write_int_member(w, "address", address);
+    pickle_write_int_member(w, "size", size);
+    pickle_write_int_member(w, "requested_size", size);
     pickle_write_key(w, "state");
     pickle_write_key(w, state);
     pickle_write_item_done(w);
@@ -106,9 +101,9 @@ static char *write_snapshot(uint64_t seed, size_t count, bool build_up, size_t *
     pickle_write_list(w, 2);
     for (int device = 0; device < 2; device++) {
         pickle_write_dict(w, 4);
-        int_member(w, "device", device);
-        int_member(w, "address", 0x100000);
-        int_member(w, "total_size", ADDRESSES * 0x1000);
+        pickle_write_int_member(w, "device", device);
+        pickle_write_int_member(w, "address", 0x100000);
+        pickle_write_int_member(w, "total_size", ADDRESSES * 0x1000);
         pickle_write_key(w, "blocks");
         pickle_write_list(w, 3);
         for (int k = 0; k < 3; k++) {
@@ -144,8 +139,8 @@ static char *write_snapshot(uint64_t seed, size_t count, bool build_up, size_t *
                 pickle_write_key(w, "name");
                 pickle_write_str(w, name);
                 pickle_write_item_done(w);
-                int_member(w, "device", device);
-                int_member(w, "time_us", 1000 + (int64_t)k * 7 + (end ? 4 : 0));
+                pickle_write_int_member(w, "device", device);
+                pickle_write_int_member(w, "time_us", 1000 + (int64_t)k * 7 + (end ? 4 : 0));
                 pickle_write_item_done(w);
             }
     pickle_write_item_done(w);

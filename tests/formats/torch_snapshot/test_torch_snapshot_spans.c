@@ -26,13 +26,6 @@
 
 #define US 1000000 /* picoseconds */
 
-static void int_member(struct pickle_writer *w, const char *key, int64_t value)
-{
-    pickle_write_key(w, key);
-    pickle_write_int(w, value);
-    pickle_write_item_done(w);
-}
-
 static void str_member(struct pickle_writer *w, const char *key, const char *value)
 {
     pickle_write_key(w, key);
@@ -48,10 +41,10 @@ static void entry(struct pickle_writer *w, const char *action, int64_t address, 
     str_member(w, "action", action);
     if (metadata)
         str_member(w, "user_metadata", metadata);
-    int_member(w, "addr", address);
-    int_member(w, "size", size);
-    int_member(w, "stream", stream);
-    int_member(w, "time_us", time_us);
+    pickle_write_int_member(w, "addr", address);
+    pickle_write_int_member(w, "size", size);
+    pickle_write_int_member(w, "stream", stream);
+    pickle_write_int_member(w, "time_us", time_us);
     pickle_write_item_done(w);
 }
 
@@ -61,8 +54,8 @@ static void annotation(struct pickle_writer *w, const char *stage, const char *n
     pickle_write_dict(w, 4);
     str_member(w, "stage", stage);
     str_member(w, "name", name);
-    int_member(w, "device", device);
-    int_member(w, "time_us", time_us);
+    pickle_write_int_member(w, "device", device);
+    pickle_write_int_member(w, "time_us", time_us);
     pickle_write_item_done(w);
 }
 
@@ -260,11 +253,11 @@ static struct profile *timed_snapshot(const int64_t *times, size_t count, bool t
     for (size_t i = 0; i < count; i++) {
         pickle_write_dict(w, timed ? 5 : 4);
         str_member(w, "action", actions[i % 3]);
-        int_member(w, "addr", 0x1000 * (int64_t)(i / 3 + 1));
-        int_member(w, "size", 512);
-        int_member(w, "stream", 0);
+        pickle_write_int_member(w, "addr", 0x1000 * (int64_t)(i / 3 + 1));
+        pickle_write_int_member(w, "size", 512);
+        pickle_write_int_member(w, "stream", 0);
         if (timed)
-            int_member(w, "time_us", times[i]);
+            pickle_write_int_member(w, "time_us", times[i]);
         pickle_write_item_done(w);
     }
     pickle_write_item_done(w);
