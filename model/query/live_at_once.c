@@ -9,7 +9,7 @@
  * addresses are replayed.
  * Must not: keep anything between calls, or write the profile but its
  * string table (live_rows_at_once interns the special rows' texts;
- * live_rows_at_once_interned and _hinted write nothing). */
+ * live_rows_at_once_hinted writes nothing). */
 #include "config.h"
 
 #include "model/query/live_set.h"
@@ -127,7 +127,7 @@ enum live_status live_rows_at_once(const struct profile *profile, const struct a
     struct live_special_texts texts;
     if (!live_special_texts_intern(profile->strings, &texts))
         return LIVE_NO_MEMORY;
-    return live_rows_at_once_interned(profile, allocator, time_ps, &texts, rows);
+    return live_rows_at_once_hinted(profile, allocator, time_ps, &texts, NULL, rows);
 }
 
 /* The live set after the first `end` snapshots from a loader's hint: the
@@ -158,14 +158,6 @@ static bool live_set_hinted(const struct live_source *source, size_t end,
         (*live)[(*count)++] = hint->live[k] + (uint32_t)source->initial_count;
     integer_map_free(&initial);
     return *live != NULL && numbers_sort(*live, *count);
-}
-
-enum live_status live_rows_at_once_interned(const struct profile *profile,
-                                            const struct allocator *allocator, int64_t time_ps,
-                                            const struct live_special_texts *texts,
-                                            struct live_rows *rows)
-{
-    return live_rows_at_once_hinted(profile, allocator, time_ps, texts, NULL, rows);
 }
 
 enum live_status live_rows_at_once_hinted(const struct profile *profile,

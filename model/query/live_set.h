@@ -143,14 +143,6 @@ enum live_status live_index_rows_at(struct live_index *index, int64_t time_ps,
  * texts are interned into profile->strings. */
 enum live_status live_rows_at_once(const struct profile *profile, const struct allocator *allocator,
                                    int64_t time_ps, struct live_rows *rows);
-/* The same with the special rows' texts interned by the caller: nothing
- * of the profile is written, so that the builder may ask it for several
- * allocators of one profile at once, on threads of its own. */
-enum live_status live_rows_at_once_interned(const struct profile *profile,
-                                            const struct allocator *allocator, int64_t time_ps,
-                                            const struct live_special_texts *texts,
-                                            struct live_rows *rows);
-
 /* What a loader's own replay found live after the first `end` snapshots
  * of the timeline, before it was handed over: the timeline indices
  * (any order) of the allocations live then, by the definition above
@@ -161,11 +153,14 @@ struct live_timeline_hint {
     size_t count;
 };
 
-/* live_rows_at_once_interned, from `hint` where its end is time_ps's
- * (the caller vouches that the timeline kept the order the loader saw):
- * the initial allocations still live are found by a replay of their own
- * addresses alone, and no map of every open address is built. Any other
- * hint, or none, and the whole timeline is replayed. */
+/* live_rows_at_once with the special rows' texts interned by the caller:
+ * nothing of the profile is written, so that the builder may ask it for
+ * several allocators of one profile at once, on threads of its own. And
+ * from `hint` where its end is time_ps's (the caller vouches that the
+ * timeline kept the order the loader saw): the initial allocations still
+ * live are found by a replay of their own addresses alone, and no map of
+ * every open address is built. Any other hint, or none (NULL), and the
+ * whole timeline is replayed. */
 enum live_status live_rows_at_once_hinted(const struct profile *profile,
                                           const struct allocator *allocator, int64_t time_ps,
                                           const struct live_special_texts *texts,
