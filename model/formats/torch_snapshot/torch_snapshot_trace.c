@@ -30,7 +30,8 @@
  * so a guess too long costs address space, not memory. */
 #define ENTRY_BYTES_AT_LEAST 48
 #define GUESS_MAX ((size_t)1 << 26)
-/* How far ahead the replay fetches the open allocations' slots. */
+/* How far ahead the replay fetches the address keys' slots (and, half
+ * way, what is open at the keys). */
 #define PREFETCH_AHEAD 8
 
 static int activity_of(uint8_t action)
