@@ -132,20 +132,31 @@ static long long skyline_side_file_size(const char *path, const char *suffix)
     return size;
 }
 
+/* Whether the file's header says WAL mode (its write or read version,
+ * bytes 18 and 19, is 2): 1, 0, or -1 (errno set) when it cannot be
+ * read. A file cut short of the header's 100 bytes counts too, as
+ * SQLite reads it: opened other than immutable, such a file had SQLite
+ * create -wal and -shm files beside it. */
+static int skyline_header_wal(const char *path)
+{
+    unsigned char header[SQLITE_HEADER_SIZE] = {0};
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (descriptor < 0)
+        return -1;
+    ssize_t got = pread(descriptor, header, sizeof header, 0);
+    close(descriptor);
+    return got > 19 && (header[18] == SQLITE_HEADER_WAL || header[19] == SQLITE_HEADER_WAL);
+}
+
 /* How to open the file: "?mode=ro", or immutable for a WAL database with
  * no WAL content beside it; NULL (error set) for one with. */
 static const char *skyline_open_query(const char *path, struct load_error *error)
 {
-    unsigned char header[SQLITE_HEADER_SIZE] = {0};
-    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (descriptor < 0) {
+    int wal = skyline_header_wal(path);
+    if (wal < 0) {
         load_error_set(error, "%s", strerror(errno));
         return NULL;
     }
-    ssize_t got = pread(descriptor, header, sizeof header, 0);
-    close(descriptor);
-    bool wal = got == (ssize_t)sizeof header &&
-               (header[18] == SQLITE_HEADER_WAL || header[19] == SQLITE_HEADER_WAL);
     if (!wal)
         return "?mode=ro";
     if (skyline_side_file_size(path, "-wal") > 0) {
@@ -232,15 +243,7 @@ static enum load_status skyline_query_integer(sqlite3 *database, const char *sql
  * one) beside it: copied without it, its tables may be in the -wal yet. */
 static bool skyline_wal_left_behind(const char *path)
 {
-    unsigned char header[SQLITE_HEADER_SIZE] = {0};
-    int descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (descriptor < 0)
-        return false;
-    ssize_t got = pread(descriptor, header, sizeof header, 0);
-    close(descriptor);
-    return got == (ssize_t)sizeof header &&
-           (header[18] == SQLITE_HEADER_WAL || header[19] == SQLITE_HEADER_WAL) &&
-           skyline_side_file_size(path, "-wal") <= 0;
+    return skyline_header_wal(path) == 1 && skyline_side_file_size(path, "-wal") <= 0;
 }
 
 /* Every table Skyline writes is there (a view of the same name is not

@@ -418,6 +418,30 @@ static void test_directory_unchanged(void **state)
     free(path);
 }
 
+/* A file cut short in its header, whose bytes 18 and 19 still say WAL
+ * mode (a fuzzer's find): refused, with nothing created beside it
+ * (SQLite, opened other than immutable, made a -wal and a -shm). */
+static void test_short_wal_header_untouched(void **state)
+{
+    (void)state;
+    char *path = report_path("shortwal.sqlite");
+    static const char header[30] = "SQLite format 3\0iva\2\0\0\0\0\0\0\0\366\0";
+    FILE *file = fopen(path, "wb");
+    assert_non_null(file);
+    assert_int_equal(fwrite(header, 1, sizeof header, file), sizeof header);
+    assert_int_equal(fclose(file), 0);
+    struct stat before;
+    assert_int_equal(stat(path, &before), 0);
+    char *listing = directory_listing();
+    struct profile *profile = NULL;
+    struct load_error error = {0};
+    assert_int_not_equal(profile_load(path, NULL, &profile, &error), LOAD_OK);
+    assert_null(profile);
+    assert_unchanged(path, &before, listing);
+    free(listing);
+    free(path);
+}
+
 /* A WAL database with committed data still in its -wal (a writer has it
  * open) is refused with the way out, not read half. */
 static void test_wal_with_content(void **state)
@@ -522,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_truncated_and_damaged),
         cmocka_unit_test(test_schema_text_escaped),
         cmocka_unit_test(test_directory_unchanged),
+        cmocka_unit_test(test_short_wal_header_untouched),
         cmocka_unit_test(test_wal_with_content),
         cmocka_unit_test(test_wal_left_behind),
         cmocka_unit_test(test_locked),
