@@ -55,8 +55,8 @@ static bool blocks_pass(struct device_replay *replay)
     bool ok = integer_map_reserve(active, blocks);
     for (size_t s = 0; ok && s < load->segment_count; s++) {
         const struct ts_segment *segment = &load->segments[s];
-        if (segment->device != replay->device)
-            continue;
+        if (segment->device != replay->device || segment->block_count == 0)
+            continue; /* (no blocks at all: load->blocks may be NULL) */
         const struct ts_block *first = &load->blocks[segment->first_block];
         for (size_t b = 0; ok && b < segment->block_count; b++) {
             if (b + AHEAD < segment->block_count) {
