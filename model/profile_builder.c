@@ -349,6 +349,22 @@ bool profile_builder_add_hlo_module(struct profile_builder *builder,
     return true;
 }
 
+bool profile_builder_restart(struct profile_builder *builder)
+{
+    const struct profile *old = builder->profile;
+    char *path = old && old->path ? strdup(old->path) : NULL;
+    if (old && old->path && !path)
+        return false;
+    const struct input_format *format = old ? old->format : NULL;
+    bool gzipped = old && old->gzipped;
+    uint64_t file_bytes = old ? old->file_bytes : 0;
+    profile_builder_discard(builder);
+    bool ok = profile_builder_init(builder) &&
+              (!path || profile_builder_set_source(builder, path, format, gzipped, file_bytes));
+    free(path);
+    return ok;
+}
+
 bool profile_builder_set_source(struct profile_builder *builder, const char *path,
                                 const struct input_format *format, bool gzipped,
                                 uint64_t file_bytes)

@@ -217,6 +217,10 @@ void profile_builder_set_summary(struct profile_builder *builder, size_t index,
 
 bool profile_builder_add_hlo_module(struct profile_builder *builder,
                                     const struct hlo_module *module);
+/* Starts again from an empty profile of the same source (a loader that
+ * reads its file a second way after the first went wrong); false when
+ * memory runs out (the builder is then to be discarded). */
+bool profile_builder_restart(struct profile_builder *builder);
 /* Where the profile came from, as load.c knows it; false when memory runs
  * out (the path is copied). */
 bool profile_builder_set_source(struct profile_builder *builder, const char *path,

@@ -202,9 +202,12 @@ static enum load_status build(struct ts_load *load, const struct pickle_value *r
     return status == LOAD_OK ? warn(load) : status;
 }
 
-static enum load_status torch_snapshot_load(const struct load_input *input,
-                                            struct profile_builder *builder,
-                                            struct load_error *error)
+/* One reading of the file, with the entries read from their bytes
+ * (claims) or not; *misplaced: claimed entries went somewhere no list
+ * took them from (nothing is built then: the caller reads again). */
+static enum load_status load_pass(const struct load_input *input,
+                                  struct profile_builder *builder, struct load_error *error,
+                                  bool claims, bool *misplaced)
 {
     struct ts_load load = {
         .input = input,
@@ -218,28 +221,26 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
         .context = &load,
         .take_items = ts_take_items,
         .advance = advance,
-        .claim_dict = claims_on ? ts_claim_entry : NULL,
+        .claim_dict = claims ? ts_claim_entry : NULL,
     };
-    struct pickle_document *document;
+    struct pickle_document *document = NULL;
     struct pickle_error pickle_error;
     enum load_status status;
+    *misplaced = false;
     load.batch = malloc(sizeof *load.batch);
-    if (!load.batch) {
-        load_tracker_finish(input->tracker);
+    if (!load.batch)
         return ts_no_memory(&load);
-    }
     ts_pipe_start(&load);
     enum pickle_status decoded =
         pickle_decode(input->bytes, input->size, &consumer, &document, &pickle_error);
     /* The replay thread's last batches, before anything reads the traces. */
     bool replayed = ts_pipe_finish(&load);
-    if (decoded != PICKLE_OK) {
-        status = decode_failed(&load, &pickle_error);
-    } else if (load.claimed_count) {
-        /* Entries read from their bytes that no list took: their dicts
-         * went somewhere else than a trace. */
-        status = not_a_snapshot(&load, "a trace entry out of its place");
+    *misplaced = (decoded == PICKLE_OK && load.claimed_count) || load.claims_misplaced;
+    if (*misplaced) {
+        status = LOAD_BAD_INPUT;
         pickle_document_free(document);
+    } else if (decoded != PICKLE_OK) {
+        status = decode_failed(&load, &pickle_error);
     } else if (!replayed) {
         status = ts_no_memory(&load);
         pickle_document_free(document);
@@ -250,6 +251,27 @@ static enum load_status torch_snapshot_load(const struct load_input *input,
         pickle_document_free(load.document);
     }
     ts_load_free(&load);
+    return status;
+}
+
+static enum load_status torch_snapshot_load(const struct load_input *input,
+                                            struct profile_builder *builder,
+                                            struct load_error *error)
+{
+    bool misplaced;
+    enum load_status status = load_pass(input, builder, error, claims_on, &misplaced);
+    if (misplaced) {
+        /* Entries read from their bytes that no list took: their dicts
+         * went somewhere else than a trace. Read again, the reader
+         * building every dict, so that the file is read or refused as
+         * those dicts, where they are, say (a rare file: twice the time). */
+        if (profile_builder_restart(builder)) {
+            status = load_pass(input, builder, error, false, &misplaced);
+        } else {
+            load_error_set(error, "out of memory");
+            status = LOAD_NO_MEMORY;
+        }
+    }
     load_tracker_finish(input->tracker);
     return status;
 }

@@ -276,6 +276,7 @@ static int take_entries(struct ts_load *load, struct pickle_object *list,
             if (items[done + i].kind == PICKLE_CLAIMED) {
                 /* Read from its bytes already, in the same order. */
                 if (load->claimed_next >= load->claimed_count || list != load->claimed_list) {
+                    load->claims_misplaced = true;
                     snprintf(error->message, sizeof error->message,
                              "a trace entry out of its place");
                     return -1;

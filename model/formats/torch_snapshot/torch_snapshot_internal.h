@@ -287,6 +287,10 @@ struct ts_load {
     const struct pickle_object *entry_list, *claimed_list;
     struct ts_entry *claimed;
     size_t claimed_count, claimed_next, claimed_capacity;
+    /* A list met an entry read from its bytes that was not its own: the
+     * claims went wrong for this file (torch_snapshot.c reads it again
+     * without them). */
+    bool claims_misplaced;
     /* What the claims found at a memo index (valid while the memo's
      * generation is claim_generation): a key's meaning, an action's, a
      * frames list's traceback; and the context of the last pair of
